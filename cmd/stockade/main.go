@@ -1,0 +1,66 @@
+// Command stockade runs the stockade inventory service and its tools.
+//
+//	stockade serve     run the HTTP API
+//
+// Run "stockade help" for the flags of each command.
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"syscall"
+)
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	if err := run(ctx, os.Args, os.Getenv, os.Stdout, os.Stderr); err != nil {
+		if !errors.Is(err, flag.ErrHelp) {
+			fmt.Fprintln(os.Stderr, "stockade:", err)
+		}
+		os.Exit(2)
+	}
+}
+
+const usage = `usage: stockade <command> [flags]
+
+commands:
+  serve    run the HTTP API (default store: sqlite:stockade.db)
+  help     show this text
+
+"stockade <command> -h" lists a command's flags.
+`
+
+// run is the whole program: it parses args (args[0] is the program name),
+// reads configuration through getenv, writes to stdout and stderr, and
+// returns when the command finishes or ctx is cancelled.
+func run(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
+	if len(args) < 2 {
+		fmt.Fprint(stderr, usage)
+		return errors.New("no command given")
+	}
+	cmd, rest := args[1], args[2:]
+	switch cmd {
+	case "serve":
+		return serve(ctx, rest, getenv, stdout, stderr)
+	case "help", "-h", "-help", "--help":
+		fmt.Fprint(stdout, usage)
+		return nil
+	default:
+		fmt.Fprint(stderr, usage)
+		return fmt.Errorf("unknown command %q", cmd)
+	}
+}
+
+// envDefault returns getenv(name), or def when it is empty.
+func envDefault(getenv func(string) string, name, def string) string {
+	if v := getenv(name); v != "" {
+		return v
+	}
+	return def
+}

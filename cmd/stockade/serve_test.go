@@ -1,0 +1,188 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"io"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+var listenLine = regexp.MustCompile(`msg=listening addr=(\S+)`)
+
+// waitListening reads log lines from r until the server says where it
+// listens, and returns that address. The rest of r is drained in the
+// background so the server never blocks on its log.
+func waitListening(t *testing.T, r io.Reader) string {
+	t.Helper()
+	found := make(chan string, 1)
+	go func() {
+		sc := bufio.NewScanner(r)
+		for sc.Scan() {
+			if m := listenLine.FindStringSubmatch(sc.Text()); m != nil {
+				found <- m[1]
+			}
+		}
+	}()
+	select {
+	case addr := <-found:
+		return addr
+	case <-time.After(30 * time.Second):
+		t.Fatal("server did not report its listen address")
+		return ""
+	}
+}
+
+func get(t *testing.T, url string) (int, string) {
+	t.Helper()
+	resp, err := http.Get(url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	body, err := io.ReadAll(resp.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return resp.StatusCode, string(body)
+}
+
+func TestServeAnswersAndStopsOnCancel(t *testing.T) {
+	dir := t.TempDir()
+	ctx, cancel := context.WithCancel(t.Context())
+	defer cancel()
+	pr, pw := io.Pipe()
+	done := make(chan error, 1)
+	go func() {
+		args := []string{"stockade", "serve", "-addr", "127.0.0.1:0", "-store", "sqlite:" + filepath.Join(dir, "s.db")}
+		done <- run(ctx, args, func(string) string { return "" }, io.Discard, pw)
+		pw.Close()
+	}()
+	addr := waitListening(t, pr)
+
+	for _, path := range []string{"/healthz", "/readyz"} {
+		if code, body := get(t, "http://"+addr+path); code != http.StatusOK {
+			t.Errorf("GET %s = %d %s, want 200", path, code, body)
+		}
+	}
+	if code, _ := get(t, "http://"+addr+"/no-such-route"); code != http.StatusNotFound {
+		t.Errorf("GET /no-such-route = %d, want 404", code)
+	}
+
+	cancel()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatalf("run returned %v after cancel, want nil", err)
+		}
+	case <-time.After(20 * time.Second):
+		t.Fatal("run did not return after cancel")
+	}
+	if _, err := os.Stat(filepath.Join(dir, "s.db")); err != nil {
+		t.Errorf("store file not created: %v", err)
+	}
+}
+
+func TestServeReadsEnvironment(t *testing.T) {
+	dir := t.TempDir()
+	env := map[string]string{
+		"STOCKADE_ADDR":  "127.0.0.1:0",
+		"STOCKADE_STORE": "sqlite:" + filepath.Join(dir, "env.db"),
+	}
+	ctx, cancel := context.WithCancel(t.Context())
+	defer cancel()
+	pr, pw := io.Pipe()
+	done := make(chan error, 1)
+	go func() {
+		done <- run(ctx, []string{"stockade", "serve"}, func(k string) string { return env[k] }, io.Discard, pw)
+		pw.Close()
+	}()
+	addr := waitListening(t, pr)
+	if code, _ := get(t, "http://"+addr+"/healthz"); code != http.StatusOK {
+		t.Errorf("GET /healthz = %d, want 200", code)
+	}
+	cancel()
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "env.db")); err != nil {
+		t.Errorf("STOCKADE_STORE ignored: %v", err)
+	}
+}
+
+func TestRunRefusesBadInput(t *testing.T) {
+	tests := []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"no command", []string{"stockade"}, "no command"},
+		{"unknown command", []string{"stockade", "frobnicate"}, "unknown command"},
+		{"unknown flag", []string{"stockade", "serve", "-bogus"}, "bogus"},
+		{"bad store", []string{"stockade", "serve", "-addr", "127.0.0.1:0", "-store", "mysql://x"}, "unsupported -store"},
+		{"stray argument", []string{"stockade", "serve", "extra"}, "unexpected arguments"},
+		{"bad address", []string{"stockade", "serve", "-addr", "256.0.0.1:99999", "-store", "sqlite:" + filepath.Join(t.TempDir(), "x.db")}, "listen"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			var stderr strings.Builder
+			err := run(t.Context(), tc.args, func(string) string { return "" }, io.Discard, &stderr)
+			if err == nil {
+				t.Fatal("run succeeded")
+			}
+			if !strings.Contains(err.Error()+stderr.String(), tc.want) {
+				t.Fatalf("error %q (stderr %q) does not mention %q", err, stderr.String(), tc.want)
+			}
+		})
+	}
+}
+
+// TestBinaryExitsZeroOnSIGTERM builds the real binary and checks the
+// process-level contract: it serves, and SIGTERM makes it exit 0.
+func TestBinaryExitsZeroOnSIGTERM(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the binary")
+	}
+	dir := t.TempDir()
+	bin := filepath.Join(dir, "stockade")
+	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	cmd := exec.Command(bin, "serve", "-addr", "127.0.0.1:0")
+	cmd.Dir = dir // the default store, stockade.db, lands here
+	stderr, err := cmd.StderrPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cmd.Process.Kill() })
+	addr := waitListening(t, stderr)
+	if code, _ := get(t, "http://"+addr+"/healthz"); code != http.StatusOK {
+		t.Fatalf("GET /healthz = %d, want 200", code)
+	}
+	if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	waited := make(chan error, 1)
+	go func() { waited <- cmd.Wait() }()
+	select {
+	case err := <-waited:
+		if err != nil {
+			t.Fatalf("exit after SIGTERM: %v, want status 0", err)
+		}
+	case <-time.After(20 * time.Second):
+		t.Fatal("no exit within 20 s of SIGTERM")
+	}
+	if _, err := os.Stat(filepath.Join(dir, "stockade.db")); err != nil {
+		t.Errorf("default store stockade.db not created in the working directory: %v", err)
+	}
+}

@@ -1,0 +1,52 @@
+package stockade
+
+import "errors"
+
+// Error codes. They are stable: clients match on them, and httpapi maps each
+// to an HTTP status.
+const (
+	EInvalid             = "invalid"
+	ENotFound            = "not_found"
+	EInsufficientStock   = "insufficient_stock"
+	EVersionConflict     = "version_conflict"
+	EIdempotencyInFlight = "idempotency_in_flight"
+	EIdempotencyMismatch = "idempotency_mismatch"
+	EReservationExpired  = "reservation_expired"
+	EUnavailable         = "unavailable"
+	EInternal            = "internal"
+)
+
+// Error is a failure the service explains to its caller: a stable Code and a
+// human-readable Message that says why. Errors of any other type are
+// internal and are reported to callers only as "internal error".
+type Error struct {
+	Code    string
+	Message string
+}
+
+// Error implements error.
+func (e *Error) Error() string { return e.Code + ": " + e.Message }
+
+// Errorf returns an *Error with the given code and message.
+func Errorf(code, message string) *Error { return &Error{Code: code, Message: message} }
+
+// ErrorCode returns the code of the *Error in err's chain, EInternal if there
+// is none, and "" for a nil err.
+func ErrorCode(err error) string {
+	if err == nil {
+		return ""
+	}
+	if e, ok := errors.AsType[*Error](err); ok {
+		return e.Code
+	}
+	return EInternal
+}
+
+// ErrorMessage returns the message of the *Error in err's chain, and
+// "internal error" if there is none.
+func ErrorMessage(err error) string {
+	if e, ok := errors.AsType[*Error](err); ok {
+		return e.Message
+	}
+	return "internal error"
+}

@@ -1,0 +1,72 @@
+// Package testserver starts real, throwaway servers for tests: redis-server,
+// PostgreSQL and a single etcd member, each a process on a free loopback
+// port with its own temporary directory. It uses the binaries installed on
+// the machine and only the standard library.
+//
+// # Usage
+//
+// A test binary opts in with TestMain, which closes the shared servers when
+// the tests are done:
+//
+//	func TestMain(m *testing.M) { os.Exit(testserver.Main(m)) }
+//
+// Without it SharedRedis and friends fail the test rather than leave a
+// server's directory behind.
+//
+// Most tests use the server shared by the whole binary, started on first
+// use, and isolate themselves with their own keys or database:
+//
+//	pg := testserver.SharedPostgres(t)
+//	url, err := pg.CreateDatabase("reservations_test")
+//
+// A test that injects faults starts a private instance, closed by the
+// test's cleanup, and is free to stop, kill, pause and restart it:
+//
+//	r := testserver.NewRedis(t) // Redlock tests call this five times
+//	r.Pause()                   // SIGSTOP: connections hang
+//	r.Resume()
+//	r.Kill()    // SIGKILL to the server and its children, like a crash
+//	r.Restart() // same port again; Redis comes back empty
+//
+// StartRedis, StartPostgres and StartEtcd do the same without a testing.TB
+// and with options; the caller closes what they return.
+//
+// # Missing binaries
+//
+// When a binary is missing, SharedRedis, NewRedis and the others skip the
+// test with a message naming it and the command that installs it
+// (apt-get install redis-server, postgresql or etcd-server). With the
+// environment variable STOCKADE_REQUIRE_SERVERS=1, as in CI, they fail the
+// test instead, so that a run cannot pass by skipping. A shared server that
+// failed to start is not retried: every later caller fails the same way at
+// once. The Start functions return an error wrapping ErrNotInstalled.
+//
+// PostgreSQL's initdb and postgres are looked up on PATH and then in the
+// newest /usr/lib/postgresql/<version>/bin, where Debian puts them. Both
+// refuse to run as root, so under root they run as user postgres (or nobody)
+// in a directory under os.TempDir owned by that user.
+//
+// # Guarantees and failure modes
+//
+//   - A server is ready when it answers: Redis its INFO, PostgreSQL a query,
+//     etcd its /health and member list. It must also prove to be the process
+//     that was started, not another test binary's server that won the race
+//     for the port; a lost race is retried on a new port. A server that is
+//     not ready within the start timeout (30s by default) is killed, and the
+//     error ends with the tail of its log.
+//   - Each server runs in its own process group, and the kernel kills it if
+//     the test binary dies, so a crashed test leaves no servers behind. Pause,
+//     Kill and Stop reach every child, including PostgreSQL backends, which
+//     leave the postmaster's process group.
+//   - Restart reuses the port and directory. Redis runs without persistence
+//     and comes back empty; PostgreSQL and etcd keep their data, including
+//     after Kill. PostgreSQL runs with fsync=off, so data would not survive a
+//     crash of the machine, which tests do not simulate.
+//   - Stop and Kill on a server that is not running return nil. Every method
+//     is safe for concurrent use; lifecycle operations run one at a time.
+//   - Shared servers refuse Stop, Kill, Pause, Resume, Restart and Close with
+//     ErrShared.
+//
+// Linux is the supported platform. On other Unix systems a crashed test
+// binary may leave servers running.
+package testserver

@@ -1,0 +1,3 @@
+module github.com/stockade/stockade/internal/testserver
+
+go 1.26

@@ -1,0 +1,277 @@
+package testserver
+
+import (
+	"cmp"
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"net/url"
+	"os"
+	"os/exec"
+	"os/user"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+)
+
+// Postgres is a PostgreSQL server listening on a loopback port, with a
+// fresh cluster in its own temporary directory. User postgres is trusted
+// without a password. Data survives Stop, Kill and Restart. All methods are
+// safe for concurrent use.
+type Postgres struct {
+	server
+	addr   string
+	binDir string
+}
+
+// PostgresOptions configure StartPostgres. A nil *PostgresOptions uses the
+// defaults.
+type PostgresOptions struct {
+	// StartTimeout bounds initdb, and the wait for the server to accept
+	// queries on start and on every Restart.
+	// Default: 30s.
+	StartTimeout time.Duration
+	// Args are extra postgres command-line arguments, such as
+	// "-c", "log_statement=all".
+	// Default: none.
+	Args []string
+}
+
+func (o *PostgresOptions) init() {
+	if o.StartTimeout <= 0 {
+		o.StartTimeout = defaultStartTimeout
+	}
+}
+
+// StartPostgres runs initdb into a new temporary directory, starts postgres
+// on a free loopback port and waits until it accepts queries. The caller
+// must Close it. The binaries come from the directory of postgres on PATH,
+// else from the newest /usr/lib/postgresql/*/bin. When the test runs as
+// root, which initdb and postgres refuse, they run as user postgres, or
+// nobody if there is none. The error wraps ErrNotInstalled when the
+// binaries are missing.
+func StartPostgres(opts *PostgresOptions) (*Postgres, error) {
+	var o PostgresOptions
+	if opts != nil {
+		o = *opts
+	}
+	o.init()
+	binDir, err := postgresBinDir()
+	if err != nil {
+		return nil, err
+	}
+	cred, err := postgresCredential()
+	if err != nil {
+		return nil, err
+	}
+	// Not under t.TempDir: its parents are private to the test's user.
+	dir, err := os.MkdirTemp("", "testserver-postgres-*")
+	if err != nil {
+		return nil, fmt.Errorf("start postgres: %w", err)
+	}
+	pg := &Postgres{binDir: binDir}
+	cluster := filepath.Base(dir) // unique; tells our server from others
+	pg.p = &process{
+		name:    "postgres",
+		path:    filepath.Join(binDir, "postgres"),
+		dir:     dir,
+		logPath: filepath.Join(dir, "postgres.log"),
+		env:     environ("PG"),
+		cred:    cred,
+		stopSig: syscall.SIGINT, // fast shutdown: does not wait for clients
+		timeout: o.StartTimeout,
+		ready: func(ctx context.Context, _ int) error {
+			rows, err := pgQuery(ctx, pg.addr, "postgres", "SHOW cluster_name")
+			if err != nil {
+				return err
+			}
+			if len(rows) != 1 || rows[0] != cluster {
+				return fmt.Errorf("server at %s is cluster %q, not %q", pg.addr, rows, cluster)
+			}
+			return nil
+		},
+	}
+	pg.version = binaryVersion(pg.p.path, cred)
+	if err := pg.initdb(o.StartTimeout); err != nil {
+		pg.p.close()
+		return nil, err
+	}
+	data := filepath.Join(dir, "data")
+	sockets := filepath.Join(dir, "sockets")
+	err = pg.p.startFresh(1, func(ports []int) []string {
+		port := strconv.Itoa(ports[0])
+		pg.addr = net.JoinHostPort("127.0.0.1", port)
+		args := []string{
+			"-D", data,
+			"-p", port,
+			"-k", sockets,
+			"-c", "listen_addresses=127.0.0.1",
+			"-c", "cluster_name=" + cluster,
+			// Commits still reach the kernel before they return, so data
+			// survives Kill; only a crash of the machine would lose it.
+			// (synchronous_commit=off would lose recent commits on Kill.)
+			"-c", "fsync=off",
+			"-c", "full_page_writes=off",
+			"-c", "max_connections=300",
+			"-c", "shared_buffers=64MB",
+		}
+		return append(args, o.Args...)
+	})
+	if err != nil {
+		pg.p.close()
+		return nil, err
+	}
+	return pg, nil
+}
+
+// initdb creates the cluster in the data directory, owned by the user the
+// server runs as.
+func (pg *Postgres) initdb(timeout time.Duration) error {
+	dir := pg.p.dir
+	if err := os.Mkdir(filepath.Join(dir, "sockets"), 0o700); err != nil {
+		return fmt.Errorf("initdb: %w", err)
+	}
+	if cred := pg.p.cred; cred != nil {
+		for _, d := range []string{dir, filepath.Join(dir, "sockets")} {
+			if err := os.Chown(d, int(cred.Uid), int(cred.Gid)); err != nil {
+				return fmt.Errorf("initdb: %w", err)
+			}
+		}
+	}
+	log, err := os.OpenFile(pg.p.logPath, os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o644)
+	if err != nil {
+		return fmt.Errorf("initdb: %w", err)
+	}
+	defer log.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), timeout)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, filepath.Join(pg.binDir, "initdb"),
+		"-D", filepath.Join(dir, "data"),
+		"-U", "postgres",
+		"--auth=trust",
+		"-E", "UTF8",
+		"--locale=C",
+		"--no-sync",
+	)
+	cmd.Dir = dir
+	cmd.Env = pg.p.env
+	cmd.Stdout = log
+	cmd.Stderr = log
+	cmd.SysProcAttr = sysProcAttr(pg.p.cred)
+	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
+	if err := cmd.Run(); err != nil {
+		return fmt.Errorf("initdb: %w; log tail:\n%s", err, pg.p.logTail())
+	}
+	return nil
+}
+
+// Addr returns the server's address, "127.0.0.1:port". It stays the same
+// across Restart.
+func (pg *Postgres) Addr() string { return pg.addr }
+
+// URL returns the URL of database postgres as user postgres,
+// "postgres://postgres@127.0.0.1:port/postgres?sslmode=disable".
+func (pg *Postgres) URL() string { return pg.databaseURL("postgres") }
+
+// CreateDatabase creates database name and returns its URL, so that a test
+// can work in isolation on a shared server. The name is used as given
+// (quoted); creating a database that exists is an error.
+func (pg *Postgres) CreateDatabase(name string) (string, error) {
+	if name == "" || strings.ContainsRune(name, 0) {
+		return "", fmt.Errorf("create database %q: invalid name", name)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	quoted := `"` + strings.ReplaceAll(name, `"`, `""`) + `"`
+	if _, err := pgQuery(ctx, pg.addr, "postgres", "CREATE DATABASE "+quoted); err != nil {
+		return "", fmt.Errorf("create database %q: %w", name, err)
+	}
+	return pg.databaseURL(name), nil
+}
+
+func (pg *Postgres) databaseURL(database string) string {
+	u := url.URL{
+		Scheme:   "postgres",
+		User:     url.User("postgres"),
+		Host:     pg.addr,
+		Path:     "/" + database,
+		RawQuery: "sslmode=disable",
+	}
+	return u.String()
+}
+
+// postgresBinDir finds the directory holding initdb and postgres: that of
+// postgres on PATH (through symlinks), else the newest Debian-style
+// /usr/lib/postgresql/<version>/bin, which is not on PATH.
+func postgresBinDir() (string, error) {
+	var dirs []string
+	if path, err := exec.LookPath("postgres"); err == nil {
+		if real, err := filepath.EvalSymlinks(path); err == nil {
+			path = real
+		}
+		dirs = append(dirs, filepath.Dir(path))
+	}
+	versioned, _ := filepath.Glob("/usr/lib/postgresql/*/bin")
+	slices.SortFunc(versioned, func(a, b string) int {
+		return compareVersions(filepath.Base(filepath.Dir(b)), filepath.Base(filepath.Dir(a)))
+	})
+	for _, dir := range append(dirs, versioned...) {
+		if isExecutable(filepath.Join(dir, "postgres")) && isExecutable(filepath.Join(dir, "initdb")) {
+			return dir, nil
+		}
+	}
+	return "", notInstalled("postgres and initdb (on PATH or in /usr/lib/postgresql/*/bin)", "postgresql")
+}
+
+// compareVersions orders dotted version numbers such as "9.6" and "15".
+func compareVersions(a, b string) int {
+	as, bs := strings.Split(a, "."), strings.Split(b, ".")
+	for i := range max(len(as), len(bs)) {
+		var x, y int
+		if i < len(as) {
+			x, _ = strconv.Atoi(as[i])
+		}
+		if i < len(bs) {
+			y, _ = strconv.Atoi(bs[i])
+		}
+		if c := cmp.Compare(x, y); c != 0 {
+			return c
+		}
+	}
+	return 0
+}
+
+func isExecutable(path string) bool {
+	fi, err := os.Stat(path)
+	return err == nil && fi.Mode().IsRegular() && fi.Mode()&0o111 != 0
+}
+
+// postgresCredential returns the user to run PostgreSQL's binaries as: nil
+// (ourselves) unless we are root, else postgres, else nobody.
+func postgresCredential() (*syscall.Credential, error) {
+	if os.Geteuid() != 0 {
+		return nil, nil
+	}
+	var errs []error
+	for _, name := range []string{"postgres", "nobody"} {
+		u, err := user.Lookup(name)
+		if err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		uid, err := strconv.ParseUint(u.Uid, 10, 32)
+		if err != nil {
+			return nil, fmt.Errorf("user %s: uid %q: %w", name, u.Uid, err)
+		}
+		gid, err := strconv.ParseUint(u.Gid, 10, 32)
+		if err != nil {
+			return nil, fmt.Errorf("user %s: gid %q: %w", name, u.Gid, err)
+		}
+		return &syscall.Credential{Uid: uint32(uid), Gid: uint32(gid)}, nil
+	}
+	return nil, fmt.Errorf("start postgres: running as root and no unprivileged user to run it as: %w", errors.Join(errs...))
+}

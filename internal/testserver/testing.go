@@ -1,0 +1,180 @@
+package testserver
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"sync"
+	"sync/atomic"
+	"testing"
+)
+
+// requireEnv names the environment variable that, set to 1, turns skips for
+// missing binaries into failures, so that CI cannot pass by skipping.
+const requireEnv = "STOCKADE_REQUIRE_SERVERS"
+
+var (
+	mainRunning atomic.Bool
+
+	sharedRedis, sharedPostgres, sharedEtcd lazy
+
+	closersMu sync.Mutex
+	closers   []func() error
+)
+
+// lazy is a shared server, started at most once per test binary. A failed
+// start is remembered, so later callers fail fast.
+type lazy struct {
+	once sync.Once
+	srv  any
+	err  error
+}
+
+// Main runs the tests and then closes every shared server. Use it from
+// TestMain:
+//
+//	func TestMain(m *testing.M) { os.Exit(testserver.Main(m)) }
+//
+// It returns m.Run's exit code, or 1 if the tests passed but a shared
+// server could not be closed cleanly.
+func Main(m *testing.M) int {
+	mainRunning.Store(true)
+	code := m.Run()
+	mainRunning.Store(false)
+	closersMu.Lock()
+	fns := closers
+	closers = nil
+	closersMu.Unlock()
+	for _, fn := range fns {
+		if err := fn(); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			if code == 0 {
+				code = 1
+			}
+		}
+	}
+	return code
+}
+
+// SharedRedis returns the Redis server shared by every test in the binary,
+// starting it on first use. Tests must not stop, kill or pause it (those
+// methods return ErrShared) and should use distinct keys or databases. It
+// skips the test when redis-server is missing; see the package
+// documentation.
+func SharedRedis(t testing.TB) *Redis {
+	t.Helper()
+	return shared(t, "SharedRedis", &sharedRedis, func() (*Redis, error) { return StartRedis(nil) })
+}
+
+// SharedPostgres returns the PostgreSQL server shared by every test in the
+// binary, starting it on first use. Tests must not stop, kill or pause it
+// (those methods return ErrShared); use CreateDatabase for isolation. It
+// skips the test when PostgreSQL is missing; see the package documentation.
+func SharedPostgres(t testing.TB) *Postgres {
+	t.Helper()
+	return shared(t, "SharedPostgres", &sharedPostgres, func() (*Postgres, error) { return StartPostgres(nil) })
+}
+
+// SharedEtcd returns the etcd member shared by every test in the binary,
+// starting it on first use. Tests must not stop, kill or pause it (those
+// methods return ErrShared) and should use distinct key prefixes. It skips
+// the test when etcd is missing; see the package documentation.
+func SharedEtcd(t testing.TB) *Etcd {
+	t.Helper()
+	return shared(t, "SharedEtcd", &sharedEtcd, func() (*Etcd, error) { return StartEtcd(nil) })
+}
+
+// NewRedis starts a Redis server private to the test, which may stop, kill,
+// pause and restart it. It is closed when the test ends. It skips the test
+// when redis-server is missing; see the package documentation.
+func NewRedis(t testing.TB) *Redis {
+	t.Helper()
+	return private(t, func() (*Redis, error) { return StartRedis(nil) })
+}
+
+// NewPostgres starts a PostgreSQL server private to the test, which may
+// stop, kill, pause and restart it. It is closed when the test ends. It
+// takes seconds (initdb), so prefer SharedPostgres with CreateDatabase
+// unless the test injects faults. It skips the test when PostgreSQL is
+// missing; see the package documentation.
+func NewPostgres(t testing.TB) *Postgres {
+	t.Helper()
+	return private(t, func() (*Postgres, error) { return StartPostgres(nil) })
+}
+
+// NewEtcd starts an etcd member private to the test, which may stop, kill,
+// pause and restart it. It is closed when the test ends. It skips the test
+// when etcd is missing; see the package documentation.
+func NewEtcd(t testing.TB) *Etcd {
+	t.Helper()
+	return private(t, func() (*Etcd, error) { return StartEtcd(nil) })
+}
+
+// handle is what Redis, Postgres and Etcd have in common.
+type handle interface {
+	proc() *process
+	Version() string
+	Close() error
+}
+
+// announce prints which server a test started, so a test log shows which
+// tests ran against real servers (go test -v passes it through).
+func announce(t testing.TB, h handle, kind string) {
+	fmt.Printf("testserver: %s %s %s started for %s\n", kind, h.proc().name, h.Version(), t.Name())
+}
+
+func (s *server) proc() *process { return s.p }
+
+func shared[T handle](t testing.TB, fn string, l *lazy, start func() (T, error)) T {
+	t.Helper()
+	if !mainRunning.Load() {
+		t.Fatalf("testserver: %s needs TestMain to return testserver.Main(m), which closes shared servers after the tests", fn)
+	}
+	l.once.Do(func() {
+		srv, err := start()
+		if err != nil {
+			l.err = err
+			return
+		}
+		p := srv.proc()
+		p.shared = true
+		closersMu.Lock()
+		closers = append(closers, p.close)
+		closersMu.Unlock()
+		l.srv = srv
+		announce(t, srv, "shared")
+	})
+	if l.err != nil {
+		skipOrFail(t, l.err)
+	}
+	return l.srv.(T)
+}
+
+func private[T handle](t testing.TB, start func() (T, error)) T {
+	t.Helper()
+	srv, err := start()
+	if err != nil {
+		skipOrFail(t, err)
+	}
+	announce(t, srv, "private")
+	t.Cleanup(func() {
+		if err := srv.Close(); err != nil {
+			t.Error(err)
+		}
+	})
+	return srv
+}
+
+// skipOrFail skips the test when a binary is missing, unless requireEnv is
+// set, and fails it on any other error.
+func skipOrFail(t testing.TB, err error) {
+	t.Helper()
+	switch {
+	case !errors.Is(err, ErrNotInstalled):
+		t.Fatal(err)
+	case os.Getenv(requireEnv) == "1":
+		t.Fatalf("%v (%s=1)", err, requireEnv)
+	default:
+		t.Skipf("%v (set %s=1 to fail instead)", err, requireEnv)
+	}
+}
