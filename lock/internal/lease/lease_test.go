@@ -1,0 +1,61 @@
+package lease
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/stockade/stockade/lock"
+)
+
+// slowRelease frees the lease on the "server" at once but answers Release
+// only when told to, holding open the window in which a refresh runs.
+type slowRelease struct {
+	mu       sync.Mutex
+	freed    bool
+	released chan struct{}
+	answer   chan struct{}
+}
+
+func (b *slowRelease) Refresh(context.Context, time.Duration) error {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.freed {
+		return fmt.Errorf("gone: %w", lock.ErrLost)
+	}
+	return nil
+}
+
+func (b *slowRelease) Release(context.Context) error {
+	b.mu.Lock()
+	b.freed = true
+	b.mu.Unlock()
+	close(b.released)
+	<-b.answer
+	return nil
+}
+
+func TestReleaseRacingRefresh(t *testing.T) {
+	b := &slowRelease{released: make(chan struct{}), answer: make(chan struct{})}
+	cfg, _ := lock.NewConfig()
+	var events []lock.EventKind
+	cfg.Observer = lock.ObserverFunc(func(e lock.Event) { events = append(events, e.Kind) })
+	l := New("k", 1, time.Now().Add(time.Minute), cfg, b)
+	errc := make(chan error, 1)
+	go func() { errc <- l.Release(context.Background()) }()
+	<-b.released
+	if err := l.Refresh(context.Background(), time.Minute); err == nil {
+		t.Errorf("Refresh during Release = nil; want an error")
+	}
+	close(b.answer)
+	if err := <-errc; err != nil {
+		t.Errorf("Release = %v; want nil", err)
+	}
+	if err := l.Err(); !errors.Is(err, lock.ErrReleased) {
+		t.Errorf("Err() = %v; want ErrReleased", err)
+	}
+	t.Logf("events: %v", events)
+}

@@ -1,0 +1,43 @@
+-- Acquire (or, with wait, queue for) the lock.
+-- ARGV: 1 owner id, 2 ttl ms, 3 wait ("1" queues behind a holder), 4 waiter
+-- lifetime ms, 5 fence keep ms, 6 notification channel, 7 queue score
+-- (arrival time in µs; "" for this server's clock).
+-- Returns {1, token, 0, 0} when id holds the lock (now or by a hand-off that
+-- this call claims), else {0, 0, ms until the lock expires or 0 if unknown,
+-- 1 if this call put id in the queue}.
+local id, ttl, wait = ARGV[1], tonumber(ARGV[2]), ARGV[3] == '1'
+local alive, keep, channel = tonumber(ARGV[4]), tonumber(ARGV[5]), ARGV[6]
+local score = tonumber(ARGV[7]) or now_us
+
+local owner = redis.call('HGET', lock, 'o')
+if owner == id then
+  -- Handed to us by a release: claim it for our full ttl.
+  redis.call('PEXPIRE', lock, ttl)
+  return {1, tonumber(redis.call('HGET', lock, 't')), 0, 0}
+end
+
+if not owner then
+  local h = head()
+  if h == nil or h == id then
+    if h == id then
+      dequeue(id)
+    end
+    return {1, grant(id, ttl, keep), 0, 0}
+  end
+  -- Free, but a live waiter is first in line (the holder expired instead of
+  -- releasing): wake it so it takes the lock now. No barging past it.
+  redis.call('PUBLISH', channel, h)
+end
+
+if not wait then
+  return {0, 0, 0, 0}
+end
+redis.call('HSET', waiters, id, string.format('%.0f:%.0f', now_ms + alive, ttl))
+local queued = redis.call('ZADD', queue, 'NX', score, id)
+redis.call('PEXPIRE', queue, alive * 2)
+redis.call('PEXPIRE', waiters, alive * 2)
+local pttl = redis.call('PTTL', lock)
+if pttl < 0 then
+  pttl = 0
+end
+return {0, 0, pttl, queued}

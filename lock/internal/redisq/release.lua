@@ -1,0 +1,45 @@
+-- Release the lock if ARGV[1] holds it, handing it straight to the first
+-- live waiter; otherwise take ARGV[1] out of the queue if it is waiting.
+--
+-- With a queue score in ARGV[5] the owner yields instead: it goes back in
+-- the queue at that score (with ARGV[6] ms to live and ttl ARGV[7]) and
+-- keeps the lock if that makes it first in line; a waiter that is not the
+-- owner then keeps its place. Redlock yields the nodes it won in an attempt
+-- that fell short of a majority, so every node keeps serving the earliest
+-- waiter.
+--
+-- ARGV: 1 owner id, 2 fence keep ms, 3 notification channel, 4 longest time
+-- a handed-off lock waits for its new owner to claim it, ms.
+-- Returns 1 if ARGV[1] held the lock and passed it on, 2 if it yielded and
+-- kept it, 0 if it did not hold it.
+local id, keep, channel, claim = ARGV[1], tonumber(ARGV[2]), ARGV[3], tonumber(ARGV[4])
+local score = tonumber(ARGV[5])
+
+if redis.call('HGET', lock, 'o') ~= id then
+  if not score then
+    dequeue(id)
+  end
+  return 0
+end
+
+if score then
+  redis.call('HSET', waiters, id, string.format('%.0f:%s', now_ms + tonumber(ARGV[6]), ARGV[7]))
+  redis.call('ZADD', queue, 'NX', score, id)
+end
+local h = head()
+if h == id then
+  dequeue(id)
+  return 2
+end
+if not h then
+  redis.call('DEL', lock)
+  return 1
+end
+local ttl = tonumber(string.match(redis.call('HGET', waiters, h), ':(%d+)$'))
+dequeue(h)
+-- The message tells the new owner its token. It extends the lock to its
+-- own ttl when the message reaches it; until then a short expiry keeps a
+-- waiter that died unseen from holding up the queue.
+local token = grant(h, math.min(ttl, claim), keep)
+redis.call('PUBLISH', channel, string.format('%s:%.0f', h, token))
+return 1

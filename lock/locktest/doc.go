@@ -1,0 +1,59 @@
+// Package locktest is the conformance suite for lock.Locker backends. Every
+// backend runs it from its own tests, against a real server, so that all
+// backends keep the same contract: exclusion, expiry, fencing tokens,
+// cancellation, loss reporting, fairness and AcquireAll.
+//
+// # Using it
+//
+// Call Run from a test with a function that returns a new Locker on the
+// shared state, as a separate process on the same server would:
+//
+//	func TestConformance(t *testing.T) {
+//		srv := testserver.SharedRedis(t) // a real server, shared by the tests
+//		locktest.Run(t, func(t *testing.T) lock.Locker {
+//			client := redis.NewClient(&redis.Options{Addr: srv.Addr()})
+//			t.Cleanup(func() { client.Close() })
+//			return redislock.New(client, nil)
+//		}, locktest.WithRevoke(func(t *testing.T, key string) {
+//			// delete the key's current lease on the server
+//		}))
+//	}
+//
+// newLocker is called several times per test with the subtest's t, so it
+// registers its clean-up there. The suite plays several processes with the
+// Lockers it gets, and uses keys of its own ("locktest/<test name>/<random>")
+// so the server can be shared with other tests. An in-process backend
+// returns the same Locker each time.
+//
+// Options supply what only the backend can do:
+//
+//   - WithRevoke deletes a key's current lease behind its holder's back, as
+//     an operator or a server restart would. It enables the tests of what a
+//     holder does when its lease vanished: the backend's Refresh and Release
+//     must refuse to touch the new holder's lease, and the auto-renew
+//     watchdog must report the loss. Without it those tests are skipped.
+//   - WithShortTTL sets the TTL of the tests that wait for expiry or
+//     renewal (300ms by default) for backends that cannot honour short
+//     leases.
+//
+// # What it checks
+//
+// One subtest each, so `go test -run 'Conformance/Fairness'` runs one:
+// mutual exclusion under load (64 goroutines over 4 lockers, with an overlap
+// detector), fencing tokens, TryAcquire on a held key, expiry of a vanished
+// holder's lease, that a stale or revoked holder can neither release nor
+// refresh, Release retries, cancellation and the WithWait bound, Refresh and
+// auto-renewal (also after a revoke), AcquireAll under contention and its
+// all-or-nothing rule, first-come first-served fairness, Observer events and
+// invalid input.
+//
+// # Timing
+//
+// The suite runs in a few seconds against an in-memory backend and well
+// under half a minute against a server. Speed is never a pass/fail
+// criterion: every wait is bounded only to turn a hang into a failure, and
+// the load tests do fewer rounds on a slow backend instead of taking longer.
+// The tests of expiry and renewal do depend on the backend honouring its
+// TTL and on the auto-renew watchdog (every TTL/3) not being starved for a
+// whole TTL. Run it with -race.
+package locktest

@@ -1,0 +1,5 @@
+//go:build !race
+
+package memlock
+
+const raceEnabled = false

@@ -1,0 +1,7 @@
+//go:build race
+
+package memlock
+
+// raceEnabled scales down the tests whose cost is volume, not interleaving:
+// the race detector makes each operation about ten times slower.
+const raceEnabled = true

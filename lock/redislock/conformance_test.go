@@ -1,0 +1,28 @@
+package redislock_test
+
+import (
+	"testing"
+
+	"github.com/stockade/stockade/internal/testserver"
+	"github.com/stockade/stockade/lock"
+	"github.com/stockade/stockade/lock/locktest"
+	"github.com/stockade/stockade/lock/redislock"
+)
+
+func TestConformance(t *testing.T) {
+	addr := testserver.SharedRedis(t).Addr()
+	prefix := "locktest:"
+	admin := newClient(t, addr)
+	locktest.Run(t,
+		func(t *testing.T) lock.Locker {
+			// A client of its own per locker: separate processes share
+			// nothing but the server.
+			return newLocker(t, addr, &redislock.Options{Prefix: prefix})
+		},
+		locktest.WithRevoke(func(t *testing.T, key string) {
+			if err := admin.Del(t.Context(), prefix+"{"+key+"}").Err(); err != nil {
+				t.Fatal(err)
+			}
+		}),
+	)
+}

@@ -1,0 +1,49 @@
+// Package redislock is a lock.Locker on a single Redis server, a Redis
+// Cluster or a Sentinel-managed primary, through a go-redis client.
+//
+//	locker := redislock.New(redis.NewClient(&redis.Options{Addr: "localhost:6379"}), nil)
+//	defer locker.Close()
+//	lease, err := locker.Acquire(ctx, "sku:42", lock.WithTTL(5*time.Second), lock.WithAutoRenew())
+//
+// # How it works
+//
+// Acquire, release and refresh are Lua scripts (the .lua files in the
+// module's internal/redisq package), run atomically on the server by hash. A
+// lease is owned by 128 random bits that only its holder knows, so nobody
+// else can release or refresh it, and a retried Release cannot free a newer
+// holder.
+//
+// Waiters queue in Redis in arrival order (a sorted set scored by the
+// server's clock). Release hands the lock straight
+// to the first live waiter inside the release script and publishes that
+// waiter's id on the key's channel; the waiter, subscribed through one
+// shared pub/sub connection per Locker, claims the lock with one more round
+// trip. No waiter polls, and a releasing holder cannot take the lock back
+// ahead of the queue. Waiters also re-check on a timer (when the holder's
+// lease would expire, and every WaiterTimeout/3 to keep their place), so a
+// lost notification or a holder that died costs time, never a deadlock.
+//
+// # Fencing tokens
+//
+// Each grant's token is max(Redis server time in microseconds, previous
+// token + 1), kept in a per-key fence key that expires a minute (or two
+// TTLs) after the last grant. Tokens therefore rise for as long as the Redis
+// data lives, and keep rising after the fence key expires unless the Redis
+// server's clock steps backwards by more than that idle time.
+//
+// # Failure modes
+//
+// A single Redis is a single point of failure: if it restarts without its
+// data (or a replica without the latest writes is promoted), a lock can be
+// granted twice. Redis persistence with fsync on every write, or a backend
+// with consensus (etcd) or a database (pglock), closes that gap; fencing
+// tokens still protect a resource that checks them only while tokens keep
+// rising. When Redis cannot be reached, Acquire returns ErrUnavailable and
+// a lease whose refreshes fail is declared lost at its deadline.
+//
+// # Keys
+//
+// Keys are stored as Prefix + "{" + key + "}" plus ":q", ":w", ":f" and
+// ":c" for the queue, waiters, fence and channel, all with one hash tag so
+// they share a Redis Cluster slot.
+package redislock

@@ -1,0 +1,221 @@
+package redislock_test
+
+import (
+	"context"
+	"errors"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+
+	"github.com/stockade/stockade/internal/testserver"
+	"github.com/stockade/stockade/lock"
+	"github.com/stockade/stockade/lock/redislock"
+)
+
+// TestKeysShareHashTagAndVanish checks the Redis side of a lock: every key
+// carries the prefix and one hash tag, and after release nothing is left
+// but the fence key, which expires.
+func TestKeysShareHashTagAndVanish(t *testing.T) {
+	c := newClient(t, testserver.SharedRedis(t).Addr())
+	prefix := "booking:lock:" + t.Name() + ":"
+	l := redislock.New(c, &redislock.Options{Prefix: prefix})
+	t.Cleanup(func() { l.Close() })
+	ctx := t.Context()
+
+	held, err := l.Acquire(ctx, "sku-1", lock.WithTTL(5*time.Second))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// A queued waiter creates the queue keys.
+	waitCtx, cancel := context.WithTimeout(ctx, 300*time.Millisecond)
+	defer cancel()
+	waited := make(chan error, 1)
+	go func() { _, err := l.Acquire(waitCtx, "sku-1"); waited <- err }()
+	time.Sleep(100 * time.Millisecond)
+
+	keys, err := c.Keys(ctx, prefix+"*").Result()
+	if err != nil {
+		t.Fatal(err)
+	}
+	slices.Sort(keys)
+	want := []string{prefix + "{sku-1}", prefix + "{sku-1}:f", prefix + "{sku-1}:q", prefix + "{sku-1}:w"}
+	if !slices.Equal(keys, want) {
+		t.Fatalf("keys while held with a waiter = %q, want %q", keys, want)
+	}
+	for _, k := range keys {
+		if ttl := c.PTTL(ctx, k).Val(); ttl <= 0 {
+			t.Errorf("%s has no expiry (PTTL %v): it would stay forever", k, ttl)
+		}
+	}
+	if err := <-waited; !errors.Is(err, lock.ErrNotAcquired) {
+		t.Fatalf("waiter: %v", err)
+	}
+	if err := held.Release(ctx); err != nil {
+		t.Fatal(err)
+	}
+	keys, _ = c.Keys(ctx, prefix+"*").Result()
+	if !slices.Equal(keys, []string{prefix + "{sku-1}:f"}) {
+		t.Fatalf("keys after release = %q, want only the fence key", keys)
+	}
+}
+
+// TestTokensKeepRisingAfterFenceExpires deletes the fence key, as its
+// expiry would, and checks the next token is still larger.
+func TestTokensKeepRisingAfterFenceExpires(t *testing.T) {
+	c := newClient(t, testserver.SharedRedis(t).Addr())
+	prefix := t.Name() + ":"
+	l := redislock.New(c, &redislock.Options{Prefix: prefix})
+	t.Cleanup(func() { l.Close() })
+	ctx := t.Context()
+
+	var last uint64
+	for i := range 20 {
+		le, err := l.TryAcquire(ctx, "k")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if le.Token() <= last {
+			t.Fatalf("round %d: token %d after %d", i, le.Token(), last)
+		}
+		last = le.Token()
+		if err := le.Release(ctx); err != nil {
+			t.Fatal(err)
+		}
+		if i%2 == 0 {
+			if err := c.Del(ctx, prefix+"{k}:f").Err(); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+}
+
+// TestAuthAndDatabase runs a locker through a client with a password and a
+// non-default database, and checks the keys land in that database.
+func TestAuthAndDatabase(t *testing.T) {
+	srv := testserver.NewRedis(t)
+	ctx := t.Context()
+	admin := redis.NewClient(&redis.Options{Addr: srv.Addr()})
+	if err := admin.ConfigSet(ctx, "requirepass", "s3cret").Err(); err != nil {
+		t.Fatal(err)
+	}
+	admin.Close()
+
+	if _, err := redislock.New(redis.NewClient(&redis.Options{Addr: srv.Addr(), Password: "wrong"}), nil).
+		TryAcquire(ctx, "k"); !errors.Is(err, lock.ErrUnavailable) {
+		t.Fatalf("wrong password: %v, want ErrUnavailable", err)
+	}
+
+	c := redis.NewClient(&redis.Options{Addr: srv.Addr(), Password: "s3cret", DB: 3})
+	t.Cleanup(func() { c.Close() })
+	a, b := redislock.New(c, nil), redislock.New(c, nil)
+	t.Cleanup(func() { a.Close(); b.Close() })
+
+	first, err := a.Acquire(ctx, "k", lock.WithTTL(5*time.Second))
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := make(chan lock.Lease, 1)
+	go func() {
+		le, err := b.Acquire(ctx, "k", lock.WithWait(5*time.Second))
+		if err != nil {
+			t.Error(err)
+		}
+		got <- le
+	}()
+	time.Sleep(50 * time.Millisecond)
+	if err := first.Release(ctx); err != nil {
+		t.Fatal(err)
+	}
+	second := <-got
+	if second == nil || second.Token() <= first.Token() {
+		t.Fatalf("hand-off through pub/sub with AUTH failed: %v", second)
+	}
+	if n := c.Exists(ctx, "lock:{k}").Val(); n != 1 {
+		t.Errorf("lock key not in database 3")
+	}
+	second.Release(ctx)
+}
+
+// TestDeadWaiterDropsOut queues a waiter whose process then vanishes (its
+// client is closed, so it neither re-announces itself nor leaves), and
+// checks the next waiter still gets the lock once WaiterTimeout passes.
+func TestDeadWaiterDropsOut(t *testing.T) {
+	addr := testserver.SharedRedis(t).Addr()
+	opts := &redislock.Options{Prefix: t.Name() + ":", WaiterTimeout: 300 * time.Millisecond}
+	holder := newLocker(t, addr, opts)
+	ctx := t.Context()
+
+	held, err := holder.Acquire(ctx, "k", lock.WithTTL(5*time.Second))
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	// The doomed waiter: queued, then its connection is cut mid-wait.
+	ghostClient := redis.NewClient(&redis.Options{Addr: addr})
+	ghost := redislock.New(ghostClient, opts)
+	ghostDone := make(chan struct{})
+	go func() {
+		defer close(ghostDone)
+		ghost.Acquire(ctx, "k", lock.WithWait(2*time.Second))
+	}()
+	time.Sleep(50 * time.Millisecond)
+	ghost.Close()
+	ghostClient.Close()
+
+	next := make(chan lock.Lease, 1)
+	go func() {
+		le, err := newLocker(t, addr, opts).Acquire(ctx, "k", lock.WithWait(10*time.Second))
+		if err != nil {
+			t.Error(err)
+		}
+		next <- le
+	}()
+	time.Sleep(50 * time.Millisecond)
+	if err := held.Release(ctx); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case le := <-next:
+		if le == nil {
+			t.Fatal("live waiter not served")
+		}
+		le.Release(ctx)
+	case <-time.After(8 * time.Second):
+		t.Fatal("a dead waiter blocked the queue")
+	}
+	<-ghostDone
+}
+
+// TestUnavailableWhenServerDown checks that a stopped server gives
+// ErrUnavailable promptly, and that a held lease is declared lost once its
+// refreshes fail past its deadline.
+func TestUnavailableWhenServerDown(t *testing.T) {
+	srv := testserver.NewRedis(t)
+	l := newLocker(t, srv.Addr(), nil)
+	ctx := t.Context()
+	le, err := l.Acquire(ctx, "k", lock.WithTTL(600*time.Millisecond), lock.WithAutoRenew())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := srv.Kill(); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-le.Done():
+		if !errors.Is(le.Err(), lock.ErrLost) {
+			t.Fatalf("Err = %v, want ErrLost", le.Err())
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("lease not declared lost after the server died")
+	}
+	_, err = l.TryAcquire(ctx, "k")
+	if !errors.Is(err, lock.ErrUnavailable) {
+		t.Fatalf("TryAcquire with the server down: %v, want ErrUnavailable", err)
+	}
+	if !strings.Contains(err.Error(), `"k"`) {
+		t.Errorf("error %q does not name the key", err)
+	}
+}

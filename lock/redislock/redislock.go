@@ -1,0 +1,226 @@
+package redislock
+
+import (
+	"context"
+	"crypto/rand"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+
+	"github.com/stockade/stockade/lock"
+	"github.com/stockade/stockade/lock/internal/lease"
+	"github.com/stockade/stockade/lock/internal/redisq"
+)
+
+// Options configures a Locker. A nil *Options means all defaults.
+type Options struct {
+	// Prefix is put before every key this Locker touches, e.g.
+	// "booking:lock:". Lockers that should exclude each other must use the
+	// same prefix.
+	// Default: "lock:".
+	Prefix string
+
+	// WaiterTimeout is how long a queued waiter keeps its place without
+	// re-announcing itself. Live waiters re-announce every WaiterTimeout/3;
+	// one that crashed holds the queue up for at most this long. It also
+	// bounds how long a lock handed to a waiter waits to be claimed.
+	// Default: 3s.
+	WaiterTimeout time.Duration
+}
+
+func (o *Options) withDefaults() Options {
+	var out Options
+	if o != nil {
+		out = *o
+	}
+	if out.Prefix == "" {
+		out.Prefix = "lock:"
+	}
+	if out.WaiterTimeout <= 0 {
+		out.WaiterTimeout = 3 * time.Second
+	}
+	return out
+}
+
+// Locker is a lock.Locker on one Redis server (or a Redis Cluster, or a
+// Sentinel-managed primary) through a go-redis client. It is safe for
+// concurrent use. Close it to free its notification connection.
+type Locker struct {
+	client redis.UniversalClient
+	opts   Options
+	notes  *redisq.Notifier
+}
+
+var _ lock.Locker = (*Locker)(nil)
+
+// New returns a Locker that uses client for every command. AUTH, the
+// database number and TLS are whatever the client was configured with.
+func New(client redis.UniversalClient, opts *Options) *Locker {
+	return &Locker{client: client, opts: opts.withDefaults(), notes: redisq.NewNotifier(client)}
+}
+
+// Close stops the Locker's notification connection. Leases already granted
+// stay valid; waiting Acquire calls fall back to re-checking on a timer.
+func (l *Locker) Close() error { return l.notes.Close() }
+
+// Acquire implements lock.Locker.
+func (l *Locker) Acquire(ctx context.Context, key string, opts ...lock.Option) (lock.Lease, error) {
+	return l.acquire(ctx, key, true, opts)
+}
+
+// TryAcquire implements lock.Locker.
+func (l *Locker) TryAcquire(ctx context.Context, key string, opts ...lock.Option) (lock.Lease, error) {
+	return l.acquire(ctx, key, false, opts)
+}
+
+func (l *Locker) acquire(ctx context.Context, key string, wait bool, opts []lock.Option) (lock.Lease, error) {
+	cfg, err := lock.NewConfig(opts...)
+	if err != nil {
+		return nil, err
+	}
+	if err := lock.CheckKey(key); err != nil {
+		return nil, err
+	}
+	if wait && cfg.Wait > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, cfg.Wait)
+		defer cancel()
+	}
+	// The owner id proves a lease is ours: rand.Text carries 128+ random bits.
+	id := rand.Text()
+	b := &backend{
+		client: l.client,
+		q:      redisq.Lock{Keys: redisq.KeysFor(l.opts.Prefix, key), ID: id, WaiterTimeout: l.opts.WaiterTimeout},
+	}
+	start := time.Now()
+	granted := func(token uint64, validUntil time.Time, contended bool) lock.Lease {
+		lock.Notify(cfg.Observer, lock.Event{Kind: lock.Acquired, Key: key, Token: token, Wait: time.Since(start), Contended: contended})
+		return lease.New(key, token, validUntil, cfg, b)
+	}
+
+	// A free key costs one round trip: no subscription, no queue.
+	res, err := b.q.Acquire(ctx, l.client, cfg.TTL, false, 0)
+	switch {
+	case err != nil:
+		return nil, l.refuse(ctx, key, start, false, cfg, err)
+	case res.Granted:
+		return granted(res.Token, start.Add(cfg.TTL), false), nil
+	case !wait:
+		return nil, l.refuse(ctx, key, start, true, cfg, nil)
+	}
+
+	// Held: subscribe to hand-offs, then queue.
+	wake := make(chan uint64, 1)
+	defer l.notes.Listen(ctx, b.q.Keys.Channel, id, wake)()
+	var queuedAt time.Time // when the first call that queued us was sent
+	for {
+		sent := time.Now()
+		res, err := b.q.Acquire(ctx, l.client, cfg.TTL, true, 0)
+		if err != nil {
+			b.leave()
+			return nil, l.refuse(ctx, key, start, true, cfg, err)
+		}
+		if res.Granted {
+			return granted(res.Token, sent.Add(cfg.TTL), true), nil
+		}
+		if res.Queued && queuedAt.IsZero() {
+			queuedAt = sent
+		}
+		// Wait for the hand-off; re-check anyway when the holder's lease
+		// would expire, and often enough to stay alive in the queue.
+		recheck := l.opts.WaiterTimeout / 3
+		if res.Expires > 0 && res.Expires < recheck {
+			recheck = res.Expires
+		}
+		t := time.NewTimer(recheck)
+		var token uint64
+		select {
+		case token = <-wake:
+		case <-t.C:
+		case <-ctx.Done():
+		}
+		t.Stop()
+		if ctx.Err() != nil {
+			b.leave()
+			return nil, l.refuse(ctx, key, start, true, cfg, nil)
+		}
+		if token == 0 || queuedAt.IsZero() {
+			continue
+		}
+		// The release that handed us the lock ran after we queued, and
+		// gave it at least the claim window: until queuedAt + claim it is
+		// ours without another round trip. Take it if enough of that is
+		// left, and extend it to the full TTL in the background.
+		claim := min(cfg.TTL, l.opts.WaiterTimeout)
+		validUntil := queuedAt.Add(claim)
+		if time.Until(validUntil) < claim/2 {
+			continue // too little left: claim it with a round trip
+		}
+		le := granted(token, validUntil, true)
+		go func() {
+			rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), time.Until(validUntil))
+			defer cancel()
+			le.Refresh(rctx, cfg.TTL) // on failure the lease ends at validUntil
+		}()
+		return le, nil
+	}
+}
+
+// refuse reports a failed acquisition and builds its error: ErrNotAcquired
+// (joined with the context's error if it ended the wait) or, for a Redis
+// failure, ErrUnavailable wrapping the cause.
+func (l *Locker) refuse(ctx context.Context, key string, start time.Time, contended bool, cfg lock.Config, cause error) error {
+	var err error
+	switch {
+	case ctx.Err() != nil:
+		err = errors.Join(fmt.Errorf("%w: %q", lock.ErrNotAcquired, key), ctx.Err())
+	case cause != nil:
+		err = fmt.Errorf("%w: acquire %q: %w", lock.ErrUnavailable, key, cause)
+	default:
+		err = fmt.Errorf("%w: %q is held", lock.ErrNotAcquired, key)
+	}
+	lock.Notify(cfg.Observer, lock.Event{Kind: lock.NotAcquired, Key: key, Wait: time.Since(start), Contended: contended, Err: err})
+	return err
+}
+
+// backend is one acquisition's lock on the server; it implements
+// lease.Backend for the lease it becomes.
+type backend struct {
+	client redis.UniversalClient
+	q      redisq.Lock
+}
+
+// Refresh implements lease.Backend.
+func (b *backend) Refresh(ctx context.Context, ttl time.Duration) error {
+	held, err := b.q.Refresh(ctx, b.client, ttl, false, 0)
+	switch {
+	case err != nil:
+		return err
+	case !held:
+		return fmt.Errorf("%w: %q is no longer held", lock.ErrLost, b.q.Keys.Lock)
+	}
+	return nil
+}
+
+// Release implements lease.Backend.
+func (b *backend) Release(ctx context.Context) error {
+	held, err := b.q.Release(ctx, b.client)
+	switch {
+	case err != nil:
+		return err
+	case !held:
+		return fmt.Errorf("%w: %q was no longer held", lock.ErrLost, b.q.Keys.Lock)
+	}
+	return nil
+}
+
+// leave takes an abandoned acquisition out of the queue, and passes the
+// lock on if it was handed to us just as we gave up. It runs even when the
+// caller's context is done.
+func (b *backend) leave() {
+	ctx, cancel := context.WithTimeout(context.Background(), b.q.WaiterTimeout)
+	defer cancel()
+	b.q.Release(ctx, b.client) // best effort: a waiter not cleaned up drops out after WaiterTimeout
+}
