@@ -2,18 +2,22 @@ module github.com/stockade/stockade
 
 go 1.26.0
 
-require modernc.org/sqlite v1.61.1
+require (
+	github.com/bsm/redislock v0.9.4
+	github.com/go-redsync/redsync/v4 v4.18.1
+	github.com/redis/go-redis/v9 v9.23.0
+	github.com/stockade/stockade/internal/testserver v0.0.0
+	github.com/stockade/stockade/lock v0.0.0
+	modernc.org/sqlite v1.61.1
+)
 
 require (
 	github.com/BurntSushi/toml v1.4.1-0.20240526193622-a339e1f7089c // indirect
-	github.com/bsm/redislock v0.9.4 // indirect
 	github.com/cespare/xxhash/v2 v2.3.0 // indirect
 	github.com/dustin/go-humanize v1.1.0 // indirect
-	github.com/go-redsync/redsync/v4 v4.18.1 // indirect
 	github.com/google/uuid v1.6.0 // indirect
 	github.com/mattn/go-isatty v0.0.24 // indirect
 	github.com/ncruces/go-strftime v1.1.0 // indirect
-	github.com/redis/go-redis/v9 v9.23.0 // indirect
 	github.com/remyoudompheng/bigfft v0.0.0-20230129092748-24d4a6f8daec // indirect
 	go.uber.org/atomic v1.12.0 // indirect
 	golang.org/x/exp/typeparams v0.0.0-20231108232855-2478ac86f678 // indirect

@@ -31,6 +31,7 @@ const usage = `usage: stockade <command> [flags]
 
 commands:
   serve    run the HTTP API (default store: sqlite:stockade.db)
+  locks    lock tools: "locks bench" compares Redis lock implementations
   help     show this text
 
 "stockade <command> -h" lists a command's flags.
@@ -48,6 +49,8 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	switch cmd {
 	case "serve":
 		return serve(ctx, rest, getenv, stdout, stderr)
+	case "locks":
+		return locks(ctx, rest, getenv, stdout, stderr)
 	case "help", "-h", "-help", "--help":
 		fmt.Fprint(stdout, usage)
 		return nil

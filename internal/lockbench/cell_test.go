@@ -1,0 +1,163 @@
+package lockbench
+
+import (
+	"context"
+	"errors"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+)
+
+// chanLocker is an in-process lock per key: a channel with room for one.
+type chanLocker struct {
+	mu   sync.Mutex
+	keys map[string]chan struct{}
+}
+
+func (l *chanLocker) acquire(ctx context.Context, key string) (func(context.Context) error, error) {
+	l.mu.Lock()
+	if l.keys == nil {
+		l.keys = make(map[string]chan struct{})
+	}
+	ch := l.keys[key]
+	if ch == nil {
+		ch = make(chan struct{}, 1)
+		l.keys[key] = ch
+	}
+	l.mu.Unlock()
+	select {
+	case ch <- struct{}{}:
+		return func(context.Context) error { <-ch; return nil }, nil
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+}
+
+func (l *chanLocker) close() error { return nil }
+
+// noLocker excludes nobody.
+type noLocker struct{}
+
+func (noLocker) acquire(context.Context, string) (func(context.Context) error, error) {
+	return func(context.Context) error { return nil }, nil
+}
+
+func (noLocker) close() error { return nil }
+
+// flakyLocker refuses every other acquisition.
+type flakyLocker struct {
+	chanLocker
+	n atomic.Int64
+}
+
+var errFlaky = errors.New("flaky: refused")
+
+func (l *flakyLocker) acquire(ctx context.Context, key string) (func(context.Context) error, error) {
+	if l.n.Add(1)%2 == 0 {
+		return nil, errFlaky
+	}
+	return l.chanLocker.acquire(ctx, key)
+}
+
+func TestMeasureCountsWhatHappened(t *testing.T) {
+	const d = 200 * time.Millisecond
+	oneKey := Workload{Name: "one", Goroutines: 4, Keys: 1, Hold: time.Millisecond}
+	ownKeys := Workload{Name: "own", Goroutines: 4, Keys: 4, Hold: time.Millisecond}
+
+	t.Run("exclusive lock", func(t *testing.T) {
+		r := measure(t.Context(), &chanLocker{}, oneKey, d)
+		if r.Ops == 0 || r.Violations != 0 || r.Failures != 0 {
+			t.Fatalf("ops %d, violations %d, failures %d; want ops, no violations, no failures", r.Ops, r.Violations, r.Failures)
+		}
+		if r.Handoff.N == 0 {
+			t.Errorf("no hand-offs among %d goroutines on one key", oneKey.Goroutines)
+		}
+		if r.Utilization <= 0 || r.Utilization > 1 {
+			t.Errorf("utilization %v outside (0, 1]", r.Utilization)
+		}
+	})
+	t.Run("one goroutine per key", func(t *testing.T) {
+		r := measure(t.Context(), &chanLocker{}, ownKeys, d)
+		if r.Ops == 0 || r.Violations != 0 {
+			t.Fatalf("ops %d, violations %d", r.Ops, r.Violations)
+		}
+		if r.Handoff.N != 0 {
+			t.Errorf("%d hand-offs, but nobody ever waits", r.Handoff.N)
+		}
+	})
+	t.Run("no exclusion", func(t *testing.T) {
+		r := measure(t.Context(), noLocker{}, oneKey, d)
+		if r.Violations == 0 {
+			t.Fatalf("no violations found among %d unexcluded goroutines", oneKey.Goroutines)
+		}
+		if len(r.ViolationSamples) == 0 || len(r.ViolationSamples) > maxViolationSamples {
+			t.Errorf("%d violation samples for %d violations", len(r.ViolationSamples), r.Violations)
+		}
+		if v := r.ViolationSamples[0]; v.Key != "k0" || v.Goroutine == v.Holder {
+			t.Errorf("violation sample %+v", v)
+		}
+	})
+	t.Run("failures", func(t *testing.T) {
+		r := measure(t.Context(), &flakyLocker{}, oneKey, d)
+		if r.Failures == 0 || r.FailureSample != errFlaky.Error() {
+			t.Fatalf("failures %d, sample %q; want some, %q", r.Failures, r.FailureSample, errFlaky)
+		}
+		if r.Ops == 0 || r.Wait.N != r.Ops {
+			t.Errorf("ops %d, waits %d", r.Ops, r.Wait.N)
+		}
+	})
+	t.Run("end of run is not a failure", func(t *testing.T) {
+		// One goroutine holds the key for the whole run; the others'
+		// waits are cut off by its end.
+		w := Workload{Name: "long", Goroutines: 3, Keys: 1, Hold: 2 * d}
+		r := measure(t.Context(), &chanLocker{}, w, d)
+		if r.Failures != 0 || r.Ops != 1 {
+			t.Fatalf("failures %d, ops %d; want 0 and 1", r.Failures, r.Ops)
+		}
+		if r.ShareMin != 0 || r.ShareMax != 3 {
+			t.Errorf("shares %v/%v, want 0/3", r.ShareMin, r.ShareMax)
+		}
+	})
+}
+
+func TestSummarize(t *testing.T) {
+	var ds []time.Duration
+	for i := 100; i >= 1; i-- {
+		ds = append(ds, time.Duration(i))
+	}
+	tests := []struct {
+		name string
+		in   []time.Duration
+		want Latency
+	}{
+		{"none", nil, Latency{}},
+		{"one", []time.Duration{7}, Latency{N: 1, P50: 7, P99: 7, Max: 7}},
+		{"two", []time.Duration{9, 3}, Latency{N: 2, P50: 3, P99: 9, Max: 9}},
+		{"hundred", ds, Latency{N: 100, P50: 50, P99: 99, Max: 100}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := summarize(tc.in); got != tc.want {
+				t.Errorf("summarize = %+v, want %+v", got, tc.want)
+			}
+		})
+	}
+}
+
+func TestShares(t *testing.T) {
+	tests := []struct {
+		counts []int
+		lo, hi float64
+	}{
+		{[]int{0, 0}, 0, 0},
+		{[]int{5, 5, 5}, 1, 1},
+		{[]int{1, 2, 3}, 0.5, 1.5},
+		{[]int{0, 4}, 0, 2},
+	}
+	for _, tc := range tests {
+		if lo, hi := shares(tc.counts); lo != tc.lo || hi != tc.hi {
+			t.Errorf("shares(%v) = %v, %v; want %v, %v", tc.counts, lo, hi, tc.lo, tc.hi)
+		}
+	}
+}

@@ -1,0 +1,78 @@
+// Package lockbench measures Redis lock implementations side by side: our
+// lock/redislock and three common alternatives, one after another, against
+// the same Redis server, on the same workloads. It backs "stockade locks
+// bench".
+//
+//	report, err := lockbench.Run(ctx, &lockbench.Options{Addr: "127.0.0.1:6379"})
+//	if err != nil {
+//		return err
+//	}
+//	report.WriteText(os.Stdout)
+//
+// # Implementations
+//
+//   - stockade: lock/redislock with default Options and a 10 s TTL. It waits
+//     with Acquire bounded only by the run's context: a fair FIFO queue, the
+//     release script hands the lock to the first waiter and wakes it by
+//     pub/sub.
+//   - redsync: github.com/go-redsync/redsync/v4 over a go-redis v9 pool, with
+//     every option at its default: 8 s expiry, 32 tries, a random delay of
+//     50–250 ms between tries. After the 32nd failed try LockContext gives
+//     up, which counts as a failure.
+//   - bsm: github.com/bsm/redislock with RetryStrategy LinearBackoff(50 ms)
+//     and a context deadline (Options.BSMWait, 1 s: a request's budget, and
+//     short enough that a give-up can happen inside a cell) as the bound of
+//     each wait. A wait that reaches the deadline returns the context's
+//     error (bsm returns ErrNotObtained only when its retry strategy runs
+//     out) and counts as a failure.
+//   - setnx: the hand-written loop: SET key token NX PX ttl; if the key is
+//     taken, sleep a fixed 50 ms and try again, with no jitter and no bound
+//     but the end of the run. Release is a Lua compare-and-DEL
+//     (setnx_release.lua). It never gives up, so it has no failures.
+//
+// # Workloads
+//
+// A workload is a number of goroutines looping acquire → hold → release on a
+// number of keys (goroutine i uses key i mod Keys) for Options.Duration.
+// The standard three (Workloads) are: a, 16 goroutines on 16 keys with no
+// hold, which measures the uncontended round trip; b, 64 goroutines on one
+// key holding it 1 ms, a hot key; c, 8 goroutines on one key holding it 5 ms.
+//
+// # What is measured
+//
+// Per implementation and workload (a Result):
+//
+//   - ops/s: completed critical sections per second of the cell's wall time
+//     (from the start to the moment the last goroutine stopped).
+//   - utilization: for each key, the sum of hold times (acquire returned →
+//     release started) divided by the wall time, averaged over the keys. With
+//     one key it is the fraction of time the lock did useful work; 1 is the
+//     ceiling.
+//   - acquire wait: time from calling acquire to its successful return.
+//   - hand-off: per key, the sections sorted by acquisition; for each one
+//     whose acquire call had started before the previous holder began its
+//     release (so it was waiting), the time from that release start to this
+//     acquire's return. Acquisitions that found the key idle are not
+//     hand-offs and are left out, so workload a has none; so are sections
+//     taken again by the goroutine that had just released the key (barging).
+//     The table shows hand-offs as a share of all sections.
+//   - share: each goroutine's completed sections divided by the mean, as
+//     min and max. 1×/1× is perfectly even; 0× means a goroutine starved.
+//   - failures: acquisitions that gave up or failed while the run was still
+//     going; the goroutine pauses 10 ms and carries on. Acquisitions cut
+//     short by the end of the run are not failures.
+//   - violations: each critical section runs an overlap detector (a per-key
+//     counter of holders); entering a key somebody else is inside of is a
+//     violation. It must be zero.
+//
+// Wall time includes Go's own scheduling: on a busy machine every number is
+// noisy, and the comparison between implementations in one run is what
+// means something.
+//
+// # Keys
+//
+// Every key of a run starts with "lockbench:" and 16 random hex digits;
+// each cell's keys are deleted (SCAN + UNLINK) when the cell ends, and the
+// run's prefix once more at the end. Nothing else in the database is read,
+// written or flushed.
+package lockbench

@@ -1,0 +1,293 @@
+package lockbench
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+)
+
+// Workload is one contention pattern: Goroutines goroutines loop acquire →
+// hold → release, goroutine i on key i mod Keys.
+type Workload struct {
+	// Name identifies the workload in flags and reports, e.g. "b".
+	Name string `json:"name"`
+
+	// Goroutines is the number of goroutines competing.
+	Goroutines int `json:"goroutines"`
+
+	// Keys is the number of lock keys they share.
+	Keys int `json:"keys"`
+
+	// Hold is how long each critical section lasts (a time.Sleep).
+	Hold time.Duration `json:"hold_ns"`
+}
+
+// String describes w in words, e.g. "64 goroutines on 1 key, hold 1ms".
+func (w Workload) String() string {
+	hold := "no hold"
+	if w.Hold > 0 {
+		hold = "hold " + w.Hold.String()
+	}
+	return fmt.Sprintf("%d %s on %d %s, %s",
+		w.Goroutines, plural(w.Goroutines, "goroutine"), w.Keys, plural(w.Keys, "key"), hold)
+}
+
+func plural(n int, word string) string {
+	if n == 1 {
+		return word
+	}
+	return word + "s"
+}
+
+// Workloads returns the standard workloads a, b and c.
+func Workloads() []Workload {
+	return []Workload{
+		{Name: "a", Goroutines: 16, Keys: 16},
+		{Name: "b", Goroutines: 64, Keys: 1, Hold: time.Millisecond},
+		{Name: "c", Goroutines: 8, Keys: 1, Hold: 5 * time.Millisecond},
+	}
+}
+
+// Impls returns the names of the implementations, in the order they run.
+func Impls() []string { return []string{"stockade", "redsync", "bsm", "setnx"} }
+
+// Options configures a Run. A nil *Options means all defaults.
+type Options struct {
+	// Addr is the Redis server's address.
+	// Default: "127.0.0.1:6379".
+	Addr string
+
+	// Duration is how long each implementation runs each workload.
+	// Default: 5s.
+	Duration time.Duration
+
+	// Workloads run in order; each runs every implementation.
+	// Default: Workloads().
+	Workloads []Workload
+
+	// Impls names the implementations to run, from Impls().
+	// Default: Impls().
+	Impls []string
+
+	// TTL is the lease time-to-live for stockade, bsm and setnx. redsync
+	// keeps its own default expiry (8s).
+	// Default: 10s.
+	TTL time.Duration
+
+	// BSMWait bounds each bsm acquisition: it is the deadline of the
+	// context passed to Obtain. Keep it below Duration, or a give-up can
+	// never happen before the run ends.
+	// Default: 1s.
+	BSMWait time.Duration
+
+	// Progress receives one line as each cell starts and ends.
+	// Default: nil (no progress).
+	Progress io.Writer
+}
+
+func (o *Options) withDefaults() (Options, error) {
+	var out Options
+	if o != nil {
+		out = *o
+	}
+	if out.Addr == "" {
+		out.Addr = "127.0.0.1:6379"
+	}
+	if out.Duration == 0 {
+		out.Duration = 5 * time.Second
+	}
+	if out.Workloads == nil {
+		out.Workloads = Workloads()
+	}
+	if out.Impls == nil {
+		out.Impls = Impls()
+	}
+	if out.TTL == 0 {
+		out.TTL = 10 * time.Second
+	}
+	if out.BSMWait == 0 {
+		out.BSMWait = time.Second
+	}
+	if out.Progress == nil {
+		out.Progress = io.Discard
+	}
+
+	switch {
+	case out.Duration < 0:
+		return out, fmt.Errorf("lockbench: duration must be positive, got %v", out.Duration)
+	case out.TTL < time.Millisecond:
+		return out, fmt.Errorf("lockbench: ttl must be at least 1ms, got %v", out.TTL)
+	case out.BSMWait < 0:
+		return out, fmt.Errorf("lockbench: bsm wait must be positive, got %v", out.BSMWait)
+	case len(out.Workloads) == 0:
+		return out, errors.New("lockbench: no workloads")
+	case len(out.Impls) == 0:
+		return out, errors.New("lockbench: no implementations")
+	}
+	for _, w := range out.Workloads {
+		if w.Name == "" || w.Goroutines < 1 || w.Keys < 1 || w.Hold < 0 {
+			return out, fmt.Errorf("lockbench: invalid workload %+v: want a name, goroutines ≥ 1, keys ≥ 1, hold ≥ 0", w)
+		}
+	}
+	for _, name := range out.Impls {
+		if _, ok := factories[name]; !ok {
+			return out, fmt.Errorf("lockbench: unknown implementation %q (want %s)", name, strings.Join(Impls(), ", "))
+		}
+	}
+	return out, nil
+}
+
+// Report is the outcome of a Run.
+type Report struct {
+	Addr      string        `json:"redis"`
+	Duration  time.Duration `json:"duration_ns"`
+	TTL       time.Duration `json:"ttl_ns"`
+	BSMWait   time.Duration `json:"bsm_wait_ns"`
+	Workloads []Workload    `json:"workloads"`
+	Results   []Result      `json:"results"` // workload-major, in run order
+}
+
+// Result is what one implementation did on one workload.
+type Result struct {
+	Workload string `json:"workload"`
+	Impl     string `json:"impl"`
+
+	// Elapsed is the wall time from the start until the last goroutine
+	// stopped: Duration plus the sections and waits that were in flight.
+	Elapsed time.Duration `json:"elapsed_ns"`
+
+	// Ops is the number of completed critical sections.
+	Ops       int     `json:"ops"`
+	OpsPerSec float64 `json:"ops_per_sec"`
+
+	// Utilization is, averaged over the keys, the sum of hold times on a
+	// key divided by Elapsed: in [0, 1] when there are no violations.
+	Utilization float64 `json:"utilization"`
+
+	// Wait is the time successful acquisitions took.
+	Wait Latency `json:"acquire_wait"`
+
+	// Handoff is the time from a holder starting its release to the
+	// return of an acquisition that was already waiting.
+	Handoff Latency `json:"handoff"`
+
+	// ShareMin and ShareMax are the fewest and most sections completed by
+	// one goroutine, relative to the mean.
+	ShareMin float64 `json:"share_min"`
+	ShareMax float64 `json:"share_max"`
+
+	// Failures counts acquisitions that gave up or failed before the end
+	// of the run; FailureSample is the first one's error.
+	Failures      int    `json:"failures"`
+	FailureSample string `json:"failure_sample,omitempty"`
+
+	// ReleaseErrors counts releases that returned an error.
+	ReleaseErrors      int    `json:"release_errors"`
+	ReleaseErrorSample string `json:"release_error_sample,omitempty"`
+
+	// Violations counts critical sections entered while another holder was
+	// inside; the first few are in ViolationSamples.
+	Violations       int         `json:"violations"`
+	ViolationSamples []Violation `json:"violation_samples,omitempty"`
+}
+
+// Latency summarizes a set of durations.
+type Latency struct {
+	N   int           `json:"n"`
+	P50 time.Duration `json:"p50_ns"`
+	P99 time.Duration `json:"p99_ns"`
+	Max time.Duration `json:"max_ns"`
+}
+
+// Violation is one critical section entered while another was inside.
+type Violation struct {
+	Key       string        `json:"key"`
+	Goroutine int           `json:"goroutine"` // the one that entered
+	Holder    int           `json:"holder"`    // the one inside, -1 if unknown
+	At        time.Duration `json:"at_ns"`     // since the cell started
+}
+
+func (v Violation) String() string {
+	return fmt.Sprintf("key %s at %v: goroutine %d entered while goroutine %d was inside",
+		v.Key, v.At.Round(time.Microsecond), v.Goroutine, v.Holder)
+}
+
+// Run runs every implementation in opts on every workload, one cell at a
+// time, and returns the measurements. It fails if Redis cannot be reached;
+// failures of individual acquisitions are counted in the Results instead.
+// When ctx is cancelled it stops the running cell and returns ctx's error.
+func Run(ctx context.Context, opts *Options) (*Report, error) {
+	o, err := opts.withDefaults()
+	if err != nil {
+		return nil, err
+	}
+	admin := redis.NewClient(&redis.Options{Addr: o.Addr, MaxRetries: -1})
+	defer admin.Close()
+	pctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	err = admin.Ping(pctx).Err()
+	cancel()
+	if err != nil {
+		return nil, fmt.Errorf("lockbench: redis at %s: %w", o.Addr, err)
+	}
+
+	prefix := "lockbench:" + randomHex(8) + ":"
+	defer cleanup(context.WithoutCancel(ctx), admin, prefix)
+
+	rep := &Report{Addr: o.Addr, Duration: o.Duration, TTL: o.TTL, BSMWait: o.BSMWait, Workloads: o.Workloads}
+	n, total := 0, len(o.Workloads)*len(o.Impls)
+	for _, w := range o.Workloads {
+		for _, impl := range o.Impls {
+			n++
+			fmt.Fprintf(o.Progress, "[%d/%d] workload %s (%v): %s for %v\n", n, total, w.Name, w, impl, o.Duration)
+			cellPrefix := prefix + impl + ":" + w.Name + ":"
+			res, err := runCell(ctx, o, w, impl, cellPrefix)
+			if cerr := cleanup(context.WithoutCancel(ctx), admin, cellPrefix); err == nil && cerr != nil {
+				err = cerr
+			}
+			if err != nil {
+				return nil, fmt.Errorf("lockbench: %s on workload %s: %w", impl, w.Name, err)
+			}
+			fmt.Fprintf(o.Progress, "[%d/%d]   %d sections, %.0f ops/s, %d failures, %d violations\n",
+				n, total, res.Ops, res.OpsPerSec, res.Failures, res.Violations)
+			rep.Results = append(rep.Results, res)
+		}
+	}
+	return rep, nil
+}
+
+// cleanup deletes every key that starts with prefix. The prefix is made of
+// characters that are not glob-special, so it can be used in MATCH as is.
+func cleanup(ctx context.Context, c *redis.Client, prefix string) error {
+	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+	defer cancel()
+	var cursor uint64
+	for {
+		keys, next, err := c.Scan(ctx, cursor, prefix+"*", 1000).Result()
+		if err != nil {
+			return fmt.Errorf("clean up %s*: %w", prefix, err)
+		}
+		keys = slices.DeleteFunc(keys, func(k string) bool { return !strings.HasPrefix(k, prefix) })
+		if len(keys) > 0 {
+			if err := c.Unlink(ctx, keys...).Err(); err != nil {
+				return fmt.Errorf("clean up %s*: %w", prefix, err)
+			}
+		}
+		if cursor = next; cursor == 0 {
+			return nil
+		}
+	}
+}
+
+func randomHex(n int) string {
+	b := make([]byte, n)
+	rand.Read(b) // never fails (crypto/rand)
+	return hex.EncodeToString(b)
+}
