@@ -1,0 +1,523 @@
+package redlock
+
+import (
+	"context"
+	"crypto/rand"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+
+	"github.com/stockade/stockade/lock"
+	"github.com/stockade/stockade/lock/internal/lease"
+	"github.com/stockade/stockade/lock/internal/redisq"
+)
+
+// Options configures a Locker. A nil *Options means all defaults.
+type Options struct {
+	// Prefix is put before every key this Locker touches on every node.
+	// Default: "lock:".
+	Prefix string
+
+	// DriftFactor is the share of the TTL subtracted from a lease's
+	// validity for clock drift between the nodes and this process (plus
+	// 2 ms for clock resolution).
+	// Default: 0.01.
+	DriftFactor float64
+
+	// NodeTimeout is the share of the TTL that one node may take to answer
+	// one command; a node slower than that counts as failed for that call,
+	// so a dead node cannot eat the lease's validity.
+	// Default: 0.1 (at least 5 ms).
+	NodeTimeout float64
+
+	// WaiterTimeout is how long a queued waiter keeps its place on a node
+	// without re-announcing itself (see redislock.Options).
+	// Default: 3s.
+	WaiterTimeout time.Duration
+}
+
+func (o *Options) withDefaults() Options {
+	var out Options
+	if o != nil {
+		out = *o
+	}
+	if out.Prefix == "" {
+		out.Prefix = "lock:"
+	}
+	if out.DriftFactor <= 0 {
+		out.DriftFactor = 0.01
+	}
+	if out.NodeTimeout <= 0 {
+		out.NodeTimeout = 0.1
+	}
+	if out.WaiterTimeout <= 0 {
+		out.WaiterTimeout = 3 * time.Second
+	}
+	return out
+}
+
+// minNodeTimeout is the floor of the per-node timeout.
+const minNodeTimeout = 5 * time.Millisecond
+
+// Locker is a lock.Locker over independent Redis masters (the Redlock
+// algorithm): a lease is granted when a majority of the nodes grant it
+// within its validity. It is safe for concurrent use; Close it to free
+// its notification connections.
+type Locker struct {
+	nodes  []node
+	quorum int
+	opts   Options
+}
+
+type node struct {
+	client redis.UniversalClient
+	notes  *redisq.Notifier
+}
+
+var _ lock.Locker = (*Locker)(nil)
+
+// New returns a Locker over clients, one per independent Redis master (not
+// replicas of one another: a failover would hand a lock to a second
+// holder). Five nodes survive two failures. It returns an error for an
+// empty or nil client list.
+func New(clients []redis.UniversalClient, opts *Options) (*Locker, error) {
+	if len(clients) == 0 {
+		return nil, fmt.Errorf("%w: redlock needs at least one node", lock.ErrInvalid)
+	}
+	l := &Locker{quorum: len(clients)/2 + 1, opts: opts.withDefaults()}
+	for i, c := range clients {
+		if c == nil {
+			return nil, fmt.Errorf("%w: redlock node %d is nil", lock.ErrInvalid, i)
+		}
+		l.nodes = append(l.nodes, node{client: c, notes: redisq.NewNotifier(c)})
+	}
+	return l, nil
+}
+
+// Close stops the Locker's notification connections.
+func (l *Locker) Close() error {
+	var errs []error
+	for _, n := range l.nodes {
+		errs = append(errs, n.notes.Close())
+	}
+	return errors.Join(errs...)
+}
+
+// Acquire implements lock.Locker.
+func (l *Locker) Acquire(ctx context.Context, key string, opts ...lock.Option) (lock.Lease, error) {
+	return l.acquire(ctx, key, true, opts)
+}
+
+// TryAcquire implements lock.Locker.
+func (l *Locker) TryAcquire(ctx context.Context, key string, opts ...lock.Option) (lock.Lease, error) {
+	return l.acquire(ctx, key, false, opts)
+}
+
+// NodeError is one node's failure in a call.
+type NodeError struct {
+	Node int // index in the client list given to New
+	Err  error
+}
+
+func (e *NodeError) Error() string { return fmt.Sprintf("redlock node %d: %v", e.Node, e.Err) }
+func (e *NodeError) Unwrap() error { return e.Err }
+
+// QuorumError says a call could not reach a majority of the nodes. It
+// wraps lock.ErrUnavailable and every NodeError, so errors.As finds them.
+type QuorumError struct {
+	Op     string // "acquire", "refresh" or "release"
+	Key    string
+	Total  int // nodes in the Locker
+	Quorum int // nodes that must agree
+	Nodes  []*NodeError
+}
+
+func (e *QuorumError) Error() string {
+	parts := make([]string, len(e.Nodes))
+	for i, n := range e.Nodes {
+		parts[i] = n.Error()
+	}
+	return fmt.Sprintf("%v: %s %q: %d of %d nodes failed, quorum is %d: %s",
+		lock.ErrUnavailable, e.Op, e.Key, len(e.Nodes), e.Total, e.Quorum, strings.Join(parts, "; "))
+}
+
+// Unwrap returns lock.ErrUnavailable and the node errors.
+func (e *QuorumError) Unwrap() []error {
+	errs := []error{lock.ErrUnavailable}
+	for _, n := range e.Nodes {
+		errs = append(errs, n)
+	}
+	return errs
+}
+
+func (l *Locker) acquire(ctx context.Context, key string, wait bool, opts []lock.Option) (lock.Lease, error) {
+	cfg, err := lock.NewConfig(opts...)
+	if err != nil {
+		return nil, err
+	}
+	if err := lock.CheckKey(key); err != nil {
+		return nil, err
+	}
+	if wait && cfg.Wait > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, cfg.Wait)
+		defer cancel()
+	}
+	start := time.Now()
+	b := &backend{
+		locker: l,
+		q:      redisq.Lock{Keys: redisq.KeysFor(l.opts.Prefix, key), ID: rand.Text(), WaiterTimeout: l.opts.WaiterTimeout},
+		key:    key,
+		ttl:    cfg.TTL,
+	}
+	// Every node orders its queue by this process's arrival time, so the
+	// nodes agree on who is next and hand the lock to the same waiter.
+	score := start.UnixMicro()
+
+	wake := make(chan uint64, len(l.nodes))
+	if wait {
+		// In parallel: each waits (boundedly) for its node to confirm.
+		stops := make([]func(), len(l.nodes))
+		var wg sync.WaitGroup
+		for i, n := range l.nodes {
+			wg.Go(func() { stops[i] = n.notes.Listen(ctx, b.q.Keys.Channel, b.q.ID, wake) })
+		}
+		wg.Wait()
+		defer func() {
+			for _, stop := range stops {
+				stop()
+			}
+		}()
+	}
+	contended := false
+	for {
+		drain(wake) // notifications before this attempt are stale after it
+		sent := time.Now()
+		token, expires, kept, err := b.attempt(ctx, cfg.TTL, wait, score)
+		validity := cfg.TTL - time.Since(sent) - l.drift(cfg.TTL)
+		switch {
+		case err == nil && validity > 0:
+			lock.Notify(cfg.Observer, lock.Event{Kind: lock.Acquired, Key: key, Token: token, Wait: time.Since(start), Contended: contended})
+			return lease.New(key, token, sent.Add(validity), cfg, b), nil
+		case err == nil: // granted, but too late to be of use
+			kept = b.giveBack(wait, score, cfg.TTL)
+		case errors.Is(err, lock.ErrUnavailable):
+			b.leave()
+			return nil, l.refuse(ctx, key, start, contended, cfg, err)
+		}
+		contended = true
+		if !wait || ctx.Err() != nil {
+			b.leave()
+			return nil, l.refuse(ctx, key, start, contended, cfg, nil)
+		}
+		// A release hands the lock to us on every node and each node
+		// notifies us: wait until a majority has, or re-check on a timer
+		// (the holder's expiry, or often enough to keep our place).
+		recheck := l.opts.WaiterTimeout / 3
+		if expires > 0 && expires < recheck {
+			recheck = expires
+		}
+		if !l.awaitHandoff(ctx, wake, l.quorum-kept, recheck) {
+			b.leave()
+			return nil, l.refuse(ctx, key, start, contended, cfg, nil)
+		}
+	}
+}
+
+func drain(c <-chan uint64) {
+	for {
+		select {
+		case <-c:
+		default:
+			return
+		}
+	}
+}
+
+// awaitHandoff waits for need notifications, the recheck timer, or ctx.
+// It returns false if ctx ended the wait.
+func (l *Locker) awaitHandoff(ctx context.Context, wake <-chan uint64, need int, recheck time.Duration) bool {
+	t := time.NewTimer(recheck)
+	defer t.Stop()
+	for got := 0; got < need; {
+		select {
+		case <-wake:
+			got++
+		case <-t.C:
+			return true
+		case <-ctx.Done():
+			return false
+		}
+	}
+	return true
+}
+
+func (l *Locker) quorumError(op, key string, failed []*NodeError) *QuorumError {
+	return &QuorumError{Op: op, Key: key, Total: len(l.nodes), Quorum: l.quorum, Nodes: failed}
+}
+
+func (l *Locker) drift(ttl time.Duration) time.Duration {
+	return time.Duration(float64(ttl)*l.opts.DriftFactor) + 2*time.Millisecond
+}
+
+func (l *Locker) nodeTimeout(ttl time.Duration) time.Duration {
+	return max(time.Duration(float64(ttl)*l.opts.NodeTimeout), minNodeTimeout)
+}
+
+// refuse reports a failed acquisition and builds its error, as redislock
+// does.
+func (l *Locker) refuse(ctx context.Context, key string, start time.Time, contended bool, cfg lock.Config, cause error) error {
+	var err error
+	switch {
+	case ctx.Err() != nil:
+		err = errors.Join(fmt.Errorf("%w: %q", lock.ErrNotAcquired, key), ctx.Err())
+	case cause != nil:
+		err = cause
+	default:
+		err = fmt.Errorf("%w: %q is held", lock.ErrNotAcquired, key)
+	}
+	lock.Notify(cfg.Observer, lock.Event{Kind: lock.NotAcquired, Key: key, Wait: time.Since(start), Contended: contended, Err: err})
+	return err
+}
+
+// backend is one acquisition on every node; it implements lease.Backend.
+type backend struct {
+	locker *Locker
+	q      redisq.Lock
+	key    string
+	ttl    time.Duration // of the acquisition, for per-node timeouts
+
+	mu       sync.Mutex
+	granted  []bool // nodes that granted (or may have granted) the last attempt
+	token    uint64 // the lease's token, once granted
+	released []bool // nodes whose release has been answered
+	heldAny  bool   // some node confirmed it held the lock at release
+}
+
+// errNoAnswer marks a node that had not answered when eachNode returned.
+var errNoAnswer = errors.New("no answer in time")
+
+// eachNode runs fn on every node in parallel and returns each node's
+// result and error. It waits for no node longer than timeout: a node that
+// has not answered by then (paused, partitioned) counts as failed, and its
+// call is left to finish on its own. With enough, it returns as soon as
+// enough(vals, errs) says the outcome is decided; nodes yet to answer then
+// carry errNoAnswer.
+func eachNode[T any](l *Locker, ctx context.Context, timeout time.Duration, fn func(ctx context.Context, i int, n node) (T, error), enough func(vals []T, errs []error) bool) ([]T, []error) {
+	type result struct {
+		i   int
+		v   T
+		err error
+	}
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	results := make(chan result, len(l.nodes))
+	for i, n := range l.nodes {
+		go func() {
+			v, err := fn(ctx, i, n)
+			results <- result{i, v, err}
+		}()
+	}
+	vals := make([]T, len(l.nodes))
+	errs := make([]error, len(l.nodes))
+	for i := range errs {
+		errs[i] = errNoAnswer
+	}
+	for got := 1; got <= len(l.nodes); got++ {
+		select {
+		case r := <-results:
+			vals[r.i], errs[r.i] = r.v, r.err
+			if enough != nil && enough(vals, errs) && got < len(l.nodes) {
+				// The calls still out keep their context until they end.
+				go func() {
+					for range len(l.nodes) - got {
+						<-results
+					}
+					cancel()
+				}()
+				return vals, errs
+			}
+		case <-ctx.Done():
+			cancel()
+			return vals, errs
+		}
+	}
+	cancel()
+	return vals, errs
+}
+
+// count returns how many nodes answered without error and satisfy ok.
+func count[T any](vals []T, errs []error, ok func(T) bool) int {
+	n := 0
+	for i, v := range vals {
+		if errs[i] == nil && ok(v) {
+			n++
+		}
+	}
+	return n
+}
+
+// attempt asks every node for the lock once. It returns the token (the
+// largest of the granting nodes' tokens) when a majority granted, else
+// ErrNotAcquired, or a *QuorumError when too many nodes failed to answer
+// for a majority ever to be reached. On failure the nodes that granted
+// (or did not answer) are given back, and kept says how many of them the
+// waiter still holds.
+func (b *backend) attempt(ctx context.Context, ttl time.Duration, wait bool, score int64) (token uint64, expires time.Duration, kept int, err error) {
+	n := len(b.locker.nodes)
+	res, errs := eachNode(b.locker, ctx, b.locker.nodeTimeout(ttl), func(ctx context.Context, _ int, nd node) (redisq.Result, error) {
+		return b.q.Acquire(ctx, nd.client, ttl, wait, score)
+	}, func(res []redisq.Result, errs []error) bool {
+		return count(res, errs, func(r redisq.Result) bool { return r.Granted }) >= b.locker.quorum
+	})
+	granted := make([]bool, n)
+	var ok int
+	var failed []*NodeError
+	for i := range n {
+		switch {
+		case errs[i] != nil:
+			failed = append(failed, &NodeError{Node: i, Err: errs[i]})
+			granted[i] = true // it may have granted before the reply was lost
+		case res[i].Granted:
+			granted[i] = true
+			ok++
+			token = max(token, res[i].Token)
+		default:
+			expires = max(expires, res[i].Expires)
+		}
+	}
+	b.mu.Lock()
+	b.granted = granted
+	if ok >= b.locker.quorum {
+		b.token = token
+	}
+	b.mu.Unlock()
+	if ok >= b.locker.quorum {
+		return token, 0, 0, nil
+	}
+	if len(failed) > n-b.locker.quorum {
+		b.giveBack(false, score, ttl)
+		return 0, 0, 0, b.locker.quorumError("acquire", b.key, failed)
+	}
+	return 0, expires, b.giveBack(wait, score, ttl), lock.ErrNotAcquired
+}
+
+// giveBack returns the nodes of the last attempt that granted the lock or
+// did not answer. A waiter yields them: each goes to the first in that
+// node's queue, which is the waiter itself (it keeps the node) unless
+// someone queued earlier. That keeps every node serving the earliest
+// waiter, so no two waiters end up holding a minority each. A caller that
+// will not wait releases them. It returns the number of nodes kept.
+func (b *backend) giveBack(wait bool, score int64, ttl time.Duration) int {
+	b.mu.Lock()
+	granted := b.granted
+	b.mu.Unlock()
+	kept, _ := eachNode(b.locker, context.Background(), b.locker.nodeTimeout(ttl), func(ctx context.Context, i int, n node) (bool, error) {
+		switch {
+		case !granted[i]:
+			return false, nil
+		case wait:
+			return b.q.Yield(ctx, n.client, score, ttl)
+		default:
+			_, err := b.q.Release(ctx, n.client) // an unreleased node frees itself at expiry
+			return false, err
+		}
+	}, nil)
+	var n int
+	for _, k := range kept {
+		if k {
+			n++
+		}
+	}
+	return n
+}
+
+// leave takes an abandoned acquisition off every node: out of the queues,
+// and any lock handed to it passed on.
+func (b *backend) leave() {
+	eachNode(b.locker, context.Background(), b.locker.nodeTimeout(b.ttl), func(ctx context.Context, _ int, n node) (bool, error) {
+		return b.q.Release(ctx, n.client) // best effort: a waiter not cleaned up drops out after WaiterTimeout
+	}, nil)
+}
+
+// Refresh implements lease.Backend: it extends the lock on every node that
+// still holds it, and succeeds if a majority do. Then, and only then, it
+// re-creates the lock on nodes that lost it (a node that restarted empty),
+// so the lease keeps a full majority behind it.
+func (b *backend) Refresh(ctx context.Context, ttl time.Duration) error {
+	held, errs := eachNode(b.locker, ctx, b.locker.nodeTimeout(ttl), func(ctx context.Context, _ int, n node) (bool, error) {
+		return b.q.Refresh(ctx, n.client, ttl, false, 0)
+	}, nil)
+	var ok int
+	var failed []*NodeError
+	for i, err := range errs {
+		switch {
+		case err != nil:
+			failed = append(failed, &NodeError{Node: i, Err: err})
+		case held[i]:
+			ok++
+		}
+	}
+	switch {
+	case ok+len(failed) < b.locker.quorum:
+		return fmt.Errorf("%w: %q is no longer held on a majority of nodes", lock.ErrLost, b.key)
+	case ok < b.locker.quorum:
+		return b.locker.quorumError("refresh", b.key, failed)
+	case ok < len(b.locker.nodes):
+		b.mu.Lock()
+		token := b.token
+		b.mu.Unlock()
+		eachNode(b.locker, ctx, b.locker.nodeTimeout(ttl), func(ctx context.Context, i int, n node) (bool, error) {
+			if errs[i] != nil || held[i] {
+				return false, nil
+			}
+			return b.q.Refresh(ctx, n.client, ttl, true, token) // best effort: the majority holds
+		}, nil)
+	}
+	return nil
+}
+
+// Release implements lease.Backend: it releases the lock on every node. A
+// retry after a partial failure contacts only the nodes that did not
+// answer.
+func (b *backend) Release(ctx context.Context) error {
+	b.mu.Lock()
+	if b.released == nil {
+		b.released = make([]bool, len(b.locker.nodes))
+	}
+	released := slices.Clone(b.released)
+	b.mu.Unlock()
+	held, errs := eachNode(b.locker, ctx, b.locker.nodeTimeout(b.ttl), func(ctx context.Context, i int, n node) (bool, error) {
+		if released[i] {
+			return false, nil
+		}
+		return b.q.Release(ctx, n.client)
+	}, func(_ []bool, errs []error) bool {
+		// A majority's answer decides; the rest are left to finish.
+		return count(errs, errs, func(error) bool { return true }) >= b.locker.quorum
+	})
+	var failed []*NodeError
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	for i, err := range errs {
+		if err != nil {
+			failed = append(failed, &NodeError{Node: i, Err: err})
+			continue
+		}
+		b.released[i] = true
+		b.heldAny = b.heldAny || held[i]
+	}
+	// Once a majority has answered, nobody can hold a majority on our
+	// behalf: the nodes that did not answer free themselves at expiry.
+	switch {
+	case len(b.locker.nodes)-len(failed) < b.locker.quorum:
+		return b.locker.quorumError("release", b.key, failed)
+	case !b.heldAny:
+		return fmt.Errorf("%w: %q was no longer held on any node", lock.ErrLost, b.key)
+	}
+	return nil
+}

@@ -1,0 +1,302 @@
+package redlock_test
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+
+	"github.com/stockade/stockade/internal/testserver"
+	"github.com/stockade/stockade/lock"
+	"github.com/stockade/stockade/lock/locktest"
+	"github.com/stockade/stockade/lock/redlock"
+)
+
+func TestMain(m *testing.M) {
+	if os.Getenv("REDLOCK_HOLDER_ADDRS") != "" {
+		holderProcess()
+		return
+	}
+	os.Exit(testserver.Main(m))
+}
+
+// cluster starts n independent Redis servers for the test.
+func cluster(t *testing.T, n int) []*testserver.Redis {
+	t.Helper()
+	srvs := make([]*testserver.Redis, n)
+	for i := range srvs {
+		srvs[i] = testserver.NewRedis(t)
+	}
+	return srvs
+}
+
+func clients(t *testing.T, addrs []string) []redis.UniversalClient {
+	t.Helper()
+	cs := make([]redis.UniversalClient, len(addrs))
+	for i, a := range addrs {
+		c := redis.NewClient(&redis.Options{Addr: a, PoolSize: 100, ContextTimeoutEnabled: true, MaxRetries: -1})
+		t.Cleanup(func() { c.Close() })
+		cs[i] = c
+	}
+	return cs
+}
+
+func addrsOf(srvs []*testserver.Redis) []string {
+	addrs := make([]string, len(srvs))
+	for i, s := range srvs {
+		addrs[i] = s.Addr()
+	}
+	return addrs
+}
+
+func newLocker(t *testing.T, addrs []string, opts *redlock.Options) *redlock.Locker {
+	t.Helper()
+	l, err := redlock.New(clients(t, addrs), opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { l.Close() })
+	return l
+}
+
+func TestConformance(t *testing.T) {
+	addrs := addrsOf(cluster(t, 5))
+	admin := clients(t, addrs)
+	locktest.Run(t,
+		func(t *testing.T) lock.Locker { return newLocker(t, addrs, nil) },
+		locktest.WithRevoke(func(t *testing.T, key string) {
+			for _, c := range admin {
+				if err := c.Del(t.Context(), "lock:{"+key+"}").Err(); err != nil {
+					t.Fatal(err)
+				}
+			}
+		}),
+	)
+}
+
+func TestNewRefusesNoNodes(t *testing.T) {
+	for _, cs := range [][]redis.UniversalClient{nil, {nil}} {
+		if _, err := redlock.New(cs, nil); !errors.Is(err, lock.ErrInvalid) {
+			t.Errorf("New(%v) = %v, want ErrInvalid", cs, err)
+		}
+	}
+}
+
+// contend runs goroutines that take key in turn for a while and checks no
+// two ever hold it at once. It returns the number of critical sections.
+func contend(t *testing.T, lockers []*redlock.Locker, key string, rounds int) int64 {
+	t.Helper()
+	var inside, done atomic.Int64
+	var wg sync.WaitGroup
+	for g := range 8 {
+		l := lockers[g%len(lockers)]
+		wg.Go(func() {
+			for range rounds {
+				le, err := l.Acquire(t.Context(), key, lock.WithTTL(2*time.Second), lock.WithWait(20*time.Second))
+				if err != nil {
+					t.Errorf("acquire: %v", err)
+					return
+				}
+				if inside.Add(1) != 1 {
+					t.Error("two holders at once")
+				}
+				time.Sleep(time.Millisecond)
+				inside.Add(-1)
+				done.Add(1)
+				if err := le.Release(t.Context()); err != nil {
+					t.Errorf("release: %v", err)
+				}
+			}
+		})
+	}
+	wg.Wait()
+	return done.Load()
+}
+
+// TestMinorityDown kills or pauses two of five nodes: locks are still
+// granted, and exclusion holds.
+func TestMinorityDown(t *testing.T) {
+	for _, fault := range []string{"kill", "pause"} {
+		t.Run(fault, func(t *testing.T) {
+			srvs := cluster(t, 5)
+			addrs := addrsOf(srvs)
+			lockers := []*redlock.Locker{newLocker(t, addrs, nil), newLocker(t, addrs, nil)}
+			for _, s := range srvs[:2] {
+				var err error
+				if fault == "kill" {
+					err = s.Kill()
+				} else {
+					err = s.Pause()
+					t.Cleanup(func() { s.Resume() })
+				}
+				if err != nil {
+					t.Fatal(err)
+				}
+			}
+			if n := contend(t, lockers, "k", 10); n != 80 {
+				t.Fatalf("%d critical sections, want 80", n)
+			}
+		})
+	}
+}
+
+// TestMajorityDown stops three of five nodes: acquisition fails promptly
+// with ErrUnavailable, and the per-node errors are reachable.
+func TestMajorityDown(t *testing.T) {
+	srvs := cluster(t, 5)
+	l := newLocker(t, addrsOf(srvs), nil)
+	if err := srvs[0].Kill(); err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range srvs[1:3] {
+		if err := s.Pause(); err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { s.Resume() })
+	}
+	for _, acquire := range []func(context.Context, string, ...lock.Option) (lock.Lease, error){l.Acquire, l.TryAcquire} {
+		ctx, cancel := context.WithTimeout(t.Context(), 20*time.Second)
+		le, err := acquire(ctx, "k", lock.WithTTL(time.Second))
+		waited := ctx.Err() != nil
+		cancel()
+		if le != nil {
+			t.Fatal("granted without a majority")
+		}
+		if waited || errors.Is(err, context.DeadlineExceeded) {
+			t.Fatalf("acquisition waited for its context instead of failing: %v", err)
+		}
+		if !errors.Is(err, lock.ErrUnavailable) {
+			t.Fatalf("err = %v, want ErrUnavailable", err)
+		}
+		var qe *redlock.QuorumError
+		var ne *redlock.NodeError
+		if !errors.As(err, &qe) || len(qe.Nodes) != 3 || qe.Total != 5 || qe.Quorum != 3 {
+			t.Fatalf("QuorumError = %+v, want 3 of 5 failed, quorum 3", qe)
+		}
+		if !errors.As(err, &ne) || ne.Err == nil {
+			t.Fatalf("no NodeError in %v", err)
+		}
+	}
+}
+
+// TestRefreshReseedsRestartedNode restarts one node empty and checks that
+// the next refresh puts the lock back on it.
+func TestRefreshReseedsRestartedNode(t *testing.T) {
+	srvs := cluster(t, 3)
+	addrs := addrsOf(srvs)
+	l := newLocker(t, addrs, nil)
+	le, err := l.Acquire(t.Context(), "k", lock.WithTTL(5*time.Second))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := srvs[2].Restart(); err != nil {
+		t.Fatal(err)
+	}
+	c := clients(t, addrs[2:])[0]
+	if n := c.Exists(t.Context(), "lock:{k}").Val(); n != 0 {
+		t.Fatalf("restarted node still has the lock (%d)", n)
+	}
+	if err := le.Refresh(t.Context(), 5*time.Second); err != nil {
+		t.Fatal(err)
+	}
+	if n := c.Exists(t.Context(), "lock:{k}").Val(); n != 1 {
+		t.Fatal("refresh did not re-seed the restarted node")
+	}
+	// Someone else cannot take it on the restarted node alone.
+	if _, err := newLocker(t, addrs, nil).TryAcquire(t.Context(), "k"); !errors.Is(err, lock.ErrNotAcquired) {
+		t.Fatalf("TryAcquire while held: %v", err)
+	}
+	if err := le.Release(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestPausedHolderSeesLoss runs a holder in a child process, stops it
+// (SIGSTOP) for longer than its lease, lets another process take the lock,
+// and resumes it: the holder must see Done closed with ErrLost.
+func TestPausedHolderSeesLoss(t *testing.T) {
+	addrs := addrsOf(cluster(t, 5))
+	cmd := exec.Command(os.Args[0], "-test.run=^$")
+	cmd.Env = append(os.Environ(), "REDLOCK_HOLDER_ADDRS="+strings.Join(addrs, ","))
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
+	lines := make(chan string, 4)
+	go func() {
+		sc := bufio.NewScanner(out)
+		for sc.Scan() {
+			lines <- sc.Text()
+		}
+		close(lines)
+	}()
+	next := func() string {
+		select {
+		case l := <-lines:
+			return l
+		case <-time.After(20 * time.Second):
+			t.Fatal("holder process said nothing")
+			return ""
+		}
+	}
+	first := next()
+	var token uint64
+	if _, err := fmt.Sscanf(first, "acquired %d", &token); err != nil {
+		t.Fatalf("holder: %q", first)
+	}
+	if err := cmd.Process.Signal(syscall.SIGSTOP); err != nil {
+		t.Fatal(err)
+	}
+	// The holder's 1 s lease runs out on the servers while it is stopped.
+	le, err := newLocker(t, addrs, nil).Acquire(t.Context(), "paused", lock.WithWait(10*time.Second))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if le.Token() <= token {
+		t.Errorf("new holder's token %d not above the paused holder's %d", le.Token(), token)
+	}
+	if err := cmd.Process.Signal(syscall.SIGCONT); err != nil {
+		t.Fatal(err)
+	}
+	if got := next(); got != "lost lock: lease lost" {
+		t.Fatalf("resumed holder said %q, want it to report the loss", got)
+	}
+	le.Release(t.Context())
+}
+
+// holderProcess is the child of TestPausedHolderSeesLoss: it takes the
+// lock with auto-renew, reports, and reports again when Done closes.
+func holderProcess() {
+	var cs []redis.UniversalClient
+	for _, a := range strings.Split(os.Getenv("REDLOCK_HOLDER_ADDRS"), ",") {
+		cs = append(cs, redis.NewClient(&redis.Options{Addr: a, ContextTimeoutEnabled: true}))
+	}
+	l, err := redlock.New(cs, nil)
+	if err != nil {
+		fmt.Println("error", err)
+		os.Exit(1)
+	}
+	le, err := l.Acquire(context.Background(), "paused", lock.WithTTL(time.Second), lock.WithAutoRenew())
+	if err != nil {
+		fmt.Println("error", err)
+		os.Exit(1)
+	}
+	fmt.Printf("acquired %d\n", le.Token())
+	<-le.Done()
+	fmt.Printf("lost %v\n", le.Err())
+	os.Exit(0)
+}
