@@ -1,0 +1,145 @@
+// Package pglock is a lock.Locker on PostgreSQL advisory locks, through a
+// pgx connection pool, plus LockTx, which locks a key for the rest of a
+// transaction.
+//
+//	pool, err := pgxpool.New(ctx, "postgres://app@db/app") // sized for the leases held at once
+//	locker := pglock.New(pool, nil)
+//	lease, err := locker.Acquire(ctx, "sku:42", lock.WithTTL(10*time.Second), lock.WithAutoRenew())
+//	if err != nil {
+//		return err
+//	}
+//	defer lease.Release(context.WithoutCancel(ctx))
+//	// … act on sku:42, passing lease.Token() to the resource; stop if lease.Done() closes …
+//
+// # How it works
+//
+// A key maps to a bigint advisory lock id (see LockID). Acquire takes a
+// connection from the pool and pins it: pg_try_advisory_lock on it, and if
+// the key is held, pg_advisory_lock, which waits in PostgreSQL's own lock
+// queue. The server grants the lock to its waiters in arrival order and
+// refuses pg_try_advisory_lock while anyone is queued, so nobody barges in
+// and nobody starves; no client polls. The connection stays pinned to the
+// lease, its session holding the lock, until Release unlocks it and gives
+// it back to the pool. The SQL is in the package's .sql files.
+//
+// When the context of a waiting Acquire ends (or its WithWait bound
+// passes), the wait is cancelled on the server with a cancel request, as
+// psql's Ctrl-C does: the backend leaves the lock queue at once, and the
+// connection goes back to the pool, still open, once it is known to hold no
+// lock on the key (a grant that raced with the cancellation is released).
+// pgx's default reaction to a done context, cutting the connection, would
+// leave the backend queued until it was granted the lock.
+//
+// # Leases and their TTL
+//
+// PostgreSQL keeps an advisory lock for as long as the session that took it
+// and has no expiry of its own. A lease is therefore held while its
+// connection lives, and no longer than a local deadline: the TTL from the
+// grant, moved by Refresh and by the WithAutoRenew watchdog. Refresh checks
+// on the server (in pg_locks) that the session still holds the lock.
+//
+// When the deadline passes without a refresh, the lease is declared lost
+// (Done closes, Err is lock.ErrLost) and then the Locker releases the lock
+// on the server itself, so that a holder that stopped renewing frees its
+// key after its TTL, as with the other backends. Done is closed before the
+// next holder can be granted the key. (When the connection dies instead,
+// the server frees the lock at once and the holder learns it at its next
+// check: that gap is what fencing tokens are for.)
+//
+// Each held lease also checks its connection every Options.CheckInterval
+// with an empty query. When the connection has died — the server
+// restarted, an operator ran pg_terminate_backend, the network cut it —
+// the session and its lock are gone, and the lease is declared lost within
+// about that interval, with the pgx error (say a *pgconn.PgError with code
+// 57P01) in the Lost event. A connection that broke, or whose unlock
+// failed, is closed and taken out of the pool, never returned holding a
+// lock. Closing it ends the session, which frees its locks.
+//
+// # Fencing tokens
+//
+// Tokens are drawn with nextval from one sequence, on the pinned
+// connection right after the lock is granted. A sequence only goes up, so
+// each holder of a key gets a larger token than the holders before it,
+// across processes and across server restarts. nextval is WAL-logged, and
+// a lease's token reaches the client only after its statement committed,
+// so with synchronous_commit on (the default) a crash cannot hand it out
+// again.
+// One sequence serves every key, so nothing is kept per key. It is created
+// on first use; to create it up front, or with a role that may not create
+// objects, run (with the names from Options):
+//
+//	CREATE SEQUENCE IF NOT EXISTS public.lock_token_seq AS bigint MINVALUE 1 NO CYCLE CACHE 1;
+//	GRANT USAGE ON SEQUENCE public.lock_token_seq TO app; -- nextval needs USAGE or UPDATE
+//
+// Keep CACHE 1: with a larger cache each session hands out its own block of
+// values, and tokens would no longer rise across sessions.
+//
+// # Transactions
+//
+// LockTx takes a key with pg_advisory_xact_lock for the rest of a
+// transaction, released at commit or rollback, and returns a token from
+// the same sequence. It is the tool for writes to the same database: they
+// are serialized with no lease to keep alive and no connection pinned
+// beyond the transaction. LockTx and a Locker with the same Prefix exclude
+// each other on the same key.
+//
+// # Pool size and proxies
+//
+// Every held lease pins one connection of the pool, and so does every
+// Acquire while it waits; AcquireAll on n keys pins n. An Acquire that finds
+// the pool exhausted waits for a connection, within its context and WithWait
+// bound, and so does TryAcquire. Size the pool (pgxpool's MaxConns, by
+// default the larger of 4 and the number of CPUs) for the leases held and
+// waited for at once, plus what the application needs, and the server's
+// max_connections for every process's pool. Release leases before closing
+// the pool: Close waits for pinned connections.
+//
+// Session advisory locks belong to one server connection. A connection
+// proxy in transaction-pooling mode (PgBouncer's pool_mode=transaction, and
+// most "serverless" poolers) hands that server connection to other clients
+// between statements, so the Locker does not work through one: use a direct
+// connection or session pooling. LockTx, whose lock lives inside one
+// transaction, works through either.
+//
+// # Keys and collisions
+//
+// The lock id of a key is the first 8 bytes of the SHA-256 of Prefix+key,
+// as a signed big-endian integer. Advisory lock ids are shared by everything
+// that uses advisory locks in the database, so applications use a Prefix of
+// their own. Two keys whose ids collide share one lock: that is safe (they
+// exclude each other when they need not, never the reverse), only less
+// concurrent. Among n keys in use at once, a collision has a chance of about
+// n²/2⁶⁵ — for a million keys, about one in 37 million. To see who holds a
+// key:
+//
+//	SELECT pid FROM pg_locks WHERE locktype = 'advisory' AND granted
+//	  AND classid = (id >> 32) & 4294967295 AND objid = id & 4294967295 AND objsubid = 1;
+//
+// # Failure modes
+//
+//   - Server restart or crash: every session ends and every lock is freed.
+//     Holders learn it within CheckInterval (or at their next Refresh) and
+//     get lock.ErrLost; tokens keep rising after the restart.
+//   - A failover to a replica: advisory locks are not replicated, so they
+//     are gone, and the holders' connections to the old primary die. With
+//     asynchronous replication the last nextval calls may be lost too, and
+//     tokens could repeat: fence resources outside this database only with
+//     synchronous replication.
+//   - Network partition: the holder's check times out (CheckTimeout), it
+//     cuts the connection and declares the lease lost. The server frees the
+//     lock only when it notices the connection is dead, which on an idle
+//     session takes TCP keepalives: set tcp_keepalives_idle (and _interval,
+//     _count) on the server or in the connection string, or the lock can
+//     outlive its holder by hours. Another holder is never admitted early;
+//     the key is only unavailable for longer.
+//   - The server is unreachable: Acquire and TryAcquire return
+//     lock.ErrUnavailable wrapping pgx's error (a *pgconn.ConnectError, a
+//     *pgconn.PgError…), and nothing is held.
+//   - idle_session_timeout shorter than CheckInterval, or an operator's
+//     pg_terminate_backend, ends a holder's session: its lease is lost.
+//
+// As with every lock, a holder that pauses past its lease's end can still
+// act as if it held it; only a resource that checks the fencing token is
+// safe from it. Writes to the same database under LockTx are the exception:
+// the lock and the writes commit together.
+package pglock

@@ -1,0 +1,313 @@
+package pglock
+
+import (
+	"context"
+	"crypto/sha256"
+	_ "embed"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/stockade/stockade/lock"
+	"github.com/stockade/stockade/lock/internal/lease"
+)
+
+var (
+	//go:embed try_acquire.sql
+	tryAcquireSQL string
+	//go:embed acquire.sql
+	acquireSQL string
+	//go:embed token.sql
+	tokenSQL string
+	//go:embed held.sql
+	heldSQL string
+	//go:embed release.sql
+	releaseSQL string
+	//go:embed release_if_held.sql
+	releaseIfHeldSQL string
+	//go:embed sequence.sql
+	sequenceSQL string
+)
+
+// cleanupTimeout bounds the clean-up of a connection after a failed or
+// cancelled acquisition or a lost lease, which runs even when the caller's
+// context is done.
+const cleanupTimeout = 5 * time.Second
+
+// Options configures a Locker, and LockTx. A nil *Options means all defaults.
+type Options struct {
+	// Prefix is put before every key before it is hashed into an advisory
+	// lock id (see LockID), e.g. "booking:". Lockers and LockTx calls that
+	// should exclude each other must use the same prefix; applications that
+	// share a database use different ones.
+	// Default: "lock:".
+	Prefix string
+
+	// Schema holds the fencing-token sequence. It must exist.
+	// Default: "public".
+	Schema string
+
+	// Sequence is the name of the sequence that fencing tokens are drawn
+	// from. It is created with CREATE SEQUENCE IF NOT EXISTS when first
+	// found missing.
+	// Default: "lock_token_seq".
+	Sequence string
+
+	// CheckInterval is how often each held lease checks that its connection
+	// is alive, with an empty query. A lease whose connection died (the
+	// server restarted, the backend was terminated) is declared lost within
+	// about this time.
+	// Default: 1s.
+	CheckInterval time.Duration
+
+	// CheckTimeout bounds each check. A check that takes longer cuts the
+	// connection, which ends the session and its lock, and the lease is
+	// declared lost.
+	// Default: 5s.
+	CheckTimeout time.Duration
+}
+
+func (o *Options) withDefaults() Options {
+	var out Options
+	if o != nil {
+		out = *o
+	}
+	if out.Prefix == "" {
+		out.Prefix = "lock:"
+	}
+	if out.Schema == "" {
+		out.Schema = "public"
+	}
+	if out.Sequence == "" {
+		out.Sequence = "lock_token_seq"
+	}
+	if out.CheckInterval <= 0 {
+		out.CheckInterval = time.Second
+	}
+	if out.CheckTimeout <= 0 {
+		out.CheckTimeout = 5 * time.Second
+	}
+	return out
+}
+
+// sequence returns the quoted, schema-qualified name of the token sequence.
+func (o *Options) sequence() string {
+	return pgx.Identifier{o.Schema, o.Sequence}.Sanitize()
+}
+
+// LockID returns the advisory lock id that key maps to with opts: the first
+// 8 bytes of the SHA-256 of Prefix+key, read as a big-endian int64. It is
+// the argument of pg_advisory_lock(bigint); pg_locks shows the lock as
+// classid = id>>32, objid = id&0xffffffff, objsubid = 1, which is how an
+// operator finds the holder of a key.
+//
+// Two keys whose ids collide share one lock: that is safe (they exclude
+// each other, never fail to), only less concurrent. The chance of any
+// collision among n keys in use is about n²/2⁶⁵.
+func LockID(key string, opts *Options) int64 {
+	o := opts.withDefaults()
+	return lockID(o.Prefix, key)
+}
+
+func lockID(prefix, key string) int64 {
+	sum := sha256.Sum256([]byte(prefix + key))
+	return int64(binary.BigEndian.Uint64(sum[:8]))
+}
+
+// Locker is a lock.Locker on PostgreSQL session advisory locks, taken
+// through a pgx connection pool. Each held lease, and each waiting Acquire,
+// keeps one connection of the pool to itself. It is safe for concurrent use.
+type Locker struct {
+	pool *pgxpool.Pool
+	opts Options
+	seq  string
+}
+
+var _ lock.Locker = (*Locker)(nil)
+
+// New returns a Locker that takes its connections from pool. The pool must
+// connect to PostgreSQL directly or through a session-pooling proxy, not a
+// transaction-pooling one (see the package documentation), and be large
+// enough for every lease held and every Acquire waiting at once.
+func New(pool *pgxpool.Pool, opts *Options) *Locker {
+	o := opts.withDefaults()
+	return &Locker{pool: pool, opts: o, seq: o.sequence()}
+}
+
+// Acquire implements lock.Locker. It waits in PostgreSQL's lock queue; ctx
+// ending, or the WithWait bound passing, cancels the wait on the server.
+func (l *Locker) Acquire(ctx context.Context, key string, opts ...lock.Option) (lock.Lease, error) {
+	return l.acquire(ctx, key, true, opts)
+}
+
+// TryAcquire implements lock.Locker. It does not wait for the key, but it
+// does wait (bounded by ctx) for a free connection from the pool.
+func (l *Locker) TryAcquire(ctx context.Context, key string, opts ...lock.Option) (lock.Lease, error) {
+	return l.acquire(ctx, key, false, opts)
+}
+
+func (l *Locker) acquire(ctx context.Context, key string, wait bool, opts []lock.Option) (lock.Lease, error) {
+	cfg, err := lock.NewConfig(opts...)
+	if err != nil {
+		return nil, err
+	}
+	if err := lock.CheckKey(key); err != nil {
+		return nil, err
+	}
+	if wait && cfg.Wait > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, cfg.Wait)
+		defer cancel()
+	}
+	start := time.Now()
+	b := &backend{locker: l, key: key, id: lockID(l.opts.Prefix, key)}
+	token, granted, contended, err := b.take(ctx, wait)
+	if err != nil || !granted {
+		return nil, l.refuse(ctx, key, start, contended, cfg, err)
+	}
+	// The server keeps no deadline on an advisory lock, so the local one
+	// runs from the grant; the lease ends it, and watch frees the lock.
+	b.lease = lease.New(key, token, time.Now().Add(cfg.TTL), cfg, b)
+	go b.watch()
+	lock.Notify(cfg.Observer, lock.Event{Kind: lock.Acquired, Key: key, Token: token, Wait: time.Since(start), Contended: contended})
+	return b.lease, nil
+}
+
+// refuse reports a failed acquisition and builds its error: ErrNotAcquired
+// (joined with the context's error if it ended the wait) or, for a
+// connection or server failure, ErrUnavailable wrapping the cause.
+func (l *Locker) refuse(ctx context.Context, key string, start time.Time, contended bool, cfg lock.Config, cause error) error {
+	var err error
+	switch {
+	case ctx.Err() != nil:
+		err = errors.Join(fmt.Errorf("%w: %q", lock.ErrNotAcquired, key), ctx.Err())
+	case cause != nil:
+		err = fmt.Errorf("%w: acquire %q: %w", lock.ErrUnavailable, key, cause)
+	default:
+		err = fmt.Errorf("%w: %q is held", lock.ErrNotAcquired, key)
+	}
+	lock.Notify(cfg.Observer, lock.Event{Kind: lock.NotAcquired, Key: key, Wait: time.Since(start), Contended: contended, Err: err})
+	return err
+}
+
+// take pins a pool connection and takes the lock on it: at once if it is
+// free, else (with wait) by queueing on the server. On success the
+// connection stays pinned in b.conn. A failure leaves nothing held: the
+// connection goes back to the pool only once it is known to hold no lock on
+// the key, and is discarded otherwise.
+func (b *backend) take(ctx context.Context, wait bool) (token uint64, granted, contended bool, err error) {
+	seq := b.locker.seq
+	for attempt := 0; ; attempt++ {
+		var conn *pgxpool.Conn
+		if conn, err = b.locker.pool.Acquire(ctx); err != nil {
+			return 0, false, false, err
+		}
+		var tok *int64
+		err = conn.QueryRow(ctx, tryAcquireSQL, b.id, seq).Scan(&tok)
+		switch {
+		case err == nil:
+		case errors.Is(err, pgx.ErrNoRows): // held, or waiters queued
+			if !wait {
+				conn.Release() // a refused try holds nothing
+				return 0, false, true, nil
+			}
+			contended = true
+			err = queryCancellable(ctx, conn, conn.Conn().PgConn(), acquireSQL, []any{b.id, seq}, &tok)
+			if err != nil || ctx.Err() != nil {
+				// Cancelled, or the server failed: the wait may still have
+				// been granted just as it ended.
+				giveBack(conn, b.id)
+				return 0, false, true, err
+			}
+		case conn.Conn().IsClosed() && ctx.Err() == nil && attempt == 0:
+			// A connection the server closed while it sat in the pool (a
+			// restart): its session, and anything it took, is gone. Try
+			// once more on a fresh one.
+			discard(conn)
+			continue
+		default:
+			giveBack(conn, b.id)
+			return 0, false, false, err
+		}
+		if tok == nil { // granted, but the sequence is missing
+			if tok, err = createAndDraw(ctx, conn.Conn(), &b.locker.opts); err != nil {
+				giveBack(conn, b.id)
+				return 0, false, contended, err
+			}
+		}
+		b.conn = conn
+		return uint64(*tok), true, contended, nil
+	}
+}
+
+// execQuerier is what creating the sequence and drawing a token need: a
+// connection or a transaction.
+type execQuerier interface {
+	Exec(ctx context.Context, sql string, args ...any) (pgconn.CommandTag, error)
+	QueryRow(ctx context.Context, sql string, args ...any) pgx.Row
+}
+
+// createAndDraw creates the token sequence (a concurrent creator is not an
+// error) and draws a token from it.
+func createAndDraw(ctx context.Context, db execQuerier, o *Options) (*int64, error) {
+	if err := createSequence(ctx, db, o); err != nil {
+		return nil, err
+	}
+	return draw(ctx, db, o)
+}
+
+func createSequence(ctx context.Context, db execQuerier, o *Options) error {
+	_, err := db.Exec(ctx, strings.ReplaceAll(sequenceSQL, "__SEQUENCE__", o.sequence()))
+	var pgErr *pgconn.PgError
+	// Two sessions creating it at once: the second fails on the catalog's
+	// unique index (23505) or finds it already there (42P07).
+	if errors.As(err, &pgErr) && (pgErr.Code == "23505" || pgErr.Code == "42P07") {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("create token sequence %s: %w", o.sequence(), err)
+	}
+	return nil
+}
+
+func draw(ctx context.Context, db execQuerier, o *Options) (*int64, error) {
+	var tok *int64
+	if err := db.QueryRow(ctx, tokenSQL, o.sequence()).Scan(&tok); err != nil {
+		return nil, fmt.Errorf("draw token: %w", err)
+	}
+	if tok == nil {
+		return nil, fmt.Errorf("draw token: sequence %s does not exist", o.sequence())
+	}
+	return tok, nil
+}
+
+// giveBack returns conn to the pool once it is known to hold no lock on id,
+// releasing the lock if it does; if that cannot be done, it discards the
+// connection, which ends the session and so frees whatever it held.
+func giveBack(conn *pgxpool.Conn, id int64) {
+	if !conn.Conn().IsClosed() {
+		ctx, cancel := context.WithTimeout(context.Background(), cleanupTimeout)
+		defer cancel()
+		if _, err := conn.Exec(ctx, releaseIfHeldSQL, id); err == nil {
+			conn.Release()
+			return
+		}
+	}
+	discard(conn)
+}
+
+// discard takes conn out of the pool and closes it. The server ends the
+// session, releasing its advisory locks, as soon as it sees the connection
+// closed.
+func discard(conn *pgxpool.Conn) {
+	c := conn.Hijack()
+	ctx, cancel := context.WithTimeout(context.Background(), cleanupTimeout)
+	defer cancel()
+	c.Close(ctx) // an error means it was broken already: closed either way
+}
