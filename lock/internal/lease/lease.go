@@ -36,6 +36,8 @@ type Lease struct {
 	acquired time.Time
 	done     chan struct{}
 
+	releaseMu sync.Mutex // one Release at a time: a second waits and sees the first's outcome
+
 	mu        sync.Mutex
 	err       error       // nil while held; lock.ErrReleased or lock.ErrLost after
 	deadline  time.Time   // local estimate of when the server forgets the lease
@@ -129,6 +131,8 @@ func (l *Lease) refresh(ctx context.Context, ttl time.Duration) error {
 
 // Release implements lock.Lease.
 func (l *Lease) Release(ctx context.Context) error {
+	l.releaseMu.Lock()
+	defer l.releaseMu.Unlock()
 	l.mu.Lock()
 	if errors.Is(l.err, lock.ErrReleased) {
 		l.mu.Unlock()
@@ -148,10 +152,7 @@ func (l *Lease) Release(ctx context.Context) error {
 		return l.Err()
 	case errors.Is(err, lock.ErrLost):
 		l.Lose(err)
-		if err := l.Err(); !errors.Is(err, lock.ErrReleased) {
-			return err
-		}
-		return nil // a concurrent Release freed it first
+		return l.Err()
 	default:
 		l.mu.Lock()
 		l.releasing = false
