@@ -1,0 +1,190 @@
+package stockade
+
+import (
+	"context"
+	"errors"
+	"time"
+)
+
+// ErrConflict is wrapped by store errors that a concurrent transaction
+// caused and that a retry of the whole transaction may cure: PostgreSQL's
+// serialization failures (40001) and deadlocks (40P01), a unique key that a
+// concurrent transaction inserted first, SQLite's busy database. The engine
+// retries them within the request's deadline; callers never see them.
+var ErrConflict = errors.New("stockade: transaction conflict, retry")
+
+// ErrUnsupported is returned by a store for a feature it does not have,
+// such as advisory locks on SQLite.
+var ErrUnsupported = errors.New("stockade: not supported by this store")
+
+// Store is a stockade database. The sqlite and postgres packages implement
+// it and both pass storetest.Run.
+type Store interface {
+	// Update runs fn in a read-write transaction and commits if fn returns
+	// nil; otherwise it rolls back and returns fn's error. Errors from the
+	// database that a retry may cure wrap ErrConflict.
+	Update(ctx context.Context, fn func(tx Tx) error) error
+
+	// View runs fn in a read-only transaction.
+	View(ctx context.Context, fn func(tx Tx) error) error
+
+	// Features says which locking primitives the store offers.
+	Features() Features
+
+	// Ping checks that the database answers.
+	Ping(ctx context.Context) error
+
+	// Close closes the store.
+	Close() error
+}
+
+// Features are the locking primitives a store offers; the engine picks
+// its strategies' fallbacks from them.
+type Features struct {
+	// RowLocks: Levels and SKULevels with lock take row locks (SELECT …
+	// FOR UPDATE). Without them, a write transaction holds the whole
+	// database (SQLite), which serialises writers anyway.
+	RowLocks bool
+	// AdvisoryLocks: Tx.AdvisoryLock works.
+	AdvisoryLocks bool
+	// SkipLocked: LapsedReservations skips reservations that another
+	// transaction has locked, so sweepers on many instances share work.
+	SkipLocked bool
+}
+
+// Tx is one transaction on a Store. Every method returns *Error with
+// ENotFound for a missing row, where it says so; other errors are internal
+// (or wrap ErrConflict).
+type Tx interface {
+	// PutLocation creates or replaces a location.
+	PutLocation(ctx context.Context, loc Location) error
+
+	// Locations returns the locations with the given ids, or all of them
+	// when ids is empty, sorted by id. Missing ids are left out.
+	Locations(ctx context.Context, ids ...string) ([]Location, error)
+
+	// Levels returns the levels that exist among keys, in key order. With
+	// lock, their rows are locked for the rest of the transaction, taken in
+	// key order.
+	Levels(ctx context.Context, keys []Key, lock bool) ([]Level, error)
+
+	// SKULevels returns every level of sku, in location order, locked
+	// with lock.
+	SKULevels(ctx context.Context, sku string, lock bool) ([]Level, error)
+
+	// AllLevels returns every level, in key order.
+	AllLevels(ctx context.Context) ([]Level, error)
+
+	// SetOnHand sets a level's on-hand quantity, creating the level (at
+	// location, which must exist) if it is missing. With expectedVersion
+	// non-nil the write happens only if the level's version equals it (a
+	// missing level has version 0); ok is false otherwise. It returns the
+	// level after the write. The caller checks on-hand against reserved
+	// and committed first; the store refuses a negative available too.
+	SetOnHand(ctx context.Context, k Key, onHand int64, expectedVersion *int64) (l Level, ok bool, err error)
+
+	// UpdateLevel adds d to the level at k and bumps its version if the
+	// level exists, guard holds, and no counter nor available would go
+	// below zero; it then returns the new level and true. Otherwise it
+	// changes nothing and returns false: that is how the atomic strategy
+	// checks availability and writes in one statement.
+	UpdateLevel(ctx context.Context, k Key, d Delta, guard Guard) (Level, bool, error)
+
+	// AppendMovements adds rows to the ledger; the store assigns IDs.
+	AppendMovements(ctx context.Context, ms ...Movement) error
+
+	// Movements returns ledger rows matching f, oldest first.
+	Movements(ctx context.Context, f MovementFilter) ([]Movement, error)
+
+	// LedgerSums returns the sum of the movements of every level that has
+	// any.
+	LedgerSums(ctx context.Context) (map[Key]Delta, error)
+
+	// InsertReservation stores a new reservation.
+	InsertReservation(ctx context.Context, r Reservation) error
+
+	// Reservation returns a reservation (ENotFound if there is none),
+	// locking its row with lock.
+	Reservation(ctx context.Context, id string, lock bool) (Reservation, error)
+
+	// SetReservationStatus moves a reservation from status from to to (and
+	// sets its order id when orderID is not empty) and reports whether it
+	// was in status from.
+	SetReservationStatus(ctx context.Context, id string, from, to ReservationStatus, orderID string) (bool, error)
+
+	// LapsedReservations returns up to limit held reservations that expired
+	// before now, oldest expiry first, locked for the transaction. With
+	// keys, only those with an allocation on one of them. A store with
+	// SkipLocked leaves out those that another transaction has locked.
+	LapsedReservations(ctx context.Context, now time.Time, keys []Key, limit int) ([]Reservation, error)
+
+	// InsertOrder stores a new order.
+	InsertOrder(ctx context.Context, o Order) error
+
+	// Order returns an order (ENotFound if there is none), locking its
+	// row with lock.
+	Order(ctx context.Context, id string, lock bool) (Order, error)
+
+	// SetOrderStatus moves an order from status from to to and reports
+	// whether it was in status from.
+	SetOrderStatus(ctx context.Context, id string, from, to OrderStatus) (bool, error)
+
+	// Idempotency returns the record for key, if there is one.
+	Idempotency(ctx context.Context, key string) (Idempotency, bool, error)
+
+	// PutIdempotency inserts or replaces the record for rec.Key.
+	PutIdempotency(ctx context.Context, rec Idempotency) error
+
+	// DeleteIdempotency removes the record for key, if any.
+	DeleteIdempotency(ctx context.Context, key string) error
+
+	// PurgeIdempotency removes records created before before and returns
+	// how many.
+	PurgeIdempotency(ctx context.Context, before time.Time) (int, error)
+
+	// AdvisoryLock takes a transaction-scoped advisory lock on each key,
+	// in key order, waiting for each; they are released at commit or
+	// rollback. ErrUnsupported where Features().AdvisoryLocks is false.
+	AdvisoryLock(ctx context.Context, keys []Key) error
+}
+
+// Guard is the condition of an UpdateLevel beyond "nothing goes negative".
+type Guard struct {
+	// Version, if not nil, must equal the level's version (optimistic
+	// strategy).
+	Version *int64
+	// Fence, if not zero, must be at least the level's fence, which is
+	// then set to it (lock strategy: a stale lock holder's write fails).
+	Fence uint64
+}
+
+// MovementFilter selects ledger rows. Zero fields match everything.
+type MovementFilter struct {
+	SKU      string
+	Location string
+	Ref      string
+	AfterID  int64 // rows with a larger ID
+	Limit    int   // at most this many; 0 means the store's default (1000)
+}
+
+// IdempotencyState is whether the first request with a key has finished.
+type IdempotencyState string
+
+// Idempotency states.
+const (
+	InFlight IdempotencyState = "in_flight"
+	Done     IdempotencyState = "done"
+)
+
+// Idempotency is what the service remembers of a request that carried an
+// Idempotency-Key: which request it was and, once done, its response.
+type Idempotency struct {
+	Key string
+	// RequestHash identifies the request (method, path and body), so a
+	// reuse of the key for another request is refused.
+	RequestHash string
+	State       IdempotencyState
+	Status      int    // HTTP status of the stored response, once Done
+	Body        []byte // its body, byte for byte
+	CreatedAt   time.Time
+}
