@@ -72,28 +72,21 @@ func (l *Locker) TryAcquire(ctx context.Context, key string, opts ...lock.Option
 }
 
 func (l *Locker) acquire(ctx context.Context, key string, wait bool, opts []lock.Option) (lock.Lease, error) {
-	cfg, err := lock.NewConfig(opts...)
+	a, ctx, err := lease.Begin(ctx, key, wait, opts)
 	if err != nil {
 		return nil, err
 	}
-	if err := lock.CheckKey(key); err != nil {
-		return nil, err
-	}
-	if wait && cfg.Wait > 0 {
-		var cancel context.CancelFunc
-		ctx, cancel = context.WithTimeout(ctx, cfg.Wait)
-		defer cancel()
-	}
-	start := time.Now()
+	defer a.End()
 	if ctx.Err() != nil {
-		return nil, l.refuse(ctx, key, start, false, cfg, nil)
+		return nil, a.Refuse(ctx, nil)
 	}
 	e := &entry{l: l, name: key, queue: l.queuePrefix(key)}
-	if err := e.setLease(l.lease(ctx, cfg.TTL)); err != nil {
-		return nil, l.refuse(ctx, key, start, false, cfg, err)
+	if err := e.setLease(l.lease(ctx, a.Config.TTL)); err != nil {
+		return nil, a.Refuse(ctx, err)
 	}
 
 	contended, w, err := e.take(ctx, wait)
+	a.Contended = contended
 	var validUntil time.Time
 	if err == nil {
 		validUntil, err = e.validUntil(ctx)
@@ -101,34 +94,15 @@ func (l *Locker) acquire(ctx context.Context, key string, wait bool, opts []lock
 	if err != nil {
 		w.stop()
 		e.leave()
-		return nil, l.refuse(ctx, key, start, contended, cfg, err)
+		return nil, a.Refuse(ctx, err)
 	}
 
 	le := &Lease{e: e}
-	le.l = lease.New(key, uint64(e.rev), validUntil, cfg, e)
+	le.l = lease.New(key, uint64(e.rev), validUntil, a.Config, e)
 	e.lease = le.l
 	go e.guard(w)
-	lock.Notify(cfg.Observer, lock.Event{Kind: lock.Acquired, Key: key, Token: le.Token(), Wait: time.Since(start), Contended: contended})
+	a.Granted(le.Token())
 	return le, nil
-}
-
-// refuse reports a failed acquisition and builds its error: ErrNotAcquired
-// (joined with the context's error if it ended the wait) or, for an etcd
-// failure, ErrUnavailable wrapping the cause.
-func (l *Locker) refuse(ctx context.Context, key string, start time.Time, contended bool, cfg lock.Config, cause error) error {
-	var err error
-	switch {
-	case ctx.Err() != nil:
-		err = errors.Join(fmt.Errorf("%w: %q", lock.ErrNotAcquired, key), ctx.Err())
-	case errors.Is(cause, lock.ErrNotAcquired), errors.Is(cause, lock.ErrInvalid):
-		err = cause
-	case cause != nil:
-		err = fmt.Errorf("%w: acquire %q: %w", lock.ErrUnavailable, key, cause)
-	default:
-		err = fmt.Errorf("%w: %q is held", lock.ErrNotAcquired, key)
-	}
-	lock.Notify(cfg.Observer, lock.Event{Kind: lock.NotAcquired, Key: key, Wait: time.Since(start), Contended: contended, Err: err})
-	return err
 }
 
 // keyEscaper makes a lock key safe to put between the prefix and the

@@ -50,7 +50,7 @@ func ExampleLocker_TryAcquire() {
 	defer second.Release(ctx)
 	fmt.Println("now held with token", second.Token())
 	// Output:
-	// memlock: acquire "nightly-report": lock: not acquired
+	// lock: not acquired: "nightly-report" is held
 	// held elsewhere: true
 	// now held with token 2
 }

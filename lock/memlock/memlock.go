@@ -103,21 +103,14 @@ func (l *Locker) TryAcquire(ctx context.Context, key string, opts ...lock.Option
 }
 
 func (l *Locker) acquire(ctx context.Context, key string, wait bool, opts []lock.Option) (lock.Lease, error) {
-	if err := lock.CheckKey(key); err != nil {
-		return nil, err
-	}
-	cfg, err := lock.NewConfig(opts...)
+	a, ctx, err := lease.Begin(ctx, key, wait, opts)
 	if err != nil {
 		return nil, err
 	}
-	if wait && cfg.Wait > 0 {
-		var cancel context.CancelFunc
-		ctx, cancel = context.WithTimeout(ctx, cfg.Wait)
-		defer cancel()
-	}
-	start := time.Now()
-	if err := ctx.Err(); err != nil {
-		return nil, l.refuse(key, cfg, start, false, err)
+	defer a.End()
+	cfg := a.Config
+	if ctx.Err() != nil {
+		return nil, a.Refuse(ctx, nil)
 	}
 
 	l.mu.Lock()
@@ -127,12 +120,13 @@ func (l *Locker) acquire(ctx context.Context, key string, wait bool, opts []lock
 		l.keys[key] = e
 		le := l.newLease(l.grant(key, e, cfg.TTL), cfg)
 		l.mu.Unlock()
-		l.acquired(le, cfg, start, false)
+		a.Granted(le.Token())
 		return le, nil
 	}
+	a.Contended = true
 	if !wait {
 		l.mu.Unlock()
-		return nil, l.refuse(key, cfg, start, true, nil)
+		return nil, a.Refuse(ctx, nil)
 	}
 	w := &waiter{ttl: cfg.TTL, ch: make(chan *hold, 1)}
 	w.elem = e.waiters.PushBack(w)
@@ -144,14 +138,14 @@ func (l *Locker) acquire(ctx context.Context, key string, wait bool, opts []lock
 		le := l.newLease(h, cfg)
 		_, live := h.current()
 		l.mu.Unlock()
-		l.acquired(le, cfg, start, true)
+		a.Granted(le.Token())
 		if !live { // expired before its lease was built: a TTL shorter than a wake-up
 			le.Lose(h.lost())
 		}
 		return le, nil
 	case <-ctx.Done():
 		l.abandon(key, w)
-		return nil, l.refuse(key, cfg, start, true, ctx.Err())
+		return nil, a.Refuse(ctx, nil)
 	}
 }
 
@@ -199,19 +193,6 @@ func (l *Locker) handOff(key string, e *entry) handover {
 	w := e.waiters.Remove(front).(*waiter)
 	w.elem = nil
 	return handover{w: w, h: l.grant(key, e, w.ttl)}
-}
-
-func (l *Locker) acquired(le *lease.Lease, cfg lock.Config, start time.Time, contended bool) {
-	lock.Notify(cfg.Observer, lock.Event{Kind: lock.Acquired, Key: le.Key(), Token: le.Token(), Wait: time.Since(start), Contended: contended})
-}
-
-func (l *Locker) refuse(key string, cfg lock.Config, start time.Time, contended bool, cause error) error {
-	err := fmt.Errorf("memlock: acquire %q: %w", key, lock.ErrNotAcquired)
-	if cause != nil {
-		err = fmt.Errorf("memlock: acquire %q: %w: %w", key, lock.ErrNotAcquired, cause)
-	}
-	lock.Notify(cfg.Observer, lock.Event{Kind: lock.NotAcquired, Key: key, Wait: time.Since(start), Contended: contended, Err: err})
-	return err
 }
 
 // current reports whether h still holds its key and returns the entry.

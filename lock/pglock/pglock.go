@@ -153,47 +153,23 @@ func (l *Locker) TryAcquire(ctx context.Context, key string, opts ...lock.Option
 }
 
 func (l *Locker) acquire(ctx context.Context, key string, wait bool, opts []lock.Option) (lock.Lease, error) {
-	cfg, err := lock.NewConfig(opts...)
+	a, ctx, err := lease.Begin(ctx, key, wait, opts)
 	if err != nil {
 		return nil, err
 	}
-	if err := lock.CheckKey(key); err != nil {
-		return nil, err
-	}
-	if wait && cfg.Wait > 0 {
-		var cancel context.CancelFunc
-		ctx, cancel = context.WithTimeout(ctx, cfg.Wait)
-		defer cancel()
-	}
-	start := time.Now()
+	defer a.End()
 	b := &backend{locker: l, key: key, id: lockID(l.opts.Prefix, key)}
 	token, granted, contended, err := b.take(ctx, wait)
+	a.Contended = contended
 	if err != nil || !granted {
-		return nil, l.refuse(ctx, key, start, contended, cfg, err)
+		return nil, a.Refuse(ctx, err)
 	}
 	// The server keeps no deadline on an advisory lock, so the local one
 	// runs from the grant; the lease ends it, and watch frees the lock.
-	b.lease = lease.New(key, token, time.Now().Add(cfg.TTL), cfg, b)
+	b.lease = lease.New(key, token, time.Now().Add(a.Config.TTL), a.Config, b)
 	go b.watch()
-	lock.Notify(cfg.Observer, lock.Event{Kind: lock.Acquired, Key: key, Token: token, Wait: time.Since(start), Contended: contended})
+	a.Granted(token)
 	return b.lease, nil
-}
-
-// refuse reports a failed acquisition and builds its error: ErrNotAcquired
-// (joined with the context's error if it ended the wait) or, for a
-// connection or server failure, ErrUnavailable wrapping the cause.
-func (l *Locker) refuse(ctx context.Context, key string, start time.Time, contended bool, cfg lock.Config, cause error) error {
-	var err error
-	switch {
-	case ctx.Err() != nil:
-		err = errors.Join(fmt.Errorf("%w: %q", lock.ErrNotAcquired, key), ctx.Err())
-	case cause != nil:
-		err = fmt.Errorf("%w: acquire %q: %w", lock.ErrUnavailable, key, cause)
-	default:
-		err = fmt.Errorf("%w: %q is held", lock.ErrNotAcquired, key)
-	}
-	lock.Notify(cfg.Observer, lock.Event{Kind: lock.NotAcquired, Key: key, Wait: time.Since(start), Contended: contended, Err: err})
-	return err
 }
 
 // take pins a pool connection and takes the lock on it: at once if it is

@@ -3,7 +3,6 @@ package redislock
 import (
 	"context"
 	"crypto/rand"
-	"errors"
 	"fmt"
 	"time"
 
@@ -76,39 +75,34 @@ func (l *Locker) TryAcquire(ctx context.Context, key string, opts ...lock.Option
 }
 
 func (l *Locker) acquire(ctx context.Context, key string, wait bool, opts []lock.Option) (lock.Lease, error) {
-	cfg, err := lock.NewConfig(opts...)
+	a, ctx, err := lease.Begin(ctx, key, wait, opts)
 	if err != nil {
 		return nil, err
 	}
-	if err := lock.CheckKey(key); err != nil {
-		return nil, err
-	}
-	if wait && cfg.Wait > 0 {
-		var cancel context.CancelFunc
-		ctx, cancel = context.WithTimeout(ctx, cfg.Wait)
-		defer cancel()
-	}
+	defer a.End()
+	ttl := a.Config.TTL
 	// The owner id proves a lease is ours: rand.Text carries 128+ random bits.
 	id := rand.Text()
 	b := &backend{
 		client: l.client,
 		q:      redisq.Lock{Keys: redisq.KeysFor(l.opts.Prefix, key), ID: id, WaiterTimeout: l.opts.WaiterTimeout},
 	}
-	start := time.Now()
-	granted := func(token uint64, validUntil time.Time, contended bool) lock.Lease {
-		lock.Notify(cfg.Observer, lock.Event{Kind: lock.Acquired, Key: key, Token: token, Wait: time.Since(start), Contended: contended})
-		return lease.New(key, token, validUntil, cfg, b)
+	granted := func(token uint64, validUntil time.Time) *lease.Lease {
+		a.Granted(token)
+		return lease.New(key, token, validUntil, a.Config, b)
 	}
 
 	// A free key costs one round trip: no subscription, no queue.
-	res, err := b.q.Acquire(ctx, l.client, cfg.TTL, false, 0)
+	res, err := b.q.Acquire(ctx, l.client, ttl, false, 0)
 	switch {
 	case err != nil:
-		return nil, l.refuse(ctx, key, start, false, cfg, err)
+		return nil, a.Refuse(ctx, err)
 	case res.Granted:
-		return granted(res.Token, start.Add(cfg.TTL), false), nil
-	case !wait:
-		return nil, l.refuse(ctx, key, start, true, cfg, nil)
+		return granted(res.Token, a.Start.Add(ttl)), nil
+	}
+	a.Contended = true
+	if !wait {
+		return nil, a.Refuse(ctx, nil)
 	}
 
 	// Held: subscribe to hand-offs, then queue.
@@ -117,13 +111,13 @@ func (l *Locker) acquire(ctx context.Context, key string, wait bool, opts []lock
 	var queuedAt time.Time // when the first call that queued us was sent
 	for {
 		sent := time.Now()
-		res, err := b.q.Acquire(ctx, l.client, cfg.TTL, true, 0)
+		res, err := b.q.Acquire(ctx, l.client, ttl, true, 0)
 		if err != nil {
 			b.leave()
-			return nil, l.refuse(ctx, key, start, true, cfg, err)
+			return nil, a.Refuse(ctx, err)
 		}
 		if res.Granted {
-			return granted(res.Token, sent.Add(cfg.TTL), true), nil
+			return granted(res.Token, sent.Add(ttl)), nil
 		}
 		if res.Queued && queuedAt.IsZero() {
 			queuedAt = sent
@@ -144,7 +138,7 @@ func (l *Locker) acquire(ctx context.Context, key string, wait bool, opts []lock
 		t.Stop()
 		if ctx.Err() != nil {
 			b.leave()
-			return nil, l.refuse(ctx, key, start, true, cfg, nil)
+			return nil, a.Refuse(ctx, nil)
 		}
 		if token == 0 || queuedAt.IsZero() {
 			continue
@@ -153,36 +147,19 @@ func (l *Locker) acquire(ctx context.Context, key string, wait bool, opts []lock
 		// gave it at least the claim window: until queuedAt + claim it is
 		// ours without another round trip. Take it if enough of that is
 		// left, and extend it to the full TTL in the background.
-		claim := min(cfg.TTL, l.opts.WaiterTimeout)
+		claim := min(ttl, l.opts.WaiterTimeout)
 		validUntil := queuedAt.Add(claim)
 		if time.Until(validUntil) < claim/2 {
 			continue // too little left: claim it with a round trip
 		}
-		le := granted(token, validUntil, true)
+		le := granted(token, validUntil)
 		go func() {
 			rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), time.Until(validUntil))
 			defer cancel()
-			le.Refresh(rctx, cfg.TTL) // on failure the lease ends at validUntil
+			le.Refresh(rctx, ttl) // on failure the lease ends at validUntil
 		}()
 		return le, nil
 	}
-}
-
-// refuse reports a failed acquisition and builds its error: ErrNotAcquired
-// (joined with the context's error if it ended the wait) or, for a Redis
-// failure, ErrUnavailable wrapping the cause.
-func (l *Locker) refuse(ctx context.Context, key string, start time.Time, contended bool, cfg lock.Config, cause error) error {
-	var err error
-	switch {
-	case ctx.Err() != nil:
-		err = errors.Join(fmt.Errorf("%w: %q", lock.ErrNotAcquired, key), ctx.Err())
-	case cause != nil:
-		err = fmt.Errorf("%w: acquire %q: %w", lock.ErrUnavailable, key, cause)
-	default:
-		err = fmt.Errorf("%w: %q is held", lock.ErrNotAcquired, key)
-	}
-	lock.Notify(cfg.Observer, lock.Event{Kind: lock.NotAcquired, Key: key, Wait: time.Since(start), Contended: contended, Err: err})
-	return err
 }
 
 // backend is one acquisition's lock on the server; it implements

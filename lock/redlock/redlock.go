@@ -156,19 +156,12 @@ func (e *QuorumError) Unwrap() []error {
 }
 
 func (l *Locker) acquire(ctx context.Context, key string, wait bool, opts []lock.Option) (lock.Lease, error) {
-	cfg, err := lock.NewConfig(opts...)
+	a, ctx, err := lease.Begin(ctx, key, wait, opts)
 	if err != nil {
 		return nil, err
 	}
-	if err := lock.CheckKey(key); err != nil {
-		return nil, err
-	}
-	if wait && cfg.Wait > 0 {
-		var cancel context.CancelFunc
-		ctx, cancel = context.WithTimeout(ctx, cfg.Wait)
-		defer cancel()
-	}
-	start := time.Now()
+	defer a.End()
+	cfg := a.Config
 	b := &backend{
 		locker: l,
 		q:      redisq.Lock{Keys: redisq.KeysFor(l.opts.Prefix, key), ID: rand.Text(), WaiterTimeout: l.opts.WaiterTimeout},
@@ -177,7 +170,7 @@ func (l *Locker) acquire(ctx context.Context, key string, wait bool, opts []lock
 	}
 	// Every node orders its queue by this process's arrival time, so the
 	// nodes agree on who is next and hand the lock to the same waiter.
-	score := start.UnixMicro()
+	score := a.Start.UnixMicro()
 
 	wake := make(chan uint64, len(l.nodes))
 	if wait {
@@ -194,7 +187,6 @@ func (l *Locker) acquire(ctx context.Context, key string, wait bool, opts []lock
 			}
 		}()
 	}
-	contended := false
 	for {
 		drain(wake) // notifications before this attempt are stale after it
 		sent := time.Now()
@@ -202,18 +194,18 @@ func (l *Locker) acquire(ctx context.Context, key string, wait bool, opts []lock
 		validity := cfg.TTL - time.Since(sent) - l.drift(cfg.TTL)
 		switch {
 		case err == nil && validity > 0:
-			lock.Notify(cfg.Observer, lock.Event{Kind: lock.Acquired, Key: key, Token: token, Wait: time.Since(start), Contended: contended})
+			a.Granted(token)
 			return lease.New(key, token, sent.Add(validity), cfg, b), nil
 		case err == nil: // granted, but too late to be of use
 			kept = b.giveBack(wait, score, cfg.TTL)
 		case errors.Is(err, lock.ErrUnavailable):
 			b.leave()
-			return nil, l.refuse(ctx, key, start, contended, cfg, err)
+			return nil, a.Refuse(ctx, err)
 		}
-		contended = true
+		a.Contended = true
 		if !wait || ctx.Err() != nil {
 			b.leave()
-			return nil, l.refuse(ctx, key, start, contended, cfg, nil)
+			return nil, a.Refuse(ctx, nil)
 		}
 		// A release hands the lock to us on every node and each node
 		// notifies us: wait until a majority has, or re-check on a timer
@@ -224,7 +216,7 @@ func (l *Locker) acquire(ctx context.Context, key string, wait bool, opts []lock
 		}
 		if !l.awaitHandoff(ctx, wake, l.quorum-kept, recheck) {
 			b.leave()
-			return nil, l.refuse(ctx, key, start, contended, cfg, nil)
+			return nil, a.Refuse(ctx, nil)
 		}
 	}
 }
@@ -267,22 +259,6 @@ func (l *Locker) drift(ttl time.Duration) time.Duration {
 
 func (l *Locker) nodeTimeout(ttl time.Duration) time.Duration {
 	return max(time.Duration(float64(ttl)*l.opts.NodeTimeout), minNodeTimeout)
-}
-
-// refuse reports a failed acquisition and builds its error, as redislock
-// does.
-func (l *Locker) refuse(ctx context.Context, key string, start time.Time, contended bool, cfg lock.Config, cause error) error {
-	var err error
-	switch {
-	case ctx.Err() != nil:
-		err = errors.Join(fmt.Errorf("%w: %q", lock.ErrNotAcquired, key), ctx.Err())
-	case cause != nil:
-		err = cause
-	default:
-		err = fmt.Errorf("%w: %q is held", lock.ErrNotAcquired, key)
-	}
-	lock.Notify(cfg.Observer, lock.Event{Kind: lock.NotAcquired, Key: key, Wait: time.Since(start), Contended: contended, Err: err})
-	return err
 }
 
 // backend is one acquisition on every node; it implements lease.Backend.
