@@ -61,6 +61,10 @@ func (o *Options) withDefaults() Options {
 	return out
 }
 
+// maxUnreachable is how many attempts in a row that cannot reach a
+// majority a waiting Acquire makes before it returns ErrUnavailable.
+const maxUnreachable = 3
+
 // minNodeTimeout is the floor of the per-node timeout.
 const minNodeTimeout = 5 * time.Millisecond
 
@@ -172,40 +176,66 @@ func (l *Locker) acquire(ctx context.Context, key string, wait bool, opts []lock
 	// nodes agree on who is next and hand the lock to the same waiter.
 	score := a.Start.UnixMicro()
 
-	wake := make(chan uint64, len(l.nodes))
-	if wait {
-		// In parallel: each waits (boundedly) for its node to confirm.
-		stops := make([]func(), len(l.nodes))
-		var wg sync.WaitGroup
-		for i, n := range l.nodes {
-			wg.Go(func() { stops[i] = n.notes.Listen(ctx, b.q.Keys.Channel, b.q.ID, wake) })
-		}
-		wg.Wait()
-		defer func() {
-			for _, stop := range stops {
-				stop()
-			}
-		}()
-	}
-	for {
-		drain(wake) // notifications before this attempt are stale after it
+	// try makes one attempt; it returns the lease, or nil and the
+	// outcome (a refusal error, or nil to keep waiting). A waiting caller
+	// forgives a couple of attempts in a row that could not reach a
+	// majority, since one slow answer is enough for that when some nodes
+	// are down; then it gives up rather than wait out its context.
+	unreachable := 0
+	try := func(wait bool) (le lock.Lease, expires time.Duration, kept int, err error) {
 		sent := time.Now()
 		token, expires, kept, err := b.attempt(ctx, cfg.TTL, wait, score)
 		validity := cfg.TTL - time.Since(sent) - l.drift(cfg.TTL)
 		switch {
 		case err == nil && validity > 0:
 			a.Granted(token)
-			return lease.New(key, token, sent.Add(validity), cfg, b), nil
+			return lease.New(key, token, sent.Add(validity), cfg, b), 0, 0, nil
 		case err == nil: // granted, but too late to be of use
-			kept = b.giveBack(wait, score, cfg.TTL)
+			return nil, 0, b.giveBack(wait, score, cfg.TTL), nil
 		case errors.Is(err, lock.ErrUnavailable):
+			if unreachable++; wait && unreachable < maxUnreachable {
+				return nil, 0, 0, nil
+			}
 			b.leave()
-			return nil, a.Refuse(ctx, err)
+			return nil, 0, 0, a.Refuse(ctx, err)
 		}
-		a.Contended = true
-		if !wait || ctx.Err() != nil {
+		unreachable = 0
+		return nil, expires, kept, nil
+	}
+
+	// A free key costs one attempt: no subscriptions, no queues.
+	le, _, _, err := try(false)
+	if le != nil || err != nil {
+		return le, err
+	}
+	a.Contended = true
+	if !wait {
+		return nil, a.Refuse(ctx, nil)
+	}
+
+	// Held: subscribe on every node (in parallel, each waiting boundedly
+	// for its node to confirm), then queue.
+	wake := make(chan uint64, len(l.nodes))
+	stops := make([]func(), len(l.nodes))
+	var wg sync.WaitGroup
+	for i, n := range l.nodes {
+		wg.Go(func() { stops[i] = n.notes.Listen(ctx, b.q.Keys.Channel, b.q.ID, wake) })
+	}
+	wg.Wait()
+	defer func() {
+		for _, stop := range stops {
+			stop()
+		}
+	}()
+	for {
+		if ctx.Err() != nil {
 			b.leave()
 			return nil, a.Refuse(ctx, nil)
+		}
+		drain(wake) // notifications before this attempt are stale after it
+		le, expires, kept, err := try(true)
+		if le != nil || err != nil {
+			return le, err
 		}
 		// A release hands the lock to us on every node and each node
 		// notifies us: wait until a majority has, or re-check on a timer
@@ -269,10 +299,11 @@ type backend struct {
 	ttl    time.Duration // of the acquisition, for per-node timeouts
 
 	mu       sync.Mutex
-	granted  []bool // nodes that granted (or may have granted) the last attempt
-	token    uint64 // the lease's token, once granted
-	released []bool // nodes whose release has been answered
-	heldAny  bool   // some node confirmed it held the lock at release
+	granted  []bool          // nodes that granted (or may have granted) the last attempt
+	settled  []chan struct{} // settled[i] is closed when the last attempt's call to node i has returned
+	token    uint64          // the lease's token, once granted
+	released []bool          // nodes whose release has been answered
+	heldAny  bool            // some node confirmed it held the lock at release
 }
 
 // errNoAnswer marks a node that had not answered when eachNode returned.
@@ -280,11 +311,12 @@ var errNoAnswer = errors.New("no answer in time")
 
 // eachNode runs fn on every node in parallel and returns each node's
 // result and error. It waits for no node longer than timeout: a node that
-// has not answered by then (paused, partitioned) counts as failed, and its
-// call is left to finish on its own. With enough, it returns as soon as
-// enough(vals, errs) says the outcome is decided; nodes yet to answer then
-// carry errNoAnswer.
-func eachNode[T any](l *Locker, ctx context.Context, timeout time.Duration, fn func(ctx context.Context, i int, n node) (T, error), enough func(vals []T, errs []error) bool) ([]T, []error) {
+// has not answered by then (paused, partitioned) counts as failed. With
+// enough, it returns as soon as enough(vals, errs) says the outcome is
+// decided; nodes yet to answer then carry errNoAnswer, and their calls go
+// on, bounded by timeout. settled[i] is closed once node i's call has
+// returned.
+func eachNode[T any](l *Locker, ctx context.Context, timeout time.Duration, fn func(ctx context.Context, i int, n node) (T, error), enough func(vals []T, errs []error) bool) (vals []T, errs []error, settled []chan struct{}) {
 	type result struct {
 		i   int
 		v   T
@@ -292,38 +324,44 @@ func eachNode[T any](l *Locker, ctx context.Context, timeout time.Duration, fn f
 	}
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	results := make(chan result, len(l.nodes))
+	settled = make([]chan struct{}, len(l.nodes))
+	var wg sync.WaitGroup
 	for i, n := range l.nodes {
-		go func() {
+		settled[i] = make(chan struct{})
+		wg.Go(func() {
 			v, err := fn(ctx, i, n)
+			close(settled[i])
 			results <- result{i, v, err}
-		}()
+		})
 	}
-	vals := make([]T, len(l.nodes))
-	errs := make([]error, len(l.nodes))
+	go func() {
+		wg.Wait()
+		cancel()
+	}()
+	vals = make([]T, len(l.nodes))
+	errs = make([]error, len(l.nodes))
 	for i := range errs {
 		errs[i] = errNoAnswer
 	}
-	for got := 1; got <= len(l.nodes); got++ {
+	for range l.nodes {
+		var r result
 		select {
-		case r := <-results:
-			vals[r.i], errs[r.i] = r.v, r.err
-			if enough != nil && enough(vals, errs) && got < len(l.nodes) {
-				// The calls still out keep their context until they end.
-				go func() {
-					for range len(l.nodes) - got {
-						<-results
-					}
-					cancel()
-				}()
-				return vals, errs
-			}
+		case r = <-results:
 		case <-ctx.Done():
-			cancel()
-			return vals, errs
+			// The context also ends when the last call has returned:
+			// take the answers already in before calling time.
+			select {
+			case r = <-results:
+			default:
+				return vals, errs, settled
+			}
+		}
+		vals[r.i], errs[r.i] = r.v, r.err
+		if enough != nil && enough(vals, errs) {
+			return vals, errs, settled
 		}
 	}
-	cancel()
-	return vals, errs
+	return vals, errs, settled
 }
 
 // count returns how many nodes answered without error and satisfy ok.
@@ -345,7 +383,7 @@ func count[T any](vals []T, errs []error, ok func(T) bool) int {
 // waiter still holds.
 func (b *backend) attempt(ctx context.Context, ttl time.Duration, wait bool, score int64) (token uint64, expires time.Duration, kept int, err error) {
 	n := len(b.locker.nodes)
-	res, errs := eachNode(b.locker, ctx, b.locker.nodeTimeout(ttl), func(ctx context.Context, _ int, nd node) (redisq.Result, error) {
+	res, errs, settled := eachNode(b.locker, ctx, b.locker.nodeTimeout(ttl), func(ctx context.Context, _ int, nd node) (redisq.Result, error) {
 		return b.q.Acquire(ctx, nd.client, ttl, wait, score)
 	}, func(res []redisq.Result, errs []error) bool {
 		return count(res, errs, func(r redisq.Result) bool { return r.Granted }) >= b.locker.quorum
@@ -367,7 +405,7 @@ func (b *backend) attempt(ctx context.Context, ttl time.Duration, wait bool, sco
 		}
 	}
 	b.mu.Lock()
-	b.granted = granted
+	b.granted, b.settled = granted, settled
 	if ok >= b.locker.quorum {
 		b.token = token
 	}
@@ -382,6 +420,24 @@ func (b *backend) attempt(ctx context.Context, ttl time.Duration, wait bool, sco
 	return 0, expires, b.giveBack(wait, score, ttl), lock.ErrNotAcquired
 }
 
+// afterAttempt waits, for at most the per-node timeout, until the last
+// acquire attempt's call to node i has returned, so that a release sent
+// now cannot overtake a grant still on its way to that node.
+func (b *backend) afterAttempt(i int) {
+	b.mu.Lock()
+	settled := b.settled
+	b.mu.Unlock()
+	if settled == nil {
+		return
+	}
+	t := time.NewTimer(b.locker.nodeTimeout(b.ttl))
+	defer t.Stop()
+	select {
+	case <-settled[i]:
+	case <-t.C:
+	}
+}
+
 // giveBack returns the nodes of the last attempt that granted the lock or
 // did not answer. A waiter yields them: each goes to the first in that
 // node's queue, which is the waiter itself (it keeps the node) unless
@@ -392,10 +448,12 @@ func (b *backend) giveBack(wait bool, score int64, ttl time.Duration) int {
 	b.mu.Lock()
 	granted := b.granted
 	b.mu.Unlock()
-	kept, _ := eachNode(b.locker, context.Background(), b.locker.nodeTimeout(ttl), func(ctx context.Context, i int, n node) (bool, error) {
-		switch {
-		case !granted[i]:
+	kept, _, _ := eachNode(b.locker, context.Background(), 2*b.locker.nodeTimeout(ttl), func(ctx context.Context, i int, n node) (bool, error) {
+		if !granted[i] {
 			return false, nil
+		}
+		b.afterAttempt(i)
+		switch {
 		case wait:
 			return b.q.Yield(ctx, n.client, score, ttl)
 		default:
@@ -415,7 +473,8 @@ func (b *backend) giveBack(wait bool, score int64, ttl time.Duration) int {
 // leave takes an abandoned acquisition off every node: out of the queues,
 // and any lock handed to it passed on.
 func (b *backend) leave() {
-	eachNode(b.locker, context.Background(), b.locker.nodeTimeout(b.ttl), func(ctx context.Context, _ int, n node) (bool, error) {
+	eachNode(b.locker, context.Background(), 2*b.locker.nodeTimeout(b.ttl), func(ctx context.Context, i int, n node) (bool, error) {
+		b.afterAttempt(i)
 		return b.q.Release(ctx, n.client) // best effort: a waiter not cleaned up drops out after WaiterTimeout
 	}, nil)
 }
@@ -425,7 +484,7 @@ func (b *backend) leave() {
 // re-creates the lock on nodes that lost it (a node that restarted empty),
 // so the lease keeps a full majority behind it.
 func (b *backend) Refresh(ctx context.Context, ttl time.Duration) error {
-	held, errs := eachNode(b.locker, ctx, b.locker.nodeTimeout(ttl), func(ctx context.Context, _ int, n node) (bool, error) {
+	held, errs, _ := eachNode(b.locker, ctx, b.locker.nodeTimeout(ttl), func(ctx context.Context, _ int, n node) (bool, error) {
 		return b.q.Refresh(ctx, n.client, ttl, false, 0)
 	}, nil)
 	var ok int
@@ -467,10 +526,13 @@ func (b *backend) Release(ctx context.Context) error {
 	}
 	released := slices.Clone(b.released)
 	b.mu.Unlock()
-	held, errs := eachNode(b.locker, ctx, b.locker.nodeTimeout(b.ttl), func(ctx context.Context, i int, n node) (bool, error) {
+	// The calls left running once a majority has answered must not be cut
+	// off by the caller cancelling ctx after Release returns.
+	held, errs, _ := eachNode(b.locker, context.WithoutCancel(ctx), 2*b.locker.nodeTimeout(b.ttl), func(ctx context.Context, i int, n node) (bool, error) {
 		if released[i] {
 			return false, nil
 		}
+		b.afterAttempt(i)
 		return b.q.Release(ctx, n.client)
 	}, func(_ []bool, errs []error) bool {
 		// A majority's answer decides; the rest are left to finish.
