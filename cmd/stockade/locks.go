@@ -17,8 +17,9 @@ import (
 const locksUsage = `usage: stockade locks <subcommand> [flags]
 
 subcommands:
-  bench    run four Redis lock implementations (stockade, redsync, bsm, setnx)
-           one after another on three workloads and print a table
+  bench    run lock implementations one after another on three workloads and
+           print a table: four on Redis (stockade, redsync, bsm, setnx), and
+           redlock, pglock and etcdlock when their servers are given
 
 "stockade locks bench -h" lists its flags.
 `
@@ -47,10 +48,13 @@ func locksBench(ctx context.Context, args []string, getenv func(string) string, 
 	fs.Usage = func() {
 		fmt.Fprint(fs.Output(), `usage: stockade locks bench [flags]
 
-Runs each lock implementation on each workload for -duration against one
-Redis server and prints ops/s, lock utilization, acquire wait, hand-off
-latency, per-goroutine share, failures and overlap violations. Keys are
-prefixed "lockbench:<random>:" and deleted afterwards; nothing is flushed.
+Runs each lock implementation on each workload for -duration and prints
+ops/s, lock utilization, acquire wait, hand-off latency, per-goroutine
+share, failures and overlap violations. The Redis implementations share the
+server of -redis; redlock, pglock and etcdlock run on the servers of
+-redlock, -postgres and -etcd, and by default run when those are given.
+Keys are prefixed "lockbench:<random>:" and deleted afterwards; nothing is
+flushed.
 
 workloads:
 `)
@@ -66,6 +70,12 @@ implementations:
   bsm       bsm/redislock: retry every 50ms, each wait bounded by -bsm-wait
   setnx     SET key token NX PX ttl, sleep 50ms and retry until the run ends;
             release with a Lua compare-and-DEL
+  redlock   lock/redlock over the -redlock servers: a majority must grant;
+            fair queue and hand-off on every node
+  pglock    lock/pglock: PostgreSQL advisory locks, waiting in the server's
+            lock queue, one pinned pool connection per goroutine
+  etcdlock  lock/etcdlock: a queue of keys ordered by revision, woken by a
+            watch; TTLs in whole seconds
 
 flags:
 `)
@@ -73,9 +83,17 @@ flags:
 	}
 	addr := fs.String("redis", envDefault(getenv, "STOCKADE_REDIS_ADDR", "127.0.0.1:6379"),
 		"Redis address (env STOCKADE_REDIS_ADDR)")
+	redlockAddrs := fs.String("redlock", getenv("STOCKADE_REDLOCK_ADDRS"),
+		"comma-separated `addresses` of the independent Redis servers redlock runs on (env STOCKADE_REDLOCK_ADDRS)")
+	// No default from the environment here: -h would print its password.
+	postgresURL := fs.String("postgres", "",
+		"PostgreSQL connection `URL` pglock runs on (env STOCKADE_POSTGRES_URL)")
+	etcdEndpoints := fs.String("etcd", getenv("STOCKADE_ETCD_ENDPOINTS"),
+		"comma-separated etcd `endpoints` etcdlock runs on (env STOCKADE_ETCD_ENDPOINTS)")
 	duration := fs.Duration("duration", 5*time.Second, "how long each implementation runs each workload")
 	workloads := fs.String("workloads", "a,b,c", "comma-separated workloads to run")
-	impls := fs.String("impls", strings.Join(lockbench.Impls(), ","), "comma-separated implementations to run")
+	impls := fs.String("impls", "", "comma-separated `implementations` to run, from "+strings.Join(lockbench.Impls(), ",")+
+		"\n(default: the four Redis ones, and each of redlock, pglock, etcdlock whose server is given)")
 	bsmWait := fs.Duration("bsm-wait", time.Second, "bound on each bsm acquisition (its context deadline)")
 	asJSON := fs.Bool("json", false, "print the results as JSON instead of a table")
 	if err := fs.Parse(args); err != nil {
@@ -83,6 +101,9 @@ flags:
 	}
 	if fs.NArg() > 0 {
 		return fmt.Errorf("locks bench: unexpected arguments %q", fs.Args())
+	}
+	if !isSet(fs, "postgres") {
+		*postgresURL = getenv("STOCKADE_POSTGRES_URL")
 	}
 	if *duration <= 0 {
 		return fmt.Errorf("locks bench: -duration must be positive, got %v", *duration)
@@ -94,18 +115,33 @@ flags:
 	if err != nil {
 		return fmt.Errorf("locks bench: -workloads: %w", err)
 	}
-	is, err := pick(*impls, lockbench.Impls(), "implementation")
-	if err != nil {
-		return fmt.Errorf("locks bench: -impls: %w", err)
+	servers := map[string]string{
+		"redlock":  *redlockAddrs,
+		"pglock":   *postgresURL,
+		"etcdlock": *etcdEndpoints,
+	}
+	var is []string // nil: lockbench picks those whose servers are given
+	if isSet(fs, "impls") {
+		if is, err = pick(*impls, lockbench.Impls(), "implementation"); err != nil {
+			return fmt.Errorf("locks bench: -impls: %w", err)
+		}
+		for _, name := range is {
+			if given, ok := servers[name]; ok && given == "" {
+				return fmt.Errorf("locks bench: -impls: %s needs %s", name, serverFlag[name])
+			}
+		}
 	}
 
 	rep, err := lockbench.Run(ctx, &lockbench.Options{
-		Addr:      *addr,
-		Duration:  *duration,
-		Workloads: ws,
-		Impls:     is,
-		BSMWait:   *bsmWait,
-		Progress:  stderr,
+		Addr:          *addr,
+		RedlockAddrs:  splitList(*redlockAddrs),
+		PostgresURL:   *postgresURL,
+		EtcdEndpoints: splitList(*etcdEndpoints),
+		Duration:      *duration,
+		Workloads:     ws,
+		Impls:         is,
+		BSMWait:       *bsmWait,
+		Progress:      stderr,
 	})
 	if err != nil {
 		return fmt.Errorf("locks bench: %w", err)
@@ -116,6 +152,32 @@ flags:
 		return enc.Encode(rep)
 	}
 	return rep.WriteText(stdout)
+}
+
+// serverFlag says how to give the server of each implementation that needs
+// one of its own.
+var serverFlag = map[string]string{
+	"redlock":  "its Redis servers: give -redlock ADDR,ADDR,… or set STOCKADE_REDLOCK_ADDRS",
+	"pglock":   "a PostgreSQL database: give -postgres URL or set STOCKADE_POSTGRES_URL",
+	"etcdlock": "an etcd cluster: give -etcd ENDPOINT,… or set STOCKADE_ETCD_ENDPOINTS",
+}
+
+// isSet reports whether the flag name was given on the command line.
+func isSet(fs *flag.FlagSet, name string) bool {
+	set := false
+	fs.Visit(func(f *flag.Flag) { set = set || f.Name == name })
+	return set
+}
+
+// splitList splits a comma-separated list, dropping blanks.
+func splitList(list string) []string {
+	var out []string
+	for s := range strings.SplitSeq(list, ",") {
+		if s = strings.TrimSpace(s); s != "" {
+			out = append(out, s)
+		}
+	}
+	return out
 }
 
 func pickWorkloads(list string) ([]lockbench.Workload, error) {

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"os"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 
@@ -30,7 +31,7 @@ func TestLocksBenchPrintsTable(t *testing.T) {
 		t.Errorf("table does not name the Redis server %s:\n%s", srv.Addr(), out)
 	}
 	for _, w := range []string{"a", "c"} {
-		for _, impl := range lockbench.Impls() {
+		for _, impl := range redisImpls {
 			row := regexp.MustCompile(`(?m)^` + w + `\s+` + impl + `\s+\d+\s+\S+(\s+\S+){6}\s+\S+×/\S+×\s+\d+\s+0$`)
 			if !row.MatchString(out) {
 				t.Errorf("no row for workload %s, %s with 0 violations:\n%s", w, impl, out)
@@ -41,9 +42,52 @@ func TestLocksBenchPrintsTable(t *testing.T) {
 		t.Errorf("workload b ran though not asked for:\n%s", out)
 	}
 	for _, impl := range lockbench.Impls() {
-		if !strings.Contains(stderr.String(), ": "+impl+" for 100ms") {
-			t.Errorf("no progress line for %s on stderr:\n%s", impl, stderr.String())
+		ran := strings.Contains(stderr.String(), ": "+impl+" for 100ms")
+		if want := slices.Contains(redisImpls, impl); ran != want {
+			t.Errorf("%s ran: %v, want %v (no server of its own given); stderr:\n%s", impl, ran, want, stderr.String())
 		}
+	}
+}
+
+// redisImpls are the implementations that run by default with only a
+// Redis server.
+var redisImpls = []string{"stockade", "redsync", "bsm", "setnx"}
+
+// TestLocksBenchOwnServers gives redlock, pglock and etcdlock their servers
+// through the environment: then they run by default, after the Redis ones.
+func TestLocksBenchOwnServers(t *testing.T) {
+	var nodes []string
+	for range 5 {
+		nodes = append(nodes, testserver.NewRedis(t).Addr())
+	}
+	env := map[string]string{
+		"STOCKADE_REDIS_ADDR":     testserver.SharedRedis(t).Addr(),
+		"STOCKADE_REDLOCK_ADDRS":  strings.Join(nodes, ","),
+		"STOCKADE_POSTGRES_URL":   testserver.SharedPostgres(t).URL(),
+		"STOCKADE_ETCD_ENDPOINTS": testserver.SharedEtcd(t).Endpoint(),
+	}
+	var stdout, stderr bytes.Buffer
+	err := run(t.Context(), []string{"stockade", "locks", "bench", "-duration", "100ms", "-workloads", "c", "-json"},
+		func(k string) string { return env[k] }, &stdout, &stderr)
+	if err != nil {
+		t.Fatalf("run: %v\nstderr:\n%s", err, stderr.String())
+	}
+	var rep lockbench.Report
+	if err := json.Unmarshal(stdout.Bytes(), &rep); err != nil {
+		t.Fatalf("stdout is not a JSON report: %v\n%s", err, stdout.String())
+	}
+	var impls []string
+	for _, r := range rep.Results {
+		impls = append(impls, r.Impl)
+		if r.Ops == 0 || r.Violations != 0 {
+			t.Errorf("%s/%s: %d ops, %d violations", r.Workload, r.Impl, r.Ops, r.Violations)
+		}
+	}
+	if !slices.Equal(impls, lockbench.Impls()) {
+		t.Errorf("ran %q, want %q", impls, lockbench.Impls())
+	}
+	if !slices.Equal(rep.RedlockAddrs, nodes) || rep.Postgres == "" || len(rep.Etcd) != 1 {
+		t.Errorf("report names redlock %q, postgres %q, etcd %q; want all three", rep.RedlockAddrs, rep.Postgres, rep.Etcd)
 	}
 }
 
@@ -86,7 +130,12 @@ func TestLocksRefusesBadInput(t *testing.T) {
 		{"unknown workload", []string{"locks", "bench", "-workloads", "a,d"}, `-workloads: unknown workload "d" (want some of a,b,c)`},
 		{"no workload", []string{"locks", "bench", "-workloads", ","}, "-workloads: no workload given"},
 		{"repeated impl", []string{"locks", "bench", "-impls", "bsm,bsm"}, `-impls: implementation "bsm" given twice`},
-		{"unknown impl", []string{"locks", "bench", "-impls", "etcd"}, `-impls: unknown implementation "etcd" (want some of stockade,redsync,bsm,setnx)`},
+		{"unknown impl", []string{"locks", "bench", "-impls", "etcd"}, `-impls: unknown implementation "etcd" (want some of stockade,redsync,bsm,setnx,redlock,pglock,etcdlock)`},
+		{"redlock without servers", []string{"locks", "bench", "-impls", "setnx,redlock"}, "-impls: redlock needs its Redis servers: give -redlock ADDR,ADDR,… or set STOCKADE_REDLOCK_ADDRS"},
+		{"pglock without database", []string{"locks", "bench", "-impls", "pglock"}, "-impls: pglock needs a PostgreSQL database: give -postgres URL or set STOCKADE_POSTGRES_URL"},
+		{"etcdlock without cluster", []string{"locks", "bench", "-impls", "etcdlock"}, "-impls: etcdlock needs an etcd cluster: give -etcd ENDPOINT,… or set STOCKADE_ETCD_ENDPOINTS"},
+		{"unreachable redlock node", []string{"locks", "bench", "-redlock", "127.0.0.1:1", "-impls", "redlock", "-duration", "1ms"}, "redlock node 127.0.0.1:1"},
+		{"unreachable postgres", []string{"locks", "bench", "-postgres", "postgres://127.0.0.1:1/db", "-impls", "pglock", "-duration", "1ms"}, "postgres at 127.0.0.1:1/db"},
 		{"extra argument", []string{"locks", "bench", "now"}, `unexpected arguments ["now"]`},
 		{"unreachable redis", []string{"locks", "bench", "-redis", "127.0.0.1:1", "-duration", "1ms"}, "redis at 127.0.0.1:1"},
 	}

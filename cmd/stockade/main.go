@@ -31,7 +31,7 @@ const usage = `usage: stockade <command> [flags]
 
 commands:
   serve    run the HTTP API (default store: sqlite:stockade.db)
-  locks    lock tools: "locks bench" compares Redis lock implementations
+  locks    lock tools: "locks bench" compares lock implementations side by side
   help     show this text
 
 "stockade <command> -h" lists a command's flags.

@@ -9,13 +9,11 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
-
-	"github.com/redis/go-redis/v9"
 )
 
 const (
 	// failurePause is how long a goroutine waits after a failed acquisition
-	// before it tries again, so that an unreachable Redis does not turn
+	// before it tries again, so that an unreachable server does not turn
 	// into a busy loop.
 	failurePause = 10 * time.Millisecond
 
@@ -63,21 +61,18 @@ type cell struct {
 	nviolation int
 }
 
-func runCell(ctx context.Context, o Options, w Workload, impl, prefix string) (Result, error) {
-	// A pool as large as the crowd, so no implementation queues for
-	// connections; and its connections dialled before the clock starts.
-	client := redis.NewClient(&redis.Options{Addr: o.Addr, PoolSize: w.Goroutines + 8})
-	defer client.Close()
-	if err := warm(ctx, client, w.Goroutines); err != nil {
+func runCell(ctx context.Context, o Options, w Workload, im impl, prefix string) (Result, error) {
+	// The implementation's connections are dialled before the clock starts.
+	l, err := im.open(ctx, o, w, prefix)
+	if err != nil {
 		return Result{}, err
 	}
-	l := factories[impl](client, prefix, o)
 	defer l.close()
 	res := measure(ctx, l, w, o.Duration)
 	if err := ctx.Err(); err != nil {
 		return Result{}, err
 	}
-	res.Impl = impl
+	res.Impl = im.name
 	return res, nil
 }
 
@@ -98,20 +93,6 @@ func measure(ctx context.Context, l locker, w Workload, d time.Duration) Result 
 	}
 	wg.Wait()
 	return c.result(workers, time.Since(c.start))
-}
-
-// warm opens n connections of client's pool.
-func warm(ctx context.Context, client *redis.Client, n int) error {
-	errs := make(chan error, n)
-	for range n {
-		go func() { errs <- client.Ping(ctx).Err() }()
-	}
-	for range n {
-		if err := <-errs; err != nil {
-			return err
-		}
-	}
-	return nil
 }
 
 // loop is one goroutine: acquire → hold → release until ctx ends.

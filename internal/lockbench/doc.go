@@ -1,9 +1,14 @@
-// Package lockbench measures Redis lock implementations side by side: our
-// lock/redislock and three common alternatives, one after another, against
-// the same Redis server, on the same workloads. It backs "stockade locks
-// bench".
+// Package lockbench measures lock implementations side by side, one after
+// another, on the same workloads: our lock/redislock and three common
+// alternatives against the same Redis server, and our lock/redlock,
+// lock/pglock and lock/etcdlock on servers of their own. It backs
+// "stockade locks bench".
 //
-//	report, err := lockbench.Run(ctx, &lockbench.Options{Addr: "127.0.0.1:6379"})
+//	report, err := lockbench.Run(ctx, &lockbench.Options{
+//		Addr:          "127.0.0.1:6379",
+//		PostgresURL:   "postgres://bench@127.0.0.1:5432/bench", // optional, adds pglock
+//		EtcdEndpoints: []string{"http://127.0.0.1:2379"},      // optional, adds etcdlock
+//	})
 //	if err != nil {
 //		return err
 //	}
@@ -29,6 +34,24 @@
 //     taken, sleep a fixed 50 ms and try again, with no jitter and no bound
 //     but the end of the run. Release is a Lua compare-and-DEL
 //     (setnx_release.lua). It never gives up, so it has no failures.
+//   - redlock: lock/redlock over the independent Redis servers of
+//     Options.RedlockAddrs (a client each, with ContextTimeoutEnabled), with
+//     default Options and a 10 s TTL: a grant needs a majority of the nodes,
+//     and waiters queue fairly on every node, as with stockade.
+//   - pglock: lock/pglock on PostgreSQL session advisory locks, with
+//     default Options and a 10 s TTL, on a pgx pool of its own with one
+//     connection per goroutine and four to spare: every waiting and every
+//     holding goroutine pins one. It waits in PostgreSQL's lock queue.
+//   - etcdlock: lock/etcdlock on the etcd cluster of Options.EtcdEndpoints,
+//     on a client of its own, with default Options and a 10 s TTL (etcd
+//     leases count whole seconds). Waiters queue by the create revision of
+//     their keys and are woken by a watch.
+//
+// The first four need only the Redis server at Options.Addr; redlock,
+// pglock and etcdlock need their own servers. By default every
+// implementation whose server is given runs, in the order above. A server
+// is checked before the first cell, and only if an implementation to run
+// needs it.
 //
 // # Workloads
 //
@@ -71,8 +94,16 @@
 //
 // # Keys
 //
-// Every key of a run starts with "lockbench:" and 16 random hex digits;
-// each cell's keys are deleted (SCAN + UNLINK) when the cell ends, and the
-// run's prefix once more at the end. Nothing else in the database is read,
-// written or flushed.
+// Every key of a run starts with "lockbench:" and 16 random hex digits,
+// followed by the implementation and the workload. Each cell's keys are
+// deleted when the cell ends, and the run's prefix once more at the end: on
+// Redis and on every redlock node with SCAN + UNLINK, on etcd with a
+// prefix delete. Nothing else in those databases is read, written or
+// flushed. etcdlock keeps the etcd leases of released locks for reuse;
+// they have no keys and etcd drops them when their TTL runs out. On
+// PostgreSQL, pglock's advisory lock ids are hashed from the same prefixes
+// and end with the sessions, which end when the cell closes its pool;
+// the one thing that stays is pglock's token sequence
+// (public.lock_token_seq), created on first use if it is missing, and
+// shared with every other pglock user of the database.
 package lockbench

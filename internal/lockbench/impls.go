@@ -7,15 +7,20 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
+	"sync"
 	"time"
 
 	bsmlock "github.com/bsm/redislock"
 	"github.com/go-redsync/redsync/v4"
 	"github.com/go-redsync/redsync/v4/redis/goredis/v9"
+	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/redis/go-redis/v9"
 
 	"github.com/stockade/stockade/lock"
+	"github.com/stockade/stockade/lock/etcdlock"
+	"github.com/stockade/stockade/lock/pglock"
 	"github.com/stockade/stockade/lock/redislock"
+	"github.com/stockade/stockade/lock/redlock"
 )
 
 // locker is what the bench needs of an implementation.
@@ -23,29 +28,82 @@ type locker interface {
 	// acquire waits for key (as the implementation waits) and returns the
 	// function that releases it.
 	acquire(ctx context.Context, key string) (release func(context.Context) error, err error)
+
+	// close frees what the implementation opened for the cell, its
+	// connections included.
 	close() error
 }
 
-// factories builds each implementation over a client; every Redis key it
-// uses starts with prefix.
-var factories = map[string]func(c *redis.Client, prefix string, o Options) locker{
-	"stockade": newStockade,
-	"redsync":  newRedsync,
-	"bsm":      newBSM,
-	"setnx":    newSetNX,
+// server is the kind of server an implementation runs on.
+type server int
+
+const (
+	onRedis    server = iota // Options.Addr
+	onRedlock                // Options.RedlockAddrs
+	onPostgres               // Options.PostgresURL
+	onEtcd                   // Options.EtcdEndpoints
+)
+
+// impl is one implementation: its name, its server, and how to open it for
+// one cell with its connections dialled, every key it uses starting with
+// prefix.
+type impl struct {
+	name   string
+	server server
+	open   func(ctx context.Context, o Options, w Workload, prefix string) (locker, error)
 }
 
-// stockade: our lock/redislock, waiting in its FIFO queue until ctx ends.
-type stockadeLocker struct {
-	l   *redislock.Locker
-	ttl time.Duration
+// impls are the implementations in the order they run.
+var impls = []impl{
+	{"stockade", onRedis, onOneRedis(newStockade)},
+	{"redsync", onRedis, onOneRedis(newRedsync)},
+	{"bsm", onRedis, onOneRedis(newBSM)},
+	{"setnx", onRedis, onOneRedis(newSetNX)},
+	{"redlock", onRedlock, openRedlock},
+	{"pglock", onPostgres, openPGLock},
+	{"etcdlock", onEtcd, openEtcdLock},
 }
 
-func newStockade(c *redis.Client, prefix string, o Options) locker {
-	return &stockadeLocker{l: redislock.New(c, &redislock.Options{Prefix: prefix}), ttl: o.TTL}
+func findImpl(name string) (impl, bool) {
+	for _, im := range impls {
+		if im.name == name {
+			return im, true
+		}
+	}
+	return impl{}, false
 }
 
-func (s *stockadeLocker) acquire(ctx context.Context, key string) (func(context.Context) error, error) {
+// onOneRedis opens a Redis implementation on a client of its own, with a
+// pool as large as the crowd, so that no implementation queues for
+// connections.
+func onOneRedis(newLocker func(c *redis.Client, prefix string, o Options) locker) func(context.Context, Options, Workload, string) (locker, error) {
+	return func(ctx context.Context, o Options, w Workload, prefix string) (locker, error) {
+		client := redis.NewClient(&redis.Options{Addr: o.Addr, PoolSize: w.Goroutines + 8})
+		if err := warmRedis(ctx, client, w.Goroutines); err != nil {
+			client.Close()
+			return nil, err
+		}
+		return withConns{newLocker(client, prefix, o), client.Close}, nil
+	}
+}
+
+// withConns adds the closing of a locker's connections to its close.
+type withConns struct {
+	locker
+	closeConns func() error
+}
+
+func (w withConns) close() error { return errors.Join(w.locker.close(), w.closeConns()) }
+
+// ourLocker is one of our lock.Locker backends, waiting with Acquire (in
+// its fair queue) until ctx ends.
+type ourLocker struct {
+	l       lock.Locker
+	ttl     time.Duration
+	closeFn func() error // closes l and its connections
+}
+
+func (s *ourLocker) acquire(ctx context.Context, key string) (func(context.Context) error, error) {
 	lease, err := s.l.Acquire(ctx, key, lock.WithTTL(s.ttl))
 	if err != nil {
 		return nil, err
@@ -53,7 +111,111 @@ func (s *stockadeLocker) acquire(ctx context.Context, key string) (func(context.
 	return lease.Release, nil
 }
 
-func (s *stockadeLocker) close() error { return s.l.Close() }
+func (s *ourLocker) close() error { return s.closeFn() }
+
+// stockade: our lock/redislock.
+func newStockade(c *redis.Client, prefix string, o Options) locker {
+	l := redislock.New(c, &redislock.Options{Prefix: prefix})
+	return &ourLocker{l: l, ttl: o.TTL, closeFn: l.Close}
+}
+
+// redlock: our lock/redlock over the RedlockAddrs nodes, a client each.
+// ContextTimeoutEnabled lets the per-node timeout cut a call to a node that
+// stopped answering.
+func openRedlock(ctx context.Context, o Options, w Workload, prefix string) (locker, error) {
+	var clients []redis.UniversalClient
+	closeAll := func() error {
+		var errs []error
+		for _, c := range clients {
+			errs = append(errs, c.Close())
+		}
+		return errors.Join(errs...)
+	}
+	for _, addr := range o.RedlockAddrs {
+		c := redis.NewClient(&redis.Options{Addr: addr, PoolSize: w.Goroutines + 8, ContextTimeoutEnabled: true})
+		clients = append(clients, c)
+		if err := warmRedis(ctx, c, w.Goroutines); err != nil {
+			closeAll()
+			return nil, fmt.Errorf("redlock node %s: %w", addr, err)
+		}
+	}
+	l, err := redlock.New(clients, &redlock.Options{Prefix: prefix})
+	if err != nil {
+		closeAll()
+		return nil, err
+	}
+	return &ourLocker{l: l, ttl: o.TTL, closeFn: func() error { return errors.Join(l.Close(), closeAll()) }}, nil
+}
+
+// pglock: our lock/pglock on a pool of its own. Every waiting and every
+// holding goroutine pins a connection, so the pool has one per goroutine
+// and a few to spare. Closing the pool ends the sessions, and with them
+// any advisory lock left.
+func openPGLock(ctx context.Context, o Options, w Workload, prefix string) (locker, error) {
+	cfg, err := pgxpool.ParseConfig(o.PostgresURL)
+	if err != nil {
+		return nil, err
+	}
+	cfg.MaxConns = int32(w.Goroutines + 4)
+	pool, err := pgxpool.NewWithConfig(ctx, cfg)
+	if err != nil {
+		return nil, err
+	}
+	if err := warmPool(ctx, pool, w.Goroutines); err != nil {
+		pool.Close()
+		return nil, err
+	}
+	l := pglock.New(pool, &pglock.Options{Prefix: prefix})
+	return &ourLocker{l: l, ttl: o.TTL, closeFn: func() error { pool.Close(); return nil }}, nil
+}
+
+// etcdlock: our lock/etcdlock on a client of its own.
+func openEtcdLock(ctx context.Context, o Options, _ Workload, prefix string) (locker, error) {
+	client, err := newEtcdClient(ctx, o.EtcdEndpoints)
+	if err != nil {
+		return nil, err
+	}
+	l := etcdlock.New(client, &etcdlock.Options{Prefix: prefix})
+	return &ourLocker{l: l, ttl: o.TTL, closeFn: client.Close}, nil
+}
+
+// warmRedis opens n connections of client's pool.
+func warmRedis(ctx context.Context, client *redis.Client, n int) error {
+	errs := make(chan error, n)
+	for range n {
+		go func() { errs <- client.Ping(ctx).Err() }()
+	}
+	var first error
+	for range n {
+		if err := <-errs; err != nil && first == nil {
+			first = err
+		}
+	}
+	return first
+}
+
+// warmPool opens n connections of pool, holding them all at once so that
+// none is reused before the n-th is dialled.
+func warmPool(ctx context.Context, pool *pgxpool.Pool, n int) error {
+	conns := make([]*pgxpool.Conn, n)
+	errs := make([]error, n)
+	var wg sync.WaitGroup
+	for i := range n {
+		wg.Go(func() { conns[i], errs[i] = pool.Acquire(ctx) })
+	}
+	wg.Wait()
+	for _, c := range conns {
+		if c != nil {
+			c.Release()
+		}
+	}
+	for _, err := range errs {
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
 
 // redsync: every option at its default (8s expiry, 32 tries, 50–250 ms
 // random delay between tries). One Mutex per acquisition, as its value is

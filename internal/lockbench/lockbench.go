@@ -10,8 +10,6 @@ import (
 	"slices"
 	"strings"
 	"time"
-
-	"github.com/redis/go-redis/v9"
 )
 
 // Workload is one contention pattern: Goroutines goroutines loop acquire →
@@ -56,14 +54,42 @@ func Workloads() []Workload {
 	}
 }
 
-// Impls returns the names of the implementations, in the order they run.
-func Impls() []string { return []string{"stockade", "redsync", "bsm", "setnx"} }
+// Impls returns the names of every implementation, in the order they run.
+// The first four run on the Redis server at Options.Addr; redlock,
+// pglock and etcdlock need servers of their own (Options.RedlockAddrs,
+// PostgresURL, EtcdEndpoints).
+func Impls() []string {
+	names := make([]string, len(impls))
+	for i, im := range impls {
+		names[i] = im.name
+	}
+	return names
+}
 
 // Options configures a Run. A nil *Options means all defaults.
 type Options struct {
-	// Addr is the Redis server's address.
+	// Addr is the address of the Redis server that stockade, redsync, bsm
+	// and setnx run on.
 	// Default: "127.0.0.1:6379".
 	Addr string
+
+	// RedlockAddrs are the addresses of the independent Redis servers that
+	// redlock runs on, one per node: five make a quorum of three. Only
+	// keys under the run's prefix are written to them.
+	// Default: none (redlock cannot run).
+	RedlockAddrs []string
+
+	// PostgresURL is the connection string, a URL or keyword/value pairs,
+	// of the PostgreSQL database that pglock runs on. pglock draws its
+	// fencing tokens from its default sequence, public.lock_token_seq,
+	// and creates it if it is missing.
+	// Default: "" (pglock cannot run).
+	PostgresURL string
+
+	// EtcdEndpoints are the client URLs of the etcd cluster that etcdlock
+	// runs on.
+	// Default: none (etcdlock cannot run).
+	EtcdEndpoints []string
 
 	// Duration is how long each implementation runs each workload.
 	// Default: 5s.
@@ -73,12 +99,16 @@ type Options struct {
 	// Default: Workloads().
 	Workloads []Workload
 
-	// Impls names the implementations to run, from Impls().
-	// Default: Impls().
+	// Impls names the implementations to run, from Impls(). Each must
+	// have its server set.
+	// Default: stockade, redsync, bsm and setnx, then each of redlock,
+	// pglock and etcdlock whose server is set.
 	Impls []string
 
-	// TTL is the lease time-to-live for stockade, bsm and setnx. redsync
-	// keeps its own default expiry (8s).
+	// TTL is the lease time-to-live for every implementation but redsync,
+	// which keeps its own default expiry (8s). etcdlock rounds it up to
+	// whole seconds, and etcd raises it to its minimum lease TTL (2s by
+	// default).
 	// Default: 10s.
 	TTL time.Duration
 
@@ -108,7 +138,11 @@ func (o *Options) withDefaults() (Options, error) {
 		out.Workloads = Workloads()
 	}
 	if out.Impls == nil {
-		out.Impls = Impls()
+		for _, im := range impls {
+			if out.has(im.server) {
+				out.Impls = append(out.Impls, im.name)
+			}
+		}
 	}
 	if out.TTL == 0 {
 		out.TTL = 10 * time.Second
@@ -138,21 +172,59 @@ func (o *Options) withDefaults() (Options, error) {
 		}
 	}
 	for _, name := range out.Impls {
-		if _, ok := factories[name]; !ok {
+		im, ok := findImpl(name)
+		if !ok {
 			return out, fmt.Errorf("lockbench: unknown implementation %q (want %s)", name, strings.Join(Impls(), ", "))
 		}
+		if !out.has(im.server) {
+			return out, fmt.Errorf("lockbench: implementation %q needs %s", name, needs[im.server])
+		}
+	}
+	for i, addr := range out.RedlockAddrs {
+		if addr == "" || slices.Contains(out.RedlockAddrs[:i], addr) {
+			return out, fmt.Errorf("lockbench: redlock addresses %q: want distinct, non-empty addresses", out.RedlockAddrs)
+		}
+	}
+	if slices.Contains(out.EtcdEndpoints, "") {
+		return out, fmt.Errorf("lockbench: etcd endpoints %q: want non-empty endpoints", out.EtcdEndpoints)
 	}
 	return out, nil
 }
 
-// Report is the outcome of a Run.
+// has reports whether the server srv is set.
+func (o *Options) has(srv server) bool {
+	switch srv {
+	case onRedlock:
+		return len(o.RedlockAddrs) > 0
+	case onPostgres:
+		return o.PostgresURL != ""
+	case onEtcd:
+		return len(o.EtcdEndpoints) > 0
+	default:
+		return o.Addr != ""
+	}
+}
+
+// needs names the option that sets each server.
+var needs = map[server]string{
+	onRedis:    "the address of a Redis server (Addr)",
+	onRedlock:  "the addresses of its Redis servers (RedlockAddrs)",
+	onPostgres: "a PostgreSQL database (PostgresURL)",
+	onEtcd:     "an etcd cluster (EtcdEndpoints)",
+}
+
+// Report is the outcome of a Run. It names only the servers that the run
+// used.
 type Report struct {
-	Addr      string        `json:"redis"`
-	Duration  time.Duration `json:"duration_ns"`
-	TTL       time.Duration `json:"ttl_ns"`
-	BSMWait   time.Duration `json:"bsm_wait_ns"`
-	Workloads []Workload    `json:"workloads"`
-	Results   []Result      `json:"results"` // workload-major, in run order
+	Addr         string        `json:"redis,omitempty"`
+	RedlockAddrs []string      `json:"redlock,omitempty"`
+	Postgres     string        `json:"postgres,omitempty"` // host:port/database, never the password
+	Etcd         []string      `json:"etcd,omitempty"`
+	Duration     time.Duration `json:"duration_ns"`
+	TTL          time.Duration `json:"ttl_ns"`
+	BSMWait      time.Duration `json:"bsm_wait_ns"`
+	Workloads    []Workload    `json:"workloads"`
+	Results      []Result      `json:"results"` // workload-major, in run order
 }
 
 // Result is what one implementation did on one workload.
@@ -221,39 +293,47 @@ func (v Violation) String() string {
 }
 
 // Run runs every implementation in opts on every workload, one cell at a
-// time, and returns the measurements. It fails if Redis cannot be reached;
-// failures of individual acquisitions are counted in the Results instead.
-// When ctx is cancelled it stops the running cell and returns ctx's error.
+// time, and returns the measurements. It fails if a server that one of the
+// implementations needs cannot be reached; failures of individual
+// acquisitions are counted in the Results instead. When ctx is cancelled
+// it stops the running cell and returns ctx's error.
 func Run(ctx context.Context, opts *Options) (*Report, error) {
 	o, err := opts.withDefaults()
 	if err != nil {
 		return nil, err
 	}
-	admin := redis.NewClient(&redis.Options{Addr: o.Addr, MaxRetries: -1})
-	defer admin.Close()
-	pctx, cancel := context.WithTimeout(ctx, 5*time.Second)
-	err = admin.Ping(pctx).Err()
-	cancel()
+	srvs, err := connect(ctx, o)
 	if err != nil {
-		return nil, fmt.Errorf("lockbench: redis at %s: %w", o.Addr, err)
+		return nil, fmt.Errorf("lockbench: %w", err)
 	}
+	defer srvs.close()
 
 	prefix := "lockbench:" + randomHex(8) + ":"
-	defer cleanup(context.WithoutCancel(ctx), admin, prefix)
+	defer srvs.cleanAll(context.WithoutCancel(ctx), prefix)
 
-	rep := &Report{Addr: o.Addr, Duration: o.Duration, TTL: o.TTL, BSMWait: o.BSMWait, Workloads: o.Workloads}
+	rep := &Report{Duration: o.Duration, TTL: o.TTL, BSMWait: o.BSMWait, Workloads: o.Workloads, Postgres: srvs.postgres}
+	if srvs.redis != nil {
+		rep.Addr = o.Addr
+	}
+	if len(srvs.redlock) > 0 {
+		rep.RedlockAddrs = o.RedlockAddrs
+	}
+	if srvs.etcd != nil {
+		rep.Etcd = o.EtcdEndpoints
+	}
 	n, total := 0, len(o.Workloads)*len(o.Impls)
 	for _, w := range o.Workloads {
-		for _, impl := range o.Impls {
+		for _, name := range o.Impls {
+			im, _ := findImpl(name)
 			n++
-			fmt.Fprintf(o.Progress, "[%d/%d] workload %s (%v): %s for %v\n", n, total, w.Name, w, impl, o.Duration)
-			cellPrefix := prefix + impl + ":" + w.Name + ":"
-			res, err := runCell(ctx, o, w, impl, cellPrefix)
-			if cerr := cleanup(context.WithoutCancel(ctx), admin, cellPrefix); err == nil && cerr != nil {
+			fmt.Fprintf(o.Progress, "[%d/%d] workload %s (%v): %s for %v\n", n, total, w.Name, w, name, o.Duration)
+			cellPrefix := prefix + name + ":" + w.Name + ":"
+			res, err := runCell(ctx, o, w, im, cellPrefix)
+			if cerr := srvs.clean(context.WithoutCancel(ctx), im.server, cellPrefix); err == nil && cerr != nil {
 				err = cerr
 			}
 			if err != nil {
-				return nil, fmt.Errorf("lockbench: %s on workload %s: %w", impl, w.Name, err)
+				return nil, fmt.Errorf("lockbench: %s on workload %s: %w", name, w.Name, err)
 			}
 			fmt.Fprintf(o.Progress, "[%d/%d]   %d sections, %.0f ops/s, %d failures, %d violations\n",
 				n, total, res.Ops, res.OpsPerSec, res.Failures, res.Violations)
@@ -261,29 +341,6 @@ func Run(ctx context.Context, opts *Options) (*Report, error) {
 		}
 	}
 	return rep, nil
-}
-
-// cleanup deletes every key that starts with prefix. The prefix is made of
-// characters that are not glob-special, so it can be used in MATCH as is.
-func cleanup(ctx context.Context, c *redis.Client, prefix string) error {
-	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
-	defer cancel()
-	var cursor uint64
-	for {
-		keys, next, err := c.Scan(ctx, cursor, prefix+"*", 1000).Result()
-		if err != nil {
-			return fmt.Errorf("clean up %s*: %w", prefix, err)
-		}
-		keys = slices.DeleteFunc(keys, func(k string) bool { return !strings.HasPrefix(k, prefix) })
-		if len(keys) > 0 {
-			if err := c.Unlink(ctx, keys...).Err(); err != nil {
-				return fmt.Errorf("clean up %s*: %w", prefix, err)
-			}
-		}
-		if cursor = next; cursor == 0 {
-			return nil
-		}
-	}
 }
 
 func randomHex(n int) string {

@@ -2,14 +2,20 @@ package lockbench_test
 
 import (
 	"bytes"
+	"context"
 	"flag"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
+	"github.com/jackc/pgx/v5"
 	"github.com/redis/go-redis/v9"
+	clientv3 "go.etcd.io/etcd/client/v3"
+	"go.uber.org/zap"
 
 	"github.com/stockade/stockade/internal/lockbench"
 	"github.com/stockade/stockade/internal/testserver"
@@ -25,9 +31,14 @@ var small = []lockbench.Workload{
 	{Name: "c", Goroutines: 3, Keys: 1, Hold: 5 * time.Millisecond},
 }
 
+// redisImpls are the implementations that need only Options.Addr, and run
+// by default.
+var redisImpls = []string{"stockade", "redsync", "bsm", "setnx"}
+
 func TestRunEveryImplementation(t *testing.T) {
 	srv := testserver.SharedRedis(t)
 	var progress bytes.Buffer
+	// With no other server given, the default is the Redis implementations.
 	rep, err := lockbench.Run(t.Context(), &lockbench.Options{
 		Addr:      srv.Addr(),
 		Duration:  300 * time.Millisecond,
@@ -37,13 +48,85 @@ func TestRunEveryImplementation(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	checkResults(t, rep, redisImpls)
+	if rep.Addr != srv.Addr() || rep.RedlockAddrs != nil || rep.Postgres != "" || rep.Etcd != nil {
+		t.Errorf("report names servers %q, %q, %q, %q; want only redis %s", rep.Addr, rep.RedlockAddrs, rep.Postgres, rep.Etcd, srv.Addr())
+	}
 
-	if got, want := len(rep.Results), len(small)*len(lockbench.Impls()); got != want {
+	for _, impl := range redisImpls {
+		if !strings.Contains(progress.String(), impl) {
+			t.Errorf("progress does not mention %s:\n%s", impl, progress.String())
+		}
+	}
+	checkNoRedisKeys(t, srv.Addr())
+}
+
+// TestRunOwnServers runs each implementation that needs a server of its
+// own, against real servers, and checks that it left nothing behind.
+func TestRunOwnServers(t *testing.T) {
+	tests := []struct {
+		impl string
+		// setup starts the servers, sets them in o and returns the
+		// check that the run left nothing behind.
+		setup func(t *testing.T, o *lockbench.Options) (leftNothing func(t *testing.T))
+	}{
+		{"redlock", func(t *testing.T, o *lockbench.Options) func(*testing.T) {
+			for range 5 {
+				o.RedlockAddrs = append(o.RedlockAddrs, testserver.NewRedis(t).Addr())
+			}
+			return func(t *testing.T) {
+				for _, addr := range o.RedlockAddrs {
+					checkNoRedisKeys(t, addr)
+				}
+			}
+		}},
+		{"pglock", func(t *testing.T, o *lockbench.Options) func(*testing.T) {
+			url, err := testserver.SharedPostgres(t).CreateDatabase(fmt.Sprintf("lockbench_%d", databases.Add(1)))
+			if err != nil {
+				t.Fatal(err)
+			}
+			o.PostgresURL = url
+			return func(t *testing.T) { checkNoAdvisoryLocks(t, url) }
+		}},
+		{"etcdlock", func(t *testing.T, o *lockbench.Options) func(*testing.T) {
+			o.EtcdEndpoints = []string{testserver.SharedEtcd(t).Endpoint()}
+			return func(t *testing.T) { checkNoEtcdKeys(t, o.EtcdEndpoints) }
+		}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.impl, func(t *testing.T) {
+			o := &lockbench.Options{
+				Addr:      "127.0.0.1:1", // never dialled: no Redis implementation runs
+				Duration:  300 * time.Millisecond,
+				Workloads: small,
+				Impls:     []string{tc.impl},
+			}
+			leftNothing := tc.setup(t, o)
+			rep, err := lockbench.Run(t.Context(), o)
+			if err != nil {
+				t.Fatal(err)
+			}
+			checkResults(t, rep, []string{tc.impl})
+			if rep.Addr != "" {
+				t.Errorf("report names redis %s, which no implementation used", rep.Addr)
+			}
+			leftNothing(t)
+		})
+	}
+}
+
+var databases atomic.Int64
+
+// checkResults checks that rep has a valid result for each workload of
+// small and each of impls, in run order.
+func checkResults(t *testing.T, rep *lockbench.Report, impls []string) {
+	t.Helper()
+	if got, want := len(rep.Results), len(small)*len(impls); got != want {
 		t.Fatalf("%d results, want %d", got, want)
 	}
 	i := 0
 	for _, w := range small {
-		for _, impl := range lockbench.Impls() {
+		for _, impl := range impls {
 			r := rep.Results[i]
 			i++
 			t.Run(w.Name+"/"+impl, func(t *testing.T) {
@@ -54,22 +137,65 @@ func TestRunEveryImplementation(t *testing.T) {
 			})
 		}
 	}
+}
 
-	for _, impl := range lockbench.Impls() {
-		if !strings.Contains(progress.String(), impl) {
-			t.Errorf("progress does not mention %s:\n%s", impl, progress.String())
-		}
-	}
-
-	// Every key the run made is gone.
-	c := redis.NewClient(&redis.Options{Addr: srv.Addr()})
+// checkNoRedisKeys checks that the Redis server at addr has no key of any
+// run.
+func checkNoRedisKeys(t *testing.T, addr string) {
+	t.Helper()
+	c := redis.NewClient(&redis.Options{Addr: addr})
 	defer c.Close()
 	keys, err := c.Keys(t.Context(), "lockbench:*").Result()
 	if err != nil {
 		t.Fatal(err)
 	}
 	if len(keys) > 0 {
-		t.Errorf("keys left behind: %q", keys)
+		t.Errorf("keys left behind on %s: %q", addr, keys)
+	}
+}
+
+// checkNoEtcdKeys checks that the etcd cluster has no key of any run.
+func checkNoEtcdKeys(t *testing.T, endpoints []string) {
+	t.Helper()
+	c, err := clientv3.New(clientv3.Config{Endpoints: endpoints, DialTimeout: 5 * time.Second, Logger: zap.NewNop()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	resp, err := c.Get(t.Context(), "lockbench:", clientv3.WithPrefix(), clientv3.WithKeysOnly())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, kv := range resp.Kvs {
+		t.Errorf("key left behind: %q", kv.Key)
+	}
+}
+
+// checkNoAdvisoryLocks checks that no session holds or waits for an
+// advisory lock in the database at url once the run's sessions have ended,
+// which the server notices shortly after their connections close.
+func checkNoAdvisoryLocks(t *testing.T, url string) {
+	t.Helper()
+	conn, err := pgx.Connect(t.Context(), url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(context.WithoutCancel(t.Context()))
+	const q = `SELECT count(*) FROM pg_locks
+		WHERE locktype = 'advisory' AND database = (SELECT oid FROM pg_database WHERE datname = current_database())`
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		var n int
+		if err := conn.QueryRow(t.Context(), q).Scan(&n); err != nil {
+			t.Fatal(err)
+		}
+		if n == 0 {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%d advisory locks left 10s after the run", n)
+		}
+		time.Sleep(50 * time.Millisecond)
 	}
 }
 
@@ -138,6 +264,11 @@ func TestRunRefusesBadOptions(t *testing.T) {
 		{"no goroutines", lockbench.Options{Workloads: []lockbench.Workload{{Name: "x", Keys: 1}}}, "invalid workload"},
 		{"no keys", lockbench.Options{Workloads: []lockbench.Workload{{Name: "x", Goroutines: 1}}}, "invalid workload"},
 		{"empty workloads", lockbench.Options{Workloads: []lockbench.Workload{}}, "no workloads"},
+		{"redlock without nodes", lockbench.Options{Impls: []string{"stockade", "redlock"}}, `implementation "redlock" needs the addresses of its Redis servers (RedlockAddrs)`},
+		{"pglock without database", lockbench.Options{Impls: []string{"pglock"}}, `implementation "pglock" needs a PostgreSQL database (PostgresURL)`},
+		{"etcdlock without cluster", lockbench.Options{Impls: []string{"etcdlock"}}, `implementation "etcdlock" needs an etcd cluster (EtcdEndpoints)`},
+		{"repeated redlock node", lockbench.Options{RedlockAddrs: []string{"127.0.0.1:2", "127.0.0.1:2"}}, "want distinct, non-empty addresses"},
+		{"empty etcd endpoint", lockbench.Options{EtcdEndpoints: []string{""}}, "want non-empty endpoints"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -151,52 +282,95 @@ func TestRunRefusesBadOptions(t *testing.T) {
 	}
 }
 
-func TestRunUnreachableRedis(t *testing.T) {
-	_, err := lockbench.Run(t.Context(), &lockbench.Options{Addr: "127.0.0.1:1", Duration: time.Millisecond})
-	if err == nil || !strings.Contains(err.Error(), "redis at 127.0.0.1:1") {
-		t.Fatalf("err = %v, want one naming the address", err)
+func TestRunUnreachableServer(t *testing.T) {
+	tests := []struct {
+		name string
+		opts lockbench.Options
+		want string
+	}{
+		{"redis", lockbench.Options{Addr: "127.0.0.1:1"}, "redis at 127.0.0.1:1"},
+		{"redlock", lockbench.Options{RedlockAddrs: []string{"127.0.0.1:1"}, Impls: []string{"redlock"}}, "redlock node 127.0.0.1:1"},
+		{"postgres", lockbench.Options{PostgresURL: "postgres://nobody:secret@127.0.0.1:1/db", Impls: []string{"pglock"}}, "postgres at 127.0.0.1:1/db"},
+		{"etcd", lockbench.Options{EtcdEndpoints: []string{"http://127.0.0.1:1"}, Impls: []string{"etcdlock"}}, "etcd at http://127.0.0.1:1"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel() // etcd's takes the whole check timeout
+			tc.opts.Duration = time.Millisecond
+			_, err := lockbench.Run(t.Context(), &tc.opts)
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Fatalf("err = %v, want one naming the address (%q)", err, tc.want)
+			}
+			if strings.Contains(err.Error(), "secret") {
+				t.Errorf("err = %v shows the password", err)
+			}
+		})
 	}
 }
 
 var update = flag.Bool("update", false, "rewrite testdata/*.golden")
 
 func TestWriteText(t *testing.T) {
-	rep := &lockbench.Report{
-		Addr:      "redis:6379",
-		Duration:  time.Second,
-		Workloads: lockbench.Workloads()[:2],
-		Results: []lockbench.Result{
-			{
-				Workload: "a", Impl: "setnx", Ops: 1234, OpsPerSec: 1234,
-				Wait:     lockbench.Latency{N: 3, P50: 250 * time.Microsecond, P99: 2 * time.Millisecond, Max: 3 * time.Millisecond},
-				ShareMin: 0.5, ShareMax: 1.5,
-			},
-			{
-				Workload: "b", Impl: "redsync", Ops: 99, OpsPerSec: 99, Utilization: 0.25,
-				Wait:     lockbench.Latency{N: 3, P50: 40 * time.Millisecond, P99: 1500 * time.Millisecond, Max: 12 * time.Second},
-				Handoff:  lockbench.Latency{N: 2, P50: 30 * time.Millisecond, P99: 90 * time.Millisecond, Max: 90 * time.Millisecond},
-				ShareMin: 0, ShareMax: 3,
-				Failures: 2, FailureSample: "redsync: failed to acquire lock",
-				ReleaseErrors: 1, ReleaseErrorSample: "lockbench: release found the lock no longer held",
-				Violations: 11, ViolationSamples: []lockbench.Violation{{Key: "k0", Goroutine: 3, Holder: 5, At: time.Second}},
-			},
+	results := []lockbench.Result{
+		{
+			Workload: "a", Impl: "setnx", Ops: 1234, OpsPerSec: 1234,
+			Wait:     lockbench.Latency{N: 3, P50: 250 * time.Microsecond, P99: 2 * time.Millisecond, Max: 3 * time.Millisecond},
+			ShareMin: 0.5, ShareMax: 1.5,
+		},
+		{
+			Workload: "b", Impl: "redsync", Ops: 99, OpsPerSec: 99, Utilization: 0.25,
+			Wait:     lockbench.Latency{N: 3, P50: 40 * time.Millisecond, P99: 1500 * time.Millisecond, Max: 12 * time.Second},
+			Handoff:  lockbench.Latency{N: 2, P50: 30 * time.Millisecond, P99: 90 * time.Millisecond, Max: 90 * time.Millisecond},
+			ShareMin: 0, ShareMax: 3,
+			Failures: 2, FailureSample: "redsync: failed to acquire lock",
+			ReleaseErrors: 1, ReleaseErrorSample: "lockbench: release found the lock no longer held",
+			Violations: 11, ViolationSamples: []lockbench.Violation{{Key: "k0", Goroutine: 3, Holder: 5, At: time.Second}},
 		},
 	}
-	var buf bytes.Buffer
-	if err := rep.WriteText(&buf); err != nil {
-		t.Fatal(err)
+	tests := []struct {
+		name, golden string
+		rep          *lockbench.Report
+	}{
+		{"redis", "text.golden", &lockbench.Report{
+			Addr:      "redis:6379",
+			Duration:  time.Second,
+			Workloads: lockbench.Workloads()[:2],
+			Results:   results,
+		}},
+		{"every server", "text_servers.golden", &lockbench.Report{
+			Addr:         "redis:6379",
+			RedlockAddrs: []string{"r1:6379", "r2:6379", "r3:6379"},
+			Postgres:     "pg:5432/bench",
+			Etcd:         []string{"http://etcd:2379"},
+			Duration:     time.Second,
+			Workloads:    lockbench.Workloads()[2:],
+			Results: []lockbench.Result{{
+				Workload: "c", Impl: "pglock", Ops: 190, OpsPerSec: 190, Utilization: 0.95,
+				Wait:     lockbench.Latency{N: 190, P50: 35 * time.Millisecond, P99: 40 * time.Millisecond, Max: 41 * time.Millisecond},
+				Handoff:  lockbench.Latency{N: 189, P50: 150 * time.Microsecond, P99: 900 * time.Microsecond, Max: 2 * time.Millisecond},
+				ShareMin: 0.98, ShareMax: 1.02,
+			}},
+		}},
 	}
-	golden := filepath.Join("testdata", "text.golden")
-	if *update {
-		if err := os.WriteFile(golden, buf.Bytes(), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	want, err := os.ReadFile(golden)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if got := buf.String(); got != string(want) {
-		t.Errorf("WriteText output differs from %s (go test -update rewrites it):\n--- got\n%s--- want\n%s", golden, got, want)
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			var buf bytes.Buffer
+			if err := tc.rep.WriteText(&buf); err != nil {
+				t.Fatal(err)
+			}
+			golden := filepath.Join("testdata", tc.golden)
+			if *update {
+				if err := os.WriteFile(golden, buf.Bytes(), 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			want, err := os.ReadFile(golden)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := buf.String(); got != string(want) {
+				t.Errorf("WriteText output differs from %s (go test -update rewrites it):\n--- got\n%s--- want\n%s", golden, got, want)
+			}
+		})
 	}
 }

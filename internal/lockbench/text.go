@@ -4,19 +4,34 @@ import (
 	"bytes"
 	"fmt"
 	"io"
+	"strings"
 	"text/tabwriter"
 	"time"
 )
 
 // WriteText writes the report as a plain aligned table, one row per
-// workload and implementation, headed by what the workloads are and
-// followed by notes on failures, release errors and violations. The
-// "hand-offs" column is the share of sections that were hand-offs to a
-// waiting goroutine; the rest found the key idle, or were taken again by
-// the goroutine that had just released it.
+// workload and implementation, headed by the servers used and what the
+// workloads are, and followed by notes on failures, release errors and
+// violations. The "hand-offs" column is the share of sections that were
+// hand-offs to a waiting goroutine; the rest found the key idle, or were
+// taken again by the goroutine that had just released it.
 func (r *Report) WriteText(out io.Writer) error {
 	w := new(bytes.Buffer)
-	fmt.Fprintf(w, "redis %s, %v per implementation per workload\n", r.Addr, r.Duration)
+	var head []string
+	if r.Addr != "" {
+		head = append(head, "redis "+r.Addr)
+	}
+	if len(r.RedlockAddrs) > 0 {
+		head = append(head, "redlock "+strings.Join(r.RedlockAddrs, ","))
+	}
+	if r.Postgres != "" {
+		head = append(head, "postgres "+r.Postgres)
+	}
+	if len(r.Etcd) > 0 {
+		head = append(head, "etcd "+strings.Join(r.Etcd, ","))
+	}
+	head = append(head, fmt.Sprintf("%v per implementation per workload", r.Duration))
+	fmt.Fprintln(w, strings.Join(head, ", "))
 	for _, wl := range r.Workloads {
 		fmt.Fprintf(w, "workload %s: %v\n", wl.Name, wl)
 	}
