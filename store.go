@@ -25,7 +25,8 @@ type Store interface {
 	// database that a retry may cure wrap ErrConflict.
 	Update(ctx context.Context, fn func(tx Tx) error) error
 
-	// View runs fn in a read-only transaction.
+	// View runs fn in a read-only transaction. All its reads see one
+	// consistent snapshot (reconcile compares levels with ledger sums).
 	View(ctx context.Context, fn func(tx Tx) error) error
 
 	// Features says which locking primitives the store offers.
@@ -79,8 +80,9 @@ type Tx interface {
 	// location, which must exist) if it is missing. With expectedVersion
 	// non-nil the write happens only if the level's version equals it (a
 	// missing level has version 0); ok is false otherwise. It returns the
-	// level after the write. The caller checks on-hand against reserved
-	// and committed first; the store refuses a negative available too.
+	// level after the write, or with ok false the current level (the zero
+	// Level if missing). A negative onHand is refused with EInvalid and one
+	// below reserved + committed with EInsufficientStock, changing nothing.
 	SetOnHand(ctx context.Context, k Key, onHand int64, expectedVersion *int64) (l Level, ok bool, err error)
 
 	// UpdateLevel adds d to the level at k and bumps its version if the
@@ -93,14 +95,18 @@ type Tx interface {
 	// AppendMovements adds rows to the ledger; the store assigns IDs.
 	AppendMovements(ctx context.Context, ms ...Movement) error
 
-	// Movements returns ledger rows matching f, oldest first.
+	// Movements returns ledger rows matching f, oldest first. With
+	// concurrent writers a row may commit after a larger id was read, so
+	// AfterID is not a gap-free cursor while writes are in progress.
 	Movements(ctx context.Context, f MovementFilter) ([]Movement, error)
 
 	// LedgerSums returns the sum of the movements of every level that has
 	// any.
 	LedgerSums(ctx context.Context) (map[Key]Delta, error)
 
-	// InsertReservation stores a new reservation.
+	// InsertReservation stores a new reservation. An id in use is an
+	// error (on PostgreSQL it wraps ErrConflict, so generate ids inside the
+	// retried function).
 	InsertReservation(ctx context.Context, r Reservation) error
 
 	// Reservation returns a reservation (ENotFound if there is none),
@@ -112,8 +118,9 @@ type Tx interface {
 	// was in status from.
 	SetReservationStatus(ctx context.Context, id string, from, to ReservationStatus, orderID string) (bool, error)
 
-	// LapsedReservations returns up to limit held reservations that expired
-	// before now, oldest expiry first, locked for the transaction. With
+	// LapsedReservations returns up to limit (≤ 0: no limit) held
+	// reservations that expired strictly before now, oldest expiry first,
+	// locked for the transaction. With
 	// keys, only those with an allocation on one of them. A store with
 	// SkipLocked leaves out those that another transaction has locked.
 	LapsedReservations(ctx context.Context, now time.Time, keys []Key, limit int) ([]Reservation, error)
@@ -129,7 +136,9 @@ type Tx interface {
 	// whether it was in status from.
 	SetOrderStatus(ctx context.Context, id string, from, to OrderStatus) (bool, error)
 
-	// Idempotency returns the record for key, if there is one.
+	// Idempotency returns the record for key, if there is one. In an
+	// Update it holds key until the transaction ends, so that reading a key
+	// and then claiming it with PutIdempotency is atomic.
 	Idempotency(ctx context.Context, key string) (Idempotency, bool, error)
 
 	// PutIdempotency inserts or replaces the record for rec.Key.
@@ -138,12 +147,13 @@ type Tx interface {
 	// DeleteIdempotency removes the record for key, if any.
 	DeleteIdempotency(ctx context.Context, key string) error
 
-	// PurgeIdempotency removes records created before before and returns
-	// how many.
+	// PurgeIdempotency removes records created strictly before before and
+	// returns how many.
 	PurgeIdempotency(ctx context.Context, before time.Time) (int, error)
 
 	// AdvisoryLock takes a transaction-scoped advisory lock on each key,
-	// in key order, waiting for each; they are released at commit or
+	// waiting for each, in one fixed order chosen by the store so that
+	// callers never wait in a cycle; they are released at commit or
 	// rollback. ErrUnsupported where Features().AdvisoryLocks is false.
 	AdvisoryLock(ctx context.Context, keys []Key) error
 }
@@ -155,6 +165,7 @@ type Guard struct {
 	Version *int64
 	// Fence, if not zero, must be at least the level's fence, which is
 	// then set to it (lock strategy: a stale lock holder's write fails).
+	// At most math.MaxInt64; larger is EInvalid.
 	Fence uint64
 }
 

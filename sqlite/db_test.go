@@ -11,13 +11,16 @@ import (
 
 func TestOpenCreatesFileInWALMode(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "stockade.db")
-	db, err := sqlite.Open(t.Context(), path)
+	db, err := sqlite.Open(t.Context(), path, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { db.Close() })
 	if err := db.Ping(t.Context()); err != nil {
 		t.Fatal(err)
+	}
+	if db.Path() != path {
+		t.Errorf("Path() = %q, want %q", db.Path(), path)
 	}
 	if _, err := os.Stat(path); err != nil {
 		t.Fatalf("database file not created: %v", err)
@@ -37,11 +40,51 @@ func TestOpenCreatesFileInWALMode(t *testing.T) {
 	}
 }
 
-func TestOpenRefusesEmptyPathAndUnwritableDir(t *testing.T) {
-	if _, err := sqlite.Open(t.Context(), ""); err == nil {
-		t.Fatal("Open(\"\") succeeded")
+func TestOpenRefuses(t *testing.T) {
+	readOnly := filepath.Join(t.TempDir(), "ro.db")
+	db, err := sqlite.Open(t.Context(), readOnly, nil)
+	if err != nil {
+		t.Fatal(err)
 	}
-	if _, err := sqlite.Open(t.Context(), filepath.Join(t.TempDir(), "missing", "dir", "x.db")); err == nil {
-		t.Fatal("Open in a missing directory succeeded")
+	db.Close()
+	if err := os.Chmod(readOnly, 0o444); err != nil {
+		t.Fatal(err)
+	}
+
+	tests := []struct {
+		name string
+		path string
+	}{
+		{"empty path", ""},
+		{"missing directory", filepath.Join(t.TempDir(), "missing", "dir", "x.db")},
+		{"in-memory database", ":memory:"},
+	}
+	if os.Geteuid() != 0 { // root writes read-only files
+		tests = append(tests, struct{ name, path string }{"read-only file", readOnly})
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			db, err := sqlite.Open(t.Context(), tc.path, nil)
+			if err == nil {
+				db.Close()
+				t.Fatalf("Open(%q) succeeded", tc.path)
+			}
+			t.Log(err)
+		})
+	}
+}
+
+func TestOpenPathNeedsNoEscaping(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "a dir?#%", "stock ade.db")
+	if err := os.Mkdir(filepath.Dir(path), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	db, err := sqlite.Open(t.Context(), path, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	if _, err := os.Stat(path); err != nil {
+		t.Fatalf("database file not created where asked: %v", err)
 	}
 }

@@ -1,7 +1,68 @@
-// Package sqlite is stockade's embedded store: a single SQLite file opened
-// through a pure-Go driver (no cgo), in WAL mode, so the service runs with no
-// server to install.
+// Package sqlite is stockade's embedded store: one SQLite file opened
+// through a pure-Go driver (modernc.org/sqlite, no cgo) in WAL mode, so the
+// service runs with no server to install. It implements stockade.Store and
+// passes storetest.Run.
 //
-// SQLite allows one writer at a time; the store serialises writes through a
-// single connection and lets reads run in parallel on others.
+//	s, err := sqlite.Open(ctx, "stockade.db", nil)
+//	if err != nil { … }
+//	defer s.Close()
+//	if err := s.Migrate(ctx); err != nil { … } // serve and migrate call it
+//	err = s.Update(ctx, func(tx stockade.Tx) error {
+//		l, ok, err := tx.UpdateLevel(ctx, k, stockade.Delta{Reserved: 2}, stockade.Guard{})
+//		…
+//	})
+//
+// # Connections
+//
+// SQLite allows one writer at a time. Every Update runs on a single
+// dedicated writer connection and begins with BEGIN IMMEDIATE, so the
+// write lock is held from the first statement to COMMIT: concurrent Updates
+// queue for that connection in Go, honouring their contexts, instead of
+// meeting each other in SQLite's busy handler, and a transaction never
+// fails half-way to upgrade a read lock. View runs on a separate pool of
+// read-only connections (PRAGMA query_only, so any write in a View fails);
+// in WAL mode readers see the last committed state and neither wait for
+// the writer nor hold it up. Ping uses a reader too.
+//
+// Because each Update holds the whole database, the lock arguments of
+// Levels, SKULevels, Reservation, Order and LapsedReservations are ignored:
+// no other writer can change a row an Update has read before it commits.
+// Features reports no RowLocks, no AdvisoryLocks (AdvisoryLock returns an
+// error wrapping stockade.ErrUnsupported) and no SkipLocked. fn must not
+// call Update on the same Store: it would wait for its own connection.
+//
+// # Guarantees
+//
+// UpdateLevel is one conditional UPDATE … RETURNING whose WHERE clause
+// holds every condition (nothing goes negative, the version, the fence),
+// so the check and the write cannot be separated. CHECK constraints keep
+// on_hand, reserved and committed at or above zero and available too, and
+// triggers keep the movements ledger append-only, whatever statement
+// reaches the file. Times are stored as Unix microseconds, UTC. Text is
+// compared byte for byte (SQLite's BINARY collation), which is the order
+// of stockade.Key.Compare.
+//
+// Commits are durable against a crash of the process; with
+// synchronous=NORMAL, the last transactions before a power loss may be
+// lost, never half-applied.
+//
+// # Failure modes
+//
+// The one busy error left is another process holding the file's write
+// lock (a second stockade on the same file, a backup) for longer than
+// Options.BusyTimeout; it, and SQLITE_LOCKED, wrap stockade.ErrConflict so
+// the engine retries. Missing rows are *stockade.Error with ENotFound where
+// stockade.Tx says so; SetOnHand refuses a negative quantity with EInvalid
+// and one below reserved + committed with EInsufficientStock. Other errors
+// say where they happened ("sqlite: update level sku@loc: …"). An
+// in-memory database (":memory:") is refused: its connections would not
+// share it.
+//
+// # Migrations
+//
+// The schema lives in migrations/NNNN_name.sql, embedded in the binary.
+// Migrate applies those not yet recorded in schema_migrations, each in its
+// own transaction with its record; it is a no-op when the schema is up to
+// date and refuses a database migrated by a newer binary. Open does not
+// migrate.
 package sqlite

@@ -37,11 +37,14 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 	if !ok {
 		return fmt.Errorf("serve: unsupported -store %q: want sqlite:PATH", *store)
 	}
-	db, err := sqlite.Open(ctx, path)
+	db, err := sqlite.Open(ctx, path, nil)
 	if err != nil {
 		return fmt.Errorf("serve: %w", err)
 	}
 	defer db.Close()
+	if err := db.Migrate(ctx); err != nil {
+		return fmt.Errorf("serve: %w", err)
+	}
 
 	ln, err := net.Listen("tcp", *addr)
 	if err != nil {

@@ -1,0 +1,124 @@
+// Package postgres is stockade's PostgreSQL store: a stockade.Store over a
+// pgx connection pool, for running several service instances on one
+// database. It offers every locking primitive the strategies use: row
+// locks, advisory locks and SKIP LOCKED.
+//
+//	s, err := postgres.Open(ctx, "postgres://stockade@db/stockade", &postgres.Options{MaxConns: 32})
+//	if err != nil {
+//		return err
+//	}
+//	defer s.Close()
+//	if err := s.Migrate(ctx); err != nil { // safe from every instance at once
+//		return err
+//	}
+//	err = s.Update(ctx, func(tx stockade.Tx) error {
+//		_, ok, err := tx.UpdateLevel(ctx, key, stockade.Delta{Reserved: 2}, stockade.Guard{})
+//		if err != nil || !ok { // ok is false when fewer than 2 are available
+//			return …
+//		}
+//		return tx.AppendMovements(ctx, stockade.Movement{SKU: key.SKU, Location: key.Location,
+//			Kind: stockade.MoveReserve, Delta: stockade.Delta{Reserved: 2}, Ref: id})
+//	})
+//	// errors.Is(err, stockade.ErrConflict): retry the whole function
+//
+// The SQL is in the package's .sql files: migrations/ for the schema,
+// queries/ for the statements.
+//
+// # Schema
+//
+// Migrate applies the embedded migrations/NNNN_name.sql files that the
+// schema_migrations table does not list, each in its own transaction after
+// taking an advisory lock on a fixed id, so instances that start together
+// apply each exactly once. Open does not migrate.
+//
+//   - locations (id, name, lat, lon).
+//   - levels (sku, location → locations, on_hand, reserved, committed,
+//     version, fence), keyed by (sku, location). CHECK constraints keep
+//     every counter and available = on_hand − reserved − committed at zero
+//     or above, whatever writes to the table. fence is bigint: fencing
+//     tokens are uint64 in Go, and UpdateLevel refuses one at or above
+//     2⁶³ (every lock backend's tokens are int64 anyway).
+//   - movements, the ledger: a bigserial id, at, sku, location, kind, the
+//     three deltas, ref and reason; indexed for each filter of Movements.
+//     A trigger refuses UPDATE and DELETE. Ids are given out in insertion
+//     order but become visible in commit order, so a reader paging with
+//     AfterID while writers commit can miss a row that commits late with a
+//     smaller id; reconciliation uses LedgerSums, which has no such gap.
+//   - reservations (lines and allocations as jsonb, read back whole) and
+//     reservation_allocations, one row per allocation, indexed by (sku,
+//     location) for the sweeper's key filter; a partial index on the
+//     expiry of held reservations.
+//   - orders, with at most one order per reservation (a unique index).
+//   - idempotency (key, request_hash, state, status, body bytea,
+//     created_at), indexed on created_at for purging.
+//
+// Identifiers are text in the "C" collation, so ORDER BY sorts them byte by
+// byte, as stockade.Key.Compare does, whatever the database's locale.
+// Times are timestamptz: microsecond precision, returned in UTC.
+//
+// # Transactions and locking
+//
+// Update runs in a READ COMMITTED read-write transaction. That is what the
+// strategies need: each statement sees what committed before it started,
+// UpdateLevel checks and writes in one conditional UPDATE (a concurrent
+// writer of the row makes it wait, then re-check its condition on the new
+// row), row locks and advisory locks serialize the rest, and no
+// serialization failure is ever raised. View runs in a REPEATABLE READ
+// read-only transaction: all its reads see one snapshot, without locks.
+//
+// Levels and SKULevels with lock run SELECT … ORDER BY sku, location FOR
+// UPDATE, which locks rows in that order: key order, the one global order
+// in which every strategy takes its locks, so two transactions never wait
+// on each other in a cycle. LapsedReservations takes held, lapsed
+// reservations oldest expiry first with FOR UPDATE SKIP LOCKED, so
+// sweepers on several instances take disjoint sets and never wait.
+// AdvisoryLock takes pg_advisory_xact_lock on each key's LockID (a
+// SHA-256-based 64-bit hash), in the order of the ids; two keys whose ids
+// collide share a lock, which only serializes them more.
+//
+// Idempotency, in a read-write transaction, first takes an advisory lock
+// on the key, so that reading a key and then claiming it with
+// PutIdempotency is atomic across instances, as it is on SQLite.
+//
+// When a context ends during a statement, Open's pool cancels the
+// statement on the server with a cancel request: a transaction waiting
+// for a lock leaves the queue at once, and its connection, rolled back,
+// goes back to the pool. (pgx's default cuts the connection, so a burst
+// of request timeouts would become a burst of reconnections.) A statement
+// that has not ended Options.CancelGrace later has its connection cut.
+//
+// # Errors
+//
+// Every error names the call that failed and keeps pgx's error in its
+// chain (errors.As reaches *pgconn.PgError):
+//
+//   - 40001 serialization failure, 40P01 deadlock, 55P03 lock not
+//     available (lock_timeout) and 23505 unique violation (a concurrent
+//     transaction inserted the same key first) wrap stockade.ErrConflict;
+//     the engine retries the transaction.
+//   - 23503 on a level's location is a *stockade.Error with ENotFound
+//     naming the location (SetOnHand checks first, so it reports that
+//     without failing a statement).
+//   - 23514, a check violation, is a *stockade.Error saying which
+//     invariant the write would break. The API never reaches one.
+//   - when the context ended, its error is in the chain too.
+//
+// A failed statement aborts a PostgreSQL transaction: every later statement
+// fails. Update then rolls back and returns the first failure, even when
+// fn swallowed it.
+//
+// # Pool sizing
+//
+// An Update or View holds one connection from begin to commit, including
+// while it waits for a row or advisory lock, so the pool (Options.MaxConns)
+// bounds how many transactions run at once; the rest wait for a connection
+// within their context. Size it for the concurrency wanted, and the
+// server's max_connections for every instance's pool plus headroom. More
+// connections than cores on the server rarely go faster when they contend
+// for the same rows.
+//
+// The store keeps no session state between transactions, but pgx caches
+// prepared statements per connection: through a transaction-pooling proxy
+// (PgBouncer's pool_mode=transaction) add default_query_exec_mode=exec to
+// the URL, unless the proxy tracks prepared statements itself.
+package postgres

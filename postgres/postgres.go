@@ -1,0 +1,257 @@
+package postgres
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/jackc/pgx/v5/pgconn/ctxwatch"
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/stockade/stockade"
+)
+
+// rollbackTimeout bounds the rollback of a failed transaction, which runs
+// even when the caller's context is done.
+const rollbackTimeout = 5 * time.Second
+
+// Options configures Open. A nil *Options means all defaults.
+type Options struct {
+	// MaxConns is the most connections the pool opens. Every running
+	// Update or View holds one for its whole length, including while it
+	// waits for a row or advisory lock; see the package documentation.
+	// Default: the URL's pool_max_conns if it has one, else pgxpool's
+	// default, the larger of 4 and runtime.NumCPU().
+	MaxConns int32
+
+	// CancelGrace is how long a statement may go on after its context
+	// ends. Open makes the pool cancel such a statement on the server with
+	// a cancel request, so that a transaction waiting for a lock leaves
+	// the lock queue at once and its connection stays usable (pgx's
+	// default cuts it); if the statement has not ended after CancelGrace,
+	// the connection is cut after all.
+	// Default: 3s.
+	CancelGrace time.Duration
+}
+
+func (o *Options) withDefaults() Options {
+	var out Options
+	if o != nil {
+		out = *o
+	}
+	if out.CancelGrace <= 0 {
+		out.CancelGrace = 3 * time.Second
+	}
+	return out
+}
+
+// Store is a stockade.Store on a PostgreSQL database, through a pgx
+// connection pool. It is safe for concurrent use.
+type Store struct {
+	pool     *pgxpool.Pool
+	ownsPool bool
+}
+
+var _ stockade.Store = (*Store)(nil)
+
+// Open connects to the database at url (a postgres:// URL or a key=value
+// connection string, as pgxpool.ParseConfig takes) and checks that it
+// answers. It does not migrate the schema: call Migrate. Close closes the
+// pool Open made.
+func Open(ctx context.Context, url string, opts *Options) (*Store, error) {
+	o := opts.withDefaults()
+	cfg, err := pgxpool.ParseConfig(url)
+	if err != nil {
+		return nil, fmt.Errorf("postgres: open: %w", err)
+	}
+	if o.MaxConns > 0 {
+		cfg.MaxConns = o.MaxConns
+	}
+	grace := o.CancelGrace
+	cfg.ConnConfig.BuildContextWatcherHandler = func(c *pgconn.PgConn) ctxwatch.Handler {
+		return &pgconn.CancelRequestContextWatcherHandler{Conn: c, DeadlineDelay: grace}
+	}
+	pool, err := pgxpool.NewWithConfig(ctx, cfg)
+	if err != nil {
+		return nil, fmt.Errorf("postgres: open: %w", err)
+	}
+	s := &Store{pool: pool, ownsPool: true}
+	if err := s.Ping(ctx); err != nil {
+		pool.Close()
+		return nil, err
+	}
+	return s, nil
+}
+
+// New returns a Store on pool, which the caller configures and closes:
+// Close leaves it open. See Open for the context handling it should have.
+func New(pool *pgxpool.Pool) *Store { return &Store{pool: pool} }
+
+// Update implements stockade.Store. fn runs in a READ COMMITTED read-write
+// transaction. A statement that fails aborts the transaction: Update then
+// rolls back and returns the failure even if fn swallowed it.
+func (s *Store) Update(ctx context.Context, fn func(tx stockade.Tx) error) error {
+	return s.run(ctx, pgx.TxOptions{IsoLevel: pgx.ReadCommitted, AccessMode: pgx.ReadWrite}, fn)
+}
+
+// View implements stockade.Store. fn runs in a REPEATABLE READ read-only
+// transaction: every read sees the same snapshot (a reconciliation
+// compares levels and ledger as of one moment), takes no lock and can
+// never fail with a serialization error.
+func (s *Store) View(ctx context.Context, fn func(tx stockade.Tx) error) error {
+	return s.run(ctx, pgx.TxOptions{IsoLevel: pgx.RepeatableRead, AccessMode: pgx.ReadOnly}, fn)
+}
+
+func (s *Store) run(ctx context.Context, opts pgx.TxOptions, fn func(tx stockade.Tx) error) error {
+	ptx, err := s.pool.BeginTx(ctx, opts)
+	if err != nil {
+		return mapError(ctx, "begin", "", err)
+	}
+	t := &tx{tx: ptx, readOnly: opts.AccessMode == pgx.ReadOnly}
+	finished := false
+	defer func() {
+		if !finished { // fn panicked
+			rollback(ctx, ptx)
+		}
+	}()
+	err = fn(t)
+	finished = true
+	switch {
+	case err != nil:
+		rollback(ctx, ptx)
+		return err
+	case t.failed != nil:
+		rollback(ctx, ptx)
+		return fmt.Errorf("postgres: transaction aborted by an earlier error: %w", t.failed)
+	}
+	if err := ptx.Commit(ctx); err != nil {
+		return mapError(ctx, "commit", "", err)
+	}
+	return nil
+}
+
+// rollback rolls ptx back, even after ctx ended. A rollback that fails
+// closes the connection, which rolls back on the server.
+func rollback(ctx context.Context, ptx pgx.Tx) {
+	rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), rollbackTimeout)
+	defer cancel()
+	_ = ptx.Rollback(rctx)
+}
+
+// Features implements stockade.Store: PostgreSQL has row locks, advisory
+// locks and SKIP LOCKED.
+func (s *Store) Features() stockade.Features {
+	return stockade.Features{RowLocks: true, AdvisoryLocks: true, SkipLocked: true}
+}
+
+// Ping implements stockade.Store.
+func (s *Store) Ping(ctx context.Context) error {
+	if err := s.pool.Ping(ctx); err != nil {
+		return fmt.Errorf("postgres: ping: %w", err)
+	}
+	return nil
+}
+
+// Close implements stockade.Store. It closes the pool if Open made it,
+// waiting for connections in use to be released.
+func (s *Store) Close() error {
+	if s.ownsPool {
+		s.pool.Close()
+	}
+	return nil
+}
+
+// SQLSTATE codes the store tells apart.
+const (
+	uniqueViolation      = "23505"
+	foreignKeyViolation  = "23503"
+	checkViolation       = "23514"
+	serializationFailure = "40001"
+	deadlockDetected     = "40P01"
+	lockNotAvailable     = "55P03"
+)
+
+// mapError turns an error from pgx into the error the store returns,
+// prefixed with what was being done; loc is the location the statement
+// wrote to, if it is known. The pgx error stays in the chain
+// (errors.As reaches *pgconn.PgError), and so does ctx's error when ctx
+// has ended.
+//
+//   - serialization failures, deadlocks, lock timeouts and unique
+//     violations (a concurrent transaction inserted the same key first)
+//     wrap stockade.ErrConflict: retrying the transaction may cure them;
+//   - a foreign-key violation on a level's location is a *stockade.Error
+//     with ENotFound;
+//   - a check violation is a *stockade.Error saying which invariant the
+//     write would have broken.
+func mapError(ctx context.Context, what, loc string, err error) error {
+	if cerr := ctx.Err(); cerr != nil && !errors.Is(err, cerr) {
+		err = fmt.Errorf("%w: %w", cerr, err)
+	}
+	var pe *pgconn.PgError
+	if errors.As(err, &pe) {
+		switch pe.Code {
+		case serializationFailure, deadlockDetected, lockNotAvailable, uniqueViolation:
+			return fmt.Errorf("postgres: %s: %w: %w", what, stockade.ErrConflict, err)
+		case foreignKeyViolation:
+			if pe.ConstraintName == "levels_location_fkey" {
+				msg := "location not found (" + pe.Detail + ")"
+				if loc != "" {
+					msg = fmt.Sprintf("location %q not found", loc)
+				}
+				return fmt.Errorf("postgres: %s: %w: %w", what, stockade.Errorf(stockade.ENotFound, msg), err)
+			}
+		case checkViolation:
+			return fmt.Errorf("postgres: %s: %w: %w", what, checkError(pe), err)
+		}
+	}
+	return fmt.Errorf("postgres: %s: %w", what, err)
+}
+
+// checkError explains the check constraint that pe reports.
+func checkError(pe *pgconn.PgError) *stockade.Error {
+	switch pe.ConstraintName {
+	case "levels_available_check":
+		return stockade.Errorf(stockade.EInsufficientStock, "on hand would fall below reserved plus committed")
+	case "levels_on_hand_check", "levels_reserved_check", "levels_committed_check":
+		return stockade.Errorf(stockade.EInsufficientStock, "a stock counter would go below zero")
+	case "levels_fence_check":
+		return stockade.Errorf(stockade.EInvalid, "fencing token out of range")
+	case "reservations_status_check":
+		return stockade.Errorf(stockade.EInvalid, "invalid reservation status")
+	case "orders_status_check":
+		return stockade.Errorf(stockade.EInvalid, "invalid order status")
+	case "idempotency_state_check":
+		return stockade.Errorf(stockade.EInvalid, "invalid idempotency state")
+	}
+	return stockade.Errorf(stockade.EInvalid, "refused by check constraint "+pe.ConstraintName)
+}
+
+// LockID returns the advisory lock id that Tx.AdvisoryLock takes for k:
+// the first 8 bytes of the SHA-256 of "stockade/level", k.SKU and
+// k.Location (each followed by a NUL byte), read as a big-endian int64.
+// pg_locks shows it as classid = id>>32, objid = id&0xffffffff,
+// objsubid = 1. Two keys whose ids collide share one lock, which only
+// serializes them needlessly; among n keys in use, a collision has a
+// chance of about n²/2⁶⁵.
+func LockID(k stockade.Key) int64 { return lockID("stockade/level", k.SKU, k.Location) }
+
+// idempotencyLockID is the advisory lock id of an idempotency key.
+func idempotencyLockID(key string) int64 { return lockID("stockade/idempotency", key) }
+
+// migrateLockID is the advisory lock id that Migrate takes.
+var migrateLockID = lockID("stockade/migrate")
+
+func lockID(parts ...string) int64 {
+	h := sha256.New()
+	for _, p := range parts {
+		h.Write([]byte(p))
+		h.Write([]byte{0})
+	}
+	return int64(binary.BigEndian.Uint64(h.Sum(nil)[:8]))
+}

@@ -1,0 +1,552 @@
+package postgres
+
+import (
+	"context"
+	_ "embed"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgtype"
+
+	"github.com/stockade/stockade"
+)
+
+var (
+	//go:embed queries/put_location.sql
+	putLocationSQL string
+	//go:embed queries/locations.sql
+	locationsSQL string
+	//go:embed queries/levels.sql
+	levelsSQL string
+	//go:embed queries/sku_levels.sql
+	skuLevelsSQL string
+	//go:embed queries/all_levels.sql
+	allLevelsSQL string
+	//go:embed queries/set_on_hand.sql
+	setOnHandSQL string
+	//go:embed queries/set_on_hand_miss.sql
+	setOnHandMissSQL string
+	//go:embed queries/update_level.sql
+	updateLevelSQL string
+	//go:embed queries/append_movements.sql
+	appendMovementsSQL string
+	//go:embed queries/movements.sql
+	movementsSQL string
+	//go:embed queries/ledger_sums.sql
+	ledgerSumsSQL string
+	//go:embed queries/insert_reservation.sql
+	insertReservationSQL string
+	//go:embed queries/reservation.sql
+	reservationSQL string
+	//go:embed queries/set_reservation_status.sql
+	setReservationStatusSQL string
+	//go:embed queries/lapsed_reservations.sql
+	lapsedReservationsSQL string
+	//go:embed queries/lapsed_reservations_keys.sql
+	lapsedReservationsKeysSQL string
+	//go:embed queries/insert_order.sql
+	insertOrderSQL string
+	//go:embed queries/order.sql
+	orderSQL string
+	//go:embed queries/set_order_status.sql
+	setOrderStatusSQL string
+	//go:embed queries/idempotency.sql
+	idempotencySQL string
+	//go:embed queries/put_idempotency.sql
+	putIdempotencySQL string
+	//go:embed queries/delete_idempotency.sql
+	deleteIdempotencySQL string
+	//go:embed queries/purge_idempotency.sql
+	purgeIdempotencySQL string
+	//go:embed queries/advisory_lock.sql
+	advisoryLockSQL string
+)
+
+// defaultMovementLimit is the number of ledger rows Movements returns when
+// the filter sets no limit.
+const defaultMovementLimit = 1000
+
+// forUpdate locks the rows a query selects; the queries that take it end
+// with their ORDER BY, and the lock is taken in that order.
+const forUpdate = "\nFOR UPDATE"
+
+// tx is a stockade.Tx on a pgx transaction.
+type tx struct {
+	tx       pgx.Tx
+	readOnly bool
+	// failed is the first error from a statement. PostgreSQL aborts the
+	// transaction at a failed statement, so Update returns it even if fn
+	// did not.
+	failed error
+}
+
+var _ stockade.Tx = (*tx)(nil)
+
+// fail maps err, an error from a statement, and records it as the
+// transaction's failure.
+func (t *tx) fail(ctx context.Context, what string, err error) error {
+	return t.failAt(ctx, what, "", err)
+}
+
+// failAt is fail for a statement that writes at location loc.
+func (t *tx) failAt(ctx context.Context, what, loc string, err error) error {
+	err = mapError(ctx, what, loc, err)
+	if t.failed == nil {
+		t.failed = err
+	}
+	return err
+}
+
+func (t *tx) PutLocation(ctx context.Context, loc stockade.Location) error {
+	if _, err := t.tx.Exec(ctx, putLocationSQL, loc.ID, loc.Name, loc.Lat, loc.Lon); err != nil {
+		return t.fail(ctx, "put location "+strconv.Quote(loc.ID), err)
+	}
+	return nil
+}
+
+func (t *tx) Locations(ctx context.Context, ids ...string) ([]stockade.Location, error) {
+	rows, _ := t.tx.Query(ctx, locationsSQL, nonNil(ids))
+	locs, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (stockade.Location, error) {
+		var l stockade.Location
+		err := row.Scan(&l.ID, &l.Name, &l.Lat, &l.Lon)
+		return l, err
+	})
+	if err != nil {
+		return nil, t.fail(ctx, "locations", err)
+	}
+	return locs, nil
+}
+
+func (t *tx) Levels(ctx context.Context, keys []stockade.Key, lock bool) ([]stockade.Level, error) {
+	if len(keys) == 0 {
+		return nil, nil
+	}
+	skus, locs := splitKeys(keys)
+	q := levelsSQL
+	if lock {
+		q += forUpdate
+	}
+	ls, err := t.levels(ctx, q, skus, locs)
+	if err != nil {
+		return nil, t.fail(ctx, fmt.Sprintf("levels of %d keys", len(keys)), err)
+	}
+	return ls, nil
+}
+
+func (t *tx) SKULevels(ctx context.Context, sku string, lock bool) ([]stockade.Level, error) {
+	q := skuLevelsSQL
+	if lock {
+		q += forUpdate
+	}
+	ls, err := t.levels(ctx, q, sku)
+	if err != nil {
+		return nil, t.fail(ctx, "levels of "+sku, err)
+	}
+	return ls, nil
+}
+
+func (t *tx) AllLevels(ctx context.Context) ([]stockade.Level, error) {
+	ls, err := t.levels(ctx, allLevelsSQL)
+	if err != nil {
+		return nil, t.fail(ctx, "all levels", err)
+	}
+	return ls, nil
+}
+
+func (t *tx) levels(ctx context.Context, q string, args ...any) ([]stockade.Level, error) {
+	rows, _ := t.tx.Query(ctx, q, args...)
+	return pgx.CollectRows(rows, func(row pgx.CollectableRow) (stockade.Level, error) { return scanLevel(row) })
+}
+
+// scanLevel scans sku, location, on_hand, reserved, committed, version,
+// fence.
+func scanLevel(row pgx.Row) (stockade.Level, error) {
+	var l stockade.Level
+	var fence int64
+	err := row.Scan(&l.SKU, &l.Location, &l.OnHand, &l.Reserved, &l.Committed, &l.Version, &fence)
+	l.Fence = uint64(fence)
+	return l, err
+}
+
+func (t *tx) SetOnHand(ctx context.Context, k stockade.Key, onHand int64, expectedVersion *int64) (stockade.Level, bool, error) {
+	what := "set on hand of " + k.String()
+	if onHand < 0 {
+		return stockade.Level{}, false, stockade.Errorf(stockade.EInvalid, fmt.Sprintf("%s: on hand %d is negative", k, onHand))
+	}
+	l, err := scanLevel(t.tx.QueryRow(ctx, setOnHandSQL, k.SKU, k.Location, onHand, expectedVersion))
+	switch {
+	case err == nil:
+		return l, true, nil
+	case !errors.Is(err, pgx.ErrNoRows):
+		return stockade.Level{}, false, t.failAt(ctx, what, k.Location, err)
+	}
+	// Nothing was written: find out why, from the state now.
+	var locExists, levelExists bool
+	var fence int64
+	l = stockade.Level{SKU: k.SKU, Location: k.Location}
+	err = t.tx.QueryRow(ctx, setOnHandMissSQL, k.SKU, k.Location).
+		Scan(&locExists, &levelExists, &l.OnHand, &l.Reserved, &l.Committed, &l.Version, &fence)
+	if err != nil {
+		return stockade.Level{}, false, t.fail(ctx, what, err)
+	}
+	l.Fence = uint64(fence)
+	switch {
+	case !locExists:
+		return stockade.Level{}, false, stockade.Errorf(stockade.ENotFound, fmt.Sprintf("location %q not found", k.Location))
+	case expectedVersion != nil && *expectedVersion != l.Version:
+		return l, false, nil
+	case onHand-l.Reserved-l.Committed < 0:
+		return l, false, stockade.Errorf(stockade.EInsufficientStock, fmt.Sprintf(
+			"%s: on hand %d would be below reserved %d plus committed %d", k, onHand, l.Reserved, l.Committed))
+	}
+	// The level changed between the two statements.
+	return stockade.Level{}, false, fmt.Errorf("postgres: %s: %w: level changed concurrently", what, stockade.ErrConflict)
+}
+
+func (t *tx) UpdateLevel(ctx context.Context, k stockade.Key, d stockade.Delta, guard stockade.Guard) (stockade.Level, bool, error) {
+	if guard.Fence > math.MaxInt64 {
+		return stockade.Level{}, false, stockade.Errorf(stockade.EInvalid,
+			fmt.Sprintf("update level %s: fencing token %d is above 2^63-1, which the store cannot hold", k, guard.Fence))
+	}
+	l, err := scanLevel(t.tx.QueryRow(ctx, updateLevelSQL,
+		k.SKU, k.Location, d.OnHand, d.Reserved, d.Committed, guard.Version, int64(guard.Fence)))
+	switch {
+	case errors.Is(err, pgx.ErrNoRows):
+		return stockade.Level{}, false, nil
+	case err != nil:
+		return stockade.Level{}, false, t.fail(ctx, "update level "+k.String(), err)
+	}
+	return l, true, nil
+}
+
+func (t *tx) AppendMovements(ctx context.Context, ms ...stockade.Movement) error {
+	if len(ms) == 0 {
+		return nil
+	}
+	var (
+		at                          = make([]pgtype.Timestamptz, len(ms))
+		skus, locs, kinds           = make([]string, len(ms)), make([]string, len(ms)), make([]string, len(ms))
+		onHand, reserved, committed = make([]int64, len(ms)), make([]int64, len(ms)), make([]int64, len(ms))
+		refs, reasons               = make([]string, len(ms)), make([]string, len(ms))
+	)
+	for i, m := range ms {
+		at[i] = pgtype.Timestamptz{Time: m.At, Valid: !m.At.IsZero()}
+		skus[i], locs[i], kinds[i] = m.SKU, m.Location, string(m.Kind)
+		onHand[i], reserved[i], committed[i] = m.OnHand, m.Reserved, m.Committed
+		refs[i], reasons[i] = m.Ref, m.Reason
+	}
+	_, err := t.tx.Exec(ctx, appendMovementsSQL, at, skus, locs, kinds, onHand, reserved, committed, refs, reasons)
+	if err != nil {
+		return t.fail(ctx, fmt.Sprintf("append %d movements", len(ms)), err)
+	}
+	return nil
+}
+
+func (t *tx) Movements(ctx context.Context, f stockade.MovementFilter) ([]stockade.Movement, error) {
+	var (
+		q    strings.Builder
+		args []any
+		and  = "\nWHERE "
+	)
+	q.WriteString(movementsSQL)
+	cond := func(expr string, arg any) {
+		args = append(args, arg)
+		fmt.Fprintf(&q, "%s%s $%d", and, expr, len(args))
+		and = " AND "
+	}
+	if f.SKU != "" {
+		cond("sku =", f.SKU)
+	}
+	if f.Location != "" {
+		cond("location =", f.Location)
+	}
+	if f.Ref != "" {
+		cond("ref =", f.Ref)
+	}
+	if f.AfterID != 0 {
+		cond("id >", f.AfterID)
+	}
+	limit := f.Limit
+	if limit <= 0 {
+		limit = defaultMovementLimit
+	}
+	args = append(args, limit)
+	fmt.Fprintf(&q, "\nORDER BY id\nLIMIT $%d", len(args))
+
+	rows, _ := t.tx.Query(ctx, q.String(), args...)
+	ms, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (stockade.Movement, error) {
+		var m stockade.Movement
+		var kind string
+		err := row.Scan(&m.ID, &m.At, &m.SKU, &m.Location, &kind, &m.OnHand, &m.Reserved, &m.Committed, &m.Ref, &m.Reason)
+		m.At, m.Kind = m.At.UTC(), stockade.MovementKind(kind)
+		return m, err
+	})
+	if err != nil {
+		return nil, t.fail(ctx, "movements", err)
+	}
+	return ms, nil
+}
+
+func (t *tx) LedgerSums(ctx context.Context) (map[stockade.Key]stockade.Delta, error) {
+	rows, _ := t.tx.Query(ctx, ledgerSumsSQL)
+	sums := make(map[stockade.Key]stockade.Delta)
+	var (
+		k stockade.Key
+		d stockade.Delta
+	)
+	_, err := pgx.ForEachRow(rows, []any{&k.SKU, &k.Location, &d.OnHand, &d.Reserved, &d.Committed}, func() error {
+		sums[k] = d
+		return nil
+	})
+	if err != nil {
+		return nil, t.fail(ctx, "ledger sums", err)
+	}
+	return sums, nil
+}
+
+func (t *tx) InsertReservation(ctx context.Context, r stockade.Reservation) error {
+	what := "insert reservation " + strconv.Quote(r.ID)
+	lines, allocs, err := marshalLines(r.Lines, r.Allocations)
+	if err != nil {
+		return fmt.Errorf("postgres: %s: %w", what, err)
+	}
+	skus, locs, qty := make([]string, len(r.Allocations)), make([]string, len(r.Allocations)), make([]int64, len(r.Allocations))
+	for i, a := range r.Allocations {
+		skus[i], locs[i], qty[i] = a.SKU, a.Location, a.Quantity
+	}
+	_, err = t.tx.Exec(ctx, insertReservationSQL,
+		r.ID, string(r.Status), r.CreatedAt, r.ExpiresAt, r.OrderID, lines, allocs, skus, locs, qty)
+	if err != nil {
+		return t.fail(ctx, what, err)
+	}
+	return nil
+}
+
+func (t *tx) Reservation(ctx context.Context, id string, lock bool) (stockade.Reservation, error) {
+	q := reservationSQL
+	if lock {
+		q += forUpdate
+	}
+	r, err := scanReservation(t.tx.QueryRow(ctx, q, id))
+	switch {
+	case errors.Is(err, pgx.ErrNoRows):
+		return stockade.Reservation{}, stockade.Errorf(stockade.ENotFound, fmt.Sprintf("reservation %q not found", id))
+	case err != nil:
+		return stockade.Reservation{}, t.fail(ctx, "reservation "+strconv.Quote(id), err)
+	}
+	return r, nil
+}
+
+// scanReservation scans id, status, created_at, expires_at, order_id,
+// lines, allocations.
+func scanReservation(row pgx.Row) (stockade.Reservation, error) {
+	var (
+		r             stockade.Reservation
+		status        string
+		lines, allocs []byte
+	)
+	if err := row.Scan(&r.ID, &status, &r.CreatedAt, &r.ExpiresAt, &r.OrderID, &lines, &allocs); err != nil {
+		return r, err
+	}
+	r.Status, r.CreatedAt, r.ExpiresAt = stockade.ReservationStatus(status), r.CreatedAt.UTC(), r.ExpiresAt.UTC()
+	var err error
+	r.Lines, r.Allocations, err = unmarshalLines(lines, allocs)
+	return r, err
+}
+
+func (t *tx) SetReservationStatus(ctx context.Context, id string, from, to stockade.ReservationStatus, orderID string) (bool, error) {
+	tag, err := t.tx.Exec(ctx, setReservationStatusSQL, id, string(from), string(to), orderID)
+	if err != nil {
+		return false, t.fail(ctx, fmt.Sprintf("set reservation %q %s → %s", id, from, to), err)
+	}
+	return tag.RowsAffected() == 1, nil
+}
+
+func (t *tx) LapsedReservations(ctx context.Context, now time.Time, keys []stockade.Key, limit int) ([]stockade.Reservation, error) {
+	var lim *int64 // NULL: no limit
+	if limit > 0 {
+		l := int64(limit)
+		lim = &l
+	}
+	var rows pgx.Rows
+	if len(keys) == 0 {
+		rows, _ = t.tx.Query(ctx, lapsedReservationsSQL, now, lim)
+	} else {
+		skus, locs := splitKeys(keys)
+		rows, _ = t.tx.Query(ctx, lapsedReservationsKeysSQL, now, lim, skus, locs)
+	}
+	rs, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (stockade.Reservation, error) { return scanReservation(row) })
+	if err != nil {
+		return nil, t.fail(ctx, "lapsed reservations", err)
+	}
+	return rs, nil
+}
+
+func (t *tx) InsertOrder(ctx context.Context, o stockade.Order) error {
+	what := "insert order " + strconv.Quote(o.ID)
+	lines, allocs, err := marshalLines(o.Lines, o.Allocations)
+	if err != nil {
+		return fmt.Errorf("postgres: %s: %w", what, err)
+	}
+	if _, err := t.tx.Exec(ctx, insertOrderSQL, o.ID, string(o.Status), o.CreatedAt, o.ReservationID, lines, allocs); err != nil {
+		return t.fail(ctx, what, err)
+	}
+	return nil
+}
+
+func (t *tx) Order(ctx context.Context, id string, lock bool) (stockade.Order, error) {
+	q := orderSQL
+	if lock {
+		q += forUpdate
+	}
+	var (
+		o             stockade.Order
+		status        string
+		lines, allocs []byte
+	)
+	err := t.tx.QueryRow(ctx, q, id).Scan(&o.ID, &status, &o.CreatedAt, &o.ReservationID, &lines, &allocs)
+	switch {
+	case errors.Is(err, pgx.ErrNoRows):
+		return stockade.Order{}, stockade.Errorf(stockade.ENotFound, fmt.Sprintf("order %q not found", id))
+	case err != nil:
+		return stockade.Order{}, t.fail(ctx, "order "+strconv.Quote(id), err)
+	}
+	o.Status, o.CreatedAt = stockade.OrderStatus(status), o.CreatedAt.UTC()
+	if o.Lines, o.Allocations, err = unmarshalLines(lines, allocs); err != nil {
+		return stockade.Order{}, fmt.Errorf("postgres: order %q: %w", id, err)
+	}
+	return o, nil
+}
+
+func (t *tx) SetOrderStatus(ctx context.Context, id string, from, to stockade.OrderStatus) (bool, error) {
+	tag, err := t.tx.Exec(ctx, setOrderStatusSQL, id, string(from), string(to))
+	if err != nil {
+		return false, t.fail(ctx, fmt.Sprintf("set order %q %s → %s", id, from, to), err)
+	}
+	return tag.RowsAffected() == 1, nil
+}
+
+// Idempotency implements stockade.Tx. In a read-write transaction it
+// first takes a transaction-scoped advisory lock on the key (see
+// idempotencyLockID), so that two transactions that read a key and then
+// claim it with PutIdempotency run one after the other: the second reads
+// what the first wrote. READ COMMITTED alone would let both read "no
+// record" and both claim the key.
+func (t *tx) Idempotency(ctx context.Context, key string) (stockade.Idempotency, bool, error) {
+	what := "idempotency record " + strconv.Quote(key)
+	if !t.readOnly {
+		// A statement of its own: the read after it must take its snapshot
+		// once the lock is granted.
+		if _, err := t.tx.Exec(ctx, advisoryLockSQL, idempotencyLockID(key)); err != nil {
+			return stockade.Idempotency{}, false, t.fail(ctx, what, err)
+		}
+	}
+	var (
+		rec   stockade.Idempotency
+		state string
+	)
+	err := t.tx.QueryRow(ctx, idempotencySQL, key).
+		Scan(&rec.Key, &rec.RequestHash, &state, &rec.Status, &rec.Body, &rec.CreatedAt)
+	switch {
+	case errors.Is(err, pgx.ErrNoRows):
+		return stockade.Idempotency{}, false, nil
+	case err != nil:
+		return stockade.Idempotency{}, false, t.fail(ctx, what, err)
+	}
+	rec.State, rec.CreatedAt = stockade.IdempotencyState(state), rec.CreatedAt.UTC()
+	return rec, true, nil
+}
+
+func (t *tx) PutIdempotency(ctx context.Context, rec stockade.Idempotency) error {
+	_, err := t.tx.Exec(ctx, putIdempotencySQL,
+		rec.Key, rec.RequestHash, string(rec.State), rec.Status, rec.Body, rec.CreatedAt)
+	if err != nil {
+		return t.fail(ctx, "put idempotency record "+strconv.Quote(rec.Key), err)
+	}
+	return nil
+}
+
+func (t *tx) DeleteIdempotency(ctx context.Context, key string) error {
+	if _, err := t.tx.Exec(ctx, deleteIdempotencySQL, key); err != nil {
+		return t.fail(ctx, "delete idempotency record "+strconv.Quote(key), err)
+	}
+	return nil
+}
+
+func (t *tx) PurgeIdempotency(ctx context.Context, before time.Time) (int, error) {
+	tag, err := t.tx.Exec(ctx, purgeIdempotencySQL, before)
+	if err != nil {
+		return 0, t.fail(ctx, "purge idempotency records", err)
+	}
+	return int(tag.RowsAffected()), nil
+}
+
+// AdvisoryLock implements stockade.Tx with pg_advisory_xact_lock on the
+// LockID of each key. The locks are taken one by one, in one round trip,
+// in the order of their ids rather than of the keys: any fixed order keeps
+// AdvisoryLock callers from waiting on each other in a cycle, and this one
+// also does when two keys' ids collide (in key order, the colliding ids
+// could be taken in opposite orders by two transactions).
+func (t *tx) AdvisoryLock(ctx context.Context, keys []stockade.Key) error {
+	ids := make([]int64, len(keys))
+	for i, k := range keys {
+		ids[i] = LockID(k)
+	}
+	slices.Sort(ids)
+	ids = slices.Compact(ids)
+	b := &pgx.Batch{}
+	for _, id := range ids {
+		b.Queue(advisoryLockSQL, id)
+	}
+	if err := t.tx.SendBatch(ctx, b).Close(); err != nil {
+		return t.fail(ctx, fmt.Sprintf("advisory lock on %d keys", len(keys)), err)
+	}
+	return nil
+}
+
+// splitKeys returns the SKUs and locations of keys, pairwise.
+func splitKeys(keys []stockade.Key) (skus, locs []string) {
+	skus, locs = make([]string, len(keys)), make([]string, len(keys))
+	for i, k := range keys {
+		skus[i], locs[i] = k.SKU, k.Location
+	}
+	return skus, locs
+}
+
+// nonNil returns s, or an empty slice if s is nil: pgx sends a nil slice
+// as NULL.
+func nonNil[T any](s []T) []T {
+	if s == nil {
+		return []T{}
+	}
+	return s
+}
+
+// marshalLines encodes lines and allocations as JSON for jsonb columns. A
+// nil slice becomes JSON null, so that it reads back nil.
+func marshalLines(lines []stockade.Line, allocs []stockade.Allocation) (l, a []byte, err error) {
+	if l, err = json.Marshal(lines); err != nil {
+		return nil, nil, err
+	}
+	if a, err = json.Marshal(allocs); err != nil {
+		return nil, nil, err
+	}
+	return l, a, nil
+}
+
+func unmarshalLines(l, a []byte) (lines []stockade.Line, allocs []stockade.Allocation, err error) {
+	if err := json.Unmarshal(l, &lines); err != nil {
+		return nil, nil, fmt.Errorf("decode lines: %w", err)
+	}
+	if err := json.Unmarshal(a, &allocs); err != nil {
+		return nil, nil, fmt.Errorf("decode allocations: %w", err)
+	}
+	return lines, allocs, nil
+}

@@ -1,0 +1,227 @@
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/stockade/stockade"
+)
+
+// jsonOf encodes lines or allocations for their JSON column.
+func jsonOf(v any) (string, error) {
+	b, err := json.Marshal(v)
+	return string(b), err
+}
+
+const reservationColumns = `id, status, created_at, expires_at, order_id, lines, allocations`
+
+func scanReservation(row interface{ Scan(...any) error }) (stockade.Reservation, error) {
+	var r stockade.Reservation
+	var status, lines, allocs string
+	var created, expires int64
+	if err := row.Scan(&r.ID, &status, &created, &expires, &r.OrderID, &lines, &allocs); err != nil {
+		return r, err
+	}
+	r.Status, r.CreatedAt, r.ExpiresAt = stockade.ReservationStatus(status), fromMicros(created), fromMicros(expires)
+	if err := json.Unmarshal([]byte(lines), &r.Lines); err != nil {
+		return r, fmt.Errorf("lines: %w", err)
+	}
+	if err := json.Unmarshal([]byte(allocs), &r.Allocations); err != nil {
+		return r, fmt.Errorf("allocations: %w", err)
+	}
+	return r, nil
+}
+
+// InsertReservation stores r and the levels it draws on, for the key
+// filter of LapsedReservations.
+func (t *tx) InsertReservation(ctx context.Context, r stockade.Reservation) error {
+	lines, err := jsonOf(r.Lines)
+	if err != nil {
+		return fmt.Errorf("sqlite: insert reservation %s: %w", r.ID, err)
+	}
+	allocs, err := jsonOf(r.Allocations)
+	if err != nil {
+		return fmt.Errorf("sqlite: insert reservation %s: %w", r.ID, err)
+	}
+	_, err = t.tx.ExecContext(ctx, `INSERT INTO reservations (`+reservationColumns+`) VALUES (?, ?, ?, ?, ?, ?, ?)`,
+		r.ID, string(r.Status), micros(r.CreatedAt), micros(r.ExpiresAt), r.OrderID, lines, allocs)
+	if err != nil {
+		return checkf(err, "invalid reservation status", "insert reservation %s", r.ID)
+	}
+	_, err = t.tx.ExecContext(ctx, `
+		INSERT INTO reservation_allocations (reservation_id, sku, location)
+		SELECT DISTINCT ?, value ->> 'sku', value ->> 'location' FROM json_each(?) WHERE type = 'object'`,
+		r.ID, allocs)
+	if err != nil {
+		return wrapf(err, "insert reservation %s allocations", r.ID)
+	}
+	return nil
+}
+
+// Reservation ignores lock; see tx.
+func (t *tx) Reservation(ctx context.Context, id string, lock bool) (stockade.Reservation, error) {
+	r, err := scanReservation(t.tx.QueryRowContext(ctx,
+		`SELECT `+reservationColumns+` FROM reservations WHERE id = ?`, id))
+	if errors.Is(err, sql.ErrNoRows) {
+		return r, stockade.Errorf(stockade.ENotFound, fmt.Sprintf("reservation %q not found", id))
+	}
+	if err != nil {
+		return r, wrapf(err, "reservation %s", id)
+	}
+	return r, nil
+}
+
+func (t *tx) SetReservationStatus(ctx context.Context, id string, from, to stockade.ReservationStatus, orderID string) (bool, error) {
+	res, err := t.tx.ExecContext(ctx, `
+		UPDATE reservations SET status = ?3, order_id = iif(?4 = '', order_id, ?4)
+		WHERE id = ?1 AND status = ?2`, id, string(from), string(to), orderID)
+	if err != nil {
+		return false, checkf(err, "invalid reservation status", "set reservation %s %s → %s", id, from, to)
+	}
+	return affected(res, "set reservation %s %s → %s", id, from, to)
+}
+
+// affected reports whether res changed a row.
+func affected(res sql.Result, format string, args ...any) (bool, error) {
+	n, err := res.RowsAffected()
+	if err != nil {
+		return false, wrapf(err, format, args...)
+	}
+	return n > 0, nil
+}
+
+// LapsedReservations takes no locks (see tx) and skips none. A limit of 0
+// or less means no limit.
+func (t *tx) LapsedReservations(ctx context.Context, now time.Time, keys []stockade.Key, limit int) ([]stockade.Reservation, error) {
+	q := `SELECT ` + reservationColumns + ` FROM reservations
+		WHERE status = 'held' AND expires_at < ?`
+	args := []any{micros(now)}
+	if len(keys) > 0 {
+		q += ` AND id IN (SELECT reservation_id FROM reservation_allocations WHERE ` + inKeys + `)`
+		args = append(args, keysJSON(keys))
+	}
+	if limit <= 0 {
+		limit = -1 // SQLite: no limit
+	}
+	args = append(args, limit)
+	rows, err := t.tx.QueryContext(ctx, q+` ORDER BY expires_at, id LIMIT ?`, args...)
+	if err != nil {
+		return nil, wrapf(err, "lapsed reservations")
+	}
+	defer rows.Close()
+	var rs []stockade.Reservation
+	for rows.Next() {
+		r, err := scanReservation(rows)
+		if err != nil {
+			return nil, wrapf(err, "lapsed reservations")
+		}
+		rs = append(rs, r)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, wrapf(err, "lapsed reservations")
+	}
+	return rs, nil
+}
+
+func (t *tx) InsertOrder(ctx context.Context, o stockade.Order) error {
+	lines, err := jsonOf(o.Lines)
+	if err != nil {
+		return fmt.Errorf("sqlite: insert order %s: %w", o.ID, err)
+	}
+	allocs, err := jsonOf(o.Allocations)
+	if err != nil {
+		return fmt.Errorf("sqlite: insert order %s: %w", o.ID, err)
+	}
+	_, err = t.tx.ExecContext(ctx, `
+		INSERT INTO orders (id, status, created_at, reservation_id, lines, allocations) VALUES (?, ?, ?, ?, ?, ?)`,
+		o.ID, string(o.Status), micros(o.CreatedAt), o.ReservationID, lines, allocs)
+	if err != nil {
+		return checkf(err, "invalid order status", "insert order %s", o.ID)
+	}
+	return nil
+}
+
+// Order ignores lock; see tx.
+func (t *tx) Order(ctx context.Context, id string, lock bool) (stockade.Order, error) {
+	var o stockade.Order
+	var status, lines, allocs string
+	var created int64
+	err := t.tx.QueryRowContext(ctx, `
+		SELECT id, status, created_at, reservation_id, lines, allocations FROM orders WHERE id = ?`, id).
+		Scan(&o.ID, &status, &created, &o.ReservationID, &lines, &allocs)
+	if errors.Is(err, sql.ErrNoRows) {
+		return o, stockade.Errorf(stockade.ENotFound, fmt.Sprintf("order %q not found", id))
+	}
+	if err != nil {
+		return o, wrapf(err, "order %s", id)
+	}
+	o.Status, o.CreatedAt = stockade.OrderStatus(status), fromMicros(created)
+	if err := json.Unmarshal([]byte(lines), &o.Lines); err != nil {
+		return o, fmt.Errorf("sqlite: order %s lines: %w", id, err)
+	}
+	if err := json.Unmarshal([]byte(allocs), &o.Allocations); err != nil {
+		return o, fmt.Errorf("sqlite: order %s allocations: %w", id, err)
+	}
+	return o, nil
+}
+
+func (t *tx) SetOrderStatus(ctx context.Context, id string, from, to stockade.OrderStatus) (bool, error) {
+	res, err := t.tx.ExecContext(ctx, `UPDATE orders SET status = ? WHERE id = ? AND status = ?`,
+		string(to), id, string(from))
+	if err != nil {
+		return false, checkf(err, "invalid order status", "set order %s %s → %s", id, from, to)
+	}
+	return affected(res, "set order %s %s → %s", id, from, to)
+}
+
+func (t *tx) Idempotency(ctx context.Context, key string) (stockade.Idempotency, bool, error) {
+	rec := stockade.Idempotency{Key: key}
+	var state string
+	var created int64
+	err := t.tx.QueryRowContext(ctx, `
+		SELECT request_hash, state, status, body, created_at FROM idempotency WHERE key = ?`, key).
+		Scan(&rec.RequestHash, &state, &rec.Status, &rec.Body, &created)
+	if errors.Is(err, sql.ErrNoRows) {
+		return stockade.Idempotency{}, false, nil
+	}
+	if err != nil {
+		return stockade.Idempotency{}, false, wrapf(err, "idempotency %s", key)
+	}
+	rec.State, rec.CreatedAt = stockade.IdempotencyState(state), fromMicros(created)
+	return rec, true, nil
+}
+
+func (t *tx) PutIdempotency(ctx context.Context, rec stockade.Idempotency) error {
+	_, err := t.tx.ExecContext(ctx, `
+		INSERT INTO idempotency (key, request_hash, state, status, body, created_at) VALUES (?, ?, ?, ?, ?, ?)
+		ON CONFLICT (key) DO UPDATE SET request_hash = excluded.request_hash, state = excluded.state,
+			status = excluded.status, body = excluded.body, created_at = excluded.created_at`,
+		rec.Key, rec.RequestHash, string(rec.State), rec.Status, rec.Body, micros(rec.CreatedAt))
+	if err != nil {
+		return checkf(err, "invalid idempotency state", "put idempotency %s", rec.Key)
+	}
+	return nil
+}
+
+func (t *tx) DeleteIdempotency(ctx context.Context, key string) error {
+	if _, err := t.tx.ExecContext(ctx, `DELETE FROM idempotency WHERE key = ?`, key); err != nil {
+		return wrapf(err, "delete idempotency %s", key)
+	}
+	return nil
+}
+
+func (t *tx) PurgeIdempotency(ctx context.Context, before time.Time) (int, error) {
+	res, err := t.tx.ExecContext(ctx, `DELETE FROM idempotency WHERE created_at < ?`, micros(before))
+	if err != nil {
+		return 0, wrapf(err, "purge idempotency")
+	}
+	n, err := res.RowsAffected()
+	if err != nil {
+		return 0, wrapf(err, "purge idempotency")
+	}
+	return int(n), nil
+}

@@ -1,0 +1,309 @@
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math"
+	"strings"
+	"time"
+
+	sqlite3 "modernc.org/sqlite/lib"
+
+	"github.com/stockade/stockade"
+)
+
+// tx is one transaction. Its lock arguments are ignored: an Update holds
+// the database's one write lock from BEGIN IMMEDIATE to COMMIT, so no
+// other writer can change a row it has read, and a View needs no locks.
+type tx struct {
+	tx *sql.Tx
+}
+
+var _ stockade.Tx = (*tx)(nil)
+
+// defaultMovementLimit is the number of rows Movements returns when the
+// filter sets no limit.
+const defaultMovementLimit = 1000
+
+// micros is how times are stored: Unix microseconds, UTC.
+func micros(t time.Time) int64 { return t.UnixMicro() }
+
+func fromMicros(us int64) time.Time { return time.UnixMicro(us).UTC() }
+
+// keysJSON encodes keys for json_each: [["sku","location"], …].
+func keysJSON(keys []stockade.Key) string {
+	pairs := make([][2]string, len(keys))
+	for i, k := range keys {
+		pairs[i] = [2]string{k.SKU, k.Location}
+	}
+	b, _ := json.Marshal(pairs) // cannot fail: strings only
+	return string(b)
+}
+
+// inKeys is the SQL condition "(sku, location) is one of the keys in the
+// JSON parameter".
+const inKeys = `(sku, location) IN (SELECT value ->> 0, value ->> 1 FROM json_each(?))`
+
+func (t *tx) PutLocation(ctx context.Context, loc stockade.Location) error {
+	_, err := t.tx.ExecContext(ctx, `
+		INSERT INTO locations (id, name, lat, lon) VALUES (?, ?, ?, ?)
+		ON CONFLICT (id) DO UPDATE SET name = excluded.name, lat = excluded.lat, lon = excluded.lon`,
+		loc.ID, loc.Name, loc.Lat, loc.Lon)
+	if err != nil {
+		return wrapf(err, "put location %s", loc.ID)
+	}
+	return nil
+}
+
+func (t *tx) Locations(ctx context.Context, ids ...string) ([]stockade.Location, error) {
+	q := `SELECT id, name, lat, lon FROM locations`
+	var args []any
+	if len(ids) > 0 {
+		b, _ := json.Marshal(ids) // cannot fail: strings only
+		q += ` WHERE id IN (SELECT value FROM json_each(?))`
+		args = append(args, string(b))
+	}
+	rows, err := t.tx.QueryContext(ctx, q+` ORDER BY id`, args...)
+	if err != nil {
+		return nil, wrapf(err, "locations")
+	}
+	defer rows.Close()
+	var locs []stockade.Location
+	for rows.Next() {
+		var l stockade.Location
+		if err := rows.Scan(&l.ID, &l.Name, &l.Lat, &l.Lon); err != nil {
+			return nil, wrapf(err, "locations")
+		}
+		locs = append(locs, l)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, wrapf(err, "locations")
+	}
+	return locs, nil
+}
+
+const levelColumns = `sku, location, on_hand, reserved, committed, version, fence`
+
+func scanLevel(row interface{ Scan(...any) error }) (stockade.Level, error) {
+	var l stockade.Level
+	var fence int64
+	err := row.Scan(&l.SKU, &l.Location, &l.OnHand, &l.Reserved, &l.Committed, &l.Version, &fence)
+	l.Fence = uint64(fence)
+	return l, err
+}
+
+// levels runs a query for levels and collects them.
+func (t *tx) levels(ctx context.Context, op, q string, args ...any) ([]stockade.Level, error) {
+	rows, err := t.tx.QueryContext(ctx, q, args...)
+	if err != nil {
+		return nil, wrapf(err, "%s", op)
+	}
+	defer rows.Close()
+	var ls []stockade.Level
+	for rows.Next() {
+		l, err := scanLevel(rows)
+		if err != nil {
+			return nil, wrapf(err, "%s", op)
+		}
+		ls = append(ls, l)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, wrapf(err, "%s", op)
+	}
+	return ls, nil
+}
+
+// Levels ignores lock; see tx.
+func (t *tx) Levels(ctx context.Context, keys []stockade.Key, lock bool) ([]stockade.Level, error) {
+	if len(keys) == 0 {
+		return nil, nil
+	}
+	return t.levels(ctx, "levels",
+		`SELECT `+levelColumns+` FROM levels WHERE `+inKeys+` ORDER BY sku, location`, keysJSON(keys))
+}
+
+// SKULevels ignores lock; see tx.
+func (t *tx) SKULevels(ctx context.Context, sku string, lock bool) ([]stockade.Level, error) {
+	return t.levels(ctx, "levels of "+sku,
+		`SELECT `+levelColumns+` FROM levels WHERE sku = ? ORDER BY location`, sku)
+}
+
+func (t *tx) AllLevels(ctx context.Context) ([]stockade.Level, error) {
+	return t.levels(ctx, "all levels", `SELECT `+levelColumns+` FROM levels ORDER BY sku, location`)
+}
+
+// SetOnHand writes in one statement: an upsert, an insert if missing, or
+// an update at a version. When it does not write, it returns the current
+// level (the zero Level if there is none) and false.
+func (t *tx) SetOnHand(ctx context.Context, k stockade.Key, onHand int64, expectedVersion *int64) (stockade.Level, bool, error) {
+	if onHand < 0 {
+		return stockade.Level{}, false, stockade.Errorf(stockade.EInvalid,
+			fmt.Sprintf("%s: on hand %d is negative", k, onHand))
+	}
+	var one int
+	err := t.tx.QueryRowContext(ctx, `SELECT 1 FROM locations WHERE id = ?`, k.Location).Scan(&one)
+	if errors.Is(err, sql.ErrNoRows) {
+		return stockade.Level{}, false, stockade.Errorf(stockade.ENotFound,
+			fmt.Sprintf("location %q not found", k.Location))
+	}
+	if err != nil {
+		return stockade.Level{}, false, wrapf(err, "set on hand %s", k)
+	}
+
+	var q string
+	args := []any{k.SKU, k.Location, onHand}
+	switch {
+	case expectedVersion == nil:
+		q = `INSERT INTO levels (sku, location, on_hand) VALUES (?, ?, ?)
+			ON CONFLICT (sku, location) DO UPDATE SET on_hand = excluded.on_hand, version = version + 1`
+	case *expectedVersion == 0:
+		q = `INSERT INTO levels (sku, location, on_hand) VALUES (?, ?, ?)
+			ON CONFLICT (sku, location) DO NOTHING`
+	default:
+		q = `UPDATE levels SET on_hand = ?3, version = version + 1
+			WHERE sku = ?1 AND location = ?2 AND version = ?4`
+		args = append(args, *expectedVersion)
+	}
+	l, err := scanLevel(t.tx.QueryRowContext(ctx, q+` RETURNING `+levelColumns, args...))
+	switch {
+	case err == nil:
+		return l, true, nil
+	case errors.Is(err, sql.ErrNoRows):
+		ls, err := t.Levels(ctx, []stockade.Key{k}, false)
+		if err != nil || len(ls) == 0 {
+			return stockade.Level{}, false, err
+		}
+		return ls[0], false, nil
+	case sqliteCode(err) == sqlite3.SQLITE_CONSTRAINT_CHECK:
+		return stockade.Level{}, false, stockade.Errorf(stockade.EInsufficientStock,
+			fmt.Sprintf("%s: on hand %d is less than reserved and committed", k, onHand))
+	}
+	return stockade.Level{}, false, wrapf(err, "set on hand %s", k)
+}
+
+// UpdateLevel checks and writes in one conditional UPDATE: the WHERE
+// clause holds every condition, so zero rows means refused.
+func (t *tx) UpdateLevel(ctx context.Context, k stockade.Key, d stockade.Delta, guard stockade.Guard) (stockade.Level, bool, error) {
+	if guard.Fence > math.MaxInt64 {
+		return stockade.Level{}, false, stockade.Errorf(stockade.EInvalid,
+			fmt.Sprintf("%s: fencing token %d out of range", k, guard.Fence))
+	}
+	q := `UPDATE levels SET
+			on_hand = on_hand + ?3, reserved = reserved + ?4, committed = committed + ?5,
+			version = version + 1, fence = max(fence, ?6)
+		WHERE sku = ?1 AND location = ?2
+			AND on_hand + ?3 >= 0 AND reserved + ?4 >= 0 AND committed + ?5 >= 0
+			AND (on_hand + ?3) - (reserved + ?4) - (committed + ?5) >= 0`
+	args := []any{k.SKU, k.Location, d.OnHand, d.Reserved, d.Committed, int64(guard.Fence)}
+	if guard.Fence != 0 {
+		q += ` AND fence <= ?6`
+	}
+	if guard.Version != nil {
+		q += ` AND version = ?7`
+		args = append(args, *guard.Version)
+	}
+	l, err := scanLevel(t.tx.QueryRowContext(ctx, q+` RETURNING `+levelColumns, args...))
+	if errors.Is(err, sql.ErrNoRows) {
+		return stockade.Level{}, false, nil
+	}
+	if err != nil {
+		return stockade.Level{}, false, wrapf(err, "update level %s", k)
+	}
+	return l, true, nil
+}
+
+func (t *tx) AppendMovements(ctx context.Context, ms ...stockade.Movement) error {
+	if len(ms) == 0 {
+		return nil
+	}
+	stmt, err := t.tx.PrepareContext(ctx, `
+		INSERT INTO movements (at, sku, location, kind, on_hand, reserved, committed, ref, reason)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`)
+	if err != nil {
+		return wrapf(err, "append movements")
+	}
+	defer stmt.Close()
+	for _, m := range ms {
+		_, err := stmt.ExecContext(ctx, micros(m.At), m.SKU, m.Location, string(m.Kind),
+			m.OnHand, m.Reserved, m.Committed, m.Ref, m.Reason)
+		if err != nil {
+			return wrapf(err, "append movement %s %s@%s", m.Kind, m.SKU, m.Location)
+		}
+	}
+	return nil
+}
+
+func (t *tx) Movements(ctx context.Context, f stockade.MovementFilter) ([]stockade.Movement, error) {
+	var where []string
+	var args []any
+	for _, c := range []struct {
+		col, v string
+	}{{"sku", f.SKU}, {"location", f.Location}, {"ref", f.Ref}} {
+		if c.v != "" {
+			where = append(where, c.col+` = ?`)
+			args = append(args, c.v)
+		}
+	}
+	where = append(where, `id > ?`)
+	args = append(args, f.AfterID)
+	limit := f.Limit
+	if limit <= 0 {
+		limit = defaultMovementLimit
+	}
+	args = append(args, limit)
+	rows, err := t.tx.QueryContext(ctx, `
+		SELECT id, at, sku, location, kind, on_hand, reserved, committed, ref, reason
+		FROM movements WHERE `+strings.Join(where, ` AND `)+` ORDER BY id LIMIT ?`, args...)
+	if err != nil {
+		return nil, wrapf(err, "movements")
+	}
+	defer rows.Close()
+	var ms []stockade.Movement
+	for rows.Next() {
+		var m stockade.Movement
+		var at int64
+		var kind string
+		err := rows.Scan(&m.ID, &at, &m.SKU, &m.Location, &kind, &m.OnHand, &m.Reserved, &m.Committed, &m.Ref, &m.Reason)
+		if err != nil {
+			return nil, wrapf(err, "movements")
+		}
+		m.At, m.Kind = fromMicros(at), stockade.MovementKind(kind)
+		ms = append(ms, m)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, wrapf(err, "movements")
+	}
+	return ms, nil
+}
+
+func (t *tx) LedgerSums(ctx context.Context) (map[stockade.Key]stockade.Delta, error) {
+	rows, err := t.tx.QueryContext(ctx, `
+		SELECT sku, location, sum(on_hand), sum(reserved), sum(committed)
+		FROM movements GROUP BY sku, location`)
+	if err != nil {
+		return nil, wrapf(err, "ledger sums")
+	}
+	defer rows.Close()
+	sums := map[stockade.Key]stockade.Delta{}
+	for rows.Next() {
+		var k stockade.Key
+		var d stockade.Delta
+		if err := rows.Scan(&k.SKU, &k.Location, &d.OnHand, &d.Reserved, &d.Committed); err != nil {
+			return nil, wrapf(err, "ledger sums")
+		}
+		sums[k] = d
+	}
+	if err := rows.Err(); err != nil {
+		return nil, wrapf(err, "ledger sums")
+	}
+	return sums, nil
+}
+
+// AdvisoryLock is not supported: SQLite has no advisory locks, and a write
+// transaction already holds the whole database.
+func (t *tx) AdvisoryLock(ctx context.Context, keys []stockade.Key) error {
+	return fmt.Errorf("sqlite: advisory lock: %w", stockade.ErrUnsupported)
+}

@@ -1,0 +1,88 @@
+// Package storetest is the conformance suite for stockade.Store
+// implementations. The sqlite and postgres stores both run it from their
+// tests, so that the engine can rely on one contract whichever store it is
+// given: the documentation of stockade.Store and stockade.Tx, made precise
+// where the prose leaves a choice.
+//
+// # Using it
+//
+// Call Run from a test with a function that returns a fresh, migrated,
+// empty store and registers its clean-up on the t it is given:
+//
+//	func TestStore(t *testing.T) {
+//		storetest.Run(t, func(t *testing.T) stockade.Store {
+//			s, err := sqlite.Open(t.Context(), filepath.Join(t.TempDir(), "s.db"), nil)
+//			if err != nil {
+//				t.Fatal(err)
+//			}
+//			t.Cleanup(func() { s.Close() })
+//			if err := s.Migrate(t.Context()); err != nil {
+//				t.Fatal(err)
+//			}
+//			return s
+//		})
+//	}
+//
+// A store on a server creates a database per call (testserver's
+// CreateDatabase). Run calls newStore once per subtest, one subtest at a
+// time, so `go test -run 'Store/LapsedReservations'` runs one part.
+//
+// # What it pins down
+//
+// Beyond the documented behaviour of each Tx method, the suite fixes these
+// choices, which a store must make the same way:
+//
+//   - Order is byte order (Go's string comparison, Key.Compare), for
+//     locations, levels and the keys locks are taken in. The fixtures mix
+//     cases and punctuation, so a natural-language collation fails; on
+//     PostgreSQL use COLLATE "C".
+//   - Times come back in UTC and equal what was stored to the millisecond
+//     or better. Boundaries are strict: a reservation that expires exactly
+//     at now has not lapsed, and PurgeIdempotency keeps a record created
+//     exactly at before.
+//   - A new level has a version above 0 (a missing level counts as 0), and
+//     every write raises it. SetOnHand refuses a negative quantity with
+//     EInvalid and one below reserved + committed with EInsufficientStock,
+//     both *stockade.Error, changing nothing.
+//   - SetReservationStatus and SetOrderStatus on an unknown id return
+//     false and no error. Inserting a reservation or order whose id exists
+//     fails. A status or state outside the domain's constants is refused
+//     with EInvalid.
+//   - Fencing tokens are stored as signed 64-bit integers: UpdateLevel
+//     refuses a fence above math.MaxInt64 with EInvalid.
+//   - Movements with Limit 0 returns at most 1000 rows; AppendMovements
+//     ignores the IDs it is given.
+//   - In an Update, reading an idempotency key and then putting a record
+//     for it is atomic: of many requests racing to claim a key that way,
+//     exactly one succeeds (IdempotencyClaim).
+//   - Every write inside View fails, whatever the store does to enforce it.
+//   - A View neither waits for an Update in progress nor sees its
+//     uncommitted writes.
+//
+// Features are checked as the store declares them: AdvisoryLock must
+// return an error wrapping stockade.ErrUnsupported unless AdvisoryLocks is
+// set, and must then exclude other transactions locking the same key;
+// SkipLocked is tested only when declared. Reads with lock must exclude
+// each other until commit whatever RowLocks says: a store without row locks
+// satisfies that by running one write transaction at a time.
+//
+// # Concurrency
+//
+// ConcurrentReserve has 32 goroutines reserve one unit at a time from a
+// level of 100 until refused: exactly 100 must succeed, and the counters
+// must equal the ledger's sums. Wherever transactions run concurrently, an
+// error wrapping stockade.ErrConflict is legal and retried, as the engine
+// retries it; any other error fails the test. The exception is
+// OppositeOrder, in which two goroutines lock two SKUs in key order with
+// SKULevels and then update them in opposite orders: with RowLocks, it
+// fails on any conflict, since a deadlock the database detects and breaks
+// is still a deadlock. Without RowLocks it proves nothing, and says so.
+//
+// # Timing
+//
+// The suite runs in seconds on SQLite. Every wait is bounded by 30 seconds
+// only to turn a hang into a failure; the tests that look for overlapping
+// lock holders sleep a few milliseconds inside each transaction to give an
+// overlap the chance to show, but no result depends on how fast a store
+// is. Run it with -race.
+package storetest

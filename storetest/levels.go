@@ -1,0 +1,464 @@
+package storetest
+
+import (
+	"fmt"
+	"math"
+	"reflect"
+	"slices"
+	"testing"
+
+	"github.com/stockade/stockade"
+)
+
+// Ids and SKUs in mixed case and with punctuation: byte order (Go's string
+// order, Key.Compare) and a natural-language collation disagree on them, and
+// the stores must sort by bytes, because that order is the lock order.
+var (
+	locW1 = stockade.Location{ID: "w1", Name: "Warehouse 1", Lat: 52.520008, Lon: 13.404954}
+	locW2 = stockade.Location{ID: "W2", Name: "Warehouse 2", Lat: -33.868820, Lon: 151.209296}
+	locW0 = stockade.Location{ID: "w-0", Name: "Warehouse 0"}
+)
+
+func testLocations(t *testing.T, s stockade.Store) {
+	ctx := t.Context()
+	var got []stockade.Location
+	view(t, s, func(tx stockade.Tx) error {
+		var err error
+		got, err = tx.Locations(ctx)
+		return err
+	})
+	if len(got) != 0 {
+		t.Fatalf("Locations() on an empty store = %v, want none", got)
+	}
+
+	update(t, s, func(tx stockade.Tx) error {
+		for _, l := range []stockade.Location{locW1, locW2, locW0} {
+			if err := tx.PutLocation(ctx, l); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	renamed := locW1
+	renamed.Name, renamed.Lat, renamed.Lon = "Warehouse One", 48.137154, 11.576124
+	update(t, s, func(tx stockade.Tx) error { return tx.PutLocation(ctx, renamed) })
+
+	tests := []struct {
+		name string
+		ids  []string
+		want []stockade.Location
+	}{
+		{"all, by id in byte order", nil, []stockade.Location{locW2, locW0, renamed}},
+		{"by ids, sorted", []string{"w1", "W2"}, []stockade.Location{locW2, renamed}},
+		{"missing left out", []string{"nowhere", "w-0", "W1"}, []stockade.Location{locW0}},
+		{"only missing", []string{"nowhere"}, nil},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			view(t, s, func(tx stockade.Tx) error {
+				got, err := tx.Locations(ctx, tc.ids...)
+				if err != nil {
+					return err
+				}
+				if !equalSlices(got, tc.want) {
+					t.Errorf("Locations(%q) = %v, want %v", tc.ids, got, tc.want)
+				}
+				return nil
+			})
+		})
+	}
+}
+
+func testSetOnHand(t *testing.T, s stockade.Store) {
+	ctx := t.Context()
+	update(t, s, func(tx stockade.Tx) error { return tx.PutLocation(ctx, locW1) })
+	k := stockade.Key{SKU: "sku-1", Location: "w1"}
+	ptr := func(v int64) *int64 { return &v }
+
+	// set calls SetOnHand in its own Update and returns what it returned.
+	set := func(k stockade.Key, onHand int64, expected *int64) (stockade.Level, bool, error) {
+		t.Helper()
+		var l stockade.Level
+		var ok bool
+		err := s.Update(ctx, func(tx stockade.Tx) error {
+			var err error
+			l, ok, err = tx.SetOnHand(ctx, k, onHand, expected)
+			return err
+		})
+		return l, ok, err
+	}
+	// mustSet is set for a write that must happen.
+	mustSet := func(k stockade.Key, onHand int64, expected *int64) stockade.Level {
+		t.Helper()
+		l, ok, err := set(k, onHand, expected)
+		if err != nil || !ok {
+			t.Fatalf("SetOnHand(%s, %d) = %v, %v; want ok", k, onHand, ok, err)
+		}
+		if l.Key() != k || l.OnHand != onHand {
+			t.Fatalf("SetOnHand(%s, %d) returned %+v", k, onHand, l)
+		}
+		if got, _ := getLevel(t, s, k); got != l {
+			t.Fatalf("after SetOnHand(%s, %d): stored level %+v, returned %+v", k, onHand, got, l)
+		}
+		return l
+	}
+	// refused checks that a SetOnHand did not happen and changed nothing.
+	refused := func(what string, k stockade.Key, before stockade.Level, existed bool) {
+		t.Helper()
+		got, exists := getLevel(t, s, k)
+		if exists != existed || got != before {
+			t.Errorf("%s changed the level: %+v (exists %v), want %+v (exists %v)", what, got, exists, before, existed)
+		}
+	}
+
+	_, _, err := set(stockade.Key{SKU: "sku-1", Location: "nowhere"}, 5, nil)
+	wantCode(t, "SetOnHand at an unknown location", err, stockade.ENotFound)
+	refused("SetOnHand at an unknown location", stockade.Key{SKU: "sku-1", Location: "nowhere"}, stockade.Level{}, false)
+
+	l1 := mustSet(k, 10, nil)
+	if l1.Reserved != 0 || l1.Committed != 0 || l1.Version <= 0 || l1.Fence != 0 {
+		t.Errorf("new level = %+v, want 0 reserved, 0 committed, fence 0 and a version above 0", l1)
+	}
+	l2 := mustSet(k, 12, nil)
+	if l2.Version <= l1.Version {
+		t.Errorf("version after a second write = %d, want above %d", l2.Version, l1.Version)
+	}
+
+	if _, ok, err := set(k, 99, ptr(l1.Version)); err != nil || ok {
+		t.Errorf("SetOnHand with a stale version = %v, %v; want false, nil", ok, err)
+	}
+	refused("SetOnHand with a stale version", k, l2, true)
+	if _, ok, err := set(k, 99, ptr(0)); err != nil || ok {
+		t.Errorf("SetOnHand expecting version 0 of an existing level = %v, %v; want false, nil", ok, err)
+	}
+	refused("SetOnHand expecting version 0 of an existing level", k, l2, true)
+	l3 := mustSet(k, 15, ptr(l2.Version))
+	if l3.Version <= l2.Version {
+		t.Errorf("version after a compare-and-set = %d, want above %d", l3.Version, l2.Version)
+	}
+
+	k2 := stockade.Key{SKU: "sku-2", Location: "w1"}
+	if l := mustSet(k2, 4, ptr(0)); l.Version <= 0 {
+		t.Errorf("level created expecting version 0 has version %d, want above 0", l.Version)
+	}
+	k3 := stockade.Key{SKU: "sku-3", Location: "w1"}
+	if _, ok, err := set(k3, 4, ptr(7)); err != nil || ok {
+		t.Errorf("SetOnHand expecting version 7 of a missing level = %v, %v; want false, nil", ok, err)
+	}
+	refused("SetOnHand expecting version 7 of a missing level", k3, stockade.Level{}, false)
+
+	// The store refuses an on-hand quantity below what is reserved and
+	// committed, even though the engine checks first.
+	var held stockade.Level
+	update(t, s, func(tx stockade.Tx) error {
+		var ok bool
+		var err error
+		held, ok, err = tx.UpdateLevel(ctx, k, stockade.Delta{Reserved: 5, Committed: 3}, stockade.Guard{})
+		if err == nil && !ok {
+			err = fmt.Errorf("UpdateLevel(%s, reserve 5, commit 3) refused", k)
+		}
+		return err
+	})
+	_, _, err = set(k, 7, nil)
+	wantCode(t, "SetOnHand below reserved + committed", err, stockade.EInsufficientStock)
+	refused("SetOnHand below reserved + committed", k, held, true)
+	_, _, err = set(k, 7, ptr(held.Version))
+	wantCode(t, "SetOnHand below reserved + committed with the right version", err, stockade.EInsufficientStock)
+	refused("SetOnHand below reserved + committed with the right version", k, held, true)
+
+	l4 := mustSet(k, 8, nil)
+	if l4.Reserved != 5 || l4.Committed != 3 || l4.Available() != 0 {
+		t.Errorf("SetOnHand(8) over 5 reserved and 3 committed = %+v, want them kept and 0 available", l4)
+	}
+
+	_, _, err = set(k2, -1, nil)
+	wantCode(t, "SetOnHand(-1)", err, stockade.EInvalid)
+	got, _ := getLevel(t, s, k2)
+	if got.OnHand != 4 {
+		t.Errorf("SetOnHand(-1) changed on hand to %d", got.OnHand)
+	}
+}
+
+func testUpdateLevel(t *testing.T, s stockade.Store) {
+	ctx := t.Context()
+	// Every case starts from its own level: 10 on hand, 3 reserved, 2
+	// committed, 5 available.
+	tests := []struct {
+		name string
+		d    stockade.Delta
+		ok   bool
+		want counters
+	}{
+		{"reserve what is available", stockade.Delta{Reserved: 5}, true, counters{10, 8, 2}},
+		{"reserve more than available", stockade.Delta{Reserved: 6}, false, counters{}},
+		{"confirm", stockade.Delta{Reserved: -3, Committed: 3}, true, counters{10, 0, 5}},
+		{"release more than reserved", stockade.Delta{Reserved: -4}, false, counters{}},
+		{"checkout what is available", stockade.Delta{Committed: 5}, true, counters{10, 3, 7}},
+		{"checkout more than available", stockade.Delta{Committed: 6}, false, counters{}},
+		{"cancel more than committed", stockade.Delta{Committed: -3}, false, counters{}},
+		{"fulfill", stockade.Delta{OnHand: -2, Committed: -2}, true, counters{8, 3, 0}},
+		{"adjust down to nothing available", stockade.Delta{OnHand: -5}, true, counters{5, 3, 2}},
+		{"adjust below available", stockade.Delta{OnHand: -6}, false, counters{}},
+		{"everything below zero", stockade.Delta{OnHand: -11, Reserved: -4, Committed: -3}, false, counters{}},
+		{"restock", stockade.Delta{OnHand: 5}, true, counters{15, 3, 2}},
+		{"zero delta", stockade.Delta{}, true, counters{10, 3, 2}},
+	}
+	var levels []level
+	for i := range tests {
+		levels = append(levels, level{Key: stockade.Key{SKU: fmt.Sprintf("ul-%02d", i), Location: "w1"}, OnHand: 10, Reserved: 3, Committed: 2})
+	}
+	seed(t, s, levels...)
+
+	for i, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			k := levels[i].Key
+			before, _ := getLevel(t, s, k)
+			var got stockade.Level
+			var ok bool
+			update(t, s, func(tx stockade.Tx) error {
+				var err error
+				got, ok, err = tx.UpdateLevel(ctx, k, tc.d, stockade.Guard{})
+				return err
+			})
+			after, _ := getLevel(t, s, k)
+			if ok != tc.ok {
+				t.Fatalf("UpdateLevel(%+v) on %+v: ok = %v, want %v", tc.d, countersOf(before), ok, tc.ok)
+			}
+			if !ok {
+				if after != before {
+					t.Errorf("refused UpdateLevel changed the level from %+v to %+v", before, after)
+				}
+				return
+			}
+			if got.Key() != k || countersOf(got) != tc.want || got.Version <= before.Version || got.Fence != before.Fence {
+				t.Errorf("UpdateLevel(%+v) returned %+v, want counters %+v, a version above %d and fence %d",
+					tc.d, got, tc.want, before.Version, before.Fence)
+			}
+			if after != got {
+				t.Errorf("stored level %+v differs from the returned %+v", after, got)
+			}
+		})
+	}
+
+	t.Run("missing level", func(t *testing.T) {
+		k := stockade.Key{SKU: "no-such-sku", Location: "w1"}
+		update(t, s, func(tx stockade.Tx) error {
+			_, ok, err := tx.UpdateLevel(ctx, k, stockade.Delta{OnHand: 1}, stockade.Guard{})
+			if ok {
+				t.Errorf("UpdateLevel on a missing level succeeded")
+			}
+			return err
+		})
+		if l, ok := getLevel(t, s, k); ok {
+			t.Errorf("UpdateLevel on a missing level created %+v", l)
+		}
+	})
+}
+
+func testUpdateLevelGuard(t *testing.T, s stockade.Store) {
+	ctx := t.Context()
+	k := stockade.Key{SKU: "guarded", Location: "w1"}
+	seed(t, s, level{Key: k, OnHand: 100})
+	ptr := func(v int64) *int64 { return &v }
+
+	// Steps run in order on the one level; each reserves 1.
+	steps := []struct {
+		name      string
+		guard     func(cur stockade.Level) stockade.Guard
+		ok        bool
+		wantFence uint64
+	}{
+		{"no guard", func(stockade.Level) stockade.Guard { return stockade.Guard{} }, true, 0},
+		{"current version", func(cur stockade.Level) stockade.Guard { return stockade.Guard{Version: ptr(cur.Version)} }, true, 0},
+		{"stale version", func(cur stockade.Level) stockade.Guard { return stockade.Guard{Version: ptr(cur.Version - 1)} }, false, 0},
+		{"future version", func(cur stockade.Level) stockade.Guard { return stockade.Guard{Version: ptr(cur.Version + 1)} }, false, 0},
+		{"first fence", func(stockade.Level) stockade.Guard { return stockade.Guard{Fence: 5} }, true, 5},
+		{"smaller fence", func(stockade.Level) stockade.Guard { return stockade.Guard{Fence: 4} }, false, 5},
+		{"same fence", func(stockade.Level) stockade.Guard { return stockade.Guard{Fence: 5} }, true, 5},
+		{"no fence keeps the stored one", func(stockade.Level) stockade.Guard { return stockade.Guard{} }, true, 5},
+		{"larger fence", func(stockade.Level) stockade.Guard { return stockade.Guard{Fence: 1 << 40} }, true, 1 << 40},
+		{"good fence, stale version", func(cur stockade.Level) stockade.Guard {
+			return stockade.Guard{Version: ptr(cur.Version - 1), Fence: 1<<40 + 1}
+		}, false, 1 << 40},
+		{"stale fence, current version", func(cur stockade.Level) stockade.Guard {
+			return stockade.Guard{Version: ptr(cur.Version), Fence: 7}
+		}, false, 1 << 40},
+		{"good fence and version", func(cur stockade.Level) stockade.Guard {
+			return stockade.Guard{Version: ptr(cur.Version), Fence: 1<<40 + 2}
+		}, true, 1<<40 + 2},
+	}
+	for _, st := range steps {
+		before, _ := getLevel(t, s, k)
+		g := st.guard(before)
+		var got stockade.Level
+		var ok bool
+		update(t, s, func(tx stockade.Tx) error {
+			var err error
+			got, ok, err = tx.UpdateLevel(ctx, k, stockade.Delta{Reserved: 1}, g)
+			return err
+		})
+		after, _ := getLevel(t, s, k)
+		if ok != st.ok {
+			t.Errorf("%s: UpdateLevel with version %v, fence %d on version %d, fence %d: ok = %v, want %v",
+				st.name, deref(g.Version), g.Fence, before.Version, before.Fence, ok, st.ok)
+			continue
+		}
+		if after.Fence != st.wantFence {
+			t.Errorf("%s: stored fence = %d, want %d", st.name, after.Fence, st.wantFence)
+		}
+		if !ok {
+			if after != before {
+				t.Errorf("%s: refused UpdateLevel changed the level from %+v to %+v", st.name, before, after)
+			}
+			continue
+		}
+		if got != after || got.Reserved != before.Reserved+1 || got.Version <= before.Version {
+			t.Errorf("%s: UpdateLevel returned %+v, stored %+v, before %+v", st.name, got, after, before)
+		}
+	}
+}
+
+// testFenceRange checks the one limit of fencing tokens: they are stored
+// as signed 64-bit integers, which every lock backend's tokens are.
+func testFenceRange(t *testing.T, s stockade.Store) {
+	ctx := t.Context()
+	k := stockade.Key{SKU: "fenced", Location: "w1"}
+	seed(t, s, level{Key: k, OnHand: 10})
+	before, _ := getLevel(t, s, k)
+	for _, fence := range []uint64{math.MaxInt64 + 1, math.MaxUint64} {
+		err := s.Update(ctx, func(tx stockade.Tx) error {
+			_, _, err := tx.UpdateLevel(ctx, k, stockade.Delta{Reserved: 1}, stockade.Guard{Fence: fence})
+			return err
+		})
+		wantCode(t, fmt.Sprintf("UpdateLevel with fence %d", fence), err, stockade.EInvalid)
+	}
+	var got stockade.Level
+	update(t, s, func(tx stockade.Tx) error {
+		var ok bool
+		var err error
+		got, ok, err = tx.UpdateLevel(ctx, k, stockade.Delta{Reserved: 1}, stockade.Guard{Fence: math.MaxInt64})
+		if err == nil && !ok {
+			err = fmt.Errorf("UpdateLevel with fence MaxInt64 refused")
+		}
+		return err
+	})
+	if got.Fence != math.MaxInt64 || got.Reserved != before.Reserved+1 {
+		t.Errorf("UpdateLevel with fence MaxInt64 = %+v, want that fence stored", got)
+	}
+}
+
+func deref(p *int64) any {
+	if p == nil {
+		return nil
+	}
+	return *p
+}
+
+func testLevelOrder(t *testing.T, s stockade.Store) {
+	ctx := t.Context()
+	// Byte order: "A-1" < "A1" < "B" < "a"; "W2" < "w-0" < "w1".
+	keys := []stockade.Key{
+		{SKU: "a", Location: "w1"},
+		{SKU: "B", Location: "w1"},
+		{SKU: "A1", Location: "w1"},
+		{SKU: "a", Location: "W2"},
+		{SKU: "A-1", Location: "w1"},
+		{SKU: "a", Location: "w-0"},
+	}
+	var levels []level
+	for i, k := range keys {
+		levels = append(levels, level{Key: k, OnHand: int64(10 + i)})
+	}
+	seed(t, s, levels...)
+	sorted := slices.SortedFunc(slices.Values(keys), stockade.Key.Compare)
+	reversed := slices.Clone(sorted)
+	slices.Reverse(reversed)
+	keysOf := func(ls []stockade.Level) []stockade.Key {
+		var ks []stockade.Key
+		for _, l := range ls {
+			ks = append(ks, l.Key())
+		}
+		return ks
+	}
+
+	view(t, s, func(tx stockade.Tx) error {
+		all, err := tx.AllLevels(ctx)
+		if err != nil {
+			return err
+		}
+		if got := keysOf(all); !reflect.DeepEqual(got, sorted) {
+			t.Errorf("AllLevels keys = %v, want %v (byte order)", got, sorted)
+		}
+		for i, l := range all {
+			want := levels[slices.Index(keys, l.Key())].OnHand
+			if l.OnHand != want || l.Version <= 0 {
+				t.Errorf("AllLevels()[%d] = %+v, want on hand %d and a version", i, l, want)
+			}
+		}
+		return nil
+	})
+
+	missing := stockade.Key{SKU: "a", Location: "nowhere"}
+	tests := []struct {
+		name string
+		keys []stockade.Key
+		want []stockade.Key
+	}{
+		{"none", nil, nil},
+		{"one", []stockade.Key{keys[1]}, []stockade.Key{keys[1]}},
+		{"all, reversed", reversed, sorted},
+		{"missing left out", []stockade.Key{keys[0], missing, keys[4]}, []stockade.Key{keys[4], keys[0]}},
+		{"only missing", []stockade.Key{missing}, nil},
+	}
+	for _, tc := range tests {
+		for _, lock := range []bool{false, true} {
+			t.Run(fmt.Sprintf("Levels/%s/lock=%v", tc.name, lock), func(t *testing.T) {
+				// Locking is for write transactions.
+				run := view
+				if lock {
+					run = update
+				}
+				run(t, s, func(tx stockade.Tx) error {
+					got, err := tx.Levels(ctx, tc.keys, lock)
+					if err != nil {
+						return err
+					}
+					if ks := keysOf(got); !equalSlices(ks, tc.want) {
+						t.Errorf("Levels(%v) keys = %v, want %v", tc.keys, ks, tc.want)
+					}
+					return nil
+				})
+			})
+		}
+	}
+
+	skuTests := []struct {
+		sku  string
+		want []stockade.Key
+	}{
+		{"a", []stockade.Key{{SKU: "a", Location: "W2"}, {SKU: "a", Location: "w-0"}, {SKU: "a", Location: "w1"}}},
+		{"B", []stockade.Key{{SKU: "B", Location: "w1"}}},
+		{"A", nil},
+		{"nothing", nil},
+	}
+	for _, tc := range skuTests {
+		for _, lock := range []bool{false, true} {
+			t.Run(fmt.Sprintf("SKULevels/%s/lock=%v", tc.sku, lock), func(t *testing.T) {
+				run := view
+				if lock {
+					run = update
+				}
+				run(t, s, func(tx stockade.Tx) error {
+					got, err := tx.SKULevels(ctx, tc.sku, lock)
+					if err != nil {
+						return err
+					}
+					if ks := keysOf(got); !equalSlices(ks, tc.want) {
+						t.Errorf("SKULevels(%q) keys = %v, want %v", tc.sku, ks, tc.want)
+					}
+					return nil
+				})
+			})
+		}
+	}
+}

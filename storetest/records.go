@@ -1,0 +1,395 @@
+package storetest
+
+import (
+	"bytes"
+	"fmt"
+	"reflect"
+	"testing"
+	"time"
+
+	"github.com/stockade/stockade"
+)
+
+// reservation returns a reservation with lines and allocations on keys.
+func reservation(id string, status stockade.ReservationStatus, expires time.Time, keys ...stockade.Key) stockade.Reservation {
+	r := stockade.Reservation{ID: id, Status: status, CreatedAt: expires.Add(-15 * time.Minute), ExpiresAt: expires}
+	for i, k := range keys {
+		r.Lines = append(r.Lines, stockade.Line{SKU: k.SKU, Quantity: int64(i + 1)})
+		r.Allocations = append(r.Allocations, stockade.Allocation{SKU: k.SKU, Location: k.Location, Quantity: int64(i + 1)})
+	}
+	return r
+}
+
+// checkReservation fails the test unless got is want as a store returns
+// it: times to the millisecond in UTC.
+func checkReservation(t *testing.T, got, want stockade.Reservation) {
+	t.Helper()
+	checkTime(t, "reservation "+want.ID+" CreatedAt", got.CreatedAt, want.CreatedAt)
+	checkTime(t, "reservation "+want.ID+" ExpiresAt", got.ExpiresAt, want.ExpiresAt)
+	if got.ID != want.ID || got.Status != want.Status || got.OrderID != want.OrderID ||
+		!equalSlices(got.Lines, want.Lines) || !equalSlices(got.Allocations, want.Allocations) {
+		t.Errorf("reservation = %+v, want %+v", got, want)
+	}
+}
+
+func testReservations(t *testing.T, s stockade.Store) {
+	ctx := t.Context()
+	seed(t, s, level{Key: keyA1, OnHand: 10}, level{Key: keyA2, OnHand: 10}, level{Key: keyB1, OnHand: 10})
+	r1 := reservation("r-1", stockade.Held, base, keyA1, keyA2, keyB1)
+	r1.Lines = []stockade.Line{{SKU: "A", Quantity: 3}, {SKU: "B", Quantity: 3, Location: "w1"}}
+	r2 := reservation("r-2", stockade.Held, base.Add(time.Hour))
+	r3 := reservation("r-3", stockade.Held, base.Add(time.Hour), keyB1)
+	r3.OrderID = "o-3"
+	update(t, s, func(tx stockade.Tx) error {
+		for _, r := range []stockade.Reservation{r1, r2, r3} {
+			if err := tx.InsertReservation(ctx, r); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+
+	for _, want := range []stockade.Reservation{r1, r2, r3} {
+		view(t, s, func(tx stockade.Tx) error {
+			got, err := tx.Reservation(ctx, want.ID, false)
+			if err != nil {
+				return err
+			}
+			checkReservation(t, got, want)
+			return nil
+		})
+	}
+	update(t, s, func(tx stockade.Tx) error {
+		got, err := tx.Reservation(ctx, r1.ID, true)
+		if err != nil {
+			return fmt.Errorf("Reservation(%s, lock): %w", r1.ID, err)
+		}
+		checkReservation(t, got, r1)
+		return nil
+	})
+	view(t, s, func(tx stockade.Tx) error {
+		_, err := tx.Reservation(ctx, "no-such-reservation", false)
+		wantCode(t, "Reservation(unknown id)", err, stockade.ENotFound)
+		return nil
+	})
+
+	dup := r1
+	dup.Status = stockade.Released
+	if err := s.Update(ctx, func(tx stockade.Tx) error { return tx.InsertReservation(ctx, dup) }); err == nil {
+		t.Errorf("InsertReservation with an id in use succeeded")
+	}
+
+	steps := []struct {
+		name     string
+		id       string
+		from, to stockade.ReservationStatus
+		orderID  string
+		ok       bool
+	}{
+		{"confirm", r1.ID, stockade.Held, stockade.Confirmed, "o-1", true},
+		{"from the wrong status", r1.ID, stockade.Held, stockade.Released, "", false},
+		{"unknown id", "no-such-reservation", stockade.Held, stockade.Released, "", false},
+		{"release, no order id", r2.ID, stockade.Held, stockade.Released, "", true},
+		{"released stays released", r2.ID, stockade.Held, stockade.Expired, "", false},
+		{"no order id keeps the one set", r3.ID, stockade.Held, stockade.Expired, "", true},
+	}
+	for _, st := range steps {
+		update(t, s, func(tx stockade.Tx) error {
+			ok, err := tx.SetReservationStatus(ctx, st.id, st.from, st.to, st.orderID)
+			if err != nil {
+				return fmt.Errorf("%s: %w", st.name, err)
+			}
+			if ok != st.ok {
+				t.Errorf("%s: SetReservationStatus(%s, %s → %s) = %v, want %v", st.name, st.id, st.from, st.to, ok, st.ok)
+			}
+			return nil
+		})
+	}
+	r1.Status, r1.OrderID = stockade.Confirmed, "o-1"
+	r2.Status = stockade.Released
+	r3.Status = stockade.Expired
+	for _, want := range []stockade.Reservation{r1, r2, r3} {
+		view(t, s, func(tx stockade.Tx) error {
+			got, err := tx.Reservation(ctx, want.ID, false)
+			if err != nil {
+				return err
+			}
+			checkReservation(t, got, want)
+			return nil
+		})
+	}
+}
+
+func testLapsedReservations(t *testing.T, s stockade.Store) {
+	ctx := t.Context()
+	keyC1 := stockade.Key{SKU: "C", Location: "w1"}
+	seed(t, s, level{Key: keyA1}, level{Key: keyA2}, level{Key: keyB1}, level{Key: keyC1})
+	now := base
+	rs := []stockade.Reservation{
+		reservation("r-a", stockade.Held, now.Add(-1*time.Hour), keyA1),
+		reservation("r-b", stockade.Held, now.Add(-3*time.Hour), keyB1),
+		reservation("r-c", stockade.Held, now.Add(time.Hour), keyA1, keyB1), // not lapsed yet
+		reservation("r-d", stockade.Confirmed, now.Add(-4*time.Hour), keyA1),
+		reservation("r-e", stockade.Released, now.Add(-4*time.Hour), keyB1),
+		reservation("r-f", stockade.Held, now.Add(-2*time.Hour), keyA2, keyB1, keyB1),
+		reservation("r-g", stockade.Expired, now.Add(-5*time.Hour), keyA2),
+		reservation("r-h", stockade.Held, now, keyA1), // expires at now: not before it
+		reservation("r-i", stockade.Held, now.Add(-time.Millisecond), keyC1),
+	}
+	update(t, s, func(tx stockade.Tx) error {
+		for _, r := range rs {
+			if err := tx.InsertReservation(ctx, r); err != nil {
+				return fmt.Errorf("InsertReservation(%s): %w", r.ID, err)
+			}
+		}
+		return nil
+	})
+	byID := map[string]stockade.Reservation{}
+	for _, r := range rs {
+		byID[r.ID] = r
+	}
+
+	tests := []struct {
+		name  string
+		keys  []stockade.Key
+		limit int
+		want  []string
+	}{
+		{"all, oldest expiry first", nil, 10, []string{"r-b", "r-f", "r-a", "r-i"}},
+		{"limit", nil, 2, []string{"r-b", "r-f"}},
+		{"limit 1", nil, 1, []string{"r-b"}},
+		{"one key", []stockade.Key{keyB1}, 10, []string{"r-b", "r-f"}},
+		{"a key of a multi-allocation reservation", []stockade.Key{keyA2}, 10, []string{"r-f"}},
+		{"several keys", []stockade.Key{keyC1, keyA1}, 10, []string{"r-a", "r-i"}},
+		{"several keys, limit", []stockade.Key{keyB1, keyA2, keyA1}, 2, []string{"r-b", "r-f"}},
+		{"several keys, oldest expiry first", []stockade.Key{keyA1, keyA2}, 10, []string{"r-f", "r-a"}},
+		{"a key with no lapsed reservation", []stockade.Key{{SKU: "C", Location: "W2"}}, 10, nil},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			update(t, s, func(tx stockade.Tx) error {
+				got, err := tx.LapsedReservations(ctx, now, tc.keys, tc.limit)
+				if err != nil {
+					return err
+				}
+				var ids []string
+				for _, r := range got {
+					ids = append(ids, r.ID)
+				}
+				if !equalSlices(ids, tc.want) {
+					t.Fatalf("LapsedReservations(%v, limit %d) = %q, want %q", tc.keys, tc.limit, ids, tc.want)
+				}
+				for _, r := range got {
+					checkReservation(t, r, byID[r.ID])
+				}
+				return nil
+			})
+		})
+	}
+}
+
+func testOrders(t *testing.T, s stockade.Store) {
+	ctx := t.Context()
+	seed(t, s, level{Key: keyA1, OnHand: 10}, level{Key: keyB1, OnHand: 10})
+	o1 := stockade.Order{ID: "o-1", Status: stockade.Committed, CreatedAt: base, ReservationID: "r-1",
+		Lines:       []stockade.Line{{SKU: "A", Quantity: 2}, {SKU: "B", Quantity: 1, Location: "w1"}},
+		Allocations: []stockade.Allocation{{SKU: "A", Location: "w1", Quantity: 2}, {SKU: "B", Location: "w1", Quantity: 1}}}
+	o2 := stockade.Order{ID: "o-2", Status: stockade.Committed, CreatedAt: base.Add(time.Minute),
+		Lines:       []stockade.Line{{SKU: "A", Quantity: 1, Location: "w1"}},
+		Allocations: []stockade.Allocation{{SKU: "A", Location: "w1", Quantity: 1}}}
+	update(t, s, func(tx stockade.Tx) error {
+		if err := tx.InsertOrder(ctx, o1); err != nil {
+			return err
+		}
+		return tx.InsertOrder(ctx, o2)
+	})
+	check := func(want stockade.Order, lock bool) {
+		t.Helper()
+		run := view
+		if lock {
+			run = update
+		}
+		run(t, s, func(tx stockade.Tx) error {
+			got, err := tx.Order(ctx, want.ID, lock)
+			if err != nil {
+				return err
+			}
+			checkTime(t, "order "+want.ID+" CreatedAt", got.CreatedAt, want.CreatedAt)
+			if got.ID != want.ID || got.Status != want.Status || got.ReservationID != want.ReservationID ||
+				!equalSlices(got.Lines, want.Lines) || !equalSlices(got.Allocations, want.Allocations) {
+				t.Errorf("Order(%s) = %+v, want %+v", want.ID, got, want)
+			}
+			return nil
+		})
+	}
+	check(o1, false)
+	check(o1, true)
+	check(o2, false)
+	view(t, s, func(tx stockade.Tx) error {
+		_, err := tx.Order(ctx, "no-such-order", false)
+		wantCode(t, "Order(unknown id)", err, stockade.ENotFound)
+		return nil
+	})
+	dup := o1
+	dup.Status = stockade.Cancelled
+	if err := s.Update(ctx, func(tx stockade.Tx) error { return tx.InsertOrder(ctx, dup) }); err == nil {
+		t.Errorf("InsertOrder with an id in use succeeded")
+	}
+
+	steps := []struct {
+		name     string
+		id       string
+		from, to stockade.OrderStatus
+		ok       bool
+	}{
+		{"fulfill", o1.ID, stockade.Committed, stockade.Fulfilled, true},
+		{"cancel a fulfilled order", o1.ID, stockade.Committed, stockade.Cancelled, false},
+		{"cancel", o2.ID, stockade.Committed, stockade.Cancelled, true},
+		{"fulfill a cancelled order", o2.ID, stockade.Committed, stockade.Fulfilled, false},
+		{"unknown id", "no-such-order", stockade.Committed, stockade.Cancelled, false},
+	}
+	for _, st := range steps {
+		update(t, s, func(tx stockade.Tx) error {
+			ok, err := tx.SetOrderStatus(ctx, st.id, st.from, st.to)
+			if err != nil {
+				return fmt.Errorf("%s: %w", st.name, err)
+			}
+			if ok != st.ok {
+				t.Errorf("%s: SetOrderStatus(%s, %s → %s) = %v, want %v", st.name, st.id, st.from, st.to, ok, st.ok)
+			}
+			return nil
+		})
+	}
+	o1.Status, o2.Status = stockade.Fulfilled, stockade.Cancelled
+	check(o1, false)
+	check(o2, false)
+}
+
+func testIdempotency(t *testing.T, s stockade.Store) {
+	ctx := t.Context()
+	get := func(key string) (stockade.Idempotency, bool) {
+		t.Helper()
+		var rec stockade.Idempotency
+		var ok bool
+		view(t, s, func(tx stockade.Tx) error {
+			var err error
+			rec, ok, err = tx.Idempotency(ctx, key)
+			return err
+		})
+		return rec, ok
+	}
+	put := func(rec stockade.Idempotency) {
+		t.Helper()
+		update(t, s, func(tx stockade.Tx) error { return tx.PutIdempotency(ctx, rec) })
+	}
+	check := func(want stockade.Idempotency) {
+		t.Helper()
+		got, ok := get(want.Key)
+		if !ok {
+			t.Fatalf("Idempotency(%q) found nothing", want.Key)
+		}
+		checkTime(t, "idempotency "+want.Key+" CreatedAt", got.CreatedAt, want.CreatedAt)
+		if got.Key != want.Key || got.RequestHash != want.RequestHash || got.State != want.State ||
+			got.Status != want.Status || !bytes.Equal(got.Body, want.Body) {
+			t.Errorf("Idempotency(%q) = %s %s %d body %q, want %s %s %d body %q", want.Key,
+				got.RequestHash, got.State, got.Status, got.Body, want.RequestHash, want.State, want.Status, want.Body)
+		}
+	}
+
+	if rec, ok := get("k-1"); ok {
+		t.Fatalf("Idempotency of a missing key = %+v, true", rec)
+	}
+	inFlight := stockade.Idempotency{Key: "k-1", RequestHash: "sha256:aa", State: stockade.InFlight, CreatedAt: base}
+	put(inFlight)
+	check(inFlight)
+
+	// Every byte value, invalid UTF-8 and a NUL included.
+	body := []byte("{\"id\":\"r-1\"}\n\x00\xff\xfe")
+	for b := range 256 {
+		body = append(body, byte(b))
+	}
+	done := stockade.Idempotency{Key: "k-1", RequestHash: "sha256:aa", State: stockade.Done, Status: 201, Body: body, CreatedAt: base}
+	put(done)
+	check(done)
+
+	update(t, s, func(tx stockade.Tx) error { return tx.DeleteIdempotency(ctx, "k-1") })
+	if rec, ok := get("k-1"); ok {
+		t.Errorf("Idempotency after DeleteIdempotency = %+v, true", rec)
+	}
+	update(t, s, func(tx stockade.Tx) error { return tx.DeleteIdempotency(ctx, "no-such-key") })
+
+	for i, age := range []time.Duration{3 * time.Hour, 2 * time.Hour, time.Hour, 0} {
+		put(stockade.Idempotency{Key: fmt.Sprintf("p-%d", i), RequestHash: "h", State: stockade.Done, Status: 200,
+			Body: []byte("{}"), CreatedAt: base.Add(-age)})
+	}
+	purges := []struct {
+		before time.Time
+		want   int
+	}{
+		{base.Add(-4 * time.Hour), 0},
+		{base.Add(-90 * time.Minute), 2},
+		{base.Add(-90 * time.Minute), 0},
+		{base.Add(-time.Hour), 0}, // created exactly then: not before
+		{base, 1},
+	}
+	for _, p := range purges {
+		update(t, s, func(tx stockade.Tx) error {
+			n, err := tx.PurgeIdempotency(ctx, p.before)
+			if err != nil {
+				return err
+			}
+			if n != p.want {
+				t.Errorf("PurgeIdempotency(base%v) = %d, want %d", p.before.Sub(base), n, p.want)
+			}
+			return nil
+		})
+	}
+	for i, want := range []bool{false, false, false, true} {
+		if _, ok := get(fmt.Sprintf("p-%d", i)); ok != want {
+			t.Errorf("after the purges, p-%d exists = %v, want %v", i, ok, want)
+		}
+	}
+}
+
+// testInvalidStatus checks that a status or state outside the domain's
+// constants is refused with EInvalid.
+func testInvalidStatus(t *testing.T, s stockade.Store) {
+	ctx := t.Context()
+	seed(t, s, level{Key: keyA1, OnHand: 10})
+	update(t, s, func(tx stockade.Tx) error {
+		if err := tx.InsertReservation(ctx, reservation("r-1", stockade.Held, base, keyA1)); err != nil {
+			return err
+		}
+		return tx.InsertOrder(ctx, stockade.Order{ID: "o-1", Status: stockade.Committed, CreatedAt: base})
+	})
+	before := take(t, s, []string{"r-1", "r-2"}, []string{"o-1", "o-2"}, []string{"k-1"})
+	tests := []struct {
+		name string
+		fn   func(tx stockade.Tx) error
+	}{
+		{"InsertReservation", func(tx stockade.Tx) error {
+			return tx.InsertReservation(ctx, reservation("r-2", "lost", base, keyA1))
+		}},
+		{"SetReservationStatus", func(tx stockade.Tx) error {
+			_, err := tx.SetReservationStatus(ctx, "r-1", stockade.Held, "lost", "")
+			return err
+		}},
+		{"InsertOrder", func(tx stockade.Tx) error {
+			return tx.InsertOrder(ctx, stockade.Order{ID: "o-2", Status: "lost", CreatedAt: base})
+		}},
+		{"SetOrderStatus", func(tx stockade.Tx) error {
+			_, err := tx.SetOrderStatus(ctx, "o-1", stockade.Committed, "lost")
+			return err
+		}},
+		{"PutIdempotency", func(tx stockade.Tx) error {
+			return tx.PutIdempotency(ctx, stockade.Idempotency{Key: "k-1", RequestHash: "h", State: "lost", CreatedAt: base})
+		}},
+	}
+	for _, tc := range tests {
+		err := s.Update(ctx, tc.fn)
+		wantCode(t, tc.name+" with an unknown status", err, stockade.EInvalid)
+	}
+	if after := take(t, s, []string{"r-1", "r-2"}, []string{"o-1", "o-2"}, []string{"k-1"}); !reflect.DeepEqual(after, before) {
+		t.Errorf("refused writes left changes:\nbefore %+v\nafter  %+v", before, after)
+	}
+}

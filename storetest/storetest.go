@@ -1,0 +1,247 @@
+package storetest
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"reflect"
+	"testing"
+	"time"
+
+	"github.com/stockade/stockade"
+)
+
+// Run runs the conformance suite, one subtest per part of the contract.
+// newStore returns a fresh, migrated, empty store and registers its own
+// clean-up on the t it is given; Run calls it once per subtest.
+func Run(t *testing.T, newStore func(t *testing.T) stockade.Store) {
+	t.Helper()
+	tests := []struct {
+		name string
+		run  func(t *testing.T, s stockade.Store)
+	}{
+		{"Ping", testPing},
+		{"Locations", testLocations},
+		{"SetOnHand", testSetOnHand},
+		{"UpdateLevel", testUpdateLevel},
+		{"UpdateLevelGuard", testUpdateLevelGuard},
+		{"FenceRange", testFenceRange},
+		{"LevelOrder", testLevelOrder},
+		{"Movements", testMovements},
+		{"MovementsDefaultLimit", testMovementsDefaultLimit},
+		{"LedgerSums", testLedgerSums},
+		{"Reservations", testReservations},
+		{"LapsedReservations", testLapsedReservations},
+		{"Orders", testOrders},
+		{"Idempotency", testIdempotency},
+		{"InvalidStatus", testInvalidStatus},
+		{"UpdateRollsBack", testUpdateRollsBack},
+		{"ViewIsReadOnly", testViewIsReadOnly},
+		{"ViewDoesNotWait", testViewDoesNotWait},
+		{"LocksExclude", testLocksExclude},
+		{"AdvisoryLock", testAdvisoryLock},
+		{"SkipLocked", testSkipLocked},
+		{"ConcurrentReserve", testConcurrentReserve},
+		{"OppositeOrder", testOppositeOrder},
+		{"IdempotencyClaim", testIdempotencyClaim},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) { tc.run(t, newStore(t)) })
+	}
+}
+
+// hangTimeout bounds every wait of the suite. It only turns a hang (a
+// deadlock, a lock that is never released) into a failure; no test
+// depends on how fast a store is.
+const hangTimeout = 30 * time.Second
+
+// base is the suite's reference time. It carries nanoseconds and a zone
+// other than UTC, so that the tests see how a store rounds and which zone
+// it returns.
+var base = time.Date(2031, time.March, 14, 15, 9, 26, 535897932, time.FixedZone("UTC+2", 2*60*60))
+
+var errBoom = errors.New("storetest: boom")
+
+// update runs fn in s.Update and fails the test if it returns an error.
+func update(t *testing.T, s stockade.Store, fn func(tx stockade.Tx) error) {
+	t.Helper()
+	if err := s.Update(t.Context(), fn); err != nil {
+		t.Fatalf("Update: %v", err)
+	}
+}
+
+// view runs fn in s.View and fails the test if it returns an error.
+func view(t *testing.T, s stockade.Store, fn func(tx stockade.Tx) error) {
+	t.Helper()
+	if err := s.View(t.Context(), fn); err != nil {
+		t.Fatalf("View: %v", err)
+	}
+}
+
+// retry calls fn until it returns an error that does not wrap
+// stockade.ErrConflict, or ctx is done. A store may return conflicts; the
+// engine retries them, and so do the concurrent tests.
+func retry(ctx context.Context, fn func() error) (conflicts int, err error) {
+	for {
+		err = fn()
+		if !errors.Is(err, stockade.ErrConflict) {
+			return conflicts, err
+		}
+		conflicts++
+		if ctx.Err() != nil {
+			return conflicts, fmt.Errorf("still conflicting when the test gave up: %w", err)
+		}
+	}
+}
+
+// level describes a level to create with seed.
+type level struct {
+	stockade.Key
+	OnHand, Reserved, Committed int64
+}
+
+// seed creates the locations of levels (named after their ids), then the
+// levels, each with ledger rows that explain its counters.
+func seed(t *testing.T, s stockade.Store, levels ...level) {
+	t.Helper()
+	ctx := t.Context()
+	update(t, s, func(tx stockade.Tx) error {
+		for _, lv := range levels {
+			if err := tx.PutLocation(ctx, stockade.Location{ID: lv.Location, Name: "Location " + lv.Location}); err != nil {
+				return err
+			}
+			if _, ok, err := tx.SetOnHand(ctx, lv.Key, lv.OnHand, nil); err != nil || !ok {
+				return fmt.Errorf("SetOnHand(%s, %d) = %v, %v", lv.Key, lv.OnHand, ok, err)
+			}
+			ms := []stockade.Movement{{At: base, SKU: lv.SKU, Location: lv.Location, Kind: stockade.MoveSet,
+				Delta: stockade.Delta{OnHand: lv.OnHand}, Reason: "seed"}}
+			if lv.Reserved != 0 || lv.Committed != 0 {
+				d := stockade.Delta{Reserved: lv.Reserved, Committed: lv.Committed}
+				if _, ok, err := tx.UpdateLevel(ctx, lv.Key, d, stockade.Guard{}); err != nil || !ok {
+					return fmt.Errorf("UpdateLevel(%s, %+v) = %v, %v", lv.Key, d, ok, err)
+				}
+				ms = append(ms, stockade.Movement{At: base, SKU: lv.SKU, Location: lv.Location, Kind: stockade.MoveAdjust,
+					Delta: d, Reason: "seed"})
+			}
+			if err := tx.AppendMovements(ctx, ms...); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+}
+
+// getLevel returns the level at k, read in a View, and whether it exists.
+func getLevel(t *testing.T, s stockade.Store, k stockade.Key) (stockade.Level, bool) {
+	t.Helper()
+	var ls []stockade.Level
+	view(t, s, func(tx stockade.Tx) error {
+		var err error
+		ls, err = tx.Levels(t.Context(), []stockade.Key{k}, false)
+		return err
+	})
+	switch len(ls) {
+	case 0:
+		return stockade.Level{}, false
+	case 1:
+		if ls[0].Key() != k {
+			t.Fatalf("Levels([%s]) returned %s", k, ls[0].Key())
+		}
+		return ls[0], true
+	}
+	t.Fatalf("Levels([%s]) returned %d levels", k, len(ls))
+	return stockade.Level{}, false
+}
+
+// counters is a level without its version and fence.
+type counters struct{ OnHand, Reserved, Committed int64 }
+
+func countersOf(l stockade.Level) counters { return counters{l.OnHand, l.Reserved, l.Committed} }
+
+// wantCode fails the test unless err is a *stockade.Error with code.
+func wantCode(t *testing.T, what string, err error, code string) {
+	t.Helper()
+	var e *stockade.Error
+	if !errors.As(err, &e) || e.Code != code {
+		t.Errorf("%s: error = %v, want a *stockade.Error with code %q", what, err, code)
+	}
+}
+
+// sameTime reports whether a store returned want: the same instant to the
+// millisecond or better, in UTC.
+func sameTime(got, want time.Time) bool {
+	d := got.Sub(want)
+	return got.Location() == time.UTC && d < time.Millisecond && d > -time.Millisecond
+}
+
+// checkTime fails the test unless sameTime(got, want).
+func checkTime(t *testing.T, what string, got, want time.Time) {
+	t.Helper()
+	if !sameTime(got, want) {
+		t.Errorf("%s = %v (%v), want %v in UTC, to the millisecond", what, got, got.Location(), want.UTC())
+	}
+}
+
+// equalSlices compares two slices, taking nil and empty as equal.
+func equalSlices[T any](a, b []T) bool {
+	if len(a) == 0 && len(b) == 0 {
+		return true
+	}
+	return reflect.DeepEqual(a, b)
+}
+
+// snapshot is everything the suite's rollback and read-only tests look at.
+type snapshot struct {
+	Locations    []stockade.Location
+	Levels       []stockade.Level
+	Movements    []stockade.Movement
+	Reservations map[string]string // id → "status/order id" or the error code
+	Orders       map[string]string // id → status or the error code
+	Idempotency  map[string]string // key → "state/status/body" or "missing"
+}
+
+// take reads a snapshot of s in a View, with the given reservations,
+// orders and idempotency keys.
+func take(t *testing.T, s stockade.Store, reservations, orders, idem []string) snapshot {
+	t.Helper()
+	ctx := t.Context()
+	snap := snapshot{Reservations: map[string]string{}, Orders: map[string]string{}, Idempotency: map[string]string{}}
+	view(t, s, func(tx stockade.Tx) error {
+		var err error
+		if snap.Locations, err = tx.Locations(ctx); err != nil {
+			return err
+		}
+		if snap.Levels, err = tx.AllLevels(ctx); err != nil {
+			return err
+		}
+		if snap.Movements, err = tx.Movements(ctx, stockade.MovementFilter{}); err != nil {
+			return err
+		}
+		for _, id := range reservations {
+			r, err := tx.Reservation(ctx, id, false)
+			snap.Reservations[id] = string(r.Status) + "/" + r.OrderID + stockade.ErrorCode(err)
+		}
+		for _, id := range orders {
+			o, err := tx.Order(ctx, id, false)
+			snap.Orders[id] = string(o.Status) + stockade.ErrorCode(err)
+		}
+		for _, key := range idem {
+			rec, ok, err := tx.Idempotency(ctx, key)
+			if err != nil {
+				return err
+			}
+			snap.Idempotency[key] = "missing"
+			if ok {
+				snap.Idempotency[key] = fmt.Sprintf("%s/%d/%q", rec.State, rec.Status, rec.Body)
+			}
+		}
+		return nil
+	})
+	return snap
+}
+
+func testPing(t *testing.T, s stockade.Store) {
+	if err := s.Ping(t.Context()); err != nil {
+		t.Fatalf("Ping: %v", err)
+	}
+}
