@@ -1,0 +1,60 @@
+package redislock_test
+
+import (
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+
+	"github.com/stockade/stockade/internal/testserver"
+	"github.com/stockade/stockade/lock"
+	"github.com/stockade/stockade/lock/redislock"
+)
+
+// BenchmarkUncontended measures one acquire and release of a free key,
+// against a bare SET NX PX plus a compare-and-delete script on the same
+// server: the floor any Redis lock pays.
+//
+//	go test -run '^$' -bench Uncontended -cpu 1,16 ./redislock/
+func BenchmarkUncontended(b *testing.B) {
+	addr := testserver.SharedRedis(b).Addr()
+	c := redis.NewClient(&redis.Options{Addr: addr, PoolSize: 64})
+	b.Cleanup(func() { c.Close() })
+	ctx := b.Context()
+
+	b.Run("redislock", func(b *testing.B) {
+		l := redislock.New(c, &redislock.Options{Prefix: "bench:"})
+		defer l.Close()
+		b.RunParallel(func(pb *testing.PB) {
+			key := fmt.Sprintf("k%d", time.Now().UnixNano())
+			for pb.Next() {
+				le, err := l.TryAcquire(ctx, key, lock.WithTTL(10*time.Second))
+				if err != nil {
+					b.Error(err)
+					return
+				}
+				if err := le.Release(ctx); err != nil {
+					b.Error(err)
+					return
+				}
+			}
+		})
+	})
+	b.Run("setnx", func(b *testing.B) {
+		del := redis.NewScript(`if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end return 0`)
+		b.RunParallel(func(pb *testing.PB) {
+			key := fmt.Sprintf("bench:s%d", time.Now().UnixNano())
+			for pb.Next() {
+				if err := c.SetArgs(ctx, key, "tok", redis.SetArgs{Mode: "NX", TTL: 10 * time.Second}).Err(); err != nil {
+					b.Error(err)
+					return
+				}
+				if err := del.Run(ctx, c, []string{key}, "tok").Err(); err != nil {
+					b.Error(err)
+					return
+				}
+			}
+		})
+	})
+}
