@@ -7,13 +7,11 @@
 -- 1 if this call put id in the queue}.
 local id, ttl, wait = ARGV[1], tonumber(ARGV[2]), ARGV[3] == '1'
 local alive, keep, channel = tonumber(ARGV[4]), tonumber(ARGV[5]), ARGV[6]
-local score = tonumber(ARGV[7]) or now_us
-
-local owner = redis.call('HGET', lock, 'o')
+local owner, token = holder()
 if owner == id then
   -- Handed to us by a release: claim it for our full ttl.
   redis.call('PEXPIRE', lock, ttl)
-  return {1, tonumber(redis.call('HGET', lock, 't')), 0, 0}
+  return {1, token, 0, 0}
 end
 
 if not owner then
@@ -32,8 +30,8 @@ end
 if not wait then
   return {0, 0, 0, 0}
 end
-redis.call('HSET', waiters, id, string.format('%.0f:%.0f', now_ms + alive, ttl))
-local queued = redis.call('ZADD', queue, 'NX', score, id)
+redis.call('HSET', waiters, id, string.format('%.0f:%.0f', now_ms() + alive, ttl))
+local queued = redis.call('ZADD', queue, 'NX', tonumber(ARGV[7]) or now_us(), id)
 redis.call('PEXPIRE', queue, alive * 2)
 redis.call('PEXPIRE', waiters, alive * 2)
 local pttl = redis.call('PTTL', lock)

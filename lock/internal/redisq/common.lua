@@ -2,15 +2,35 @@
 --
 -- One lock is four keys that share a hash tag, so they live on one Redis
 -- Cluster slot:
---   KEYS[1] lock     hash {o = owner id, t = fencing token}, expires with the lease
+--   KEYS[1] lock     "<owner id>:<fencing token>", expires with the lease
 --   KEYS[2] queue    sorted set of waiter ids, scored by arrival
 --   KEYS[3] waiters  hash waiter id -> "<alive-until ms>:<ttl ms>"
 --   KEYS[4] fence    last fencing token issued, kept a while after the lock is gone
 local lock, queue, waiters, fence = KEYS[1], KEYS[2], KEYS[3], KEYS[4]
 
-local clock = redis.call('TIME')
-local now_us = tonumber(clock[1]) * 1000000 + tonumber(clock[2])
-local now_ms = math.floor(now_us / 1000)
+-- now_us reads the server clock once per script, and only if needed.
+local clock_us
+local function now_us()
+  if not clock_us then
+    local t = redis.call('TIME')
+    clock_us = tonumber(t[1]) * 1000000 + tonumber(t[2])
+  end
+  return clock_us
+end
+
+local function now_ms()
+  return math.floor(now_us() / 1000)
+end
+
+-- holder returns the lock's owner id and token, or nil if it is free.
+local function holder()
+  local v = redis.call('GET', lock)
+  if not v then
+    return nil
+  end
+  local o, t = string.match(v, '^([^:]*):(%d+)$')
+  return o, tonumber(t)
+end
 
 -- head returns the first queued waiter that is still alive (it re-announces
 -- itself while it waits), dropping the dead ones in front of it.
@@ -21,7 +41,7 @@ local function head()
       return nil
     end
     local v = redis.call('HGET', waiters, w)
-    if v and tonumber(string.match(v, '^(%d+):')) >= now_ms then
+    if v and tonumber(string.match(v, '^(%d+):')) >= now_ms() then
       return w
     end
     redis.call('ZREM', queue, w)
@@ -39,10 +59,12 @@ end
 -- max(server time in microseconds, last token + 1): they keep rising when
 -- the fence key has expired, as long as the server clock does not step back.
 local function grant(who, px, keep)
-  local token = math.max(now_us, tonumber(redis.call('GET', fence) or '0') + 1)
-  local s = string.format('%.0f', token)
-  redis.call('SET', fence, s, 'PX', keep)
-  redis.call('HSET', lock, 'o', who, 't', s)
-  redis.call('PEXPIRE', lock, px)
+  local token = now_us()
+  local last = redis.call('SET', fence, string.format('%.0f', token), 'PX', keep, 'GET')
+  if last and tonumber(last) >= token then
+    token = tonumber(last) + 1
+    redis.call('SET', fence, string.format('%.0f', token), 'PX', keep)
+  end
+  redis.call('SET', lock, who .. ':' .. string.format('%.0f', token), 'PX', px)
   return token
 end

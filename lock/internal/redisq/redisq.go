@@ -2,7 +2,7 @@
 // redislock runs on one server and redlock runs on each of its nodes: the
 // Lua scripts and the pub/sub notifier.
 //
-// A lock is a hash (owner, token) with an expiry; waiters queue in a sorted
+// A lock is a string "owner:token" with an expiry; waiters queue in a sorted
 // set ordered by arrival; release hands the lock to the first live waiter
 // inside the script and publishes that waiter's id, and the waiter claims it
 // with one more acquire call. See the .lua files for the details.

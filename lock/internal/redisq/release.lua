@@ -15,7 +15,7 @@
 local id, keep, channel, claim = ARGV[1], tonumber(ARGV[2]), ARGV[3], tonumber(ARGV[4])
 local score = tonumber(ARGV[5])
 
-if redis.call('HGET', lock, 'o') ~= id then
+if holder() ~= id then
   if not score then
     dequeue(id)
   end
@@ -23,7 +23,7 @@ if redis.call('HGET', lock, 'o') ~= id then
 end
 
 if score then
-  redis.call('HSET', waiters, id, string.format('%.0f:%s', now_ms + tonumber(ARGV[6]), ARGV[7]))
+  redis.call('HSET', waiters, id, string.format('%.0f:%s', now_ms() + tonumber(ARGV[6]), ARGV[7]))
   redis.call('ZADD', queue, 'NX', score, id)
 end
 local h = head()
