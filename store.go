@@ -195,7 +195,10 @@ type Idempotency struct {
 	// reuse of the key for another request is refused.
 	RequestHash string
 	State       IdempotencyState
-	Status      int    // HTTP status of the stored response, once Done
-	Body        []byte // its body, byte for byte
-	CreatedAt   time.Time
+	Status      int // HTTP status of the stored response, once Done
+	// Body is the stored response's body, byte for byte, once Done. While
+	// the record is InFlight it is an opaque token of the call that
+	// claimed the key.
+	Body      []byte
+	CreatedAt time.Time
 }

@@ -1,0 +1,168 @@
+// Package engine is the stockade reservation engine: it implements
+// stockade.Service on any stockade.Store, and is where allocation, the
+// concurrency strategies, expiry and idempotency live. It imports the
+// domain and the lock interfaces only, never a concrete store or lock
+// backend; cmd/stockade wires those in.
+//
+//	store, err := sqlite.Open(ctx, "stockade.db", nil) // or postgres.Open
+//	…
+//	eng, err := engine.New(store, &engine.Options{Strategy: engine.RowLock})
+//	if err != nil { … }
+//	go eng.RunSweeper(ctx, time.Second)                // expire lapsed holds
+//	res, err := eng.Reserve(ctx, stockade.ReserveRequest{
+//		Lines:  []stockade.Line{{SKU: "tent", Quantity: 2}},
+//		ShipTo: &stockade.Point{Lat: 48.85, Lon: 2.35},
+//	})
+//	// stockade.ErrorCode(err) == stockade.EInsufficientStock: nothing was held
+//	order, err := eng.Confirm(ctx, res.ID)
+//
+// # Guarantees
+//
+//   - Never oversold: every write to a level is a store's conditional
+//     UpdateLevel, which changes nothing if a counter or available would go
+//     below zero, whatever the strategy; the strategies decide how an
+//     allocation is made safe before it is written, not whether the store
+//     checks.
+//   - All or nothing: a reservation or checkout is one transaction; a line
+//     that cannot be met rolls every other back.
+//   - The ledger balances: every counter change writes its movement rows
+//     (MoveReserve, MoveCheckout, MoveConfirm, MoveRelease, MoveExpire,
+//     MoveCancel, MoveFulfill, MoveSet, MoveAdjust; Ref is the reservation
+//     or order) in the same transaction. Reconcile checks it.
+//   - No deadlocks between requests: every transaction writes levels in one
+//     global order (stockade.Key.Compare), and takes row locks, advisory
+//     locks and SKU leases in key order too.
+//   - A refusal is only ever a *stockade.Error that says why: EInvalid for
+//     bad input, ENotFound for an unknown location, SKU, reservation or
+//     order, EInsufficientStock when the stock is not there, and the
+//     state-specific codes below. Contention is never a refusal: conflicts
+//     are retried (see Failure modes).
+//
+// # Strategies
+//
+// Options.Strategy chooses how Reserve and Checkout make their allocation
+// safe. Each transaction first reads the levels of the request's SKUs and
+// finds the held reservations on them that have lapsed; these are expired
+// in the same writes, so a lapsed hold never blocks a sale. Demand is
+// merged per (SKU, location) before anything is checked. Then:
+//
+//   - atomic: read without locks, allocate, and write each level with
+//     UpdateLevel: the availability check and the write are one conditional
+//     statement. If a write finds its level changed since the read (false),
+//     the transaction re-reads and re-allocates, up to 4 times, before it
+//     retries as a whole; it refuses only when an allocation made from what
+//     it read cannot be met.
+//   - rowlock: lock every level the transaction will write with one
+//     Levels(…, lock) (SELECT … FOR UPDATE, in key order), then read,
+//     allocate and write: nothing can change under it.
+//   - optimistic: read without locks, allocate, and write each level at the
+//     version read (Guard.Version). A version that moved is a conflict: the
+//     whole transaction is retried with backoff. Insufficient stock is
+//     decided from the read.
+//   - lock: take a lock.Locker lease on every SKU of the request
+//     ("stockade:sku:" + SKU, all or none with lock.AcquireAll, Options.
+//     LockTTL), then in one transaction read, allocate and write each level
+//     with the SKU's fencing token (Guard.Fence). A write whose level carries
+//     a newer fence came from a holder whose lease ran out: it is a conflict
+//     and the request is retried with a new lease. The leases are released
+//     when the transaction has ended.
+//   - advisory: take the store's transaction-scoped advisory locks on every
+//     level the transaction will write (Tx.AdvisoryLock), then read,
+//     allocate and write.
+//
+// Confirm, Release, CancelOrder, FulfillOrder, SetStock, AdjustStock and
+// Sweep run the same way under every strategy: they lock the reservation or
+// order row, then move its counters with UpdateLevel in key order. They
+// only ever return stock, move it between reserved and committed, or are
+// checked by UpdateLevel themselves, so no strategy needs to guard them.
+//
+// # Fallbacks
+//
+// A strategy the store cannot offer falls back when New is called, which
+// logs it; Strategy then returns the name asked for followed by what runs
+// instead:
+//
+//   - rowlock without Features().RowLocks (SQLite): "rowlock (fallback:
+//     serialized write transactions, the store has no row locks)". A store
+//     without row locks runs one write transaction at a time, so reading,
+//     allocating and writing in one transaction is already serialized.
+//   - advisory without AdvisoryLocks: with RowLocks, it runs as rowlock,
+//     "advisory (fallback: rowlock, the store has no advisory locks)";
+//     without (SQLite), as above, "advisory (fallback: serialized write
+//     transactions, the store has no advisory locks)".
+//
+// atomic, optimistic and lock run on every store. New refuses an unknown
+// strategy, and lock without Options.Locker.
+//
+// # Allocation
+//
+// A line that names a location takes from it; lines of the same SKU and
+// location are summed. The lines of a SKU without a location are summed
+// too and take from what is left: with a ship-to point, from the nearest
+// locations first by great-circle (haversine) distance, splitting across
+// as many as it must; without one, from the location with the most
+// available first; ties go to the smaller location id. Allocations come
+// back one per level, in key order. A location that does not exist is
+// ENotFound, as is a SKU with no level anywhere; a known SKU with no level
+// at a named location has nothing there: EInsufficientStock.
+//
+// # Flows and their edge cases
+//
+//   - Reserve holds for the request's TTL (Options.DefaultTTL if zero, at
+//     most Options.MaxTTL). A hold lapses when its expiry is strictly
+//     before now; Reservation then reports it expired even before its stock
+//     is returned.
+//   - Confirm of a held, unlapsed reservation creates its order. A lapsed
+//     one is expired in that transaction (its stock returns) and refused
+//     with EReservationExpired, as is an expired one. Confirming a
+//     confirmed reservation returns its order again, changing nothing; a
+//     released one is EInvalid.
+//   - Release of a held reservation returns its stock; of a lapsed one,
+//     expires it; of a released or expired one, returns it unchanged; of a
+//     confirmed one, EInvalid (cancel the order).
+//   - CancelOrder and FulfillOrder act on committed orders, return the
+//     order unchanged if it already has the status asked for, and are
+//     EInvalid on the other final status.
+//   - SetStock writes at the version it read, so its MoveSet row carries
+//     the exact change; with an expected version it is a compare-and-set
+//     (EVersionConflict). Below reserved + committed it is
+//     EInsufficientStock. AdjustStock refuses a zero delta and a negative
+//     result (EInvalid), and a result below reserved + committed
+//     (EInsufficientStock); a positive delta creates a missing level.
+//   - Sweep expires lapsed holds in batches of Options.SweepBatch, each a
+//     transaction, and purges idempotency records older than
+//     Options.IdempotencyTTL. On PostgreSQL (SkipLocked) any number of
+//     instances may sweep at once; each reservation is expired once.
+//
+// # Idempotency
+//
+// A mutating call whose context carries a stockade.Idempotent claims its
+// key first, in a transaction of its own, writing an in-flight record. A
+// finished record of the same request hash is returned as a
+// *stockade.Replay; another hash is EIdempotencyMismatch; an in-flight one
+// is EIdempotencyInFlight unless it is older than Options.InFlightTimeout,
+// when it is taken over. The rendered result is stored in the same
+// transaction as the call's effect, after checking that the claim is still
+// this call's (a call whose claim was taken over commits nothing). A
+// refusal is rendered and stored too, so a retry replays it; any other
+// failure deletes the claim, so the client may retry.
+//
+// # Failure modes
+//
+//   - Errors wrapping stockade.ErrConflict (serialization failures,
+//     deadlocks the database broke, a version that moved, a stale fence)
+//     retry the whole transaction, with a new reservation or order id,
+//     after a pause that doubles from Options.MinBackoff to MaxBackoff with
+//     jitter. Every call is bounded by its context's deadline and by
+//     Options.Timeout; when the deadline comes while retrying, waiting for
+//     a lease or a connection, or the lock backend is unreachable, the call
+//     fails with EUnavailable (logged), having changed nothing.
+//   - Other store errors are returned as they are: internal errors for the
+//     edge to log.
+//   - Under the lock strategy with an in-memory Locker on a store that
+//     outlives the process, start the Locker's tokens above MaxFence of the
+//     store, or every fenced write is refused as stale.
+//   - Concurrently with SKIP LOCKED, a request may not see a lapsed hold
+//     that another transaction is expiring at that instant, and count its
+//     stock as still held.
+package engine

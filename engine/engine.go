@@ -1,0 +1,400 @@
+package engine
+
+import (
+	"context"
+	"crypto/rand"
+	"errors"
+	"fmt"
+	"log/slog"
+	mathrand "math/rand/v2"
+	"strings"
+	"time"
+
+	"github.com/stockade/stockade"
+	"github.com/stockade/stockade/lock"
+)
+
+// Strategy names, for Options.Strategy.
+const (
+	// Atomic checks and writes each level in one conditional UPDATE.
+	Atomic = "atomic"
+	// RowLock locks the levels it reads (SELECT … FOR UPDATE) in key order.
+	RowLock = "rowlock"
+	// Optimistic reads without locks and writes at the versions it read.
+	Optimistic = "optimistic"
+	// Lock takes a lock.Locker lease per SKU and fences writes with it.
+	Lock = "lock"
+	// Advisory takes the store's advisory locks on the levels first.
+	Advisory = "advisory"
+)
+
+// Limits on requests. Anything beyond them is refused with EInvalid.
+const (
+	// MaxLines is the most lines a reservation or order may have.
+	MaxLines = 100
+	// MaxQuantity is the largest quantity of a line, of a stock level and
+	// of an adjustment.
+	MaxQuantity = 1_000_000_000
+	// MaxIDLength is the longest SKU, location, reservation, order or
+	// idempotency key, in bytes.
+	MaxIDLength = 128
+	// MaxTextLength is the longest location name or adjustment reason, in
+	// bytes.
+	MaxTextLength = 1024
+)
+
+// Options configure an Engine. A nil *Options means every default.
+type Options struct {
+	// Strategy is how Reserve and Checkout check availability and write:
+	// Atomic, RowLock, Optimistic, Lock or Advisory. Strategies the store
+	// cannot offer fall back; see the package documentation and
+	// Engine.Strategy.
+	// Default: Atomic.
+	Strategy string
+
+	// Locker grants the per-SKU leases of the Lock strategy. Required for
+	// it, ignored by the others.
+	// Default: none.
+	Locker lock.Locker
+
+	// LockTTL is the time-to-live of the Lock strategy's leases. A lease
+	// that runs out mid-transaction is harmless: its writes are fenced and
+	// the request is retried.
+	// Default: 10s.
+	LockTTL time.Duration
+
+	// DefaultTTL is how long a reservation holds its stock when the
+	// request does not say.
+	// Default: 15m.
+	DefaultTTL time.Duration
+
+	// MaxTTL is the longest hold a request may ask for.
+	// Default: 24h.
+	MaxTTL time.Duration
+
+	// Timeout bounds every call, including its lock waits and retries,
+	// when the caller's context has no earlier deadline.
+	// Default: 30s.
+	Timeout time.Duration
+
+	// MinBackoff and MaxBackoff bound the pause before a transaction that
+	// met a conflict is retried: it starts at MinBackoff, doubles on each
+	// retry up to MaxBackoff, and is jittered between half and all of that.
+	// Default: 1ms and 50ms.
+	MinBackoff, MaxBackoff time.Duration
+
+	// SweepBatch is how many lapsed reservations one transaction of Sweep
+	// expires.
+	// Default: 500.
+	SweepBatch int
+
+	// IdempotencyTTL is how long the response of an idempotent call is
+	// kept for replay; Sweep purges older records.
+	// Default: 24h.
+	IdempotencyTTL time.Duration
+
+	// InFlightTimeout is how old a claim on an idempotency key must be
+	// before another request with the key may take it over, on the
+	// presumption that the first one died. It is raised to twice Timeout
+	// if it is shorter, since no call outlives Timeout.
+	// Default: 1m.
+	InFlightTimeout time.Duration
+
+	// Now tells the time for expiries and records.
+	// Default: time.Now.
+	Now func() time.Time
+
+	// Logger receives strategy fallbacks, calls that gave up, and sweeper
+	// errors.
+	// Default: slog.Default().
+	Logger *slog.Logger
+
+	// Observer, if set, is called once at the end of every call, for
+	// metrics. It must be quick and safe for concurrent use.
+	// Default: nil.
+	Observer func(Event)
+}
+
+// Event describes one finished call, for Options.Observer.
+type Event struct {
+	Op       string        // the method: "reserve", "checkout", "confirm", …
+	Code     string        // stockade.ErrorCode of its error, "" on success
+	Attempts int           // transactions started; more than 1 means retries
+	Duration time.Duration // wall time of the call
+}
+
+func (o *Options) withDefaults() Options {
+	var c Options
+	if o != nil {
+		c = *o
+	}
+	if c.Strategy == "" {
+		c.Strategy = Atomic
+	}
+	if c.LockTTL <= 0 {
+		c.LockTTL = 10 * time.Second
+	}
+	if c.DefaultTTL <= 0 {
+		c.DefaultTTL = 15 * time.Minute
+	}
+	if c.MaxTTL <= 0 {
+		c.MaxTTL = 24 * time.Hour
+	}
+	if c.Timeout <= 0 {
+		c.Timeout = 30 * time.Second
+	}
+	if c.MinBackoff <= 0 {
+		c.MinBackoff = time.Millisecond
+	}
+	if c.MaxBackoff <= 0 {
+		c.MaxBackoff = 50 * time.Millisecond
+	}
+	c.MaxBackoff = max(c.MaxBackoff, c.MinBackoff)
+	if c.SweepBatch <= 0 {
+		c.SweepBatch = 500
+	}
+	if c.IdempotencyTTL <= 0 {
+		c.IdempotencyTTL = 24 * time.Hour
+	}
+	if c.InFlightTimeout <= 0 {
+		c.InFlightTimeout = time.Minute
+	}
+	c.InFlightTimeout = max(c.InFlightTimeout, 2*c.Timeout)
+	if c.Now == nil {
+		c.Now = time.Now
+	}
+	if c.Logger == nil {
+		c.Logger = slog.Default()
+	}
+	return c
+}
+
+// mode is how a strategy runs on the store at hand, after fallbacks.
+type mode int
+
+const (
+	modeAtomic     mode = iota
+	modeRowLock         // SELECT … FOR UPDATE on every level touched
+	modeOptimistic      // version-guarded writes, conflicts retried
+	modeLock            // per-SKU leases, fenced writes
+	modeAdvisory        // the store's advisory locks first
+	modeSerial          // the store runs one write transaction at a time
+)
+
+// Engine is the stockade reservation engine: a stockade.Service on a
+// stockade.Store. It is safe for concurrent use and keeps no state of its
+// own between calls, so any number of engines may share one database.
+type Engine struct {
+	store    stockade.Store
+	opts     Options
+	mode     mode
+	strategy string // what Strategy reports
+	log      *slog.Logger
+	// serialStore: the store has no row locks, so its write transactions
+	// run one at a time (stockade.Features).
+	serialStore bool
+}
+
+var _ stockade.Service = (*Engine)(nil)
+
+// New returns an engine on store. It refuses an unknown strategy and the
+// Lock strategy without a Locker; a strategy the store cannot offer falls
+// back as the package documentation describes, and says so in a log line
+// and in Strategy.
+func New(store stockade.Store, opts *Options) (*Engine, error) {
+	if store == nil {
+		return nil, errors.New("engine: nil store")
+	}
+	o := opts.withDefaults()
+	e := &Engine{store: store, opts: o, strategy: o.Strategy, log: o.Logger}
+	f := store.Features()
+	e.serialStore = !f.RowLocks
+	const serial = "serialized write transactions"
+	fallback := ""
+	switch o.Strategy {
+	case Atomic:
+		e.mode = modeAtomic
+	case Optimistic:
+		e.mode = modeOptimistic
+	case Lock:
+		if o.Locker == nil {
+			return nil, errors.New("engine: the lock strategy needs Options.Locker")
+		}
+		e.mode = modeLock
+	case RowLock:
+		e.mode = modeRowLock
+		if !f.RowLocks {
+			e.mode, fallback = modeSerial, serial+", the store has no row locks"
+		}
+	case Advisory:
+		switch {
+		case f.AdvisoryLocks:
+			e.mode = modeAdvisory
+		case f.RowLocks:
+			e.mode, fallback = modeRowLock, "rowlock, the store has no advisory locks"
+		default:
+			e.mode, fallback = modeSerial, serial+", the store has no advisory locks"
+		}
+	default:
+		return nil, fmt.Errorf("engine: unknown strategy %q (want %s, %s, %s, %s or %s)",
+			o.Strategy, Atomic, RowLock, Optimistic, Lock, Advisory)
+	}
+	if fallback != "" {
+		e.strategy = o.Strategy + " (fallback: " + fallback + ")"
+		e.log.Info("engine: strategy falls back", "requested", o.Strategy, "effective", e.strategy)
+	}
+	return e, nil
+}
+
+// Strategy returns the strategy in effect: the name asked for, such as
+// "atomic", or when it fell back, the name followed by what runs instead
+// and why, such as "rowlock (fallback: serialized write transactions, the
+// store has no row locks)". The first word is always the name asked for.
+func (e *Engine) Strategy() string { return e.strategy }
+
+// MaxFence returns the largest lock fencing token that has written a level
+// of s. A process that starts an in-memory Locker (memlock) for the Lock
+// strategy on a store that outlives it starts its tokens above this value,
+// or every write it fences would be refused as stale.
+func MaxFence(ctx context.Context, s stockade.Store) (uint64, error) {
+	var top uint64
+	err := s.View(ctx, func(tx stockade.Tx) error {
+		ls, err := tx.AllLevels(ctx)
+		for _, l := range ls {
+			top = max(top, l.Fence)
+		}
+		return err
+	})
+	if err != nil {
+		return 0, fmt.Errorf("engine: max fence: %w", err)
+	}
+	return top, nil
+}
+
+// now returns the time in the precision the stores keep (microseconds),
+// in UTC, so that what a call returns equals what a later read returns.
+func (e *Engine) now() time.Time {
+	return e.opts.Now().UTC().Truncate(time.Microsecond)
+}
+
+// newID returns a random id with the given prefix, such as "res_…". Ids
+// are made inside the retried function, so a retry never reuses one.
+func newID(prefix string) string {
+	return prefix + "_" + strings.ToLower(rand.Text())
+}
+
+// call is one call of a Service method: its deadline, its transaction
+// attempts and, for an idempotent call, its claim on the key.
+type call struct {
+	e        *Engine
+	op       string
+	start    time.Time
+	attempts int
+	claim    *claim
+}
+
+// run runs fn as the call op: within Options.Timeout, idempotently if
+// mutating and ctx carries a stockade.Idempotent, with its errors
+// classified (see classify) and the call reported to the Observer.
+func run[T any](e *Engine, ctx context.Context, op string, mutating bool, fn func(ctx context.Context, c *call) (T, error)) (T, error) {
+	ctx, cancel := context.WithTimeout(ctx, e.opts.Timeout)
+	defer cancel()
+	c := &call{e: e, op: op, start: time.Now()}
+	var (
+		v   T
+		err error
+	)
+	if idem := stockade.IdempotencyFrom(ctx); mutating && idem != nil {
+		v, err = idempotent(ctx, c, idem, fn)
+	} else {
+		v, err = fn(ctx, c)
+		err = c.classify(ctx, err)
+	}
+	if obs := e.opts.Observer; obs != nil {
+		code := stockade.ErrorCode(err)
+		if _, ok := errors.AsType[*stockade.Replay](err); ok {
+			code = ""
+		}
+		obs(Event{Op: op, Code: code, Attempts: c.attempts, Duration: time.Since(c.start)})
+	}
+	return v, err
+}
+
+// classify turns the errors that mean "not now" into EUnavailable, logged:
+// conflicts still met when the deadline came, lock waits that ran out, a
+// lock backend that cannot be reached, and anything that failed because
+// the call's context ended. Refusals (*stockade.Error), replays and other
+// internal errors pass unchanged; the edge logs the internal ones.
+func (c *call) classify(ctx context.Context, err error) error {
+	if err == nil {
+		return nil
+	}
+	if _, ok := errors.AsType[*stockade.Error](err); ok {
+		return err
+	}
+	if _, ok := errors.AsType[*stockade.Replay](err); ok {
+		return err
+	}
+	var msg string
+	switch {
+	case errors.Is(err, stockade.ErrConflict):
+		msg = "too much contention: the request did not get through before its deadline; try again"
+	case errors.Is(err, lock.ErrUnavailable):
+		msg = "the lock service is unavailable; try again"
+	case errors.Is(err, lock.ErrNotAcquired), ctx.Err() != nil:
+		msg = "the request did not finish before its deadline; try again"
+	default:
+		return err
+	}
+	c.e.log.Warn("engine: call gave up", "op", c.op, "attempts", c.attempts, "err", err)
+	return fmt.Errorf("engine: %s: %w: %w", c.op, stockade.Errorf(stockade.EUnavailable, msg), err)
+}
+
+// retry runs fn until it returns an error that does not wrap
+// stockade.ErrConflict, pausing between attempts with jittered
+// exponential backoff. It stops when ctx ends, or earlier when the next
+// pause would outlast ctx's deadline, and then returns the last conflict.
+func (c *call) retry(ctx context.Context, fn func(ctx context.Context) error) error {
+	backoff := c.e.opts.MinBackoff
+	for {
+		c.attempts++
+		err := fn(ctx)
+		if !errors.Is(err, stockade.ErrConflict) {
+			return err
+		}
+		pause := backoff/2 + mathrand.N(backoff/2+1)
+		backoff = min(2*backoff, c.e.opts.MaxBackoff)
+		if d, ok := ctx.Deadline(); ok && time.Until(d) < pause {
+			return err
+		}
+		t := time.NewTimer(pause)
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return err
+		case <-t.C:
+		}
+	}
+}
+
+// update runs fn in a write transaction, retried whole on conflicts.
+func (c *call) update(ctx context.Context, fn func(tx stockade.Tx) error) error {
+	return c.retry(ctx, func(ctx context.Context) error { return c.e.store.Update(ctx, fn) })
+}
+
+// view runs fn in a read transaction.
+func (c *call) view(ctx context.Context, fn func(tx stockade.Tx) error) error {
+	c.attempts++
+	return c.e.store.View(ctx, fn)
+}
+
+// conflictf returns an error wrapping stockade.ErrConflict: the call is
+// retried.
+func conflictf(format string, args ...any) error {
+	return fmt.Errorf("engine: %s: %w", fmt.Sprintf(format, args...), stockade.ErrConflict)
+}
+
+// refuse returns a refusal with code and a formatted message.
+func refuse(code, format string, args ...any) error {
+	return stockade.Errorf(code, fmt.Sprintf(format, args...))
+}

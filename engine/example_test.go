@@ -1,0 +1,88 @@
+package engine_test
+
+import (
+	"context"
+	"fmt"
+	"log"
+	"os"
+	"path/filepath"
+
+	"github.com/stockade/stockade"
+	"github.com/stockade/stockade/engine"
+	"github.com/stockade/stockade/sqlite"
+)
+
+func Example() {
+	dir, err := os.MkdirTemp("", "engine-example")
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer os.RemoveAll(dir)
+	ctx := context.Background()
+
+	store, err := sqlite.Open(ctx, filepath.Join(dir, "stockade.db"), nil)
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer store.Close()
+	if err := store.Migrate(ctx); err != nil {
+		log.Fatal(err)
+	}
+	eng, err := engine.New(store, nil) // the atomic strategy
+	if err != nil {
+		log.Fatal(err)
+	}
+
+	// Two warehouses with tents.
+	for _, loc := range []stockade.Location{
+		{ID: "ams", Name: "Amsterdam", Lat: 52.37, Lon: 4.90},
+		{ID: "ber", Name: "Berlin", Lat: 52.52, Lon: 13.40},
+	} {
+		if _, err := eng.PutLocation(ctx, loc); err != nil {
+			log.Fatal(err)
+		}
+	}
+	for loc, n := range map[string]int64{"ams": 2, "ber": 5} {
+		if _, err := eng.SetStock(ctx, stockade.Key{SKU: "tent", Location: loc}, n, nil); err != nil {
+			log.Fatal(err)
+		}
+	}
+
+	// Hold 4 tents for a customer in Paris: the nearest warehouse first.
+	res, err := eng.Reserve(ctx, stockade.ReserveRequest{
+		Lines:  []stockade.Line{{SKU: "tent", Quantity: 4}},
+		ShipTo: &stockade.Point{Lat: 48.85, Lon: 2.35},
+	})
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println(res.Status, res.Allocations)
+
+	// The customer pays: the hold becomes an order.
+	order, err := eng.Confirm(ctx, res.ID)
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println(order.Status, order.Allocations)
+
+	// Only 3 tents are left: a request for 4 gets none.
+	_, err = eng.Checkout(ctx, stockade.ReserveRequest{Lines: []stockade.Line{{SKU: "tent", Quantity: 4}}})
+	fmt.Println(stockade.ErrorCode(err)+":", stockade.ErrorMessage(err))
+
+	stock, err := eng.Stock(ctx, "tent")
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Printf("%+v\n", stock.Totals)
+	report, err := eng.Reconcile(ctx)
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println("ledger balanced:", report.OK)
+	// Output:
+	// held [{tent ams 2} {tent ber 2}]
+	// committed [{tent ams 2} {tent ber 2}]
+	// insufficient_stock: insufficient stock of "tent": 4 requested, 3 available
+	// {OnHand:7 Reserved:0 Committed:4 Available:3}
+	// ledger balanced: true
+}

@@ -1,0 +1,473 @@
+package engine
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/stockade/stockade"
+)
+
+// Confirm implements stockade.Service: a held reservation becomes an
+// order, its reserved stock committed.
+//
+// A held reservation whose expiry has passed is expired in the same
+// transaction (its stock returns) and Confirm returns EReservationExpired,
+// as it does for one already expired. Confirming a confirmed reservation
+// changes nothing and returns its order, so a client may retry a confirm
+// safely even without an idempotency key. A released one is EInvalid.
+func (e *Engine) Confirm(ctx context.Context, id string) (stockade.Order, error) {
+	return run(e, ctx, "confirm", true, func(ctx context.Context, c *call) (stockade.Order, error) {
+		if err := checkID("reservation id", id); err != nil {
+			return stockade.Order{}, err
+		}
+		var (
+			o       stockade.Order
+			expired time.Time
+		)
+		err := c.update(ctx, func(tx stockade.Tx) error {
+			expired = time.Time{}
+			now := e.now()
+			r, err := tx.Reservation(ctx, id, true)
+			if err != nil {
+				return err
+			}
+			switch r.Status {
+			case stockade.Confirmed:
+				if o, err = tx.Order(ctx, r.OrderID, false); err != nil {
+					return err
+				}
+				return c.done(ctx, tx, o)
+			case stockade.Released:
+				return refuse(stockade.EInvalid, "reservation %q was released", id)
+			case stockade.Expired:
+				return refuse(stockade.EReservationExpired, "reservation %q expired at %s", id, r.ExpiresAt.Format(time.RFC3339))
+			}
+			if r.ExpiresAt.Before(now) {
+				expired = r.ExpiresAt
+				return e.expire(ctx, tx, []stockade.Reservation{r}, now)
+			}
+			o = stockade.Order{
+				ID:            newID("ord"),
+				Status:        stockade.Committed,
+				CreatedAt:     now,
+				Lines:         r.Lines,
+				Allocations:   r.Allocations,
+				ReservationID: r.ID,
+			}
+			d := func(q int64) stockade.Delta { return stockade.Delta{Reserved: -q, Committed: q} }
+			if err := shift(ctx, tx, r.Allocations, d); err != nil {
+				return err
+			}
+			if ok, err := tx.SetReservationStatus(ctx, id, stockade.Held, stockade.Confirmed, o.ID); err != nil || !ok {
+				return statusErr(err, "reservation", id)
+			}
+			if err := tx.InsertOrder(ctx, o); err != nil {
+				return err
+			}
+			ms := movements(r.Allocations, stockade.MoveConfirm, d, o.ID, "confirm reservation "+id, now)
+			if err := tx.AppendMovements(ctx, ms...); err != nil {
+				return err
+			}
+			return c.done(ctx, tx, o)
+		})
+		switch {
+		case err != nil:
+			return stockade.Order{}, err
+		case !expired.IsZero():
+			return stockade.Order{}, refuse(stockade.EReservationExpired, "reservation %q expired at %s", id, expired.Format(time.RFC3339))
+		}
+		return o, nil
+	})
+}
+
+// Release implements stockade.Service: a held reservation's stock goes
+// back to available and it becomes released.
+//
+// Releasing a reservation that is already released or expired changes
+// nothing and returns it; a held one whose expiry has passed is expired
+// (not released) and returned. A confirmed one is EInvalid: cancel its
+// order instead.
+func (e *Engine) Release(ctx context.Context, id string) (stockade.Reservation, error) {
+	return run(e, ctx, "release", true, func(ctx context.Context, c *call) (stockade.Reservation, error) {
+		if err := checkID("reservation id", id); err != nil {
+			return stockade.Reservation{}, err
+		}
+		var r stockade.Reservation
+		err := c.update(ctx, func(tx stockade.Tx) error {
+			now := e.now()
+			var err error
+			if r, err = tx.Reservation(ctx, id, true); err != nil {
+				return err
+			}
+			switch {
+			case r.Status == stockade.Confirmed:
+				return refuse(stockade.EInvalid, "reservation %q is confirmed (order %q): cancel the order instead", id, r.OrderID)
+			case r.Status != stockade.Held:
+				// Released or expired: nothing to give back.
+			case r.ExpiresAt.Before(now):
+				if err := e.expire(ctx, tx, []stockade.Reservation{r}, now); err != nil {
+					return err
+				}
+				r.Status = stockade.Expired
+			default:
+				d := func(q int64) stockade.Delta { return stockade.Delta{Reserved: -q} }
+				if err := shift(ctx, tx, r.Allocations, d); err != nil {
+					return err
+				}
+				if ok, err := tx.SetReservationStatus(ctx, id, stockade.Held, stockade.Released, ""); err != nil || !ok {
+					return statusErr(err, "reservation", id)
+				}
+				if err := tx.AppendMovements(ctx, movements(r.Allocations, stockade.MoveRelease, d, id, "", now)...); err != nil {
+					return err
+				}
+				r.Status = stockade.Released
+			}
+			return c.done(ctx, tx, r)
+		})
+		if err != nil {
+			return stockade.Reservation{}, err
+		}
+		return r, nil
+	})
+}
+
+// CancelOrder implements stockade.Service: a committed order's stock goes
+// back to available. Cancelling a cancelled order changes nothing and
+// returns it; a fulfilled one is EInvalid.
+func (e *Engine) CancelOrder(ctx context.Context, id string) (stockade.Order, error) {
+	return e.finishOrder(ctx, "cancel", id, stockade.Cancelled, stockade.MoveCancel,
+		func(q int64) stockade.Delta { return stockade.Delta{Committed: -q} })
+}
+
+// FulfillOrder implements stockade.Service: a committed order's stock
+// leaves (committed and on hand both go down). Fulfilling a fulfilled
+// order changes nothing and returns it; a cancelled one is EInvalid.
+func (e *Engine) FulfillOrder(ctx context.Context, id string) (stockade.Order, error) {
+	return e.finishOrder(ctx, "fulfill", id, stockade.Fulfilled, stockade.MoveFulfill,
+		func(q int64) stockade.Delta { return stockade.Delta{OnHand: -q, Committed: -q} })
+}
+
+// finishOrder moves a committed order to status to, applying delta to
+// its levels with ledger rows of kind.
+func (e *Engine) finishOrder(ctx context.Context, op, id string, to stockade.OrderStatus, kind stockade.MovementKind, delta func(q int64) stockade.Delta) (stockade.Order, error) {
+	return run(e, ctx, op, true, func(ctx context.Context, c *call) (stockade.Order, error) {
+		if err := checkID("order id", id); err != nil {
+			return stockade.Order{}, err
+		}
+		var o stockade.Order
+		err := c.update(ctx, func(tx stockade.Tx) error {
+			now := e.now()
+			var err error
+			if o, err = tx.Order(ctx, id, true); err != nil {
+				return err
+			}
+			switch o.Status {
+			case to:
+				return c.done(ctx, tx, o)
+			case stockade.Committed:
+			default:
+				return refuse(stockade.EInvalid, "order %q is %s, not committed", id, o.Status)
+			}
+			if err := shift(ctx, tx, o.Allocations, delta); err != nil {
+				return err
+			}
+			if ok, err := tx.SetOrderStatus(ctx, id, stockade.Committed, to); err != nil || !ok {
+				return statusErr(err, "order", id)
+			}
+			if err := tx.AppendMovements(ctx, movements(o.Allocations, kind, delta, id, "", now)...); err != nil {
+				return err
+			}
+			o.Status = to
+			return c.done(ctx, tx, o)
+		})
+		if err != nil {
+			return stockade.Order{}, err
+		}
+		return o, nil
+	})
+}
+
+// shift applies delta to the level of each allocation, in key order. The
+// allocations are those of a reservation or order whose row the caller
+// holds, so the counters they draw on are there: a refused write means the
+// counters and the records disagree, an internal error.
+func shift(ctx context.Context, tx stockade.Tx, allocs []stockade.Allocation, delta func(q int64) stockade.Delta) error {
+	per := map[stockade.Key]int64{}
+	for _, a := range allocs {
+		per[a.Key()] += a.Quantity
+	}
+	for _, k := range sortedKeys(per) {
+		_, ok, err := tx.UpdateLevel(ctx, k, delta(per[k]), stockade.Guard{})
+		if err != nil {
+			return err
+		}
+		if !ok {
+			return fmt.Errorf("engine: level %s refused %+v: its counters do not cover the records that hold it", k, delta(per[k]))
+		}
+	}
+	return nil
+}
+
+// statusErr is the error of a status change that did not apply although
+// the caller holds the row: err if there was one, else a conflict.
+func statusErr(err error, what, id string) error {
+	if err != nil {
+		return err
+	}
+	return conflictf("%s %q changed status concurrently", what, id)
+}
+
+// SetStock implements stockade.Service. The ledger row (MoveSet) carries
+// the change of on hand. Without expectedVersion the write is still made
+// at the version just read, and retried if the level changed in between,
+// so that the ledger row is exact. A quantity below reserved + committed
+// is refused with EInsufficientStock; an unknown location with ENotFound.
+func (e *Engine) SetStock(ctx context.Context, k stockade.Key, onHand int64, expectedVersion *int64) (stockade.Level, error) {
+	return run(e, ctx, "set stock", true, func(ctx context.Context, c *call) (stockade.Level, error) {
+		if err := checkKey(k); err != nil {
+			return stockade.Level{}, err
+		}
+		if err := checkQuantity("on hand", onHand); err != nil {
+			return stockade.Level{}, err
+		}
+		if expectedVersion != nil && *expectedVersion < 0 {
+			return stockade.Level{}, refuse(stockade.EInvalid, "expected version %d is negative", *expectedVersion)
+		}
+		var l stockade.Level
+		err := c.update(ctx, func(tx stockade.Tx) error {
+			now := e.now()
+			var old stockade.Level // version 0 when missing
+			ls, err := tx.Levels(ctx, []stockade.Key{k}, true)
+			if err != nil {
+				return err
+			}
+			if len(ls) == 1 {
+				old = ls[0]
+			}
+			if expectedVersion != nil && *expectedVersion != old.Version {
+				return refuse(stockade.EVersionConflict, "%s is at version %d, not %d", k, old.Version, *expectedVersion)
+			}
+			at := old.Version
+			var ok bool
+			l, ok, err = tx.SetOnHand(ctx, k, onHand, &at)
+			switch {
+			case err != nil:
+				return err
+			case !ok && expectedVersion != nil:
+				return refuse(stockade.EVersionConflict, "%s is at version %d, not %d", k, l.Version, *expectedVersion)
+			case !ok:
+				return conflictf("%s changed while being set", k)
+			}
+			m := stockade.Movement{At: now, SKU: k.SKU, Location: k.Location, Kind: stockade.MoveSet,
+				Delta: stockade.Delta{OnHand: l.OnHand - old.OnHand}, Reason: fmt.Sprintf("set to %d", onHand)}
+			if err := tx.AppendMovements(ctx, m); err != nil {
+				return err
+			}
+			return c.done(ctx, tx, l)
+		})
+		if err != nil {
+			return stockade.Level{}, err
+		}
+		return l, nil
+	})
+}
+
+// AdjustStock implements stockade.Service: on hand += delta, with a
+// MoveAdjust ledger row carrying reason. A positive delta on a missing
+// level creates it (at an existing location). A result below zero is
+// refused with EInvalid, one below reserved + committed with
+// EInsufficientStock; a zero delta is EInvalid.
+func (e *Engine) AdjustStock(ctx context.Context, k stockade.Key, delta int64, reason string) (stockade.Level, error) {
+	return run(e, ctx, "adjust stock", true, func(ctx context.Context, c *call) (stockade.Level, error) {
+		if err := checkKey(k); err != nil {
+			return stockade.Level{}, err
+		}
+		switch {
+		case delta == 0:
+			return stockade.Level{}, refuse(stockade.EInvalid, "adjustment of %s is zero", k)
+		case delta < -MaxQuantity || delta > MaxQuantity:
+			return stockade.Level{}, refuse(stockade.EInvalid, "adjustment %d of %s is beyond ±%d", delta, k, MaxQuantity)
+		}
+		if err := checkText("reason", reason); err != nil {
+			return stockade.Level{}, err
+		}
+		var l stockade.Level
+		err := c.update(ctx, func(tx stockade.Tx) error {
+			now := e.now()
+			var ok bool
+			var err error
+			l, ok, err = tx.UpdateLevel(ctx, k, stockade.Delta{OnHand: delta}, stockade.Guard{})
+			if err != nil {
+				return err
+			}
+			if !ok {
+				if l, err = adjustRefused(ctx, tx, k, delta); err != nil {
+					return err
+				}
+			}
+			m := stockade.Movement{At: now, SKU: k.SKU, Location: k.Location, Kind: stockade.MoveAdjust,
+				Delta: stockade.Delta{OnHand: delta}, Reason: reason}
+			if err := tx.AppendMovements(ctx, m); err != nil {
+				return err
+			}
+			return c.done(ctx, tx, l)
+		})
+		if err != nil {
+			return stockade.Level{}, err
+		}
+		return l, nil
+	})
+}
+
+// adjustRefused handles an adjustment that UpdateLevel refused: it creates
+// a missing level for a positive delta, and otherwise says why.
+func adjustRefused(ctx context.Context, tx stockade.Tx, k stockade.Key, delta int64) (stockade.Level, error) {
+	ls, err := tx.Levels(ctx, []stockade.Key{k}, true)
+	if err != nil {
+		return stockade.Level{}, err
+	}
+	if len(ls) == 0 {
+		if delta < 0 {
+			return stockade.Level{}, refuse(stockade.EInvalid, "%s has no stock to remove %d from", k, -delta)
+		}
+		var missing int64
+		l, ok, err := tx.SetOnHand(ctx, k, delta, &missing)
+		switch {
+		case err != nil:
+			return stockade.Level{}, err
+		case !ok:
+			return stockade.Level{}, conflictf("%s was created concurrently", k)
+		}
+		return l, nil
+	}
+	l := ls[0]
+	switch {
+	case l.OnHand+delta < 0:
+		return stockade.Level{}, refuse(stockade.EInvalid, "%s: on hand %d adjusted by %d would be negative", k, l.OnHand, delta)
+	case l.OnHand+delta < l.Reserved+l.Committed:
+		return stockade.Level{}, refuse(stockade.EInsufficientStock, "%s: on hand %d adjusted by %d would be below reserved %d plus committed %d",
+			k, l.OnHand, delta, l.Reserved, l.Committed)
+	}
+	return stockade.Level{}, conflictf("%s changed while being adjusted", k)
+}
+
+// PutLocation implements stockade.Service.
+func (e *Engine) PutLocation(ctx context.Context, loc stockade.Location) (stockade.Location, error) {
+	return run(e, ctx, "put location", true, func(ctx context.Context, c *call) (stockade.Location, error) {
+		if err := checkLocation(loc); err != nil {
+			return stockade.Location{}, err
+		}
+		err := c.update(ctx, func(tx stockade.Tx) error {
+			if err := tx.PutLocation(ctx, loc); err != nil {
+				return err
+			}
+			return c.done(ctx, tx, loc)
+		})
+		if err != nil {
+			return stockade.Location{}, err
+		}
+		return loc, nil
+	})
+}
+
+// Stock implements stockade.Service.
+func (e *Engine) Stock(ctx context.Context, sku string) (stockade.Stock, error) {
+	return run(e, ctx, "stock", false, func(ctx context.Context, c *call) (stockade.Stock, error) {
+		if err := checkID("sku", sku); err != nil {
+			return stockade.Stock{}, err
+		}
+		s := stockade.Stock{SKU: sku}
+		err := c.view(ctx, func(tx stockade.Tx) error {
+			var err error
+			s.Levels, err = tx.SKULevels(ctx, sku, false)
+			return err
+		})
+		if err != nil {
+			return stockade.Stock{}, err
+		}
+		if len(s.Levels) == 0 {
+			return stockade.Stock{}, refuse(stockade.ENotFound, "sku %q not found", sku)
+		}
+		for _, l := range s.Levels {
+			s.Totals.OnHand += l.OnHand
+			s.Totals.Reserved += l.Reserved
+			s.Totals.Committed += l.Committed
+			s.Totals.Available += l.Available()
+		}
+		return s, nil
+	})
+}
+
+// Reservation implements stockade.Service. A held reservation whose
+// expiry has passed is reported expired, as Confirm would treat it, even
+// before the sweeper (or a request for its stock) has given its stock
+// back.
+func (e *Engine) Reservation(ctx context.Context, id string) (stockade.Reservation, error) {
+	return run(e, ctx, "reservation", false, func(ctx context.Context, c *call) (stockade.Reservation, error) {
+		if err := checkID("reservation id", id); err != nil {
+			return stockade.Reservation{}, err
+		}
+		var r stockade.Reservation
+		err := c.view(ctx, func(tx stockade.Tx) error {
+			var err error
+			r, err = tx.Reservation(ctx, id, false)
+			return err
+		})
+		if err != nil {
+			return stockade.Reservation{}, err
+		}
+		if r.Status == stockade.Held && r.ExpiresAt.Before(e.now()) {
+			r.Status = stockade.Expired
+		}
+		return r, nil
+	})
+}
+
+// Order implements stockade.Service.
+func (e *Engine) Order(ctx context.Context, id string) (stockade.Order, error) {
+	return run(e, ctx, "order", false, func(ctx context.Context, c *call) (stockade.Order, error) {
+		if err := checkID("order id", id); err != nil {
+			return stockade.Order{}, err
+		}
+		var o stockade.Order
+		err := c.view(ctx, func(tx stockade.Tx) error {
+			var err error
+			o, err = tx.Order(ctx, id, false)
+			return err
+		})
+		return o, err
+	})
+}
+
+// Movements implements stockade.Service. A filter's SKU, location and ref
+// must be valid ids when set, and Limit at most 10000 (0 means the store's
+// default, 1000).
+func (e *Engine) Movements(ctx context.Context, f stockade.MovementFilter) ([]stockade.Movement, error) {
+	return run(e, ctx, "movements", false, func(ctx context.Context, c *call) ([]stockade.Movement, error) {
+		for _, p := range []struct{ what, v string }{{"sku", f.SKU}, {"location", f.Location}, {"ref", f.Ref}} {
+			if p.v == "" {
+				continue
+			}
+			if err := checkID(p.what, p.v); err != nil {
+				return nil, err
+			}
+		}
+		switch {
+		case f.Limit < 0 || f.Limit > maxMovements:
+			return nil, refuse(stockade.EInvalid, "limit %d is not between 0 and %d", f.Limit, maxMovements)
+		case f.AfterID < 0:
+			return nil, refuse(stockade.EInvalid, "after id %d is negative", f.AfterID)
+		}
+		var ms []stockade.Movement
+		err := c.view(ctx, func(tx stockade.Tx) error {
+			var err error
+			ms, err = tx.Movements(ctx, f)
+			return err
+		})
+		return ms, err
+	})
+}
+
+// maxMovements is the largest page of ledger rows Movements returns.
+const maxMovements = 10000

@@ -1,0 +1,181 @@
+package engine_test
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"sync"
+	"sync/atomic"
+	"testing"
+
+	"github.com/stockade/stockade"
+)
+
+// inFlight bounds how many simulated buyers call the engine at once.
+const inFlight = 64
+
+// TestFlashSale is the point of the product: 2,000 buyers race for the
+// 100 units of one SKU. Exactly 100 get one, every other is refused for
+// lack of stock, and the ledger balances.
+func TestFlashSale(t *testing.T) {
+	forEach(t, func(t *testing.T, en *env) {
+		const stock, buyers = 100, 2000
+		en.location("w1", 52.5, 13.4)
+		en.stock("hot", "w1", stock)
+		ctx, cancel := context.WithTimeout(t.Context(), bound)
+		defer cancel()
+
+		var won, refused atomic.Int64
+		var mu sync.Mutex
+		others := map[string]int{}
+		sem := make(chan struct{}, inFlight)
+		var wg sync.WaitGroup
+		for i := range buyers {
+			wg.Go(func() {
+				sem <- struct{}{}
+				defer func() { <-sem }()
+				req := lines(line("hot", 1, ""))
+				if i%2 == 0 {
+					req.Lines[0].Location = "w1"
+				}
+				var err error
+				if i%3 == 0 {
+					_, err = en.eng.Checkout(ctx, req)
+				} else {
+					_, err = en.eng.Reserve(ctx, req)
+				}
+				switch stockade.ErrorCode(err) {
+				case "":
+					won.Add(1)
+				case stockade.EInsufficientStock:
+					refused.Add(1)
+				default:
+					mu.Lock()
+					others[err.Error()]++
+					mu.Unlock()
+				}
+			})
+		}
+		wg.Wait()
+		for msg, n := range others {
+			t.Errorf("%d× %s", n, msg)
+		}
+		if won.Load() != stock || refused.Load() != buyers-stock {
+			t.Errorf("%d succeeded and %d were refused, want %d and %d", won.Load(), refused.Load(), stock, buyers-stock)
+		}
+		l := en.level("hot", "w1")
+		if l.Reserved+l.Committed != stock || l.Available() != 0 {
+			t.Errorf("level after the sale %+v, want all %d units reserved or committed", l, stock)
+		}
+		en.balanced()
+	})
+}
+
+// TestCarts has 200 concurrent multi-line orders over 5 SKUs in 3
+// locations, lines in random order, some naming a location, some shipped
+// to a point: none deadlocks, each is all-or-nothing, and the counters
+// are exactly the sum of what succeeded.
+func TestCarts(t *testing.T) {
+	forEach(t, func(t *testing.T, en *env) {
+		skus := []string{"sku-a", "sku-b", "sku-c", "sku-d", "sku-e"}
+		locs := []struct {
+			id       string
+			lat, lon float64
+		}{{"ams", 52.37, 4.90}, {"ber", 52.52, 13.40}, {"mad", 40.42, -3.70}}
+		for _, l := range locs {
+			en.location(l.id, l.lat, l.lon)
+			for _, sku := range skus {
+				en.stock(sku, l.id, 12)
+			}
+		}
+		ctx, cancel := context.WithTimeout(t.Context(), bound)
+		defer cancel()
+
+		type success struct {
+			req    stockade.ReserveRequest
+			allocs []stockade.Allocation
+		}
+		var (
+			mu        sync.Mutex
+			successes []success
+			refused   int
+		)
+		sem := make(chan struct{}, inFlight)
+		var wg sync.WaitGroup
+		for i := range 200 {
+			rng := rand.New(rand.NewPCG(uint64(i), 7))
+			var req stockade.ReserveRequest
+			for _, j := range rng.Perm(len(skus))[:1+rng.IntN(4)] {
+				l := line(skus[j], int64(1+rng.IntN(4)), "")
+				if rng.IntN(3) == 0 {
+					l.Location = locs[rng.IntN(len(locs))].id
+				}
+				req.Lines = append(req.Lines, l)
+			}
+			if rng.IntN(2) == 0 {
+				req.ShipTo = &stockade.Point{Lat: 48.85, Lon: 2.35}
+			}
+			wg.Go(func() {
+				sem <- struct{}{}
+				defer func() { <-sem }()
+				var allocs []stockade.Allocation
+				var err error
+				if i%2 == 0 {
+					var o stockade.Order
+					o, err = en.eng.Checkout(ctx, req)
+					allocs = o.Allocations
+				} else {
+					var r stockade.Reservation
+					r, err = en.eng.Reserve(ctx, req)
+					allocs = r.Allocations
+				}
+				mu.Lock()
+				defer mu.Unlock()
+				switch stockade.ErrorCode(err) {
+				case "":
+					successes = append(successes, success{req, allocs})
+				case stockade.EInsufficientStock:
+					refused++
+				default:
+					t.Errorf("order %d: %v", i, err)
+				}
+			})
+		}
+		wg.Wait()
+		t.Logf("%d orders succeeded, %d refused", len(successes), refused)
+
+		taken := map[stockade.Key]int64{}
+		for _, s := range successes {
+			wantSKU, gotSKU := map[string]int64{}, map[string]int64{}
+			located := map[stockade.Key]int64{}
+			for _, l := range s.req.Lines {
+				wantSKU[l.SKU] += l.Quantity
+				if l.Location != "" {
+					located[stockade.Key{SKU: l.SKU, Location: l.Location}] += l.Quantity
+				}
+			}
+			for _, a := range s.allocs {
+				gotSKU[a.SKU] += a.Quantity
+				taken[a.Key()] += a.Quantity
+				located[a.Key()] -= a.Quantity
+			}
+			if fmt.Sprint(gotSKU) != fmt.Sprint(wantSKU) {
+				t.Errorf("order %v allocated %v per SKU, want %v", s.req.Lines, gotSKU, wantSKU)
+			}
+			for k, short := range located {
+				if short > 0 {
+					t.Errorf("order %v: %d short at %s, which a line named", s.req.Lines, short, k)
+				}
+			}
+		}
+		for _, sku := range skus {
+			for _, l := range locs {
+				got := en.level(sku, l.id)
+				if held := got.Reserved + got.Committed; held != taken[got.Key()] {
+					t.Errorf("%s: reserved+committed %d, successful orders took %d", got.Key(), held, taken[got.Key()])
+				}
+			}
+		}
+		en.balanced()
+	})
+}

@@ -1,0 +1,439 @@
+package engine
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"time"
+
+	"github.com/stockade/stockade"
+	"github.com/stockade/stockade/lock"
+)
+
+// placeAttempts bounds how often one transaction re-reads and
+// re-allocates after a conditional write found its level changed since it
+// was read; after that the whole transaction is retried.
+const placeAttempts = 4
+
+// Reserve implements stockade.Service: it holds stock for every line or
+// for none, allocated as the package documentation describes.
+func (e *Engine) Reserve(ctx context.Context, req stockade.ReserveRequest) (stockade.Reservation, error) {
+	return run(e, ctx, "reserve", true, func(ctx context.Context, c *call) (stockade.Reservation, error) {
+		r, err := e.checkRequest(req, false)
+		if err != nil {
+			return stockade.Reservation{}, err
+		}
+		var res stockade.Reservation
+		err = c.placeRetried(ctx, r, func(ctx context.Context, tx stockade.Tx, fences map[string]uint64) error {
+			now := e.now()
+			res = stockade.Reservation{
+				ID:        newID("res"),
+				Status:    stockade.Held,
+				CreatedAt: now,
+				ExpiresAt: now.Add(r.ttl),
+				Lines:     r.lines,
+			}
+			allocs, err := e.place(ctx, tx, r, res.ID, false, fences, now)
+			if err != nil {
+				return err
+			}
+			res.Allocations = allocs
+			if err := tx.InsertReservation(ctx, res); err != nil {
+				return err
+			}
+			return c.done(ctx, tx, res)
+		})
+		if err != nil {
+			return stockade.Reservation{}, err
+		}
+		return res, nil
+	})
+}
+
+// Checkout implements stockade.Service: reserve and confirm in one
+// transaction, available → committed, without a reservation.
+func (e *Engine) Checkout(ctx context.Context, req stockade.ReserveRequest) (stockade.Order, error) {
+	return run(e, ctx, "checkout", true, func(ctx context.Context, c *call) (stockade.Order, error) {
+		r, err := e.checkRequest(req, true)
+		if err != nil {
+			return stockade.Order{}, err
+		}
+		var o stockade.Order
+		err = c.placeRetried(ctx, r, func(ctx context.Context, tx stockade.Tx, fences map[string]uint64) error {
+			now := e.now()
+			o = stockade.Order{ID: newID("ord"), Status: stockade.Committed, CreatedAt: now, Lines: r.lines}
+			allocs, err := e.place(ctx, tx, r, o.ID, true, fences, now)
+			if err != nil {
+				return err
+			}
+			o.Allocations = allocs
+			if err := tx.InsertOrder(ctx, o); err != nil {
+				return err
+			}
+			return c.done(ctx, tx, o)
+		})
+		if err != nil {
+			return stockade.Order{}, err
+		}
+		return o, nil
+	})
+}
+
+// placeRetried runs fn in a write transaction, retried whole on conflicts.
+// Under the Lock strategy each attempt first takes a lease on every SKU of
+// r (all or none, in sorted order) and passes fn each SKU's fencing token;
+// the leases are released once the transaction has ended.
+func (c *call) placeRetried(ctx context.Context, r *request, fn func(ctx context.Context, tx stockade.Tx, fences map[string]uint64) error) error {
+	e := c.e
+	if e.mode != modeLock {
+		return c.update(ctx, func(tx stockade.Tx) error { return fn(ctx, tx, nil) })
+	}
+	keys := make([]string, len(r.skus))
+	for i, sku := range r.skus {
+		keys[i] = lockKey(sku)
+	}
+	return c.retry(ctx, func(ctx context.Context) error {
+		m, err := lock.AcquireAll(ctx, e.opts.Locker, keys, lock.WithTTL(e.opts.LockTTL))
+		if err != nil {
+			return fmt.Errorf("engine: lock %d SKUs: %w", len(keys), err)
+		}
+		defer func() {
+			rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
+			defer cancel()
+			if err := m.Release(rctx); err != nil {
+				// The transaction has ended; its writes were fenced.
+				e.log.Warn("engine: release SKU leases", "err", err)
+			}
+		}()
+		fences := make(map[string]uint64, len(r.skus))
+		for _, l := range m.Leases() {
+			fences[l.Key()[len(lockPrefix):]] = l.Token()
+		}
+		return e.store.Update(ctx, func(tx stockade.Tx) error { return fn(ctx, tx, fences) })
+	})
+}
+
+// lockPrefix starts the lock key of every SKU under the Lock strategy.
+const lockPrefix = "stockade:sku:"
+
+func lockKey(sku string) string { return lockPrefix + sku }
+
+// levelsView is what a placement has read: the levels the request can
+// draw on and where its SKUs are.
+type levelsView struct {
+	keys   []stockade.Key // every level the request may draw on, in key order
+	levels map[stockade.Key]stockade.Level
+	locs   map[string][]string // SKU → locations with a level, for SKUs needed anywhere
+	coords map[string]stockade.Point
+	whole  map[string]bool // SKUs whose every level was read
+}
+
+// read reads, without locks, the levels r may draw on: every level of the
+// SKUs it needs anywhere (one statement per SKU) and the levels at its
+// located keys. The located keys of a request with one SKU are read with
+// all that SKU's levels too, which is one simple statement and tells
+// whether the SKU exists; several SKUs named only with locations are read
+// in one statement. With a ship-to point it also reads where the SKUs are.
+func (e *Engine) read(ctx context.Context, tx stockade.Tx, r *request) (*levelsView, error) {
+	v := &levelsView{levels: map[stockade.Key]stockade.Level{}, locs: map[string][]string{}, whole: map[string]bool{}}
+	var located []stockade.Key // located keys of SKUs not needed anywhere
+	for _, k := range r.located {
+		if _, ok := slices.BinarySearch(r.anywhere, k.SKU); !ok {
+			located = append(located, k)
+		}
+	}
+	skus := r.anywhere
+	if len(located) > 0 && len(r.skus) == 1 {
+		skus, located = r.skus, nil
+	}
+	for _, sku := range skus {
+		ls, err := tx.SKULevels(ctx, sku, false)
+		if err != nil {
+			return nil, err
+		}
+		v.whole[sku] = true
+		_, anywhere := slices.BinarySearch(r.anywhere, sku)
+		for _, l := range ls {
+			v.levels[l.Key()] = l
+			if anywhere {
+				v.locs[sku] = append(v.locs[sku], l.Location)
+				v.keys = append(v.keys, l.Key())
+			}
+		}
+	}
+	if err := v.refresh(ctx, tx, located, false); err != nil {
+		return nil, err
+	}
+	v.keys = append(v.keys, r.located...)
+	slices.SortFunc(v.keys, stockade.Key.Compare)
+	v.keys = slices.Compact(v.keys)
+	if r.shipTo != nil && len(v.locs) > 0 {
+		var ids []string
+		for _, locs := range v.locs {
+			ids = append(ids, locs...)
+		}
+		slices.Sort(ids)
+		locs, err := tx.Locations(ctx, slices.Compact(ids)...)
+		if err != nil {
+			return nil, err
+		}
+		v.coords = make(map[string]stockade.Point, len(locs))
+		for _, l := range locs {
+			v.coords[l.ID] = stockade.Point{Lat: l.Lat, Lon: l.Lon}
+		}
+	}
+	return v, nil
+}
+
+// lapsed returns the held reservations with an allocation on v's keys
+// that lapsed before now, locked (skipping those another transaction
+// holds, where the store can). It skips the search when no level of v
+// holds any reserved stock, and on a store that runs one write
+// transaction at a time it first probes for any lapsed hold at all, which
+// is one index lookup and usually finds none.
+func (e *Engine) lapsed(ctx context.Context, tx stockade.Tx, v *levelsView, now time.Time) ([]stockade.Reservation, error) {
+	held := false
+	for _, k := range v.keys {
+		held = held || v.levels[k].Reserved > 0
+	}
+	if !held {
+		return nil, nil
+	}
+	if e.serialStore {
+		// Nothing else writes meanwhile, so the probe locks nothing that
+		// another request would have to skip.
+		some, err := tx.LapsedReservations(ctx, now, nil, 1)
+		if err != nil || len(some) == 0 {
+			return nil, err
+		}
+	}
+	return tx.LapsedReservations(ctx, now, v.keys, 0)
+}
+
+// refresh reads the levels at keys (again), locking them with lock.
+func (v *levelsView) refresh(ctx context.Context, tx stockade.Tx, keys []stockade.Key, lock bool) error {
+	if len(keys) == 0 {
+		return nil
+	}
+	ls, err := tx.Levels(ctx, keys, lock)
+	if err != nil {
+		return err
+	}
+	for _, l := range ls {
+		v.levels[l.Key()] = l
+	}
+	return nil
+}
+
+// place allocates r and writes it, inside tx: available → reserved (or
+// → committed, for a checkout), with the ledger rows under ref. It first
+// finds the held reservations on those levels that lapsed before now and
+// expires them in the same writes, so that they never block the request.
+//
+// Every write goes through UpdateLevel, one per level, in key order. How
+// the allocation is made safe depends on the strategy: see the package
+// documentation. A write refused because its level changed since it was
+// read makes the placement re-read and re-allocate, up to placeAttempts
+// times, except under Optimistic, where it is a conflict and the whole
+// transaction is retried, and under Lock, where a fence newer than the
+// lease's token is too. The request is refused only when an allocation
+// made from what was read cannot be met.
+func (e *Engine) place(ctx context.Context, tx stockade.Tx, r *request, ref string, checkout bool, fences map[string]uint64, now time.Time) ([]stockade.Allocation, error) {
+	v, err := e.read(ctx, tx, r)
+	if err != nil {
+		return nil, err
+	}
+	lapsed, err := e.lapsed(ctx, tx, v, now)
+	if err != nil {
+		return nil, err
+	}
+	freed := map[stockade.Key]int64{} // reserved that lapsed holds give back
+	for _, res := range lapsed {
+		for _, a := range res.Allocations {
+			freed[a.Key()] += a.Quantity
+		}
+	}
+	touched := slices.Clone(v.keys) // every level written, in key order
+	for k := range freed {
+		if _, ok := slices.BinarySearchFunc(v.keys, k, stockade.Key.Compare); !ok {
+			touched = append(touched, k)
+		}
+	}
+	slices.SortFunc(touched, stockade.Key.Compare)
+
+	switch e.mode {
+	case modeRowLock:
+		// One statement locks every level the transaction writes, in key
+		// order, before the allocation is decided.
+		if err := v.refresh(ctx, tx, touched, true); err != nil {
+			return nil, err
+		}
+	case modeAdvisory:
+		if err := tx.AdvisoryLock(ctx, touched); err != nil {
+			return nil, err
+		}
+		if err := v.refresh(ctx, tx, v.keys, false); err != nil {
+			return nil, err
+		}
+	}
+
+	applied := map[stockade.Key]int64{} // what this transaction has taken, per level
+	freedDone := map[stockade.Key]bool{}
+	var allocs []stockade.Allocation
+	for attempt := 1; ; attempt++ {
+		avail := make(map[stockade.Key]int64, len(v.keys))
+		for _, k := range v.keys {
+			l, ok := v.levels[k]
+			if !ok {
+				continue
+			}
+			avail[k] = l.Available() + applied[k]
+			if !freedDone[k] {
+				avail[k] += freed[k]
+			}
+		}
+		var short *shortfall
+		allocs, short = allocate(r.needs, stockView{avail: avail, locations: v.locs, coords: v.coords}, r.shipTo)
+		if short != nil {
+			return nil, e.refusal(ctx, tx, r, v, short)
+		}
+		target := make(map[stockade.Key]int64, len(allocs))
+		for _, a := range allocs {
+			target[a.Key()] = a.Quantity
+		}
+
+		var failed *stockade.Key
+		for _, k := range touched {
+			d := target[k] - applied[k]
+			f := int64(0)
+			if !freedDone[k] {
+				f = freed[k]
+			}
+			if d == 0 && f == 0 {
+				continue
+			}
+			delta := stockade.Delta{Reserved: -f}
+			if checkout {
+				delta.Committed = d
+			} else {
+				delta.Reserved += d
+			}
+			var guard stockade.Guard
+			if d != 0 {
+				switch e.mode {
+				case modeOptimistic:
+					ver := v.levels[k].Version
+					guard.Version = &ver
+				case modeLock:
+					guard.Fence = fences[k.SKU]
+				}
+			}
+			l, ok, err := tx.UpdateLevel(ctx, k, delta, guard)
+			if err != nil {
+				return nil, err
+			}
+			if !ok {
+				failed = &k
+				break
+			}
+			v.levels[k] = l
+			applied[k], freedDone[k] = target[k], true
+		}
+		if failed == nil {
+			break
+		}
+		switch e.mode {
+		case modeOptimistic:
+			return nil, conflictf("level %s changed since it was read", *failed)
+		case modeLock:
+			ls, err := tx.Levels(ctx, []stockade.Key{*failed}, false)
+			if err != nil {
+				return nil, err
+			}
+			if len(ls) == 1 && ls[0].Fence > fences[failed.SKU] {
+				return nil, conflictf("level %s: fencing token %d is older than the level's %d (the lease was lost)",
+					*failed, fences[failed.SKU], ls[0].Fence)
+			}
+		}
+		if attempt == placeAttempts {
+			return nil, conflictf("levels kept changing under %d allocations", attempt)
+		}
+		if err := v.refresh(ctx, tx, v.keys, false); err != nil {
+			return nil, err
+		}
+	}
+
+	ms, err := e.markExpired(ctx, tx, lapsed, now)
+	if err != nil {
+		return nil, err
+	}
+	kind, delta := stockade.MoveReserve, func(q int64) stockade.Delta { return stockade.Delta{Reserved: q} }
+	if checkout {
+		kind, delta = stockade.MoveCheckout, func(q int64) stockade.Delta { return stockade.Delta{Committed: q} }
+	}
+	ms = append(ms, movements(allocs, kind, delta, ref, "", now)...)
+	if err := tx.AppendMovements(ctx, ms...); err != nil {
+		return nil, err
+	}
+	return allocs, nil
+}
+
+// refusal explains why r cannot be met, given the shortfall that
+// allocation found: ENotFound for a location or SKU that does not exist
+// (the first in key order), else EInsufficientStock.
+func (e *Engine) refusal(ctx context.Context, tx stockade.Tx, r *request, v *levelsView, short *shortfall) error {
+	// A level's location exists; look up only those of located keys
+	// without a level.
+	var ids []string
+	for _, k := range r.located {
+		if _, ok := v.levels[k]; !ok {
+			ids = append(ids, k.Location)
+		}
+	}
+	if len(ids) > 0 {
+		slices.Sort(ids)
+		ids = slices.Compact(ids)
+		locs, err := tx.Locations(ctx, ids...)
+		if err != nil {
+			return err
+		}
+		known := map[string]bool{}
+		for _, l := range locs {
+			known[l.ID] = true
+		}
+		for _, id := range ids {
+			if !known[id] {
+				return refuse(stockade.ENotFound, "location %q not found", id)
+			}
+		}
+	}
+	has := map[string]bool{}
+	for k := range v.levels {
+		has[k.SKU] = true
+	}
+	for _, sku := range r.skus {
+		if has[sku] {
+			continue
+		}
+		if !v.whole[sku] {
+			ls, err := tx.SKULevels(ctx, sku, false)
+			if err != nil {
+				return err
+			}
+			if len(ls) > 0 {
+				continue
+			}
+		}
+		return refuse(stockade.ENotFound, "sku %q not found", sku)
+	}
+	return stockade.Errorf(stockade.EInsufficientStock, short.Error())
+}
+
+// movements returns one ledger row per allocation.
+func movements(allocs []stockade.Allocation, kind stockade.MovementKind, delta func(q int64) stockade.Delta, ref, reason string, at time.Time) []stockade.Movement {
+	ms := make([]stockade.Movement, len(allocs))
+	for i, a := range allocs {
+		ms[i] = stockade.Movement{At: at, SKU: a.SKU, Location: a.Location, Kind: kind, Delta: delta(a.Quantity), Ref: ref, Reason: reason}
+	}
+	return ms
+}

@@ -1,0 +1,110 @@
+package engine
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/stockade/stockade"
+)
+
+// Sweep expires every held reservation that has lapsed, in transactions
+// of Options.SweepBatch, and purges idempotency records older than
+// Options.IdempotencyTTL. It returns how many reservations it expired.
+//
+// On a store with SkipLocked (PostgreSQL) sweepers on many instances
+// take disjoint batches and never wait for each other nor for a request
+// that is expiring the same reservations itself.
+func (e *Engine) Sweep(ctx context.Context) (expired int, err error) {
+	return run(e, ctx, "sweep", false, func(ctx context.Context, c *call) (int, error) {
+		total := 0
+		for {
+			n := 0
+			err := c.update(ctx, func(tx stockade.Tx) error {
+				now := e.now()
+				rs, err := tx.LapsedReservations(ctx, now, nil, e.opts.SweepBatch)
+				if err != nil {
+					return err
+				}
+				n = len(rs)
+				return e.expire(ctx, tx, rs, now)
+			})
+			if err != nil {
+				return total, err
+			}
+			total += n
+			if n < e.opts.SweepBatch {
+				break
+			}
+		}
+		err := c.update(ctx, func(tx stockade.Tx) error {
+			_, err := tx.PurgeIdempotency(ctx, e.now().Add(-e.opts.IdempotencyTTL))
+			return err
+		})
+		return total, err
+	})
+}
+
+// RunSweeper calls Sweep at once and then every interval (a second if
+// interval is not positive) until ctx ends. Errors are logged, and the
+// next tick tries again.
+func (e *Engine) RunSweeper(ctx context.Context, interval time.Duration) {
+	if interval <= 0 {
+		interval = time.Second
+	}
+	t := time.NewTicker(interval)
+	defer t.Stop()
+	for {
+		n, err := e.Sweep(ctx)
+		switch {
+		case ctx.Err() != nil:
+			return
+		case err != nil:
+			e.log.Error("engine: sweep", "expired", n, "err", err)
+		case n > 0:
+			e.log.Debug("engine: sweep", "expired", n)
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+	}
+}
+
+// expire gives back the stock of rs, held reservations that lapsed and
+// whose rows the transaction holds, and marks them expired, with their
+// ledger rows. Levels are written in key order.
+func (e *Engine) expire(ctx context.Context, tx stockade.Tx, rs []stockade.Reservation, now time.Time) error {
+	if len(rs) == 0 {
+		return nil
+	}
+	var allocs []stockade.Allocation
+	for _, r := range rs {
+		allocs = append(allocs, r.Allocations...)
+	}
+	if err := shift(ctx, tx, allocs, func(q int64) stockade.Delta { return stockade.Delta{Reserved: -q} }); err != nil {
+		return err
+	}
+	ms, err := e.markExpired(ctx, tx, rs, now)
+	if err != nil {
+		return err
+	}
+	return tx.AppendMovements(ctx, ms...)
+}
+
+// markExpired marks rs expired and returns their ledger rows, for the
+// caller to append once it has given their stock back.
+func (e *Engine) markExpired(ctx context.Context, tx stockade.Tx, rs []stockade.Reservation, now time.Time) ([]stockade.Movement, error) {
+	var ms []stockade.Movement
+	for _, r := range rs {
+		ok, err := tx.SetReservationStatus(ctx, r.ID, stockade.Held, stockade.Expired, "")
+		if err != nil || !ok {
+			return nil, statusErr(err, "reservation", r.ID)
+		}
+		reason := fmt.Sprintf("expired at %s", r.ExpiresAt.Format(time.RFC3339Nano))
+		ms = append(ms, movements(r.Allocations, stockade.MoveExpire,
+			func(q int64) stockade.Delta { return stockade.Delta{Reserved: -q} }, r.ID, reason, now)...)
+	}
+	return ms, nil
+}
