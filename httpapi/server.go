@@ -2,8 +2,12 @@ package httpapi
 
 import (
 	"context"
+	"fmt"
 	"log/slog"
 	"net/http"
+	"runtime/debug"
+	"strconv"
+	"strings"
 	"time"
 
 	"github.com/stockade/stockade"
@@ -17,29 +21,175 @@ type Pinger interface {
 // readyTimeout bounds the dependency checks behind /readyz.
 const readyTimeout = 2 * time.Second
 
-// Server is the stockade HTTP API as an http.Handler.
-type Server struct {
-	log   *slog.Logger
-	ready []Pinger
-	mux   *http.ServeMux
+// Options configures a Server. A nil *Options means all defaults.
+type Options struct {
+	// RequestTimeout bounds each request: the service's lock waits and
+	// retries end with the request's context, and a request that runs
+	// out of time is answered 503 with code "unavailable".
+	// Default: 10s.
+	RequestTimeout time.Duration
+
+	// MaxBodyBytes bounds a request body; a larger one is refused with
+	// 413 and code "invalid".
+	// Default: 1 MiB.
+	MaxBodyBytes int64
+
+	// Metrics is the registry the server records into and serves at
+	// /metrics. Share it to add metrics of your own; one Server per
+	// registry.
+	// Default: a new registry.
+	Metrics *Metrics
+
+	// RequestLogLevel is the level of the line logged for each request.
+	// Default: slog.LevelDebug.
+	RequestLogLevel slog.Leveler
 }
 
-// NewServer returns the API. /readyz answers 200 only while every one of
-// ready answers its Ping.
-func NewServer(log *slog.Logger, ready ...Pinger) *Server {
-	s := &Server{log: log, ready: ready, mux: http.NewServeMux()}
+func (o *Options) withDefaults() Options {
+	var out Options
+	if o != nil {
+		out = *o
+	}
+	if out.RequestTimeout <= 0 {
+		out.RequestTimeout = 10 * time.Second
+	}
+	if out.MaxBodyBytes <= 0 {
+		out.MaxBodyBytes = 1 << 20
+	}
+	if out.Metrics == nil {
+		out.Metrics = NewMetrics()
+	}
+	if out.RequestLogLevel == nil {
+		out.RequestLogLevel = slog.LevelDebug
+	}
+	return out
+}
+
+// Server is the stockade HTTP API as an http.Handler.
+type Server struct {
+	svc   stockade.Service
+	log   *slog.Logger
+	opts  Options
+	ready []Pinger
+	mux   *http.ServeMux
+	m     serverMetrics
+}
+
+// serverMetrics are the metrics the server records itself.
+type serverMetrics struct {
+	requests     *Counter
+	duration     *Histogram
+	inFlight     *Gauge
+	reservations *Counter
+}
+
+// NewServer returns the API over svc. /readyz answers 200 only while every
+// one of ready answers its Ping.
+func NewServer(svc stockade.Service, log *slog.Logger, opts *Options, ready ...Pinger) *Server {
+	s := &Server{svc: svc, log: log, opts: opts.withDefaults(), ready: ready, mux: http.NewServeMux()}
+	m := s.opts.Metrics
+	s.m = serverMetrics{
+		requests: m.NewCounter("stockade_http_requests_total",
+			"HTTP requests answered, by method, route and status.", "method", "route", "status"),
+		duration: m.NewHistogram("stockade_http_request_duration_seconds",
+			"Time to answer an HTTP request, by method and route.", DefBuckets, "method", "route"),
+		inFlight: m.NewGauge("stockade_http_requests_in_flight",
+			"HTTP requests being answered."),
+		reservations: m.NewCounter("stockade_reservations_total",
+			`Reservations (op "reserve") and direct checkouts (op "checkout"), by outcome: ok, replayed, or the refusal's code.`,
+			"op", "outcome"),
+	}
 	s.routes()
 	return s
 }
 
-// ServeHTTP implements http.Handler.
-func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) { s.mux.ServeHTTP(w, r) }
+// Metrics returns the registry the server records into.
+func (s *Server) Metrics() *Metrics { return s.opts.Metrics }
 
-func (s *Server) handleHealthz(w http.ResponseWriter, r *http.Request) {
+// handle registers a route.
+func (s *Server) handle(pattern string, h http.HandlerFunc) { s.mux.HandleFunc(pattern, h) }
+
+// ServeHTTP implements http.Handler: it bounds the request's time, routes
+// it, answers unknown routes and methods with problem documents, and
+// records one log line and the metrics of each request.
+func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	start := time.Now()
+	ctx, cancel := context.WithTimeout(r.Context(), s.opts.RequestTimeout)
+	defer cancel()
+	r = r.WithContext(ctx) // the mux sets r.Pattern on this request
+	rec := &recorder{ResponseWriter: w, req: r}
+	s.m.inFlight.Add(1)
+	defer func() {
+		s.m.inFlight.Add(-1)
+		if p := recover(); p != nil {
+			s.log.Error("panic", "method", r.Method, "path", r.URL.Path, "panic", p, "stack", string(debug.Stack()))
+			if rec.status == 0 {
+				writeProblem(rec, http.StatusInternalServerError, stockade.EInternal, "internal error")
+			}
+		}
+		route := "unmatched"
+		if _, path, ok := strings.Cut(r.Pattern, " "); ok {
+			route = path
+		}
+		if rec.status == 0 {
+			rec.status = http.StatusOK
+		}
+		d := time.Since(start)
+		s.m.requests.Inc(r.Method, route, strconv.Itoa(rec.status))
+		s.m.duration.Observe(d.Seconds(), r.Method, route)
+		s.log.Log(ctx, s.opts.RequestLogLevel.Level(), "request", "method", r.Method, "route", route,
+			"path", r.URL.Path, "status", rec.status, "duration", d)
+	}()
+	s.mux.ServeHTTP(rec, r)
+}
+
+// recorder notes the status of a response, and replaces the plain-text
+// 404 and 405 answers of the mux, for requests that match no route, with
+// problem documents.
+type recorder struct {
+	http.ResponseWriter
+	req     *http.Request
+	status  int
+	swallow bool // the mux's own body is dropped
+}
+
+func (rec *recorder) WriteHeader(status int) {
+	if rec.status != 0 {
+		return
+	}
+	rec.status = status
+	if rec.req.Pattern == "" && (status == http.StatusNotFound || status == http.StatusMethodNotAllowed) {
+		rec.swallow = true
+		r := rec.req
+		if status == http.StatusNotFound {
+			writeProblem(rec.ResponseWriter, status, stockade.ENotFound, fmt.Sprintf("no route for %s %s", r.Method, r.URL.Path))
+		} else { // the mux has set Allow
+			writeProblem(rec.ResponseWriter, status, stockade.EInvalid, fmt.Sprintf("method %s not allowed on %s; allowed: %s",
+				r.Method, r.URL.Path, rec.Header().Get("Allow")))
+		}
+		return
+	}
+	rec.ResponseWriter.WriteHeader(status)
+}
+
+func (rec *recorder) Write(b []byte) (int, error) {
+	if rec.status == 0 {
+		rec.WriteHeader(http.StatusOK)
+	}
+	if rec.swallow {
+		return len(b), nil
+	}
+	return rec.ResponseWriter.Write(b)
+}
+
+// Unwrap lets http.ResponseController reach the connection's writer.
+func (rec *recorder) Unwrap() http.ResponseWriter { return rec.ResponseWriter }
+
+func (s *Server) healthz(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusOK, map[string]string{"status": "ok"})
 }
 
-func (s *Server) handleReadyz(w http.ResponseWriter, r *http.Request) {
+func (s *Server) readyz(w http.ResponseWriter, r *http.Request) {
 	ctx, cancel := context.WithTimeout(r.Context(), readyTimeout)
 	defer cancel()
 	for _, p := range s.ready {
@@ -50,4 +200,9 @@ func (s *Server) handleReadyz(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	writeJSON(w, http.StatusOK, map[string]string{"status": "ready"})
+}
+
+func (s *Server) metrics(w http.ResponseWriter, r *http.Request) {
+	w.Header().Set("Content-Type", "text/plain; version=0.0.4; charset=utf-8")
+	s.opts.Metrics.WriteTo(w)
 }

@@ -32,7 +32,7 @@ func TestReadyzFollowsDependencies(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			s := NewServer(slog.New(slog.NewTextHandler(io.Discard, nil)), tc.deps...)
+			s := NewServer(nil, slog.New(slog.NewTextHandler(io.Discard, nil)), nil, tc.deps...)
 			rec := httptest.NewRecorder()
 			s.ServeHTTP(rec, httptest.NewRequest("GET", "/readyz", nil))
 			if rec.Code != tc.want {
@@ -56,7 +56,7 @@ func TestReadyzFollowsDependencies(t *testing.T) {
 }
 
 func TestWriteErrorHidesInternalCauses(t *testing.T) {
-	s := NewServer(slog.New(slog.NewTextHandler(io.Discard, nil)))
+	s := NewServer(nil, slog.New(slog.NewTextHandler(io.Discard, nil)), nil)
 	tests := []struct {
 		err        error
 		wantStatus int

@@ -1,6 +1,9 @@
 // Command stockade runs the stockade inventory service and its tools.
 //
-//	stockade serve     run the HTTP API
+//	stockade serve      run the HTTP API
+//	stockade migrate    bring the store's schema up to date
+//	stockade reconcile  check the stock levels against the movement ledger
+//	stockade locks      lock tools: locks bench
 //
 // Run "stockade help" for the flags of each command.
 package main
@@ -30,9 +33,12 @@ func main() {
 const usage = `usage: stockade <command> [flags]
 
 commands:
-  serve    run the HTTP API (default store: sqlite:stockade.db)
-  locks    lock tools: "locks bench" compares lock implementations side by side
-  help     show this text
+  serve      run the HTTP API (default store: sqlite:stockade.db)
+  migrate    bring the store's schema up to date and exit
+  reconcile  recompute the stock levels from the movement ledger and report
+             any difference (exit status 2 if there is one)
+  locks      lock tools: "locks bench" compares lock implementations side by side
+  help       show this text
 
 "stockade <command> -h" lists a command's flags.
 `
@@ -49,6 +55,10 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	switch cmd {
 	case "serve":
 		return serve(ctx, rest, getenv, stdout, stderr)
+	case "migrate":
+		return migrate(ctx, rest, getenv, stdout, stderr)
+	case "reconcile":
+		return reconcile(ctx, rest, getenv, stdout, stderr)
 	case "locks":
 		return locks(ctx, rest, getenv, stdout, stderr)
 	case "help", "-h", "-help", "--help":

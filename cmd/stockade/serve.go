@@ -9,57 +9,162 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"slices"
 	"strings"
+	"sync"
 	"time"
 
+	"github.com/stockade/stockade/engine"
 	"github.com/stockade/stockade/httpapi"
-	"github.com/stockade/stockade/sqlite"
+	"github.com/stockade/stockade/lock"
+	"github.com/stockade/stockade/lock/memlock"
 )
 
-func serve(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
+// strategies are the values of -strategy.
+var strategies = []string{engine.Atomic, engine.RowLock, engine.Optimistic, engine.Lock, engine.Advisory}
+
+// serveConfig is what serve's flags and environment say.
+type serveConfig struct {
+	addr            string
+	store           storeSpec
+	strategy        string
+	locker          lockerSpec
+	sweepInterval   time.Duration
+	defaultTTL      time.Duration
+	requestTimeout  time.Duration
+	shutdownTimeout time.Duration
+	logLevel        slog.Level
+}
+
+func parseServe(args []string, getenv func(string) string, stderr io.Writer) (serveConfig, error) {
+	var c serveConfig
 	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	addr := fs.String("addr", envDefault(getenv, "STOCKADE_ADDR", ":8080"),
-		"listen address (env STOCKADE_ADDR)")
-	store := fs.String("store", envDefault(getenv, "STOCKADE_STORE", "sqlite:stockade.db"),
-		"store: sqlite:PATH (env STOCKADE_STORE)")
-	shutdownTimeout := fs.Duration("shutdown-timeout", 15*time.Second,
+	fs.Usage = func() {
+		fmt.Fprint(fs.Output(), `usage: stockade serve [flags]
+
+Runs the HTTP API on the store, migrating its schema first, and expires
+lapsed reservations in the background. SIGINT or SIGTERM stops it
+gracefully: no new connections, in-flight requests finish (up to
+-shutdown-timeout), then the sweeper, the locker and the store close.
+
+Each flag falls back to the environment variable named in its text.
+
+flags:
+`)
+		fs.PrintDefaults()
+	}
+	env := &envFlags{fs: fs, getenv: getenv}
+	addr := env.String("addr", "STOCKADE_ADDR", ":8080", "listen `address`")
+	store := env.String("store", "STOCKADE_STORE", "sqlite:stockade.db", storeUsage)
+	strategy := env.String("strategy", "STOCKADE_STRATEGY", engine.Atomic,
+		"how reservations check and take stock: "+strings.Join(strategies, ", ")+
+			"\n(a strategy the store cannot offer falls back, as the log line says)")
+	locker := env.String("locker", "STOCKADE_LOCKER", "memory", lockerUsage)
+	sweep := env.Duration("sweep-interval", "STOCKADE_SWEEP_INTERVAL", time.Second,
+		"how often lapsed reservations are expired and old idempotency records purged")
+	ttl := env.Duration("default-ttl", "STOCKADE_DEFAULT_TTL", 15*time.Minute,
+		"how long a reservation holds its stock when the request gives no ttl_seconds")
+	reqTimeout := env.Duration("request-timeout", "STOCKADE_REQUEST_TIMEOUT", 10*time.Second,
+		"bound on each request, lock waits and retries included; past it the answer is 503")
+	shutdown := env.Duration("shutdown-timeout", "STOCKADE_SHUTDOWN_TIMEOUT", 15*time.Second,
 		"how long in-flight requests may finish after SIGINT/SIGTERM")
-	if err := fs.Parse(args); err != nil {
+	level := env.String("log-level", "STOCKADE_LOG_LEVEL", "info",
+		"`level` of the log: debug (one line per request), info, warn or error")
+	if err := env.Parse(args); err != nil {
+		return c, fmt.Errorf("serve: %w", err)
+	}
+	var err error
+	if c.store, err = parseStore(*store); err != nil {
+		return c, fmt.Errorf("serve: %w", err)
+	}
+	if c.locker, err = parseLocker(*locker); err != nil {
+		return c, fmt.Errorf("serve: %w", err)
+	}
+	if c.locker.kind == "postgres" && c.store.kind != "postgres" {
+		return c, fmt.Errorf("serve: -locker postgres takes its locks in the store's PostgreSQL database, and -store is %s", c.store)
+	}
+	if !slices.Contains(strategies, *strategy) {
+		return c, fmt.Errorf("serve: unknown -strategy %q (want one of %s)", *strategy, strings.Join(strategies, ", "))
+	}
+	for _, d := range []struct {
+		name string
+		v    time.Duration
+	}{{"sweep-interval", *sweep}, {"default-ttl", *ttl}, {"request-timeout", *reqTimeout}, {"shutdown-timeout", *shutdown}} {
+		if d.v <= 0 {
+			return c, fmt.Errorf("serve: -%s must be positive, got %v", d.name, d.v)
+		}
+	}
+	if err := c.logLevel.UnmarshalText([]byte(*level)); err != nil {
+		return c, fmt.Errorf("serve: -log-level %q: want debug, info, warn or error", *level)
+	}
+	c.addr, c.strategy = *addr, *strategy
+	c.sweepInterval, c.defaultTTL, c.requestTimeout, c.shutdownTimeout = *sweep, *ttl, *reqTimeout, *shutdown
+	return c, nil
+}
+
+func serve(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
+	c, err := parseServe(args, getenv, stderr)
+	if err != nil {
 		return err
 	}
-	if fs.NArg() > 0 {
-		return fmt.Errorf("serve: unexpected arguments %q", fs.Args())
-	}
-	log := slog.New(slog.NewTextHandler(stderr, nil))
+	log := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: c.logLevel}))
 
-	path, ok := strings.CutPrefix(*store, "sqlite:")
-	if !ok {
-		return fmt.Errorf("serve: unsupported -store %q: want sqlite:PATH", *store)
-	}
-	db, err := sqlite.Open(ctx, path, nil)
+	st, err := openStore(ctx, c.store, false)
 	if err != nil {
 		return fmt.Errorf("serve: %w", err)
 	}
-	defer db.Close()
-	if err := db.Migrate(ctx); err != nil {
+	defer st.Close()
+	if err := st.Migrate(ctx); err != nil {
 		return fmt.Errorf("serve: %w", err)
 	}
 
-	ln, err := net.Listen("tcp", *addr)
+	metrics := httpapi.NewMetrics()
+	var locker lock.Locker
+	lockerName := "none (strategy " + c.strategy + " takes no locks)"
+	if c.strategy == engine.Lock {
+		l, closeLocker, err := startLocker(ctx, c, st, log)
+		if err != nil {
+			return fmt.Errorf("serve: %w", err)
+		}
+		defer closeLocker()
+		locker, lockerName = observeLocker(l, metrics), c.locker.String()
+	}
+	eng, err := engine.New(st, &engine.Options{
+		Strategy:   c.strategy,
+		Locker:     locker,
+		DefaultTTL: c.defaultTTL,
+		Logger:     log,
+		Observer:   engineObserver(metrics),
+	})
 	if err != nil {
 		return fmt.Errorf("serve: %w", err)
 	}
+
+	ln, err := net.Listen("tcp", c.addr)
+	if err != nil {
+		return fmt.Errorf("serve: %w", err)
+	}
+	api := httpapi.NewServer(eng, log, &httpapi.Options{RequestTimeout: c.requestTimeout, Metrics: metrics}, st)
 	srv := &http.Server{
-		Handler:           httpapi.NewServer(log, db),
+		Handler:           api,
 		ReadHeaderTimeout: 5 * time.Second,
 		ReadTimeout:       30 * time.Second,
-		WriteTimeout:      30 * time.Second,
+		WriteTimeout:      c.requestTimeout + 30*time.Second,
 		IdleTimeout:       2 * time.Minute,
 		ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelWarn),
 		BaseContext:       func(net.Listener) context.Context { return context.WithoutCancel(ctx) },
 	}
-	log.Info("listening", "addr", ln.Addr().String(), "store", *store)
+	log.Info("listening", "addr", ln.Addr().String(), "store", c.store.String(),
+		"strategy", eng.Strategy(), "locker", lockerName)
+
+	sweepCtx, stopSweep := context.WithCancel(context.WithoutCancel(ctx))
+	var sweeper sync.WaitGroup
+	sweeper.Go(func() { runSweeper(sweepCtx, eng, c.sweepInterval, metrics, log) })
+	defer func() {
+		stopSweep()
+		sweeper.Wait()
+	}()
 
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(ln) }()
@@ -68,8 +173,8 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 		return fmt.Errorf("serve: %w", err)
 	case <-ctx.Done():
 	}
-	log.Info("shutting down", "timeout", *shutdownTimeout)
-	sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), *shutdownTimeout)
+	log.Info("shutting down", "timeout", c.shutdownTimeout)
+	sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), c.shutdownTimeout)
 	defer cancel()
 	if err := srv.Shutdown(sctx); err != nil {
 		return fmt.Errorf("serve: shutdown: %w", err)
@@ -77,6 +182,22 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 	if err := <-errc; !errors.Is(err, http.ErrServerClosed) {
 		return fmt.Errorf("serve: %w", err)
 	}
+	stopSweep()
+	sweeper.Wait()
 	log.Info("stopped")
 	return nil
+}
+
+// startLocker opens the locker of the lock strategy. An in-memory locker
+// starts its fencing tokens above every token the store has seen, or the
+// levels would refuse its writes as stale after a restart.
+func startLocker(ctx context.Context, c serveConfig, st migratingStore, log *slog.Logger) (lock.Locker, func() error, error) {
+	if c.locker.kind == "memory" {
+		top, err := engine.MaxFence(ctx, st)
+		if err != nil {
+			return nil, nil, err
+		}
+		return memlock.New(&memlock.Options{FirstToken: top + 1}), func() error { return nil }, nil
+	}
+	return openLocker(ctx, c.locker, c.store, log)
 }

@@ -1,0 +1,62 @@
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"time"
+)
+
+// envFlags defines flags that fall back to environment variables. The
+// fallback is applied after parsing, to the flags the command line did not
+// set, so -h shows the built-in defaults and never a secret from the
+// environment (a password in STOCKADE_STORE).
+type envFlags struct {
+	fs     *flag.FlagSet
+	getenv func(string) string
+	env    map[string]string // flag name → variable
+	order  []string
+}
+
+func (e *envFlags) fallback(name, variable string) {
+	if e.env == nil {
+		e.env = make(map[string]string)
+	}
+	e.env[name] = variable
+	e.order = append(e.order, name)
+}
+
+// String defines a string flag with a fallback on variable.
+func (e *envFlags) String(name, variable, def, usage string) *string {
+	e.fallback(name, variable)
+	return e.fs.String(name, def, usage+" (env "+variable+")")
+}
+
+// Duration defines a duration flag with a fallback on variable.
+func (e *envFlags) Duration(name, variable string, def time.Duration, usage string) *time.Duration {
+	e.fallback(name, variable)
+	return e.fs.Duration(name, def, usage+" (env "+variable+")")
+}
+
+// Parse parses args, refuses arguments that are not flags, and applies the
+// environment to the flags not given.
+func (e *envFlags) Parse(args []string) error {
+	if err := e.fs.Parse(args); err != nil {
+		return err
+	}
+	if e.fs.NArg() > 0 {
+		return fmt.Errorf("unexpected arguments %q", e.fs.Args())
+	}
+	var errs []error
+	for _, name := range e.order {
+		variable := e.env[name]
+		v := e.getenv(variable)
+		if v == "" || isSet(e.fs, name) {
+			continue
+		}
+		if err := e.fs.Set(name, v); err != nil {
+			errs = append(errs, fmt.Errorf("%s (for -%s): %w", variable, name, err))
+		}
+	}
+	return errors.Join(errs...)
+}

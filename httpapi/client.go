@@ -1,0 +1,246 @@
+package httpapi
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"mime"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/stockade/stockade"
+)
+
+// Client is a stockade.Service over the HTTP API of a stockade server.
+// A refusal comes back as the *stockade.Error the server sent (its code
+// and detail); transport failures and unexpected answers are other errors.
+//
+// A call whose context carries a stockade.Idempotent (WithIdempotency)
+// sends its Key as the Idempotency-Key header; the server does the rest,
+// and a replayed answer decodes like the first.
+//
+// It is safe for concurrent use.
+type Client struct {
+	base string
+	hc   *http.Client
+}
+
+var _ stockade.Service = (*Client)(nil)
+
+// NewClient returns a client of the server at baseURL (such as
+// "http://localhost:8080"), sending its requests through hc
+// (http.DefaultClient when nil).
+func NewClient(baseURL string, hc *http.Client) *Client {
+	if hc == nil {
+		hc = http.DefaultClient
+	}
+	return &Client{base: strings.TrimRight(baseURL, "/"), hc: hc}
+}
+
+// maxResponseBytes bounds what the client reads of an answer.
+const maxResponseBytes = 64 << 20
+
+// do sends a request with in (if not nil) as its JSON body, and decodes a
+// 2xx answer into out.
+func (c *Client) do(ctx context.Context, method, path string, in, out any) error {
+	var body io.Reader
+	if in != nil {
+		b, err := json.Marshal(in)
+		if err != nil {
+			return fmt.Errorf("httpapi: %s %s: %w", method, path, err)
+		}
+		body = bytes.NewReader(b)
+	}
+	req, err := http.NewRequestWithContext(ctx, method, c.base+path, body)
+	if err != nil {
+		return fmt.Errorf("httpapi: %s %s: %w", method, path, err)
+	}
+	req.Header.Set("Accept", "application/json, application/problem+json")
+	if in != nil {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	if idem := stockade.IdempotencyFrom(ctx); idem != nil && method != http.MethodGet {
+		req.Header.Set(headerIdempotencyKey, idem.Key)
+	}
+	resp, err := c.hc.Do(req)
+	if err != nil {
+		return fmt.Errorf("httpapi: %s %s: %w", method, path, err)
+	}
+	defer resp.Body.Close()
+	data, err := io.ReadAll(io.LimitReader(resp.Body, maxResponseBytes))
+	if err != nil {
+		return fmt.Errorf("httpapi: %s %s: read answer: %w", method, path, err)
+	}
+	if resp.StatusCode >= 300 {
+		return responseError(method, path, resp, data)
+	}
+	if err := json.Unmarshal(data, out); err != nil {
+		return fmt.Errorf("httpapi: %s %s: decode answer: %w", method, path, err)
+	}
+	return nil
+}
+
+// responseError turns an error answer into an error: the problem
+// document's code and detail as a *stockade.Error, or a description of an
+// answer that is not one.
+func responseError(method, path string, resp *http.Response, data []byte) error {
+	if mt, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type")); mt == contentProblem {
+		var p problem
+		if err := json.Unmarshal(data, &p); err == nil && p.Code != "" {
+			return &stockade.Error{Code: p.Code, Message: p.Detail}
+		}
+	}
+	const maxShown = 200
+	shown := string(data)
+	if len(shown) > maxShown {
+		shown = shown[:maxShown] + "…"
+	}
+	return fmt.Errorf("httpapi: %s %s: %s: %q", method, path, resp.Status, shown)
+}
+
+// seg escapes one path segment.
+func seg(s string) string { return url.PathEscape(s) }
+
+// PutLocation implements stockade.Service.
+func (c *Client) PutLocation(ctx context.Context, loc stockade.Location) (stockade.Location, error) {
+	var out locationJSON
+	in := map[string]any{"name": loc.Name, "lat": loc.Lat, "lon": loc.Lon}
+	if err := c.do(ctx, http.MethodPut, "/v1/locations/"+seg(loc.ID), in, &out); err != nil {
+		return stockade.Location{}, err
+	}
+	return out.domain(), nil
+}
+
+// SetStock implements stockade.Service.
+func (c *Client) SetStock(ctx context.Context, k stockade.Key, onHand int64, expectedVersion *int64) (stockade.Level, error) {
+	var out levelJSON
+	in := setStockBody{OnHand: &onHand, ExpectedVersion: expectedVersion}
+	if err := c.do(ctx, http.MethodPut, "/v1/stock/"+seg(k.SKU)+"/"+seg(k.Location), in, &out); err != nil {
+		return stockade.Level{}, err
+	}
+	return out.domain(), nil
+}
+
+// AdjustStock implements stockade.Service.
+func (c *Client) AdjustStock(ctx context.Context, k stockade.Key, delta int64, reason string) (stockade.Level, error) {
+	var out levelJSON
+	in := adjustBody{Delta: &delta, Reason: &reason}
+	if err := c.do(ctx, http.MethodPost, "/v1/stock/"+seg(k.SKU)+"/"+seg(k.Location)+"/adjust", in, &out); err != nil {
+		return stockade.Level{}, err
+	}
+	return out.domain(), nil
+}
+
+// Stock implements stockade.Service.
+func (c *Client) Stock(ctx context.Context, sku string) (stockade.Stock, error) {
+	var out stockJSON
+	if err := c.do(ctx, http.MethodGet, "/v1/stock/"+seg(sku), nil, &out); err != nil {
+		return stockade.Stock{}, err
+	}
+	return out.domain(), nil
+}
+
+// reserveJSON is the body of a reservation or checkout as the client
+// sends it.
+type reserveJSON struct {
+	Lines      []lineJSON      `json:"lines"`
+	TTLSeconds int64           `json:"ttl_seconds,omitempty"`
+	ShipTo     *stockade.Point `json:"ship_to,omitempty"`
+}
+
+func reserveBodyOf(req stockade.ReserveRequest) reserveJSON {
+	// The API counts whole seconds: a TTL is rounded up to the next one.
+	ttl := int64((req.TTL + time.Second - 1) / time.Second)
+	return reserveJSON{Lines: toLines(req.Lines), TTLSeconds: ttl, ShipTo: req.ShipTo}
+}
+
+// Reserve implements stockade.Service. The TTL goes over the wire in
+// whole seconds, rounded up.
+func (c *Client) Reserve(ctx context.Context, req stockade.ReserveRequest) (stockade.Reservation, error) {
+	var out reservationJSON
+	if err := c.do(ctx, http.MethodPost, "/v1/reservations", reserveBodyOf(req), &out); err != nil {
+		return stockade.Reservation{}, err
+	}
+	return out.domain(), nil
+}
+
+// Reservation implements stockade.Service.
+func (c *Client) Reservation(ctx context.Context, id string) (stockade.Reservation, error) {
+	var out reservationJSON
+	if err := c.do(ctx, http.MethodGet, "/v1/reservations/"+seg(id), nil, &out); err != nil {
+		return stockade.Reservation{}, err
+	}
+	return out.domain(), nil
+}
+
+// Confirm implements stockade.Service.
+func (c *Client) Confirm(ctx context.Context, id string) (stockade.Order, error) {
+	return c.order(ctx, http.MethodPost, "/v1/reservations/"+seg(id)+"/confirm", nil)
+}
+
+// Release implements stockade.Service.
+func (c *Client) Release(ctx context.Context, id string) (stockade.Reservation, error) {
+	var out reservationJSON
+	if err := c.do(ctx, http.MethodDelete, "/v1/reservations/"+seg(id), nil, &out); err != nil {
+		return stockade.Reservation{}, err
+	}
+	return out.domain(), nil
+}
+
+// Checkout implements stockade.Service.
+func (c *Client) Checkout(ctx context.Context, req stockade.ReserveRequest) (stockade.Order, error) {
+	return c.order(ctx, http.MethodPost, "/v1/orders", reserveBodyOf(req))
+}
+
+// Order implements stockade.Service.
+func (c *Client) Order(ctx context.Context, id string) (stockade.Order, error) {
+	return c.order(ctx, http.MethodGet, "/v1/orders/"+seg(id), nil)
+}
+
+// CancelOrder implements stockade.Service.
+func (c *Client) CancelOrder(ctx context.Context, id string) (stockade.Order, error) {
+	return c.order(ctx, http.MethodPost, "/v1/orders/"+seg(id)+"/cancel", nil)
+}
+
+// FulfillOrder implements stockade.Service.
+func (c *Client) FulfillOrder(ctx context.Context, id string) (stockade.Order, error) {
+	return c.order(ctx, http.MethodPost, "/v1/orders/"+seg(id)+"/fulfill", nil)
+}
+
+func (c *Client) order(ctx context.Context, method, path string, in any) (stockade.Order, error) {
+	var out orderJSON
+	if err := c.do(ctx, method, path, in, &out); err != nil {
+		return stockade.Order{}, err
+	}
+	return out.domain(), nil
+}
+
+// Movements implements stockade.Service.
+func (c *Client) Movements(ctx context.Context, f stockade.MovementFilter) ([]stockade.Movement, error) {
+	q := url.Values{}
+	for name, v := range map[string]string{"sku": f.SKU, "location": f.Location, "ref": f.Ref} {
+		if v != "" {
+			q.Set(name, v)
+		}
+	}
+	if f.AfterID != 0 {
+		q.Set("after_id", strconv.FormatInt(f.AfterID, 10))
+	}
+	if f.Limit != 0 {
+		q.Set("limit", strconv.Itoa(f.Limit))
+	}
+	path := "/v1/movements"
+	if len(q) > 0 {
+		path += "?" + q.Encode()
+	}
+	var out movementsJSON
+	if err := c.do(ctx, http.MethodGet, path, nil, &out); err != nil {
+		return nil, err
+	}
+	return out.domain(), nil
+}

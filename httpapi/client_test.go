@@ -1,0 +1,167 @@
+package httpapi
+
+import (
+	"errors"
+	"reflect"
+	"testing"
+	"time"
+
+	"github.com/stockade/stockade"
+)
+
+// TestClientMirrorsEngine drives every method through the client and
+// checks each answer against the engine's own for the same record.
+func TestClientMirrorsEngine(t *testing.T) {
+	a := newAPI(t, nil)
+	c, ctx := a.client, t.Context()
+	must := func(err error) {
+		t.Helper()
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+
+	loc, err := c.PutLocation(ctx, stockade.Location{ID: "east", Name: "East", Lat: 40.71, Lon: -74.01})
+	must(err)
+	if loc != (stockade.Location{ID: "east", Name: "East", Lat: 40.71, Lon: -74.01}) {
+		t.Errorf("PutLocation = %+v", loc)
+	}
+	_, err = c.PutLocation(ctx, stockade.Location{ID: "west", Name: "West", Lat: 37.77, Lon: -122.42})
+	must(err)
+	zero := int64(0)
+	l, err := c.SetStock(ctx, stockade.Key{SKU: "gizmo/2", Location: "east"}, 10, &zero)
+	must(err)
+	if l.SKU != "gizmo/2" || l.OnHand != 10 || l.Version != 1 {
+		t.Errorf("SetStock = %+v", l)
+	}
+	_, err = c.SetStock(ctx, stockade.Key{SKU: "gizmo/2", Location: "east"}, 10, &zero)
+	if code := stockade.ErrorCode(err); code != stockade.EVersionConflict {
+		t.Errorf("SetStock at a stale version: %v, want %s", err, stockade.EVersionConflict)
+	}
+	_, err = c.SetStock(ctx, stockade.Key{SKU: "gizmo/2", Location: "west"}, 4, nil)
+	must(err)
+	l, err = c.AdjustStock(ctx, stockade.Key{SKU: "gizmo/2", Location: "west"}, 2, "found in the back")
+	must(err)
+	if l.OnHand != 6 || l.Available() != 6 {
+		t.Errorf("AdjustStock = %+v", l)
+	}
+
+	req := stockade.ReserveRequest{
+		Lines:  []stockade.Line{{SKU: "gizmo/2", Quantity: 12}},
+		TTL:    90*time.Second + time.Millisecond, // rounded up to 91s
+		ShipTo: &stockade.Point{Lat: 38, Lon: -121},
+	}
+	r, err := c.Reserve(ctx, req)
+	must(err)
+	if want := start.Add(91 * time.Second); !r.ExpiresAt.Equal(want) {
+		t.Errorf("ExpiresAt %v, want %v", r.ExpiresAt, want)
+	}
+	if want := []stockade.Allocation{{SKU: "gizmo/2", Location: "east", Quantity: 6}, {SKU: "gizmo/2", Location: "west", Quantity: 6}}; !reflect.DeepEqual(r.Allocations, want) {
+		t.Errorf("allocations %+v, want %+v (west first, it is nearer)", r.Allocations, want)
+	}
+	same(t, "Reservation", func() (any, error) { return c.Reservation(ctx, r.ID) }, func() (any, error) {
+		r, err := a.eng.Reservation(ctx, r.ID)
+		r.CreatedAt = time.Time{} // not on the wire
+		return r, err
+	})
+	same(t, "Stock", func() (any, error) { return c.Stock(ctx, "gizmo/2") }, func() (any, error) { return a.eng.Stock(ctx, "gizmo/2") })
+
+	o, err := c.Confirm(ctx, r.ID)
+	must(err)
+	if o.ReservationID != r.ID || o.Status != stockade.Committed {
+		t.Errorf("Confirm = %+v", o)
+	}
+	same(t, "Order", func() (any, error) { return c.Order(ctx, o.ID) }, func() (any, error) { return a.eng.Order(ctx, o.ID) })
+	if o, err = c.FulfillOrder(ctx, o.ID); err != nil || o.Status != stockade.Fulfilled {
+		t.Errorf("FulfillOrder = %+v, %v", o, err)
+	}
+
+	_, err = c.Checkout(ctx, stockade.ReserveRequest{Lines: []stockade.Line{{SKU: "gizmo/2", Quantity: 5}}})
+	var se *stockade.Error
+	if !errors.As(err, &se) || se.Code != stockade.EInsufficientStock || se.Message == "" {
+		t.Errorf("Checkout beyond stock: %#v, want *stockade.Error %s", err, stockade.EInsufficientStock)
+	}
+	_, err = c.AdjustStock(ctx, stockade.Key{SKU: "gizmo/2", Location: "west"}, 1, "returned")
+	must(err)
+	o, err = c.Checkout(ctx, stockade.ReserveRequest{Lines: []stockade.Line{{SKU: "gizmo/2", Quantity: 1, Location: "west"}}})
+	must(err)
+	if o, err = c.CancelOrder(ctx, o.ID); err != nil || o.Status != stockade.Cancelled {
+		t.Errorf("CancelOrder = %+v, %v", o, err)
+	}
+	r, err = c.Reserve(ctx, stockade.ReserveRequest{Lines: []stockade.Line{{SKU: "gizmo/2", Quantity: 1}}})
+	must(err)
+	if r, err = c.Release(ctx, r.ID); err != nil || r.Status != stockade.Released {
+		t.Errorf("Release = %+v, %v", r, err)
+	}
+
+	if _, err := c.Order(ctx, "ord_none"); stockade.ErrorCode(err) != stockade.ENotFound {
+		t.Errorf("Order(unknown) = %v, want %s", err, stockade.ENotFound)
+	}
+	if _, err := c.Reserve(ctx, stockade.ReserveRequest{}); stockade.ErrorCode(err) != stockade.EInvalid {
+		t.Errorf("Reserve(no lines) = %v, want %s", err, stockade.EInvalid)
+	}
+
+	f := stockade.MovementFilter{SKU: "gizmo/2", Location: "west", AfterID: 1, Limit: 3}
+	same(t, "Movements", func() (any, error) { return c.Movements(ctx, f) }, func() (any, error) { return a.eng.Movements(ctx, f) })
+	ms, err := c.Movements(ctx, f)
+	must(err)
+	if len(ms) != 3 || ms[0].ID <= 1 {
+		t.Errorf("Movements(%+v) = %+v", f, ms)
+	}
+}
+
+// same fails the test unless the client and the engine answer alike.
+func same(t *testing.T, what string, client, direct func() (any, error)) {
+	t.Helper()
+	got, err := client()
+	if err != nil {
+		t.Fatalf("client %s: %v", what, err)
+	}
+	want, err := direct()
+	if err != nil {
+		t.Fatalf("engine %s: %v", what, err)
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("%s through the client:\n%+v\ndirect:\n%+v", what, got, want)
+	}
+}
+
+// TestClientIdempotency: a key in the context goes out as the header, and
+// the replay decodes like the first answer.
+func TestClientIdempotency(t *testing.T) {
+	a := newAPI(t, nil)
+	a.seed()
+	ctx := stockade.WithIdempotency(t.Context(), &stockade.Idempotent{Key: "cart-7"})
+	req := stockade.ReserveRequest{Lines: []stockade.Line{{SKU: "widget", Quantity: 2}}}
+	r1, err := a.client.Reserve(ctx, req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r2, err := a.client.Reserve(ctx, req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(r1, r2) {
+		t.Errorf("replay %+v, first %+v", r2, r1)
+	}
+	st, err := a.client.Stock(t.Context(), "widget")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.Totals.Reserved != 2 {
+		t.Errorf("reserved %d, want 2: the key must make the second call a replay", st.Totals.Reserved)
+	}
+	req.Lines[0].Quantity = 3
+	if _, err := a.client.Reserve(ctx, req); stockade.ErrorCode(err) != stockade.EIdempotencyMismatch {
+		t.Errorf("same key, other request: %v, want %s", err, stockade.EIdempotencyMismatch)
+	}
+}
+
+// TestClientNonProblemError: an answer that is not a problem document is
+// an error that says what came back.
+func TestClientNonProblemError(t *testing.T) {
+	c := NewClient("http://127.0.0.1:1", nil)
+	if _, err := c.Stock(t.Context(), "x"); err == nil || stockade.ErrorCode(err) != stockade.EInternal {
+		t.Errorf("unreachable server: %v", err)
+	}
+}

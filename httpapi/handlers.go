@@ -1,0 +1,207 @@
+package httpapi
+
+import (
+	"context"
+	"errors"
+	"net/http"
+
+	"github.com/stockade/stockade"
+)
+
+// The handlers: each reads and checks its input, refusing bad input with
+// 4xx before anything changes, then calls the service through call.
+
+// input checks the path values named by ids, refuses a query string, and
+// decodes the body into dst; with dst nil, the body must be empty or {}.
+// It returns the body, for the request hash, or answers the refusal
+// itself and returns false.
+func (s *Server) input(w http.ResponseWriter, r *http.Request, dst any, ids ...string) ([]byte, bool) {
+	for _, name := range ids {
+		if err := checkID(name, r.PathValue(name)); err != nil {
+			s.writeError(w, r, err)
+			return nil, false
+		}
+	}
+	if err := noQuery(r); err != nil {
+		s.writeError(w, r, err)
+		return nil, false
+	}
+	body, err := s.readBody(w, r)
+	if err != nil {
+		s.writeBadRequest(w, r, err)
+		return nil, false
+	}
+	if dst == nil {
+		if len(body) == 0 {
+			return body, true
+		}
+		dst = &struct{}{}
+	}
+	if err := decode(body, dst, ""); err != nil {
+		s.writeError(w, r, err)
+		return nil, false
+	}
+	return body, true
+}
+
+func viewLocation(l stockade.Location) any       { return toLocation(l) }
+func viewLevel(l stockade.Level) any             { return toLevel(l) }
+func viewStock(st stockade.Stock) any            { return toStock(st) }
+func viewReservation(r stockade.Reservation) any { return toReservation(r) }
+func viewOrder(o stockade.Order) any             { return toOrder(o) }
+func viewMovements(ms []stockade.Movement) any   { return toMovements(ms) }
+
+func (s *Server) putLocation(w http.ResponseWriter, r *http.Request) {
+	var in locationBody
+	body, ok := s.input(w, r, &in, "id")
+	if !ok {
+		return
+	}
+	loc, err := in.location(r.PathValue("id"))
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	call(s, w, r, body, http.StatusOK, viewLocation, func(ctx context.Context) (stockade.Location, error) {
+		return s.svc.PutLocation(ctx, loc)
+	})
+}
+
+func (s *Server) setStock(w http.ResponseWriter, r *http.Request) {
+	var in setStockBody
+	body, ok := s.input(w, r, &in, "sku", "location")
+	if !ok {
+		return
+	}
+	if err := in.check(); err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	k := stockade.Key{SKU: r.PathValue("sku"), Location: r.PathValue("location")}
+	call(s, w, r, body, http.StatusOK, viewLevel, func(ctx context.Context) (stockade.Level, error) {
+		return s.svc.SetStock(ctx, k, *in.OnHand, in.ExpectedVersion)
+	})
+}
+
+func (s *Server) adjustStock(w http.ResponseWriter, r *http.Request) {
+	var in adjustBody
+	body, ok := s.input(w, r, &in, "sku", "location")
+	if !ok {
+		return
+	}
+	if err := in.check(); err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	k := stockade.Key{SKU: r.PathValue("sku"), Location: r.PathValue("location")}
+	call(s, w, r, body, http.StatusOK, viewLevel, func(ctx context.Context) (stockade.Level, error) {
+		return s.svc.AdjustStock(ctx, k, *in.Delta, *in.Reason)
+	})
+}
+
+func (s *Server) getStock(w http.ResponseWriter, r *http.Request) {
+	body, ok := s.input(w, r, nil, "sku")
+	if !ok {
+		return
+	}
+	call(s, w, r, body, http.StatusOK, viewStock, func(ctx context.Context) (stockade.Stock, error) {
+		return s.svc.Stock(ctx, r.PathValue("sku"))
+	})
+}
+
+// reserveInput reads the body shared by reservations and checkouts.
+func (s *Server) reserveInput(w http.ResponseWriter, r *http.Request) ([]byte, stockade.ReserveRequest, bool) {
+	var in reserveBody
+	body, ok := s.input(w, r, &in)
+	if !ok {
+		return nil, stockade.ReserveRequest{}, false
+	}
+	req, err := in.request()
+	if err != nil {
+		s.writeError(w, r, err)
+		return nil, req, false
+	}
+	return body, req, true
+}
+
+func (s *Server) reserve(w http.ResponseWriter, r *http.Request) {
+	body, req, ok := s.reserveInput(w, r)
+	if !ok {
+		s.m.reservations.Inc("reserve", stockade.EInvalid)
+		return
+	}
+	err := call(s, w, r, body, http.StatusCreated, viewReservation, func(ctx context.Context) (stockade.Reservation, error) {
+		return s.svc.Reserve(ctx, req)
+	})
+	s.m.reservations.Inc("reserve", outcome(err))
+}
+
+func (s *Server) checkout(w http.ResponseWriter, r *http.Request) {
+	body, req, ok := s.reserveInput(w, r)
+	if !ok {
+		s.m.reservations.Inc("checkout", stockade.EInvalid)
+		return
+	}
+	err := call(s, w, r, body, http.StatusCreated, viewOrder, func(ctx context.Context) (stockade.Order, error) {
+		return s.svc.Checkout(ctx, req)
+	})
+	s.m.reservations.Inc("checkout", outcome(err))
+}
+
+func (s *Server) getReservation(w http.ResponseWriter, r *http.Request) {
+	byID(s, w, r, viewReservation, s.svc.Reservation)
+}
+
+func (s *Server) confirm(w http.ResponseWriter, r *http.Request) {
+	byID(s, w, r, viewOrder, s.svc.Confirm)
+}
+
+func (s *Server) release(w http.ResponseWriter, r *http.Request) {
+	byID(s, w, r, viewReservation, s.svc.Release)
+}
+
+func (s *Server) getOrder(w http.ResponseWriter, r *http.Request) {
+	byID(s, w, r, viewOrder, s.svc.Order)
+}
+
+func (s *Server) cancelOrder(w http.ResponseWriter, r *http.Request) {
+	byID(s, w, r, viewOrder, s.svc.CancelOrder)
+}
+
+func (s *Server) fulfillOrder(w http.ResponseWriter, r *http.Request) {
+	byID(s, w, r, viewOrder, s.svc.FulfillOrder)
+}
+
+// byID serves a route whose only input is the path value id.
+func byID[T any](s *Server, w http.ResponseWriter, r *http.Request, view func(T) any,
+	fn func(context.Context, string) (T, error)) {
+	body, ok := s.input(w, r, nil, "id")
+	if !ok {
+		return
+	}
+	id := r.PathValue("id")
+	call(s, w, r, body, http.StatusOK, view, func(ctx context.Context) (T, error) { return fn(ctx, id) })
+}
+
+func (s *Server) movements(w http.ResponseWriter, r *http.Request) {
+	f, err := movementFilter(r)
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	call(s, w, r, nil, http.StatusOK, viewMovements, func(ctx context.Context) ([]stockade.Movement, error) {
+		return s.svc.Movements(ctx, f)
+	})
+}
+
+// outcome names the result of a reservation or checkout for the metrics:
+// "ok", "replayed", or the error's code.
+func outcome(err error) string {
+	if err == nil {
+		return "ok"
+	}
+	if _, ok := errors.AsType[*stockade.Replay](err); ok {
+		return "replayed"
+	}
+	return stockade.ErrorCode(err)
+}

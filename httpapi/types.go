@@ -1,0 +1,218 @@
+package httpapi
+
+import (
+	"time"
+
+	"github.com/stockade/stockade"
+)
+
+// The JSON documents of the API. The server encodes them and Client
+// decodes them; they are spelled out here, rather than taken from the
+// domain types, so that the wire format changes only on purpose.
+
+// locationJSON is a location as the API shows it.
+type locationJSON struct {
+	ID   string  `json:"id"`
+	Name string  `json:"name"`
+	Lat  float64 `json:"lat"`
+	Lon  float64 `json:"lon"`
+}
+
+// levelJSON is a SKU's stock at one location, with what is available.
+type levelJSON struct {
+	SKU       string `json:"sku,omitempty"` // left out inside a stock
+	Location  string `json:"location"`
+	OnHand    int64  `json:"on_hand"`
+	Reserved  int64  `json:"reserved"`
+	Committed int64  `json:"committed"`
+	Available int64  `json:"available"`
+	Version   int64  `json:"version"`
+}
+
+// totalsJSON are a SKU's counters summed over its locations.
+type totalsJSON struct {
+	OnHand    int64 `json:"on_hand"`
+	Reserved  int64 `json:"reserved"`
+	Committed int64 `json:"committed"`
+	Available int64 `json:"available"`
+}
+
+// stockJSON is the answer of GET /v1/stock/{sku}.
+type stockJSON struct {
+	SKU    string      `json:"sku"`
+	Levels []levelJSON `json:"levels"`
+	Totals totalsJSON  `json:"totals"`
+}
+
+// lineJSON is a line of a reservation or an order.
+type lineJSON struct {
+	SKU      string `json:"sku"`
+	Quantity int64  `json:"quantity"`
+	Location string `json:"location,omitempty"`
+}
+
+// allocationJSON is the part of a line taken from one location.
+type allocationJSON struct {
+	SKU      string `json:"sku"`
+	Location string `json:"location"`
+	Quantity int64  `json:"quantity"`
+}
+
+// reservationJSON is a hold on stock.
+type reservationJSON struct {
+	ID          string           `json:"id"`
+	Status      string           `json:"status"`
+	ExpiresAt   time.Time        `json:"expires_at"`
+	Lines       []lineJSON       `json:"lines"`
+	Allocations []allocationJSON `json:"allocations"`
+	// OrderID is set once the reservation is confirmed.
+	OrderID string `json:"order_id,omitempty"`
+}
+
+// orderJSON is committed stock.
+type orderJSON struct {
+	ID          string           `json:"id"`
+	Status      string           `json:"status"`
+	Lines       []lineJSON       `json:"lines"`
+	Allocations []allocationJSON `json:"allocations"`
+	// ReservationID is the reservation the order was confirmed from, if
+	// any.
+	ReservationID string    `json:"reservation_id,omitempty"`
+	CreatedAt     time.Time `json:"created_at"`
+}
+
+// movementJSON is a row of the ledger: the change to one level's counters.
+type movementJSON struct {
+	ID        int64     `json:"id"`
+	At        time.Time `json:"at"`
+	SKU       string    `json:"sku"`
+	Location  string    `json:"location"`
+	Kind      string    `json:"kind"`
+	OnHand    int64     `json:"on_hand"`
+	Reserved  int64     `json:"reserved"`
+	Committed int64     `json:"committed"`
+	Ref       string    `json:"ref,omitempty"`
+	Reason    string    `json:"reason,omitempty"`
+}
+
+// movementsJSON is the answer of GET /v1/movements, oldest first. A client
+// pages with after_id set to the last row's id.
+type movementsJSON struct {
+	Movements []movementJSON `json:"movements"`
+}
+
+// wireTime is how times go out: UTC, to the microsecond, the precision
+// both stores keep, so that a reservation reads the same in the response
+// that created it and in every later GET.
+func wireTime(t time.Time) time.Time { return t.UTC().Truncate(time.Microsecond) }
+
+func toLocation(l stockade.Location) locationJSON {
+	return locationJSON{ID: l.ID, Name: l.Name, Lat: l.Lat, Lon: l.Lon}
+}
+
+func toLevel(l stockade.Level) levelJSON {
+	return levelJSON{SKU: l.SKU, Location: l.Location, OnHand: l.OnHand, Reserved: l.Reserved,
+		Committed: l.Committed, Available: l.Available(), Version: l.Version}
+}
+
+func toStock(s stockade.Stock) stockJSON {
+	out := stockJSON{SKU: s.SKU, Levels: make([]levelJSON, 0, len(s.Levels)), Totals: totalsJSON(s.Totals)}
+	for _, l := range s.Levels {
+		lv := toLevel(l)
+		lv.SKU = ""
+		out.Levels = append(out.Levels, lv)
+	}
+	return out
+}
+
+func toLines(ls []stockade.Line) []lineJSON {
+	out := make([]lineJSON, 0, len(ls))
+	for _, l := range ls {
+		out = append(out, lineJSON(l))
+	}
+	return out
+}
+
+func toAllocations(as []stockade.Allocation) []allocationJSON {
+	out := make([]allocationJSON, 0, len(as))
+	for _, a := range as {
+		out = append(out, allocationJSON(a))
+	}
+	return out
+}
+
+func toReservation(r stockade.Reservation) reservationJSON {
+	return reservationJSON{ID: r.ID, Status: string(r.Status), ExpiresAt: wireTime(r.ExpiresAt),
+		Lines: toLines(r.Lines), Allocations: toAllocations(r.Allocations), OrderID: r.OrderID}
+}
+
+func toOrder(o stockade.Order) orderJSON {
+	return orderJSON{ID: o.ID, Status: string(o.Status), Lines: toLines(o.Lines),
+		Allocations: toAllocations(o.Allocations), ReservationID: o.ReservationID, CreatedAt: wireTime(o.CreatedAt)}
+}
+
+func toMovements(ms []stockade.Movement) movementsJSON {
+	out := movementsJSON{Movements: make([]movementJSON, 0, len(ms))}
+	for _, m := range ms {
+		out.Movements = append(out.Movements, movementJSON{ID: m.ID, At: wireTime(m.At), SKU: m.SKU, Location: m.Location,
+			Kind: string(m.Kind), OnHand: m.OnHand, Reserved: m.Reserved, Committed: m.Committed, Ref: m.Ref, Reason: m.Reason})
+	}
+	return out
+}
+
+// The conversions back, for Client.
+
+func (l locationJSON) domain() stockade.Location {
+	return stockade.Location{ID: l.ID, Name: l.Name, Lat: l.Lat, Lon: l.Lon}
+}
+
+func (l levelJSON) domain() stockade.Level {
+	return stockade.Level{SKU: l.SKU, Location: l.Location, OnHand: l.OnHand, Reserved: l.Reserved,
+		Committed: l.Committed, Version: l.Version}
+}
+
+func (s stockJSON) domain() stockade.Stock {
+	out := stockade.Stock{SKU: s.SKU, Totals: stockade.Totals(s.Totals)}
+	for _, l := range s.Levels {
+		dl := l.domain()
+		dl.SKU = s.SKU
+		out.Levels = append(out.Levels, dl)
+	}
+	return out
+}
+
+func domainLines(ls []lineJSON) []stockade.Line {
+	var out []stockade.Line
+	for _, l := range ls {
+		out = append(out, stockade.Line(l))
+	}
+	return out
+}
+
+func domainAllocations(as []allocationJSON) []stockade.Allocation {
+	var out []stockade.Allocation
+	for _, a := range as {
+		out = append(out, stockade.Allocation(a))
+	}
+	return out
+}
+
+func (r reservationJSON) domain() stockade.Reservation {
+	return stockade.Reservation{ID: r.ID, Status: stockade.ReservationStatus(r.Status), ExpiresAt: r.ExpiresAt,
+		Lines: domainLines(r.Lines), Allocations: domainAllocations(r.Allocations), OrderID: r.OrderID}
+}
+
+func (o orderJSON) domain() stockade.Order {
+	return stockade.Order{ID: o.ID, Status: stockade.OrderStatus(o.Status), CreatedAt: o.CreatedAt,
+		Lines: domainLines(o.Lines), Allocations: domainAllocations(o.Allocations), ReservationID: o.ReservationID}
+}
+
+func (ms movementsJSON) domain() []stockade.Movement {
+	var out []stockade.Movement
+	for _, m := range ms.Movements {
+		out = append(out, stockade.Movement{ID: m.ID, At: m.At, SKU: m.SKU, Location: m.Location,
+			Kind: stockade.MovementKind(m.Kind), Delta: stockade.Delta{OnHand: m.OnHand, Reserved: m.Reserved, Committed: m.Committed},
+			Ref: m.Ref, Reason: m.Reason})
+	}
+	return out
+}
