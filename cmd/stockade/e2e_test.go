@@ -1,0 +1,353 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/stockade/stockade"
+	"github.com/stockade/stockade/httpapi"
+	"github.com/stockade/stockade/internal/testserver"
+)
+
+// End-to-end tests of the service through HTTP: the flash sale on every
+// store and strategy, two service processes on one database, and a
+// service killed mid-load.
+
+// httpClient allows as many connections per host as the tests keep in
+// flight, so no request waits for a connection.
+var httpClient = &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 128, MaxConnsPerHost: 128}}
+
+// stockUp creates location "dc" and sets sku's stock there through c.
+func stockUp(t *testing.T, c *httpapi.Client, sku string, onHand int64) {
+	t.Helper()
+	ctx := t.Context()
+	if _, err := c.PutLocation(ctx, stockade.Location{ID: "dc", Name: "DC", Lat: 52.5, Lon: 13.4}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.SetStock(ctx, stockade.Key{SKU: sku, Location: "dc"}, onHand, nil); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// flashSale sends buyers checkouts of one unit of sku, inflight at a time,
+// spread round-robin over the services at addrs, and counts the outcomes
+// by error code ("ok" for an order).
+func flashSale(t *testing.T, addrs []string, sku string, buyers, inflight int) map[string]int {
+	t.Helper()
+	clients := make([]*httpapi.Client, len(addrs))
+	for i, a := range addrs {
+		clients[i] = httpapi.NewClient("http://"+a, httpClient)
+	}
+	var mu sync.Mutex
+	outcomes := map[string]int{}
+	sem := make(chan struct{}, inflight)
+	var wg sync.WaitGroup
+	for i := range buyers {
+		sem <- struct{}{}
+		wg.Go(func() {
+			defer func() { <-sem }()
+			_, err := clients[i%len(clients)].Checkout(t.Context(), stockade.ReserveRequest{
+				Lines: []stockade.Line{{SKU: sku, Quantity: 1}},
+			})
+			outcome := "ok"
+			if err != nil {
+				outcome = stockade.ErrorCode(err)
+				if outcome == stockade.EInternal {
+					outcome = err.Error()
+				}
+			}
+			mu.Lock()
+			outcomes[outcome]++
+			mu.Unlock()
+		})
+	}
+	wg.Wait()
+	return outcomes
+}
+
+// reconcileClean runs "stockade reconcile" on store and fails the test unless
+// every level balances against the ledger.
+func reconcileClean(t *testing.T, store string) {
+	t.Helper()
+	var out lockedBuffer
+	if err := run(t.Context(), []string{"stockade", "reconcile", "-store", store}, getenvNone, &out, &out); err != nil {
+		t.Fatalf("reconcile: %v\n%s", err, out.String())
+	}
+}
+
+// checkTotals fails the test unless sku's totals add up and hold committed
+// units.
+func checkTotals(t *testing.T, c *httpapi.Client, sku string, onHand, committed int64) {
+	t.Helper()
+	st, err := c.Stock(t.Context(), sku)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tot := st.Totals
+	if tot.OnHand != tot.Available+tot.Reserved+tot.Committed || tot.Available < 0 {
+		t.Fatalf("totals do not add up: %+v", tot)
+	}
+	if tot.OnHand != onHand || tot.Committed != committed {
+		t.Fatalf("totals %+v, want on_hand %d, committed %d", tot, onHand, committed)
+	}
+}
+
+// newStore returns the URL of a fresh store of kind "sqlite" (a file) or
+// "postgres" (a database of its own on the shared server).
+func newStore(t *testing.T, kind string) string {
+	t.Helper()
+	if kind == "sqlite" {
+		return "sqlite:" + filepath.Join(t.TempDir(), "stockade.db")
+	}
+	return newDatabase(t)
+}
+
+// TestHTTPFlashSale: 100 units of one SKU and 2,000 concurrent buyers
+// over HTTP, on every store and strategy: exactly 100 orders and 1,900
+// insufficient_stock, nothing else, and the ledger balances.
+func TestHTTPFlashSale(t *testing.T) {
+	if testing.Short() {
+		t.Skip("2,000 requests per store and strategy")
+	}
+	for _, storeKind := range []string{"sqlite", "postgres"} {
+		for _, strategy := range []string{"atomic", "rowlock", "optimistic", "lock", "advisory"} {
+			t.Run(storeKind+"/"+strategy, func(t *testing.T) {
+				store := newStore(t, storeKind)
+				srv := startServe(t, nil, "-store", store, "-strategy", strategy)
+				stockUp(t, httpapi.NewClient("http://"+srv.addr, httpClient), "hot", 100)
+
+				got := flashSale(t, []string{srv.addr}, "hot", 2000, 64)
+				want := map[string]int{"ok": 100, stockade.EInsufficientStock: 1900}
+				if fmt.Sprint(got) != fmt.Sprint(want) {
+					t.Fatalf("outcomes %v, want %v", got, want)
+				}
+				checkTotals(t, httpapi.NewClient("http://"+srv.addr, httpClient), "hot", 100, 100)
+				if err := srv.stop(); err != nil {
+					t.Fatal(err)
+				}
+				reconcileClean(t, store)
+			})
+		}
+	}
+}
+
+// The binary, built once for the tests that run it as a process.
+var (
+	buildOnce sync.Once
+	binPath   string
+	buildErr  error
+)
+
+func binary(t *testing.T) string {
+	t.Helper()
+	buildOnce.Do(func() {
+		dir, err := os.MkdirTemp("", "stockade-bin-*")
+		if err != nil {
+			buildErr = err
+			return
+		}
+		binPath = filepath.Join(dir, "stockade")
+		out, err := exec.Command("go", "build", "-race", "-o", binPath, ".").CombinedOutput()
+		if err != nil {
+			buildErr = fmt.Errorf("go build: %v\n%s", err, out)
+		}
+	})
+	if buildErr != nil {
+		t.Fatal(buildErr)
+	}
+	return binPath
+}
+
+// process is a "stockade serve" process.
+type process struct {
+	addr string
+	cmd  *exec.Cmd
+}
+
+// startProcess starts the binary's serve command with args on a free port
+// and waits until it listens. The process is killed when the test ends.
+func startProcess(t *testing.T, args ...string) *process {
+	t.Helper()
+	cmd := exec.Command(binary(t), append([]string{"serve", "-addr", "127.0.0.1:0"}, args...)...)
+	stderr, err := cmd.StderrPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		cmd.Process.Kill()
+		cmd.Wait()
+	})
+	found := make(chan string, 1)
+	go func() {
+		sc := bufio.NewScanner(stderr)
+		for sc.Scan() {
+			if m := listenLine.FindStringSubmatch(sc.Text()); m != nil {
+				found <- m[1]
+			}
+		}
+	}()
+	select {
+	case addr := <-found:
+		return &process{addr: addr, cmd: cmd}
+	case <-time.After(60 * time.Second):
+		t.Fatal("serve process did not report its address")
+		return nil
+	}
+}
+
+// TestTwoProcessesOnePostgres runs two service processes on one database
+// and sells through both at once: no oversell, with the lock strategy on a
+// shared Redis and with row locks.
+func TestTwoProcessesOnePostgres(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and runs the binary")
+	}
+	redisAddr := testserver.SharedRedis(t).Addr()
+	for _, tc := range []struct {
+		name string
+		args []string
+	}{
+		{"lock-redis", []string{"-strategy", "lock", "-locker", "redis://" + redisAddr}},
+		{"rowlock", []string{"-strategy", "rowlock"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			store := newDatabase(t)
+			args := append([]string{"-store", store}, tc.args...)
+			a, b := startProcess(t, args...), startProcess(t, args...)
+			stockUp(t, httpapi.NewClient("http://"+a.addr, httpClient), "hot", 100)
+
+			got := flashSale(t, []string{a.addr, b.addr}, "hot", 2000, 64)
+			want := map[string]int{"ok": 100, stockade.EInsufficientStock: 1900}
+			if fmt.Sprint(got) != fmt.Sprint(want) {
+				t.Fatalf("outcomes %v, want %v", got, want)
+			}
+			checkTotals(t, httpapi.NewClient("http://"+b.addr, httpClient), "hot", 100, 100)
+			reconcileClean(t, store)
+		})
+	}
+}
+
+// TestKilledMidLoad kills the service with SIGKILL while orders stream in,
+// restarts it on the same store, and checks that every acknowledged order
+// exists, that nothing beyond the acknowledged and the unanswered orders
+// was committed, and that the ledger balances.
+func TestKilledMidLoad(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and runs the binary")
+	}
+	for _, kind := range []string{"sqlite", "postgres"} {
+		t.Run(kind, func(t *testing.T) {
+			store := newStore(t, kind)
+			p := startProcess(t, "-store", store)
+			c := httpapi.NewClient("http://"+p.addr, httpClient)
+			const stock = 100000
+			stockUp(t, c, "steady", stock)
+
+			var (
+				mu         sync.Mutex
+				acked      []stockade.Order
+				ackedUnits int64
+				unanswered int64 // units of requests that got no answer
+				refused    atomic.Int64
+			)
+			ctx, cancel := context.WithCancel(t.Context())
+			var wg sync.WaitGroup
+			for g := range 16 {
+				wg.Go(func() {
+					for i := 0; ctx.Err() == nil; i++ {
+						q := int64(1 + (g+i)%3)
+						o, err := c.Checkout(context.Background(), stockade.ReserveRequest{
+							Lines: []stockade.Line{{SKU: "steady", Quantity: q}},
+						})
+						mu.Lock()
+						switch {
+						case err == nil:
+							acked = append(acked, o)
+							ackedUnits += q
+						case stockade.ErrorCode(err) == stockade.EInternal && !isProblem(err):
+							// The connection died with the process: the
+							// order may or may not have committed.
+							unanswered += q
+						default:
+							refused.Add(1)
+						}
+						mu.Unlock()
+						if err != nil && !isProblem(err) {
+							return
+						}
+					}
+				})
+			}
+			// Let orders flow, then kill the process mid-stream.
+			deadline := time.Now().Add(30 * time.Second)
+			for {
+				mu.Lock()
+				n := len(acked)
+				mu.Unlock()
+				if n >= 200 || time.Now().After(deadline) {
+					break
+				}
+				time.Sleep(10 * time.Millisecond)
+			}
+			if err := p.cmd.Process.Signal(syscall.SIGKILL); err != nil {
+				t.Fatal(err)
+			}
+			p.cmd.Wait()
+			cancel()
+			wg.Wait()
+			if len(acked) == 0 {
+				t.Fatal("no order was acknowledged before the kill")
+			}
+			if refused.Load() != 0 {
+				t.Fatalf("%d orders refused with plenty of stock", refused.Load())
+			}
+
+			p2 := startProcess(t, "-store", store)
+			c2 := httpapi.NewClient("http://"+p2.addr, httpClient)
+			for _, o := range acked {
+				got, err := c2.Order(t.Context(), o.ID)
+				if err != nil {
+					t.Fatalf("acknowledged order %s lost: %v", o.ID, err)
+				}
+				if got.Status != stockade.Committed {
+					t.Fatalf("acknowledged order %s is %s", o.ID, got.Status)
+				}
+			}
+			st, err := c2.Stock(t.Context(), "steady")
+			if err != nil {
+				t.Fatal(err)
+			}
+			tot := st.Totals
+			if tot.OnHand != tot.Available+tot.Reserved+tot.Committed || tot.OnHand != stock {
+				t.Fatalf("totals do not add up: %+v", tot)
+			}
+			if tot.Committed < ackedUnits || tot.Committed > ackedUnits+unanswered {
+				t.Fatalf("committed %d units; acknowledged %d, unanswered %d", tot.Committed, ackedUnits, unanswered)
+			}
+			t.Logf("%d orders (%d units) acknowledged before the kill, %d units unanswered, %d committed",
+				len(acked), ackedUnits, unanswered, tot.Committed)
+			reconcileClean(t, store)
+		})
+	}
+}
+
+// isProblem reports whether err is a problem document the service sent,
+// as opposed to a failed connection.
+func isProblem(err error) bool {
+	var e *stockade.Error
+	return errors.As(err, &e) && e.Code != stockade.EInternal
+}
