@@ -239,12 +239,18 @@ func TestServeSweepsAndServesMetrics(t *testing.T) {
 			t.Fatal(err)
 		}
 		if st.Totals.Reserved == 0 {
+			// Logged, not asserted: how long after its expiry the
+			// sweeper (every 50ms) gave the stock back.
+			t.Logf("hold expired at %s, stock back %v later", r.ExpiresAt.Format(time.StampMilli), time.Since(r.ExpiresAt).Round(time.Millisecond))
 			break
 		}
 		if time.Now().After(deadline) {
 			t.Fatalf("reservation %s not expired by the sweeper: %+v", r.ID, st.Totals)
 		}
 		time.Sleep(50 * time.Millisecond)
+	}
+	if _, err := c.Confirm(ctx, r.ID); stockade.ErrorCode(err) != stockade.EReservationExpired {
+		t.Fatalf("confirm of an expired hold: %v, want %s", err, stockade.EReservationExpired)
 	}
 	code, body := get(t, "http://"+s.addr+"/metrics")
 	if code != http.StatusOK {
