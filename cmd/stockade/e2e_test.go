@@ -29,7 +29,7 @@ import (
 var httpClient = &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 128, MaxConnsPerHost: 128}}
 
 // stockUp creates location "dc" and sets sku's stock there through c.
-func stockUp(t *testing.T, c *httpapi.Client, sku string, onHand int64) {
+func stockUp(t testing.TB, c *httpapi.Client, sku string, onHand int64) {
 	t.Helper()
 	ctx := t.Context()
 	if _, err := c.PutLocation(ctx, stockade.Location{ID: "dc", Name: "DC", Lat: 52.5, Lon: 13.4}); err != nil {
@@ -142,31 +142,37 @@ func TestHTTPFlashSale(t *testing.T) {
 	}
 }
 
-// The binary, built once for the tests that run it as a process.
-var (
-	buildOnce sync.Once
-	binPath   string
-	buildErr  error
-)
+// The binary, built once per test binary for the tests that run it as a
+// process: with the race detector for tests, without it for benchmarks.
+var builds [2]struct {
+	once sync.Once
+	path string
+	err  error
+}
 
-func binary(t *testing.T) string {
+func binary(t testing.TB) string {
 	t.Helper()
-	buildOnce.Do(func() {
+	_, bench := t.(*testing.B)
+	name, flags, b := "stockade-race", []string{"-race"}, &builds[0]
+	if bench {
+		name, flags, b = "stockade", nil, &builds[1]
+	}
+	b.once.Do(func() {
 		dir, err := os.MkdirTemp("", "stockade-bin-*")
 		if err != nil {
-			buildErr = err
+			b.err = err
 			return
 		}
-		binPath = filepath.Join(dir, "stockade")
-		out, err := exec.Command("go", "build", "-race", "-o", binPath, ".").CombinedOutput()
-		if err != nil {
-			buildErr = fmt.Errorf("go build: %v\n%s", err, out)
+		b.path = filepath.Join(dir, name)
+		args := append(append([]string{"build"}, flags...), "-o", b.path, ".")
+		if out, err := exec.Command("go", args...).CombinedOutput(); err != nil {
+			b.err = fmt.Errorf("go build: %v\n%s", err, out)
 		}
 	})
-	if buildErr != nil {
-		t.Fatal(buildErr)
+	if b.err != nil {
+		t.Fatal(b.err)
 	}
-	return binPath
+	return b.path
 }
 
 // process is a "stockade serve" process.
@@ -177,7 +183,7 @@ type process struct {
 
 // startProcess starts the binary's serve command with args on a free port
 // and waits until it listens. The process is killed when the test ends.
-func startProcess(t *testing.T, args ...string) *process {
+func startProcess(t testing.TB, args ...string) *process {
 	t.Helper()
 	cmd := exec.Command(binary(t), append([]string{"serve", "-addr", "127.0.0.1:0"}, args...)...)
 	stderr, err := cmd.StderrPipe()

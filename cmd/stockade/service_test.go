@@ -141,7 +141,7 @@ func shop(t *testing.T, c *httpapi.Client, sku string) {
 // every locker, and checks that the start-up line says what runs.
 func TestServeStrategiesAndLockers(t *testing.T) {
 	sqlitePath := func(t *testing.T) string { return "sqlite:" + filepath.Join(t.TempDir(), "s.db") }
-	pgStore := newDatabase
+	pgStore := func(t *testing.T) string { return newDatabase(t) }
 	redlockNodes := func(t *testing.T) string {
 		var nodes []string
 		for range 3 {
@@ -335,7 +335,7 @@ func TestServeHelpHidesEnvironment(t *testing.T) {
 func TestMigrate(t *testing.T) {
 	stores := map[string]func(*testing.T) string{
 		"sqlite":   func(t *testing.T) string { return "sqlite:" + filepath.Join(t.TempDir(), "m.db") },
-		"postgres": newDatabase,
+		"postgres": func(t *testing.T) string { return newDatabase(t) },
 	}
 	for name, store := range stores {
 		t.Run(name, func(t *testing.T) {
@@ -364,7 +364,7 @@ func getenvNone(string) string { return "" }
 
 // newDatabase creates a database of its own for the test on the shared
 // PostgreSQL server and returns its URL.
-func newDatabase(t *testing.T) string {
+func newDatabase(t testing.TB) string {
 	t.Helper()
 	url, err := testserver.SharedPostgres(t).CreateDatabase("stockade_" + strings.ToLower(rand.Text()))
 	if err != nil {
