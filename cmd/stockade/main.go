@@ -3,6 +3,7 @@
 //	stockade serve      run the HTTP API
 //	stockade migrate    bring the store's schema up to date
 //	stockade reconcile  check the stock levels against the movement ledger
+//	stockade bench      compare the strategies on a workload
 //	stockade locks      lock tools: locks bench
 //
 // Run "stockade help" for the flags of each command.
@@ -38,6 +39,7 @@ commands:
   reconcile  recompute the stock levels from the movement ledger and report
              any difference (exit status 2 if there is one)
   locks      lock tools: "locks bench" compares lock implementations side by side
+  bench      run a workload (flash-sale, carts, booking) on each strategy and compare
   help       show this text
 
 "stockade <command> -h" lists a command's flags.
@@ -61,6 +63,8 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		return reconcile(ctx, rest, getenv, stdout, stderr)
 	case "locks":
 		return locks(ctx, rest, getenv, stdout, stderr)
+	case "bench":
+		return benchCmd(ctx, rest, getenv, stdout, stderr)
 	case "help", "-h", "-help", "--help":
 		fmt.Fprint(stdout, usage)
 		return nil

@@ -1,0 +1,228 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/url"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/stockade/stockade/httpapi"
+	"github.com/stockade/stockade/internal/bench"
+)
+
+// benchConfig is what bench's flags and environment say.
+type benchConfig struct {
+	opts     bench.Options // without Store, Service and Progress
+	store    *storeSpec    // nil: a temporary SQLite file
+	url      string
+	asJSON   bool
+	chart    string
+	logLevel slog.Level
+}
+
+func parseBench(args []string, getenv func(string) string, stderr io.Writer) (benchConfig, error) {
+	var c benchConfig
+	fs := flag.NewFlagSet("bench", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.Usage = func() {
+		fmt.Fprint(fs.Output(), `usage: stockade bench [flags]
+
+Runs a workload on each strategy in turn, in this process, on the same
+store (each run on SKUs of its own, stock set fresh), and prints a table:
+successful and total requests per second, latency p50/p95/p99/max and
+outcomes. After each run it checks that nothing was oversold and that the
+ledger balances; if not, it says so and exits non-zero. With -url it drives
+a running "stockade serve" over HTTP instead, whatever its strategy.
+
+workloads:
+  flash-sale  one SKU at one location; every request a checkout of 1 unit
+  carts       200 SKUs over 3 locations, Zipf popularity; checkouts of 1-4
+              lines of distinct SKUs, 1-3 units each, in random order
+  booking     20 SKUs; holds of 1-2 units with a short TTL, 70% confirmed
+              after 5-50ms, the rest left to expire (swept every 250ms)
+
+flags:
+`)
+		fs.PrintDefaults()
+	}
+	env := &envFlags{fs: fs, getenv: getenv}
+	workload := fs.String("workload", bench.FlashSale, "`workload`: "+strings.Join(bench.Workloads(), ", "))
+	store := env.String("store", "STOCKADE_STORE", "", storeUsage+"\n(default: a temporary SQLite file, removed afterwards)")
+	svcURL := fs.String("url", "", "drive the running service at this base `URL` over HTTP instead of in-process engines")
+	strategies := fs.String("strategies", "", "comma-separated `strategies` to run, in order (default: "+strings.Join(bench.Strategies(), ",")+")")
+	clients := fs.Int("clients", 64, "concurrent clients")
+	duration := fs.Duration("duration", 10*time.Second, "how long each strategy runs")
+	requests := fs.Int("requests", 0, "stop each run after this many requests instead of after -duration")
+	stock := fs.Int64("stock", 0, "on-hand units set on every level before each run\n(default: enough to sell out partway with -requests; 1000000 for flash-sale and 10000 otherwise with -duration)")
+	ttl := fs.Duration("hold-ttl", 2*time.Second, "booking: how long a hold lasts (whole seconds)")
+	asJSON := fs.Bool("json", false, "print the results as a JSON list, one object per strategy, instead of a table")
+	chart := fs.String("chart", "", "also draw the results as an SVG bar chart into this `file`")
+	level := fs.String("log-level", "error", "`level` of the engines' log: debug, info (strategy fallbacks), warn (calls that gave up) or error")
+	if err := env.Parse(args); err != nil {
+		return c, fmt.Errorf("bench: %w", err)
+	}
+	fail := func(format string, args ...any) (benchConfig, error) {
+		return c, fmt.Errorf("bench: "+format, args...)
+	}
+	if isSet(fs, "requests") && isSet(fs, "duration") {
+		return fail("give -duration or -requests, not both")
+	}
+	if *clients < 1 {
+		return fail("-clients must be at least 1, got %d", *clients)
+	}
+	if *duration <= 0 {
+		return fail("-duration must be positive, got %v", *duration)
+	}
+	if *requests < 0 || (isSet(fs, "requests") && *requests == 0) {
+		return fail("-requests must be positive, got %d", *requests)
+	}
+	if *stock < 0 {
+		return fail("-stock must not be negative, got %d", *stock)
+	}
+	if *ttl < time.Second || *ttl%time.Second != 0 {
+		return fail("-hold-ttl must be whole seconds, at least 1s, got %v", *ttl)
+	}
+	if !slices.Contains(bench.Workloads(), *workload) {
+		return fail("unknown -workload %q (want one of %s)", *workload, strings.Join(bench.Workloads(), ", "))
+	}
+	if err := c.logLevel.UnmarshalText([]byte(*level)); err != nil {
+		return fail("-log-level %q: want debug, info, warn or error", *level)
+	}
+	if *svcURL != "" {
+		u, err := url.Parse(*svcURL)
+		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+			return fail("-url %q: want http://HOST:PORT", redact(*svcURL))
+		}
+		if isSet(fs, "strategies") {
+			return fail("-strategies does not apply with -url: the service runs its own strategy")
+		}
+		if isSet(fs, "store") {
+			return fail("-store does not apply with -url: the service has its own store")
+		}
+		c.url = strings.TrimRight(*svcURL, "/")
+	} else {
+		if *store != "" {
+			spec, err := parseStore(*store)
+			if err != nil {
+				return fail("%w", err)
+			}
+			c.store = &spec
+		}
+		if isSet(fs, "strategies") {
+			c.opts.Strategies = splitList(*strategies)
+			if len(c.opts.Strategies) == 0 {
+				return fail("-strategies: none given")
+			}
+			for _, s := range c.opts.Strategies {
+				if !slices.Contains(bench.Strategies(), s) {
+					return fail("-strategies: unknown strategy %q (want %s)", s, strings.Join(bench.Strategies(), ", "))
+				}
+			}
+		}
+	}
+	c.opts.Workload, c.opts.Clients, c.opts.Stock, c.opts.HoldTTL = *workload, *clients, *stock, *ttl
+	if *requests > 0 {
+		c.opts.Requests = *requests
+	} else {
+		c.opts.Duration = *duration
+	}
+	c.asJSON, c.chart = *asJSON, *chart
+	return c, nil
+}
+
+func benchCmd(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
+	c, err := parseBench(args, getenv, stderr)
+	if err != nil {
+		return err
+	}
+	o := c.opts
+	o.Progress = stderr
+	o.Logger = slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: c.logLevel}))
+
+	if c.url != "" {
+		hc := &http.Client{
+			Timeout:   time.Minute,
+			Transport: &http.Transport{MaxIdleConnsPerHost: o.Clients, MaxIdleConns: o.Clients},
+		}
+		defer hc.CloseIdleConnections()
+		o.Service = httpapi.NewClient(c.url, hc)
+		o.StoreName = "service at " + redact(c.url)
+	} else {
+		spec := c.store
+		if spec == nil {
+			dir, err := os.MkdirTemp("", "stockade-bench-")
+			if err != nil {
+				return fmt.Errorf("bench: %w", err)
+			}
+			defer os.RemoveAll(dir)
+			spec = &storeSpec{kind: "sqlite", path: filepath.Join(dir, "bench.db")}
+		}
+		st, err := openStore(ctx, *spec, false)
+		if err != nil {
+			return fmt.Errorf("bench: %w", err)
+		}
+		defer st.Close()
+		if err := st.Migrate(ctx); err != nil {
+			return fmt.Errorf("bench: %w", err)
+		}
+		o.Store = st
+		o.StoreName = spec.String()
+		if c.store == nil {
+			o.StoreName = "sqlite (temporary file)"
+		}
+	}
+
+	rep, runErr := bench.Run(ctx, &o)
+	if rep == nil {
+		return runErr
+	}
+	if errors.Is(runErr, bench.ErrInvariant) || runErr == nil {
+		// The results are worth seeing even when an invariant broke.
+		var werr error
+		if c.asJSON {
+			werr = rep.WriteJSON(stdout)
+		} else {
+			werr = rep.WriteText(stdout)
+		}
+		if werr != nil {
+			return fmt.Errorf("bench: %w", werr)
+		}
+		if c.chart != "" {
+			if err := writeChart(c.chart, rep); err != nil {
+				return err
+			}
+		}
+	}
+	if runErr != nil {
+		if errors.Is(runErr, bench.ErrInvariant) {
+			fmt.Fprintln(stderr, "stockade bench: FAILED: an invariant broke; see the notes above")
+		}
+		return runErr
+	}
+	return nil
+}
+
+// writeChart writes rep's SVG chart to path.
+func writeChart(path string, rep *bench.Report) error {
+	f, err := os.Create(path)
+	if err != nil {
+		return fmt.Errorf("bench: -chart: %w", err)
+	}
+	if err := rep.WriteSVG(f); err != nil {
+		f.Close()
+		return fmt.Errorf("bench: -chart: %w", err)
+	}
+	if err := f.Close(); err != nil {
+		return fmt.Errorf("bench: -chart: %w", err)
+	}
+	return nil
+}

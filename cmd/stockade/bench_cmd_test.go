@@ -1,0 +1,183 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"encoding/xml"
+	"errors"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// benchRow is the part of a -json object the tests read.
+type benchRow struct {
+	Strategy     string         `json:"strategy"`
+	Throughput   float64        `json:"throughput"`
+	P50Ms        float64        `json:"p50_ms"`
+	P99Ms        float64        `json:"p99_ms"`
+	MaxMs        float64        `json:"max_ms"`
+	Requests     int            `json:"requests"`
+	Outcomes     map[string]int `json:"outcomes"`
+	InvariantsOK bool           `json:"invariants_ok"`
+}
+
+// runBench runs "stockade bench args…" with env and returns its stdout.
+func runBench(t *testing.T, env map[string]string, args ...string) (string, error) {
+	t.Helper()
+	var stdout, stderr bytes.Buffer
+	err := run(t.Context(), append([]string{"stockade", "bench"}, args...),
+		func(k string) string { return env[k] }, &stdout, &stderr)
+	if err != nil {
+		t.Logf("stderr:\n%s", stderr.String())
+	}
+	return stdout.String(), err
+}
+
+// checkBenchJSON parses -json output and checks each row's numbers.
+func checkBenchJSON(t *testing.T, out string, requests int, strategies ...string) {
+	t.Helper()
+	var rows []benchRow
+	if err := json.Unmarshal([]byte(out), &rows); err != nil {
+		t.Fatalf("-json output: %v\n%s", err, out)
+	}
+	if len(rows) != len(strategies) {
+		t.Fatalf("%d rows, want %d (%s):\n%s", len(rows), len(strategies), strategies, out)
+	}
+	for i, r := range rows {
+		if r.Strategy != strategies[i] {
+			t.Errorf("row %d is %q, want %q", i, r.Strategy, strategies[i])
+		}
+		sum := 0
+		for _, n := range r.Outcomes {
+			sum += n
+		}
+		if r.Requests != requests || sum != requests {
+			t.Errorf("%s: %d requests, outcomes %v: want %d of each", r.Strategy, r.Requests, r.Outcomes, requests)
+		}
+		if !(0 < r.P50Ms && r.P50Ms <= r.P99Ms && r.P99Ms <= r.MaxMs) || r.Throughput <= 0 {
+			t.Errorf("%s: throughput %v, p50 %v, p99 %v, max %v", r.Strategy, r.Throughput, r.P50Ms, r.P99Ms, r.MaxMs)
+		}
+		if !r.InvariantsOK {
+			t.Errorf("%s: invariants broken", r.Strategy)
+		}
+	}
+}
+
+func TestBenchWorkloadsSQLite(t *testing.T) {
+	for _, workload := range []string{"flash-sale", "carts", "booking"} {
+		t.Run(workload, func(t *testing.T) {
+			dir := t.TempDir()
+			chart := filepath.Join(dir, "chart.svg")
+			// The store comes from the environment, as in production.
+			env := map[string]string{"STOCKADE_STORE": "sqlite:" + filepath.Join(dir, "bench.db")}
+			out, err := runBench(t, env, "-workload", workload, "-requests", "200", "-clients", "8",
+				"-strategies", "atomic,optimistic", "-json", "-chart", chart)
+			if err != nil {
+				t.Fatal(err)
+			}
+			checkBenchJSON(t, out, 200, "atomic", "optimistic")
+			svg, err := os.ReadFile(chart)
+			if err != nil {
+				t.Fatal(err)
+			}
+			checkXML(t, svg, workload, "8 clients", "atomic", "optimistic")
+		})
+	}
+}
+
+// checkXML checks that data is well-formed XML whose text says each of
+// want.
+func checkXML(t *testing.T, data []byte, want ...string) {
+	t.Helper()
+	var text strings.Builder
+	dec := xml.NewDecoder(bytes.NewReader(data))
+	for {
+		tok, err := dec.Token()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			t.Fatalf("chart is not valid XML: %v\n%s", err, data)
+		}
+		if cd, ok := tok.(xml.CharData); ok {
+			text.Write(cd)
+		}
+	}
+	for _, w := range want {
+		if !strings.Contains(text.String(), w) {
+			t.Errorf("chart does not say %q:\n%s", w, text.String())
+		}
+	}
+}
+
+func TestBenchDefaultStoreTable(t *testing.T) {
+	out, err := runBench(t, nil, "-requests", "100", "-clients", "4", "-strategies", "lock,advisory")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"workload flash-sale", "sqlite (temporary file)", "p99 ms", "\nlock ", "\nadvisory ",
+		"advisory: runs as (fallback: serialized write transactions", "reconcile ok"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("table does not say %q:\n%s", want, out)
+		}
+	}
+}
+
+func TestBenchPostgresAllStrategies(t *testing.T) {
+	out, err := runBench(t, nil, "-store", newDatabase(t), "-requests", "100", "-clients", "8", "-json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkBenchJSON(t, out, 100, "atomic", "rowlock", "optimistic", "lock", "advisory")
+}
+
+func TestBenchURL(t *testing.T) {
+	s := startServe(t, nil, "-store", "sqlite:"+filepath.Join(t.TempDir(), "serve.db"))
+	out, err := runBench(t, nil, "-url", "http://"+s.addr, "-workload", "carts", "-requests", "100", "-clients", "4")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"service at http://" + s.addr, "not available over HTTP", "\nservice at "} {
+		if !strings.Contains(out, want) {
+			t.Errorf("table does not say %q:\n%s", want, out)
+		}
+	}
+}
+
+func TestBenchRefusesBadInput(t *testing.T) {
+	tests := []struct {
+		name string
+		args []string
+		env  map[string]string
+		want string
+	}{
+		{"workload", []string{"-workload", "auction"}, nil, `unknown -workload "auction"`},
+		{"strategy", []string{"-strategies", "atomic,magic"}, nil, `unknown strategy "magic"`},
+		{"no strategies", []string{"-strategies", ","}, nil, "-strategies: none given"},
+		{"clients", []string{"-clients", "0"}, nil, "-clients must be at least 1"},
+		{"duration", []string{"-duration", "-1s"}, nil, "-duration must be positive"},
+		{"requests", []string{"-requests", "0"}, nil, "-requests must be positive"},
+		{"both", []string{"-requests", "10", "-duration", "1s"}, nil, "not both"},
+		{"store", []string{"-store", "mysql://x"}, nil, "unsupported -store"},
+		{"store env", nil, map[string]string{"STOCKADE_STORE": "redis://x"}, "unsupported -store"},
+		{"url", []string{"-url", "localhost:8080"}, nil, "want http://HOST:PORT"},
+		{"url strategies", []string{"-url", "http://127.0.0.1:1", "-strategies", "atomic"}, nil, "-strategies does not apply with -url"},
+		{"url store", []string{"-url", "http://127.0.0.1:1", "-store", "sqlite:x.db"}, nil, "-store does not apply with -url"},
+		{"ttl", []string{"-hold-ttl", "1500ms"}, nil, "-hold-ttl must be whole seconds"},
+		{"argument", []string{"extra"}, nil, "unexpected arguments"},
+		{"flag", []string{"-nope"}, nil, "flag provided but not defined"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			var stdout, stderr bytes.Buffer
+			err := run(t.Context(), append([]string{"stockade", "bench"}, tc.args...),
+				func(k string) string { return tc.env[k] }, &stdout, &stderr)
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Errorf("run: %v, want an error containing %q", err, tc.want)
+			}
+		})
+	}
+}

@@ -1,0 +1,483 @@
+package bench
+
+import (
+	"context"
+	"crypto/rand"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"slices"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/stockade/stockade"
+	"github.com/stockade/stockade/engine"
+	"github.com/stockade/stockade/lock/memlock"
+)
+
+// Workload names, for Options.Workload.
+const (
+	FlashSale = "flash-sale"
+	Carts     = "carts"
+	Booking   = "booking"
+)
+
+// Workloads returns the workload names, in the order of the documentation.
+func Workloads() []string { return []string{FlashSale, Carts, Booking} }
+
+// Strategies returns every engine strategy, in the order they run by
+// default.
+func Strategies() []string {
+	return []string{engine.Atomic, engine.RowLock, engine.Optimistic, engine.Lock, engine.Advisory}
+}
+
+// ErrInvariant is returned by Run, with the report, when a run broke an
+// invariant: it oversold, a counter went negative, the committed units do
+// not match the successful requests, or the ledger does not balance.
+var ErrInvariant = errors.New("bench: invariant broken")
+
+// Options configure a Run. A nil *Options is refused: Store or Service is
+// required.
+type Options struct {
+	// Workload is FlashSale, Carts or Booking.
+	// Default: FlashSale.
+	Workload string
+
+	// Store is the migrated store the engines run on, in process. Exactly
+	// one of Store and Service must be set.
+	Store stockade.Store
+
+	// StoreName describes Store or Service in the report, without a
+	// password, e.g. "sqlite:bench.db" or "service at http://host:8080".
+	// Default: "store" or "service".
+	StoreName string
+
+	// Strategies run one after another on Store, each with an engine of
+	// its own. Not used with Service.
+	// Default: Strategies().
+	Strategies []string
+
+	// Service is a running service to drive as it is (an httpapi.Client):
+	// one run, named by ServiceName. Reconcile cannot be called on it, and
+	// its own sweeper expires booking's holds.
+	Service stockade.Service
+
+	// ServiceName names the run on Service in the report.
+	// Default: StoreName.
+	ServiceName string
+
+	// Clients is how many goroutines send requests at once.
+	// Default: 64.
+	Clients int
+
+	// Duration is how long each run sends requests, when Requests is 0.
+	// Default: 10s.
+	Duration time.Duration
+
+	// Requests, if positive, ends each run after that many requests
+	// instead of after Duration.
+	// Default: 0.
+	Requests int
+
+	// Stock is the on-hand quantity set on every level before a run.
+	// Default: with Requests, enough to sell out partway (flash-sale: half
+	// the requests; carts: Requests/10; booking: Requests/4; at least 5);
+	// with Duration, 1,000,000 for flash-sale and 10,000 otherwise.
+	Stock int64
+
+	// HoldTTL is how long booking's holds last.
+	// Default: 2s.
+	HoldTTL time.Duration
+
+	// Timeout bounds each call of the in-process engines (engine
+	// Options.Timeout).
+	// Default: 10s.
+	Timeout time.Duration
+
+	// Progress receives a line as each run starts and ends and one a
+	// second while it runs.
+	// Default: nil (no progress).
+	Progress io.Writer
+
+	// Logger is the engines' logger: strategy fallbacks, calls that gave
+	// up, sweep errors.
+	// Default: a logger that discards everything.
+	Logger *slog.Logger
+}
+
+func (o *Options) withDefaults() (Options, error) {
+	if o == nil {
+		return Options{}, errors.New("bench: no options: Store or Service is required")
+	}
+	c := *o
+	if c.Workload == "" {
+		c.Workload = FlashSale
+	}
+	if c.Clients == 0 {
+		c.Clients = 64
+	}
+	if c.Duration == 0 {
+		c.Duration = 10 * time.Second
+	}
+	if c.HoldTTL == 0 {
+		c.HoldTTL = 2 * time.Second
+	}
+	if c.Timeout == 0 {
+		c.Timeout = 10 * time.Second
+	}
+	if c.Progress == nil {
+		c.Progress = io.Discard
+	}
+	if c.Logger == nil {
+		c.Logger = slog.New(slog.DiscardHandler)
+	}
+	switch {
+	case c.Store == nil && c.Service == nil:
+		return c, errors.New("bench: Store or Service is required")
+	case c.Store != nil && c.Service != nil:
+		return c, errors.New("bench: Store and Service are both set; want one")
+	case !slices.Contains(Workloads(), c.Workload):
+		return c, fmt.Errorf("bench: unknown workload %q (want %s)", c.Workload, strings.Join(Workloads(), ", "))
+	case c.Clients < 1:
+		return c, fmt.Errorf("bench: clients must be at least 1, got %d", c.Clients)
+	case c.Duration < 0:
+		return c, fmt.Errorf("bench: duration must be positive, got %v", c.Duration)
+	case c.Requests < 0:
+		return c, fmt.Errorf("bench: requests must not be negative, got %d", c.Requests)
+	case c.Stock < 0 || c.Stock > engine.MaxQuantity:
+		return c, fmt.Errorf("bench: stock must be between 0 and %d, got %d", engine.MaxQuantity, c.Stock)
+	case c.HoldTTL < time.Second:
+		// The API carries a hold's TTL in whole seconds.
+		return c, fmt.Errorf("bench: hold TTL must be at least 1s, got %v", c.HoldTTL)
+	case c.Timeout < 0:
+		return c, fmt.Errorf("bench: timeout must be positive, got %v", c.Timeout)
+	}
+	if c.Service != nil {
+		if len(c.Strategies) > 0 {
+			return c, errors.New("bench: Strategies do not apply to a Service, which runs its own strategy")
+		}
+		if c.StoreName == "" {
+			c.StoreName = "service"
+		}
+		if c.ServiceName == "" {
+			c.ServiceName = c.StoreName
+		}
+	} else {
+		if c.StoreName == "" {
+			c.StoreName = "store"
+		}
+		if c.Strategies == nil {
+			c.Strategies = Strategies()
+		}
+		if len(c.Strategies) == 0 {
+			return c, errors.New("bench: no strategies")
+		}
+		for i, s := range c.Strategies {
+			if !slices.Contains(Strategies(), s) {
+				return c, fmt.Errorf("bench: unknown strategy %q (want %s)", s, strings.Join(Strategies(), ", "))
+			}
+			if slices.Contains(c.Strategies[:i], s) {
+				return c, fmt.Errorf("bench: strategy %q given twice", s)
+			}
+		}
+	}
+	if c.Stock == 0 {
+		c.Stock = defaultStock(c.Workload, c.Requests)
+	}
+	return c, nil
+}
+
+// defaultStock is Options.Stock's default.
+func defaultStock(workload string, requests int) int64 {
+	if requests == 0 {
+		if workload == FlashSale {
+			return 1_000_000
+		}
+		return 10_000
+	}
+	n := int64(requests)
+	switch workload {
+	case FlashSale:
+		n /= 2
+	case Carts:
+		n /= 10
+	default:
+		n /= 4
+	}
+	return min(max(n, 5), engine.MaxQuantity)
+}
+
+// Report is the outcome of Run.
+type Report struct {
+	Workload string        `json:"workload"`
+	Store    string        `json:"store"`
+	Clients  int           `json:"clients"`
+	Duration time.Duration `json:"duration_ns,omitempty"` // 0 with Requests
+	Requests int           `json:"requests,omitempty"`    // 0 with Duration
+	Stock    int64         `json:"stock"`                 // per level
+	Results  []Result      `json:"results"`
+}
+
+// Result is one strategy's run (or the one run on a Service).
+type Result struct {
+	// Strategy is the strategy asked for, or the service's name.
+	Strategy string `json:"strategy"`
+	// Effective is what ran, with the engine's fallback if any
+	// (engine.Engine.Strategy); empty for a service.
+	Effective string `json:"effective,omitempty"`
+
+	Requests  int     `json:"requests"`  // calls sent
+	Successes int     `json:"successes"` // calls that succeeded
+	Seconds   float64 `json:"seconds"`   // wall time of the run
+	// Throughput is successful requests per second; RequestsPerSec counts
+	// every request.
+	Throughput     float64 `json:"throughput"`
+	RequestsPerSec float64 `json:"requests_per_sec"`
+
+	// Latency of every request, in milliseconds.
+	P50Ms float64 `json:"p50_ms"`
+	P95Ms float64 `json:"p95_ms"`
+	P99Ms float64 `json:"p99_ms"`
+	MaxMs float64 `json:"max_ms"`
+
+	// Outcomes counts requests by outcome; they sum to Requests.
+	Outcomes map[string]int `json:"outcomes"`
+	// Errors counts requests that failed other than by an expected refusal
+	// (insufficient_stock, reservation_expired); ErrorSample is the first.
+	Errors      int    `json:"errors"`
+	ErrorSample string `json:"error_sample,omitempty"`
+
+	// UnitsSold is the units of successful checkouts or confirms.
+	UnitsSold int64 `json:"units_sold"`
+	// Booking: holds left to expire, and holds the in-process sweeps
+	// expired during the run.
+	Abandoned int `json:"abandoned_holds,omitempty"`
+	Swept     int `json:"swept_holds,omitempty"`
+
+	// InvariantsOK is false if any check below failed; Violations says
+	// which.
+	InvariantsOK bool     `json:"invariants_ok"`
+	Violations   []string `json:"violations,omitempty"`
+	// Reconcile is "ok", the engine's mismatches, or why it was not run.
+	Reconcile string `json:"reconcile"`
+}
+
+// Run runs the workload on each strategy in turn (or once on the
+// Service) and returns the report. When a run breaks an invariant it
+// still runs the rest, and returns the report with an error wrapping
+// ErrInvariant.
+func Run(ctx context.Context, opts *Options) (*Report, error) {
+	o, err := opts.withDefaults()
+	if err != nil {
+		return nil, err
+	}
+	rep := &Report{Workload: o.Workload, Store: o.StoreName, Clients: o.Clients, Stock: o.Stock}
+	if o.Requests > 0 {
+		rep.Requests = o.Requests
+	} else {
+		rep.Duration = o.Duration
+	}
+	// Runs share the store, so their SKUs carry a prefix of their own.
+	prefix := "bench-" + strings.ToLower(rand.Text()[:8]) + "-"
+
+	var broken []string
+	add := func(res Result) {
+		rep.Results = append(rep.Results, res)
+		if !res.InvariantsOK {
+			broken = append(broken, res.Strategy+": "+strings.Join(res.Violations, "; "))
+		}
+	}
+	if o.Service != nil {
+		t := target{name: o.ServiceName, svc: o.Service}
+		res, err := runOne(ctx, o, t, prefix+"svc-")
+		if err != nil {
+			return rep, err
+		}
+		add(res)
+	}
+	for _, s := range o.Strategies {
+		t, err := newTarget(ctx, o, s)
+		if err != nil {
+			return rep, err
+		}
+		res, err := runOne(ctx, o, t, prefix+s+"-")
+		if err != nil {
+			return rep, err
+		}
+		add(res)
+	}
+	if len(broken) > 0 {
+		return rep, fmt.Errorf("%w: %s", ErrInvariant, strings.Join(broken, " | "))
+	}
+	return rep, nil
+}
+
+// target is what one run drives.
+type target struct {
+	name      string // the strategy, or the service's name
+	effective string
+	svc       stockade.Service
+	eng       *engine.Engine // nil for a service
+}
+
+// newTarget builds the engine of strategy on o.Store. The lock strategy
+// gets an in-memory Locker whose tokens start above every fence the store
+// has seen, or its writes would be refused as stale.
+func newTarget(ctx context.Context, o Options, strategy string) (target, error) {
+	eo := &engine.Options{Strategy: strategy, Timeout: o.Timeout, Logger: o.Logger}
+	if strategy == engine.Lock {
+		top, err := engine.MaxFence(ctx, o.Store)
+		if err != nil {
+			return target{}, fmt.Errorf("bench: %s: %w", strategy, err)
+		}
+		eo.Locker = memlock.New(&memlock.Options{FirstToken: top + 1})
+	}
+	eng, err := engine.New(o.Store, eo)
+	if err != nil {
+		return target{}, fmt.Errorf("bench: %s: %w", strategy, err)
+	}
+	return target{name: strategy, effective: eng.Strategy(), svc: eng, eng: eng}, nil
+}
+
+// runOne sets up the workload's stock under prefix, runs the clients, and
+// checks the invariants.
+func runOne(ctx context.Context, o Options, t target, prefix string) (Result, error) {
+	w := newWorkload(o.Workload, prefix, o.HoldTTL)
+	if err := w.setup(ctx, t.svc, o.Stock); err != nil {
+		return Result{}, fmt.Errorf("bench: %s: set up: %w", t.name, err)
+	}
+	fmt.Fprintf(o.Progress, "bench: %s: %s, %d clients, %s\n", t.name, o.Workload, o.Clients, limitText(o))
+
+	var (
+		issued atomic.Int64 // requests claimed, for Requests
+		done   atomic.Int64 // requests finished, for progress
+		stop   atomic.Bool  // Duration passed
+	)
+	// claim reserves the right to send one more request.
+	claim := func() bool {
+		if stop.Load() || ctx.Err() != nil {
+			return false
+		}
+		if o.Requests > 0 && issued.Add(1) > int64(o.Requests) {
+			return false
+		}
+		return true
+	}
+
+	runCtx, cancelRun := context.WithCancel(ctx)
+	defer cancelRun()
+	var bg sync.WaitGroup
+	var swept atomic.Int64
+	if t.eng != nil && w.sweeps() {
+		bg.Go(func() {
+			tick := time.NewTicker(250 * time.Millisecond)
+			defer tick.Stop()
+			for {
+				select {
+				case <-runCtx.Done():
+					return
+				case <-tick.C:
+				}
+				n, err := t.eng.Sweep(runCtx)
+				swept.Add(int64(n))
+				if err != nil && runCtx.Err() == nil {
+					o.Logger.Error("bench: sweep", "err", err)
+				}
+			}
+		})
+	}
+	start := time.Now()
+	if o.Requests == 0 {
+		timer := time.AfterFunc(o.Duration, func() { stop.Store(true) })
+		defer timer.Stop()
+	}
+	bg.Go(func() {
+		tick := time.NewTicker(time.Second)
+		defer tick.Stop()
+		last, lastAt := int64(0), start
+		for {
+			select {
+			case <-runCtx.Done():
+				return
+			case now := <-tick.C:
+				n := done.Load()
+				fmt.Fprintf(o.Progress, "bench: %s: %d requests, %.0f ops/s\n",
+					t.name, n, float64(n-last)/now.Sub(lastAt).Seconds())
+				last, lastAt = n, now
+			}
+		}
+	})
+
+	tallies := make([]*tally, o.Clients)
+	var clients sync.WaitGroup
+	for i := range o.Clients {
+		tl := newTally()
+		tallies[i] = tl
+		clients.Go(func() {
+			c := &client{svc: t.svc, t: tl, claim: claim, done: &done, rng: newRand(uint64(i))}
+			w.client(ctx, c)
+		})
+	}
+	clients.Wait()
+	elapsed := time.Since(start)
+	cancelRun()
+	bg.Wait()
+	if err := ctx.Err(); err != nil {
+		return Result{}, fmt.Errorf("bench: %s: %w", t.name, err)
+	}
+
+	all := newTally()
+	for _, tl := range tallies {
+		all.merge(tl)
+	}
+	res := all.result(t.name, elapsed)
+	res.Effective = t.effective
+	res.Swept = int(swept.Load())
+
+	// Invariants: read back what the run left, with a context of its own
+	// so that a slow store does not fail the check for lack of time.
+	cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), time.Minute)
+	defer cancel()
+	viol, err := w.check(cctx, t.svc, o.Stock, all)
+	if err != nil {
+		return res, fmt.Errorf("bench: %s: check: %w", t.name, err)
+	}
+	if t.eng != nil {
+		r, err := t.eng.Reconcile(cctx)
+		switch {
+		case err != nil:
+			return res, fmt.Errorf("bench: %s: reconcile: %w", t.name, err)
+		case r.OK:
+			res.Reconcile = fmt.Sprintf("ok (the whole ledger balances, %d levels)", r.Levels)
+		default:
+			var ms []string
+			for _, m := range r.Mismatches {
+				ms = append(ms, m.String())
+			}
+			res.Reconcile = "mismatches: " + strings.Join(ms, "; ")
+			viol = append(viol, "reconcile: ledger does not balance: "+strings.Join(ms, "; "))
+		}
+	} else {
+		res.Reconcile = "not available over HTTP: checked the totals through Stock only"
+	}
+	res.Violations = viol
+	res.InvariantsOK = len(viol) == 0
+	ok := "invariants ok"
+	if !res.InvariantsOK {
+		ok = "INVARIANTS BROKEN: " + strings.Join(viol, "; ")
+	}
+	fmt.Fprintf(o.Progress, "bench: %s: done: %d requests in %.1fs, %.0f ok/s, p99 %.1fms, %s\n",
+		t.name, res.Requests, res.Seconds, res.Throughput, res.P99Ms, ok)
+	return res, nil
+}
+
+// limitText says how a run ends, for progress and reports.
+func limitText(o Options) string {
+	if o.Requests > 0 {
+		return fmt.Sprintf("%d requests", o.Requests)
+	}
+	return o.Duration.String()
+}

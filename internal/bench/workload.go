@@ -1,0 +1,369 @@
+package bench
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"slices"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/stockade/stockade"
+)
+
+// Shapes of the workloads; see the package documentation.
+const (
+	cartSKUs      = 200
+	cartLocations = 3
+	cartZipfS     = 1.1 // Zipf exponent of SKU popularity: the top SKU gets ~15% of lines
+	bookingSKUs   = 20
+	confirmShare  = 0.7
+	sweepEvery    = 250 * time.Millisecond
+)
+
+// locations are the bench's locations, shared by every run: PutLocation
+// replaces them, and levels are per SKU.
+var locations = []stockade.Location{
+	{ID: "bench-1", Name: "bench warehouse 1", Lat: 52.52, Lon: 13.40},
+	{ID: "bench-2", Name: "bench warehouse 2", Lat: 48.14, Lon: 11.58},
+	{ID: "bench-3", Name: "bench warehouse 3", Lat: 53.55, Lon: 9.99},
+}
+
+// workload is one run's workload: its SKUs and locations, named under the
+// run's prefix.
+type workload struct {
+	kind string
+	skus []string
+	locs []stockade.Location
+	ttl  time.Duration
+}
+
+func newWorkload(kind, prefix string, ttl time.Duration) *workload {
+	w := &workload{kind: kind, ttl: ttl, locs: locations[:1]}
+	switch kind {
+	case FlashSale:
+		w.skus = []string{prefix + "hot"}
+	case Carts:
+		w.locs = locations[:cartLocations]
+		for i := range cartSKUs {
+			w.skus = append(w.skus, fmt.Sprintf("%ssku-%03d", prefix, i))
+		}
+	case Booking:
+		for i := range bookingSKUs {
+			w.skus = append(w.skus, fmt.Sprintf("%sshow-%02d", prefix, i))
+		}
+	}
+	return w
+}
+
+// sweeps reports whether an in-process run should sweep lapsed holds.
+func (w *workload) sweeps() bool { return w.kind == Booking }
+
+// setup creates the locations and sets every level's stock.
+func (w *workload) setup(ctx context.Context, svc stockade.Service, stock int64) error {
+	for _, l := range w.locs {
+		if _, err := svc.PutLocation(ctx, l); err != nil {
+			return fmt.Errorf("location %s: %w", l.ID, err)
+		}
+	}
+	var keys []stockade.Key
+	for _, sku := range w.skus {
+		for _, l := range w.locs {
+			keys = append(keys, stockade.Key{SKU: sku, Location: l.ID})
+		}
+	}
+	// A few at a time: carts has 600 levels.
+	var (
+		wg   sync.WaitGroup
+		mu   sync.Mutex
+		errs []error
+		next atomic.Int64
+	)
+	for range 8 {
+		wg.Go(func() {
+			for i := int(next.Add(1) - 1); i < len(keys); i = int(next.Add(1) - 1) {
+				if _, err := svc.SetStock(ctx, keys[i], stock, nil); err != nil {
+					mu.Lock()
+					errs = append(errs, fmt.Errorf("stock %s: %w", keys[i], err))
+					mu.Unlock()
+					return
+				}
+			}
+		})
+	}
+	wg.Wait()
+	return errors.Join(errs...)
+}
+
+// client is one goroutine of a run.
+type client struct {
+	svc   stockade.Service
+	t     *tally
+	claim func() bool // false when the run is over
+	done  *atomic.Int64
+	rng   *rand.Rand
+}
+
+func newRand(i uint64) *rand.Rand { return rand.New(rand.NewPCG(rand.Uint64(), i)) }
+
+// client sends the workload's requests until claim refuses.
+func (w *workload) client(ctx context.Context, c *client) {
+	switch w.kind {
+	case FlashSale:
+		lines := []stockade.Line{{SKU: w.skus[0], Quantity: 1, Location: w.locs[0].ID}}
+		for c.claim() {
+			c.checkout(ctx, lines)
+		}
+	case Carts:
+		zipf := rand.NewZipf(c.rng, cartZipfS, 1, cartSKUs-1)
+		for c.claim() {
+			n := 1 + c.rng.IntN(4)
+			lines := make([]stockade.Line, 0, n)
+			for len(lines) < n {
+				sku := w.skus[zipf.Uint64()]
+				if !slices.ContainsFunc(lines, func(l stockade.Line) bool { return l.SKU == sku }) {
+					lines = append(lines, stockade.Line{SKU: sku, Quantity: 1 + c.rng.Int64N(3)})
+				}
+			}
+			c.rng.Shuffle(len(lines), func(i, j int) { lines[i], lines[j] = lines[j], lines[i] })
+			c.checkout(ctx, lines)
+		}
+	case Booking:
+		for c.claim() {
+			lines := []stockade.Line{{
+				SKU:      w.skus[c.rng.IntN(len(w.skus))],
+				Quantity: 1 + c.rng.Int64N(2),
+				Location: w.locs[0].ID,
+			}}
+			var res stockade.Reservation
+			err := c.do("reserve", lines, false, func() (err error) {
+				res, err = c.svc.Reserve(ctx, stockade.ReserveRequest{Lines: lines, TTL: w.ttl})
+				return err
+			})
+			if err != nil {
+				continue
+			}
+			c.t.held(lines, 1)
+			if c.rng.Float64() >= confirmShare {
+				c.t.abandoned++
+				continue
+			}
+			sleep(ctx, time.Duration(5+c.rng.IntN(46))*time.Millisecond)
+			if !c.claim() {
+				c.t.abandoned++
+				break
+			}
+			err = c.do("confirm", lines, true, func() error {
+				_, err := c.svc.Confirm(ctx, res.ID)
+				return err
+			})
+			if err == nil || stockade.ErrorCode(err) == stockade.EReservationExpired {
+				c.t.held(lines, -1) // confirmed, or expired and returned
+			}
+		}
+	}
+}
+
+func (c *client) checkout(ctx context.Context, lines []stockade.Line) {
+	c.do("", lines, true, func() error {
+		_, err := c.svc.Checkout(ctx, stockade.ReserveRequest{Lines: lines})
+		return err
+	})
+}
+
+// do sends one request and records its latency and outcome under kind. A
+// success of a request that sells counts its lines as sold; an error that
+// is not a refusal counts them as uncertain, since it may have taken
+// effect.
+func (c *client) do(kind string, lines []stockade.Line, sells bool, fn func() error) error {
+	t0 := time.Now()
+	err := fn()
+	c.t.lat = append(c.t.lat, time.Since(t0))
+	code := "ok"
+	if err != nil {
+		code = "error"
+		if e, ok := errors.AsType[*stockade.Error](err); ok {
+			code = e.Code
+		}
+	}
+	key := code
+	if kind != "" {
+		key = kind + ":" + code
+	}
+	c.t.outcomes[key]++
+	switch {
+	case err == nil:
+		if sells {
+			for _, l := range lines {
+				c.t.sold[l.SKU] += l.Quantity
+			}
+		}
+	case code != stockade.EInsufficientStock && code != stockade.EReservationExpired:
+		c.t.errors++
+		if c.t.errSample == "" {
+			c.t.errSample = fmt.Sprintf("%s: %v", orDefault(kind, "checkout"), err)
+		}
+		for _, l := range lines {
+			c.t.uncertain[l.SKU] += l.Quantity
+		}
+	}
+	c.done.Add(1)
+	return err
+}
+
+func orDefault(s, def string) string {
+	if s == "" {
+		return def
+	}
+	return s
+}
+
+func sleep(ctx context.Context, d time.Duration) {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+	case <-t.C:
+	}
+}
+
+// tally is what one client (or, merged, a run) saw.
+type tally struct {
+	lat       []time.Duration
+	outcomes  map[string]int
+	errors    int
+	errSample string
+	sold      map[string]int64 // SKU → units checked out or confirmed
+	uncertain map[string]int64 // SKU → units of requests that ended in an error
+	holding   map[string]int64 // SKU → units of holds neither confirmed nor expired by Confirm
+	abandoned int
+}
+
+func newTally() *tally {
+	return &tally{
+		outcomes:  map[string]int{},
+		sold:      map[string]int64{},
+		uncertain: map[string]int64{},
+		holding:   map[string]int64{},
+	}
+}
+
+func (t *tally) held(lines []stockade.Line, sign int64) {
+	for _, l := range lines {
+		t.holding[l.SKU] += sign * l.Quantity
+	}
+}
+
+func (t *tally) merge(o *tally) {
+	t.lat = append(t.lat, o.lat...)
+	for k, v := range o.outcomes {
+		t.outcomes[k] += v
+	}
+	t.errors += o.errors
+	if t.errSample == "" {
+		t.errSample = o.errSample
+	}
+	for _, m := range [][2]map[string]int64{{t.sold, o.sold}, {t.uncertain, o.uncertain}, {t.holding, o.holding}} {
+		for k, v := range m[1] {
+			m[0][k] += v
+		}
+	}
+	t.abandoned += o.abandoned
+}
+
+// result summarises a run's merged tally.
+func (t *tally) result(name string, elapsed time.Duration) Result {
+	r := Result{
+		Strategy:    name,
+		Requests:    len(t.lat),
+		Seconds:     elapsed.Seconds(),
+		Outcomes:    t.outcomes,
+		Errors:      t.errors,
+		ErrorSample: t.errSample,
+		Abandoned:   t.abandoned,
+	}
+	for k, n := range t.outcomes {
+		if k == "ok" || k == "reserve:ok" || k == "confirm:ok" {
+			r.Successes += n
+		}
+	}
+	for _, n := range t.sold {
+		r.UnitsSold += n
+	}
+	if s := elapsed.Seconds(); s > 0 {
+		r.Throughput = float64(r.Successes) / s
+		r.RequestsPerSec = float64(r.Requests) / s
+	}
+	lat := slices.Clone(t.lat)
+	slices.Sort(lat)
+	r.P50Ms, r.P95Ms, r.P99Ms = percentile(lat, 0.50), percentile(lat, 0.95), percentile(lat, 0.99)
+	if len(lat) > 0 {
+		r.MaxMs = ms(lat[len(lat)-1])
+	}
+	return r
+}
+
+// percentile returns the nearest-rank q-quantile of sorted, in ms.
+func percentile(sorted []time.Duration, q float64) float64 {
+	if len(sorted) == 0 {
+		return 0
+	}
+	i := int(math.Ceil(q*float64(len(sorted)))) - 1
+	return ms(sorted[min(max(i, 0), len(sorted)-1)])
+}
+
+func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
+
+// check reads back every SKU of the run and returns what is wrong.
+func (w *workload) check(ctx context.Context, svc stockade.Service, stock int64, t *tally) ([]string, error) {
+	var viol []string
+	report := func(format string, args ...any) {
+		viol = append(viol, fmt.Sprintf(format, args...))
+	}
+	var totalSold, totalStock, totalCommitted int64
+	for _, sku := range w.skus {
+		st, err := svc.Stock(ctx, sku)
+		if err != nil {
+			return nil, fmt.Errorf("stock %s: %w", sku, err)
+		}
+		if len(st.Levels) != len(w.locs) {
+			report("%s: %d levels, want %d", sku, len(st.Levels), len(w.locs))
+		}
+		for _, l := range st.Levels {
+			if l.Available() < 0 || l.Reserved < 0 || l.Committed < 0 {
+				report("%s: negative counter: available %d, reserved %d, committed %d", l.Key(), l.Available(), l.Reserved, l.Committed)
+			}
+			if l.OnHand != stock {
+				report("%s: on hand %d, want the %d set", l.Key(), l.OnHand, stock)
+			}
+		}
+		levelsStock := stock * int64(len(w.locs))
+		tot := st.Totals
+		totalStock += levelsStock
+		totalSold += t.sold[sku]
+		totalCommitted += tot.Committed
+		if tot.Committed+tot.Reserved > levelsStock {
+			report("%s: OVERSOLD: committed %d + reserved %d > stock %d", sku, tot.Committed, tot.Reserved, levelsStock)
+		}
+		if lo, hi := t.sold[sku], t.sold[sku]+t.uncertain[sku]; tot.Committed < lo || tot.Committed > hi {
+			report("%s: committed %d, but successful requests sold %d (+%d in requests that failed)", sku, tot.Committed, lo, hi-lo)
+		}
+		if w.kind == Booking {
+			if hi := t.holding[sku] + t.uncertain[sku]; tot.Reserved > hi {
+				report("%s: reserved %d, more than the %d units of holds not confirmed", sku, tot.Reserved, hi)
+			}
+		} else if tot.Reserved != 0 {
+			report("%s: reserved %d, want 0 (checkouts hold nothing)", sku, tot.Reserved)
+		}
+	}
+	if totalSold > totalStock {
+		report("OVERSOLD: %d units sold of %d in stock", totalSold, totalStock)
+	}
+	if len(viol) > 5 {
+		viol = append(viol[:5], fmt.Sprintf("and %d more", len(viol)-5))
+	}
+	return viol, nil
+}
