@@ -48,8 +48,9 @@ type Features struct {
 	RowLocks bool
 	// AdvisoryLocks: Tx.AdvisoryLock works.
 	AdvisoryLocks bool
-	// SkipLocked: LapsedReservations skips reservations that another
-	// transaction has locked, so sweepers on many instances share work.
+	// SkipLocked: LapsedReservations without keys skips reservations that
+	// another transaction has locked, so sweepers on many instances share
+	// work.
 	SkipLocked bool
 }
 
@@ -120,9 +121,12 @@ type Tx interface {
 
 	// LapsedReservations returns up to limit (≤ 0: no limit) held
 	// reservations that expired strictly before now, oldest expiry first,
-	// locked for the transaction. With
-	// keys, only those with an allocation on one of them. A store with
-	// SkipLocked leaves out those that another transaction has locked.
+	// locked for the transaction. Without keys (a sweeper), a store with
+	// SkipLocked leaves out those that another transaction has locked, so
+	// sweepers share the work. With keys (a request that needs their
+	// stock), only those with an allocation on one of them, and it waits
+	// for those another transaction has locked, leaving out any that are
+	// no longer held once it has them: a lapsed hold never blocks a sale.
 	LapsedReservations(ctx context.Context, now time.Time, keys []Key, limit int) ([]Reservation, error)
 
 	// InsertOrder stores a new order.

@@ -49,9 +49,11 @@
 //   - atomic: read without locks, allocate, and write each level with
 //     UpdateLevel: the availability check and the write are one conditional
 //     statement. If a write finds its level changed since the read (false),
-//     the transaction re-reads and re-allocates, up to 4 times, before it
-//     retries as a whole; it refuses only when an allocation made from what
-//     it read cannot be met.
+//     the transaction is retried as a whole and allocates from a fresh
+//     read; it refuses only when an allocation made from what it read
+//     cannot be met. The level writes come last in the transaction, after
+//     the order or reservation and ledger rows, so a hot row is locked
+//     only from its UPDATE to the commit.
 //   - rowlock: lock every level the transaction will write with one
 //     Levels(…, lock) (SELECT … FOR UPDATE, in key order), then read,
 //     allocate and write: nothing can change under it.

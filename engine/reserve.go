@@ -10,11 +10,6 @@ import (
 	"github.com/stockade/stockade/lock"
 )
 
-// placeAttempts bounds how often one transaction re-reads and
-// re-allocates after a conditional write found its level changed since it
-// was read; after that the whole transaction is retried.
-const placeAttempts = 4
-
 // Reserve implements stockade.Service: it holds stock for every line or
 // for none, allocated as the package documentation describes.
 func (e *Engine) Reserve(ctx context.Context, req stockade.ReserveRequest) (stockade.Reservation, error) {
@@ -33,7 +28,7 @@ func (e *Engine) Reserve(ctx context.Context, req stockade.ReserveRequest) (stoc
 				ExpiresAt: now.Add(r.ttl),
 				Lines:     r.lines,
 			}
-			allocs, err := e.place(ctx, tx, r, res.ID, false, fences, now)
+			allocs, write, err := e.place(ctx, tx, r, res.ID, false, fences, now)
 			if err != nil {
 				return err
 			}
@@ -41,7 +36,10 @@ func (e *Engine) Reserve(ctx context.Context, req stockade.ReserveRequest) (stoc
 			if err := tx.InsertReservation(ctx, res); err != nil {
 				return err
 			}
-			return c.done(ctx, tx, res)
+			if err := c.done(ctx, tx, res); err != nil {
+				return err
+			}
+			return write()
 		})
 		if err != nil {
 			return stockade.Reservation{}, err
@@ -62,7 +60,7 @@ func (e *Engine) Checkout(ctx context.Context, req stockade.ReserveRequest) (sto
 		err = c.placeRetried(ctx, r, func(ctx context.Context, tx stockade.Tx, fences map[string]uint64) error {
 			now := e.now()
 			o = stockade.Order{ID: newID("ord"), Status: stockade.Committed, CreatedAt: now, Lines: r.lines}
-			allocs, err := e.place(ctx, tx, r, o.ID, true, fences, now)
+			allocs, write, err := e.place(ctx, tx, r, o.ID, true, fences, now)
 			if err != nil {
 				return err
 			}
@@ -70,7 +68,10 @@ func (e *Engine) Checkout(ctx context.Context, req stockade.ReserveRequest) (sto
 			if err := tx.InsertOrder(ctx, o); err != nil {
 				return err
 			}
-			return c.done(ctx, tx, o)
+			if err := c.done(ctx, tx, o); err != nil {
+				return err
+			}
+			return write()
 		})
 		if err != nil {
 			return stockade.Order{}, err
@@ -186,11 +187,11 @@ func (e *Engine) read(ctx context.Context, tx stockade.Tx, r *request) (*levelsV
 }
 
 // lapsed returns the held reservations with an allocation on v's keys
-// that lapsed before now, locked (skipping those another transaction
-// holds, where the store can). It skips the search when no level of v
-// holds any reserved stock, and on a store that runs one write
-// transaction at a time it first probes for any lapsed hold at all, which
-// is one index lookup and usually finds none.
+// that lapsed before now, locked (waiting for those another transaction,
+// such as a sweeper, has locked; see stockade.Tx). It skips the search
+// when no level of v holds any reserved stock, and on a store that runs
+// one write transaction at a time it first probes for any lapsed hold at
+// all, which is one index lookup and usually finds none.
 func (e *Engine) lapsed(ctx context.Context, tx stockade.Tx, v *levelsView, now time.Time) ([]stockade.Reservation, error) {
 	held := false
 	for _, k := range v.keys {
@@ -225,27 +226,31 @@ func (v *levelsView) refresh(ctx context.Context, tx stockade.Tx, keys []stockad
 	return nil
 }
 
-// place allocates r and writes it, inside tx: available → reserved (or
-// → committed, for a checkout), with the ledger rows under ref. It first
-// finds the held reservations on those levels that lapsed before now and
-// expires them in the same writes, so that they never block the request.
+// place allocates r inside tx: available → reserved (or → committed, for
+// a checkout), with the ledger rows under ref. It first finds the held
+// reservations on those levels that lapsed before now and expires them in
+// the same writes, so that they never block the request.
 //
-// Every write goes through UpdateLevel, one per level, in key order. How
-// the allocation is made safe depends on the strategy: see the package
+// It writes the ledger rows at once and returns write, which writes the
+// levels: the caller inserts its reservation or order first and calls
+// write last, so the hot rows are locked (from their UPDATE to the commit)
+// for as short a time as the transaction allows.
+//
+// Every level write goes through UpdateLevel, one per level, in key order.
+// How the allocation is made safe depends on the strategy: see the package
 // documentation. A write refused because its level changed since it was
-// read makes the placement re-read and re-allocate, up to placeAttempts
-// times, except under Optimistic, where it is a conflict and the whole
-// transaction is retried, and under Lock, where a fence newer than the
-// lease's token is too. The request is refused only when an allocation
-// made from what was read cannot be met.
-func (e *Engine) place(ctx context.Context, tx stockade.Tx, r *request, ref string, checkout bool, fences map[string]uint64, now time.Time) ([]stockade.Allocation, error) {
+// read (or, under Lock, because a newer fence is on it) is a conflict: the
+// whole transaction is retried and allocates from a fresh read. The
+// request is refused only when an allocation made from what was read
+// cannot be met.
+func (e *Engine) place(ctx context.Context, tx stockade.Tx, r *request, ref string, checkout bool, fences map[string]uint64, now time.Time) (allocs []stockade.Allocation, write func() error, err error) {
 	v, err := e.read(ctx, tx, r)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	lapsed, err := e.lapsed(ctx, tx, v, now)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	freed := map[stockade.Key]int64{} // reserved that lapsed holds give back
 	for _, res := range lapsed {
@@ -266,49 +271,49 @@ func (e *Engine) place(ctx context.Context, tx stockade.Tx, r *request, ref stri
 		// One statement locks every level the transaction writes, in key
 		// order, before the allocation is decided.
 		if err := v.refresh(ctx, tx, touched, true); err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 	case modeAdvisory:
 		if err := tx.AdvisoryLock(ctx, touched); err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		if err := v.refresh(ctx, tx, v.keys, false); err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 	}
 
-	applied := map[stockade.Key]int64{} // what this transaction has taken, per level
-	freedDone := map[stockade.Key]bool{}
-	var allocs []stockade.Allocation
-	for attempt := 1; ; attempt++ {
-		avail := make(map[stockade.Key]int64, len(v.keys))
-		for _, k := range v.keys {
-			l, ok := v.levels[k]
-			if !ok {
-				continue
-			}
-			avail[k] = l.Available() + applied[k]
-			if !freedDone[k] {
-				avail[k] += freed[k]
-			}
+	avail := make(map[stockade.Key]int64, len(v.keys))
+	for _, k := range v.keys {
+		if l, ok := v.levels[k]; ok {
+			avail[k] = l.Available() + freed[k]
 		}
-		var short *shortfall
-		allocs, short = allocate(r.needs, stockView{avail: avail, locations: v.locs, coords: v.coords}, r.shipTo)
-		if short != nil {
-			return nil, e.refusal(ctx, tx, r, v, short)
-		}
-		target := make(map[stockade.Key]int64, len(allocs))
-		for _, a := range allocs {
-			target[a.Key()] = a.Quantity
-		}
+	}
+	var short *shortfall
+	allocs, short = allocate(r.needs, stockView{avail: avail, locations: v.locs, coords: v.coords}, r.shipTo)
+	if short != nil {
+		return nil, nil, e.refusal(ctx, tx, r, v, short)
+	}
+	target := make(map[stockade.Key]int64, len(allocs))
+	for _, a := range allocs {
+		target[a.Key()] = a.Quantity
+	}
 
-		var failed *stockade.Key
+	ms, err := e.markExpired(ctx, tx, lapsed, now)
+	if err != nil {
+		return nil, nil, err
+	}
+	kind, delta := stockade.MoveReserve, func(q int64) stockade.Delta { return stockade.Delta{Reserved: q} }
+	if checkout {
+		kind, delta = stockade.MoveCheckout, func(q int64) stockade.Delta { return stockade.Delta{Committed: q} }
+	}
+	ms = append(ms, movements(allocs, kind, delta, ref, "", now)...)
+	if err := tx.AppendMovements(ctx, ms...); err != nil {
+		return nil, nil, err
+	}
+
+	write = func() error {
 		for _, k := range touched {
-			d := target[k] - applied[k]
-			f := int64(0)
-			if !freedDone[k] {
-				f = freed[k]
-			}
+			d, f := target[k], freed[k]
 			if d == 0 && f == 0 {
 				continue
 			}
@@ -328,54 +333,30 @@ func (e *Engine) place(ctx context.Context, tx stockade.Tx, r *request, ref stri
 					guard.Fence = fences[k.SKU]
 				}
 			}
-			l, ok, err := tx.UpdateLevel(ctx, k, delta, guard)
+			_, ok, err := tx.UpdateLevel(ctx, k, delta, guard)
 			if err != nil {
-				return nil, err
+				return err
 			}
-			if !ok {
-				failed = &k
-				break
+			if ok {
+				continue
 			}
-			v.levels[k] = l
-			applied[k], freedDone[k] = target[k], true
-		}
-		if failed == nil {
-			break
-		}
-		switch e.mode {
-		case modeOptimistic:
-			return nil, conflictf("level %s changed since it was read", *failed)
-		case modeLock:
-			ls, err := tx.Levels(ctx, []stockade.Key{*failed}, false)
-			if err != nil {
-				return nil, err
+			if e.mode == modeLock {
+				ls, err := tx.Levels(ctx, []stockade.Key{k}, false)
+				if err != nil {
+					return err
+				}
+				if len(ls) == 1 && ls[0].Fence > fences[k.SKU] {
+					return conflictf("level %s: fencing token %d is older than the level's %d (the lease was lost)",
+						k, fences[k.SKU], ls[0].Fence)
+				}
 			}
-			if len(ls) == 1 && ls[0].Fence > fences[failed.SKU] {
-				return nil, conflictf("level %s: fencing token %d is older than the level's %d (the lease was lost)",
-					*failed, fences[failed.SKU], ls[0].Fence)
-			}
+			// The level changed since it was read: allocate again from a
+			// fresh read, in a new transaction.
+			return conflictf("level %s changed since it was read", k)
 		}
-		if attempt == placeAttempts {
-			return nil, conflictf("levels kept changing under %d allocations", attempt)
-		}
-		if err := v.refresh(ctx, tx, v.keys, false); err != nil {
-			return nil, err
-		}
+		return nil
 	}
-
-	ms, err := e.markExpired(ctx, tx, lapsed, now)
-	if err != nil {
-		return nil, err
-	}
-	kind, delta := stockade.MoveReserve, func(q int64) stockade.Delta { return stockade.Delta{Reserved: q} }
-	if checkout {
-		kind, delta = stockade.MoveCheckout, func(q int64) stockade.Delta { return stockade.Delta{Committed: q} }
-	}
-	ms = append(ms, movements(allocs, kind, delta, ref, "", now)...)
-	if err := tx.AppendMovements(ctx, ms...); err != nil {
-		return nil, err
-	}
-	return allocs, nil
+	return allocs, write, nil
 }
 
 // refusal explains why r cannot be met, given the shortfall that

@@ -503,7 +503,8 @@ func TestRowLockBlocks(t *testing.T) {
 }
 
 // TestLapsedReservationsSkipLocked checks that two sweepers at once take
-// disjoint sets, oldest expiry first, and that the second does not wait.
+// disjoint sets, oldest expiry first, and that the second does not wait,
+// while a request (with keys) waits for the holds a sweeper has locked.
 func TestLapsedReservationsSkipLocked(t *testing.T) {
 	s, _ := newStore(t)
 	now := time.Now().UTC().Truncate(time.Microsecond)
@@ -541,7 +542,9 @@ func TestLapsedReservationsSkipLocked(t *testing.T) {
 				return err
 			}
 			<-release
-			return nil
+			// It expires one of them; the others it leaves held.
+			_, err = tx.SetReservationStatus(t.Context(), "r00", stockade.Held, stockade.Expired, "")
+			return err
 		})
 	}()
 	a := <-held
@@ -557,18 +560,32 @@ func TestLapsedReservationsSkipLocked(t *testing.T) {
 	if want := []string{"r05", "r06", "r07", "r08", "r09"}; !slices.Equal(b, want) {
 		t.Fatalf("second sweeper took %v, want %v", b, want)
 	}
-	// With keys: only reservations allocated on them (w0: even numbers).
-	update(t, s, func(tx stockade.Tx) error {
-		rs, err := tx.LapsedReservations(t.Context(), now, []stockade.Key{{SKU: "sku", Location: "w0"}, {SKU: "other", Location: "w1"}}, 2)
-		c = ids(rs)
-		return err
-	})
-	if want := []string{"r06", "r08"}; !slices.Equal(c, want) {
-		t.Fatalf("sweeper by key took %v, want %v", c, want)
+	// With keys (a request that needs the stock) it waits for holds others
+	// have locked: here the first sweeper expires r00 and commits while
+	// the request waits, and the request then takes only what is still
+	// held on its keys (w0: even numbers).
+	requested := make(chan error, 1)
+	go func() {
+		requested <- s.Update(t.Context(), func(tx stockade.Tx) error {
+			rs, err := tx.LapsedReservations(t.Context(), now, []stockade.Key{{SKU: "sku", Location: "w0"}, {SKU: "other", Location: "w1"}}, 2)
+			c = ids(rs)
+			return err
+		})
+	}()
+	select {
+	case err := <-requested:
+		t.Fatalf("a request did not wait for holds another transaction had locked: %v, took %v", err, c)
+	case <-time.After(200 * time.Millisecond):
 	}
 	close(release)
 	if err := <-first; err != nil {
 		t.Fatal(err)
+	}
+	if err := <-requested; err != nil {
+		t.Fatal(err)
+	}
+	if want := []string{"r02", "r04"}; !slices.Equal(c, want) {
+		t.Fatalf("request by key took %v, want %v (r00 was expired while it waited)", c, want)
 	}
 }
 

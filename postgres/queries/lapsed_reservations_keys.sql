@@ -1,6 +1,9 @@
 -- As lapsed_reservations.sql, but only reservations with an allocation on
 -- one of the levels $3 (text[] of SKUs) and $4 (text[] of locations,
--- pairwise with $3).
+-- pairwise with $3), and for a request that needs their stock: it waits
+-- for rows another transaction (a sweeper) has locked instead of skipping
+-- them, and READ COMMITTED re-checks the status once it has the lock, so
+-- holds that transaction expired are left out.
 SELECT r.id, r.status, r.created_at, r.expires_at, r.order_id, r.lines, r.allocations
 FROM reservations r
 WHERE r.status = 'held' AND r.expires_at < $1::timestamptz
@@ -12,4 +15,4 @@ WHERE r.status = 'held' AND r.expires_at < $1::timestamptz
   )
 ORDER BY r.expires_at, r.id
 LIMIT $2::bigint
-FOR UPDATE OF r SKIP LOCKED;
+FOR UPDATE OF r;
