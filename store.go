@@ -105,10 +105,10 @@ type Tx interface {
 	// any.
 	LedgerSums(ctx context.Context) (map[Key]Delta, error)
 
-	// InsertReservation stores a new reservation. An id in use is an
-	// error (on PostgreSQL it wraps ErrConflict, so generate ids inside the
-	// retried function).
-	InsertReservation(ctx context.Context, r Reservation) error
+	// InsertReservations stores new reservations, in one statement where
+	// the store can. An id in use is an error (on PostgreSQL it wraps
+	// ErrConflict, so generate ids inside the retried function).
+	InsertReservations(ctx context.Context, rs ...Reservation) error
 
 	// Reservation returns a reservation (ENotFound if there is none),
 	// locking its row with lock.
@@ -129,8 +129,9 @@ type Tx interface {
 	// no longer held once it has them: a lapsed hold never blocks a sale.
 	LapsedReservations(ctx context.Context, now time.Time, keys []Key, limit int) ([]Reservation, error)
 
-	// InsertOrder stores a new order.
-	InsertOrder(ctx context.Context, o Order) error
+	// InsertOrders stores new orders, in one statement where the store
+	// can. An id in use is an error, as for InsertReservations.
+	InsertOrders(ctx context.Context, orders ...Order) error
 
 	// Order returns an order (ENotFound if there is none), locking its
 	// row with lock.

@@ -62,7 +62,7 @@ func (e *Engine) Confirm(ctx context.Context, id string) (stockade.Order, error)
 			if ok, err := tx.SetReservationStatus(ctx, id, stockade.Held, stockade.Confirmed, o.ID); err != nil || !ok {
 				return statusErr(err, "reservation", id)
 			}
-			if err := tx.InsertOrder(ctx, o); err != nil {
+			if err := tx.InsertOrders(ctx, o); err != nil {
 				return err
 			}
 			ms := movements(r.Allocations, stockade.MoveConfirm, d, o.ID, "confirm reservation "+id, now)

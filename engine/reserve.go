@@ -33,7 +33,7 @@ func (e *Engine) Reserve(ctx context.Context, req stockade.ReserveRequest) (stoc
 				return err
 			}
 			res.Allocations = allocs
-			if err := tx.InsertReservation(ctx, res); err != nil {
+			if err := tx.InsertReservations(ctx, res); err != nil {
 				return err
 			}
 			if err := c.done(ctx, tx, res); err != nil {
@@ -65,7 +65,7 @@ func (e *Engine) Checkout(ctx context.Context, req stockade.ReserveRequest) (sto
 				return err
 			}
 			o.Allocations = allocs
-			if err := tx.InsertOrder(ctx, o); err != nil {
+			if err := tx.InsertOrders(ctx, o); err != nil {
 				return err
 			}
 			if err := c.done(ctx, tx, o); err != nil {

@@ -363,7 +363,7 @@ func TestRoundTrip(t *testing.T) {
 			Lines:       []stockade.Line{{SKU: "a", Quantity: 2}, {SKU: "b", Quantity: 1, Location: "w2"}},
 			Allocations: []stockade.Allocation{{SKU: "a", Location: "w1", Quantity: 2}, {SKU: "b", Location: "w2", Quantity: 1}},
 		}
-		if err := tx.InsertReservation(ctx, r); err != nil {
+		if err := tx.InsertReservations(ctx, r); err != nil {
 			return err
 		}
 		got, err := tx.Reservation(ctx, "r1", true)
@@ -389,7 +389,7 @@ func TestRoundTrip(t *testing.T) {
 		}
 
 		o := stockade.Order{ID: "o1", Status: stockade.Committed, CreatedAt: at, Lines: r.Lines, Allocations: r.Allocations, ReservationID: "r1"}
-		if err := tx.InsertOrder(ctx, o); err != nil {
+		if err := tx.InsertOrders(ctx, o); err != nil {
 			return err
 		}
 		if ok, err := tx.SetOrderStatus(ctx, "o1", stockade.Committed, stockade.Fulfilled); !ok || err != nil {
@@ -517,7 +517,7 @@ func TestLapsedReservationsSkipLocked(t *testing.T) {
 				Lines:       []stockade.Line{{SKU: "sku", Quantity: 1}},
 				Allocations: []stockade.Allocation{{SKU: "sku", Location: fmt.Sprintf("w%d", i%2), Quantity: 1}},
 			}
-			if err := tx.InsertReservation(t.Context(), r); err != nil {
+			if err := tx.InsertReservations(t.Context(), r); err != nil {
 				return err
 			}
 		}
@@ -697,10 +697,10 @@ func TestErrors(t *testing.T) {
 	s, _ := newStore(t)
 	seed(t, s, "w1", 10, "sku")
 	res := stockade.Reservation{ID: "r1", Status: stockade.Held, Lines: []stockade.Line{}, Allocations: []stockade.Allocation{}}
-	update(t, s, func(tx stockade.Tx) error { return tx.InsertReservation(t.Context(), res) })
+	update(t, s, func(tx stockade.Tx) error { return tx.InsertReservations(t.Context(), res) })
 
 	t.Run("duplicate key is a conflict", func(t *testing.T) {
-		err := s.Update(t.Context(), func(tx stockade.Tx) error { return tx.InsertReservation(t.Context(), res) })
+		err := s.Update(t.Context(), func(tx stockade.Tx) error { return tx.InsertReservations(t.Context(), res) })
 		if !errors.Is(err, stockade.ErrConflict) {
 			t.Errorf("%v does not wrap ErrConflict", err)
 		}
@@ -737,7 +737,7 @@ func TestErrors(t *testing.T) {
 			if _, _, err := tx.UpdateLevel(t.Context(), k, stockade.Delta{OnHand: 5}, stockade.Guard{}); err != nil {
 				return err
 			}
-			_ = tx.InsertReservation(t.Context(), res) // fails, and aborts the transaction
+			_ = tx.InsertReservations(t.Context(), res) // fails, and aborts the transaction
 			return nil
 		})
 		if !errors.Is(err, stockade.ErrConflict) {

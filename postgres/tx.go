@@ -41,8 +41,8 @@ var (
 	movementsSQL string
 	//go:embed queries/ledger_sums.sql
 	ledgerSumsSQL string
-	//go:embed queries/insert_reservation.sql
-	insertReservationSQL string
+	//go:embed queries/insert_reservations.sql
+	insertReservationsSQL string
 	//go:embed queries/reservation.sql
 	reservationSQL string
 	//go:embed queries/set_reservation_status.sql
@@ -51,8 +51,8 @@ var (
 	lapsedReservationsSQL string
 	//go:embed queries/lapsed_reservations_keys.sql
 	lapsedReservationsKeysSQL string
-	//go:embed queries/insert_order.sql
-	insertOrderSQL string
+	//go:embed queries/insert_orders.sql
+	insertOrdersSQL string
 	//go:embed queries/order.sql
 	orderSQL string
 	//go:embed queries/set_order_status.sql
@@ -311,18 +311,38 @@ func (t *tx) LedgerSums(ctx context.Context) (map[stockade.Key]stockade.Delta, e
 	return sums, nil
 }
 
-func (t *tx) InsertReservation(ctx context.Context, r stockade.Reservation) error {
-	what := "insert reservation " + strconv.Quote(r.ID)
-	lines, allocs, err := marshalLines(r.Lines, r.Allocations)
-	if err != nil {
-		return fmt.Errorf("postgres: %s: %w", what, err)
+func (t *tx) InsertReservations(ctx context.Context, rs ...stockade.Reservation) error {
+	if len(rs) == 0 {
+		return nil
 	}
-	skus, locs, qty := make([]string, len(r.Allocations)), make([]string, len(r.Allocations)), make([]int64, len(r.Allocations))
-	for i, a := range r.Allocations {
-		skus[i], locs[i], qty[i] = a.SKU, a.Location, a.Quantity
+	what := "insert reservation " + strconv.Quote(rs[0].ID)
+	if len(rs) > 1 {
+		what = fmt.Sprintf("insert %d reservations", len(rs))
 	}
-	_, err = t.tx.Exec(ctx, insertReservationSQL,
-		r.ID, string(r.Status), r.CreatedAt, r.ExpiresAt, r.OrderID, lines, allocs, skus, locs, qty)
+	var (
+		ids, statuses, orderIDs = make([]string, len(rs)), make([]string, len(rs)), make([]string, len(rs))
+		created, expires        = make([]time.Time, len(rs)), make([]time.Time, len(rs))
+		lines, allocs           = make([]string, len(rs)), make([]string, len(rs))
+		// One row per allocation.
+		aIDs, aSKUs, aLocs []string
+		aNs                []int32
+		aQty               []int64
+	)
+	for i, r := range rs {
+		l, a, err := marshalLines(r.Lines, r.Allocations)
+		if err != nil {
+			return fmt.Errorf("postgres: insert reservation %q: %w", r.ID, err)
+		}
+		ids[i], statuses[i], orderIDs[i] = r.ID, string(r.Status), r.OrderID
+		created[i], expires[i] = r.CreatedAt, r.ExpiresAt
+		lines[i], allocs[i] = string(l), string(a)
+		for n, al := range r.Allocations {
+			aIDs, aNs = append(aIDs, r.ID), append(aNs, int32(n+1))
+			aSKUs, aLocs, aQty = append(aSKUs, al.SKU), append(aLocs, al.Location), append(aQty, al.Quantity)
+		}
+	}
+	_, err := t.tx.Exec(ctx, insertReservationsSQL, ids, statuses, created, expires, orderIDs, lines, allocs,
+		nonNil(aIDs), nonNil(aNs), nonNil(aSKUs), nonNil(aLocs), nonNil(aQty))
 	if err != nil {
 		return t.fail(ctx, what, err)
 	}
@@ -389,13 +409,28 @@ func (t *tx) LapsedReservations(ctx context.Context, now time.Time, keys []stock
 	return rs, nil
 }
 
-func (t *tx) InsertOrder(ctx context.Context, o stockade.Order) error {
-	what := "insert order " + strconv.Quote(o.ID)
-	lines, allocs, err := marshalLines(o.Lines, o.Allocations)
-	if err != nil {
-		return fmt.Errorf("postgres: %s: %w", what, err)
+func (t *tx) InsertOrders(ctx context.Context, orders ...stockade.Order) error {
+	if len(orders) == 0 {
+		return nil
 	}
-	if _, err := t.tx.Exec(ctx, insertOrderSQL, o.ID, string(o.Status), o.CreatedAt, o.ReservationID, lines, allocs); err != nil {
+	what := "insert order " + strconv.Quote(orders[0].ID)
+	if len(orders) > 1 {
+		what = fmt.Sprintf("insert %d orders", len(orders))
+	}
+	var (
+		ids, statuses, resIDs = make([]string, len(orders)), make([]string, len(orders)), make([]string, len(orders))
+		created               = make([]time.Time, len(orders))
+		lines, allocs         = make([]string, len(orders)), make([]string, len(orders))
+	)
+	for i, o := range orders {
+		l, a, err := marshalLines(o.Lines, o.Allocations)
+		if err != nil {
+			return fmt.Errorf("postgres: insert order %q: %w", o.ID, err)
+		}
+		ids[i], statuses[i], resIDs[i], created[i] = o.ID, string(o.Status), o.ReservationID, o.CreatedAt
+		lines[i], allocs[i] = string(l), string(a)
+	}
+	if _, err := t.tx.Exec(ctx, insertOrdersSQL, ids, statuses, created, resIDs, lines, allocs); err != nil {
 		return t.fail(ctx, what, err)
 	}
 	return nil

@@ -36,28 +36,40 @@ func scanReservation(row interface{ Scan(...any) error }) (stockade.Reservation,
 	return r, nil
 }
 
-// InsertReservation stores r and the levels it draws on, for the key
+// InsertReservations stores rs and the levels each draws on, for the key
 // filter of LapsedReservations.
-func (t *tx) InsertReservation(ctx context.Context, r stockade.Reservation) error {
-	lines, err := jsonOf(r.Lines)
-	if err != nil {
-		return fmt.Errorf("sqlite: insert reservation %s: %w", r.ID, err)
+func (t *tx) InsertReservations(ctx context.Context, rs ...stockade.Reservation) error {
+	if len(rs) == 0 {
+		return nil
 	}
-	allocs, err := jsonOf(r.Allocations)
+	ins, err := t.tx.PrepareContext(ctx, `INSERT INTO reservations (`+reservationColumns+`) VALUES (?, ?, ?, ?, ?, ?, ?)`)
 	if err != nil {
-		return fmt.Errorf("sqlite: insert reservation %s: %w", r.ID, err)
+		return wrapf(err, "prepare insert reservation")
 	}
-	_, err = t.tx.ExecContext(ctx, `INSERT INTO reservations (`+reservationColumns+`) VALUES (?, ?, ?, ?, ?, ?, ?)`,
-		r.ID, string(r.Status), micros(r.CreatedAt), micros(r.ExpiresAt), r.OrderID, lines, allocs)
-	if err != nil {
-		return checkf(err, "invalid reservation status", "insert reservation %s", r.ID)
-	}
-	_, err = t.tx.ExecContext(ctx, `
+	defer ins.Close()
+	insAllocs, err := t.tx.PrepareContext(ctx, `
 		INSERT INTO reservation_allocations (reservation_id, sku, location)
-		SELECT DISTINCT ?, value ->> 'sku', value ->> 'location' FROM json_each(?) WHERE type = 'object'`,
-		r.ID, allocs)
+		SELECT DISTINCT ?, value ->> 'sku', value ->> 'location' FROM json_each(?) WHERE type = 'object'`)
 	if err != nil {
-		return wrapf(err, "insert reservation %s allocations", r.ID)
+		return wrapf(err, "prepare insert reservation allocations")
+	}
+	defer insAllocs.Close()
+	for _, r := range rs {
+		lines, err := jsonOf(r.Lines)
+		if err != nil {
+			return fmt.Errorf("sqlite: insert reservation %s: %w", r.ID, err)
+		}
+		allocs, err := jsonOf(r.Allocations)
+		if err != nil {
+			return fmt.Errorf("sqlite: insert reservation %s: %w", r.ID, err)
+		}
+		_, err = ins.ExecContext(ctx, r.ID, string(r.Status), micros(r.CreatedAt), micros(r.ExpiresAt), r.OrderID, lines, allocs)
+		if err != nil {
+			return checkf(err, "invalid reservation status", "insert reservation %s", r.ID)
+		}
+		if _, err = insAllocs.ExecContext(ctx, r.ID, allocs); err != nil {
+			return wrapf(err, "insert reservation %s allocations", r.ID)
+		}
 	}
 	return nil
 }
@@ -127,20 +139,29 @@ func (t *tx) LapsedReservations(ctx context.Context, now time.Time, keys []stock
 	return rs, nil
 }
 
-func (t *tx) InsertOrder(ctx context.Context, o stockade.Order) error {
-	lines, err := jsonOf(o.Lines)
-	if err != nil {
-		return fmt.Errorf("sqlite: insert order %s: %w", o.ID, err)
+func (t *tx) InsertOrders(ctx context.Context, orders ...stockade.Order) error {
+	if len(orders) == 0 {
+		return nil
 	}
-	allocs, err := jsonOf(o.Allocations)
+	ins, err := t.tx.PrepareContext(ctx, `
+		INSERT INTO orders (id, status, created_at, reservation_id, lines, allocations) VALUES (?, ?, ?, ?, ?, ?)`)
 	if err != nil {
-		return fmt.Errorf("sqlite: insert order %s: %w", o.ID, err)
+		return wrapf(err, "prepare insert order")
 	}
-	_, err = t.tx.ExecContext(ctx, `
-		INSERT INTO orders (id, status, created_at, reservation_id, lines, allocations) VALUES (?, ?, ?, ?, ?, ?)`,
-		o.ID, string(o.Status), micros(o.CreatedAt), o.ReservationID, lines, allocs)
-	if err != nil {
-		return checkf(err, "invalid order status", "insert order %s", o.ID)
+	defer ins.Close()
+	for _, o := range orders {
+		lines, err := jsonOf(o.Lines)
+		if err != nil {
+			return fmt.Errorf("sqlite: insert order %s: %w", o.ID, err)
+		}
+		allocs, err := jsonOf(o.Allocations)
+		if err != nil {
+			return fmt.Errorf("sqlite: insert order %s: %w", o.ID, err)
+		}
+		_, err = ins.ExecContext(ctx, o.ID, string(o.Status), micros(o.CreatedAt), o.ReservationID, lines, allocs)
+		if err != nil {
+			return checkf(err, "invalid order status", "insert order %s", o.ID)
+		}
 	}
 	return nil
 }

@@ -41,12 +41,13 @@ func testReservations(t *testing.T, s stockade.Store) {
 	r3 := reservation("r-3", stockade.Held, base.Add(time.Hour), keyB1)
 	r3.OrderID = "o-3"
 	update(t, s, func(tx stockade.Tx) error {
-		for _, r := range []stockade.Reservation{r1, r2, r3} {
-			if err := tx.InsertReservation(ctx, r); err != nil {
-				return err
-			}
+		if err := tx.InsertReservations(ctx); err != nil {
+			return fmt.Errorf("InsertReservations(none): %w", err)
 		}
-		return nil
+		if err := tx.InsertReservations(ctx, r1); err != nil {
+			return err
+		}
+		return tx.InsertReservations(ctx, r2, r3)
 	})
 
 	for _, want := range []stockade.Reservation{r1, r2, r3} {
@@ -75,9 +76,20 @@ func testReservations(t *testing.T, s stockade.Store) {
 
 	dup := r1
 	dup.Status = stockade.Released
-	if err := s.Update(ctx, func(tx stockade.Tx) error { return tx.InsertReservation(ctx, dup) }); err == nil {
-		t.Errorf("InsertReservation with an id in use succeeded")
+	if err := s.Update(ctx, func(tx stockade.Tx) error { return tx.InsertReservations(ctx, dup) }); err == nil {
+		t.Errorf("InsertReservations with an id in use succeeded")
 	}
+	// A duplicate within one call fails the call, and the rollback leaves
+	// nothing of it.
+	r4 := reservation("r-4", stockade.Held, base, keyA1)
+	if err := s.Update(ctx, func(tx stockade.Tx) error { return tx.InsertReservations(ctx, r4, r4) }); err == nil {
+		t.Errorf("InsertReservations with one id twice succeeded")
+	}
+	view(t, s, func(tx stockade.Tx) error {
+		_, err := tx.Reservation(ctx, r4.ID, false)
+		wantCode(t, "Reservation(r-4) after a failed insert", err, stockade.ENotFound)
+		return nil
+	})
 
 	steps := []struct {
 		name     string
@@ -136,14 +148,8 @@ func testLapsedReservations(t *testing.T, s stockade.Store) {
 		reservation("r-h", stockade.Held, now, keyA1), // expires at now: not before it
 		reservation("r-i", stockade.Held, now.Add(-time.Millisecond), keyC1),
 	}
-	update(t, s, func(tx stockade.Tx) error {
-		for _, r := range rs {
-			if err := tx.InsertReservation(ctx, r); err != nil {
-				return fmt.Errorf("InsertReservation(%s): %w", r.ID, err)
-			}
-		}
-		return nil
-	})
+	// One call: the allocation rows of every reservation are found by key.
+	update(t, s, func(tx stockade.Tx) error { return tx.InsertReservations(ctx, rs...) })
 	byID := map[string]stockade.Reservation{}
 	for _, r := range rs {
 		byID[r.ID] = r
@@ -198,10 +204,10 @@ func testOrders(t *testing.T, s stockade.Store) {
 		Lines:       []stockade.Line{{SKU: "A", Quantity: 1, Location: "w1"}},
 		Allocations: []stockade.Allocation{{SKU: "A", Location: "w1", Quantity: 1}}}
 	update(t, s, func(tx stockade.Tx) error {
-		if err := tx.InsertOrder(ctx, o1); err != nil {
-			return err
+		if err := tx.InsertOrders(ctx); err != nil {
+			return fmt.Errorf("InsertOrders(none): %w", err)
 		}
-		return tx.InsertOrder(ctx, o2)
+		return tx.InsertOrders(ctx, o1, o2)
 	})
 	check := func(want stockade.Order, lock bool) {
 		t.Helper()
@@ -232,8 +238,8 @@ func testOrders(t *testing.T, s stockade.Store) {
 	})
 	dup := o1
 	dup.Status = stockade.Cancelled
-	if err := s.Update(ctx, func(tx stockade.Tx) error { return tx.InsertOrder(ctx, dup) }); err == nil {
-		t.Errorf("InsertOrder with an id in use succeeded")
+	if err := s.Update(ctx, func(tx stockade.Tx) error { return tx.InsertOrders(ctx, dup) }); err == nil {
+		t.Errorf("InsertOrders with an id in use succeeded")
 	}
 
 	steps := []struct {
@@ -357,10 +363,10 @@ func testInvalidStatus(t *testing.T, s stockade.Store) {
 	ctx := t.Context()
 	seed(t, s, level{Key: keyA1, OnHand: 10})
 	update(t, s, func(tx stockade.Tx) error {
-		if err := tx.InsertReservation(ctx, reservation("r-1", stockade.Held, base, keyA1)); err != nil {
+		if err := tx.InsertReservations(ctx, reservation("r-1", stockade.Held, base, keyA1)); err != nil {
 			return err
 		}
-		return tx.InsertOrder(ctx, stockade.Order{ID: "o-1", Status: stockade.Committed, CreatedAt: base})
+		return tx.InsertOrders(ctx, stockade.Order{ID: "o-1", Status: stockade.Committed, CreatedAt: base})
 	})
 	before := take(t, s, []string{"r-1", "r-2"}, []string{"o-1", "o-2"}, []string{"k-1"})
 	tests := []struct {
@@ -368,14 +374,14 @@ func testInvalidStatus(t *testing.T, s stockade.Store) {
 		fn   func(tx stockade.Tx) error
 	}{
 		{"InsertReservation", func(tx stockade.Tx) error {
-			return tx.InsertReservation(ctx, reservation("r-2", "lost", base, keyA1))
+			return tx.InsertReservations(ctx, reservation("r-2", "lost", base, keyA1))
 		}},
 		{"SetReservationStatus", func(tx stockade.Tx) error {
 			_, err := tx.SetReservationStatus(ctx, "r-1", stockade.Held, "lost", "")
 			return err
 		}},
 		{"InsertOrder", func(tx stockade.Tx) error {
-			return tx.InsertOrder(ctx, stockade.Order{ID: "o-2", Status: "lost", CreatedAt: base})
+			return tx.InsertOrders(ctx, stockade.Order{ID: "o-2", Status: "lost", CreatedAt: base})
 		}},
 		{"SetOrderStatus", func(tx stockade.Tx) error {
 			_, err := tx.SetOrderStatus(ctx, "o-1", stockade.Committed, "lost")

@@ -46,14 +46,14 @@ var writes = []struct {
 			Kind: stockade.MoveAdjust, Delta: stockade.Delta{OnHand: 1}})
 	}},
 	{"InsertReservation", func(ctx context.Context, tx stockade.Tx) error {
-		return tx.InsertReservation(ctx, reservation("r-new", stockade.Held, base, keyA1))
+		return tx.InsertReservations(ctx, reservation("r-new", stockade.Held, base, keyA1))
 	}},
 	{"SetReservationStatus", func(ctx context.Context, tx stockade.Tx) error {
 		_, err := tx.SetReservationStatus(ctx, "r-old", stockade.Held, stockade.Confirmed, "o-new")
 		return err
 	}},
 	{"InsertOrder", func(ctx context.Context, tx stockade.Tx) error {
-		return tx.InsertOrder(ctx, stockade.Order{ID: "o-new", Status: stockade.Committed, CreatedAt: base})
+		return tx.InsertOrders(ctx, stockade.Order{ID: "o-new", Status: stockade.Committed, CreatedAt: base})
 	}},
 	{"SetOrderStatus", func(ctx context.Context, tx stockade.Tx) error {
 		_, err := tx.SetOrderStatus(ctx, "o-old", stockade.Committed, stockade.Cancelled)
@@ -81,10 +81,10 @@ func seedWrites(t *testing.T, s stockade.Store) snapshot {
 	ctx := t.Context()
 	seed(t, s, level{Key: keyA1, OnHand: 10})
 	update(t, s, func(tx stockade.Tx) error {
-		if err := tx.InsertReservation(ctx, reservation("r-old", stockade.Held, base, keyA1)); err != nil {
+		if err := tx.InsertReservations(ctx, reservation("r-old", stockade.Held, base, keyA1)); err != nil {
 			return err
 		}
-		if err := tx.InsertOrder(ctx, stockade.Order{ID: "o-old", Status: stockade.Committed, CreatedAt: base}); err != nil {
+		if err := tx.InsertOrders(ctx, stockade.Order{ID: "o-old", Status: stockade.Committed, CreatedAt: base}); err != nil {
 			return err
 		}
 		return tx.PutIdempotency(ctx, stockade.Idempotency{Key: "k-old", RequestHash: "h", State: stockade.InFlight, CreatedAt: base})
@@ -252,10 +252,10 @@ func testLocksExclude(t *testing.T, s stockade.Store) {
 	seed(t, s, level{Key: keyA1, OnHand: 10}, level{Key: keyA2, OnHand: 10})
 	ctx := t.Context()
 	update(t, s, func(tx stockade.Tx) error {
-		if err := tx.InsertReservation(ctx, reservation("r-1", stockade.Held, base, keyA1)); err != nil {
+		if err := tx.InsertReservations(ctx, reservation("r-1", stockade.Held, base, keyA1)); err != nil {
 			return err
 		}
-		return tx.InsertOrder(ctx, stockade.Order{ID: "o-1", Status: stockade.Committed, CreatedAt: base})
+		return tx.InsertOrders(ctx, stockade.Order{ID: "o-1", Status: stockade.Committed, CreatedAt: base})
 	})
 	tests := []struct {
 		name string
@@ -343,7 +343,7 @@ func testSkipLocked(t *testing.T, s stockade.Store) {
 	update(t, s, func(tx stockade.Tx) error {
 		for i, id := range []string{"r-1", "r-2", "r-3"} {
 			r := reservation(id, stockade.Held, base.Add(time.Duration(i-10)*time.Minute), keyA1)
-			if err := tx.InsertReservation(ctx, r); err != nil {
+			if err := tx.InsertReservations(ctx, r); err != nil {
 				return err
 			}
 		}
