@@ -71,6 +71,23 @@
 //   - advisory: take the store's transaction-scoped advisory locks on every
 //     level the transaction will write (Tx.AdvisoryLock), then read,
 //     allocate and write.
+//   - batch: group commit. Calls queue in the engine while a batch
+//     transaction runs; the next transaction takes every queued call (at
+//     most Options.MaxBatch), in arrival order. It reads the levels they
+//     draw on, expires the lapsed holds there, locks the levels in key
+//     order (Levels with lock), and decides each call from what the calls
+//     before it left: met in full, or refused as it would be alone. Then
+//     it inserts the reservations, orders, ledger rows and idempotency
+//     records in bulk and writes each level once, with the sum of the
+//     batch's changes. Nothing lingers: a call that finds no batch running
+//     starts one at once, and under load batches grow by themselves, so
+//     one hot row costs one commit per batch instead of one per call. The
+//     row locks keep it correct with many engines on one database. A
+//     conflict retries the whole batch; any other failure fails each call
+//     of the batch, none of which was committed. A caller whose context
+//     ends while its call is queued withdraws it; once a batch holds it,
+//     the caller waits for the batch (bounded by Options.Timeout), so that
+//     what it is told is what was committed.
 //
 // Confirm, Release, CancelOrder, FulfillOrder, SetStock, AdjustStock and
 // Sweep run the same way under every strategy: they lock the reservation or
@@ -93,7 +110,7 @@
 //     without (SQLite), as above, "advisory (fallback: serialized write
 //     transactions, the store has no advisory locks)".
 //
-// atomic, optimistic and lock run on every store. New refuses an unknown
+// atomic, optimistic, lock and batch run on every store. New refuses an unknown
 // strategy, and lock without Options.Locker.
 //
 // # Allocation
@@ -146,8 +163,9 @@
 // when it is taken over. The rendered result is stored in the same
 // transaction as the call's effect, after checking that the claim is still
 // this call's (a call whose claim was taken over commits nothing). A
-// refusal is rendered and stored too, so a retry replays it; any other
-// failure deletes the claim, so the client may retry.
+// refusal is rendered and stored too, so a retry replays it (under batch,
+// in the batch's own commit); any other failure deletes the claim, so the
+// client may retry.
 //
 // # Failure modes
 //

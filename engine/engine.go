@@ -26,7 +26,14 @@ const (
 	Lock = "lock"
 	// Advisory takes the store's advisory locks on the levels first.
 	Advisory = "advisory"
+	// Batch queues concurrent calls and decides each batch of them in one
+	// transaction that locks the levels it touches (group commit).
+	Batch = "batch"
 )
+
+// Strategies returns every strategy name, in the order of the package
+// documentation.
+func Strategies() []string { return []string{Atomic, RowLock, Optimistic, Lock, Advisory, Batch} }
 
 // Limits on requests. Anything beyond them is refused with EInvalid.
 const (
@@ -46,7 +53,7 @@ const (
 // Options configure an Engine. A nil *Options means every default.
 type Options struct {
 	// Strategy is how Reserve and Checkout check availability and write:
-	// Atomic, RowLock, Optimistic, Lock or Advisory. Strategies the store
+	// Atomic, RowLock, Optimistic, Lock, Advisory or Batch. Strategies the store
 	// cannot offer fall back; see the package documentation and
 	// Engine.Strategy.
 	// Default: Atomic.
@@ -62,6 +69,12 @@ type Options struct {
 	// the request is retried.
 	// Default: 10s.
 	LockTTL time.Duration
+
+	// MaxBatch is the most Reserve and Checkout calls that one transaction
+	// of the Batch strategy decides; more wait for the next. Ignored by
+	// the other strategies.
+	// Default: 512.
+	MaxBatch int
 
 	// DefaultTTL is how long a reservation holds its stock when the
 	// request does not say.
@@ -134,6 +147,9 @@ func (o *Options) withDefaults() Options {
 	if c.LockTTL <= 0 {
 		c.LockTTL = 10 * time.Second
 	}
+	if c.MaxBatch <= 0 {
+		c.MaxBatch = 512
+	}
 	if c.DefaultTTL <= 0 {
 		c.DefaultTTL = 15 * time.Minute
 	}
@@ -179,6 +195,7 @@ const (
 	modeLock            // per-SKU leases, fenced writes
 	modeAdvisory        // the store's advisory locks first
 	modeSerial          // the store runs one write transaction at a time
+	modeBatch           // calls queued and decided together, levels locked
 )
 
 // Engine is the stockade reservation engine: a stockade.Service on a
@@ -193,6 +210,7 @@ type Engine struct {
 	// serialStore: the store has no row locks, so its write transactions
 	// run one at a time (stockade.Features).
 	serialStore bool
+	batch       *batcher // Batch strategy only
 }
 
 var _ stockade.Service = (*Engine)(nil)
@@ -226,6 +244,8 @@ func New(store stockade.Store, opts *Options) (*Engine, error) {
 		if !f.RowLocks {
 			e.mode, fallback = modeSerial, serial+", the store has no row locks"
 		}
+	case Batch:
+		e.mode, e.batch = modeBatch, &batcher{e: e}
 	case Advisory:
 		switch {
 		case f.AdvisoryLocks:
@@ -236,8 +256,7 @@ func New(store stockade.Store, opts *Options) (*Engine, error) {
 			e.mode, fallback = modeSerial, serial+", the store has no advisory locks"
 		}
 	default:
-		return nil, fmt.Errorf("engine: unknown strategy %q (want %s, %s, %s, %s or %s)",
-			o.Strategy, Atomic, RowLock, Optimistic, Lock, Advisory)
+		return nil, fmt.Errorf("engine: unknown strategy %q (want one of %s)", o.Strategy, strings.Join(Strategies(), ", "))
 	}
 	if fallback != "" {
 		e.strategy = o.Strategy + " (fallback: " + fallback + ")"
@@ -277,10 +296,33 @@ func (e *Engine) now() time.Time {
 	return e.opts.Now().UTC().Truncate(time.Microsecond)
 }
 
-// newID returns a random id with the given prefix, such as "res_…". Ids
-// are made inside the retried function, so a retry never reuses one.
+// idAlphabet is base32 in ASCII order, so that ids sort as their bits do.
+const idAlphabet = "234567abcdefghijklmnopqrstuvwxyz"
+
+// newID returns a new id with the given prefix, such as "res_…", and 26
+// base32 characters: 10 for the time in milliseconds, then 80 random bits.
+// Ids made later sort after those made earlier (to the millisecond), so a
+// store's indexes on them grow at one end: a batch of inserts writes a few
+// index pages rather than one page per id. Ids are made inside the
+// retried function, so a retry never reuses one.
 func newID(prefix string) string {
-	return prefix + "_" + strings.ToLower(rand.Text())
+	var random [10]byte
+	rand.Read(random[:]) // never fails
+	b := make([]byte, 0, len(prefix)+1+26)
+	b = append(b, prefix...)
+	b = append(b, '_')
+	ms := uint64(time.Now().UnixMilli())
+	for i := 9; i >= 0; i-- {
+		b = append(b, idAlphabet[ms>>(5*i)&31])
+	}
+	hi, lo := uint64(random[0])<<32|uint64(random[1])<<24|uint64(random[2])<<16|uint64(random[3])<<8|uint64(random[4]),
+		uint64(random[5])<<32|uint64(random[6])<<24|uint64(random[7])<<16|uint64(random[8])<<8|uint64(random[9])
+	for _, half := range [2]uint64{hi, lo} { // 40 bits each: 8 characters
+		for i := 7; i >= 0; i-- {
+			b = append(b, idAlphabet[half>>(5*i)&31])
+		}
+	}
+	return string(b)
 }
 
 // call is one call of a Service method: its deadline, its transaction
@@ -291,6 +333,8 @@ type call struct {
 	start    time.Time
 	attempts int
 	claim    *claim
+	// settled: the call's outcome under its claim is already stored.
+	settled bool
 }
 
 // run runs fn as the call op: within Options.Timeout, idempotently if
@@ -341,7 +385,7 @@ func (c *call) classify(ctx context.Context, err error) error {
 		msg = "too much contention: the request did not get through before its deadline; try again"
 	case errors.Is(err, lock.ErrUnavailable):
 		msg = "the lock service is unavailable; try again"
-	case errors.Is(err, lock.ErrNotAcquired), ctx.Err() != nil:
+	case errors.Is(err, lock.ErrNotAcquired), ctx.Err() != nil, errors.Is(err, context.DeadlineExceeded):
 		msg = "the request did not finish before its deadline; try again"
 	default:
 		return err

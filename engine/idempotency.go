@@ -31,8 +31,10 @@ type claim struct {
 //     that the claim is still this call's;
 //  3. if fn is refused (EInvalid, ENotFound, EInsufficientStock,
 //     EVersionConflict, EReservationExpired), store the rendered refusal
-//     in a transaction of its own, so a retry replays it; if it fails
-//     otherwise, delete the claim, so the client may retry.
+//     in a transaction of its own, so a retry replays it, unless fn
+//     stored it already (call.settled: a batch stores its refusals in its
+//     own commit); if it fails otherwise, delete the claim, so the client
+//     may retry.
 func idempotent[T any](ctx context.Context, c *call, idem *stockade.Idempotent, fn func(ctx context.Context, c *call) (T, error)) (T, error) {
 	var zero T
 	if err := c.claimKey(ctx, idem); err != nil {
@@ -41,6 +43,9 @@ func idempotent[T any](ctx context.Context, c *call, idem *stockade.Idempotent, 
 	v, err := fn(ctx, c)
 	if err = c.classify(ctx, err); err == nil {
 		return v, nil
+	}
+	if c.settled {
+		return zero, err
 	}
 	// The outcome must be recorded even when ctx has ended.
 	wctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
@@ -132,6 +137,12 @@ func (c *call) done(ctx context.Context, tx stockade.Tx, v any) error {
 		return errClaimLost
 	}
 	status, body := c.claim.idem.Render(v, nil)
+	return c.record(ctx, tx, status, body)
+}
+
+// record stores the response to replay for c's key in tx, whose caller
+// has checked that the claim is still c's.
+func (c *call) record(ctx context.Context, tx stockade.Tx, status int, body []byte) error {
 	return tx.PutIdempotency(ctx, stockade.Idempotency{Key: c.claim.idem.Key, RequestHash: c.claim.idem.RequestHash,
 		State: stockade.Done, Status: status, Body: body, CreatedAt: c.e.now()})
 }
@@ -151,8 +162,7 @@ func (c *call) settle(ctx context.Context, status *int, body []byte) error {
 			if status == nil {
 				return tx.DeleteIdempotency(ctx, c.claim.idem.Key)
 			}
-			return tx.PutIdempotency(ctx, stockade.Idempotency{Key: c.claim.idem.Key, RequestHash: c.claim.idem.RequestHash,
-				State: stockade.Done, Status: *status, Body: body, CreatedAt: c.e.now()})
+			return c.record(ctx, tx, *status, body)
 		})
 	})
 	if err != nil {

@@ -38,7 +38,7 @@ var backends = []backend{
 }
 
 // strategies are every strategy; on SQLite rowlock and advisory fall back.
-var strategies = []string{engine.Atomic, engine.RowLock, engine.Optimistic, engine.Lock, engine.Advisory}
+var strategies = engine.Strategies()
 
 func openSQLite(t *testing.T) stockade.Store {
 	t.Helper()
@@ -55,21 +55,29 @@ func openSQLite(t *testing.T) stockade.Store {
 
 var databases atomic.Int64
 
-func openPostgres(t *testing.T) stockade.Store {
+func openPostgres(t *testing.T) stockade.Store { return openPostgresN(t, 1)[0] }
+
+// openPostgresN opens n stores, each with a pool of its own, on one fresh
+// database, as n service instances would.
+func openPostgresN(t *testing.T, n int) []stockade.Store {
 	t.Helper()
 	url, err := testserver.SharedPostgres(t).CreateDatabase(fmt.Sprintf("engine_%d", databases.Add(1)))
 	if err != nil {
 		t.Fatal(err)
 	}
-	s, err := postgres.Open(t.Context(), url, &postgres.Options{MaxConns: 16})
-	if err != nil {
-		t.Fatal(err)
+	var stores []stockade.Store
+	for range n {
+		s, err := postgres.Open(t.Context(), url, &postgres.Options{MaxConns: 16})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { s.Close() })
+		if err := s.Migrate(t.Context()); err != nil {
+			t.Fatal(err)
+		}
+		stores = append(stores, s)
 	}
-	t.Cleanup(func() { s.Close() })
-	if err := s.Migrate(t.Context()); err != nil {
-		t.Fatal(err)
-	}
-	return s
+	return stores
 }
 
 // clock is a settable time for Options.Now.

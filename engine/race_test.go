@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/stockade/stockade"
+	"github.com/stockade/stockade/engine"
 )
 
 // inFlight bounds how many simulated buyers call the engine at once.
@@ -178,4 +179,59 @@ func TestCarts(t *testing.T) {
 		}
 		en.balanced()
 	})
+}
+
+// TestInstances runs a sale on PostgreSQL through three engines, each with
+// its own connection pool, as three service instances would: the
+// strategies that rely on the database alone never oversell across
+// instances. (The lock strategy needs a shared Locker, which the service
+// tests cover with Redis.)
+func TestInstances(t *testing.T) {
+	for _, strategy := range []string{engine.Atomic, engine.RowLock, engine.Optimistic, engine.Advisory, engine.Batch} {
+		t.Run(strategy, func(t *testing.T) {
+			const stock, buyers, instances = 100, 1500, 3
+			var engines []*env
+			for _, s := range openPostgresN(t, instances) {
+				engines = append(engines, newEnvOn(t, s, strategy, nil))
+			}
+			en := engines[0]
+			en.location("w1", 0, 0)
+			en.stock("hot", "w1", stock)
+			ctx, cancel := context.WithTimeout(t.Context(), bound)
+			defer cancel()
+
+			var won, refused atomic.Int64
+			var wg sync.WaitGroup
+			start := make(chan struct{})
+			for i := range buyers {
+				wg.Go(func() {
+					<-start
+					eng := engines[i%instances].eng
+					var err error
+					if i%2 == 0 {
+						_, err = eng.Checkout(ctx, lines(line("hot", 1, "")))
+					} else {
+						_, err = eng.Reserve(ctx, lines(line("hot", 1, "w1")))
+					}
+					switch stockade.ErrorCode(err) {
+					case "":
+						won.Add(1)
+					case stockade.EInsufficientStock:
+						refused.Add(1)
+					default:
+						t.Error(err)
+					}
+				})
+			}
+			close(start)
+			wg.Wait()
+			if won.Load() != stock || refused.Load() != buyers-stock {
+				t.Errorf("%d succeeded and %d were refused, want %d and %d", won.Load(), refused.Load(), stock, buyers-stock)
+			}
+			if l := en.level("hot", "w1"); l.Reserved+l.Committed != stock || l.Available() != 0 {
+				t.Errorf("level after the sale %+v, want all %d units reserved or committed", l, stock)
+			}
+			en.balanced()
+		})
+	}
 }

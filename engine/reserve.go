@@ -18,6 +18,10 @@ func (e *Engine) Reserve(ctx context.Context, req stockade.ReserveRequest) (stoc
 		if err != nil {
 			return stockade.Reservation{}, err
 		}
+		if e.batch != nil {
+			o, err := e.batch.submit(ctx, c, r, false)
+			return o.res, err
+		}
 		var res stockade.Reservation
 		err = c.placeRetried(ctx, r, func(ctx context.Context, tx stockade.Tx, fences map[string]uint64) error {
 			now := e.now()
@@ -55,6 +59,10 @@ func (e *Engine) Checkout(ctx context.Context, req stockade.ReserveRequest) (sto
 		r, err := e.checkRequest(req, true)
 		if err != nil {
 			return stockade.Order{}, err
+		}
+		if e.batch != nil {
+			out, err := e.batch.submit(ctx, c, r, true)
+			return out.ord, err
 		}
 		var o stockade.Order
 		err = c.placeRetried(ctx, r, func(ctx context.Context, tx stockade.Tx, fences map[string]uint64) error {

@@ -41,7 +41,8 @@ func TestNew(t *testing.T) {
 		{features{s, stockade.Features{RowLocks: true, AdvisoryLocks: true}}, engine.Advisory, nil, "advisory"},
 		{s, engine.Lock, memlock.New(nil), "lock"},
 		{s, engine.Lock, nil, "engine: the lock strategy needs Options.Locker"},
-		{s, "batch", nil, `engine: unknown strategy "batch"`},
+		{s, engine.Batch, nil, "batch"},
+		{s, "batchy", nil, `engine: unknown strategy "batchy"`},
 	} {
 		e, err := engine.New(tc.store, &engine.Options{Strategy: tc.strategy, Locker: tc.locker})
 		got := ""

@@ -65,10 +65,12 @@ func Open(ctx context.Context, path string, opts *Options) (*Store, error) {
 
 	// The writer: BEGIN IMMEDIATE takes the write lock at the start of the
 	// transaction, so a transaction never fails half-way to upgrade it.
+	// Statement journals (which a multi-row INSERT keeps, to undo itself
+	// alone on a constraint failure) stay in memory instead of temp files.
 	w, err := sql.Open("sqlite", dsn(path, url.Values{
 		"_busy_timeout": {busy},
 		"_txlock":       {"immediate"},
-		"_pragma":       {"journal_mode(WAL)", "synchronous(NORMAL)", "foreign_keys(ON)"},
+		"_pragma":       {"journal_mode(WAL)", "synchronous(NORMAL)", "foreign_keys(ON)", "temp_store(MEMORY)"},
 	}))
 	if err != nil {
 		return nil, fmt.Errorf("sqlite: open %s: %w", path, err)

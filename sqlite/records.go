@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/stockade/stockade"
@@ -39,37 +40,43 @@ func scanReservation(row interface{ Scan(...any) error }) (stockade.Reservation,
 // InsertReservations stores rs and the levels each draws on, for the key
 // filter of LapsedReservations.
 func (t *tx) InsertReservations(ctx context.Context, rs ...stockade.Reservation) error {
-	if len(rs) == 0 {
-		return nil
+	what := func() string {
+		if len(rs) == 1 {
+			return "insert reservation " + rs[0].ID
+		}
+		return fmt.Sprintf("insert %d reservations", len(rs))
 	}
-	ins, err := t.tx.PrepareContext(ctx, `INSERT INTO reservations (`+reservationColumns+`) VALUES (?, ?, ?, ?, ?, ?, ?)`)
-	if err != nil {
-		return wrapf(err, "prepare insert reservation")
-	}
-	defer ins.Close()
-	insAllocs, err := t.tx.PrepareContext(ctx, `
-		INSERT INTO reservation_allocations (reservation_id, sku, location)
-		SELECT DISTINCT ?, value ->> 'sku', value ->> 'location' FROM json_each(?) WHERE type = 'object'`)
-	if err != nil {
-		return wrapf(err, "prepare insert reservation allocations")
-	}
-	defer insAllocs.Close()
-	for _, r := range rs {
-		lines, err := jsonOf(r.Lines)
-		if err != nil {
+	type drawn struct{ id, sku, location string }
+	var (
+		lines, allocs = make([]string, len(rs)), make([]string, len(rs))
+		levels        []drawn // distinct per reservation
+	)
+	for i, r := range rs {
+		var err error
+		if lines[i], err = jsonOf(r.Lines); err != nil {
 			return fmt.Errorf("sqlite: insert reservation %s: %w", r.ID, err)
 		}
-		allocs, err := jsonOf(r.Allocations)
-		if err != nil {
+		if allocs[i], err = jsonOf(r.Allocations); err != nil {
 			return fmt.Errorf("sqlite: insert reservation %s: %w", r.ID, err)
 		}
-		_, err = ins.ExecContext(ctx, r.ID, string(r.Status), micros(r.CreatedAt), micros(r.ExpiresAt), r.OrderID, lines, allocs)
-		if err != nil {
-			return checkf(err, "invalid reservation status", "insert reservation %s", r.ID)
+		for j, a := range r.Allocations {
+			if !slices.ContainsFunc(r.Allocations[:j], func(b stockade.Allocation) bool { return b.Key() == a.Key() }) {
+				levels = append(levels, drawn{r.ID, a.SKU, a.Location})
+			}
 		}
-		if _, err = insAllocs.ExecContext(ctx, r.ID, allocs); err != nil {
-			return wrapf(err, "insert reservation %s allocations", r.ID)
-		}
+	}
+	err := t.insertRows(ctx, `INSERT INTO reservations (`+reservationColumns+`) VALUES `, 7, len(rs),
+		func(i int, row []any) []any {
+			r := rs[i]
+			return append(row, r.ID, string(r.Status), micros(r.CreatedAt), micros(r.ExpiresAt), r.OrderID, lines[i], allocs[i])
+		})
+	if err != nil {
+		return checkf(err, "invalid reservation status", "%s", what())
+	}
+	err = t.insertRows(ctx, `INSERT INTO reservation_allocations (reservation_id, sku, location) VALUES `, 3, len(levels),
+		func(i int, row []any) []any { return append(row, levels[i].id, levels[i].sku, levels[i].location) })
+	if err != nil {
+		return wrapf(err, "%s: allocations", what())
 	}
 	return nil
 }
@@ -140,28 +147,26 @@ func (t *tx) LapsedReservations(ctx context.Context, now time.Time, keys []stock
 }
 
 func (t *tx) InsertOrders(ctx context.Context, orders ...stockade.Order) error {
-	if len(orders) == 0 {
-		return nil
+	lines, allocs := make([]string, len(orders)), make([]string, len(orders))
+	for i, o := range orders {
+		var err error
+		if lines[i], err = jsonOf(o.Lines); err != nil {
+			return fmt.Errorf("sqlite: insert order %s: %w", o.ID, err)
+		}
+		if allocs[i], err = jsonOf(o.Allocations); err != nil {
+			return fmt.Errorf("sqlite: insert order %s: %w", o.ID, err)
+		}
 	}
-	ins, err := t.tx.PrepareContext(ctx, `
-		INSERT INTO orders (id, status, created_at, reservation_id, lines, allocations) VALUES (?, ?, ?, ?, ?, ?)`)
+	err := t.insertRows(ctx, `INSERT INTO orders (id, status, created_at, reservation_id, lines, allocations) VALUES `, 6, len(orders),
+		func(i int, row []any) []any {
+			o := orders[i]
+			return append(row, o.ID, string(o.Status), micros(o.CreatedAt), o.ReservationID, lines[i], allocs[i])
+		})
 	if err != nil {
-		return wrapf(err, "prepare insert order")
-	}
-	defer ins.Close()
-	for _, o := range orders {
-		lines, err := jsonOf(o.Lines)
-		if err != nil {
-			return fmt.Errorf("sqlite: insert order %s: %w", o.ID, err)
+		if len(orders) == 1 {
+			return checkf(err, "invalid order status", "insert order %s", orders[0].ID)
 		}
-		allocs, err := jsonOf(o.Allocations)
-		if err != nil {
-			return fmt.Errorf("sqlite: insert order %s: %w", o.ID, err)
-		}
-		_, err = ins.ExecContext(ctx, o.ID, string(o.Status), micros(o.CreatedAt), o.ReservationID, lines, allocs)
-		if err != nil {
-			return checkf(err, "invalid order status", "insert order %s", o.ID)
-		}
+		return checkf(err, "invalid order status", "insert %d orders", len(orders))
 	}
 	return nil
 }

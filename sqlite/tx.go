@@ -216,21 +216,44 @@ func (t *tx) UpdateLevel(ctx context.Context, k stockade.Key, d stockade.Delta, 
 }
 
 func (t *tx) AppendMovements(ctx context.Context, ms ...stockade.Movement) error {
-	if len(ms) == 0 {
-		return nil
-	}
-	stmt, err := t.tx.PrepareContext(ctx, `
-		INSERT INTO movements (at, sku, location, kind, on_hand, reserved, committed, ref, reason)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`)
+	err := t.insertRows(ctx, `INSERT INTO movements (at, sku, location, kind, on_hand, reserved, committed, ref, reason) VALUES `,
+		9, len(ms), func(i int, row []any) []any {
+			m := ms[i]
+			return append(row, micros(m.At), m.SKU, m.Location, string(m.Kind), m.OnHand, m.Reserved, m.Committed, m.Ref, m.Reason)
+		})
 	if err != nil {
-		return wrapf(err, "append movements")
+		return wrapf(err, "append %d movements", len(ms))
 	}
-	defer stmt.Close()
-	for _, m := range ms {
-		_, err := stmt.ExecContext(ctx, micros(m.At), m.SKU, m.Location, string(m.Kind),
-			m.OnHand, m.Reserved, m.Committed, m.Ref, m.Reason)
-		if err != nil {
-			return wrapf(err, "append movement %s %s@%s", m.Kind, m.SKU, m.Location)
+	return nil
+}
+
+// maxVariables is the most parameters SQLite binds in one statement (its
+// SQLITE_MAX_VARIABLE_NUMBER, 32766 since 3.32).
+const maxVariables = 32766
+
+// insertRows runs insert, which ends in VALUES, for n rows of cols values
+// each, which row appends for row i: as many rows per statement as SQLite
+// binds, so that a batch costs a few statements instead of one per row.
+// Rows are inserted in order.
+func (t *tx) insertRows(ctx context.Context, insert string, cols, n int, row func(i int, args []any) []any) error {
+	perStmt := maxVariables / cols
+	tuple := "(?" + strings.Repeat(", ?", cols-1) + ")"
+	var q strings.Builder
+	args := make([]any, 0, min(n, perStmt)*cols)
+	for start := 0; start < n; start += perStmt {
+		end := min(start+perStmt, n)
+		q.Reset()
+		q.WriteString(insert)
+		args = args[:0]
+		for i := start; i < end; i++ {
+			if i > start {
+				q.WriteString(", ")
+			}
+			q.WriteString(tuple)
+			args = row(i, args)
+		}
+		if _, err := t.tx.ExecContext(ctx, q.String(), args...); err != nil {
+			return err
 		}
 	}
 	return nil

@@ -3,6 +3,8 @@ package storetest
 import (
 	"fmt"
 	"maps"
+	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -158,6 +160,36 @@ func testMovementsDefaultLimit(t *testing.T, s stockade.Store) {
 		}
 		if len(all) != 1006 || all[0] != got[0] || all[999] != got[999] {
 			t.Errorf("Movements with Limit 2000 returned %d rows (want 1006), or the default page is not the oldest 1000", len(all))
+		}
+		return nil
+	})
+}
+
+// testManyMovements appends more rows in one call than one SQL statement
+// can bind: they are all stored, with ids increasing in the order given.
+func testManyMovements(t *testing.T, s stockade.Store) {
+	ctx := t.Context()
+	k := stockade.Key{SKU: "many", Location: "w1"}
+	seed(t, s, level{Key: k})
+	ms := make([]stockade.Movement, 8000)
+	for i := range ms {
+		ms[i] = stockade.Movement{At: base, SKU: k.SKU, Location: k.Location, Kind: stockade.MoveAdjust,
+			Delta: stockade.Delta{OnHand: 1}, Reason: fmt.Sprintf("m-%d", i)}
+	}
+	update(t, s, func(tx stockade.Tx) error { return tx.AppendMovements(ctx, ms...) })
+	view(t, s, func(tx stockade.Tx) error {
+		got, err := tx.Movements(ctx, stockade.MovementFilter{SKU: k.SKU, Limit: 10000})
+		if err != nil {
+			return err
+		}
+		got = slices.DeleteFunc(got, func(m stockade.Movement) bool { return !strings.HasPrefix(m.Reason, "m-") })
+		if len(got) != len(ms) {
+			t.Fatalf("%d rows read back, want %d", len(got), len(ms))
+		}
+		for i, m := range got {
+			if m.Reason != ms[i].Reason || (i > 0 && m.ID <= got[i-1].ID) {
+				t.Fatalf("row %d: %q id %d after id %d, want %q with a larger id", i, m.Reason, m.ID, got[max(i-1, 0)].ID, ms[i].Reason)
+			}
 		}
 		return nil
 	})

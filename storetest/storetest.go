@@ -29,6 +29,7 @@ func Run(t *testing.T, newStore func(t *testing.T) stockade.Store) {
 		{"LevelOrder", testLevelOrder},
 		{"Movements", testMovements},
 		{"MovementsDefaultLimit", testMovementsDefaultLimit},
+		{"ManyMovements", testManyMovements},
 		{"LedgerSums", testLedgerSums},
 		{"Reservations", testReservations},
 		{"LapsedReservations", testLapsedReservations},

@@ -10,6 +10,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/stockade/stockade/engine"
 )
 
 // benchRow is the part of a -json object the tests read.
@@ -131,7 +133,7 @@ func TestBenchPostgresAllStrategies(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	checkBenchJSON(t, out, 100, "atomic", "rowlock", "optimistic", "lock", "advisory")
+	checkBenchJSON(t, out, 100, engine.Strategies()...)
 }
 
 func TestBenchURL(t *testing.T) {

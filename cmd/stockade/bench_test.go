@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/stockade/stockade"
+	"github.com/stockade/stockade/engine"
 	"github.com/stockade/stockade/httpapi"
 )
 
@@ -22,7 +23,7 @@ import (
 //
 //	go test -run '^$' -bench HTTPFlashSale -benchtime 5s ./cmd/stockade/
 func BenchmarkHTTPFlashSale(b *testing.B) {
-	for _, strategy := range []string{"atomic", "rowlock", "optimistic", "lock", "advisory"} {
+	for _, strategy := range engine.Strategies() {
 		b.Run(strategy, func(b *testing.B) {
 			store := newDatabase(b)
 			p := startProcess(b, "-store", store, "-strategy", strategy)

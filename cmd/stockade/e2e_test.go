@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/stockade/stockade"
+	"github.com/stockade/stockade/engine"
 	"github.com/stockade/stockade/httpapi"
 	"github.com/stockade/stockade/internal/testserver"
 )
@@ -121,7 +122,7 @@ func TestHTTPFlashSale(t *testing.T) {
 		t.Skip("2,000 requests per store and strategy")
 	}
 	for _, storeKind := range []string{"sqlite", "postgres"} {
-		for _, strategy := range []string{"atomic", "rowlock", "optimistic", "lock", "advisory"} {
+		for _, strategy := range engine.Strategies() {
 			t.Run(storeKind+"/"+strategy, func(t *testing.T) {
 				store := newStore(t, storeKind)
 				srv := startServe(t, nil, "-store", store, "-strategy", strategy)
@@ -229,6 +230,7 @@ func TestTwoProcessesOnePostgres(t *testing.T) {
 	}{
 		{"lock-redis", []string{"-strategy", "lock", "-locker", "redis://" + redisAddr}},
 		{"rowlock", []string{"-strategy", "rowlock"}},
+		{"batch", []string{"-strategy", "batch"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			store := newDatabase(t)

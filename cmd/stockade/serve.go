@@ -21,7 +21,7 @@ import (
 )
 
 // strategies are the values of -strategy.
-var strategies = []string{engine.Atomic, engine.RowLock, engine.Optimistic, engine.Lock, engine.Advisory}
+var strategies = engine.Strategies()
 
 // serveConfig is what serve's flags and environment say.
 type serveConfig struct {

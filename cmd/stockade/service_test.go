@@ -280,7 +280,7 @@ func TestServeRefusesBadConfig(t *testing.T) {
 		env  map[string]string
 		want string
 	}{
-		{"unknown strategy", []string{"-strategy", "yolo"}, nil, `unknown -strategy "yolo" (want one of atomic, rowlock, optimistic, lock, advisory)`},
+		{"unknown strategy", []string{"-strategy", "yolo"}, nil, `unknown -strategy "yolo" (want one of atomic, rowlock, optimistic, lock, advisory, batch)`},
 		{"unknown strategy in env", nil, map[string]string{"STOCKADE_STRATEGY": "batchy"}, `unknown -strategy "batchy"`},
 		{"empty sqlite path", []string{"-store", "sqlite:"}, nil, `-store "sqlite:": no file given`},
 		{"unknown store", []string{"-store", "mysql://root:hunter2@db/x"}, nil, "unsupported -store"},

@@ -30,9 +30,7 @@ func Workloads() []string { return []string{FlashSale, Carts, Booking} }
 
 // Strategies returns every engine strategy, in the order they run by
 // default.
-func Strategies() []string {
-	return []string{engine.Atomic, engine.RowLock, engine.Optimistic, engine.Lock, engine.Advisory}
-}
+func Strategies() []string { return engine.Strategies() }
 
 // ErrInvariant is returned by Run, with the report, when a run broke an
 // invariant: it oversold, a counter went negative, the committed units do

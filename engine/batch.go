@@ -1,0 +1,297 @@
+package engine
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"sync"
+	"time"
+
+	"github.com/stockade/stockade"
+)
+
+// batcher group-commits the Reserve and Checkout calls of one engine under
+// the Batch strategy. Calls queue while a batch transaction runs; the next
+// transaction takes every queued call, up to Options.MaxBatch, in arrival
+// order. Nothing lingers: a call that finds the batcher idle starts a
+// batch of its own at once, so a lone call costs one transaction, as under
+// any other strategy, and under load the batches grow by themselves.
+//
+// One goroutine drains the queue while it is not empty and exits when it
+// is, so an idle engine holds no goroutine and needs no Close.
+type batcher struct {
+	e *Engine
+
+	mu      sync.Mutex
+	queue   []*pending // arrival order
+	running bool       // a drain goroutine is running
+}
+
+// pending is one call in the batcher: queued, then decided by a batch.
+type pending struct {
+	c        *call
+	r        *request
+	checkout bool
+
+	// Guarded by batcher.mu.
+	taken     bool // a batch holds it: its caller waits for the outcome
+	withdrawn bool // its caller gave up before a batch took it
+
+	done chan struct{} // closed once the outcome below is set
+	outcome
+}
+
+// outcome is what a batch decided for one call.
+type outcome struct {
+	res stockade.Reservation // a reservation made, for Reserve
+	ord stockade.Order       // an order made, for Checkout
+	// err is the call's refusal, or the batch transaction's failure.
+	err error
+	// recorded: the call was refused, and its refusal was stored for
+	// replay under its idempotency key in the batch's commit.
+	recorded bool
+}
+
+// submit queues r and waits for the batch that decides it. A caller whose
+// ctx ends while its call is still queued withdraws it, which changes
+// nothing; once a batch holds it, the caller waits for the outcome, which
+// the batch transaction's own deadline (Options.Timeout) bounds, so that
+// what the caller is told is what was committed.
+func (b *batcher) submit(ctx context.Context, c *call, r *request, checkout bool) (outcome, error) {
+	p := &pending{c: c, r: r, checkout: checkout, done: make(chan struct{})}
+	b.mu.Lock()
+	b.queue = append(b.queue, p)
+	if !b.running {
+		b.running = true
+		go b.drain()
+	}
+	b.mu.Unlock()
+
+	select {
+	case <-p.done:
+	case <-ctx.Done():
+		b.mu.Lock()
+		p.withdrawn = !p.taken
+		b.mu.Unlock()
+		if p.withdrawn {
+			return outcome{}, fmt.Errorf("engine: %s: queued for a batch: %w", c.op, ctx.Err())
+		}
+		<-p.done
+	}
+	if p.recorded {
+		c.settled = true
+	}
+	return p.outcome, p.err
+}
+
+// drain runs batches until the queue is empty.
+func (b *batcher) drain() {
+	for {
+		b.mu.Lock()
+		var batch []*pending
+		n := 0
+		for ; n < len(b.queue) && len(batch) < b.e.opts.MaxBatch; n++ {
+			if p := b.queue[n]; !p.withdrawn {
+				p.taken = true
+				batch = append(batch, p)
+			}
+		}
+		clear(b.queue[:n]) // let the taken calls be collected
+		b.queue = b.queue[n:]
+		if len(batch) == 0 {
+			b.queue, b.running = nil, false
+			b.mu.Unlock()
+			return
+		}
+		b.mu.Unlock()
+		b.e.runBatch(batch)
+	}
+}
+
+// runBatch decides every call of batch in one write transaction, retried
+// whole on conflicts, and hands each call its outcome once the transaction
+// has ended. Nothing of a batch whose transaction failed was committed, so
+// every call of it gets the failure. The transaction runs under a context
+// of its own, bounded by Options.Timeout: no caller's cancellation may
+// abort a transaction that decides other calls too.
+func (e *Engine) runBatch(batch []*pending) {
+	ctx, cancel := context.WithTimeout(context.Background(), e.opts.Timeout)
+	defer cancel()
+	c := &call{e: e, op: "batch", start: time.Now()}
+	var out []outcome
+	err := c.retry(ctx, func(ctx context.Context) error {
+		return e.store.Update(ctx, func(tx stockade.Tx) error {
+			var err error
+			out, err = e.decide(ctx, tx, batch)
+			return err
+		})
+	})
+	if err != nil {
+		err = fmt.Errorf("engine: batch of %d calls: %w", len(batch), err)
+	}
+	for i, p := range batch {
+		p.c.attempts += c.attempts
+		if err != nil {
+			p.err = err
+		} else {
+			p.outcome = out[i]
+		}
+		close(p.done)
+	}
+}
+
+// decide is one attempt of a batch transaction. It reads the levels that
+// the batch's calls may draw on, expires the lapsed holds on them (locking
+// those first, as every transaction does), locks the levels in key order,
+// and then decides each call in arrival order from what is left: a call
+// is met in full or refused, as it would be alone. Then it writes, in
+// bulk, the expiries, the reservations and orders, the ledger rows and the
+// idempotency records, and last each level once, with the sum of the
+// batch's changes to it.
+func (e *Engine) decide(ctx context.Context, tx stockade.Tx, batch []*pending) ([]outcome, error) {
+	now := e.now()
+	v, err := e.read(ctx, tx, union(batch))
+	if err != nil {
+		return nil, err
+	}
+	lapsed, err := e.lapsed(ctx, tx, v, now)
+	if err != nil {
+		return nil, err
+	}
+	freed := map[stockade.Key]int64{}
+	for _, res := range lapsed {
+		for _, a := range res.Allocations {
+			freed[a.Key()] += a.Quantity
+		}
+	}
+	touched := slices.Clone(v.keys)
+	for k := range freed {
+		touched = append(touched, k)
+	}
+	slices.SortFunc(touched, stockade.Key.Compare)
+	touched = slices.Compact(touched)
+	if err := v.refresh(ctx, tx, touched, true); err != nil {
+		return nil, err
+	}
+
+	stock := stockView{avail: make(map[stockade.Key]int64, len(v.keys)), locations: v.locs, coords: v.coords}
+	for _, k := range v.keys {
+		if l, ok := v.levels[k]; ok {
+			stock.avail[k] = l.Available() + freed[k]
+		}
+	}
+	ms, err := e.markExpired(ctx, tx, lapsed, now)
+	if err != nil {
+		return nil, err
+	}
+	var (
+		out       = make([]outcome, len(batch))
+		rs        []stockade.Reservation
+		orders    []stockade.Order
+		reserved  = map[stockade.Key]int64{}
+		committed = map[stockade.Key]int64{}
+	)
+	for i, p := range batch {
+		o := &out[i]
+		if p.c.claim != nil {
+			ok, err := p.c.owned(ctx, tx)
+			if err != nil {
+				return nil, err
+			}
+			if !ok {
+				o.err = errClaimLost
+				continue
+			}
+		}
+		allocs, short := allocate(p.r.needs, stock, p.r.shipTo)
+		if short != nil {
+			o.err = e.refusal(ctx, tx, p.r, v, short)
+			if stockade.ErrorCode(o.err) == "" {
+				return nil, o.err // the store failed
+			}
+			if p.c.claim != nil {
+				status, body := p.c.claim.idem.Render(nil, o.err)
+				if err := p.c.record(ctx, tx, status, body); err != nil {
+					return nil, err
+				}
+				o.recorded = true
+			}
+			continue
+		}
+		for _, a := range allocs {
+			stock.avail[a.Key()] -= a.Quantity
+		}
+		var result any
+		if p.checkout {
+			o.ord = stockade.Order{ID: newID("ord"), Status: stockade.Committed, CreatedAt: now, Lines: p.r.lines, Allocations: allocs}
+			orders, result = append(orders, o.ord), o.ord
+			for _, a := range allocs {
+				committed[a.Key()] += a.Quantity
+			}
+			ms = append(ms, movements(allocs, stockade.MoveCheckout,
+				func(q int64) stockade.Delta { return stockade.Delta{Committed: q} }, o.ord.ID, "", now)...)
+		} else {
+			o.res = stockade.Reservation{ID: newID("res"), Status: stockade.Held, CreatedAt: now,
+				ExpiresAt: now.Add(p.r.ttl), Lines: p.r.lines, Allocations: allocs}
+			rs, result = append(rs, o.res), o.res
+			for _, a := range allocs {
+				reserved[a.Key()] += a.Quantity
+			}
+			ms = append(ms, movements(allocs, stockade.MoveReserve,
+				func(q int64) stockade.Delta { return stockade.Delta{Reserved: q} }, o.res.ID, "", now)...)
+		}
+		if p.c.claim != nil {
+			status, body := p.c.claim.idem.Render(result, nil)
+			if err := p.c.record(ctx, tx, status, body); err != nil {
+				return nil, err
+			}
+		}
+	}
+
+	if err := tx.InsertReservations(ctx, rs...); err != nil {
+		return nil, err
+	}
+	if err := tx.InsertOrders(ctx, orders...); err != nil {
+		return nil, err
+	}
+	if err := tx.AppendMovements(ctx, ms...); err != nil {
+		return nil, err
+	}
+	for _, k := range touched {
+		d := stockade.Delta{Reserved: reserved[k] - freed[k], Committed: committed[k]}
+		if d == (stockade.Delta{}) {
+			continue
+		}
+		if _, ok, err := tx.UpdateLevel(ctx, k, d, stockade.Guard{}); err != nil {
+			return nil, err
+		} else if !ok {
+			// The row is locked and was read under the lock: only a
+			// store that does not lock could get here.
+			return nil, conflictf("level %s changed under the batch's lock", k)
+		}
+	}
+	return out, nil
+}
+
+// union returns a request that draws on every level the calls of batch
+// may draw on, for read: their located keys, SKUs needed anywhere and
+// SKUs, and a ship-to point if any has one, so that locations'
+// coordinates are read.
+func union(batch []*pending) *request {
+	u := &request{}
+	for _, p := range batch {
+		u.located = append(u.located, p.r.located...)
+		u.anywhere = append(u.anywhere, p.r.anywhere...)
+		u.skus = append(u.skus, p.r.skus...)
+		if p.r.shipTo != nil {
+			u.shipTo = p.r.shipTo
+		}
+	}
+	slices.SortFunc(u.located, stockade.Key.Compare)
+	u.located = slices.Compact(u.located)
+	slices.Sort(u.anywhere)
+	u.anywhere = slices.Compact(u.anywhere)
+	slices.Sort(u.skus)
+	u.skus = slices.Compact(u.skus)
+	return u
+}
