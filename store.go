@@ -70,9 +70,9 @@ type Tx interface {
 	// key order.
 	Levels(ctx context.Context, keys []Key, lock bool) ([]Level, error)
 
-	// SKULevels returns every level of sku, in location order, locked
-	// with lock.
-	SKULevels(ctx context.Context, sku string, lock bool) ([]Level, error)
+	// SKULevels returns every level of the SKUs, in key order, locked
+	// with lock (taken in key order).
+	SKULevels(ctx context.Context, skus []string, lock bool) ([]Level, error)
 
 	// AllLevels returns every level, in key order.
 	AllLevels(ctx context.Context) ([]Level, error)

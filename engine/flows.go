@@ -380,7 +380,7 @@ func (e *Engine) Stock(ctx context.Context, sku string) (stockade.Stock, error) 
 		s := stockade.Stock{SKU: sku}
 		err := c.view(ctx, func(tx stockade.Tx) error {
 			var err error
-			s.Levels, err = tx.SKULevels(ctx, sku, false)
+			s.Levels, err = tx.SKULevels(ctx, []string{sku}, false)
 			return err
 		})
 		if err != nil {

@@ -138,8 +138,8 @@ type levelsView struct {
 }
 
 // read reads, without locks, the levels r may draw on: every level of the
-// SKUs it needs anywhere (one statement per SKU) and the levels at its
-// located keys. The located keys of a request with one SKU are read with
+// SKUs it needs anywhere (one statement) and the levels at its located
+// keys. The located keys of a request with one SKU are read with
 // all that SKU's levels too, which is one simple statement and tells
 // whether the SKU exists; several SKUs named only with locations are read
 // in one statement. With a ship-to point it also reads where the SKUs are.
@@ -155,19 +155,18 @@ func (e *Engine) read(ctx context.Context, tx stockade.Tx, r *request) (*levelsV
 	if len(located) > 0 && len(r.skus) == 1 {
 		skus, located = r.skus, nil
 	}
+	ls, err := tx.SKULevels(ctx, skus, false)
+	if err != nil {
+		return nil, err
+	}
 	for _, sku := range skus {
-		ls, err := tx.SKULevels(ctx, sku, false)
-		if err != nil {
-			return nil, err
-		}
 		v.whole[sku] = true
-		_, anywhere := slices.BinarySearch(r.anywhere, sku)
-		for _, l := range ls {
-			v.levels[l.Key()] = l
-			if anywhere {
-				v.locs[sku] = append(v.locs[sku], l.Location)
-				v.keys = append(v.keys, l.Key())
-			}
+	}
+	for _, l := range ls {
+		v.levels[l.Key()] = l
+		if _, anywhere := slices.BinarySearch(r.anywhere, l.SKU); anywhere {
+			v.locs[l.SKU] = append(v.locs[l.SKU], l.Location)
+			v.keys = append(v.keys, l.Key())
 		}
 	}
 	if err := v.refresh(ctx, tx, located, false); err != nil {
@@ -405,7 +404,7 @@ func (e *Engine) refusal(ctx context.Context, tx stockade.Tx, r *request, v *lev
 			continue
 		}
 		if !v.whole[sku] {
-			ls, err := tx.SKULevels(ctx, sku, false)
+			ls, err := tx.SKULevels(ctx, []string{sku}, false)
 			if err != nil {
 				return err
 			}

@@ -151,7 +151,7 @@ func TestKeyOrder(t *testing.T) {
 		if got := levelKeys(all); !slices.Equal(got, want) {
 			t.Errorf("AllLevels = %v, want %v", got, want)
 		}
-		ls, err := tx.SKULevels(t.Context(), "b", true)
+		ls, err := tx.SKULevels(t.Context(), []string{"b"}, true)
 		if err != nil {
 			return err
 		}
@@ -463,7 +463,7 @@ func TestRowLockBlocks(t *testing.T) {
 	first := make(chan error, 1)
 	go func() {
 		first <- s.Update(t.Context(), func(tx stockade.Tx) error {
-			if _, err := tx.SKULevels(t.Context(), "sku", true); err != nil {
+			if _, err := tx.SKULevels(t.Context(), []string{"sku"}, true); err != nil {
 				return err
 			}
 			close(locked)
@@ -478,7 +478,7 @@ func TestRowLockBlocks(t *testing.T) {
 		var ls []stockade.Level
 		err := s.Update(t.Context(), func(tx stockade.Tx) error {
 			var err error
-			ls, err = tx.SKULevels(t.Context(), "sku", true)
+			ls, err = tx.SKULevels(t.Context(), []string{"sku"}, true)
 			return err
 		})
 		if err != nil {
@@ -871,7 +871,7 @@ func TestCancelWhileWaiting(t *testing.T) {
 	first := make(chan error, 1)
 	go func() {
 		first <- s.Update(t.Context(), func(tx stockade.Tx) error {
-			if _, err := tx.SKULevels(t.Context(), "sku", true); err != nil {
+			if _, err := tx.SKULevels(t.Context(), []string{"sku"}, true); err != nil {
 				return err
 			}
 			close(locked)
@@ -884,7 +884,7 @@ func TestCancelWhileWaiting(t *testing.T) {
 	second := make(chan error, 1)
 	go func() {
 		second <- s.Update(ctx, func(tx stockade.Tx) error {
-			_, err := tx.SKULevels(ctx, "sku", true)
+			_, err := tx.SKULevels(ctx, []string{"sku"}, true)
 			return err
 		})
 	}()

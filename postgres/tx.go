@@ -140,16 +140,27 @@ func (t *tx) Levels(ctx context.Context, keys []stockade.Key, lock bool) ([]stoc
 	return ls, nil
 }
 
-func (t *tx) SKULevels(ctx context.Context, sku string, lock bool) ([]stockade.Level, error) {
+func (t *tx) SKULevels(ctx context.Context, skus []string, lock bool) ([]stockade.Level, error) {
+	if len(skus) == 0 {
+		return nil, nil
+	}
 	q := skuLevelsSQL
 	if lock {
 		q += forUpdate
 	}
-	ls, err := t.levels(ctx, q, sku)
+	ls, err := t.levels(ctx, q, skus)
 	if err != nil {
-		return nil, t.fail(ctx, "levels of "+sku, err)
+		return nil, t.fail(ctx, skuLevelsWhat(skus), err)
 	}
 	return ls, nil
+}
+
+// skuLevelsWhat names a SKULevels call in an error.
+func skuLevelsWhat(skus []string) string {
+	if len(skus) == 1 {
+		return "levels of " + skus[0]
+	}
+	return fmt.Sprintf("levels of %d SKUs", len(skus))
 }
 
 func (t *tx) AllLevels(ctx context.Context) ([]stockade.Level, error) {

@@ -126,9 +126,20 @@ func (t *tx) Levels(ctx context.Context, keys []stockade.Key, lock bool) ([]stoc
 }
 
 // SKULevels ignores lock; see tx.
-func (t *tx) SKULevels(ctx context.Context, sku string, lock bool) ([]stockade.Level, error) {
-	return t.levels(ctx, "levels of "+sku,
-		`SELECT `+levelColumns+` FROM levels WHERE sku = ? ORDER BY location`, sku)
+func (t *tx) SKULevels(ctx context.Context, skus []string, lock bool) ([]stockade.Level, error) {
+	switch len(skus) {
+	case 0:
+		return nil, nil
+	case 1:
+		return t.levels(ctx, "levels of "+skus[0],
+			`SELECT `+levelColumns+` FROM levels WHERE sku = ? ORDER BY location`, skus[0])
+	}
+	list, err := json.Marshal(skus)
+	if err != nil {
+		return nil, fmt.Errorf("sqlite: levels of %d SKUs: %w", len(skus), err)
+	}
+	return t.levels(ctx, fmt.Sprintf("levels of %d SKUs", len(skus)),
+		`SELECT `+levelColumns+` FROM levels WHERE sku IN (SELECT value FROM json_each(?)) ORDER BY sku, location`, string(list))
 }
 
 func (t *tx) AllLevels(ctx context.Context) ([]stockade.Level, error) {

@@ -160,7 +160,7 @@ func testOppositeOrder(t *testing.T, s stockade.Store) {
 				n, err := try(ctx, func() error {
 					return s.Update(ctx, func(tx stockade.Tx) error {
 						for _, k := range []stockade.Key{x, y} { // key order
-							if _, err := tx.SKULevels(ctx, k.SKU, true); err != nil {
+							if _, err := tx.SKULevels(ctx, []string{k.SKU}, true); err != nil {
 								return err
 							}
 						}

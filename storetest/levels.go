@@ -5,6 +5,7 @@ import (
 	"math"
 	"reflect"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/stockade/stockade"
@@ -432,29 +433,34 @@ func testLevelOrder(t *testing.T, s stockade.Store) {
 		}
 	}
 
+	skuA := []stockade.Key{{SKU: "a", Location: "W2"}, {SKU: "a", Location: "w-0"}, {SKU: "a", Location: "w1"}}
+	skuB := []stockade.Key{{SKU: "B", Location: "w1"}}
 	skuTests := []struct {
-		sku  string
+		skus []string
 		want []stockade.Key
 	}{
-		{"a", []stockade.Key{{SKU: "a", Location: "W2"}, {SKU: "a", Location: "w-0"}, {SKU: "a", Location: "w1"}}},
-		{"B", []stockade.Key{{SKU: "B", Location: "w1"}}},
-		{"A", nil},
-		{"nothing", nil},
+		{[]string{"a"}, skuA},
+		{[]string{"B"}, skuB},
+		{[]string{"A"}, nil},
+		{[]string{"nothing"}, nil},
+		{nil, nil},
+		{[]string{"a", "nothing", "B"}, append(slices.Clone(skuB), skuA...)},
+		{[]string{"B", "a"}, append(slices.Clone(skuB), skuA...)},
 	}
 	for _, tc := range skuTests {
 		for _, lock := range []bool{false, true} {
-			t.Run(fmt.Sprintf("SKULevels/%s/lock=%v", tc.sku, lock), func(t *testing.T) {
+			t.Run(fmt.Sprintf("SKULevels/%s/lock=%v", strings.Join(tc.skus, ","), lock), func(t *testing.T) {
 				run := view
 				if lock {
 					run = update
 				}
 				run(t, s, func(tx stockade.Tx) error {
-					got, err := tx.SKULevels(ctx, tc.sku, lock)
+					got, err := tx.SKULevels(ctx, tc.skus, lock)
 					if err != nil {
 						return err
 					}
 					if ks := keysOf(got); !equalSlices(ks, tc.want) {
-						t.Errorf("SKULevels(%q) keys = %v, want %v", tc.sku, ks, tc.want)
+						t.Errorf("SKULevels(%q) keys = %v, want %v", tc.skus, ks, tc.want)
 					}
 					return nil
 				})

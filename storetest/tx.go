@@ -266,7 +266,7 @@ func testLocksExclude(t *testing.T, s stockade.Store) {
 			return err
 		}},
 		{"SKULevels", func(ctx context.Context, tx stockade.Tx) error {
-			_, err := tx.SKULevels(ctx, keyA1.SKU, true)
+			_, err := tx.SKULevels(ctx, []string{keyA1.SKU}, true)
 			return err
 		}},
 		{"Reservation", func(ctx context.Context, tx stockade.Tx) error {
