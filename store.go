@@ -146,8 +146,15 @@ type Tx interface {
 	// and then claiming it with PutIdempotency is atomic.
 	Idempotency(ctx context.Context, key string) (Idempotency, bool, error)
 
-	// PutIdempotency inserts or replaces the record for rec.Key.
-	PutIdempotency(ctx context.Context, rec Idempotency) error
+	// Idempotencies returns the records of keys that exist, in key order.
+	// In an Update it holds every key as Idempotency does, taking them in
+	// one fixed order chosen by the store, so that callers never wait in a
+	// cycle.
+	Idempotencies(ctx context.Context, keys []string) ([]Idempotency, error)
+
+	// PutIdempotency inserts or replaces the records for each rec.Key.
+	// The keys must be distinct.
+	PutIdempotency(ctx context.Context, recs ...Idempotency) error
 
 	// DeleteIdempotency removes the record for key, if any.
 	DeleteIdempotency(ctx context.Context, key string) error

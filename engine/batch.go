@@ -45,11 +45,9 @@ type pending struct {
 type outcome struct {
 	res stockade.Reservation // a reservation made, for Reserve
 	ord stockade.Order       // an order made, for Checkout
-	// err is the call's refusal, or the batch transaction's failure.
+	// err is the call's refusal, the replay of its idempotency key, or the
+	// batch transaction's failure.
 	err error
-	// recorded: the call was refused, and its refusal was stored for
-	// replay under its idempotency key in the batch's commit.
-	recorded bool
 }
 
 // submit queues r and waits for the batch that decides it. A caller whose
@@ -77,9 +75,6 @@ func (b *batcher) submit(ctx context.Context, c *call, r *request, checkout bool
 			return outcome{}, fmt.Errorf("engine: %s: queued for a batch: %w", c.op, ctx.Err())
 		}
 		<-p.done
-	}
-	if p.recorded {
-		c.settled = true
 	}
 	return p.outcome, p.err
 }
@@ -140,16 +135,22 @@ func (e *Engine) runBatch(batch []*pending) {
 	}
 }
 
-// decide is one attempt of a batch transaction. It reads the levels that
-// the batch's calls may draw on, expires the lapsed holds on them (locking
-// those first, as every transaction does), locks the levels in key order,
-// and then decides each call in arrival order from what is left: a call
-// is met in full or refused, as it would be alone. Then it writes, in
-// bulk, the expiries, the reservations and orders, the ledger rows and the
-// idempotency records, and last each level once, with the sum of the
-// batch's changes to it.
+// decide is one attempt of a batch transaction. It reads the records of
+// the calls' idempotency keys, holding the keys, then the levels that the
+// calls may draw on; it expires the lapsed holds on them (locking those
+// first, as every transaction does), locks the levels in key order, and
+// then decides each call in arrival order from what is left: a call is
+// met in full or refused, as it would be alone, or answered from its
+// key's record. Then it writes, in bulk, the expiries, the reservations
+// and orders, the ledger rows and the idempotency records of the calls it
+// decided, and last each level once, with the sum of the batch's changes
+// to it.
 func (e *Engine) decide(ctx context.Context, tx stockade.Tx, batch []*pending) ([]outcome, error) {
 	now := e.now()
+	records, err := idempotencyRecords(ctx, tx, batch)
+	if err != nil {
+		return nil, err
+	}
 	v, err := e.read(ctx, tx, union(batch))
 	if err != nil {
 		return nil, err
@@ -190,16 +191,21 @@ func (e *Engine) decide(ctx context.Context, tx stockade.Tx, batch []*pending) (
 		orders    []stockade.Order
 		reserved  = map[stockade.Key]int64{}
 		committed = map[stockade.Key]int64{}
+		replays   []stockade.Idempotency
 	)
+	// remember records the outcome of a call with idem, to be written with
+	// the batch and replayed to a later call of the batch with the key.
+	remember := func(idem *stockade.Idempotent, v any, err error) {
+		status, body := idem.Render(v, err)
+		rec := done(idem, status, body, now)
+		replays, records[idem.Key] = append(replays, rec), rec
+	}
 	for i, p := range batch {
 		o := &out[i]
-		if p.c.claim != nil {
-			ok, err := p.c.owned(ctx, tx)
-			if err != nil {
-				return nil, err
-			}
-			if !ok {
-				o.err = errClaimLost
+		idem := p.c.idem
+		if idem != nil {
+			rec, ok := records[idem.Key]
+			if o.err = e.admit(p.c.op, idem, rec, ok, now); o.err != nil {
 				continue
 			}
 		}
@@ -209,12 +215,8 @@ func (e *Engine) decide(ctx context.Context, tx stockade.Tx, batch []*pending) (
 			if stockade.ErrorCode(o.err) == "" {
 				return nil, o.err // the store failed
 			}
-			if p.c.claim != nil {
-				status, body := p.c.claim.idem.Render(nil, o.err)
-				if err := p.c.record(ctx, tx, status, body); err != nil {
-					return nil, err
-				}
-				o.recorded = true
+			if idem != nil {
+				remember(idem, nil, o.err)
 			}
 			continue
 		}
@@ -240,11 +242,8 @@ func (e *Engine) decide(ctx context.Context, tx stockade.Tx, batch []*pending) (
 			ms = append(ms, movements(allocs, stockade.MoveReserve,
 				func(q int64) stockade.Delta { return stockade.Delta{Reserved: q} }, o.res.ID, "", now)...)
 		}
-		if p.c.claim != nil {
-			status, body := p.c.claim.idem.Render(result, nil)
-			if err := p.c.record(ctx, tx, status, body); err != nil {
-				return nil, err
-			}
+		if idem != nil {
+			remember(idem, result, nil)
 		}
 	}
 
@@ -255,6 +254,9 @@ func (e *Engine) decide(ctx context.Context, tx stockade.Tx, batch []*pending) (
 		return nil, err
 	}
 	if err := tx.AppendMovements(ctx, ms...); err != nil {
+		return nil, err
+	}
+	if err := tx.PutIdempotency(ctx, replays...); err != nil {
 		return nil, err
 	}
 	for _, k := range touched {
@@ -271,6 +273,27 @@ func (e *Engine) decide(ctx context.Context, tx stockade.Tx, batch []*pending) (
 		}
 	}
 	return out, nil
+}
+
+// idempotencyRecords reads the records of the idempotency keys of the
+// calls of batch, by key, holding the keys until the transaction ends.
+func idempotencyRecords(ctx context.Context, tx stockade.Tx, batch []*pending) (map[string]stockade.Idempotency, error) {
+	var keys []string
+	for _, p := range batch {
+		if p.c.idem != nil {
+			keys = append(keys, p.c.idem.Key)
+		}
+	}
+	records := map[string]stockade.Idempotency{}
+	if len(keys) == 0 {
+		return records, nil
+	}
+	slices.Sort(keys)
+	recs, err := tx.Idempotencies(ctx, slices.Compact(keys))
+	for _, rec := range recs {
+		records[rec.Key] = rec
+	}
+	return records, err
 }
 
 // union returns a request that draws on every level the calls of batch

@@ -350,3 +350,57 @@ func TestBatchCoalesces(t *testing.T) {
 	}
 	b.balanced()
 }
+
+// TestBatchIdempotency queues calls with idempotency keys behind a held
+// batch: a key's second call in the same batch replays the first's
+// response, another request under the key is refused, and a refusal is
+// recorded for replay too, all in the batch's own commit.
+func TestBatchIdempotency(t *testing.T) {
+	b := newBatchEnv(t, map[string]int64{"a": 3})
+	render := func(v any, err error) (int, []byte) {
+		if err != nil {
+			return 409, []byte(stockade.ErrorCode(err))
+		}
+		return 201, []byte(fmt.Sprintf("%T", v))
+	}
+	with := func(key, hash string) context.Context {
+		return stockade.WithIdempotency(t.Context(), &stockade.Idempotent{Key: key, RequestHash: hash, Render: render})
+	}
+	first := b.hold(reqOf(ln("a", 1)))
+	k1 := b.queue(with("k1", "h"), reqOf(ln("a", 2)), true)
+	k1again := b.queue(with("k1", "h"), reqOf(ln("a", 2)), true)
+	k1other := b.queue(with("k1", "other"), reqOf(ln("a", 1)), true)
+	k2 := b.queue(with("k2", "h"), reqOf(ln("a", 5)), false) // refused: 0 left
+	close(b.store.open)
+	for _, c := range []*started{first, k1, k1again, k1other, k2} {
+		<-c.done
+	}
+	if first.err != nil || k1.err != nil {
+		t.Fatalf("errors %v, %v", first.err, k1.err)
+	}
+	replay, ok := errors.AsType[*stockade.Replay](k1again.err)
+	if !ok || replay.Status != 201 || string(replay.Body) != "stockade.Order" {
+		t.Errorf("second call with k1: %v, want a replay of 201 stockade.Order", k1again.err)
+	}
+	if got := stockade.ErrorCode(k1other.err); got != stockade.EIdempotencyMismatch {
+		t.Errorf("k1 for another request: %v, want %s", k1other.err, stockade.EIdempotencyMismatch)
+	}
+	if got := stockade.ErrorCode(k2.err); got != stockade.EInsufficientStock {
+		t.Errorf("k2: %v, want %s", k2.err, stockade.EInsufficientStock)
+	}
+	if n := b.store.updates.Load(); n != 2 {
+		t.Errorf("%d write transactions, want 2: no claims of their own", n)
+	}
+	if l := b.level("a"); l.Reserved != 1 || l.Committed != 2 {
+		t.Errorf("level %+v, want 1 reserved and 2 committed: k1 checked out once", l)
+	}
+	// Later calls replay what the batch recorded.
+	for key, want := range map[string]string{"k1": "201 stockade.Order", "k2": "409 " + stockade.EInsufficientStock} {
+		_, err := b.eng.Checkout(with(key, "h"), reqOf(ln("a", 1)))
+		replay, ok := errors.AsType[*stockade.Replay](err)
+		if !ok || fmt.Sprintf("%d %s", replay.Status, replay.Body) != want {
+			t.Errorf("retry with %s: %v, want a replay of %s", key, err, want)
+		}
+	}
+	b.balanced()
+}

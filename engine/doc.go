@@ -163,9 +163,17 @@
 // when it is taken over. The rendered result is stored in the same
 // transaction as the call's effect, after checking that the claim is still
 // this call's (a call whose claim was taken over commits nothing). A
-// refusal is rendered and stored too, so a retry replays it (under batch,
-// in the batch's own commit); any other failure deletes the claim, so the
-// client may retry.
+// refusal is rendered and stored too, so a retry replays it; any other
+// failure deletes the claim, so the client may retry.
+//
+// Under batch, Reserve and Checkout make no claim: the batch transaction
+// is the whole call, so it reads the records of its calls' keys first,
+// holding the keys until it commits (Tx.Idempotencies, in one fixed
+// order), answers a call from its key's record as above, and stores each
+// decided call's result or refusal in its own commit. A key's second call
+// in the same batch replays the first's response. Input refused before a
+// call reaches a batch (EInvalid) is not stored: it changed nothing, and a
+// retry is refused the same way.
 //
 // # Failure modes
 //

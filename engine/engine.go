@@ -333,8 +333,9 @@ type call struct {
 	start    time.Time
 	attempts int
 	claim    *claim
-	// settled: the call's outcome under its claim is already stored.
-	settled bool
+	// idem is the idempotency key of a call that a batch decides, which
+	// checks it and records the outcome (see batched).
+	idem *stockade.Idempotent
 }
 
 // run runs fn as the call op: within Options.Timeout, idempotently if
@@ -348,9 +349,16 @@ func run[T any](e *Engine, ctx context.Context, op string, mutating bool, fn fun
 		v   T
 		err error
 	)
-	if idem := stockade.IdempotencyFrom(ctx); mutating && idem != nil {
+	switch idem := stockade.IdempotencyFrom(ctx); {
+	case mutating && idem != nil && e.batched(op):
+		if err = checkIdempotent(idem); err == nil {
+			c.idem = idem
+			v, err = fn(ctx, c)
+		}
+		err = c.classify(ctx, err)
+	case mutating && idem != nil:
 		v, err = idempotent(ctx, c, idem, fn)
-	} else {
+	default:
 		v, err = fn(ctx, c)
 		err = c.classify(ctx, err)
 	}

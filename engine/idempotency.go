@@ -31,10 +31,10 @@ type claim struct {
 //     that the claim is still this call's;
 //  3. if fn is refused (EInvalid, ENotFound, EInsufficientStock,
 //     EVersionConflict, EReservationExpired), store the rendered refusal
-//     in a transaction of its own, so a retry replays it, unless fn
-//     stored it already (call.settled: a batch stores its refusals in its
-//     own commit); if it fails otherwise, delete the claim, so the client
-//     may retry.
+//     in a transaction of its own, so a retry replays it; if it fails
+//     otherwise, delete the claim, so the client may retry.
+//
+// Calls that the Batch strategy decides need no claim: see batched.
 func idempotent[T any](ctx context.Context, c *call, idem *stockade.Idempotent, fn func(ctx context.Context, c *call) (T, error)) (T, error) {
 	var zero T
 	if err := c.claimKey(ctx, idem); err != nil {
@@ -43,9 +43,6 @@ func idempotent[T any](ctx context.Context, c *call, idem *stockade.Idempotent, 
 	v, err := fn(ctx, c)
 	if err = c.classify(ctx, err); err == nil {
 		return v, nil
-	}
-	if c.settled {
-		return zero, err
 	}
 	// The outcome must be recorded even when ctx has ended.
 	wctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
@@ -72,13 +69,52 @@ func refused(err error) bool {
 	return false
 }
 
-// claimKey claims idem's key for c, or returns why not.
-func (c *call) claimKey(ctx context.Context, idem *stockade.Idempotent) error {
+// batched reports whether op is decided by a batch under the Batch
+// strategy. Such a call's idempotency key is checked and its outcome
+// recorded in the batch's transaction, which is the whole call, so it
+// needs no in-flight claim of its own: the transaction holds the key (see
+// stockade.Tx.Idempotencies) until it commits the result.
+func (e *Engine) batched(op string) bool {
+	return e.batch != nil && (op == "reserve" || op == "checkout")
+}
+
+// checkIdempotent refuses an idempotency key or an Idempotent that cannot
+// be used.
+func checkIdempotent(idem *stockade.Idempotent) error {
 	if err := checkID("idempotency key", idem.Key); err != nil {
 		return err
 	}
 	if idem.Render == nil {
 		return errors.New("engine: stockade.Idempotent without Render")
+	}
+	return nil
+}
+
+// admit decides what a call of op with idem meets in rec, its key's
+// record if ok, at now: nil if the call may run (there is no live record,
+// or a stale in-flight claim, which it takes over); otherwise a
+// *stockade.Replay of the finished request, EIdempotencyMismatch for
+// another request, or EIdempotencyInFlight.
+func (e *Engine) admit(op string, idem *stockade.Idempotent, rec stockade.Idempotency, ok bool, now time.Time) error {
+	if !ok || now.Sub(rec.CreatedAt) >= e.opts.IdempotencyTTL {
+		return nil
+	}
+	switch {
+	case rec.RequestHash != idem.RequestHash:
+		return refuse(stockade.EIdempotencyMismatch, "idempotency key %q was used for another request", idem.Key)
+	case rec.State == stockade.Done:
+		return &stockade.Replay{Status: rec.Status, Body: rec.Body}
+	case now.Sub(rec.CreatedAt) < e.opts.InFlightTimeout:
+		return refuse(stockade.EIdempotencyInFlight, "a request with idempotency key %q is in progress", idem.Key)
+	}
+	e.log.Warn("engine: taking over a stale idempotency claim", "op", op, "key", idem.Key, "claimed_at", rec.CreatedAt)
+	return nil
+}
+
+// claimKey claims idem's key for c, or returns why not.
+func (c *call) claimKey(ctx context.Context, idem *stockade.Idempotent) error {
+	if err := checkIdempotent(idem); err != nil {
+		return err
 	}
 	e := c.e
 	cl := &claim{idem: idem, nonce: []byte(rand.Text())}
@@ -88,16 +124,8 @@ func (c *call) claimKey(ctx context.Context, idem *stockade.Idempotent) error {
 		if err != nil {
 			return err
 		}
-		if ok && now.Sub(rec.CreatedAt) < e.opts.IdempotencyTTL {
-			switch {
-			case rec.RequestHash != idem.RequestHash:
-				return refuse(stockade.EIdempotencyMismatch, "idempotency key %q was used for another request", idem.Key)
-			case rec.State == stockade.Done:
-				return &stockade.Replay{Status: rec.Status, Body: rec.Body}
-			case now.Sub(rec.CreatedAt) < e.opts.InFlightTimeout:
-				return refuse(stockade.EIdempotencyInFlight, "a request with idempotency key %q is in progress", idem.Key)
-			}
-			e.log.Warn("engine: taking over a stale idempotency claim", "op", c.op, "key", idem.Key, "claimed_at", rec.CreatedAt)
+		if err := e.admit(c.op, idem, rec, ok, now); err != nil {
+			return err
 		}
 		return tx.PutIdempotency(ctx, stockade.Idempotency{Key: idem.Key, RequestHash: idem.RequestHash,
 			State: stockade.InFlight, Body: cl.nonce, CreatedAt: now})
@@ -137,14 +165,13 @@ func (c *call) done(ctx context.Context, tx stockade.Tx, v any) error {
 		return errClaimLost
 	}
 	status, body := c.claim.idem.Render(v, nil)
-	return c.record(ctx, tx, status, body)
+	return tx.PutIdempotency(ctx, done(c.claim.idem, status, body, c.e.now()))
 }
 
-// record stores the response to replay for c's key in tx, whose caller
-// has checked that the claim is still c's.
-func (c *call) record(ctx context.Context, tx stockade.Tx, status int, body []byte) error {
-	return tx.PutIdempotency(ctx, stockade.Idempotency{Key: c.claim.idem.Key, RequestHash: c.claim.idem.RequestHash,
-		State: stockade.Done, Status: status, Body: body, CreatedAt: c.e.now()})
+// done returns the record of a finished call with idem, to replay.
+func done(idem *stockade.Idempotent, status int, body []byte, now time.Time) stockade.Idempotency {
+	return stockade.Idempotency{Key: idem.Key, RequestHash: idem.RequestHash, State: stockade.Done,
+		Status: status, Body: body, CreatedAt: now}
 }
 
 // settle ends c's claim, if it is still c's: with status, it records the
@@ -162,7 +189,7 @@ func (c *call) settle(ctx context.Context, status *int, body []byte) error {
 			if status == nil {
 				return tx.DeleteIdempotency(ctx, c.claim.idem.Key)
 			}
-			return c.record(ctx, tx, *status, body)
+			return tx.PutIdempotency(ctx, done(c.claim.idem, *status, body, c.e.now()))
 		})
 	})
 	if err != nil {

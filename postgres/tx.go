@@ -57,8 +57,8 @@ var (
 	orderSQL string
 	//go:embed queries/set_order_status.sql
 	setOrderStatusSQL string
-	//go:embed queries/idempotency.sql
-	idempotencySQL string
+	//go:embed queries/idempotencies.sql
+	idempotenciesSQL string
 	//go:embed queries/put_idempotency.sql
 	putIdempotencySQL string
 	//go:embed queries/delete_idempotency.sql
@@ -479,42 +479,91 @@ func (t *tx) SetOrderStatus(ctx context.Context, id string, from, to stockade.Or
 	return tag.RowsAffected() == 1, nil
 }
 
-// Idempotency implements stockade.Tx. In a read-write transaction it
-// first takes a transaction-scoped advisory lock on the key (see
-// idempotencyLockID), so that two transactions that read a key and then
-// claim it with PutIdempotency run one after the other: the second reads
-// what the first wrote. READ COMMITTED alone would let both read "no
-// record" and both claim the key.
+// Idempotency implements stockade.Tx with Idempotencies.
 func (t *tx) Idempotency(ctx context.Context, key string) (stockade.Idempotency, bool, error) {
-	what := "idempotency record " + strconv.Quote(key)
-	if !t.readOnly {
-		// A statement of its own: the read after it must take its snapshot
-		// once the lock is granted.
-		if _, err := t.tx.Exec(ctx, advisoryLockSQL, idempotencyLockID(key)); err != nil {
-			return stockade.Idempotency{}, false, t.fail(ctx, what, err)
-		}
+	recs, err := t.Idempotencies(ctx, []string{key})
+	if err != nil || len(recs) == 0 {
+		return stockade.Idempotency{}, false, err
 	}
-	var (
-		rec   stockade.Idempotency
-		state string
-	)
-	err := t.tx.QueryRow(ctx, idempotencySQL, key).
-		Scan(&rec.Key, &rec.RequestHash, &state, &rec.Status, &rec.Body, &rec.CreatedAt)
-	switch {
-	case errors.Is(err, pgx.ErrNoRows):
-		return stockade.Idempotency{}, false, nil
-	case err != nil:
-		return stockade.Idempotency{}, false, t.fail(ctx, what, err)
-	}
-	rec.State, rec.CreatedAt = stockade.IdempotencyState(state), rec.CreatedAt.UTC()
-	return rec, true, nil
+	return recs[0], true, nil
 }
 
-func (t *tx) PutIdempotency(ctx context.Context, rec stockade.Idempotency) error {
-	_, err := t.tx.Exec(ctx, putIdempotencySQL,
-		rec.Key, rec.RequestHash, string(rec.State), rec.Status, rec.Body, rec.CreatedAt)
+// Idempotencies implements stockade.Tx. In a read-write transaction it
+// first takes a transaction-scoped advisory lock on each key (see
+// idempotencyLockID), in the order of the lock ids, so that two
+// transactions that read a key and then claim it with PutIdempotency run
+// one after the other: the second reads what the first wrote. READ
+// COMMITTED alone would let both read "no record" and both claim the key.
+// The locks and the read go in one round trip; the read, a statement of
+// its own, takes its snapshot once every lock is granted.
+func (t *tx) Idempotencies(ctx context.Context, keys []string) ([]stockade.Idempotency, error) {
+	if len(keys) == 0 {
+		return nil, nil
+	}
+	what := "idempotency record " + strconv.Quote(keys[0])
+	if len(keys) > 1 {
+		what = fmt.Sprintf("%d idempotency records", len(keys))
+	}
+	b := &pgx.Batch{}
+	var ids []int64
+	if !t.readOnly {
+		ids = make([]int64, len(keys))
+		for i, k := range keys {
+			ids[i] = idempotencyLockID(k)
+		}
+		slices.Sort(ids)
+		ids = slices.Compact(ids)
+		for _, id := range ids {
+			b.Queue(advisoryLockSQL, id)
+		}
+	}
+	b.Queue(idempotenciesSQL, keys)
+	br := t.tx.SendBatch(ctx, b)
+	defer br.Close()
+	for range ids {
+		if _, err := br.Exec(); err != nil {
+			return nil, t.fail(ctx, what, err)
+		}
+	}
+	rows, err := br.Query()
 	if err != nil {
-		return t.fail(ctx, "put idempotency record "+strconv.Quote(rec.Key), err)
+		return nil, t.fail(ctx, what, err)
+	}
+	recs, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (stockade.Idempotency, error) {
+		var (
+			rec   stockade.Idempotency
+			state string
+		)
+		err := row.Scan(&rec.Key, &rec.RequestHash, &state, &rec.Status, &rec.Body, &rec.CreatedAt)
+		rec.State, rec.CreatedAt = stockade.IdempotencyState(state), rec.CreatedAt.UTC()
+		return rec, err
+	})
+	if err != nil {
+		return nil, t.fail(ctx, what, err)
+	}
+	return recs, nil
+}
+
+func (t *tx) PutIdempotency(ctx context.Context, recs ...stockade.Idempotency) error {
+	if len(recs) == 0 {
+		return nil
+	}
+	what := "put idempotency record " + strconv.Quote(recs[0].Key)
+	if len(recs) > 1 {
+		what = fmt.Sprintf("put %d idempotency records", len(recs))
+	}
+	var (
+		keys, hashes, states = make([]string, len(recs)), make([]string, len(recs)), make([]string, len(recs))
+		statuses             = make([]int32, len(recs))
+		bodies               = make([][]byte, len(recs))
+		created              = make([]time.Time, len(recs))
+	)
+	for i, r := range recs {
+		keys[i], hashes[i], states[i] = r.Key, r.RequestHash, string(r.State)
+		statuses[i], bodies[i], created[i] = int32(r.Status), r.Body, r.CreatedAt
+	}
+	if _, err := t.tx.Exec(ctx, putIdempotencySQL, keys, hashes, states, statuses, bodies, created); err != nil {
+		return t.fail(ctx, what, err)
 	}
 	return nil
 }

@@ -221,14 +221,53 @@ func (t *tx) Idempotency(ctx context.Context, key string) (stockade.Idempotency,
 	return rec, true, nil
 }
 
-func (t *tx) PutIdempotency(ctx context.Context, rec stockade.Idempotency) error {
-	_, err := t.tx.ExecContext(ctx, `
-		INSERT INTO idempotency (key, request_hash, state, status, body, created_at) VALUES (?, ?, ?, ?, ?, ?)
-		ON CONFLICT (key) DO UPDATE SET request_hash = excluded.request_hash, state = excluded.state,
-			status = excluded.status, body = excluded.body, created_at = excluded.created_at`,
-		rec.Key, rec.RequestHash, string(rec.State), rec.Status, rec.Body, micros(rec.CreatedAt))
+// Idempotencies ignores locking: the writer holds the whole database.
+func (t *tx) Idempotencies(ctx context.Context, keys []string) ([]stockade.Idempotency, error) {
+	if len(keys) == 0 {
+		return nil, nil
+	}
+	list, err := json.Marshal(keys)
 	if err != nil {
-		return checkf(err, "invalid idempotency state", "put idempotency %s", rec.Key)
+		return nil, fmt.Errorf("sqlite: %d idempotency records: %w", len(keys), err)
+	}
+	rows, err := t.tx.QueryContext(ctx, `
+		SELECT key, request_hash, state, status, body, created_at FROM idempotency
+		WHERE key IN (SELECT value FROM json_each(?)) ORDER BY key`, string(list))
+	if err != nil {
+		return nil, wrapf(err, "%d idempotency records", len(keys))
+	}
+	defer rows.Close()
+	var recs []stockade.Idempotency
+	for rows.Next() {
+		var (
+			rec     stockade.Idempotency
+			state   string
+			created int64
+		)
+		if err := rows.Scan(&rec.Key, &rec.RequestHash, &state, &rec.Status, &rec.Body, &created); err != nil {
+			return nil, wrapf(err, "%d idempotency records", len(keys))
+		}
+		rec.State, rec.CreatedAt = stockade.IdempotencyState(state), fromMicros(created)
+		recs = append(recs, rec)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, wrapf(err, "%d idempotency records", len(keys))
+	}
+	return recs, nil
+}
+
+func (t *tx) PutIdempotency(ctx context.Context, recs ...stockade.Idempotency) error {
+	err := t.insertRows(ctx, `INSERT INTO idempotency (key, request_hash, state, status, body, created_at) VALUES `,
+		6, len(recs), func(i int, row []any) []any {
+			r := recs[i]
+			return append(row, r.Key, r.RequestHash, string(r.State), r.Status, r.Body, micros(r.CreatedAt))
+		}, ` ON CONFLICT (key) DO UPDATE SET request_hash = excluded.request_hash, state = excluded.state,
+			status = excluded.status, body = excluded.body, created_at = excluded.created_at`)
+	if err != nil {
+		if len(recs) == 1 {
+			return checkf(err, "invalid idempotency state", "put idempotency %s", recs[0].Key)
+		}
+		return checkf(err, "invalid idempotency state", "put %d idempotency records", len(recs))
 	}
 	return nil
 }

@@ -243,10 +243,11 @@ func (t *tx) AppendMovements(ctx context.Context, ms ...stockade.Movement) error
 const maxVariables = 32766
 
 // insertRows runs insert, which ends in VALUES, for n rows of cols values
-// each, which row appends for row i: as many rows per statement as SQLite
-// binds, so that a batch costs a few statements instead of one per row.
-// Rows are inserted in order.
-func (t *tx) insertRows(ctx context.Context, insert string, cols, n int, row func(i int, args []any) []any) error {
+// each, which row appends for row i, followed by tail (such as an ON
+// CONFLICT clause), if any: as many rows per statement as SQLite binds, so
+// that a batch costs a few statements instead of one per row. Rows are
+// inserted in order.
+func (t *tx) insertRows(ctx context.Context, insert string, cols, n int, row func(i int, args []any) []any, tail ...string) error {
 	perStmt := maxVariables / cols
 	tuple := "(?" + strings.Repeat(", ?", cols-1) + ")"
 	var q strings.Builder
@@ -262,6 +263,9 @@ func (t *tx) insertRows(ctx context.Context, insert string, cols, n int, row fun
 			}
 			q.WriteString(tuple)
 			args = row(i, args)
+		}
+		for _, s := range tail {
+			q.WriteString(s)
 		}
 		if _, err := t.tx.ExecContext(ctx, q.String(), args...); err != nil {
 			return err

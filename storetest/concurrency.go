@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -256,5 +257,55 @@ func testIdempotencyClaim(t *testing.T, s stockade.Store) {
 	}
 	if n := claims.Load(); n != 1 {
 		t.Errorf("%d requests claimed the same idempotency key, want exactly 1 (%d conflicts retried)", n, conflicts.Load())
+	}
+}
+
+// testIdempotenciesOrder has transactions read and write overlapping sets
+// of idempotency keys given in opposite orders: the store takes their
+// locks in one fixed order, so none waits in a cycle (a deadlock the
+// database would have to break, which would surface as ErrConflict).
+func testIdempotenciesOrder(t *testing.T, s stockade.Store) {
+	ctx, cancel := context.WithTimeout(t.Context(), hangTimeout)
+	defer cancel()
+	keys := []string{"k-a", "k-b", "k-c", "k-d"}
+	var conflicts atomic.Int64
+	errs := make(chan error, 8)
+	var wg sync.WaitGroup
+	for w := range 8 {
+		wg.Go(func() {
+			mine := slices.Clone(keys)
+			if w%2 == 1 {
+				slices.Reverse(mine)
+			}
+			for i := range 20 {
+				n, err := retry(ctx, func() error {
+					return s.Update(ctx, func(tx stockade.Tx) error {
+						if _, err := tx.Idempotencies(ctx, mine); err != nil {
+							return err
+						}
+						time.Sleep(100 * time.Microsecond) // hold the locks a while
+						recs := make([]stockade.Idempotency, len(mine))
+						for j, k := range mine {
+							recs[j] = stockade.Idempotency{Key: k, RequestHash: fmt.Sprintf("w%d-%d", w, i),
+								State: stockade.Done, Status: 200, Body: []byte("{}"), CreatedAt: base}
+						}
+						return tx.PutIdempotency(ctx, recs...)
+					})
+				})
+				conflicts.Add(int64(n))
+				if err != nil {
+					errs <- err
+					return
+				}
+			}
+		})
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Error(err)
+	}
+	if n := conflicts.Load(); n != 0 {
+		t.Errorf("%d conflicts: the key locks were taken in an order that let transactions wait in a cycle", n)
 	}
 }

@@ -324,6 +324,43 @@ func testIdempotency(t *testing.T, s stockade.Store) {
 	}
 	update(t, s, func(tx stockade.Tx) error { return tx.DeleteIdempotency(ctx, "no-such-key") })
 
+	// Many at once, in one call each way: missing keys are left out, the
+	// rest come back in key order.
+	many := []stockade.Idempotency{
+		{Key: "m-2", RequestHash: "h2", State: stockade.InFlight, CreatedAt: base},
+		{Key: "m-1", RequestHash: "h1", State: stockade.Done, Status: 409, Body: []byte{}, CreatedAt: base.Add(time.Second)},
+		{Key: "m-3", RequestHash: "h3", State: stockade.Done, Status: 201, Body: []byte("x"), CreatedAt: base},
+	}
+	update(t, s, func(tx stockade.Tx) error { return tx.PutIdempotency(ctx, many...) })
+	for _, readOnly := range []bool{true, false} {
+		run := update
+		if readOnly {
+			run = view
+		}
+		run(t, s, func(tx stockade.Tx) error {
+			got, err := tx.Idempotencies(ctx, []string{"m-3", "nope", "m-1", "m-2"})
+			if err != nil {
+				return err
+			}
+			want := []stockade.Idempotency{many[1], many[0], many[2]}
+			if len(got) != len(want) {
+				t.Fatalf("Idempotencies returned %d records, want %d", len(got), len(want))
+			}
+			for i, w := range want {
+				g := got[i]
+				if g.Key != w.Key || g.RequestHash != w.RequestHash || g.State != w.State || g.Status != w.Status ||
+					!bytes.Equal(g.Body, w.Body) || !sameTime(g.CreatedAt, w.CreatedAt) {
+					t.Errorf("Idempotencies()[%d] = %+v, want %+v", i, g, w)
+				}
+			}
+			none, err := tx.Idempotencies(ctx, nil)
+			if err != nil || len(none) != 0 {
+				t.Errorf("Idempotencies(none) = %v, %v", none, err)
+			}
+			return nil
+		})
+	}
+
 	for i, age := range []time.Duration{3 * time.Hour, 2 * time.Hour, time.Hour, 0} {
 		put(stockade.Idempotency{Key: fmt.Sprintf("p-%d", i), RequestHash: "h", State: stockade.Done, Status: 200,
 			Body: []byte("{}"), CreatedAt: base.Add(-age)})

@@ -45,6 +45,7 @@ func Run(t *testing.T, newStore func(t *testing.T) stockade.Store) {
 		{"ConcurrentReserve", testConcurrentReserve},
 		{"OppositeOrder", testOppositeOrder},
 		{"IdempotencyClaim", testIdempotencyClaim},
+		{"IdempotenciesOrder", testIdempotenciesOrder},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) { tc.run(t, newStore(t)) })
