@@ -38,6 +38,12 @@ func (e *envFlags) Duration(name, variable string, def time.Duration, usage stri
 	return e.fs.Duration(name, def, usage+" (env "+variable+")")
 }
 
+// Int defines an int flag with a fallback on variable.
+func (e *envFlags) Int(name, variable string, def int, usage string) *int {
+	e.fallback(name, variable)
+	return e.fs.Int(name, def, usage+" (env "+variable+")")
+}
+
 // Parse parses args, refuses arguments that are not flags, and applies the
 // environment to the flags not given.
 func (e *envFlags) Parse(args []string) error {

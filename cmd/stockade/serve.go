@@ -28,6 +28,7 @@ type serveConfig struct {
 	addr            string
 	store           storeSpec
 	strategy        string
+	maxBatch        int
 	locker          lockerSpec
 	sweepInterval   time.Duration
 	defaultTTL      time.Duration
@@ -60,6 +61,8 @@ flags:
 	strategy := env.String("strategy", "STOCKADE_STRATEGY", engine.Atomic,
 		"how reservations check and take stock: "+strings.Join(strategies, ", ")+
 			"\n(a strategy the store cannot offer falls back, as the log line says)")
+	maxBatch := env.Int("max-batch", "STOCKADE_MAX_BATCH", 512,
+		"strategy batch: the most reservations and checkouts one transaction decides")
 	locker := env.String("locker", "STOCKADE_LOCKER", "memory", lockerUsage)
 	sweep := env.Duration("sweep-interval", "STOCKADE_SWEEP_INTERVAL", time.Second,
 		"how often lapsed reservations are expired and old idempotency records purged")
@@ -95,10 +98,13 @@ flags:
 			return c, fmt.Errorf("serve: -%s must be positive, got %v", d.name, d.v)
 		}
 	}
+	if *maxBatch < 1 || *maxBatch > 100_000 {
+		return c, fmt.Errorf("serve: -max-batch must be between 1 and 100000, got %d", *maxBatch)
+	}
 	if err := c.logLevel.UnmarshalText([]byte(*level)); err != nil {
 		return c, fmt.Errorf("serve: -log-level %q: want debug, info, warn or error", *level)
 	}
-	c.addr, c.strategy = *addr, *strategy
+	c.addr, c.strategy, c.maxBatch = *addr, *strategy, *maxBatch
 	c.sweepInterval, c.defaultTTL, c.requestTimeout, c.shutdownTimeout = *sweep, *ttl, *reqTimeout, *shutdown
 	return c, nil
 }
@@ -133,6 +139,7 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 	eng, err := engine.New(st, &engine.Options{
 		Strategy:   c.strategy,
 		Locker:     locker,
+		MaxBatch:   c.maxBatch,
 		DefaultTTL: c.defaultTTL,
 		Logger:     log,
 		Observer:   engineObserver(metrics),

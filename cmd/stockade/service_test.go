@@ -295,6 +295,8 @@ func TestServeRefusesBadConfig(t *testing.T) {
 		{"zero ttl", []string{"-default-ttl", "0s"}, nil, "-default-ttl must be positive, got 0s"},
 		{"negative sweep", []string{"-sweep-interval", "-1s"}, nil, "-sweep-interval must be positive"},
 		{"bad log level", []string{"-log-level", "loud"}, nil, `-log-level "loud": want debug, info, warn or error`},
+		{"zero max batch", []string{"-max-batch", "0"}, nil, "-max-batch must be between 1 and 100000, got 0"},
+		{"bad max batch in env", nil, map[string]string{"STOCKADE_MAX_BATCH": "lots"}, "STOCKADE_MAX_BATCH (for -max-batch)"},
 		{"unreachable redis", []string{"-store", db, "-strategy", "lock", "-locker", "redis://127.0.0.1:1"}, nil, "locker: redis at 127.0.0.1:1"},
 		{"unreachable redlock", []string{"-store", db, "-strategy", "lock", "-locker", "redlock://127.0.0.1:1,127.0.0.1:2,127.0.0.1:3"}, nil, "no majority of 3 nodes answers"},
 		{"unreachable postgres", []string{"-store", "postgres://u:hunter2@127.0.0.1:1/db"}, nil, "store postgres://u:xxxxx@127.0.0.1:1/db"},
