@@ -93,6 +93,15 @@ type Tx interface {
 	// checks availability and writes in one statement.
 	UpdateLevel(ctx context.Context, k Key, d Delta, guard Guard) (Level, bool, error)
 
+	// UpdateLevels adds each change's delta to its level as UpdateLevel
+	// does without a guard, in one statement where the store can, and
+	// returns the levels it changed, in key order. A change whose level is
+	// missing, or where a counter or available would go below zero, is
+	// left out and changes nothing; the caller decides whether the others
+	// stand. The keys must be distinct. The store may lock the rows in any
+	// order: lock them first (Levels with lock) to keep key order.
+	UpdateLevels(ctx context.Context, changes []LevelChange) ([]Level, error)
+
 	// AppendMovements adds rows to the ledger; the store assigns IDs.
 	AppendMovements(ctx context.Context, ms ...Movement) error
 
@@ -179,6 +188,12 @@ type Guard struct {
 	// then set to it (lock strategy: a stale lock holder's write fails).
 	// At most math.MaxInt64; larger is EInvalid.
 	Fence uint64
+}
+
+// LevelChange is a delta to one level, for UpdateLevels.
+type LevelChange struct {
+	Key
+	Delta
 }
 
 // MovementFilter selects ledger rows. Zero fields match everything.

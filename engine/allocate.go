@@ -45,20 +45,18 @@ func (s *shortfall) Error() string {
 // set, else the one with the most available first; ties go to the smaller
 // location id. The allocations come back merged per level, in key order.
 func allocate(needs []need, v stockView, shipTo *stockade.Point) ([]stockade.Allocation, *shortfall) {
-	avail := make(map[stockade.Key]int64, len(v.avail))
-	for k, q := range v.avail {
-		avail[k] = max(q, 0)
-	}
 	taken := map[stockade.Key]int64{}
+	// free is what level k can still give: read lazily, so that a call
+	// costs what its own keys cost, however many levels v holds.
+	free := func(k stockade.Key) int64 { return max(v.avail[k], 0) - taken[k] }
 	for _, n := range needs {
 		if n.Location == "" {
 			continue
 		}
 		k := n.key()
-		if avail[k] < n.Quantity {
-			return nil, &shortfall{need: n, available: avail[k]}
+		if free(k) < n.Quantity {
+			return nil, &shortfall{need: n, available: free(k)}
 		}
-		avail[k] -= n.Quantity
 		taken[k] += n.Quantity
 	}
 	for _, n := range needs {
@@ -68,7 +66,7 @@ func allocate(needs []need, v stockView, shipTo *stockade.Point) ([]stockade.All
 		locs := slices.Clone(v.locations[n.SKU])
 		var total int64
 		for _, loc := range locs {
-			total += avail[stockade.Key{SKU: n.SKU, Location: loc}]
+			total += free(stockade.Key{SKU: n.SKU, Location: loc})
 		}
 		if total < n.Quantity {
 			return nil, &shortfall{need: n, available: total}
@@ -85,7 +83,7 @@ func allocate(needs []need, v stockView, shipTo *stockade.Point) ([]stockade.All
 		} else {
 			slices.SortFunc(locs, func(a, b string) int {
 				ka, kb := stockade.Key{SKU: n.SKU, Location: a}, stockade.Key{SKU: n.SKU, Location: b}
-				return cmp.Or(cmp.Compare(avail[kb], avail[ka]), cmp.Compare(a, b))
+				return cmp.Or(cmp.Compare(free(kb), free(ka)), cmp.Compare(a, b))
 			})
 		}
 		left := n.Quantity
@@ -94,11 +92,10 @@ func allocate(needs []need, v stockView, shipTo *stockade.Point) ([]stockade.All
 				break
 			}
 			k := stockade.Key{SKU: n.SKU, Location: loc}
-			q := min(left, avail[k])
+			q := min(left, free(k))
 			if q <= 0 {
 				continue
 			}
-			avail[k] -= q
 			taken[k] += q
 			left -= q
 		}

@@ -259,18 +259,21 @@ func (e *Engine) decide(ctx context.Context, tx stockade.Tx, batch []*pending) (
 	if err := tx.PutIdempotency(ctx, replays...); err != nil {
 		return nil, err
 	}
+	var changes []stockade.LevelChange
 	for _, k := range touched {
 		d := stockade.Delta{Reserved: reserved[k] - freed[k], Committed: committed[k]}
-		if d == (stockade.Delta{}) {
-			continue
+		if d != (stockade.Delta{}) {
+			changes = append(changes, stockade.LevelChange{Key: k, Delta: d})
 		}
-		if _, ok, err := tx.UpdateLevel(ctx, k, d, stockade.Guard{}); err != nil {
-			return nil, err
-		} else if !ok {
-			// The row is locked and was read under the lock: only a
-			// store that does not lock could get here.
-			return nil, conflictf("level %s changed under the batch's lock", k)
-		}
+	}
+	ls, err := tx.UpdateLevels(ctx, changes)
+	if err != nil {
+		return nil, err
+	}
+	if len(ls) != len(changes) {
+		// The rows are locked and were read under the lock: only a store
+		// that does not lock could get here.
+		return nil, conflictf("%d of %d levels changed under the batch's lock", len(changes)-len(ls), len(changes))
 	}
 	return out, nil
 }

@@ -35,6 +35,8 @@ var (
 	setOnHandMissSQL string
 	//go:embed queries/update_level.sql
 	updateLevelSQL string
+	//go:embed queries/update_levels.sql
+	updateLevelsSQL string
 	//go:embed queries/append_movements.sql
 	appendMovementsSQL string
 	//go:embed queries/movements.sql
@@ -235,6 +237,26 @@ func (t *tx) UpdateLevel(ctx context.Context, k stockade.Key, d stockade.Delta, 
 		return stockade.Level{}, false, t.fail(ctx, "update level "+k.String(), err)
 	}
 	return l, true, nil
+}
+
+func (t *tx) UpdateLevels(ctx context.Context, changes []stockade.LevelChange) ([]stockade.Level, error) {
+	if len(changes) == 0 {
+		return nil, nil
+	}
+	var (
+		skus, locs                  = make([]string, len(changes)), make([]string, len(changes))
+		onHand, reserved, committed = make([]int64, len(changes)), make([]int64, len(changes)), make([]int64, len(changes))
+	)
+	for i, c := range changes {
+		skus[i], locs[i] = c.SKU, c.Location
+		onHand[i], reserved[i], committed[i] = c.OnHand, c.Reserved, c.Committed
+	}
+	ls, err := t.levels(ctx, updateLevelsSQL, skus, locs, onHand, reserved, committed)
+	if err != nil {
+		return nil, t.fail(ctx, fmt.Sprintf("update %d levels", len(changes)), err)
+	}
+	slices.SortFunc(ls, func(a, b stockade.Level) int { return a.Key().Compare(b.Key()) })
+	return ls, nil
 }
 
 func (t *tx) AppendMovements(ctx context.Context, ms ...stockade.Movement) error {

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 	"strings"
 	"time"
 
@@ -224,6 +225,23 @@ func (t *tx) UpdateLevel(ctx context.Context, k stockade.Key, d stockade.Delta, 
 		return stockade.Level{}, false, wrapf(err, "update level %s", k)
 	}
 	return l, true, nil
+}
+
+// UpdateLevels runs UpdateLevel for each change: in process, one
+// statement per level costs little.
+func (t *tx) UpdateLevels(ctx context.Context, changes []stockade.LevelChange) ([]stockade.Level, error) {
+	var ls []stockade.Level
+	for _, c := range changes {
+		l, ok, err := t.UpdateLevel(ctx, c.Key, c.Delta, stockade.Guard{})
+		if err != nil {
+			return nil, err
+		}
+		if ok {
+			ls = append(ls, l)
+		}
+	}
+	slices.SortFunc(ls, func(a, b stockade.Level) int { return a.Key().Compare(b.Key()) })
+	return ls, nil
 }
 
 func (t *tx) AppendMovements(ctx context.Context, ms ...stockade.Movement) error {

@@ -256,6 +256,56 @@ func testUpdateLevel(t *testing.T, s stockade.Store) {
 	})
 }
 
+// keysOf returns the keys of ls.
+func keysOf(ls []stockade.Level) []stockade.Key {
+	var ks []stockade.Key
+	for _, l := range ls {
+		ks = append(ks, l.Key())
+	}
+	return ks
+}
+
+func testUpdateLevels(t *testing.T, s stockade.Store) {
+	ctx := t.Context()
+	keyB2 := stockade.Key{SKU: "B", Location: "W2"}
+	seed(t, s, level{Key: keyA1, OnHand: 10, Reserved: 2}, level{Key: keyA2, OnHand: 5}, level{Key: keyB1, OnHand: 3})
+	before := map[stockade.Key]stockade.Level{}
+	for _, k := range []stockade.Key{keyA1, keyA2, keyB1} {
+		before[k], _ = getLevel(t, s, k)
+	}
+	update(t, s, func(tx stockade.Tx) error {
+		got, err := tx.UpdateLevels(ctx, []stockade.LevelChange{
+			{Key: keyB1, Delta: stockade.Delta{Committed: 4}}, // only 3 on hand: left out
+			{Key: keyA2, Delta: stockade.Delta{Reserved: 5}},
+			{Key: keyB2, Delta: stockade.Delta{OnHand: 1}}, // no such level: left out
+			{Key: keyA1, Delta: stockade.Delta{Reserved: -2, Committed: 2}},
+		})
+		if err != nil {
+			return err
+		}
+		want := []counters{{5, 5, 0}, {10, 0, 2}} // A@W2 sorts before A@w1
+		if len(got) != len(want) || got[0].Key() != keyA2 || got[1].Key() != keyA1 {
+			t.Fatalf("UpdateLevels changed %v, want %v and %v in key order", keysOf(got), keyA2, keyA1)
+		}
+		for i, l := range got {
+			if countersOf(l) != want[i] || l.Version != before[l.Key()].Version+1 {
+				t.Errorf("UpdateLevels: %+v, want counters %v and the version bumped from %d", l, want[i], before[l.Key()].Version)
+			}
+		}
+		none, err := tx.UpdateLevels(ctx, nil)
+		if err != nil || len(none) != 0 {
+			t.Errorf("UpdateLevels(none) = %v, %v", none, err)
+		}
+		return nil
+	})
+	if l, _ := getLevel(t, s, keyB1); l != before[keyB1] {
+		t.Errorf("level %s after a change left out: %+v, want %+v", keyB1, l, before[keyB1])
+	}
+	if _, ok := getLevel(t, s, keyB2); ok {
+		t.Errorf("UpdateLevels created level %s", keyB2)
+	}
+}
+
 func testUpdateLevelGuard(t *testing.T, s stockade.Store) {
 	ctx := t.Context()
 	k := stockade.Key{SKU: "guarded", Location: "w1"}
@@ -374,14 +424,6 @@ func testLevelOrder(t *testing.T, s stockade.Store) {
 	sorted := slices.SortedFunc(slices.Values(keys), stockade.Key.Compare)
 	reversed := slices.Clone(sorted)
 	slices.Reverse(reversed)
-	keysOf := func(ls []stockade.Level) []stockade.Key {
-		var ks []stockade.Key
-		for _, l := range ls {
-			ks = append(ks, l.Key())
-		}
-		return ks
-	}
-
 	view(t, s, func(tx stockade.Tx) error {
 		all, err := tx.AllLevels(ctx)
 		if err != nil {

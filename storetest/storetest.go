@@ -24,6 +24,7 @@ func Run(t *testing.T, newStore func(t *testing.T) stockade.Store) {
 		{"Locations", testLocations},
 		{"SetOnHand", testSetOnHand},
 		{"UpdateLevel", testUpdateLevel},
+		{"UpdateLevels", testUpdateLevels},
 		{"UpdateLevelGuard", testUpdateLevelGuard},
 		{"FenceRange", testFenceRange},
 		{"LevelOrder", testLevelOrder},
