@@ -114,6 +114,12 @@ type Tx interface {
 	// any.
 	LedgerSums(ctx context.Context) (map[Key]Delta, error)
 
+	// RecordSums returns, for every level that records hold units of, the
+	// sums of those units: Reserved, of the allocations of held
+	// reservations (lapsed ones too, until they are expired); Committed, of
+	// the allocations of committed orders. OnHand is zero.
+	RecordSums(ctx context.Context) (map[Key]Delta, error)
+
 	// InsertReservations stores new reservations, in one statement where
 	// the store can. An id in use is an error (on PostgreSQL it wraps
 	// ErrConflict, so generate ids inside the retried function).

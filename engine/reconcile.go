@@ -3,6 +3,7 @@ package engine
 import (
 	"context"
 	"fmt"
+	"maps"
 	"slices"
 
 	"github.com/stockade/stockade"
@@ -11,7 +12,8 @@ import (
 // Report is the outcome of Reconcile.
 type Report struct {
 	// OK is true when every level's counters equal the sums of its ledger
-	// rows and no ledger rows belong to a level that does not exist.
+	// rows, its reserved and committed equal what the records hold, and
+	// no ledger rows or records belong to a level that does not exist.
 	OK bool `json:"ok"`
 	// Levels is how many levels were compared.
 	Levels int `json:"levels"`
@@ -19,41 +21,55 @@ type Report struct {
 	Mismatches []Mismatch `json:"mismatches"`
 }
 
-// Mismatch is a level whose counters differ from its ledger's sums.
+// Mismatch is a level whose counters differ from its ledger's sums or
+// from what the records hold.
 type Mismatch struct {
 	stockade.Key
 	// Counters are the level's on hand, reserved and committed; zero for
-	// ledger rows whose level does not exist.
+	// ledger rows or records whose level does not exist.
 	Counters stockade.Delta `json:"counters"`
 	// Ledger are the sums of the level's ledger rows.
 	Ledger stockade.Delta `json:"ledger"`
-	// Missing is true when the ledger has rows for a level that does not
-	// exist.
+	// Records are the units the records hold at the level: Reserved by
+	// held reservations, Committed by committed orders (OnHand is zero).
+	Records stockade.Delta `json:"records"`
+	// Missing is true when the ledger or the records name a level that
+	// does not exist.
 	Missing bool `json:"missing,omitempty"`
 }
 
 func (m Mismatch) String() string {
 	if m.Missing {
-		return fmt.Sprintf("%s: no level, ledger sums %+v", m.Key, m.Ledger)
+		return fmt.Sprintf("%s: no level, ledger sums %+v, records hold %+v", m.Key, m.Ledger, m.Records)
 	}
-	return fmt.Sprintf("%s: counters %+v, ledger sums %+v", m.Key, m.Counters, m.Ledger)
+	return fmt.Sprintf("%s: counters %+v, ledger sums %+v, records hold %+v", m.Key, m.Counters, m.Ledger, m.Records)
 }
 
-// Reconcile recomputes every level's counters from the ledger, in one
-// read transaction (one snapshot), and reports every level that does not
-// balance. It changes nothing.
+// balanced reports whether counters agree with the ledger and the records.
+func balanced(counters, ledger, records stockade.Delta) bool {
+	return counters == ledger && counters.Reserved == records.Reserved && counters.Committed == records.Committed
+}
+
+// Reconcile checks every level, in one read transaction (one snapshot):
+// its counters must equal the sums of its ledger rows, and its reserved
+// and committed what the records hold (the allocations of held
+// reservations and of committed orders). It reports every level that
+// does not balance, and changes nothing.
 func (e *Engine) Reconcile(ctx context.Context) (Report, error) {
 	return run(e, ctx, "reconcile", false, func(ctx context.Context, c *call) (Report, error) {
 		var (
-			levels []stockade.Level
-			sums   map[stockade.Key]stockade.Delta
+			levels          []stockade.Level
+			ledger, records map[stockade.Key]stockade.Delta
 		)
 		err := c.view(ctx, func(tx stockade.Tx) error {
 			var err error
 			if levels, err = tx.AllLevels(ctx); err != nil {
 				return err
 			}
-			sums, err = tx.LedgerSums(ctx)
+			if ledger, err = tx.LedgerSums(ctx); err != nil {
+				return err
+			}
+			records, err = tx.RecordSums(ctx)
 			return err
 		})
 		if err != nil {
@@ -62,15 +78,18 @@ func (e *Engine) Reconcile(ctx context.Context) (Report, error) {
 		rep := Report{Levels: len(levels), Mismatches: []Mismatch{}}
 		seen := make(map[stockade.Key]bool, len(levels))
 		for _, l := range levels {
-			seen[l.Key()] = true
+			k := l.Key()
+			seen[k] = true
 			counters := stockade.Delta{OnHand: l.OnHand, Reserved: l.Reserved, Committed: l.Committed}
-			if sums[l.Key()] != counters {
-				rep.Mismatches = append(rep.Mismatches, Mismatch{Key: l.Key(), Counters: counters, Ledger: sums[l.Key()]})
+			if !balanced(counters, ledger[k], records[k]) {
+				rep.Mismatches = append(rep.Mismatches, Mismatch{Key: k, Counters: counters, Ledger: ledger[k], Records: records[k]})
 			}
 		}
-		for _, k := range sortedKeys(sums) {
-			if !seen[k] && sums[k] != (stockade.Delta{}) {
-				rep.Mismatches = append(rep.Mismatches, Mismatch{Key: k, Ledger: sums[k], Missing: true})
+		orphans := maps.Clone(ledger)
+		maps.Copy(orphans, records)
+		for _, k := range sortedKeys(orphans) {
+			if !seen[k] && (ledger[k] != (stockade.Delta{}) || records[k] != (stockade.Delta{})) {
+				rep.Mismatches = append(rep.Mismatches, Mismatch{Key: k, Ledger: ledger[k], Records: records[k], Missing: true})
 			}
 		}
 		slices.SortFunc(rep.Mismatches, func(a, b Mismatch) int { return a.Key.Compare(b.Key) })

@@ -43,6 +43,8 @@ var (
 	movementsSQL string
 	//go:embed queries/ledger_sums.sql
 	ledgerSumsSQL string
+	//go:embed queries/record_sums.sql
+	recordSumsSQL string
 	//go:embed queries/insert_reservations.sql
 	insertReservationsSQL string
 	//go:embed queries/reservation.sql
@@ -340,6 +342,23 @@ func (t *tx) LedgerSums(ctx context.Context) (map[stockade.Key]stockade.Delta, e
 	})
 	if err != nil {
 		return nil, t.fail(ctx, "ledger sums", err)
+	}
+	return sums, nil
+}
+
+func (t *tx) RecordSums(ctx context.Context) (map[stockade.Key]stockade.Delta, error) {
+	rows, _ := t.tx.Query(ctx, recordSumsSQL)
+	sums := make(map[stockade.Key]stockade.Delta)
+	var (
+		k stockade.Key
+		d stockade.Delta
+	)
+	_, err := pgx.ForEachRow(rows, []any{&k.SKU, &k.Location, &d.Reserved, &d.Committed}, func() error {
+		sums[k] = d
+		return nil
+	})
+	if err != nil {
+		return nil, t.fail(ctx, "record sums", err)
 	}
 	return sums, nil
 }

@@ -358,6 +358,37 @@ func (t *tx) LedgerSums(ctx context.Context) (map[stockade.Key]stockade.Delta, e
 	return sums, nil
 }
 
+func (t *tx) RecordSums(ctx context.Context) (map[stockade.Key]stockade.Delta, error) {
+	rows, err := t.tx.QueryContext(ctx, `
+		SELECT sku, location, sum(reserved), sum(committed) FROM (
+			SELECT a.value ->> 'sku' AS sku, a.value ->> 'location' AS location,
+				a.value ->> 'quantity' AS reserved, 0 AS committed
+			FROM reservations AS r, json_each(r.allocations) AS a
+			WHERE r.status = 'held' AND a.type = 'object'
+			UNION ALL
+			SELECT a.value ->> 'sku', a.value ->> 'location', 0, a.value ->> 'quantity'
+			FROM orders AS o, json_each(o.allocations) AS a
+			WHERE o.status = 'committed' AND a.type = 'object'
+		) GROUP BY sku, location`)
+	if err != nil {
+		return nil, wrapf(err, "record sums")
+	}
+	defer rows.Close()
+	sums := map[stockade.Key]stockade.Delta{}
+	for rows.Next() {
+		var k stockade.Key
+		var d stockade.Delta
+		if err := rows.Scan(&k.SKU, &k.Location, &d.Reserved, &d.Committed); err != nil {
+			return nil, wrapf(err, "record sums")
+		}
+		sums[k] = d
+	}
+	if err := rows.Err(); err != nil {
+		return nil, wrapf(err, "record sums")
+	}
+	return sums, nil
+}
+
 // AdvisoryLock is not supported: SQLite has no advisory locks, and a write
 // transaction already holds the whole database.
 func (t *tx) AdvisoryLock(ctx context.Context, keys []stockade.Key) error {

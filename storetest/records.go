@@ -3,6 +3,7 @@ package storetest
 import (
 	"bytes"
 	"fmt"
+	"maps"
 	"reflect"
 	"testing"
 	"time"
@@ -435,4 +436,46 @@ func testInvalidStatus(t *testing.T, s stockade.Store) {
 	if after := take(t, s, []string{"r-1", "r-2"}, []string{"o-1", "o-2"}, []string{"k-1"}); !reflect.DeepEqual(after, before) {
 		t.Errorf("refused writes left changes:\nbefore %+v\nafter  %+v", before, after)
 	}
+}
+
+func testRecordSums(t *testing.T, s stockade.Store) {
+	ctx := t.Context()
+	seed(t, s, level{Key: keyA1, OnHand: 100}, level{Key: keyA2, OnHand: 100}, level{Key: keyB1, OnHand: 100})
+	order := func(id string, status stockade.OrderStatus, allocs ...stockade.Allocation) stockade.Order {
+		return stockade.Order{ID: id, Status: status, CreatedAt: base, Lines: []stockade.Line{{SKU: "A", Quantity: 1}}, Allocations: allocs}
+	}
+	alloc := func(k stockade.Key, q int64) stockade.Allocation {
+		return stockade.Allocation{SKU: k.SKU, Location: k.Location, Quantity: q}
+	}
+	update(t, s, func(tx stockade.Tx) error {
+		err := tx.InsertReservations(ctx,
+			reservation("r-1", stockade.Held, base, keyA1, keyB1),          // A1 1, B1 2
+			reservation("r-2", stockade.Held, base.Add(-time.Hour), keyA1), // lapsed, still held
+			reservation("r-3", stockade.Confirmed, base, keyA1),
+			reservation("r-4", stockade.Expired, base, keyB1),
+			reservation("r-5", stockade.Released, base, keyA2))
+		if err != nil {
+			return err
+		}
+		return tx.InsertOrders(ctx,
+			order("o-1", stockade.Committed, alloc(keyA1, 5), alloc(keyA2, 2)),
+			order("o-2", stockade.Cancelled, alloc(keyA1, 7)),
+			order("o-3", stockade.Fulfilled, alloc(keyA2, 9)),
+			order("o-4", stockade.Committed, alloc(keyA2, 3)))
+	})
+	view(t, s, func(tx stockade.Tx) error {
+		got, err := tx.RecordSums(ctx)
+		if err != nil {
+			return err
+		}
+		want := map[stockade.Key]stockade.Delta{
+			keyA1: {Reserved: 2, Committed: 5},
+			keyA2: {Committed: 5},
+			keyB1: {Reserved: 2},
+		}
+		if !maps.Equal(got, want) {
+			t.Errorf("RecordSums() = %v, want %v", got, want)
+		}
+		return nil
+	})
 }

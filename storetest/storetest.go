@@ -35,6 +35,7 @@ func Run(t *testing.T, newStore func(t *testing.T) stockade.Store) {
 		{"Reservations", testReservations},
 		{"LapsedReservations", testLapsedReservations},
 		{"Orders", testOrders},
+		{"RecordSums", testRecordSums},
 		{"Idempotency", testIdempotency},
 		{"InvalidStatus", testInvalidStatus},
 		{"UpdateRollsBack", testUpdateRollsBack},

@@ -13,7 +13,7 @@ import (
 
 // errUnbalanced is returned by reconcile when the ledger and the levels
 // disagree; the report says where.
-var errUnbalanced = errors.New("the stock levels do not match the movement ledger")
+var errUnbalanced = errors.New("the stock levels do not match the movement ledger or the reservation and order records")
 
 func reconcile(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("reconcile", flag.ContinueOnError)
@@ -58,18 +58,19 @@ flags:
 		return fmt.Errorf("reconcile: %w", err)
 	}
 	if rep.OK {
-		fmt.Fprintf(stdout, "%s: %d levels, all match the ledger\n", spec, rep.Levels)
+		fmt.Fprintf(stdout, "%s: %d levels, all match the ledger and the records\n", spec, rep.Levels)
 		return nil
 	}
-	fmt.Fprintf(stdout, "%s: %d of %d levels do not match the ledger\n\n", spec, len(rep.Mismatches), rep.Levels)
+	fmt.Fprintf(stdout, "%s: %d of %d levels do not match the ledger or the records\n\n", spec, len(rep.Mismatches), rep.Levels)
 	tw := tabwriter.NewWriter(stdout, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "SKU\tLOCATION\tON HAND\tRESERVED\tCOMMITTED\tLEDGER ON HAND\tLEDGER RESERVED\tLEDGER COMMITTED\t")
+	fmt.Fprintln(tw, "SKU\tLOCATION\tON HAND\tRESERVED\tCOMMITTED\tLEDGER ON HAND\tLEDGER RESERVED\tLEDGER COMMITTED\tHELD BY RESERVATIONS\tCOMMITTED BY ORDERS\t")
 	for _, m := range rep.Mismatches {
 		c := fmt.Sprintf("%d\t%d\t%d", m.Counters.OnHand, m.Counters.Reserved, m.Counters.Committed)
 		if m.Missing {
 			c = "(no level)\t\t"
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%d\t%d\t\n", m.SKU, m.Location, c, m.Ledger.OnHand, m.Ledger.Reserved, m.Ledger.Committed)
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%d\t%d\t%d\t%d\t\n", m.SKU, m.Location, c,
+			m.Ledger.OnHand, m.Ledger.Reserved, m.Ledger.Committed, m.Records.Reserved, m.Records.Committed)
 	}
 	tw.Flush()
 	return fmt.Errorf("reconcile: %w (%d of %d levels)", errUnbalanced, len(rep.Mismatches), rep.Levels)

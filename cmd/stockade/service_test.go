@@ -355,7 +355,7 @@ func TestMigrate(t *testing.T) {
 			if err := run(t.Context(), []string{"stockade", "reconcile", "-store", spec}, getenvNone, &stdout, io.Discard); err != nil {
 				t.Fatalf("reconcile on a fresh store: %v", err)
 			}
-			if !strings.HasSuffix(stdout.String(), ": 0 levels, all match the ledger\n") {
+			if !strings.HasSuffix(stdout.String(), ": 0 levels, all match the ledger and the records\n") {
 				t.Errorf("reconcile on a fresh store said %q", stdout.String())
 			}
 		})
@@ -376,7 +376,8 @@ func newDatabase(t testing.TB) string {
 }
 
 // TestReconcile: clean after real traffic; after a level is changed behind
-// the ledger's back, a report naming it and a non-zero exit.
+// the ledger's back, or an order behind the level's, a report naming the
+// level and a non-zero exit.
 func TestReconcile(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "r.db")
 	s := startServe(t, nil, "-store", "sqlite:"+path)
@@ -393,7 +394,7 @@ func TestReconcile(t *testing.T) {
 		return stdout.String(), err
 	}
 	out, err := reconcile()
-	if err != nil || !strings.HasSuffix(out, ": 2 levels, all match the ledger\n") {
+	if err != nil || !strings.HasSuffix(out, ": 2 levels, all match the ledger and the records\n") {
 		t.Fatalf("reconcile after traffic: %v\n%s", err, out)
 	}
 
@@ -401,17 +402,30 @@ func TestReconcile(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	defer db.Close()
 	if _, err := db.Exec(`UPDATE levels SET on_hand = on_hand + 7 WHERE sku = 'sku-2'`); err != nil {
 		t.Fatal(err)
 	}
-	db.Close()
 	out, err = reconcile()
-	if err == nil || !strings.Contains(err.Error(), "do not match the movement ledger (1 of 2 levels)") {
+	if err == nil || !strings.Contains(err.Error(), "do not match the movement ledger or the reservation and order records (1 of 2 levels)") {
 		t.Fatalf("reconcile after tampering: err %v", err)
 	}
-	row := regexp.MustCompile(`(?m)^sku-2\s+east\s+12\s+0\s+5\s+5\s+0\s+5\s*$`)
-	if !strings.Contains(out, "1 of 2 levels do not match the ledger") || !row.MatchString(out) {
+	row := regexp.MustCompile(`(?m)^sku-2\s+east\s+12\s+0\s+5\s+5\s+0\s+5\s+0\s+5\s*$`)
+	if !strings.Contains(out, "1 of 2 levels do not match the ledger or the records") || !row.MatchString(out) {
 		t.Errorf("report does not show sku-2 at east with 12 on hand against 5 in the ledger:\n%s", out)
+	}
+
+	// sku-1's checkout order cancelled without giving its 3 units back.
+	if _, err := db.Exec(`UPDATE orders SET status = 'cancelled' WHERE reservation_id = '' AND allocations LIKE '%"sku-1"%'`); err != nil {
+		t.Fatal(err)
+	}
+	out, err = reconcile()
+	if err == nil || !strings.Contains(out, "2 of 2 levels do not match") {
+		t.Fatalf("reconcile after cancelling an order behind the level's back: err %v\n%s", err, out)
+	}
+	row = regexp.MustCompile(`(?m)^sku-1\s+east\s+5\s+0\s+5\s+5\s+0\s+5\s+0\s+2\s*$`)
+	if !row.MatchString(out) {
+		t.Errorf("report does not show sku-1 with 5 committed against 2 committed by orders:\n%s", out)
 	}
 }
 
