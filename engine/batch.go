@@ -124,6 +124,9 @@ func (e *Engine) runBatch(batch []*pending) {
 	if err != nil {
 		err = fmt.Errorf("engine: batch of %d calls: %w", len(batch), err)
 	}
+	if obs := e.opts.Observer; obs != nil {
+		obs(Event{Op: "batch", Code: stockade.ErrorCode(err), Attempts: c.attempts, Duration: time.Since(c.start), Calls: len(batch)})
+	}
 	for i, p := range batch {
 		p.c.attempts += c.attempts
 		if err != nil {

@@ -128,12 +128,15 @@ type Options struct {
 	Observer func(Event)
 }
 
-// Event describes one finished call, for Options.Observer.
+// Event describes one finished call, for Options.Observer, or under the
+// Batch strategy one batch transaction (Op "batch"), which is reported
+// once its calls have their outcomes and before they report theirs.
 type Event struct {
-	Op       string        // the method: "reserve", "checkout", "confirm", …
+	Op       string        // the method: "reserve", "checkout", "confirm", …, or "batch"
 	Code     string        // stockade.ErrorCode of its error, "" on success
 	Attempts int           // transactions started; more than 1 means retries
 	Duration time.Duration // wall time of the call
+	Calls    int           // for a batch: how many calls it decided
 }
 
 func (o *Options) withDefaults() Options {

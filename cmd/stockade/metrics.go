@@ -22,10 +22,23 @@ func engineObserver(m *httpapi.Metrics) func(engine.Event) {
 		"Time a service call took, lock waits and retries included, by op.", nil, "op")
 	retries := m.NewCounter("stockade_engine_retries_total",
 		"Transactions retried after a conflict, by op.", "op")
+	batches := m.NewCounter("stockade_engine_batches_total",
+		`Batch transactions of the batch strategy, by outcome: "ok" or the error's code.`, "outcome")
+	batchCalls := m.NewHistogram("stockade_engine_batch_calls",
+		"Reservations and checkouts that one batch transaction decided.",
+		[]float64{1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024, 4096})
 	return func(e engine.Event) {
 		outcome := e.Code
 		if outcome == "" {
 			outcome = "ok"
+		}
+		if e.Op == "batch" {
+			batches.Inc(outcome)
+			batchCalls.Observe(float64(e.Calls))
+			if e.Attempts > 1 {
+				retries.Add(float64(e.Attempts-1), e.Op)
+			}
+			return
 		}
 		calls.Inc(e.Op, outcome)
 		seconds.Observe(e.Duration.Seconds(), e.Op)

@@ -272,6 +272,36 @@ func TestServeSweepsAndServesMetrics(t *testing.T) {
 	}
 }
 
+// TestServeBatchMetrics: under the batch strategy /metrics counts the
+// batch transactions and how many calls each decided.
+func TestServeBatchMetrics(t *testing.T) {
+	s := startServe(t, nil, "-store", "sqlite:"+filepath.Join(t.TempDir(), "b.db"), "-strategy", "batch", "-max-batch", "8")
+	c := httpapi.NewClient("http://"+s.addr, nil)
+	ctx := t.Context()
+	if _, err := c.PutLocation(ctx, stockade.Location{ID: "east", Name: "East"}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.SetStock(ctx, stockade.Key{SKU: "a", Location: "east"}, 3, nil); err != nil {
+		t.Fatal(err)
+	}
+	for range 2 {
+		if _, err := c.Checkout(ctx, stockade.ReserveRequest{Lines: []stockade.Line{{SKU: "a", Quantity: 1}}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	_, body := get(t, "http://"+s.addr+"/metrics")
+	for _, want := range []string{
+		`stockade_engine_batches_total{outcome="ok"} 2`,
+		`stockade_engine_batch_calls_count 2`,
+		`stockade_engine_batch_calls_sum 2`,
+		`stockade_engine_calls_total{op="checkout",outcome="ok"} 2`,
+	} {
+		if !strings.Contains(body, want) {
+			t.Errorf("/metrics has no %q", want)
+		}
+	}
+}
+
 func TestServeRefusesBadConfig(t *testing.T) {
 	db := "sqlite:" + filepath.Join(t.TempDir(), "x.db")
 	tests := []struct {
