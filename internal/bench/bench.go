@@ -449,14 +449,14 @@ func runOne(ctx context.Context, o Options, t target, prefix string) (Result, er
 		case err != nil:
 			return res, fmt.Errorf("bench: %s: reconcile: %w", t.name, err)
 		case r.OK:
-			res.Reconcile = fmt.Sprintf("ok (the whole ledger balances, %d levels)", r.Levels)
+			res.Reconcile = fmt.Sprintf("ok (%d levels match the whole ledger and the records)", r.Levels)
 		default:
 			var ms []string
 			for _, m := range r.Mismatches {
 				ms = append(ms, m.String())
 			}
 			res.Reconcile = "mismatches: " + strings.Join(ms, "; ")
-			viol = append(viol, "reconcile: ledger does not balance: "+strings.Join(ms, "; "))
+			viol = append(viol, "reconcile: levels do not match the ledger or the records: "+strings.Join(ms, "; "))
 		}
 	} else {
 		res.Reconcile = "not available over HTTP: checked the totals through Stock only"

@@ -91,7 +91,7 @@ func TestRunWorkloads(t *testing.T) {
 			}
 			for _, res := range rep.Results {
 				checkResult(t, res, requests)
-				if !strings.HasPrefix(res.Reconcile, "ok (the whole ledger balances") {
+				if !strings.HasSuffix(res.Reconcile, "levels match the whole ledger and the records)") {
 					t.Errorf("%s: reconcile %q, want ok", res.Strategy, res.Reconcile)
 				}
 			}
