@@ -11,7 +11,15 @@
 // module's internal/redisq package), run atomically on the server by hash. A
 // lease is owned by 128 random bits that only its holder knows, so nobody
 // else can release or refresh it, and a retried Release cannot free a newer
-// holder.
+// holder. A free key with nobody queued costs one round trip to acquire and
+// one to release.
+//
+// The scripts that a Locker's goroutines run at the same time share round
+// trips: at most two go out at once, and the calls that arrive meanwhile
+// are sent together in one pipeline when one returns. A lone caller's call
+// goes out at once. Under load that saves the client and the server most of
+// their per-call work; a call whose context ends while it waits its turn is
+// never sent.
 //
 // Waiters queue in Redis in arrival order (a sorted set scored by the
 // server's clock). Release hands the lock straight

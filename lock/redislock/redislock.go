@@ -47,9 +47,9 @@ func (o *Options) withDefaults() Options {
 // Sentinel-managed primary) through a go-redis client. It is safe for
 // concurrent use. Close it to free its notification connection.
 type Locker struct {
-	client redis.UniversalClient
-	opts   Options
-	notes  *redisq.Notifier
+	pipe  *redisq.Pipe
+	opts  Options
+	notes *redisq.Notifier
 }
 
 var _ lock.Locker = (*Locker)(nil)
@@ -57,7 +57,7 @@ var _ lock.Locker = (*Locker)(nil)
 // New returns a Locker that uses client for every command. AUTH, the
 // database number and TLS are whatever the client was configured with.
 func New(client redis.UniversalClient, opts *Options) *Locker {
-	return &Locker{client: client, opts: opts.withDefaults(), notes: redisq.NewNotifier(client)}
+	return &Locker{pipe: redisq.NewPipe(client), opts: opts.withDefaults(), notes: redisq.NewNotifier(client)}
 }
 
 // Close stops the Locker's notification connection. Leases already granted
@@ -84,8 +84,8 @@ func (l *Locker) acquire(ctx context.Context, key string, wait bool, opts []lock
 	// The owner id proves a lease is ours: rand.Text carries 128+ random bits.
 	id := rand.Text()
 	b := &backend{
-		client: l.client,
-		q:      redisq.Lock{Keys: redisq.KeysFor(l.opts.Prefix, key), ID: id, WaiterTimeout: l.opts.WaiterTimeout},
+		pipe: l.pipe,
+		q:    redisq.NewLock(redisq.KeysFor(l.opts.Prefix, key), id, l.opts.WaiterTimeout),
 	}
 	granted := func(token uint64, validUntil time.Time) *lease.Lease {
 		a.Granted(token)
@@ -93,7 +93,7 @@ func (l *Locker) acquire(ctx context.Context, key string, wait bool, opts []lock
 	}
 
 	// A free key costs one round trip: no subscription, no queue.
-	res, err := b.q.Acquire(ctx, l.client, ttl, false, 0)
+	res, err := b.q.Acquire(ctx, l.pipe, ttl, false, 0)
 	switch {
 	case err != nil:
 		return nil, a.Refuse(ctx, err)
@@ -111,7 +111,7 @@ func (l *Locker) acquire(ctx context.Context, key string, wait bool, opts []lock
 	var queuedAt time.Time // when the first call that queued us was sent
 	for {
 		sent := time.Now()
-		res, err := b.q.Acquire(ctx, l.client, ttl, true, 0)
+		res, err := b.q.Acquire(ctx, l.pipe, ttl, true, 0)
 		if err != nil {
 			b.leave()
 			return nil, a.Refuse(ctx, err)
@@ -165,13 +165,13 @@ func (l *Locker) acquire(ctx context.Context, key string, wait bool, opts []lock
 // backend is one acquisition's lock on the server; it implements
 // lease.Backend for the lease it becomes.
 type backend struct {
-	client redis.UniversalClient
-	q      redisq.Lock
+	pipe *redisq.Pipe
+	q    redisq.Lock
 }
 
 // Refresh implements lease.Backend.
 func (b *backend) Refresh(ctx context.Context, ttl time.Duration) error {
-	held, err := b.q.Refresh(ctx, b.client, ttl, false, 0)
+	held, err := b.q.Refresh(ctx, b.pipe, ttl, false, 0)
 	switch {
 	case err != nil:
 		return err
@@ -183,7 +183,7 @@ func (b *backend) Refresh(ctx context.Context, ttl time.Duration) error {
 
 // Release implements lease.Backend.
 func (b *backend) Release(ctx context.Context) error {
-	held, err := b.q.Release(ctx, b.client)
+	held, err := b.q.Release(ctx, b.pipe)
 	switch {
 	case err != nil:
 		return err
@@ -199,5 +199,5 @@ func (b *backend) Release(ctx context.Context) error {
 func (b *backend) leave() {
 	ctx, cancel := context.WithTimeout(context.Background(), b.q.WaiterTimeout)
 	defer cancel()
-	b.q.Release(ctx, b.client) // best effort: a waiter not cleaned up drops out after WaiterTimeout
+	b.q.Release(ctx, b.pipe) // best effort: a waiter not cleaned up drops out after WaiterTimeout
 }

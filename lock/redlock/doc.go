@@ -12,8 +12,9 @@
 //
 // # How it works
 //
-// Every node runs the same scripts as redislock. An attempt asks all nodes
-// in parallel, each bounded by NodeTimeout × TTL. It succeeds when a
+// Every node runs the same scripts as redislock, and concurrent calls to a
+// node share pipelines as they do there. An attempt asks all nodes in
+// parallel, each bounded by NodeTimeout × TTL. It succeeds when a
 // majority grant and the time left, TTL − elapsed − drift (DriftFactor ×
 // TTL + 2 ms), is still positive; that is the lease's validity, counted from
 // before the requests were sent. A failed attempt gives back the nodes it

@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/redis/go-redis/v9"
@@ -79,8 +80,8 @@ type Locker struct {
 }
 
 type node struct {
-	client redis.UniversalClient
-	notes  *redisq.Notifier
+	pipe  *redisq.Pipe
+	notes *redisq.Notifier
 }
 
 var _ lock.Locker = (*Locker)(nil)
@@ -98,7 +99,7 @@ func New(clients []redis.UniversalClient, opts *Options) (*Locker, error) {
 		if c == nil {
 			return nil, fmt.Errorf("%w: redlock node %d is nil", lock.ErrInvalid, i)
 		}
-		l.nodes = append(l.nodes, node{client: c, notes: redisq.NewNotifier(c)})
+		l.nodes = append(l.nodes, node{pipe: redisq.NewPipe(c), notes: redisq.NewNotifier(c)})
 	}
 	return l, nil
 }
@@ -168,7 +169,7 @@ func (l *Locker) acquire(ctx context.Context, key string, wait bool, opts []lock
 	cfg := a.Config
 	b := &backend{
 		locker: l,
-		q:      redisq.Lock{Keys: redisq.KeysFor(l.opts.Prefix, key), ID: rand.Text(), WaiterTimeout: l.opts.WaiterTimeout},
+		q:      redisq.NewLock(redisq.KeysFor(l.opts.Prefix, key), rand.Text(), l.opts.WaiterTimeout),
 		key:    key,
 		ttl:    cfg.TTL,
 	}
@@ -299,11 +300,12 @@ type backend struct {
 	ttl    time.Duration // of the acquisition, for per-node timeouts
 
 	mu       sync.Mutex
-	granted  []bool          // nodes that granted (or may have granted) the last attempt
-	settled  []chan struct{} // settled[i] is closed when the last attempt's call to node i has returned
-	token    uint64          // the lease's token, once granted
-	released []bool          // nodes whose release has been answered
-	heldAny  bool            // some node confirmed it held the lock at release
+	granted  []bool            // nodes that granted (or may have granted) the last attempt
+	settled  []<-chan struct{} // settled[i] is closed when the last attempt's call to node i has returned
+	then     []func()          // then[i] runs once the last attempt's call to node i has returned
+	token    uint64            // the lease's token, once granted
+	released []bool            // nodes whose release has been answered
+	heldAny  bool              // some node confirmed it held the lock at release
 }
 
 // errNoAnswer marks a node that had not answered when eachNode returned.
@@ -316,7 +318,7 @@ var errNoAnswer = errors.New("no answer in time")
 // decided; nodes yet to answer then carry errNoAnswer, and their calls go
 // on, bounded by timeout. settled[i] is closed once node i's call has
 // returned.
-func eachNode[T any](l *Locker, ctx context.Context, timeout time.Duration, fn func(ctx context.Context, i int, n node) (T, error), enough func(vals []T, errs []error) bool) (vals []T, errs []error, settled []chan struct{}) {
+func eachNode[T any](l *Locker, ctx context.Context, timeout time.Duration, fn func(ctx context.Context, i int, n node) (T, error), enough func(vals []T, errs []error) bool) (vals []T, errs []error, settled []<-chan struct{}) {
 	type result struct {
 		i   int
 		v   T
@@ -324,13 +326,14 @@ func eachNode[T any](l *Locker, ctx context.Context, timeout time.Duration, fn f
 	}
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	results := make(chan result, len(l.nodes))
-	settled = make([]chan struct{}, len(l.nodes))
+	settled = make([]<-chan struct{}, len(l.nodes))
 	var wg sync.WaitGroup
 	for i, n := range l.nodes {
-		settled[i] = make(chan struct{})
+		s := make(chan struct{})
+		settled[i] = s
 		wg.Go(func() {
 			v, err := fn(ctx, i, n)
-			close(settled[i])
+			close(s)
 			results <- result{i, v, err}
 		})
 	}
@@ -364,6 +367,63 @@ func eachNode[T any](l *Locker, ctx context.Context, timeout time.Duration, fn f
 	return vals, errs, settled
 }
 
+// callNodes is eachNode for one script call per node, started through the
+// node's pipe rather than on a goroutine of its own: start starts node i's
+// call, handing it done, or returns false to leave the node out (its
+// result is then the zero value and a nil error); parse reads a call's
+// outcome.
+func callNodes[T any](l *Locker, ctx context.Context, timeout time.Duration, start func(ctx context.Context, i int, n node, done func(*redisq.Call)) bool, parse func(*redisq.Call) (T, error), enough func(vals []T, errs []error) bool) (vals []T, errs []error) {
+	type result struct {
+		i int
+		c *redisq.Call
+	}
+	// The calls' context is cancelled by the last of them to return, which
+	// may be after callNodes has: every call returns by itself, a queued
+	// one skipped once its context ends, a sent one with its round trip.
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	var out atomic.Int32
+	out.Store(int32(len(l.nodes)))
+	returned := func() {
+		if out.Add(-1) == 0 {
+			cancel()
+		}
+	}
+	results := make(chan result, len(l.nodes))
+	vals = make([]T, len(l.nodes))
+	errs = make([]error, len(l.nodes))
+	pending := 0
+	for i, n := range l.nodes {
+		started := start(ctx, i, n, func(c *redisq.Call) {
+			results <- result{i, c}
+			returned()
+		})
+		if !started {
+			returned()
+			continue
+		}
+		errs[i] = errNoAnswer
+		pending++
+	}
+	for ; pending > 0; pending-- {
+		var r result
+		select {
+		case r = <-results:
+		case <-ctx.Done():
+			// The answers already in before calling time still count.
+			select {
+			case r = <-results:
+			default:
+				return vals, errs
+			}
+		}
+		vals[r.i], errs[r.i] = parse(r.c)
+		if enough != nil && enough(vals, errs) {
+			break
+		}
+	}
+	return vals, errs
+}
+
 // count returns how many nodes answered without error and satisfy ok.
 func count[T any](vals []T, errs []error, ok func(T) bool) int {
 	n := 0
@@ -383,9 +443,21 @@ func count[T any](vals []T, errs []error, ok func(T) bool) int {
 // waiter still holds.
 func (b *backend) attempt(ctx context.Context, ttl time.Duration, wait bool, score int64) (token uint64, expires time.Duration, kept int, err error) {
 	n := len(b.locker.nodes)
-	res, errs, settled := eachNode(b.locker, ctx, b.locker.nodeTimeout(ttl), func(ctx context.Context, _ int, nd node) (redisq.Result, error) {
-		return b.q.Acquire(ctx, nd.client, ttl, wait, score)
-	}, func(res []redisq.Result, errs []error) bool {
+	settled := make([]<-chan struct{}, n)
+	then := make([]func(), n)
+	res, errs := callNodes(b.locker, ctx, b.locker.nodeTimeout(ttl), func(ctx context.Context, i int, nd node, done func(*redisq.Call)) bool {
+		settled[i] = b.q.GoAcquire(ctx, nd.pipe, func(c *redisq.Call) {
+			done(c)
+			b.mu.Lock()
+			next := then[i]
+			then[i] = nil
+			b.mu.Unlock()
+			if next != nil {
+				next()
+			}
+		}, ttl, wait, score).Done()
+		return true
+	}, redisq.AcquireResult, func(res []redisq.Result, errs []error) bool {
 		return count(res, errs, func(r redisq.Result) bool { return r.Granted }) >= b.locker.quorum
 	})
 	granted := make([]bool, n)
@@ -405,7 +477,7 @@ func (b *backend) attempt(ctx context.Context, ttl time.Duration, wait bool, sco
 		}
 	}
 	b.mu.Lock()
-	b.granted, b.settled = granted, settled
+	b.granted, b.settled, b.then = granted, settled, then
 	if ok >= b.locker.quorum {
 		b.token = token
 	}
@@ -418,6 +490,24 @@ func (b *backend) attempt(ctx context.Context, ttl time.Duration, wait bool, sco
 		return 0, 0, 0, b.locker.quorumError("acquire", b.key, failed)
 	}
 	return 0, expires, b.giveBack(wait, score, ttl), lock.ErrNotAcquired
+}
+
+// thenNode runs fn once the last acquire attempt's call to node i has
+// returned: now if it has (or there was none), else from that call's
+// completion, so that a call fn sends cannot overtake it.
+func (b *backend) thenNode(i int, fn func()) {
+	b.mu.Lock()
+	if b.settled != nil {
+		select {
+		case <-b.settled[i]:
+		default:
+			b.then[i] = fn
+			b.mu.Unlock()
+			return
+		}
+	}
+	b.mu.Unlock()
+	fn()
 }
 
 // afterAttempt waits, for at most the per-node timeout, until the last
@@ -455,9 +545,9 @@ func (b *backend) giveBack(wait bool, score int64, ttl time.Duration) int {
 		b.afterAttempt(i)
 		switch {
 		case wait:
-			return b.q.Yield(ctx, n.client, score, ttl)
+			return b.q.Yield(ctx, n.pipe, score, ttl)
 		default:
-			_, err := b.q.Release(ctx, n.client) // an unreleased node frees itself at expiry
+			_, err := b.q.Release(ctx, n.pipe) // an unreleased node frees itself at expiry
 			return false, err
 		}
 	}, nil)
@@ -475,7 +565,7 @@ func (b *backend) giveBack(wait bool, score int64, ttl time.Duration) int {
 func (b *backend) leave() {
 	eachNode(b.locker, context.Background(), 2*b.locker.nodeTimeout(b.ttl), func(ctx context.Context, i int, n node) (bool, error) {
 		b.afterAttempt(i)
-		return b.q.Release(ctx, n.client) // best effort: a waiter not cleaned up drops out after WaiterTimeout
+		return b.q.Release(ctx, n.pipe) // best effort: a waiter not cleaned up drops out after WaiterTimeout
 	}, nil)
 }
 
@@ -485,7 +575,7 @@ func (b *backend) leave() {
 // so the lease keeps a full majority behind it.
 func (b *backend) Refresh(ctx context.Context, ttl time.Duration) error {
 	held, errs, _ := eachNode(b.locker, ctx, b.locker.nodeTimeout(ttl), func(ctx context.Context, _ int, n node) (bool, error) {
-		return b.q.Refresh(ctx, n.client, ttl, false, 0)
+		return b.q.Refresh(ctx, n.pipe, ttl, false, 0)
 	}, nil)
 	var ok int
 	var failed []*NodeError
@@ -510,7 +600,7 @@ func (b *backend) Refresh(ctx context.Context, ttl time.Duration) error {
 			if errs[i] != nil || held[i] {
 				return false, nil
 			}
-			return b.q.Refresh(ctx, n.client, ttl, true, token) // best effort: the majority holds
+			return b.q.Refresh(ctx, n.pipe, ttl, true, token) // best effort: the majority holds
 		}, nil)
 	}
 	return nil
@@ -528,13 +618,13 @@ func (b *backend) Release(ctx context.Context) error {
 	b.mu.Unlock()
 	// The calls left running once a majority has answered must not be cut
 	// off by the caller cancelling ctx after Release returns.
-	held, errs, _ := eachNode(b.locker, context.WithoutCancel(ctx), 2*b.locker.nodeTimeout(b.ttl), func(ctx context.Context, i int, n node) (bool, error) {
+	held, errs := callNodes(b.locker, context.WithoutCancel(ctx), 2*b.locker.nodeTimeout(b.ttl), func(ctx context.Context, i int, n node, done func(*redisq.Call)) bool {
 		if released[i] {
-			return false, nil
+			return false
 		}
-		b.afterAttempt(i)
-		return b.q.Release(ctx, n.client)
-	}, func(_ []bool, errs []error) bool {
+		b.thenNode(i, func() { b.q.GoRelease(ctx, n.pipe, done) })
+		return true
+	}, redisq.ReleaseResult, func(_ []bool, errs []error) bool {
 		// A majority's answer decides; the rest are left to finish.
 		return count(errs, errs, func(error) bool { return true }) >= b.locker.quorum
 	})

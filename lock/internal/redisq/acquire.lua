@@ -1,12 +1,17 @@
 -- Acquire (or, with wait, queue for) the lock.
--- ARGV: 1 owner id, 2 ttl ms, 3 wait ("1" queues behind a holder), 4 waiter
--- lifetime ms, 5 fence keep ms, 6 notification channel, 7 queue score
--- (arrival time in µs; "" for this server's clock).
+-- ARGV: 1 owner id, 2 ttl ms, 3 fence keep ms, 4 notification channel;
+-- then, only to queue: 5 "1" (queue behind a holder), 6 waiter lifetime ms,
+-- 7 queue score (arrival time in µs; "" for this server's clock).
 -- Returns {1, token, 0, 0} when id holds the lock (now or by a hand-off that
 -- this call claims), else {0, 0, ms until the lock expires or 0 if unknown,
 -- 1 if this call put id in the queue}.
-local id, ttl, wait = ARGV[1], tonumber(ARGV[2]), ARGV[3] == '1'
-local alive, keep, channel = tonumber(ARGV[4]), tonumber(ARGV[5]), ARGV[6]
+local id, ttl, keep = ARGV[1], ARGV[2], ARGV[3]
+
+-- Free, and nobody in line: the common case, one check and the grant.
+if redis.call('EXISTS', lock, queue) == 0 then
+  return {1, grant(id, ttl, keep), 0, 0}
+end
+
 local owner, token = holder()
 if owner == id then
   -- Handed to us by a release: claim it for our full ttl.
@@ -24,13 +29,14 @@ if not owner then
   end
   -- Free, but a live waiter is first in line (the holder expired instead of
   -- releasing): wake it so it takes the lock now. No barging past it.
-  redis.call('PUBLISH', channel, h)
+  redis.call('PUBLISH', ARGV[4], h)
 end
 
-if not wait then
+if ARGV[5] ~= '1' then
   return {0, 0, 0, 0}
 end
-redis.call('HSET', waiters, id, string.format('%.0f:%.0f', now_ms() + alive, ttl))
+local alive = tonumber(ARGV[6])
+redis.call('HSET', waiters, id, string.format('%.0f:%s', now_ms() + alive, ttl))
 local queued = redis.call('ZADD', queue, 'NX', tonumber(ARGV[7]) or now_us(), id)
 redis.call('PEXPIRE', queue, alive * 2)
 redis.call('PEXPIRE', waiters, alive * 2)

@@ -60,11 +60,13 @@ end
 -- the fence key has expired, as long as the server clock does not step back.
 local function grant(who, px, keep)
   local token = now_us()
-  local last = redis.call('SET', fence, string.format('%.0f', token), 'PX', keep, 'GET')
+  local s = string.format('%.0f', token)
+  local last = redis.call('SET', fence, s, 'PX', keep, 'GET')
   if last and tonumber(last) >= token then
     token = tonumber(last) + 1
-    redis.call('SET', fence, string.format('%.0f', token), 'PX', keep)
+    s = string.format('%.0f', token)
+    redis.call('SET', fence, s, 'PX', keep)
   end
-  redis.call('SET', lock, who .. ':' .. string.format('%.0f', token), 'PX', px)
+  redis.call('SET', lock, who .. ':' .. s, 'PX', px)
   return token
 end

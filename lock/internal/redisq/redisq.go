@@ -1,6 +1,6 @@
 // Package redisq is the Redis side of the fair, notified lock that
 // redislock runs on one server and redlock runs on each of its nodes: the
-// Lua scripts and the pub/sub notifier.
+// Lua scripts, the pipe that sends them, and the pub/sub notifier.
 //
 // A lock is a string "owner:token" with an expiry; waiters queue in a sorted
 // set ordered by arrival; release hands the lock to the first live waiter
@@ -10,9 +10,13 @@ package redisq
 
 import (
 	"context"
+	"crypto/sha1"
 	_ "embed"
+	"encoding/hex"
 	"fmt"
 	"strconv"
+	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/redis/go-redis/v9"
@@ -28,34 +32,83 @@ var (
 	//go:embed refresh.lua
 	refreshLua string
 
-	acquireScript = redis.NewScript(commonLua + acquireLua)
-	releaseScript = redis.NewScript(commonLua + releaseLua)
-	refreshScript = redis.NewScript(refreshLua)
+	acquireScript = newScript(commonLua + acquireLua)
+	releaseScript = newScript(commonLua + releaseLua)
+	refreshScript = newScript(refreshLua)
 )
 
 // minFenceKeep is the shortest time the fence key outlives a grant.
 const minFenceKeep = time.Minute
 
+// script is a Lua script, run by its hash (EVALSHA) and sent in full only
+// when the server does not have it.
+type script struct {
+	src  string
+	hash any // hex SHA-1 of src, boxed once for every command
+}
+
+func newScript(src string) *script {
+	h := sha1.Sum([]byte(src))
+	return &script{src: src, hash: hex.EncodeToString(h[:])}
+}
+
+// cmd returns the EVALSHA command that runs s with keys (the key count
+// first, then the keys) and args.
+func (s *script) cmd(ctx context.Context, keys, args []any) *redis.Cmd {
+	argv := make([]any, 0, 2+len(keys)+len(args))
+	argv = append(argv, "evalsha", s.hash)
+	argv = append(argv, keys...)
+	argv = append(argv, args...)
+	cmd := redis.NewCmd(ctx, argv...)
+	cmd.SetFirstKeyPos(3)
+	return cmd
+}
+
+// eval returns the EVAL command that sends s in full in place of by, an
+// EVALSHA command of s; the server loads s again as it runs it.
+func (s *script) eval(ctx context.Context, by *redis.Cmd) *redis.Cmd {
+	argv := append([]any{"eval", s.src}, by.Args()[2:]...)
+	cmd := redis.NewCmd(ctx, argv...)
+	cmd.SetFirstKeyPos(3)
+	return cmd
+}
+
 // Keys are the Redis names of one lock; they share a hash tag, so they live
 // on one Redis Cluster slot.
 type Keys struct {
 	Lock, Queue, Waiters, Fence, Channel string
+
+	script []any // the key count and the keys the scripts take, in their order
 }
 
 // KeysFor returns the names for key under prefix: prefix + "{" + key + "}"
 // and that plus ":q", ":w", ":f" and ":c".
 func KeysFor(prefix, key string) Keys {
-	base := prefix + "{" + key + "}"
-	return Keys{
-		Lock:    base,
-		Queue:   base + ":q",
-		Waiters: base + ":w",
-		Fence:   base + ":f",
-		Channel: base + ":c",
+	// All five names are slices of one string: one allocation, not five.
+	var b strings.Builder
+	base := len(prefix) + len(key) + 2
+	b.Grow(5*base + 8)
+	for _, suffix := range []string{"", ":q", ":w", ":f", ":c"} {
+		b.WriteString(prefix)
+		b.WriteByte('{')
+		b.WriteString(key)
+		b.WriteByte('}')
+		b.WriteString(suffix)
 	}
+	all := b.String()
+	k := Keys{
+		Lock:    all[:base],
+		Queue:   all[base : 2*base+2],
+		Waiters: all[2*base+2 : 3*base+4],
+		Fence:   all[3*base+4 : 4*base+6],
+		Channel: all[4*base+6:],
+	}
+	k.script = []any{4, k.Lock, k.Queue, k.Waiters, k.Fence}
+	return k
 }
 
-// Lock is one owner's handle on one lock on one server.
+// Lock is one owner's handle on one lock on one server. Make one with
+// NewLock.
 type Lock struct {
 	Keys Keys
 	// ID is the owner id: random, known only to its holder.
@@ -64,6 +117,13 @@ type Lock struct {
 	// re-announcing itself, and how long a handed-off lock waits to be
 	// claimed.
 	WaiterTimeout time.Duration
+
+	id, channel any // ID and Keys.Channel, boxed once for every command
+}
+
+// NewLock returns the handle of owner id on the lock named by keys.
+func NewLock(keys Keys, id string, waiterTimeout time.Duration) Lock {
+	return Lock{Keys: keys, ID: id, WaiterTimeout: waiterTimeout, id: id, channel: keys.Channel}
 }
 
 // Result is the outcome of one Acquire call.
@@ -81,79 +141,138 @@ type Result struct {
 // or claims it if a release handed it over. Otherwise, with wait, it queues
 // (or re-announces) the owner; score orders the queue (arrival time in µs,
 // or 0 to use the server's clock).
-func (l *Lock) Acquire(ctx context.Context, c redis.Scripter, ttl time.Duration, wait bool, score int64) (Result, error) {
-	waitArg, scoreArg := "0", ""
-	if wait {
-		waitArg = "1"
+func (l *Lock) Acquire(ctx context.Context, p *Pipe, ttl time.Duration, wait bool, score int64) (Result, error) {
+	return acquireResult(p.Run(ctx, acquireScript, l.Keys.script, l.acquireArgs(ttl, wait, score)))
+}
+
+// GoAcquire starts Acquire without waiting for it (see Pipe.Go); read its
+// outcome with AcquireResult.
+func (l *Lock) GoAcquire(ctx context.Context, p *Pipe, onDone func(*Call), ttl time.Duration, wait bool, score int64) *Call {
+	return p.Go(ctx, onDone, acquireScript, l.Keys.script, l.acquireArgs(ttl, wait, score))
+}
+
+// AcquireResult is the outcome of a call started by GoAcquire.
+func AcquireResult(c *Call) (Result, error) { return acquireResult(c.Result()) }
+
+func (l *Lock) acquireArgs(ttl time.Duration, wait bool, score int64) []any {
+	if !wait {
+		return []any{l.id, millisArg(ttl), fenceKeep(ttl), l.channel}
 	}
+	scoreArg := ""
 	if score > 0 {
 		scoreArg = strconv.FormatInt(score, 10)
 	}
-	k := l.Keys
-	res, err := acquireScript.Run(ctx, c,
-		[]string{k.Lock, k.Queue, k.Waiters, k.Fence},
-		l.ID, millis(ttl), waitArg, millis(l.WaiterTimeout), fenceKeep(ttl), k.Channel, scoreArg,
-	).Int64Slice()
+	return []any{l.id, millisArg(ttl), fenceKeep(ttl), l.channel, "1", millisArg(l.WaiterTimeout), scoreArg}
+}
+
+func acquireResult(val any, err error) (Result, error) {
 	if err != nil {
 		return Result{}, err
 	}
-	if len(res) != 4 {
-		return Result{}, fmt.Errorf("acquire script returned %v", res)
+	res, ok := val.([]any)
+	if !ok || len(res) != 4 {
+		return Result{}, fmt.Errorf("acquire script returned %v", val)
+	}
+	var n [4]int64
+	for i, v := range res {
+		if n[i], ok = v.(int64); !ok {
+			return Result{}, fmt.Errorf("acquire script returned %v", val)
+		}
 	}
 	return Result{
-		Granted: res[0] == 1,
-		Token:   uint64(res[1]),
-		Expires: time.Duration(res[2]) * time.Millisecond,
-		Queued:  res[3] == 1,
+		Granted: n[0] == 1,
+		Token:   uint64(n[1]),
+		Expires: time.Duration(n[2]) * time.Millisecond,
+		Queued:  n[3] == 1,
 	}, nil
 }
 
 // Release releases the lock if the owner holds it, handing it to the first
 // live waiter, and otherwise takes the owner out of the queue. It reports
 // whether the owner held the lock.
-func (l *Lock) Release(ctx context.Context, c redis.Scripter) (bool, error) {
-	res, err := l.release(ctx, c, "", 0)
+func (l *Lock) Release(ctx context.Context, p *Pipe) (bool, error) {
+	res, err := intResult(p.Run(ctx, releaseScript, l.Keys.script, l.releaseArgs()))
 	return res == 1, err
+}
+
+// GoRelease starts Release without waiting for it (see Pipe.Go); read its
+// outcome with ReleaseResult.
+func (l *Lock) GoRelease(ctx context.Context, p *Pipe, onDone func(*Call)) *Call {
+	return p.Go(ctx, onDone, releaseScript, l.Keys.script, l.releaseArgs())
+}
+
+// ReleaseResult is the outcome of a call started by GoRelease.
+func ReleaseResult(c *Call) (bool, error) {
+	res, err := intResult(c.Result())
+	return res == 1, err
+}
+
+func (l *Lock) releaseArgs() []any {
+	return []any{l.id, fenceKeep(0), l.channel, millisArg(l.WaiterTimeout)}
 }
 
 // Yield puts the owner back in the queue at score and passes the lock to
 // whoever is then first in line. It reports whether that is the owner
 // itself, which then keeps the lock. A waiter that does not hold the lock
 // keeps its place.
-func (l *Lock) Yield(ctx context.Context, c redis.Scripter, score int64, ttl time.Duration) (kept bool, err error) {
-	res, err := l.release(ctx, c, strconv.FormatInt(score, 10), ttl)
+func (l *Lock) Yield(ctx context.Context, p *Pipe, score int64, ttl time.Duration) (kept bool, err error) {
+	args := append(l.releaseArgs(), strconv.FormatInt(score, 10), millisArg(l.WaiterTimeout), millisArg(ttl))
+	res, err := intResult(p.Run(ctx, releaseScript, l.Keys.script, args))
 	return res == 2, err
-}
-
-func (l *Lock) release(ctx context.Context, c redis.Scripter, score string, ttl time.Duration) (int, error) {
-	k := l.Keys
-	return releaseScript.Run(ctx, c,
-		[]string{k.Lock, k.Queue, k.Waiters, k.Fence},
-		l.ID, fenceKeep(0), k.Channel, millis(l.WaiterTimeout), score, millis(l.WaiterTimeout), millis(ttl),
-	).Int()
 }
 
 // Refresh extends the lock to ttl if the owner holds it and reports whether
 // it does. With reseed, a missing lock key (a server that restarted empty)
 // is re-created for the owner with token.
-func (l *Lock) Refresh(ctx context.Context, c redis.Scripter, ttl time.Duration, reseed bool, token uint64) (bool, error) {
+func (l *Lock) Refresh(ctx context.Context, p *Pipe, ttl time.Duration, reseed bool, token uint64) (bool, error) {
 	reseedArg := "0"
 	if reseed {
 		reseedArg = "1"
 	}
-	held, err := refreshScript.Run(ctx, c,
-		[]string{l.Keys.Lock, l.Keys.Fence},
-		l.ID, millis(ttl), fenceKeep(ttl), reseedArg, strconv.FormatUint(token, 10),
-	).Int()
+	held, err := intResult(p.Run(ctx, refreshScript,
+		[]any{2, l.Keys.Lock, l.Keys.Fence},
+		[]any{l.id, millisArg(ttl), fenceKeep(ttl), reseedArg, strconv.FormatUint(token, 10)},
+	))
 	return held == 1, err
+}
+
+func intResult(val any, err error) (int64, error) {
+	if err != nil {
+		return 0, err
+	}
+	n, ok := val.(int64)
+	if !ok {
+		return 0, fmt.Errorf("script returned %v, want an integer", val)
+	}
+	return n, nil
 }
 
 // fenceKeep is how long the fence key outlives a grant: long enough that a
 // small backwards step of the server clock cannot lower a token.
-func fenceKeep(ttl time.Duration) string { return millis(max(2*ttl, minFenceKeep)) }
+func fenceKeep(ttl time.Duration) any { return millisArg(max(2*ttl, minFenceKeep)) }
 
 // millis rounds d up to whole milliseconds, Redis's resolution.
 func millis(d time.Duration) string {
 	ms := (d + time.Millisecond - 1) / time.Millisecond
 	return strconv.FormatInt(int64(ms), 10)
 }
+
+// millisArg is millis(d) as a command argument. The few durations a
+// program locks with are formatted once: the last one seen in each of a
+// small table's slots is kept.
+func millisArg(d time.Duration) any {
+	slot := &millisArgs[uint64(d/time.Millisecond)%uint64(len(millisArgs))]
+	if e := slot.Load(); e != nil && e.d == d {
+		return e.arg
+	}
+	e := &millisEntry{d: d, arg: millis(d)}
+	slot.Store(e)
+	return e.arg
+}
+
+type millisEntry struct {
+	d   time.Duration
+	arg any
+}
+
+var millisArgs [64]atomic.Pointer[millisEntry]
