@@ -1,11 +1,13 @@
 package engine_test
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"log"
 	"os"
 	"path/filepath"
+	"sync"
 
 	"github.com/stockade/stockade"
 	"github.com/stockade/stockade/engine"
@@ -84,5 +86,61 @@ func Example() {
 	// committed [{tent ams 2} {tent ber 2}]
 	// insufficient_stock: insufficient stock of "tent": 4 requested, 3 available
 	// {OnHand:7 Reserved:0 Committed:4 Available:3}
+	// ledger balanced: true
+}
+
+// A flash sale under the Batch strategy: the checkouts that arrive while a
+// transaction runs are decided together in the next one, in arrival
+// order, each met in full or refused.
+func Example_batch() {
+	dir, err := os.MkdirTemp("", "engine-example")
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer os.RemoveAll(dir)
+	ctx := context.Background()
+
+	store, err := sqlite.Open(ctx, filepath.Join(dir, "stockade.db"), nil)
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer store.Close()
+	if err := store.Migrate(ctx); err != nil {
+		log.Fatal(err)
+	}
+	eng, err := engine.New(store, &engine.Options{Strategy: engine.Batch, MaxBatch: 256})
+	if err != nil {
+		log.Fatal(err)
+	}
+	if _, err := eng.PutLocation(ctx, stockade.Location{ID: "ams", Name: "Amsterdam"}); err != nil {
+		log.Fatal(err)
+	}
+	if _, err := eng.SetStock(ctx, stockade.Key{SKU: "ticket", Location: "ams"}, 100, nil); err != nil {
+		log.Fatal(err)
+	}
+
+	// 1,000 buyers at once for 100 tickets.
+	var (
+		mu       sync.Mutex
+		outcomes = map[string]int{}
+		wg       sync.WaitGroup
+	)
+	for range 1000 {
+		wg.Go(func() {
+			_, err := eng.Checkout(ctx, stockade.ReserveRequest{Lines: []stockade.Line{{SKU: "ticket", Quantity: 1}}})
+			mu.Lock()
+			defer mu.Unlock()
+			outcomes[cmp.Or(stockade.ErrorCode(err), "ok")]++
+		})
+	}
+	wg.Wait()
+	fmt.Println(outcomes)
+	report, err := eng.Reconcile(ctx)
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println("ledger balanced:", report.OK)
+	// Output:
+	// map[insufficient_stock:900 ok:100]
 	// ledger balanced: true
 }
