@@ -81,8 +81,11 @@
 //     records in bulk and writes each level once, with the sum of the
 //     batch's changes. Nothing lingers: a call that finds no batch running
 //     starts one at once, and under load batches grow by themselves, so
-//     one hot row costs one commit per batch instead of one per call. The
-//     row locks keep it correct with many engines on one database. A
+//     one hot row costs one commit per batch instead of one per call. An
+//     engine runs one batch transaction at a time, whatever SKUs its calls
+//     name, so a batch that waits (for rows another instance's batch has
+//     locked) holds up the calls behind it. The row locks keep it correct
+//     with many engines on one database. A
 //     conflict retries the whole batch; any other failure fails each call
 //     of the batch, none of which was committed. A caller whose context
 //     ends while its call is queued withdraws it; once a batch holds it,
