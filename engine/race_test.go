@@ -185,18 +185,31 @@ func TestCarts(t *testing.T) {
 // its own connection pool, as three service instances would: the
 // strategies that rely on the database alone never oversell across
 // instances. (The lock strategy needs a shared Locker, which the service
-// tests cover with Redis.)
+// tests cover with Redis.) Under batch, the calls that arrive together
+// share transactions: far fewer run than there are calls.
 func TestInstances(t *testing.T) {
 	for _, strategy := range []string{engine.Atomic, engine.RowLock, engine.Optimistic, engine.Advisory, engine.Batch} {
 		t.Run(strategy, func(t *testing.T) {
 			const stock, buyers, instances = 100, 1500, 3
-			var engines []*env
+			var (
+				engines []*env
+				stores  []*hooked
+			)
 			for _, s := range openPostgresN(t, instances) {
-				engines = append(engines, newEnvOn(t, s, strategy, nil))
+				h := &hooked{Store: s}
+				stores = append(stores, h)
+				engines = append(engines, newEnvOn(t, h, strategy, nil))
 			}
 			en := engines[0]
 			en.location("w1", 0, 0)
 			en.stock("hot", "w1", stock)
+			transactions := func() (n int64) {
+				for _, h := range stores {
+					n += h.n.Load()
+				}
+				return n
+			}
+			before := transactions()
 			ctx, cancel := context.WithTimeout(t.Context(), bound)
 			defer cancel()
 
@@ -225,6 +238,11 @@ func TestInstances(t *testing.T) {
 			}
 			close(start)
 			wg.Wait()
+			n := transactions() - before
+			t.Logf("%d calls in %d write transactions", buyers, n)
+			if strategy == engine.Batch && n >= buyers/2 {
+				t.Errorf("%d write transactions for %d concurrent calls: they were not batched", n, buyers)
+			}
 			if won.Load() != stock || refused.Load() != buyers-stock {
 				t.Errorf("%d succeeded and %d were refused, want %d and %d", won.Load(), refused.Load(), stock, buyers-stock)
 			}

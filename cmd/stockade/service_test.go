@@ -278,12 +278,7 @@ func TestServeBatchMetrics(t *testing.T) {
 	s := startServe(t, nil, "-store", "sqlite:"+filepath.Join(t.TempDir(), "b.db"), "-strategy", "batch", "-max-batch", "8")
 	c := httpapi.NewClient("http://"+s.addr, nil)
 	ctx := t.Context()
-	if _, err := c.PutLocation(ctx, stockade.Location{ID: "east", Name: "East"}); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := c.SetStock(ctx, stockade.Key{SKU: "a", Location: "east"}, 3, nil); err != nil {
-		t.Fatal(err)
-	}
+	stockUp(t, c, "a", 3)
 	for range 2 {
 		if _, err := c.Checkout(ctx, stockade.ReserveRequest{Lines: []stockade.Line{{SKU: "a", Quantity: 1}}}); err != nil {
 			t.Fatal(err)

@@ -1,0 +1,18 @@
+package engine
+
+// QueuedCalls returns how many calls wait in e's batcher for a batch to
+// take them: tests use it to know what the next batch will hold.
+func QueuedCalls(e *Engine) int {
+	if e.batch == nil {
+		return 0
+	}
+	e.batch.mu.Lock()
+	defer e.batch.mu.Unlock()
+	n := 0
+	for _, p := range e.batch.queue {
+		if !p.withdrawn {
+			n++
+		}
+	}
+	return n
+}
