@@ -252,105 +252,111 @@ func TestTwoProcessesOnePostgres(t *testing.T) {
 // TestKilledMidLoad kills the service with SIGKILL while orders stream in,
 // restarts it on the same store, and checks that every acknowledged order
 // exists, that nothing beyond the acknowledged and the unanswered orders
-// was committed, and that the ledger balances.
+// was committed, and that the ledger balances. It runs under atomic, one
+// transaction per order, and under batch, whose acknowledgements come from
+// transactions shared by many orders.
 func TestKilledMidLoad(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds and runs the binary")
 	}
 	for _, kind := range []string{"sqlite", "postgres"} {
-		t.Run(kind, func(t *testing.T) {
-			store := newStore(t, kind)
-			p := startProcess(t, "-store", store)
-			c := httpapi.NewClient("http://"+p.addr, httpClient)
-			const stock = 100000
-			stockUp(t, c, "steady", stock)
+		for _, strategy := range []string{engine.Atomic, engine.Batch} {
+			t.Run(kind+"/"+strategy, func(t *testing.T) { killMidLoad(t, kind, strategy) })
+		}
+	}
+}
 
-			var (
-				mu         sync.Mutex
-				acked      []stockade.Order
-				ackedUnits int64
-				unanswered int64 // units of requests that got no answer
-				refused    atomic.Int64
-			)
-			ctx, cancel := context.WithCancel(t.Context())
-			var wg sync.WaitGroup
-			for g := range 16 {
-				wg.Go(func() {
-					for i := 0; ctx.Err() == nil; i++ {
-						q := int64(1 + (g+i)%3)
-						o, err := c.Checkout(context.Background(), stockade.ReserveRequest{
-							Lines: []stockade.Line{{SKU: "steady", Quantity: q}},
-						})
-						mu.Lock()
-						switch {
-						case err == nil:
-							acked = append(acked, o)
-							ackedUnits += q
-						case stockade.ErrorCode(err) == stockade.EInternal && !isProblem(err):
-							// The connection died with the process: the
-							// order may or may not have committed.
-							unanswered += q
-						default:
-							refused.Add(1)
-						}
-						mu.Unlock()
-						if err != nil && !isProblem(err) {
-							return
-						}
-					}
+func killMidLoad(t *testing.T, kind, strategy string) {
+	store := newStore(t, kind)
+	p := startProcess(t, "-store", store, "-strategy", strategy)
+	c := httpapi.NewClient("http://"+p.addr, httpClient)
+	const stock = 100000
+	stockUp(t, c, "steady", stock)
+
+	var (
+		mu         sync.Mutex
+		acked      []stockade.Order
+		ackedUnits int64
+		unanswered int64 // units of requests that got no answer
+		refused    atomic.Int64
+	)
+	ctx, cancel := context.WithCancel(t.Context())
+	var wg sync.WaitGroup
+	for g := range 16 {
+		wg.Go(func() {
+			for i := 0; ctx.Err() == nil; i++ {
+				q := int64(1 + (g+i)%3)
+				o, err := c.Checkout(context.Background(), stockade.ReserveRequest{
+					Lines: []stockade.Line{{SKU: "steady", Quantity: q}},
 				})
-			}
-			// Let orders flow, then kill the process mid-stream.
-			deadline := time.Now().Add(30 * time.Second)
-			for {
 				mu.Lock()
-				n := len(acked)
+				switch {
+				case err == nil:
+					acked = append(acked, o)
+					ackedUnits += q
+				case stockade.ErrorCode(err) == stockade.EInternal && !isProblem(err):
+					// The connection died with the process: the
+					// order may or may not have committed.
+					unanswered += q
+				default:
+					refused.Add(1)
+				}
 				mu.Unlock()
-				if n >= 200 || time.Now().After(deadline) {
-					break
-				}
-				time.Sleep(10 * time.Millisecond)
-			}
-			if err := p.cmd.Process.Signal(syscall.SIGKILL); err != nil {
-				t.Fatal(err)
-			}
-			p.cmd.Wait()
-			cancel()
-			wg.Wait()
-			if len(acked) == 0 {
-				t.Fatal("no order was acknowledged before the kill")
-			}
-			if refused.Load() != 0 {
-				t.Fatalf("%d orders refused with plenty of stock", refused.Load())
-			}
-
-			p2 := startProcess(t, "-store", store)
-			c2 := httpapi.NewClient("http://"+p2.addr, httpClient)
-			for _, o := range acked {
-				got, err := c2.Order(t.Context(), o.ID)
-				if err != nil {
-					t.Fatalf("acknowledged order %s lost: %v", o.ID, err)
-				}
-				if got.Status != stockade.Committed {
-					t.Fatalf("acknowledged order %s is %s", o.ID, got.Status)
+				if err != nil && !isProblem(err) {
+					return
 				}
 			}
-			st, err := c2.Stock(t.Context(), "steady")
-			if err != nil {
-				t.Fatal(err)
-			}
-			tot := st.Totals
-			if tot.OnHand != tot.Available+tot.Reserved+tot.Committed || tot.OnHand != stock {
-				t.Fatalf("totals do not add up: %+v", tot)
-			}
-			if tot.Committed < ackedUnits || tot.Committed > ackedUnits+unanswered {
-				t.Fatalf("committed %d units; acknowledged %d, unanswered %d", tot.Committed, ackedUnits, unanswered)
-			}
-			t.Logf("%d orders (%d units) acknowledged before the kill, %d units unanswered, %d committed",
-				len(acked), ackedUnits, unanswered, tot.Committed)
-			reconcileClean(t, store)
 		})
 	}
+	// Let orders flow, then kill the process mid-stream.
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		mu.Lock()
+		n := len(acked)
+		mu.Unlock()
+		if n >= 200 || time.Now().After(deadline) {
+			break
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	if err := p.cmd.Process.Signal(syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	p.cmd.Wait()
+	cancel()
+	wg.Wait()
+	if len(acked) == 0 {
+		t.Fatal("no order was acknowledged before the kill")
+	}
+	if refused.Load() != 0 {
+		t.Fatalf("%d orders refused with plenty of stock", refused.Load())
+	}
+
+	p2 := startProcess(t, "-store", store, "-strategy", strategy)
+	c2 := httpapi.NewClient("http://"+p2.addr, httpClient)
+	for _, o := range acked {
+		got, err := c2.Order(t.Context(), o.ID)
+		if err != nil {
+			t.Fatalf("acknowledged order %s lost: %v", o.ID, err)
+		}
+		if got.Status != stockade.Committed {
+			t.Fatalf("acknowledged order %s is %s", o.ID, got.Status)
+		}
+	}
+	st, err := c2.Stock(t.Context(), "steady")
+	if err != nil {
+		t.Fatal(err)
+	}
+	tot := st.Totals
+	if tot.OnHand != tot.Available+tot.Reserved+tot.Committed || tot.OnHand != stock {
+		t.Fatalf("totals do not add up: %+v", tot)
+	}
+	if tot.Committed < ackedUnits || tot.Committed > ackedUnits+unanswered {
+		t.Fatalf("committed %d units; acknowledged %d, unanswered %d", tot.Committed, ackedUnits, unanswered)
+	}
+	t.Logf("%d orders (%d units) acknowledged before the kill, %d units unanswered, %d committed",
+		len(acked), ackedUnits, unanswered, tot.Committed)
+	reconcileClean(t, store)
 }
 
 // isProblem reports whether err is a problem document the service sent,
