@@ -162,8 +162,11 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 		ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelWarn),
 		BaseContext:       func(net.Listener) context.Context { return context.WithoutCancel(ctx) },
 	}
-	log.Info("listening", "addr", ln.Addr().String(), "store", c.store.String(),
-		"strategy", eng.Strategy(), "locker", lockerName)
+	attrs := []any{"addr", ln.Addr().String(), "store", c.store.String(), "strategy", eng.Strategy(), "locker", lockerName}
+	if c.strategy == engine.Batch {
+		attrs = append(attrs, "max_batch", c.maxBatch)
+	}
+	log.Info("listening", attrs...)
 
 	sweepCtx, stopSweep := context.WithCancel(context.WithoutCancel(ctx))
 	var sweeper sync.WaitGroup

@@ -285,6 +285,9 @@ func TestServeBatchMetrics(t *testing.T) {
 		}
 	}
 	_, body := get(t, "http://"+s.addr+"/metrics")
+	if !strings.Contains(s.log.String(), "strategy=batch locker=\"none (strategy batch takes no locks)\" max_batch=8") {
+		t.Errorf("start-up line does not give the strategy and -max-batch:\n%s", s.log)
+	}
 	for _, want := range []string{
 		`stockade_engine_batches_total{outcome="ok"} 2`,
 		`stockade_engine_batch_calls_count 2`,
