@@ -3,13 +3,13 @@ package etcdlock_test
 import (
 	"context"
 	"errors"
-	"strings"
 	"testing"
 	"time"
 
 	"github.com/stockade/stockade/internal/testserver"
 	"github.com/stockade/stockade/lock"
 	"github.com/stockade/stockade/lock/etcdlock"
+	"github.com/stockade/stockade/lock/locktest"
 )
 
 // TestServerRestart restarts etcd under a renewed lease with a waiter
@@ -174,35 +174,13 @@ func TestServerPaused(t *testing.T) {
 
 // TestServerDown checks that with etcd gone a held lease is declared lost
 // at its deadline and new acquisitions fail with ErrUnavailable after
-// RequestTimeout, not when the caller's context ends.
+// RequestTimeout, not when the caller's context ends; an Acquire whose
+// context is shorter than that fails with its context's error.
 func TestServerDown(t *testing.T) {
 	srv := testserver.NewEtcd(t)
 	l := etcdlock.New(newClient(t, srv.Endpoint()), &etcdlock.Options{RequestTimeout: 300 * time.Millisecond})
-	ctx := t.Context()
-	le, err := l.Acquire(ctx, "k", lock.WithTTL(time.Second), lock.WithAutoRenew())
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := srv.Kill(); err != nil {
-		t.Fatal(err)
-	}
-	select {
-	case <-le.Done():
-		if !errors.Is(le.Err(), lock.ErrLost) {
-			t.Fatalf("Err = %v, want ErrLost", le.Err())
-		}
-	case <-time.After(5 * time.Second):
-		t.Fatal("lease not declared lost after the server died")
-	}
-
-	_, err = l.TryAcquire(ctx, "k")
-	if !errors.Is(err, lock.ErrUnavailable) || errors.Is(err, context.DeadlineExceeded) {
-		t.Fatalf("TryAcquire with the server down = %v, want ErrUnavailable", err)
-	}
-	if !strings.Contains(err.Error(), `"k"`) {
-		t.Errorf("error %q does not name the key", err)
-	}
-	short, cancel := context.WithTimeout(ctx, 100*time.Millisecond)
+	locktest.ServerDown(t, l, srv.Kill, time.Second)
+	short, cancel := context.WithTimeout(t.Context(), 100*time.Millisecond)
 	defer cancel()
 	if _, err := l.Acquire(short, "k"); !errors.Is(err, lock.ErrNotAcquired) || !errors.Is(err, context.DeadlineExceeded) {
 		t.Fatalf("Acquire with a short context and the server down = %v, want ErrNotAcquired and DeadlineExceeded", err)

@@ -36,6 +36,11 @@
 //     renewal (300ms by default) for backends that cannot honour short
 //     leases.
 //
+// ServerDown is a check of its own, for a backend whose test can stop its
+// server for good (testserver's Kill): a held, auto-renewed lease reports
+// ErrLost, and TryAcquire fails with ErrUnavailable on the backend's own
+// timeouts.
+//
 // # What it checks
 //
 // One subtest each, so `go test -run 'Conformance/Fairness'` runs one:

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"slices"
-	"strings"
 	"testing"
 	"time"
 
@@ -12,6 +11,7 @@ import (
 
 	"github.com/stockade/stockade/internal/testserver"
 	"github.com/stockade/stockade/lock"
+	"github.com/stockade/stockade/lock/locktest"
 	"github.com/stockade/stockade/lock/redislock"
 )
 
@@ -189,33 +189,10 @@ func TestDeadWaiterDropsOut(t *testing.T) {
 	<-ghostDone
 }
 
-// TestUnavailableWhenServerDown checks that a stopped server gives
-// ErrUnavailable promptly, and that a held lease is declared lost once its
-// refreshes fail past its deadline.
+// TestUnavailableWhenServerDown: a stopped server gives ErrUnavailable
+// promptly, and a held lease is declared lost once its refreshes fail past
+// its deadline.
 func TestUnavailableWhenServerDown(t *testing.T) {
 	srv := testserver.NewRedis(t)
-	l := newLocker(t, srv.Addr(), nil)
-	ctx := t.Context()
-	le, err := l.Acquire(ctx, "k", lock.WithTTL(600*time.Millisecond), lock.WithAutoRenew())
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := srv.Kill(); err != nil {
-		t.Fatal(err)
-	}
-	select {
-	case <-le.Done():
-		if !errors.Is(le.Err(), lock.ErrLost) {
-			t.Fatalf("Err = %v, want ErrLost", le.Err())
-		}
-	case <-time.After(5 * time.Second):
-		t.Fatal("lease not declared lost after the server died")
-	}
-	_, err = l.TryAcquire(ctx, "k")
-	if !errors.Is(err, lock.ErrUnavailable) {
-		t.Fatalf("TryAcquire with the server down: %v, want ErrUnavailable", err)
-	}
-	if !strings.Contains(err.Error(), `"k"`) {
-		t.Errorf("error %q does not name the key", err)
-	}
+	locktest.ServerDown(t, newLocker(t, srv.Addr(), nil), srv.Kill, 600*time.Millisecond)
 }
