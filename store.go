@@ -129,6 +129,10 @@ type Tx interface {
 	// locking its row with lock.
 	Reservation(ctx context.Context, id string, lock bool) (Reservation, error)
 
+	// Reservations returns the reservations with the given ids that
+	// exist, in id order, locking their rows (in that order) with lock.
+	Reservations(ctx context.Context, ids []string, lock bool) ([]Reservation, error)
+
 	// SetReservationStatus moves a reservation from status from to to (and
 	// sets its order id when orderID is not empty) and reports whether it
 	// was in status from.

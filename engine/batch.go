@@ -2,7 +2,9 @@ package engine
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"maps"
 	"slices"
 	"sync"
 	"time"
@@ -10,8 +12,8 @@ import (
 	"github.com/stockade/stockade"
 )
 
-// batcher group-commits the Reserve and Checkout calls of one engine under
-// the Batch strategy. Calls queue while a batch transaction runs; the next
+// batcher group-commits the Reserve, Checkout and Confirm calls of one
+// engine under the Batch strategy. Calls queue while a batch transaction runs; the next
 // transaction takes every queued call, up to Options.MaxBatch, in arrival
 // order. Nothing lingers: a call that finds the batcher idle starts a
 // batch of its own at once, so a lone call costs one transaction, as under
@@ -30,8 +32,9 @@ type batcher struct {
 // pending is one call in the batcher: queued, then decided by a batch.
 type pending struct {
 	c        *call
-	r        *request
+	r        *request // a Reserve or Checkout, or nil
 	checkout bool
+	confirm  string // or a Confirm of this reservation
 
 	// Guarded by batcher.mu.
 	taken     bool // a batch holds it: its caller waits for the outcome
@@ -44,19 +47,20 @@ type pending struct {
 // outcome is what a batch decided for one call.
 type outcome struct {
 	res stockade.Reservation // a reservation made, for Reserve
-	ord stockade.Order       // an order made, for Checkout
+	ord stockade.Order       // an order made, for Checkout and Confirm
 	// err is the call's refusal, the replay of its idempotency key, or the
 	// batch transaction's failure.
 	err error
 }
 
-// submit queues r and waits for the batch that decides it. A caller whose
+// submit queues p and waits for the batch that decides it. A caller whose
 // ctx ends while its call is still queued withdraws it, which changes
 // nothing; once a batch holds it, the caller waits for the outcome, which
 // the batch transaction's own deadline (Options.Timeout) bounds, so that
 // what the caller is told is what was committed.
-func (b *batcher) submit(ctx context.Context, c *call, r *request, checkout bool) (outcome, error) {
-	p := &pending{c: c, r: r, checkout: checkout, done: make(chan struct{})}
+func (b *batcher) submit(ctx context.Context, p *pending) (outcome, error) {
+	c := p.c
+	p.done = make(chan struct{})
 	b.mu.Lock()
 	b.queue = append(b.queue, p)
 	if !b.running {
@@ -162,6 +166,19 @@ func (e *Engine) decide(ctx context.Context, tx stockade.Tx, batch []*pending) (
 	if err != nil {
 		return nil, err
 	}
+	// The reservations to confirm, locked in id order; those that lapsed
+	// are expired with the rest.
+	targets, err := confirmTargets(ctx, tx, batch)
+	if err != nil {
+		return nil, err
+	}
+	for _, id := range slices.Sorted(maps.Keys(targets)) {
+		r := targets[id]
+		if r.Status == stockade.Held && r.ExpiresAt.Before(now) &&
+			!slices.ContainsFunc(lapsed, func(l stockade.Reservation) bool { return l.ID == id }) {
+			lapsed = append(lapsed, r)
+		}
+	}
 	freed := map[stockade.Key]int64{}
 	for _, res := range lapsed {
 		for _, a := range res.Allocations {
@@ -171,6 +188,11 @@ func (e *Engine) decide(ctx context.Context, tx stockade.Tx, batch []*pending) (
 	touched := slices.Clone(v.keys)
 	for k := range freed {
 		touched = append(touched, k)
+	}
+	for _, r := range targets {
+		for _, a := range r.Allocations {
+			touched = append(touched, a.Key())
+		}
 	}
 	slices.SortFunc(touched, stockade.Key.Compare)
 	touched = slices.Compact(touched)
@@ -188,6 +210,12 @@ func (e *Engine) decide(ctx context.Context, tx stockade.Tx, batch []*pending) (
 	if err != nil {
 		return nil, err
 	}
+	for _, r := range lapsed {
+		if t, ok := targets[r.ID]; ok {
+			t.Status = stockade.Expired
+			targets[r.ID] = t
+		}
+	}
 	var (
 		out       = make([]outcome, len(batch))
 		rs        []stockade.Reservation
@@ -203,6 +231,41 @@ func (e *Engine) decide(ctx context.Context, tx stockade.Tx, batch []*pending) (
 		rec := done(idem, status, body, now)
 		replays, records[idem.Key] = append(replays, rec), rec
 	}
+	// confirm confirms the held reservation id, as Confirm does, or says
+	// why not; a reservation confirmed earlier, in this batch or before,
+	// gives its order again.
+	confirmed := map[string]stockade.Order{}
+	confirm := func(id string) (stockade.Order, error) {
+		r, ok := targets[id]
+		switch {
+		case !ok:
+			return stockade.Order{}, refuse(stockade.ENotFound, "reservation %q not found", id)
+		case r.Status == stockade.Confirmed:
+			if o, ok := confirmed[id]; ok {
+				return o, nil
+			}
+			return tx.Order(ctx, r.OrderID, false)
+		case r.Status == stockade.Released:
+			return stockade.Order{}, refuse(stockade.EInvalid, "reservation %q was released", id)
+		case r.Status == stockade.Expired:
+			return stockade.Order{}, refuse(stockade.EReservationExpired, "reservation %q expired at %s", id, r.ExpiresAt.Format(time.RFC3339))
+		}
+		o := stockade.Order{ID: newID("ord"), Status: stockade.Committed, CreatedAt: now,
+			Lines: r.Lines, Allocations: r.Allocations, ReservationID: r.ID}
+		if ok, err := tx.SetReservationStatus(ctx, id, stockade.Held, stockade.Confirmed, o.ID); err != nil || !ok {
+			return stockade.Order{}, statusErr(err, "reservation", id)
+		}
+		for _, a := range r.Allocations {
+			reserved[a.Key()] -= a.Quantity
+			committed[a.Key()] += a.Quantity
+		}
+		orders = append(orders, o)
+		ms = append(ms, movements(r.Allocations, stockade.MoveConfirm,
+			func(q int64) stockade.Delta { return stockade.Delta{Reserved: -q, Committed: q} }, o.ID, "confirm reservation "+id, now)...)
+		r.Status, r.OrderID = stockade.Confirmed, o.ID
+		targets[id], confirmed[id] = r, o
+		return o, nil
+	}
 	for i, p := range batch {
 		o := &out[i]
 		idem := p.c.idem
@@ -212,10 +275,23 @@ func (e *Engine) decide(ctx context.Context, tx stockade.Tx, batch []*pending) (
 				continue
 			}
 		}
+		if p.r == nil {
+			if o.ord, o.err = confirm(p.confirm); o.err != nil && !isRefusal(o.err) {
+				return nil, o.err // the store failed
+			}
+			if idem != nil {
+				if o.err != nil {
+					remember(idem, nil, o.err)
+				} else {
+					remember(idem, o.ord, nil)
+				}
+			}
+			continue
+		}
 		allocs, short := allocate(p.r.needs, stock, p.r.shipTo)
 		if short != nil {
 			o.err = e.refusal(ctx, tx, p.r, v, short)
-			if stockade.ErrorCode(o.err) == "" {
+			if !isRefusal(o.err) {
 				return nil, o.err // the store failed
 			}
 			if idem != nil {
@@ -281,6 +357,34 @@ func (e *Engine) decide(ctx context.Context, tx stockade.Tx, batch []*pending) (
 	return out, nil
 }
 
+// confirmTargets reads the reservations that the Confirm calls of batch
+// name, by id, locking them in id order.
+func confirmTargets(ctx context.Context, tx stockade.Tx, batch []*pending) (map[string]stockade.Reservation, error) {
+	var ids []string
+	for _, p := range batch {
+		if p.r == nil {
+			ids = append(ids, p.confirm)
+		}
+	}
+	targets := map[string]stockade.Reservation{}
+	if len(ids) == 0 {
+		return targets, nil
+	}
+	slices.Sort(ids)
+	rs, err := tx.Reservations(ctx, slices.Compact(ids), true)
+	for _, r := range rs {
+		targets[r.ID] = r
+	}
+	return targets, err
+}
+
+// isRefusal reports whether err is a refusal (a *stockade.Error) rather
+// than a failure.
+func isRefusal(err error) bool {
+	_, ok := errors.AsType[*stockade.Error](err)
+	return ok
+}
+
 // idempotencyRecords reads the records of the idempotency keys of the
 // calls of batch, by key, holding the keys until the transaction ends.
 func idempotencyRecords(ctx context.Context, tx stockade.Tx, batch []*pending) (map[string]stockade.Idempotency, error) {
@@ -309,6 +413,9 @@ func idempotencyRecords(ctx context.Context, tx stockade.Tx, batch []*pending) (
 func union(batch []*pending) *request {
 	u := &request{}
 	for _, p := range batch {
+		if p.r == nil {
+			continue // a Confirm
+		}
 		u.located = append(u.located, p.r.located...)
 		u.anywhere = append(u.anywhere, p.r.anywhere...)
 		u.skus = append(u.skus, p.r.skus...)

@@ -275,3 +275,73 @@ func TestBatchIdempotency(t *testing.T) {
 	wantReplay(t, err, status, refusal)
 	b.balanced()
 }
+
+// TestBatchConfirm queues confirms behind a held batch with reservations:
+// one transaction confirms a hold (twice: the second call gets the same
+// order), expires a lapsed one, whose stock a reservation in the same
+// batch then takes, and refuses a released and an unknown one.
+func TestBatchConfirm(t *testing.T) {
+	b := newBatchEnv(t, map[string]int64{"a": 4})
+	ctx := t.Context()
+	hold := func(q int64, ttl time.Duration) stockade.Reservation {
+		t.Helper()
+		r, err := b.eng.Reserve(ctx, stockade.ReserveRequest{Lines: []stockade.Line{one("a", q)}, TTL: ttl})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return r
+	}
+	live, lapsing, released := hold(1, time.Hour), hold(2, time.Second), hold(1, time.Hour)
+	if _, err := b.eng.Release(ctx, released.ID); err != nil {
+		t.Fatal(err)
+	}
+	b.clock.Advance(2 * time.Second)
+
+	first := b.hold(lines(one("a", 1))) // the last free unit
+	confirm := func(id string) *started {
+		t.Helper()
+		n := engine.QueuedCalls(b.eng)
+		c := &started{done: make(chan struct{})}
+		go func() {
+			defer close(c.done)
+			c.ord, c.err = b.eng.Confirm(ctx, id)
+		}()
+		b.wait("the confirm is queued", func() bool { return engine.QueuedCalls(b.eng) == n+1 })
+		return c
+	}
+	c1 := confirm(live.ID)
+	c2 := confirm(live.ID)
+	cLapsed := confirm(lapsing.ID)
+	takes := b.queue(ctx, lines(one("a", 2)), false) // the lapsed hold's 2 units
+	cReleased := confirm(released.ID)
+	cUnknown := confirm("res_nope")
+	b.release()
+	for _, c := range []*started{first, c1, c2, cLapsed, takes, cReleased, cUnknown} {
+		<-c.done
+	}
+	if first.err != nil || c1.err != nil || c2.err != nil || takes.err != nil {
+		t.Fatalf("errors: %v, %v, %v, %v", first.err, c1.err, c2.err, takes.err)
+	}
+	if c1.ord.ReservationID != live.ID || c1.ord.Status != stockade.Committed || c2.ord.ID != c1.ord.ID {
+		t.Errorf("confirms of %s: orders %+v and %+v, want one committed order twice", live.ID, c1.ord, c2.ord)
+	}
+	for _, tc := range []struct {
+		c    *started
+		want string
+	}{{cLapsed, stockade.EReservationExpired}, {cReleased, stockade.EInvalid}, {cUnknown, stockade.ENotFound}} {
+		if got := stockade.ErrorCode(tc.c.err); got != tc.want {
+			t.Errorf("error %v, want %s", tc.c.err, tc.want)
+		}
+	}
+	if n := b.updates(); n != 2 {
+		t.Errorf("%d write transactions, want 2", n)
+	}
+	// on hand 4: 1 committed by the confirm, 1 held by first, 2 by takes.
+	if got := b.counters("a", "w1"); got != [3]int64{4, 3, 1} {
+		t.Errorf("on hand, reserved, committed = %v, want [4 3 1]", got)
+	}
+	if got := b.kinds(lapsing.ID); got != "reserve,expire" {
+		t.Errorf("ledger of the lapsed hold: %s, want reserve,expire", got)
+	}
+	b.balanced()
+}

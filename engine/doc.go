@@ -71,29 +71,34 @@
 //   - advisory: take the store's transaction-scoped advisory locks on every
 //     level the transaction will write (Tx.AdvisoryLock), then read,
 //     allocate and write.
-//   - batch: group commit. Calls queue in the engine while a batch
-//     transaction runs; the next transaction takes every queued call (at
-//     most Options.MaxBatch), in arrival order. It reads the levels they
-//     draw on, expires the lapsed holds there, locks the levels in key
+//   - batch: group commit of Reserve, Checkout and Confirm. Calls queue
+//     in the engine while a batch transaction runs; the next transaction
+//     takes every queued call (at most Options.MaxBatch), in arrival
+//     order. It reads the levels they draw on, expires the lapsed holds
+//     there, locks the reservations to confirm (Tx.Reservations, in id
+//     order; a lapsed one is expired with the rest) and the levels in key
 //     order (Levels with lock), and decides each call from what the calls
-//     before it left: met in full, or refused as it would be alone. Then
-//     it inserts the reservations, orders, ledger rows and idempotency
-//     records in bulk and writes each level once, with the sum of the
-//     batch's changes. Nothing lingers: a call that finds no batch running
-//     starts one at once, and under load batches grow by themselves, so
-//     one hot row costs one commit per batch instead of one per call. An
-//     engine runs one batch transaction at a time, whatever SKUs its calls
-//     name, so a batch that waits (for rows another instance's batch has
-//     locked) holds up the calls behind it. The row locks keep it correct
-//     with many engines on one database. A
+//     before it left: met in full, or refused as it would be alone; a
+//     confirm as Confirm does (below). Then it inserts the reservations,
+//     orders, ledger rows and idempotency records in bulk and writes each
+//     level once, with the sum of the batch's changes. Nothing lingers: a
+//     call that finds no batch running starts one at once, and under load
+//     batches grow by themselves, so one hot row costs one commit per
+//     batch instead of one per call. An engine runs one batch transaction
+//     at a time, whatever SKUs its calls name, so a batch that waits (for
+//     rows another instance's batch has locked) holds up the calls behind
+//     it. The row locks keep it correct with many engines on one database;
+//     two batches on two instances that lock reservation rows in other
+//     orders (lapsed holds by expiry, confirms by id) may meet in a
+//     deadlock, which the database breaks and the batch retries. A
 //     conflict retries the whole batch; any other failure fails each call
 //     of the batch, none of which was committed. A caller whose context
 //     ends while its call is queued withdraws it; once a batch holds it,
 //     the caller waits for the batch (bounded by Options.Timeout), so that
 //     what it is told is what was committed.
 //
-// Confirm, Release, CancelOrder, FulfillOrder, SetStock, AdjustStock and
-// Sweep run the same way under every strategy: they lock the reservation or
+// Release, CancelOrder, FulfillOrder, SetStock, AdjustStock, Sweep and,
+// under every strategy but batch, Confirm run the same way: they lock the reservation or
 // order row, then move its counters with UpdateLevel in key order. They
 // only ever return stock, move it between reserved and committed, or are
 // checked by UpdateLevel themselves, so no strategy needs to guard them.
@@ -169,7 +174,7 @@
 // refusal is rendered and stored too, so a retry replays it; any other
 // failure deletes the claim, so the client may retry.
 //
-// Under batch, Reserve and Checkout make no claim: the batch transaction
+// Under batch, Reserve, Checkout and Confirm make no claim: the batch transaction
 // is the whole call, so it reads the records of its calls' keys first,
 // holding the keys until it commits (Tx.Idempotencies, in one fixed
 // order), answers a call from its key's record as above, and stores each

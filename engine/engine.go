@@ -52,10 +52,10 @@ const (
 
 // Options configure an Engine. A nil *Options means every default.
 type Options struct {
-	// Strategy is how Reserve and Checkout check availability and write:
-	// Atomic, RowLock, Optimistic, Lock, Advisory or Batch. Strategies the store
-	// cannot offer fall back; see the package documentation and
-	// Engine.Strategy.
+	// Strategy is how Reserve and Checkout check availability and write
+	// (and, under Batch, how Confirm is committed): Atomic, RowLock,
+	// Optimistic, Lock, Advisory or Batch. Strategies the store cannot
+	// offer fall back; see the package documentation and Engine.Strategy.
 	// Default: Atomic.
 	Strategy string
 
@@ -70,9 +70,9 @@ type Options struct {
 	// Default: 10s.
 	LockTTL time.Duration
 
-	// MaxBatch is the most Reserve and Checkout calls that one transaction
-	// of the Batch strategy decides; more wait for the next. Ignored by
-	// the other strategies.
+	// MaxBatch is the most Reserve, Checkout and Confirm calls that one
+	// transaction of the Batch strategy decides; more wait for the next.
+	// Ignored by the other strategies.
 	// Default: 512.
 	MaxBatch int
 

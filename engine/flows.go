@@ -21,6 +21,10 @@ func (e *Engine) Confirm(ctx context.Context, id string) (stockade.Order, error)
 		if err := checkID("reservation id", id); err != nil {
 			return stockade.Order{}, err
 		}
+		if e.batch != nil {
+			out, err := e.batch.submit(ctx, &pending{c: c, confirm: id})
+			return out.ord, err
+		}
 		var (
 			o       stockade.Order
 			expired time.Time

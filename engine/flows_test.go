@@ -12,11 +12,14 @@ import (
 	"github.com/stockade/stockade/engine"
 )
 
-// forBackends runs fn as a subtest for every backend, with strategy.
-func forBackends(t *testing.T, strategy string, fn func(t *testing.T, en *env)) {
+// forBackends runs fn as a subtest for every backend and each of
+// strategies.
+func forBackends(t *testing.T, strategies []string, fn func(t *testing.T, en *env)) {
 	t.Helper()
 	for _, b := range backends {
-		t.Run(b.name, func(t *testing.T) { fn(t, newEnv(t, b, strategy, nil)) })
+		for _, s := range strategies {
+			t.Run(b.name+"/"+s, func(t *testing.T) { fn(t, newEnv(t, b, s, nil)) })
+		}
 	}
 }
 
@@ -41,8 +44,10 @@ func (en *env) counters(sku, loc string) [3]int64 {
 	return [3]int64{l.OnHand, l.Reserved, l.Committed}
 }
 
+// TestLifecycle runs under atomic, where each call is a transaction, and
+// under batch, where Reserve, Checkout and Confirm are decided in batches.
 func TestLifecycle(t *testing.T) {
-	forBackends(t, engine.Atomic, func(t *testing.T, en *env) {
+	forBackends(t, []string{engine.Atomic, engine.Batch}, func(t *testing.T, en *env) {
 		ctx := t.Context()
 		en.location("w1", 0, 0)
 		en.stock("tee", "w1", 10)
@@ -283,7 +288,7 @@ func TestSweepers(t *testing.T) {
 }
 
 func TestSetStock(t *testing.T) {
-	forBackends(t, engine.Atomic, func(t *testing.T, en *env) {
+	forBackends(t, []string{engine.Atomic}, func(t *testing.T, en *env) {
 		ctx := t.Context()
 		k := stockade.Key{SKU: "tee", Location: "w1"}
 		en.location("w1", 0, 0)
@@ -336,7 +341,7 @@ func TestSetStock(t *testing.T) {
 // TestValidation refuses every bad input with the right code, and the
 // refusal changes nothing.
 func TestValidation(t *testing.T) {
-	forBackends(t, engine.Atomic, func(t *testing.T, en *env) {
+	forBackends(t, []string{engine.Atomic}, func(t *testing.T, en *env) {
 		ctx := t.Context()
 		en.location("w1", 0, 0)
 		en.location("w2", 0, 0)

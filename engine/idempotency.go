@@ -75,7 +75,7 @@ func refused(err error) bool {
 // needs no in-flight claim of its own: the transaction holds the key (see
 // stockade.Tx.Idempotencies) until it commits the result.
 func (e *Engine) batched(op string) bool {
-	return e.batch != nil && (op == "reserve" || op == "checkout")
+	return e.batch != nil && (op == "reserve" || op == "checkout" || op == "confirm")
 }
 
 // checkIdempotent refuses an idempotency key or an Idempotent that cannot

@@ -19,7 +19,7 @@ func (e *Engine) Reserve(ctx context.Context, req stockade.ReserveRequest) (stoc
 			return stockade.Reservation{}, err
 		}
 		if e.batch != nil {
-			o, err := e.batch.submit(ctx, c, r, false)
+			o, err := e.batch.submit(ctx, &pending{c: c, r: r})
 			return o.res, err
 		}
 		var res stockade.Reservation
@@ -61,7 +61,7 @@ func (e *Engine) Checkout(ctx context.Context, req stockade.ReserveRequest) (sto
 			return stockade.Order{}, err
 		}
 		if e.batch != nil {
-			out, err := e.batch.submit(ctx, c, r, true)
+			out, err := e.batch.submit(ctx, &pending{c: c, r: r, checkout: true})
 			return out.ord, err
 		}
 		var o stockade.Order

@@ -49,6 +49,8 @@ var (
 	insertReservationsSQL string
 	//go:embed queries/reservation.sql
 	reservationSQL string
+	//go:embed queries/reservations.sql
+	reservationsSQL string
 	//go:embed queries/set_reservation_status.sql
 	setReservationStatusSQL string
 	//go:embed queries/lapsed_reservations.sql
@@ -414,6 +416,22 @@ func (t *tx) Reservation(ctx context.Context, id string, lock bool) (stockade.Re
 		return stockade.Reservation{}, t.fail(ctx, "reservation "+strconv.Quote(id), err)
 	}
 	return r, nil
+}
+
+func (t *tx) Reservations(ctx context.Context, ids []string, lock bool) ([]stockade.Reservation, error) {
+	if len(ids) == 0 {
+		return nil, nil
+	}
+	q := reservationsSQL
+	if lock {
+		q += forUpdate
+	}
+	rows, _ := t.tx.Query(ctx, q, ids)
+	rs, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (stockade.Reservation, error) { return scanReservation(row) })
+	if err != nil {
+		return nil, t.fail(ctx, fmt.Sprintf("%d reservations", len(ids)), err)
+	}
+	return rs, nil
 }
 
 // scanReservation scans id, status, created_at, expires_at, order_id,

@@ -81,6 +81,35 @@ func (t *tx) InsertReservations(ctx context.Context, rs ...stockade.Reservation)
 	return nil
 }
 
+// Reservations ignores lock; see tx.
+func (t *tx) Reservations(ctx context.Context, ids []string, lock bool) ([]stockade.Reservation, error) {
+	if len(ids) == 0 {
+		return nil, nil
+	}
+	list, err := json.Marshal(ids)
+	if err != nil {
+		return nil, fmt.Errorf("sqlite: %d reservations: %w", len(ids), err)
+	}
+	rows, err := t.tx.QueryContext(ctx, `SELECT `+reservationColumns+` FROM reservations
+		WHERE id IN (SELECT value FROM json_each(?)) ORDER BY id`, string(list))
+	if err != nil {
+		return nil, wrapf(err, "%d reservations", len(ids))
+	}
+	defer rows.Close()
+	var rs []stockade.Reservation
+	for rows.Next() {
+		r, err := scanReservation(rows)
+		if err != nil {
+			return nil, wrapf(err, "%d reservations", len(ids))
+		}
+		rs = append(rs, r)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, wrapf(err, "%d reservations", len(ids))
+	}
+	return rs, nil
+}
+
 // Reservation ignores lock; see tx.
 func (t *tx) Reservation(ctx context.Context, id string, lock bool) (stockade.Reservation, error) {
 	r, err := scanReservation(t.tx.QueryRowContext(ctx,

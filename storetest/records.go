@@ -61,6 +61,28 @@ func testReservations(t *testing.T, s stockade.Store) {
 			return nil
 		})
 	}
+	for _, lock := range []bool{false, true} {
+		run := view
+		if lock {
+			run = update
+		}
+		run(t, s, func(tx stockade.Tx) error {
+			got, err := tx.Reservations(ctx, []string{r3.ID, "no-such-reservation", r1.ID}, lock)
+			if err != nil {
+				return fmt.Errorf("Reservations(lock %v): %w", lock, err)
+			}
+			if len(got) != 2 {
+				t.Fatalf("Reservations returned %d, want r-1 and r-3", len(got))
+			}
+			checkReservation(t, got[0], r1)
+			checkReservation(t, got[1], r3)
+			none, err := tx.Reservations(ctx, nil, lock)
+			if err != nil || len(none) != 0 {
+				t.Errorf("Reservations(none) = %v, %v", none, err)
+			}
+			return nil
+		})
+	}
 	update(t, s, func(tx stockade.Tx) error {
 		got, err := tx.Reservation(ctx, r1.ID, true)
 		if err != nil {

@@ -25,7 +25,7 @@ func engineObserver(m *httpapi.Metrics) func(engine.Event) {
 	batches := m.NewCounter("stockade_engine_batches_total",
 		`Batch transactions of the batch strategy, by outcome: "ok" or the error's code.`, "outcome")
 	batchCalls := m.NewHistogram("stockade_engine_batch_calls",
-		"Reservations and checkouts that one batch transaction decided.",
+		"Reservations, checkouts and confirms that one batch transaction decided.",
 		[]float64{1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024, 4096})
 	return func(e engine.Event) {
 		outcome := e.Code

@@ -62,7 +62,7 @@ flags:
 		"how reservations check and take stock: "+strings.Join(strategies, ", ")+
 			"\n(a strategy the store cannot offer falls back, as the log line says)")
 	maxBatch := env.Int("max-batch", "STOCKADE_MAX_BATCH", 512,
-		"strategy batch: the most reservations and checkouts one transaction decides")
+		"strategy batch: the most reservations, checkouts and confirms one transaction decides")
 	locker := env.String("locker", "STOCKADE_LOCKER", "memory", lockerUsage)
 	sweep := env.Duration("sweep-interval", "STOCKADE_SWEEP_INTERVAL", time.Second,
 		"how often lapsed reservations are expired and old idempotency records purged")
