@@ -7,6 +7,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/stockade/stockade"
 	"github.com/stockade/stockade/engine"
@@ -252,4 +253,80 @@ func TestInstances(t *testing.T) {
 			en.balanced()
 		})
 	}
+}
+
+// TestBatchConfirmsAcrossInstances: two batch engines on one PostgreSQL
+// database confirm the same holds, half of them lapsed, while both take
+// new holds on the same levels and sweep: every confirm either makes or
+// returns the hold's one order or finds it expired, no call fails, and
+// the counters match the ledger and the records.
+func TestBatchConfirmsAcrossInstances(t *testing.T) {
+	stores := openPostgresN(t, 2)
+	a, b := newEnvOn(t, stores[0], engine.Batch, nil), newEnvOn(t, stores[1], engine.Batch, nil)
+	a.location("w1", 0, 0)
+	for _, sku := range []string{"s1", "s2", "s3"} {
+		a.stock(sku, "w1", 1000)
+	}
+	ctx, cancel := context.WithTimeout(t.Context(), bound)
+	defer cancel()
+	var holds []stockade.Reservation
+	for i := range 200 {
+		ttl := time.Hour
+		if i%2 == 0 {
+			ttl = time.Second // lapses below
+		}
+		r, err := a.eng.Reserve(ctx, stockade.ReserveRequest{Lines: []stockade.Line{
+			line(fmt.Sprintf("s%d", 1+i%3), 1, ""), line(fmt.Sprintf("s%d", 1+(i+1)%3), 1, "")}, TTL: ttl})
+		if err != nil {
+			t.Fatal(err)
+		}
+		holds = append(holds, r)
+	}
+	a.clock.Advance(2 * time.Second)
+	b.clock.Advance(2 * time.Second)
+
+	var (
+		mu     sync.Mutex
+		orders = map[string]string{} // reservation → order
+		wg     sync.WaitGroup
+	)
+	for i, r := range holds {
+		for _, en := range []*env{a, b} { // every hold confirmed on both
+			wg.Go(func() {
+				o, err := en.eng.Confirm(ctx, r.ID)
+				lapsed := i%2 == 0
+				switch code := stockade.ErrorCode(err); {
+				case lapsed && code == stockade.EReservationExpired:
+				case !lapsed && err == nil:
+					mu.Lock()
+					defer mu.Unlock()
+					if prev, ok := orders[r.ID]; ok && prev != o.ID {
+						t.Errorf("reservation %s confirmed as %s and %s", r.ID, prev, o.ID)
+					}
+					orders[r.ID] = o.ID
+				default:
+					t.Errorf("confirm of %s (lapsed %v): %v", r.ID, lapsed, err)
+				}
+			})
+		}
+		wg.Go(func() {
+			if _, err := b.eng.Checkout(ctx, lines(line(fmt.Sprintf("s%d", 1+i%3), 1, ""))); err != nil {
+				t.Errorf("checkout: %v", err)
+			}
+		})
+	}
+	for _, en := range []*env{a, b} {
+		wg.Go(func() {
+			for range 5 {
+				if _, err := en.eng.Sweep(ctx); err != nil {
+					t.Errorf("sweep: %v", err)
+				}
+			}
+		})
+	}
+	wg.Wait()
+	if len(orders) != 100 {
+		t.Errorf("%d holds confirmed, want the 100 that had not lapsed", len(orders))
+	}
+	a.balanced()
 }
