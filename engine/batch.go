@@ -260,8 +260,7 @@ func (e *Engine) decide(ctx context.Context, tx stockade.Tx, batch []*pending) (
 			committed[a.Key()] += a.Quantity
 		}
 		orders = append(orders, o)
-		ms = append(ms, movements(r.Allocations, stockade.MoveConfirm,
-			func(q int64) stockade.Delta { return stockade.Delta{Reserved: -q, Committed: q} }, o.ID, "confirm reservation "+id, now)...)
+		ms = append(ms, movements(r.Allocations, stockade.MoveConfirm, o.ID, "confirm reservation "+id, now)...)
 		r.Status, r.OrderID = stockade.Confirmed, o.ID
 		targets[id], confirmed[id] = r, o
 		return o, nil
@@ -309,8 +308,7 @@ func (e *Engine) decide(ctx context.Context, tx stockade.Tx, batch []*pending) (
 			for _, a := range allocs {
 				committed[a.Key()] += a.Quantity
 			}
-			ms = append(ms, movements(allocs, stockade.MoveCheckout,
-				func(q int64) stockade.Delta { return stockade.Delta{Committed: q} }, o.ord.ID, "", now)...)
+			ms = append(ms, movements(allocs, stockade.MoveCheckout, o.ord.ID, "", now)...)
 		} else {
 			o.res = stockade.Reservation{ID: newID("res"), Status: stockade.Held, CreatedAt: now,
 				ExpiresAt: now.Add(p.r.ttl), Lines: p.r.lines, Allocations: allocs}
@@ -318,8 +316,7 @@ func (e *Engine) decide(ctx context.Context, tx stockade.Tx, batch []*pending) (
 			for _, a := range allocs {
 				reserved[a.Key()] += a.Quantity
 			}
-			ms = append(ms, movements(allocs, stockade.MoveReserve,
-				func(q int64) stockade.Delta { return stockade.Delta{Reserved: q} }, o.res.ID, "", now)...)
+			ms = append(ms, movements(allocs, stockade.MoveReserve, o.res.ID, "", now)...)
 		}
 		if idem != nil {
 			remember(idem, result, nil)

@@ -59,8 +59,7 @@ func (e *Engine) Confirm(ctx context.Context, id string) (stockade.Order, error)
 				Allocations:   r.Allocations,
 				ReservationID: r.ID,
 			}
-			d := func(q int64) stockade.Delta { return stockade.Delta{Reserved: -q, Committed: q} }
-			if err := shift(ctx, tx, r.Allocations, d); err != nil {
+			if err := shift(ctx, tx, r.Allocations, stockade.MoveConfirm); err != nil {
 				return err
 			}
 			if ok, err := tx.SetReservationStatus(ctx, id, stockade.Held, stockade.Confirmed, o.ID); err != nil || !ok {
@@ -69,7 +68,7 @@ func (e *Engine) Confirm(ctx context.Context, id string) (stockade.Order, error)
 			if err := tx.InsertOrders(ctx, o); err != nil {
 				return err
 			}
-			ms := movements(r.Allocations, stockade.MoveConfirm, d, o.ID, "confirm reservation "+id, now)
+			ms := movements(r.Allocations, stockade.MoveConfirm, o.ID, "confirm reservation "+id, now)
 			if err := tx.AppendMovements(ctx, ms...); err != nil {
 				return err
 			}
@@ -115,14 +114,13 @@ func (e *Engine) Release(ctx context.Context, id string) (stockade.Reservation, 
 				}
 				r.Status = stockade.Expired
 			default:
-				d := func(q int64) stockade.Delta { return stockade.Delta{Reserved: -q} }
-				if err := shift(ctx, tx, r.Allocations, d); err != nil {
+				if err := shift(ctx, tx, r.Allocations, stockade.MoveRelease); err != nil {
 					return err
 				}
 				if ok, err := tx.SetReservationStatus(ctx, id, stockade.Held, stockade.Released, ""); err != nil || !ok {
 					return statusErr(err, "reservation", id)
 				}
-				if err := tx.AppendMovements(ctx, movements(r.Allocations, stockade.MoveRelease, d, id, "", now)...); err != nil {
+				if err := tx.AppendMovements(ctx, movements(r.Allocations, stockade.MoveRelease, id, "", now)...); err != nil {
 					return err
 				}
 				r.Status = stockade.Released
@@ -140,21 +138,19 @@ func (e *Engine) Release(ctx context.Context, id string) (stockade.Reservation, 
 // back to available. Cancelling a cancelled order changes nothing and
 // returns it; a fulfilled one is EInvalid.
 func (e *Engine) CancelOrder(ctx context.Context, id string) (stockade.Order, error) {
-	return e.finishOrder(ctx, "cancel", id, stockade.Cancelled, stockade.MoveCancel,
-		func(q int64) stockade.Delta { return stockade.Delta{Committed: -q} })
+	return e.finishOrder(ctx, "cancel", id, stockade.Cancelled, stockade.MoveCancel)
 }
 
 // FulfillOrder implements stockade.Service: a committed order's stock
 // leaves (committed and on hand both go down). Fulfilling a fulfilled
 // order changes nothing and returns it; a cancelled one is EInvalid.
 func (e *Engine) FulfillOrder(ctx context.Context, id string) (stockade.Order, error) {
-	return e.finishOrder(ctx, "fulfill", id, stockade.Fulfilled, stockade.MoveFulfill,
-		func(q int64) stockade.Delta { return stockade.Delta{OnHand: -q, Committed: -q} })
+	return e.finishOrder(ctx, "fulfill", id, stockade.Fulfilled, stockade.MoveFulfill)
 }
 
-// finishOrder moves a committed order to status to, applying delta to
-// its levels with ledger rows of kind.
-func (e *Engine) finishOrder(ctx context.Context, op, id string, to stockade.OrderStatus, kind stockade.MovementKind, delta func(q int64) stockade.Delta) (stockade.Order, error) {
+// finishOrder moves a committed order to status to, moving its levels'
+// counters as ledger rows of kind do.
+func (e *Engine) finishOrder(ctx context.Context, op, id string, to stockade.OrderStatus, kind stockade.MovementKind) (stockade.Order, error) {
 	return run(e, ctx, op, true, func(ctx context.Context, c *call) (stockade.Order, error) {
 		if err := checkID("order id", id); err != nil {
 			return stockade.Order{}, err
@@ -173,13 +169,13 @@ func (e *Engine) finishOrder(ctx context.Context, op, id string, to stockade.Ord
 			default:
 				return refuse(stockade.EInvalid, "order %q is %s, not committed", id, o.Status)
 			}
-			if err := shift(ctx, tx, o.Allocations, delta); err != nil {
+			if err := shift(ctx, tx, o.Allocations, kind); err != nil {
 				return err
 			}
 			if ok, err := tx.SetOrderStatus(ctx, id, stockade.Committed, to); err != nil || !ok {
 				return statusErr(err, "order", id)
 			}
-			if err := tx.AppendMovements(ctx, movements(o.Allocations, kind, delta, id, "", now)...); err != nil {
+			if err := tx.AppendMovements(ctx, movements(o.Allocations, kind, id, "", now)...); err != nil {
 				return err
 			}
 			o.Status = to
@@ -192,22 +188,24 @@ func (e *Engine) finishOrder(ctx context.Context, op, id string, to stockade.Ord
 	})
 }
 
-// shift applies delta to the level of each allocation, in key order. The
-// allocations are those of a reservation or order whose row the caller
-// holds, so the counters they draw on are there: a refused write means the
-// counters and the records disagree, an internal error.
-func shift(ctx context.Context, tx stockade.Tx, allocs []stockade.Allocation, delta func(q int64) stockade.Delta) error {
+// shift moves the counters of the level of each allocation as ledger rows
+// of kind do, in key order. The allocations are those of a reservation or
+// order whose row the caller holds, so the counters they draw on are
+// there: a refused write means the counters and the records disagree, an
+// internal error.
+func shift(ctx context.Context, tx stockade.Tx, allocs []stockade.Allocation, kind stockade.MovementKind) error {
 	per := map[stockade.Key]int64{}
 	for _, a := range allocs {
 		per[a.Key()] += a.Quantity
 	}
 	for _, k := range sortedKeys(per) {
-		_, ok, err := tx.UpdateLevel(ctx, k, delta(per[k]), stockade.Guard{})
+		d := moved(kind, per[k])
+		_, ok, err := tx.UpdateLevel(ctx, k, d, stockade.Guard{})
 		if err != nil {
 			return err
 		}
 		if !ok {
-			return fmt.Errorf("engine: level %s refused %+v: its counters do not cover the records that hold it", k, delta(per[k]))
+			return fmt.Errorf("engine: level %s refused %+v: its counters do not cover the records that hold it", k, d)
 		}
 	}
 	return nil

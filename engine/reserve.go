@@ -309,11 +309,11 @@ func (e *Engine) place(ctx context.Context, tx stockade.Tx, r *request, ref stri
 	if err != nil {
 		return nil, nil, err
 	}
-	kind, delta := stockade.MoveReserve, func(q int64) stockade.Delta { return stockade.Delta{Reserved: q} }
+	kind := stockade.MoveReserve
 	if checkout {
-		kind, delta = stockade.MoveCheckout, func(q int64) stockade.Delta { return stockade.Delta{Committed: q} }
+		kind = stockade.MoveCheckout
 	}
-	ms = append(ms, movements(allocs, kind, delta, ref, "", now)...)
+	ms = append(ms, movements(allocs, kind, ref, "", now)...)
 	if err := tx.AppendMovements(ctx, ms...); err != nil {
 		return nil, nil, err
 	}
@@ -417,11 +417,33 @@ func (e *Engine) refusal(ctx context.Context, tx stockade.Tx, r *request, v *lev
 	return stockade.Errorf(stockade.EInsufficientStock, short.Error())
 }
 
-// movements returns one ledger row per allocation.
-func movements(allocs []stockade.Allocation, kind stockade.MovementKind, delta func(q int64) stockade.Delta, ref, reason string, at time.Time) []stockade.Movement {
+// perUnit is how one allocated unit moves a level's counters, by the kind
+// of ledger row that records the move.
+var perUnit = map[stockade.MovementKind]stockade.Delta{
+	stockade.MoveReserve:  {Reserved: 1},
+	stockade.MoveCheckout: {Committed: 1},
+	stockade.MoveConfirm:  {Reserved: -1, Committed: 1},
+	stockade.MoveRelease:  {Reserved: -1},
+	stockade.MoveExpire:   {Reserved: -1},
+	stockade.MoveCancel:   {Committed: -1},
+	stockade.MoveFulfill:  {OnHand: -1, Committed: -1},
+}
+
+// moved returns how q allocated units move a level's counters in a move of
+// kind (see perUnit).
+func moved(kind stockade.MovementKind, q int64) stockade.Delta {
+	u, ok := perUnit[kind]
+	if !ok {
+		panic("engine: no per-unit move for ledger rows of kind " + string(kind))
+	}
+	return stockade.Delta{OnHand: u.OnHand * q, Reserved: u.Reserved * q, Committed: u.Committed * q}
+}
+
+// movements returns one ledger row of kind per allocation.
+func movements(allocs []stockade.Allocation, kind stockade.MovementKind, ref, reason string, at time.Time) []stockade.Movement {
 	ms := make([]stockade.Movement, len(allocs))
 	for i, a := range allocs {
-		ms[i] = stockade.Movement{At: at, SKU: a.SKU, Location: a.Location, Kind: kind, Delta: delta(a.Quantity), Ref: ref, Reason: reason}
+		ms[i] = stockade.Movement{At: at, SKU: a.SKU, Location: a.Location, Kind: kind, Delta: moved(kind, a.Quantity), Ref: ref, Reason: reason}
 	}
 	return ms
 }

@@ -83,7 +83,7 @@ func (e *Engine) expire(ctx context.Context, tx stockade.Tx, rs []stockade.Reser
 	for _, r := range rs {
 		allocs = append(allocs, r.Allocations...)
 	}
-	if err := shift(ctx, tx, allocs, func(q int64) stockade.Delta { return stockade.Delta{Reserved: -q} }); err != nil {
+	if err := shift(ctx, tx, allocs, stockade.MoveExpire); err != nil {
 		return err
 	}
 	ms, err := e.markExpired(ctx, tx, rs, now)
@@ -103,8 +103,7 @@ func (e *Engine) markExpired(ctx context.Context, tx stockade.Tx, rs []stockade.
 			return nil, statusErr(err, "reservation", r.ID)
 		}
 		reason := fmt.Sprintf("expired at %s", r.ExpiresAt.Format(time.RFC3339Nano))
-		ms = append(ms, movements(r.Allocations, stockade.MoveExpire,
-			func(q int64) stockade.Delta { return stockade.Delta{Reserved: -q} }, r.ID, reason, now)...)
+		ms = append(ms, movements(r.Allocations, stockade.MoveExpire, r.ID, reason, now)...)
 	}
 	return ms, nil
 }
