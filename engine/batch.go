@@ -174,10 +174,14 @@ func (e *Engine) decide(ctx context.Context, tx stockade.Tx, batch []*pending) (
 	}
 	for _, id := range slices.Sorted(maps.Keys(targets)) {
 		r := targets[id]
-		if r.Status == stockade.Held && r.ExpiresAt.Before(now) &&
-			!slices.ContainsFunc(lapsed, func(l stockade.Reservation) bool { return l.ID == id }) {
+		if r.Status != stockade.Held || !r.ExpiresAt.Before(now) {
+			continue
+		}
+		if !slices.ContainsFunc(lapsed, func(l stockade.Reservation) bool { return l.ID == id }) {
 			lapsed = append(lapsed, r)
 		}
+		r.Status = stockade.Expired // below, with the other lapsed holds
+		targets[id] = r
 	}
 	freed := map[stockade.Key]int64{}
 	for _, res := range lapsed {
@@ -210,60 +214,50 @@ func (e *Engine) decide(ctx context.Context, tx stockade.Tx, batch []*pending) (
 	if err != nil {
 		return nil, err
 	}
-	for _, r := range lapsed {
-		if t, ok := targets[r.ID]; ok {
-			t.Status = stockade.Expired
-			targets[r.ID] = t
-		}
-	}
 	var (
-		out       = make([]outcome, len(batch))
-		rs        []stockade.Reservation
-		orders    []stockade.Order
-		reserved  = map[stockade.Key]int64{}
-		committed = map[stockade.Key]int64{}
-		replays   []stockade.Idempotency
+		out     = make([]outcome, len(batch))
+		rs      []stockade.Reservation
+		orders  []stockade.Order
+		replays []stockade.Idempotency
 	)
-	// remember records the outcome of a call with idem, to be written with
-	// the batch and replayed to a later call of the batch with the key.
-	remember := func(idem *stockade.Idempotent, v any, err error) {
-		status, body := idem.Render(v, err)
-		rec := done(idem, status, body, now)
-		replays, records[idem.Key] = append(replays, rec), rec
-	}
-	// confirm confirms the held reservation id, as Confirm does, or says
-	// why not; a reservation confirmed earlier, in this batch or before,
-	// gives its order again.
+	// confirm confirms the reservation id as Confirm does, or says why
+	// not; one confirmed earlier in this batch gives its order again.
 	confirmed := map[string]stockade.Order{}
 	confirm := func(id string) (stockade.Order, error) {
 		r, ok := targets[id]
 		switch {
 		case !ok:
 			return stockade.Order{}, refuse(stockade.ENotFound, "reservation %q not found", id)
-		case r.Status == stockade.Confirmed:
-			if o, ok := confirmed[id]; ok {
-				return o, nil
-			}
-			return tx.Order(ctx, r.OrderID, false)
-		case r.Status == stockade.Released:
-			return stockade.Order{}, refuse(stockade.EInvalid, "reservation %q was released", id)
-		case r.Status == stockade.Expired:
-			return stockade.Order{}, refuse(stockade.EReservationExpired, "reservation %q expired at %s", id, r.ExpiresAt.Format(time.RFC3339))
+		case confirmed[id].ID != "":
+			return confirmed[id], nil
+		case r.Status != stockade.Held:
+			return notHeld(ctx, tx, r)
 		}
-		o := stockade.Order{ID: newID("ord"), Status: stockade.Committed, CreatedAt: now,
-			Lines: r.Lines, Allocations: r.Allocations, ReservationID: r.ID}
-		if ok, err := tx.SetReservationStatus(ctx, id, stockade.Held, stockade.Confirmed, o.ID); err != nil || !ok {
-			return stockade.Order{}, statusErr(err, "reservation", id)
+		o, rows, err := confirmHeld(ctx, tx, r, now)
+		if err != nil {
+			return stockade.Order{}, err
 		}
-		for _, a := range r.Allocations {
-			reserved[a.Key()] -= a.Quantity
-			committed[a.Key()] += a.Quantity
-		}
-		orders = append(orders, o)
-		ms = append(ms, movements(r.Allocations, stockade.MoveConfirm, o.ID, "confirm reservation "+id, now)...)
-		r.Status, r.OrderID = stockade.Confirmed, o.ID
-		targets[id], confirmed[id] = r, o
+		orders, ms, confirmed[id] = append(orders, o), append(ms, rows...), o
 		return o, nil
+	}
+	// place allocates a Reserve or Checkout from what is left.
+	place := func(p *pending, o *outcome) (any, error) {
+		allocs, short := allocate(p.r.needs, stock, p.r.shipTo)
+		if short != nil {
+			return nil, e.refusal(ctx, tx, p.r, v, short)
+		}
+		for _, a := range allocs {
+			stock.avail[a.Key()] -= a.Quantity
+		}
+		if p.checkout {
+			o.ord = stockade.Order{ID: newID("ord"), Status: stockade.Committed, CreatedAt: now, Lines: p.r.lines, Allocations: allocs}
+			orders, ms = append(orders, o.ord), append(ms, movements(allocs, stockade.MoveCheckout, o.ord.ID, "", now)...)
+			return o.ord, nil
+		}
+		o.res = stockade.Reservation{ID: newID("res"), Status: stockade.Held, CreatedAt: now,
+			ExpiresAt: now.Add(p.r.ttl), Lines: p.r.lines, Allocations: allocs}
+		rs, ms = append(rs, o.res), append(ms, movements(allocs, stockade.MoveReserve, o.res.ID, "", now)...)
+		return o.res, nil
 	}
 	for i, p := range batch {
 		o := &out[i]
@@ -274,52 +268,25 @@ func (e *Engine) decide(ctx context.Context, tx stockade.Tx, batch []*pending) (
 				continue
 			}
 		}
+		var result any
 		if p.r == nil {
-			if o.ord, o.err = confirm(p.confirm); o.err != nil && !isRefusal(o.err) {
-				return nil, o.err // the store failed
-			}
-			if idem != nil {
-				if o.err != nil {
-					remember(idem, nil, o.err)
-				} else {
-					remember(idem, o.ord, nil)
-				}
-			}
-			continue
+			o.ord, o.err = confirm(p.confirm)
+			result = o.ord
+		} else {
+			result, o.err = place(p, o)
 		}
-		allocs, short := allocate(p.r.needs, stock, p.r.shipTo)
-		if short != nil {
-			o.err = e.refusal(ctx, tx, p.r, v, short)
+		if o.err != nil {
 			if !isRefusal(o.err) {
 				return nil, o.err // the store failed
 			}
-			if idem != nil {
-				remember(idem, nil, o.err)
-			}
-			continue
-		}
-		for _, a := range allocs {
-			stock.avail[a.Key()] -= a.Quantity
-		}
-		var result any
-		if p.checkout {
-			o.ord = stockade.Order{ID: newID("ord"), Status: stockade.Committed, CreatedAt: now, Lines: p.r.lines, Allocations: allocs}
-			orders, result = append(orders, o.ord), o.ord
-			for _, a := range allocs {
-				committed[a.Key()] += a.Quantity
-			}
-			ms = append(ms, movements(allocs, stockade.MoveCheckout, o.ord.ID, "", now)...)
-		} else {
-			o.res = stockade.Reservation{ID: newID("res"), Status: stockade.Held, CreatedAt: now,
-				ExpiresAt: now.Add(p.r.ttl), Lines: p.r.lines, Allocations: allocs}
-			rs, result = append(rs, o.res), o.res
-			for _, a := range allocs {
-				reserved[a.Key()] += a.Quantity
-			}
-			ms = append(ms, movements(allocs, stockade.MoveReserve, o.res.ID, "", now)...)
+			result = nil
 		}
 		if idem != nil {
-			remember(idem, result, nil)
+			// Recorded with the batch, and replayed to a later call of the
+			// batch with the key.
+			status, body := idem.Render(result, o.err)
+			rec := done(idem, status, body, now)
+			replays, records[idem.Key] = append(replays, rec), rec
 		}
 	}
 
@@ -335,10 +302,17 @@ func (e *Engine) decide(ctx context.Context, tx stockade.Tx, batch []*pending) (
 	if err := tx.PutIdempotency(ctx, replays...); err != nil {
 		return nil, err
 	}
+	// Each level moves by the sum of the batch's ledger rows on it.
+	sums := map[stockade.Key]stockade.Delta{}
+	for _, m := range ms {
+		k := stockade.Key{SKU: m.SKU, Location: m.Location}
+		d := sums[k]
+		d.OnHand, d.Reserved, d.Committed = d.OnHand+m.OnHand, d.Reserved+m.Reserved, d.Committed+m.Committed
+		sums[k] = d
+	}
 	var changes []stockade.LevelChange
-	for _, k := range touched {
-		d := stockade.Delta{Reserved: reserved[k] - freed[k], Committed: committed[k]}
-		if d != (stockade.Delta{}) {
+	for _, k := range sortedKeys(sums) {
+		if d := sums[k]; d != (stockade.Delta{}) {
 			changes = append(changes, stockade.LevelChange{Key: k, Delta: d})
 		}
 	}

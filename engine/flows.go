@@ -36,39 +36,26 @@ func (e *Engine) Confirm(ctx context.Context, id string) (stockade.Order, error)
 			if err != nil {
 				return err
 			}
-			switch r.Status {
-			case stockade.Confirmed:
-				if o, err = tx.Order(ctx, r.OrderID, false); err != nil {
+			if r.Status != stockade.Held {
+				if o, err = notHeld(ctx, tx, r); err != nil {
 					return err
 				}
 				return c.done(ctx, tx, o)
-			case stockade.Released:
-				return refuse(stockade.EInvalid, "reservation %q was released", id)
-			case stockade.Expired:
-				return refuse(stockade.EReservationExpired, "reservation %q expired at %s", id, r.ExpiresAt.Format(time.RFC3339))
 			}
 			if r.ExpiresAt.Before(now) {
 				expired = r.ExpiresAt
 				return e.expire(ctx, tx, []stockade.Reservation{r}, now)
 			}
-			o = stockade.Order{
-				ID:            newID("ord"),
-				Status:        stockade.Committed,
-				CreatedAt:     now,
-				Lines:         r.Lines,
-				Allocations:   r.Allocations,
-				ReservationID: r.ID,
-			}
 			if err := shift(ctx, tx, r.Allocations, stockade.MoveConfirm); err != nil {
 				return err
 			}
-			if ok, err := tx.SetReservationStatus(ctx, id, stockade.Held, stockade.Confirmed, o.ID); err != nil || !ok {
-				return statusErr(err, "reservation", id)
+			var ms []stockade.Movement
+			if o, ms, err = confirmHeld(ctx, tx, r, now); err != nil {
+				return err
 			}
 			if err := tx.InsertOrders(ctx, o); err != nil {
 				return err
 			}
-			ms := movements(r.Allocations, stockade.MoveConfirm, o.ID, "confirm reservation "+id, now)
 			if err := tx.AppendMovements(ctx, ms...); err != nil {
 				return err
 			}
@@ -78,10 +65,45 @@ func (e *Engine) Confirm(ctx context.Context, id string) (stockade.Order, error)
 		case err != nil:
 			return stockade.Order{}, err
 		case !expired.IsZero():
-			return stockade.Order{}, refuse(stockade.EReservationExpired, "reservation %q expired at %s", id, expired.Format(time.RFC3339))
+			return stockade.Order{}, expiredErr(id, expired)
 		}
 		return o, nil
 	})
+}
+
+// notHeld answers a Confirm of r, a reservation that is no longer held:
+// with its order if it was confirmed, else with why it cannot be.
+func notHeld(ctx context.Context, tx stockade.Tx, r stockade.Reservation) (stockade.Order, error) {
+	switch r.Status {
+	case stockade.Confirmed:
+		return tx.Order(ctx, r.OrderID, false)
+	case stockade.Released:
+		return stockade.Order{}, refuse(stockade.EInvalid, "reservation %q was released", r.ID)
+	default:
+		return stockade.Order{}, expiredErr(r.ID, r.ExpiresAt)
+	}
+}
+
+func expiredErr(id string, at time.Time) error {
+	return refuse(stockade.EReservationExpired, "reservation %q expired at %s", id, at.Format(time.RFC3339))
+}
+
+// confirmHeld confirms r, a held, unlapsed reservation whose row tx holds:
+// it sets r's status and returns its order and ledger rows, for the caller
+// to insert; the caller moves the levels' counters as the rows say.
+func confirmHeld(ctx context.Context, tx stockade.Tx, r stockade.Reservation, now time.Time) (stockade.Order, []stockade.Movement, error) {
+	o := stockade.Order{
+		ID:            newID("ord"),
+		Status:        stockade.Committed,
+		CreatedAt:     now,
+		Lines:         r.Lines,
+		Allocations:   r.Allocations,
+		ReservationID: r.ID,
+	}
+	if ok, err := tx.SetReservationStatus(ctx, r.ID, stockade.Held, stockade.Confirmed, o.ID); err != nil || !ok {
+		return stockade.Order{}, nil, statusErr(err, "reservation", r.ID)
+	}
+	return o, movements(r.Allocations, stockade.MoveConfirm, o.ID, "confirm reservation "+r.ID, now), nil
 }
 
 // Release implements stockade.Service: a held reservation's stock goes
