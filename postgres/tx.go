@@ -332,35 +332,30 @@ func (t *tx) Movements(ctx context.Context, f stockade.MovementFilter) ([]stocka
 }
 
 func (t *tx) LedgerSums(ctx context.Context) (map[stockade.Key]stockade.Delta, error) {
-	rows, _ := t.tx.Query(ctx, ledgerSumsSQL)
-	sums := make(map[stockade.Key]stockade.Delta)
-	var (
-		k stockade.Key
-		d stockade.Delta
-	)
-	_, err := pgx.ForEachRow(rows, []any{&k.SKU, &k.Location, &d.OnHand, &d.Reserved, &d.Committed}, func() error {
-		sums[k] = d
-		return nil
-	})
-	if err != nil {
-		return nil, t.fail(ctx, "ledger sums", err)
-	}
-	return sums, nil
+	return t.sums(ctx, "ledger sums", ledgerSumsSQL,
+		func(d *stockade.Delta) []any { return []any{&d.OnHand, &d.Reserved, &d.Committed} })
 }
 
 func (t *tx) RecordSums(ctx context.Context) (map[stockade.Key]stockade.Delta, error) {
-	rows, _ := t.tx.Query(ctx, recordSumsSQL)
+	return t.sums(ctx, "record sums", recordSumsSQL,
+		func(d *stockade.Delta) []any { return []any{&d.Reserved, &d.Committed} })
+}
+
+// sums runs q, whose rows are a level's sku and location and then the
+// sums that fields points into, and returns the sums by level.
+func (t *tx) sums(ctx context.Context, what, q string, fields func(d *stockade.Delta) []any) (map[stockade.Key]stockade.Delta, error) {
+	rows, _ := t.tx.Query(ctx, q)
 	sums := make(map[stockade.Key]stockade.Delta)
 	var (
 		k stockade.Key
 		d stockade.Delta
 	)
-	_, err := pgx.ForEachRow(rows, []any{&k.SKU, &k.Location, &d.Reserved, &d.Committed}, func() error {
+	_, err := pgx.ForEachRow(rows, append([]any{&k.SKU, &k.Location}, fields(&d)...), func() error {
 		sums[k] = d
 		return nil
 	})
 	if err != nil {
-		return nil, t.fail(ctx, "record sums", err)
+		return nil, t.fail(ctx, what, err)
 	}
 	return sums, nil
 }

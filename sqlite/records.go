@@ -20,7 +20,7 @@ func jsonOf(v any) (string, error) {
 
 const reservationColumns = `id, status, created_at, expires_at, order_id, lines, allocations`
 
-func scanReservation(row interface{ Scan(...any) error }) (stockade.Reservation, error) {
+func scanReservation(row rowScanner) (stockade.Reservation, error) {
 	var r stockade.Reservation
 	var status, lines, allocs string
 	var created, expires int64
@@ -90,24 +90,8 @@ func (t *tx) Reservations(ctx context.Context, ids []string, lock bool) ([]stock
 	if err != nil {
 		return nil, fmt.Errorf("sqlite: %d reservations: %w", len(ids), err)
 	}
-	rows, err := t.tx.QueryContext(ctx, `SELECT `+reservationColumns+` FROM reservations
-		WHERE id IN (SELECT value FROM json_each(?)) ORDER BY id`, string(list))
-	if err != nil {
-		return nil, wrapf(err, "%d reservations", len(ids))
-	}
-	defer rows.Close()
-	var rs []stockade.Reservation
-	for rows.Next() {
-		r, err := scanReservation(rows)
-		if err != nil {
-			return nil, wrapf(err, "%d reservations", len(ids))
-		}
-		rs = append(rs, r)
-	}
-	if err := rows.Err(); err != nil {
-		return nil, wrapf(err, "%d reservations", len(ids))
-	}
-	return rs, nil
+	return queryAll(ctx, t, fmt.Sprintf("%d reservations", len(ids)), scanReservation, `SELECT `+reservationColumns+`
+		FROM reservations WHERE id IN (SELECT value FROM json_each(?)) ORDER BY id`, string(list))
 }
 
 // Reservation ignores lock; see tx.
@@ -156,23 +140,7 @@ func (t *tx) LapsedReservations(ctx context.Context, now time.Time, keys []stock
 		limit = -1 // SQLite: no limit
 	}
 	args = append(args, limit)
-	rows, err := t.tx.QueryContext(ctx, q+` ORDER BY expires_at, id LIMIT ?`, args...)
-	if err != nil {
-		return nil, wrapf(err, "lapsed reservations")
-	}
-	defer rows.Close()
-	var rs []stockade.Reservation
-	for rows.Next() {
-		r, err := scanReservation(rows)
-		if err != nil {
-			return nil, wrapf(err, "lapsed reservations")
-		}
-		rs = append(rs, r)
-	}
-	if err := rows.Err(); err != nil {
-		return nil, wrapf(err, "lapsed reservations")
-	}
-	return rs, nil
+	return queryAll(ctx, t, "lapsed reservations", scanReservation, q+` ORDER BY expires_at, id LIMIT ?`, args...)
 }
 
 func (t *tx) InsertOrders(ctx context.Context, orders ...stockade.Order) error {
@@ -233,21 +201,26 @@ func (t *tx) SetOrderStatus(ctx context.Context, id string, from, to stockade.Or
 	return affected(res, "set order %s %s → %s", id, from, to)
 }
 
-func (t *tx) Idempotency(ctx context.Context, key string) (stockade.Idempotency, bool, error) {
-	rec := stockade.Idempotency{Key: key}
-	var state string
-	var created int64
-	err := t.tx.QueryRowContext(ctx, `
-		SELECT request_hash, state, status, body, created_at FROM idempotency WHERE key = ?`, key).
-		Scan(&rec.RequestHash, &state, &rec.Status, &rec.Body, &created)
-	if errors.Is(err, sql.ErrNoRows) {
-		return stockade.Idempotency{}, false, nil
-	}
-	if err != nil {
-		return stockade.Idempotency{}, false, wrapf(err, "idempotency %s", key)
-	}
+const idempotencyColumns = `key, request_hash, state, status, body, created_at`
+
+func scanIdempotency(row rowScanner) (stockade.Idempotency, error) {
+	var (
+		rec     stockade.Idempotency
+		state   string
+		created int64
+	)
+	err := row.Scan(&rec.Key, &rec.RequestHash, &state, &rec.Status, &rec.Body, &created)
 	rec.State, rec.CreatedAt = stockade.IdempotencyState(state), fromMicros(created)
-	return rec, true, nil
+	return rec, err
+}
+
+func (t *tx) Idempotency(ctx context.Context, key string) (stockade.Idempotency, bool, error) {
+	recs, err := queryAll(ctx, t, "idempotency "+key, scanIdempotency,
+		`SELECT `+idempotencyColumns+` FROM idempotency WHERE key = ?`, key)
+	if err != nil || len(recs) == 0 {
+		return stockade.Idempotency{}, false, err
+	}
+	return recs[0], true, nil
 }
 
 // Idempotencies ignores locking: the writer holds the whole database.
@@ -259,30 +232,8 @@ func (t *tx) Idempotencies(ctx context.Context, keys []string) ([]stockade.Idemp
 	if err != nil {
 		return nil, fmt.Errorf("sqlite: %d idempotency records: %w", len(keys), err)
 	}
-	rows, err := t.tx.QueryContext(ctx, `
-		SELECT key, request_hash, state, status, body, created_at FROM idempotency
-		WHERE key IN (SELECT value FROM json_each(?)) ORDER BY key`, string(list))
-	if err != nil {
-		return nil, wrapf(err, "%d idempotency records", len(keys))
-	}
-	defer rows.Close()
-	var recs []stockade.Idempotency
-	for rows.Next() {
-		var (
-			rec     stockade.Idempotency
-			state   string
-			created int64
-		)
-		if err := rows.Scan(&rec.Key, &rec.RequestHash, &state, &rec.Status, &rec.Body, &created); err != nil {
-			return nil, wrapf(err, "%d idempotency records", len(keys))
-		}
-		rec.State, rec.CreatedAt = stockade.IdempotencyState(state), fromMicros(created)
-		recs = append(recs, rec)
-	}
-	if err := rows.Err(); err != nil {
-		return nil, wrapf(err, "%d idempotency records", len(keys))
-	}
-	return recs, nil
+	return queryAll(ctx, t, fmt.Sprintf("%d idempotency records", len(keys)), scanIdempotency,
+		`SELECT `+idempotencyColumns+` FROM idempotency WHERE key IN (SELECT value FROM json_each(?)) ORDER BY key`, string(list))
 }
 
 func (t *tx) PutIdempotency(ctx context.Context, recs ...stockade.Idempotency) error {

@@ -88,7 +88,7 @@ func (t *tx) Locations(ctx context.Context, ids ...string) ([]stockade.Location,
 
 const levelColumns = `sku, location, on_hand, reserved, committed, version, fence`
 
-func scanLevel(row interface{ Scan(...any) error }) (stockade.Level, error) {
+func scanLevel(row rowScanner) (stockade.Level, error) {
 	var l stockade.Level
 	var fence int64
 	err := row.Scan(&l.SKU, &l.Location, &l.OnHand, &l.Reserved, &l.Committed, &l.Version, &fence)
@@ -98,23 +98,32 @@ func scanLevel(row interface{ Scan(...any) error }) (stockade.Level, error) {
 
 // levels runs a query for levels and collects them.
 func (t *tx) levels(ctx context.Context, op, q string, args ...any) ([]stockade.Level, error) {
+	return queryAll(ctx, t, op, scanLevel, q, args...)
+}
+
+// rowScanner is a row of a query result.
+type rowScanner interface{ Scan(...any) error }
+
+// queryAll runs q and returns every row, read by scan; op names the query
+// in errors.
+func queryAll[T any](ctx context.Context, t *tx, op string, scan func(rowScanner) (T, error), q string, args ...any) ([]T, error) {
 	rows, err := t.tx.QueryContext(ctx, q, args...)
 	if err != nil {
 		return nil, wrapf(err, "%s", op)
 	}
 	defer rows.Close()
-	var ls []stockade.Level
+	var vs []T
 	for rows.Next() {
-		l, err := scanLevel(rows)
+		v, err := scan(rows)
 		if err != nil {
 			return nil, wrapf(err, "%s", op)
 		}
-		ls = append(ls, l)
+		vs = append(vs, v)
 	}
 	if err := rows.Err(); err != nil {
 		return nil, wrapf(err, "%s", op)
 	}
-	return ls, nil
+	return vs, nil
 }
 
 // Levels ignores lock; see tx.
@@ -336,30 +345,14 @@ func (t *tx) Movements(ctx context.Context, f stockade.MovementFilter) ([]stocka
 }
 
 func (t *tx) LedgerSums(ctx context.Context) (map[stockade.Key]stockade.Delta, error) {
-	rows, err := t.tx.QueryContext(ctx, `
+	return t.sums(ctx, "ledger sums", `
 		SELECT sku, location, sum(on_hand), sum(reserved), sum(committed)
-		FROM movements GROUP BY sku, location`)
-	if err != nil {
-		return nil, wrapf(err, "ledger sums")
-	}
-	defer rows.Close()
-	sums := map[stockade.Key]stockade.Delta{}
-	for rows.Next() {
-		var k stockade.Key
-		var d stockade.Delta
-		if err := rows.Scan(&k.SKU, &k.Location, &d.OnHand, &d.Reserved, &d.Committed); err != nil {
-			return nil, wrapf(err, "ledger sums")
-		}
-		sums[k] = d
-	}
-	if err := rows.Err(); err != nil {
-		return nil, wrapf(err, "ledger sums")
-	}
-	return sums, nil
+		FROM movements GROUP BY sku, location`,
+		func(d *stockade.Delta) []any { return []any{&d.OnHand, &d.Reserved, &d.Committed} })
 }
 
 func (t *tx) RecordSums(ctx context.Context) (map[stockade.Key]stockade.Delta, error) {
-	rows, err := t.tx.QueryContext(ctx, `
+	return t.sums(ctx, "record sums", `
 		SELECT sku, location, sum(reserved), sum(committed) FROM (
 			SELECT a.value ->> 'sku' AS sku, a.value ->> 'location' AS location,
 				a.value ->> 'quantity' AS reserved, 0 AS committed
@@ -369,22 +362,28 @@ func (t *tx) RecordSums(ctx context.Context) (map[stockade.Key]stockade.Delta, e
 			SELECT a.value ->> 'sku', a.value ->> 'location', 0, a.value ->> 'quantity'
 			FROM orders AS o, json_each(o.allocations) AS a
 			WHERE o.status = 'committed' AND a.type = 'object'
-		) GROUP BY sku, location`)
+		) GROUP BY sku, location`,
+		func(d *stockade.Delta) []any { return []any{&d.Reserved, &d.Committed} })
+}
+
+// sums runs q, whose rows are a level's sku and location and then the
+// sums that fields points into, and returns the sums by level.
+func (t *tx) sums(ctx context.Context, op, q string, fields func(d *stockade.Delta) []any) (map[stockade.Key]stockade.Delta, error) {
+	type sum struct {
+		k stockade.Key
+		d stockade.Delta
+	}
+	rows, err := queryAll(ctx, t, op, func(row rowScanner) (sum, error) {
+		var s sum
+		err := row.Scan(append([]any{&s.k.SKU, &s.k.Location}, fields(&s.d)...)...)
+		return s, err
+	}, q)
 	if err != nil {
-		return nil, wrapf(err, "record sums")
+		return nil, err
 	}
-	defer rows.Close()
-	sums := map[stockade.Key]stockade.Delta{}
-	for rows.Next() {
-		var k stockade.Key
-		var d stockade.Delta
-		if err := rows.Scan(&k.SKU, &k.Location, &d.Reserved, &d.Committed); err != nil {
-			return nil, wrapf(err, "record sums")
-		}
-		sums[k] = d
-	}
-	if err := rows.Err(); err != nil {
-		return nil, wrapf(err, "record sums")
+	sums := make(map[stockade.Key]stockade.Delta, len(rows))
+	for _, s := range rows {
+		sums[s.k] = s.d
 	}
 	return sums, nil
 }
