@@ -456,12 +456,7 @@ func testLevelOrder(t *testing.T, s stockade.Store) {
 	for _, tc := range tests {
 		for _, lock := range []bool{false, true} {
 			t.Run(fmt.Sprintf("Levels/%s/lock=%v", tc.name, lock), func(t *testing.T) {
-				// Locking is for write transactions.
-				run := view
-				if lock {
-					run = update
-				}
-				run(t, s, func(tx stockade.Tx) error {
+				txFor(lock)(t, s, func(tx stockade.Tx) error {
 					got, err := tx.Levels(ctx, tc.keys, lock)
 					if err != nil {
 						return err
@@ -492,11 +487,7 @@ func testLevelOrder(t *testing.T, s stockade.Store) {
 	for _, tc := range skuTests {
 		for _, lock := range []bool{false, true} {
 			t.Run(fmt.Sprintf("SKULevels/%s/lock=%v", strings.Join(tc.skus, ","), lock), func(t *testing.T) {
-				run := view
-				if lock {
-					run = update
-				}
-				run(t, s, func(tx stockade.Tx) error {
+				txFor(lock)(t, s, func(tx stockade.Tx) error {
 					got, err := tx.SKULevels(ctx, tc.skus, lock)
 					if err != nil {
 						return err

@@ -62,11 +62,7 @@ func testReservations(t *testing.T, s stockade.Store) {
 		})
 	}
 	for _, lock := range []bool{false, true} {
-		run := view
-		if lock {
-			run = update
-		}
-		run(t, s, func(tx stockade.Tx) error {
+		txFor(lock)(t, s, func(tx stockade.Tx) error {
 			got, err := tx.Reservations(ctx, []string{r3.ID, "no-such-reservation", r1.ID}, lock)
 			if err != nil {
 				return fmt.Errorf("Reservations(lock %v): %w", lock, err)
@@ -234,11 +230,7 @@ func testOrders(t *testing.T, s stockade.Store) {
 	})
 	check := func(want stockade.Order, lock bool) {
 		t.Helper()
-		run := view
-		if lock {
-			run = update
-		}
-		run(t, s, func(tx stockade.Tx) error {
+		txFor(lock)(t, s, func(tx stockade.Tx) error {
 			got, err := tx.Order(ctx, want.ID, lock)
 			if err != nil {
 				return err
@@ -355,12 +347,8 @@ func testIdempotency(t *testing.T, s stockade.Store) {
 		{Key: "m-3", RequestHash: "h3", State: stockade.Done, Status: 201, Body: []byte("x"), CreatedAt: base},
 	}
 	update(t, s, func(tx stockade.Tx) error { return tx.PutIdempotency(ctx, many...) })
-	for _, readOnly := range []bool{true, false} {
-		run := update
-		if readOnly {
-			run = view
-		}
-		run(t, s, func(tx stockade.Tx) error {
+	for _, write := range []bool{false, true} {
+		txFor(write)(t, s, func(tx stockade.Tx) error {
 			got, err := tx.Idempotencies(ctx, []string{"m-3", "nope", "m-1", "m-2"})
 			if err != nil {
 				return err

@@ -82,6 +82,15 @@ func view(t *testing.T, s stockade.Store, fn func(tx stockade.Tx) error) {
 	}
 }
 
+// txFor returns update for a test that takes locks, which are for write
+// transactions, and view for one that does not.
+func txFor(lock bool) func(t *testing.T, s stockade.Store, fn func(tx stockade.Tx) error) {
+	if lock {
+		return update
+	}
+	return view
+}
+
 // retry calls fn until it returns an error that does not wrap
 // stockade.ErrConflict, or ctx is done. A store may return conflicts; the
 // engine retries them, and so do the concurrent tests.
