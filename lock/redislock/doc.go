@@ -53,5 +53,8 @@
 //
 // Keys are stored as Prefix + "{" + key + "}" plus ":q", ":w", ":f" and
 // ":c" for the queue, waiters, fence and channel, all with one hash tag so
-// they share a Redis Cluster slot.
+// they share a Redis Cluster slot. The lock key holds "<owner id>:<token>",
+// followed by ":q" while waiters may be queued: an uncontended acquire and
+// release each run one script that touches only the lock and fence keys.
+// The scripts need Redis 6.2 or later (SET with GET and KEEPTTL).
 package redislock

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"slices"
+	"sync"
 	"testing"
 	"time"
 
@@ -62,6 +63,64 @@ func TestKeysShareHashTagAndVanish(t *testing.T) {
 	}
 }
 
+// TestReleaseHandsOverToQueuedWaiter checks that each release finds the
+// waiters queued behind the holder and gives the lock to the first inside
+// the release script: the lock key never goes free, and no waiter needs its
+// re-check timer, which WaiterTimeout puts 20 s away.
+func TestReleaseHandsOverToQueuedWaiter(t *testing.T) {
+	c := newClient(t, testserver.SharedRedis(t).Addr())
+	prefix := t.Name() + ":"
+	l := redislock.New(c, &redislock.Options{Prefix: prefix, WaiterTimeout: time.Minute})
+	t.Cleanup(func() { l.Close() })
+	ctx := t.Context()
+
+	holder, err := l.Acquire(ctx, "k", lock.WithTTL(time.Minute))
+	if err != nil {
+		t.Fatal(err)
+	}
+	const waiters = 3
+	got := make(chan lock.Lease, waiters)
+	var wg sync.WaitGroup
+	defer wg.Wait()
+	waitCtx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	for i := 1; i <= waiters; i++ {
+		wg.Go(func() {
+			le, err := l.Acquire(waitCtx, "k", lock.WithTTL(time.Minute))
+			if err != nil {
+				t.Error(err)
+			}
+			got <- le
+		})
+		for c.ZCard(ctx, prefix+"{k}:q").Val() != int64(i) {
+			if waitCtx.Err() != nil {
+				t.Fatalf("waiter %d never queued", i)
+			}
+			time.Sleep(5 * time.Millisecond)
+		}
+	}
+
+	for i := range waiters {
+		if err := holder.Release(ctx); err != nil {
+			t.Fatal(err)
+		}
+		if v, err := c.Get(ctx, prefix+"{k}").Result(); err != nil {
+			t.Fatalf("release %d left the lock free with waiters queued: GET = %q, %v", i+1, v, err)
+		}
+		next := <-got
+		if next == nil {
+			return
+		}
+		if next.Token() <= holder.Token() {
+			t.Errorf("handed-off token %d, not above %d", next.Token(), holder.Token())
+		}
+		holder = next
+	}
+	if err := holder.Release(ctx); err != nil {
+		t.Fatal(err)
+	}
+}
+
 // TestTokensKeepRisingAfterFenceExpires deletes the fence key, as its
 // expiry would, and checks the next token is still larger.
 func TestTokensKeepRisingAfterFenceExpires(t *testing.T) {
@@ -89,6 +148,51 @@ func TestTokensKeepRisingAfterFenceExpires(t *testing.T) {
 				t.Fatal(err)
 			}
 		}
+	}
+}
+
+// TestTokensPassFenceAheadOfClock sets the fence key ahead of the server
+// clock, as a clock that stepped back would leave it, and checks that
+// grants, direct and handed off, continue from it.
+func TestTokensPassFenceAheadOfClock(t *testing.T) {
+	c := newClient(t, testserver.SharedRedis(t).Addr())
+	prefix := t.Name() + ":"
+	l := redislock.New(c, &redislock.Options{Prefix: prefix})
+	t.Cleanup(func() { l.Close() })
+	ctx := t.Context()
+
+	ahead := uint64(time.Now().Add(time.Hour).UnixMicro())
+	if err := c.Set(ctx, prefix+"{k}:f", ahead, time.Minute).Err(); err != nil {
+		t.Fatal(err)
+	}
+	first, err := l.Acquire(ctx, "k", lock.WithTTL(5*time.Second))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if first.Token() != ahead+1 {
+		t.Fatalf("token %d with the fence at %d, want %d", first.Token(), ahead, ahead+1)
+	}
+	next := make(chan lock.Lease, 1)
+	go func() {
+		le, err := l.Acquire(ctx, "k", lock.WithTTL(5*time.Second))
+		if err != nil {
+			t.Error(err)
+		}
+		next <- le
+	}()
+	time.Sleep(100 * time.Millisecond) // let it queue
+	if err := first.Release(ctx); err != nil {
+		t.Fatal(err)
+	}
+	second := <-next
+	if second == nil {
+		return
+	}
+	if second.Token() != ahead+2 {
+		t.Fatalf("handed-off token %d, want %d", second.Token(), ahead+2)
+	}
+	if err := second.Release(ctx); err != nil {
+		t.Fatal(err)
 	}
 }
 

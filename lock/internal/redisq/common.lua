@@ -2,71 +2,55 @@
 --
 -- One lock is four keys that share a hash tag, so they live on one Redis
 -- Cluster slot:
---   KEYS[1] lock     "<owner id>:<fencing token>", expires with the lease
+--   KEYS[1] lock     "<owner id>:<fencing token>", expires with the lease;
+--                    ":q" follows while the queue may hold waiters
 --   KEYS[2] queue    sorted set of waiter ids, scored by arrival
 --   KEYS[3] waiters  hash waiter id -> "<alive-until ms>:<ttl ms>"
 --   KEYS[4] fence    last fencing token issued, kept a while after the lock is gone
+--
+-- The ":q" mark lets a release that finds none skip the queue: every path
+-- that queues a waiter behind a holder marks the lock, and every hand-off
+-- marks the new holder's. A mark on a lock with an empty queue only costs
+-- its release a look at the queue.
 local lock, queue, waiters, fence = KEYS[1], KEYS[2], KEYS[3], KEYS[4]
 
--- now_us reads the server clock once per script, and only if needed.
-local clock_us
-local function now_us()
-  if not clock_us then
-    local t = redis.call('TIME')
-    clock_us = tonumber(t[1]) * 1000000 + tonumber(t[2])
+-- clock reads the server clock once per script, and only if needed, as
+-- {seconds, microseconds} strings.
+local time
+local function clock()
+  if not time then
+    time = redis.call('TIME')
   end
-  return clock_us
+  return time
 end
 
-local function now_ms()
-  return math.floor(now_us() / 1000)
-end
-
--- holder returns the lock's owner id and token, or nil if it is free.
-local function holder()
-  local v = redis.call('GET', lock)
+-- parse splits a lock value into owner id, token and marks ("" or ":q").
+local function parse(v)
   if not v then
-    return nil
+    return nil, nil, ''
   end
-  local o, t = string.match(v, '^([^:]*):(%d+)$')
-  return o, tonumber(t)
+  return string.match(v, '^([^:]*):(%d+)(.*)$')
 end
 
--- head returns the first queued waiter that is still alive (it re-announces
--- itself while it waits), dropping the dead ones in front of it.
-local function head()
-  while true do
-    local w = redis.call('ZRANGE', queue, 0, 0)[1]
-    if not w then
-      return nil
-    end
-    local v = redis.call('HGET', waiters, w)
-    if v and tonumber(string.match(v, '^(%d+):')) >= now_ms() then
-      return w
-    end
-    redis.call('ZREM', queue, w)
-    redis.call('HDEL', waiters, w)
+-- grant gives the lock to who for px ms with a new fencing token, marked
+-- if queued is true, and returns the token. Tokens are max(server time in
+-- microseconds, last token + 1): they keep rising when the fence key has
+-- expired, as long as the server clock does not step back. They are
+-- handled as strings of digits, which compare as numbers when their
+-- lengths are equal; arithmetic is needed only when the clock has not
+-- passed the last token.
+local function grant(who, px, keep, queued)
+  local t = clock()
+  local token = t[1] .. string.rep('0', 6 - #t[2]) .. t[2]
+  local last = redis.call('SET', fence, token, 'PX', keep, 'GET')
+  if last and (#last > #token or (#last == #token and last >= token)) then
+    token = string.format('%.0f', tonumber(last) + 1)
+    redis.call('SET', fence, token, 'PX', keep)
   end
-end
-
--- dequeue takes a waiter out of the queue.
-local function dequeue(w)
-  redis.call('ZREM', queue, w)
-  redis.call('HDEL', waiters, w)
-end
-
--- grant gives the lock to who for px ms with a new fencing token. Tokens are
--- max(server time in microseconds, last token + 1): they keep rising when
--- the fence key has expired, as long as the server clock does not step back.
-local function grant(who, px, keep)
-  local token = now_us()
-  local s = string.format('%.0f', token)
-  local last = redis.call('SET', fence, s, 'PX', keep, 'GET')
-  if last and tonumber(last) >= token then
-    token = tonumber(last) + 1
-    s = string.format('%.0f', token)
-    redis.call('SET', fence, s, 'PX', keep)
+  local v = who .. ':' .. token
+  if queued then
+    v = v .. ':q'
   end
-  redis.call('SET', lock, who .. ':' .. s, 'PX', px)
+  redis.call('SET', lock, v, 'PX', px)
   return token
 end

@@ -25,6 +25,8 @@ import (
 var (
 	//go:embed common.lua
 	commonLua string
+	//go:embed queue.lua
+	queueLua string
 	//go:embed acquire.lua
 	acquireLua string
 	//go:embed release.lua
@@ -32,10 +34,22 @@ var (
 	//go:embed refresh.lua
 	refreshLua string
 
-	acquireScript = newScript(commonLua + acquireLua)
-	releaseScript = newScript(commonLua + releaseLua)
+	acquireScript = newScript(commonLua + include(acquireLua))
+	releaseScript = newScript(commonLua + include(releaseLua))
 	refreshScript = newScript(refreshLua)
 )
+
+// include puts queue.lua in place of the line "--#include queue.lua" of
+// src. The scripts place it after their fast paths: Lua builds a script's
+// local functions as it runs their definitions, and a call that returns
+// early never pays for the ones it does not use.
+func include(src string) string {
+	const line = "--#include queue.lua\n"
+	if !strings.Contains(src, line) {
+		panic("redisq: script without " + line)
+	}
+	return strings.Replace(src, line, queueLua, 1)
+}
 
 // minFenceKeep is the shortest time the fence key outlives a grant.
 const minFenceKeep = time.Minute
@@ -175,7 +189,16 @@ func acquireResult(val any, err error) (Result, error) {
 	}
 	var n [4]int64
 	for i, v := range res {
-		if n[i], ok = v.(int64); !ok {
+		switch v := v.(type) {
+		case int64:
+			n[i] = v
+		case string: // a token
+			tok, err := strconv.ParseInt(v, 10, 64)
+			if err != nil {
+				return Result{}, fmt.Errorf("acquire script returned %v", val)
+			}
+			n[i] = tok
+		default:
 			return Result{}, fmt.Errorf("acquire script returned %v", val)
 		}
 	}

@@ -4,7 +4,8 @@
 -- KEYS: 1 lock, 2 fence. Returns 1 if held (or re-created), 0 if not.
 local v = redis.call('GET', KEYS[1])
 if not v and ARGV[4] == '1' then
-  redis.call('SET', KEYS[1], ARGV[1] .. ':' .. ARGV[5], 'PX', ARGV[2])
+  -- Marked: the restarted server's queue is unknown here.
+  redis.call('SET', KEYS[1], ARGV[1] .. ':' .. ARGV[5] .. ':q', 'PX', ARGV[2])
   return 1
 end
 if not v or string.match(v, '^([^:]*):') ~= ARGV[1] then

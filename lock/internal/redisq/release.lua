@@ -14,8 +14,18 @@
 -- kept it, 0 if it did not hold it.
 local id, keep, channel, claim = ARGV[1], tonumber(ARGV[2]), ARGV[3], tonumber(ARGV[4])
 local score = tonumber(ARGV[5])
+local v = redis.call('GET', lock)
+local owner, _, marks = parse(v)
 
-if holder() ~= id then
+-- Held by id and nobody queued: the common case, one check and the delete.
+if owner == id and marks == '' and not score then
+  redis.call('DEL', lock)
+  return 1
+end
+
+--#include queue.lua
+
+if owner ~= id then
   if not score then
     dequeue(id)
   end
@@ -29,6 +39,7 @@ end
 local h = head()
 if h == id then
   dequeue(id)
+  mark(v, marks)
   return 2
 end
 if not h then
@@ -39,7 +50,8 @@ local ttl = tonumber(string.match(redis.call('HGET', waiters, h), ':(%d+)$'))
 dequeue(h)
 -- The message tells the new owner its token. It extends the lock to its
 -- own ttl when the message reaches it; until then a short expiry keeps a
--- waiter that died unseen from holding up the queue.
-local token = grant(h, math.min(ttl, claim), keep)
-redis.call('PUBLISH', channel, string.format('%s:%.0f', h, token))
+-- waiter that died unseen from holding up the queue. The queue may hold
+-- more waiters: mark it.
+local token = grant(h, math.min(ttl, claim), keep, true)
+redis.call('PUBLISH', channel, h .. ':' .. token)
 return 1
