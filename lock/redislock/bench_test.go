@@ -58,3 +58,33 @@ func BenchmarkUncontended(b *testing.B) {
 		})
 	})
 }
+
+// BenchmarkHandOff has goroutines take turns on one key with no work in
+// between: almost every acquisition is a hand-off from the previous holder,
+// so the time per operation is the hand-off latency (release script,
+// notification, waiter wake-up).
+//
+//	go test -run '^$' -bench HandOff ./redislock/
+func BenchmarkHandOff(b *testing.B) {
+	c := redis.NewClient(&redis.Options{Addr: testserver.SharedRedis(b).Addr(), PoolSize: 64})
+	b.Cleanup(func() { c.Close() })
+	l := redislock.New(c, &redislock.Options{Prefix: "bench:"})
+	b.Cleanup(func() { l.Close() })
+	ctx := b.Context()
+	key := fmt.Sprintf("handoff%d", time.Now().UnixNano())
+
+	b.SetParallelism(2) // 2 × GOMAXPROCS goroutines queue on the key
+	b.RunParallel(func(pb *testing.PB) {
+		for pb.Next() {
+			le, err := l.Acquire(ctx, key, lock.WithTTL(10*time.Second))
+			if err != nil {
+				b.Error(err)
+				return
+			}
+			if err := le.Release(ctx); err != nil {
+				b.Error(err)
+				return
+			}
+		}
+	})
+}

@@ -2,6 +2,8 @@ package redisq
 
 import (
 	"context"
+	"errors"
+	"net"
 	"strconv"
 	"strings"
 	"sync"
@@ -10,16 +12,38 @@ import (
 	"github.com/redis/go-redis/v9"
 )
 
-// subscribeWait bounds how long a waiter waits for its channel subscription
-// to be confirmed before it queues; past it, the waiter's timed re-checks
-// still find a hand-off, only later.
-const subscribeWait = time.Second
+const (
+	// subscribeWait bounds how long a waiter waits for its channel
+	// subscription to be confirmed before it queues; past it, the waiter's
+	// timed re-checks still find a hand-off, only later. It also bounds
+	// each SUBSCRIBE and UNSUBSCRIBE call.
+	subscribeWait = time.Second
+
+	// idlePing is how long the notification connection may stay silent
+	// before it is pinged.
+	idlePing = 3 * time.Second
+
+	// reconnectPause spaces out reads of a connection that keeps failing.
+	reconnectPause = 100 * time.Millisecond
+)
+
+// idleUnsubscribe is how long a channel stays subscribed after its last
+// waiter left. A key that is contended again soon finds its channel ready,
+// and a key whose waiters come and go does not subscribe and unsubscribe
+// each time. A variable for tests.
+var idleUnsubscribe = 10 * time.Second
 
 // Notifier shares one pub/sub connection to a server among all the waiters
 // of a Locker.
 // Release scripts publish the id of the waiter they handed the lock to on
-// the key's channel; the notifier wakes that waiter. Channels are
-// subscribed while someone waits on them and unsubscribed after.
+// the key's channel; the notifier wakes that waiter. A channel is
+// subscribed when its first waiter arrives and unsubscribed once it has had
+// none for idleUnsubscribe.
+//
+// One goroutine sends every SUBSCRIBE and UNSUBSCRIBE, so they reach the
+// server in the order the notifier decided them: an unsubscription can
+// never overtake a later subscription of the same channel and leave its
+// waiters deaf.
 type Notifier struct {
 	client redis.UniversalClient
 
@@ -27,13 +51,19 @@ type Notifier struct {
 	ps       *redis.PubSub
 	channels map[string]*channelState
 	waiters  map[string]chan<- uint64 // waiter id -> wake-up
+	pending  []string                 // channels to subscribe
 	closed   bool
 	degraded bool // a subscription went unconfirmed; cleared by the next confirmation
+
+	kick chan struct{} // wakes manage: pending is not empty
+	stop chan struct{} // closed by Close
 }
 
 type channelState struct {
-	refs  int
-	ready chan struct{} // closed when the subscription is confirmed
+	refs      int
+	idleSince time.Time     // when refs last fell to 0
+	sent      bool          // SUBSCRIBE has been sent
+	ready     chan struct{} // closed when the subscription is confirmed
 }
 
 // NewNotifier returns a Notifier on client; it connects on first use.
@@ -42,66 +72,49 @@ func NewNotifier(client redis.UniversalClient) *Notifier {
 		client:   client,
 		channels: make(map[string]*channelState),
 		waiters:  make(map[string]chan<- uint64),
+		kick:     make(chan struct{}, 1),
+		stop:     make(chan struct{}),
 	}
 }
 
 // Listen registers waiter id on channel: each notification for id sends on
 // wake without blocking (give wake a buffer): the token of the lock handed
-// to id, or 0 for a plain wake-up. It returns a func
-// that unregisters, once the subscription is confirmed, ctx is done, or
-// subscribeWait has passed.
+// to id, or 0 for a plain wake-up. It returns a func that unregisters,
+// once the subscription is confirmed, ctx is done, or subscribeWait has
+// passed.
 func (n *Notifier) Listen(ctx context.Context, channel, id string, wake chan<- uint64) (stop func()) {
 	n.mu.Lock()
 	if n.closed {
 		n.mu.Unlock()
 		return func() {}
 	}
+	if n.ps == nil {
+		n.ps = n.client.Subscribe(context.Background())
+		go n.receive(n.ps)
+		go n.manage(n.ps)
+	}
 	n.waiters[id] = wake
 	st := n.channels[channel]
-	fresh := st == nil
-	if fresh {
+	if st == nil {
 		st = &channelState{ready: make(chan struct{})}
 		n.channels[channel] = st
-		if n.ps == nil {
-			n.ps = n.client.Subscribe(context.Background())
-			go n.receive(n.ps.ChannelWithSubscriptions(redis.WithChannelSize(1024)))
+		n.pending = append(n.pending, channel)
+		select {
+		case n.kick <- struct{}{}:
+		default:
 		}
 	}
 	st.refs++
-	ps, degraded := n.ps, n.degraded
+	degraded := n.degraded
 	n.mu.Unlock()
 
-	if fresh {
-		// In the background: on a server that is stopped the call can block
-		// for the client's own timeouts, whatever the context says. A
-		// failure is a broken connection: go-redis reconnects and
-		// re-subscribes, and waiters re-check on their timers meanwhile.
-		go func() {
-			sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), subscribeWait)
-			defer cancel()
-			ps.Subscribe(sctx, channel)
-		}()
-	}
 	stop = func() {
 		n.mu.Lock()
 		delete(n.waiters, id)
-		st.refs--
-		last := st.refs == 0 && n.channels[channel] == st
-		if last {
-			delete(n.channels, channel)
+		if st.refs--; st.refs == 0 {
+			st.idleSince = time.Now()
 		}
-		closed := n.closed
 		n.mu.Unlock()
-		if last && !closed {
-			// Best effort and in the background, for the same reason: a
-			// failure leaves an idle subscription that the next reconnect
-			// drops.
-			go func() {
-				uctx, cancel := context.WithTimeout(context.Background(), subscribeWait)
-				defer cancel()
-				ps.Unsubscribe(uctx, channel)
-			}()
-		}
 	}
 	if degraded {
 		// The connection has not been confirming subscriptions (a server
@@ -121,8 +134,77 @@ func (n *Notifier) Listen(ctx context.Context, channel, id string, wake chan<- u
 	return stop
 }
 
-func (n *Notifier) receive(ch <-chan any) {
-	for m := range ch {
+// manage sends the subscriptions Listen asks for and, every
+// idleUnsubscribe, unsubscribes the channels idle for that long. A failed
+// call is not retried: go-redis subscribes again to every channel it was
+// asked for when it reconnects, and waiters re-check on their timers
+// meanwhile.
+func (n *Notifier) manage(ps *redis.PubSub) {
+	sweep := time.NewTicker(idleUnsubscribe)
+	defer sweep.Stop()
+	for {
+		var sub, unsub []string
+		select {
+		case <-n.stop:
+			return
+		case <-n.kick:
+			n.mu.Lock()
+			sub, n.pending = n.pending, nil
+			for _, ch := range sub {
+				n.channels[ch].sent = true
+			}
+			n.mu.Unlock()
+		case now := <-sweep.C:
+			n.mu.Lock()
+			for ch, st := range n.channels {
+				if st.sent && st.refs == 0 && now.Sub(st.idleSince) >= idleUnsubscribe {
+					delete(n.channels, ch)
+					unsub = append(unsub, ch)
+				}
+			}
+			n.mu.Unlock()
+		}
+		// On a server that is stopped these calls can block for the
+		// client's own timeouts, whatever the context says; only this
+		// goroutine waits for them.
+		if len(sub) > 0 {
+			ctx, cancel := context.WithTimeout(context.Background(), subscribeWait)
+			ps.Subscribe(ctx, sub...)
+			cancel()
+		}
+		if len(unsub) > 0 {
+			ctx, cancel := context.WithTimeout(context.Background(), subscribeWait)
+			ps.Unsubscribe(ctx, unsub...)
+			cancel()
+		}
+	}
+}
+
+// receive reads ps until it is closed. It reads the connection itself
+// rather than through go-redis's message channel, which would put one more
+// goroutine between a release and the waiter it wakes. After idlePing
+// without a message it pings, which keeps the connection checked; on a
+// broken connection go-redis reconnects and subscribes again on the next
+// read.
+func (n *Notifier) receive(ps *redis.PubSub) {
+	ctx := context.Background()
+	failures := 0
+	for {
+		m, err := ps.ReceiveTimeout(ctx, idlePing)
+		if err != nil {
+			if errors.Is(err, redis.ErrClosed) {
+				return
+			}
+			if isTimeout(err) {
+				ps.Ping(ctx) // its answer is read as a message; a failure shows on the next read
+				continue
+			}
+			if failures++; failures > 1 {
+				time.Sleep(reconnectPause) // don't spin on a server that is down
+			}
+			continue
+		}
+		failures = 0
 		switch m := m.(type) {
 		case *redis.Subscription:
 			if m.Kind != "subscribe" {
@@ -130,7 +212,7 @@ func (n *Notifier) receive(ch <-chan any) {
 			}
 			n.mu.Lock()
 			n.degraded = false
-			if st := n.channels[m.Channel]; st != nil {
+			if st := n.channels[m.Channel]; st != nil && st.sent {
 				select {
 				case <-st.ready:
 				default:
@@ -155,6 +237,11 @@ func (n *Notifier) receive(ch <-chan any) {
 	}
 }
 
+func isTimeout(err error) bool {
+	var ne net.Error
+	return errors.As(err, &ne) && ne.Timeout()
+}
+
 // Close closes the pub/sub connection. Listen keeps working but never
 // delivers a notification.
 func (n *Notifier) Close() error {
@@ -164,6 +251,7 @@ func (n *Notifier) Close() error {
 		return nil
 	}
 	n.closed = true
+	close(n.stop)
 	if n.ps != nil {
 		return n.ps.Close()
 	}

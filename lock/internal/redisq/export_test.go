@@ -1,0 +1,11 @@
+package redisq
+
+import "time"
+
+// SetIdleUnsubscribe sets how long channels stay subscribed without
+// waiters, for Notifiers made after it, until the returned func restores it.
+func SetIdleUnsubscribe(d time.Duration) (restore func()) {
+	old := idleUnsubscribe
+	idleUnsubscribe = d
+	return func() { idleUnsubscribe = old }
+}
