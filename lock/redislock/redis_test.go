@@ -5,6 +5,7 @@ import (
 	"errors"
 	"slices"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -193,6 +194,82 @@ func TestTokensPassFenceAheadOfClock(t *testing.T) {
 	}
 	if err := second.Release(ctx); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// loseReplies is a go-redis hook that makes the next n script calls fail
+// after the server ran them, as a connection that breaks before the reply
+// arrives would. lost keeps the replies it dropped.
+type loseReplies struct {
+	n    atomic.Int32
+	mu   sync.Mutex
+	lost []any
+}
+
+var errReplyLost = errors.New("reply lost")
+
+func (h *loseReplies) lose(cmd redis.Cmder) {
+	if name := cmd.Name(); (name == "evalsha" || name == "eval") && cmd.Err() == nil && h.n.Add(-1) >= 0 {
+		h.mu.Lock()
+		h.lost = append(h.lost, cmd.(*redis.Cmd).Val())
+		h.mu.Unlock()
+		cmd.SetErr(errReplyLost)
+	}
+}
+
+func (h *loseReplies) DialHook(next redis.DialHook) redis.DialHook { return next }
+
+func (h *loseReplies) ProcessHook(next redis.ProcessHook) redis.ProcessHook {
+	return func(ctx context.Context, cmd redis.Cmder) error {
+		if err := next(ctx, cmd); err != nil {
+			return err
+		}
+		h.lose(cmd)
+		return cmd.Err()
+	}
+}
+
+func (h *loseReplies) ProcessPipelineHook(next redis.ProcessPipelineHook) redis.ProcessPipelineHook {
+	return func(ctx context.Context, cmds []redis.Cmder) error {
+		err := next(ctx, cmds)
+		for _, cmd := range cmds {
+			h.lose(cmd)
+		}
+		return err
+	}
+}
+
+// TestLostGrantReplyFreesKey loses the reply of a first acquire call that
+// the server granted: Acquire fails, and the grant it never saw must not
+// hold the key until its TTL.
+func TestLostGrantReplyFreesKey(t *testing.T) {
+	c := newClient(t, testserver.SharedRedis(t).Addr())
+	hook := &loseReplies{}
+	c.AddHook(hook)
+	prefix := t.Name() + ":"
+	l := redislock.New(c, &redislock.Options{Prefix: prefix})
+	t.Cleanup(func() { l.Close() })
+	ctx := t.Context()
+
+	hook.n.Store(1)
+	if _, err := l.TryAcquire(ctx, "k", lock.WithTTL(time.Minute)); !errors.Is(err, errReplyLost) {
+		t.Fatalf("TryAcquire with its reply lost: %v, want the loss", err)
+	}
+	hook.mu.Lock()
+	lost := hook.lost
+	hook.mu.Unlock()
+	if len(lost) != 1 {
+		t.Fatalf("%d replies lost, want 1", len(lost))
+	}
+	if granted, ok := lost[0].([]any); !ok || len(granted) != 4 || granted[0] != int64(1) {
+		t.Fatalf("lost replies %v, want one grant: the test proves nothing", lost)
+	}
+	deadline := time.Now().Add(5 * time.Second)
+	for c.Exists(ctx, prefix+"{k}").Val() != 0 {
+		if time.Now().After(deadline) {
+			t.Fatal("the unseen grant still holds the key 5s later; its TTL is a minute")
+		}
+		time.Sleep(10 * time.Millisecond)
 	}
 }
 

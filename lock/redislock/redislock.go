@@ -96,6 +96,8 @@ func (l *Locker) acquire(ctx context.Context, key string, wait bool, opts []lock
 	res, err := b.q.Acquire(ctx, l.pipe, ttl, false, 0)
 	switch {
 	case err != nil:
+		// The server may have granted the lock before the reply was lost.
+		go b.leave()
 		return nil, a.Refuse(ctx, err)
 	case res.Granted:
 		return granted(res.Token, a.Start.Add(ttl)), nil
@@ -113,7 +115,7 @@ func (l *Locker) acquire(ctx context.Context, key string, wait bool, opts []lock
 		sent := time.Now()
 		res, err := b.q.Acquire(ctx, l.pipe, ttl, true, 0)
 		if err != nil {
-			b.leave()
+			go b.leave()
 			return nil, a.Refuse(ctx, err)
 		}
 		if res.Granted {
@@ -137,7 +139,7 @@ func (l *Locker) acquire(ctx context.Context, key string, wait bool, opts []lock
 		}
 		t.Stop()
 		if ctx.Err() != nil {
-			b.leave()
+			go b.leave()
 			return nil, a.Refuse(ctx, nil)
 		}
 		if token == 0 || queuedAt.IsZero() {
@@ -194,8 +196,9 @@ func (b *backend) Release(ctx context.Context) error {
 }
 
 // leave takes an abandoned acquisition out of the queue, and passes the
-// lock on if it was handed to us just as we gave up. It runs even when the
-// caller's context is done.
+// lock on if it was granted or handed to us just as we gave up. It runs
+// even when the caller's context is done, in the background, so that a
+// server that does not answer cannot hold the caller past its context.
 func (b *backend) leave() {
 	ctx, cancel := context.WithTimeout(context.Background(), b.q.WaiterTimeout)
 	defer cancel()
