@@ -22,12 +22,14 @@
 // never sent.
 //
 // Waiters queue in Redis in arrival order (a sorted set scored by the
-// server's clock). Release hands the lock straight
-// to the first live waiter inside the release script and publishes that
-// waiter's id on the key's channel; the waiter, subscribed through one
-// shared pub/sub connection per Locker, claims the lock with one more round
-// trip. No waiter polls, and a releasing holder cannot take the lock back
-// ahead of the queue. Waiters also re-check on a timer (when the holder's
+// server's clock). Release hands the lock straight to the first live
+// waiter inside the release script and publishes that waiter's id and new
+// token on the key's channel. The waiter, subscribed through one shared
+// pub/sub connection per Locker, holds the lock as soon as the message
+// arrives and extends it to its own TTL in the background. A key's channel
+// stays subscribed for 10 s after its last waiter leaves, so a key
+// contended in bursts does not subscribe each time. No waiter polls, and a
+// releasing holder cannot take the lock back ahead of the queue. Waiters also re-check on a timer (when the holder's
 // lease would expire, and every WaiterTimeout/3 to keep their place), so a
 // lost notification or a holder that died costs time, never a deadlock.
 //
