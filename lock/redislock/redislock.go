@@ -97,6 +97,7 @@ func (l *Locker) acquire(ctx context.Context, key string, wait bool, opts []lock
 	switch {
 	case err != nil:
 		// The server may have granted the lock before the reply was lost.
+		// Give it back in the background: the server is failing.
 		go b.leave()
 		return nil, a.Refuse(ctx, err)
 	case res.Granted:
@@ -115,7 +116,7 @@ func (l *Locker) acquire(ctx context.Context, key string, wait bool, opts []lock
 		sent := time.Now()
 		res, err := b.q.Acquire(ctx, l.pipe, ttl, true, 0)
 		if err != nil {
-			go b.leave()
+			go b.leave() // in the background: the server is failing
 			return nil, a.Refuse(ctx, err)
 		}
 		if res.Granted {
@@ -139,7 +140,7 @@ func (l *Locker) acquire(ctx context.Context, key string, wait bool, opts []lock
 		}
 		t.Stop()
 		if ctx.Err() != nil {
-			go b.leave()
+			b.leave()
 			return nil, a.Refuse(ctx, nil)
 		}
 		if token == 0 || queuedAt.IsZero() {
@@ -197,8 +198,10 @@ func (b *backend) Release(ctx context.Context) error {
 
 // leave takes an abandoned acquisition out of the queue, and passes the
 // lock on if it was granted or handed to us just as we gave up. It runs
-// even when the caller's context is done, in the background, so that a
-// server that does not answer cannot hold the caller past its context.
+// even when the caller's context is done. A caller that gave up waits for
+// it, so that no release hands the lock to a waiter that has left; after a
+// failed call it runs in the background, so that a server that does not
+// answer cannot hold the caller for WaiterTimeout more.
 func (b *backend) leave() {
 	ctx, cancel := context.WithTimeout(context.Background(), b.q.WaiterTimeout)
 	defer cancel()
