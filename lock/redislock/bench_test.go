@@ -1,6 +1,7 @@
 package redislock_test
 
 import (
+	"context"
 	"fmt"
 	"testing"
 	"time"
@@ -27,18 +28,7 @@ func BenchmarkUncontended(b *testing.B) {
 		l := redislock.New(c, &redislock.Options{Prefix: "bench:"})
 		defer l.Close()
 		b.RunParallel(func(pb *testing.PB) {
-			key := fmt.Sprintf("k%d", time.Now().UnixNano())
-			for pb.Next() {
-				le, err := l.TryAcquire(ctx, key, lock.WithTTL(10*time.Second))
-				if err != nil {
-					b.Error(err)
-					return
-				}
-				if err := le.Release(ctx); err != nil {
-					b.Error(err)
-					return
-				}
-			}
+			lockUnlock(b, pb, l.TryAcquire, fmt.Sprintf("k%d", time.Now().UnixNano()))
 		})
 	})
 	b.Run("setnx", func(b *testing.B) {
@@ -70,21 +60,24 @@ func BenchmarkHandOff(b *testing.B) {
 	b.Cleanup(func() { c.Close() })
 	l := redislock.New(c, &redislock.Options{Prefix: "bench:"})
 	b.Cleanup(func() { l.Close() })
-	ctx := b.Context()
 	key := fmt.Sprintf("handoff%d", time.Now().UnixNano())
 
 	b.SetParallelism(2) // 2 × GOMAXPROCS goroutines queue on the key
-	b.RunParallel(func(pb *testing.PB) {
-		for pb.Next() {
-			le, err := l.Acquire(ctx, key, lock.WithTTL(10*time.Second))
-			if err != nil {
-				b.Error(err)
-				return
-			}
-			if err := le.Release(ctx); err != nil {
-				b.Error(err)
-				return
-			}
+	b.RunParallel(func(pb *testing.PB) { lockUnlock(b, pb, l.Acquire, key) })
+}
+
+// lockUnlock acquires key with acquire and releases it until pb is done.
+func lockUnlock(b *testing.B, pb *testing.PB, acquire func(context.Context, string, ...lock.Option) (lock.Lease, error), key string) {
+	ctx := b.Context()
+	for pb.Next() {
+		le, err := acquire(ctx, key, lock.WithTTL(10*time.Second))
+		if err != nil {
+			b.Error(err)
+			return
 		}
-	})
+		if err := le.Release(ctx); err != nil {
+			b.Error(err)
+			return
+		}
+	}
 }

@@ -64,6 +64,20 @@ func TestKeysShareHashTagAndVanish(t *testing.T) {
 	}
 }
 
+// acquireLater runs Acquire in a goroutine; the lease arrives on the
+// returned channel, or nil after the error is reported to t.
+func acquireLater(t *testing.T, ctx context.Context, l lock.Locker, key string, opts ...lock.Option) <-chan lock.Lease {
+	got := make(chan lock.Lease, 1)
+	go func() {
+		le, err := l.Acquire(ctx, key, opts...)
+		if err != nil {
+			t.Error(err)
+		}
+		got <- le
+	}()
+	return got
+}
+
 // TestReleaseHandsOverToQueuedWaiter checks that each release finds the
 // waiters queued behind the holder and gives the lock to the first inside
 // the release script: the lock key never goes free, and no waiter needs its
@@ -173,14 +187,7 @@ func TestTokensPassFenceAheadOfClock(t *testing.T) {
 	if first.Token() != ahead+1 {
 		t.Fatalf("token %d with the fence at %d, want %d", first.Token(), ahead, ahead+1)
 	}
-	next := make(chan lock.Lease, 1)
-	go func() {
-		le, err := l.Acquire(ctx, "k", lock.WithTTL(5*time.Second))
-		if err != nil {
-			t.Error(err)
-		}
-		next <- le
-	}()
+	next := acquireLater(t, ctx, l, "k", lock.WithTTL(5*time.Second))
 	time.Sleep(100 * time.Millisecond) // let it queue
 	if err := first.Release(ctx); err != nil {
 		t.Fatal(err)
@@ -298,14 +305,7 @@ func TestAuthAndDatabase(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	got := make(chan lock.Lease, 1)
-	go func() {
-		le, err := b.Acquire(ctx, "k", lock.WithWait(5*time.Second))
-		if err != nil {
-			t.Error(err)
-		}
-		got <- le
-	}()
+	got := acquireLater(t, ctx, b, "k", lock.WithWait(5*time.Second))
 	time.Sleep(50 * time.Millisecond)
 	if err := first.Release(ctx); err != nil {
 		t.Fatal(err)
