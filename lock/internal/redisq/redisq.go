@@ -2,10 +2,11 @@
 // redislock runs on one server and redlock runs on each of its nodes: the
 // Lua scripts, the pipe that sends them, and the pub/sub notifier.
 //
-// A lock is a string "owner:token" with an expiry; waiters queue in a sorted
-// set ordered by arrival; release hands the lock to the first live waiter
-// inside the script and publishes that waiter's id, and the waiter claims it
-// with one more acquire call. See the .lua files for the details.
+// A lock is a string "owner:token" with an expiry, marked ":q" while
+// waiters may be queued; waiters queue in a sorted set ordered by arrival;
+// release hands the lock to the first live waiter inside the script and
+// publishes that waiter's id and token, and the waiter holds the lock once
+// the message arrives. See the .lua files for the details.
 package redisq
 
 import (
