@@ -90,7 +90,8 @@ flags:
 		"PostgreSQL connection `URL` pglock runs on (env STOCKADE_POSTGRES_URL)")
 	etcdEndpoints := fs.String("etcd", getenv("STOCKADE_ETCD_ENDPOINTS"),
 		"comma-separated etcd `endpoints` etcdlock runs on (env STOCKADE_ETCD_ENDPOINTS)")
-	duration := fs.Duration("duration", 5*time.Second, "how long each implementation runs each workload")
+	duration := fs.Duration("duration", 5*time.Second, "how long each implementation runs each workload, per round")
+	rounds := fs.Int("rounds", 1, "how many times each implementation runs each workload, taking turns; the table shows each one's median round")
 	workloads := fs.String("workloads", "a,b,c", "comma-separated workloads to run")
 	impls := fs.String("impls", "", "comma-separated `implementations` to run, from "+strings.Join(lockbench.Impls(), ",")+
 		"\n(default: the four Redis ones, and each of redlock, pglock, etcdlock whose server is given)")
@@ -107,6 +108,9 @@ flags:
 	}
 	if *duration <= 0 {
 		return fmt.Errorf("locks bench: -duration must be positive, got %v", *duration)
+	}
+	if *rounds < 1 {
+		return fmt.Errorf("locks bench: -rounds must be at least 1, got %d", *rounds)
 	}
 	if *bsmWait <= 0 {
 		return fmt.Errorf("locks bench: -bsm-wait must be positive, got %v", *bsmWait)
@@ -138,6 +142,7 @@ flags:
 		PostgresURL:   *postgresURL,
 		EtcdEndpoints: splitList(*etcdEndpoints),
 		Duration:      *duration,
+		Rounds:        *rounds,
 		Workloads:     ws,
 		Impls:         is,
 		BSMWait:       *bsmWait,

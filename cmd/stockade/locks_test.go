@@ -127,6 +127,7 @@ func TestLocksRefusesBadInput(t *testing.T) {
 		{"unknown flag", []string{"locks", "bench", "-nope"}, "flag provided but not defined: -nope"},
 		{"bad duration", []string{"locks", "bench", "-duration", "soon"}, `invalid value "soon" for flag -duration`},
 		{"zero duration", []string{"locks", "bench", "-duration", "0s"}, "-duration must be positive, got 0s"},
+		{"zero rounds", []string{"locks", "bench", "-rounds", "0"}, "-rounds must be at least 1, got 0"},
 		{"unknown workload", []string{"locks", "bench", "-workloads", "a,d"}, `-workloads: unknown workload "d" (want some of a,b,c)`},
 		{"no workload", []string{"locks", "bench", "-workloads", ","}, "-workloads: no workload given"},
 		{"repeated impl", []string{"locks", "bench", "-impls", "bsm,bsm"}, `-impls: implementation "bsm" given twice`},

@@ -3,6 +3,7 @@ package lockbench
 import (
 	"context"
 	"errors"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -159,5 +160,33 @@ func TestShares(t *testing.T) {
 		if lo, hi := shares(tc.counts); lo != tc.lo || hi != tc.hi {
 			t.Errorf("shares(%v) = %v, %v; want %v, %v", tc.counts, lo, hi, tc.lo, tc.hi)
 		}
+	}
+}
+
+// TestMedian checks that a run of several rounds reports the median round,
+// with every round's ops/s, and counts the failures and violations of all
+// rounds, not only the median's.
+func TestMedian(t *testing.T) {
+	rounds := []Result{
+		{Ops: 30, OpsPerSec: 30, Failures: 1, FailureSample: "first"},
+		{Ops: 10, OpsPerSec: 10},
+		{Ops: 20, OpsPerSec: 20, Violations: 2, ViolationSamples: []Violation{{Key: "k"}, {Key: "k"}}},
+		{Ops: 40, OpsPerSec: 40, Failures: 2, FailureSample: "later"},
+	}
+	m := median(rounds)
+	if m.Ops != 20 || m.OpsPerSec != 20 {
+		t.Errorf("median round: %d ops, %.0f ops/s; want the lower middle, 20", m.Ops, m.OpsPerSec)
+	}
+	if want := []float64{30, 10, 20, 40}; !slices.Equal(m.RoundOpsPerSec, want) {
+		t.Errorf("rounds %v, want %v in run order", m.RoundOpsPerSec, want)
+	}
+	if m.Failures != 3 || m.FailureSample != "first" {
+		t.Errorf("failures %d (%q), want 3 from every round, the first one's sample", m.Failures, m.FailureSample)
+	}
+	if m.Violations != 2 || len(m.ViolationSamples) != 2 {
+		t.Errorf("violations %d with %d samples, want 2 and 2", m.Violations, len(m.ViolationSamples))
+	}
+	if one := median(rounds[:1]); one.RoundOpsPerSec != nil || one.Failures != 1 {
+		t.Errorf("a single round came back changed: %+v", one)
 	}
 }

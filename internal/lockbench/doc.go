@@ -90,12 +90,15 @@
 //
 // Wall time includes Go's own scheduling: on a busy machine every number is
 // noisy, and the comparison between implementations in one run is what
-// means something.
+// means something. On a machine whose speed drifts, Options.Rounds runs
+// every cell several times, the implementations taking turns within each
+// workload, and reports each one's median round; failures and violations
+// count every round.
 //
 // # Keys
 //
 // Every key of a run starts with "lockbench:" and 16 random hex digits,
-// followed by the implementation and the workload. Each cell's keys are
+// followed by the implementation, the workload and the round. Each cell's keys are
 // deleted when the cell ends, and the run's prefix once more at the end: on
 // Redis and on every redlock node with SCAN + UNLINK, on etcd with a
 // prefix delete. Nothing else in those databases is read, written or

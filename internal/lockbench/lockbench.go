@@ -1,6 +1,7 @@
 package lockbench
 
 import (
+	"cmp"
 	"context"
 	"crypto/rand"
 	"encoding/hex"
@@ -91,9 +92,17 @@ type Options struct {
 	// Default: none (etcdlock cannot run).
 	EtcdEndpoints []string
 
-	// Duration is how long each implementation runs each workload.
+	// Duration is how long each implementation runs each workload, per
+	// round.
 	// Default: 5s.
 	Duration time.Duration
+
+	// Rounds is how many times each implementation runs each workload. The
+	// implementations take turns within a workload, round after round, so
+	// that a machine whose speed drifts slows them alike; each Result is
+	// the implementation's median round by ops/s.
+	// Default: 1.
+	Rounds int
 
 	// Workloads run in order; each runs every implementation.
 	// Default: Workloads().
@@ -134,6 +143,9 @@ func (o *Options) withDefaults() (Options, error) {
 	if out.Duration == 0 {
 		out.Duration = 5 * time.Second
 	}
+	if out.Rounds == 0 {
+		out.Rounds = 1
+	}
 	if out.Workloads == nil {
 		out.Workloads = Workloads()
 	}
@@ -157,6 +169,8 @@ func (o *Options) withDefaults() (Options, error) {
 	switch {
 	case out.Duration < 0:
 		return out, fmt.Errorf("lockbench: duration must be positive, got %v", out.Duration)
+	case out.Rounds < 0:
+		return out, fmt.Errorf("lockbench: rounds must be positive, got %d", out.Rounds)
 	case out.TTL < time.Millisecond:
 		return out, fmt.Errorf("lockbench: ttl must be at least 1ms, got %v", out.TTL)
 	case out.BSMWait < 0:
@@ -221,6 +235,7 @@ type Report struct {
 	Postgres     string        `json:"postgres,omitempty"` // host:port/database, never the password
 	Etcd         []string      `json:"etcd,omitempty"`
 	Duration     time.Duration `json:"duration_ns"`
+	Rounds       int           `json:"rounds"`
 	TTL          time.Duration `json:"ttl_ns"`
 	BSMWait      time.Duration `json:"bsm_wait_ns"`
 	Workloads    []Workload    `json:"workloads"`
@@ -235,6 +250,12 @@ type Result struct {
 	// Elapsed is the wall time from the start until the last goroutine
 	// stopped: Duration plus the sections and waits that were in flight.
 	Elapsed time.Duration `json:"elapsed_ns"`
+
+	// RoundOpsPerSec is OpsPerSec of every round, in run order, when the
+	// run had more than one. The rest of the Result is the median round's,
+	// but for Failures and Violations (and their samples), which count
+	// every round so that none is hidden.
+	RoundOpsPerSec []float64 `json:"round_ops_per_sec,omitempty"`
 
 	// Ops is the number of completed critical sections.
 	Ops       int     `json:"ops"`
@@ -311,7 +332,7 @@ func Run(ctx context.Context, opts *Options) (*Report, error) {
 	prefix := "lockbench:" + randomHex(8) + ":"
 	defer srvs.cleanAll(context.WithoutCancel(ctx), prefix)
 
-	rep := &Report{Duration: o.Duration, TTL: o.TTL, BSMWait: o.BSMWait, Workloads: o.Workloads, Postgres: srvs.postgres}
+	rep := &Report{Duration: o.Duration, Rounds: o.Rounds, TTL: o.TTL, BSMWait: o.BSMWait, Workloads: o.Workloads, Postgres: srvs.postgres}
 	if srvs.redis != nil {
 		rep.Addr = o.Addr
 	}
@@ -321,26 +342,68 @@ func Run(ctx context.Context, opts *Options) (*Report, error) {
 	if srvs.etcd != nil {
 		rep.Etcd = o.EtcdEndpoints
 	}
-	n, total := 0, len(o.Workloads)*len(o.Impls)
+	n, total := 0, len(o.Workloads)*len(o.Impls)*o.Rounds
 	for _, w := range o.Workloads {
-		for _, name := range o.Impls {
-			im, _ := findImpl(name)
-			n++
-			fmt.Fprintf(o.Progress, "[%d/%d] workload %s (%v): %s for %v\n", n, total, w.Name, w, name, o.Duration)
-			cellPrefix := prefix + name + ":" + w.Name + ":"
-			res, err := runCell(ctx, o, w, im, cellPrefix)
-			if cerr := srvs.clean(context.WithoutCancel(ctx), im.server, cellPrefix); err == nil && cerr != nil {
-				err = cerr
+		rounds := make([][]Result, len(o.Impls))
+		for r := range o.Rounds {
+			for i, name := range o.Impls {
+				im, _ := findImpl(name)
+				n++
+				round := ""
+				if o.Rounds > 1 {
+					round = fmt.Sprintf(", round %d/%d", r+1, o.Rounds)
+				}
+				fmt.Fprintf(o.Progress, "[%d/%d] workload %s (%v): %s for %v%s\n", n, total, w.Name, w, name, o.Duration, round)
+				cellPrefix := fmt.Sprintf("%s%s:%s:%d:", prefix, name, w.Name, r)
+				res, err := runCell(ctx, o, w, im, cellPrefix)
+				if cerr := srvs.clean(context.WithoutCancel(ctx), im.server, cellPrefix); err == nil && cerr != nil {
+					err = cerr
+				}
+				if err != nil {
+					return nil, fmt.Errorf("lockbench: %s on workload %s: %w", name, w.Name, err)
+				}
+				fmt.Fprintf(o.Progress, "[%d/%d]   %d sections, %.0f ops/s, %d failures, %d violations\n",
+					n, total, res.Ops, res.OpsPerSec, res.Failures, res.Violations)
+				rounds[i] = append(rounds[i], res)
 			}
-			if err != nil {
-				return nil, fmt.Errorf("lockbench: %s on workload %s: %w", name, w.Name, err)
-			}
-			fmt.Fprintf(o.Progress, "[%d/%d]   %d sections, %.0f ops/s, %d failures, %d violations\n",
-				n, total, res.Ops, res.OpsPerSec, res.Failures, res.Violations)
-			rep.Results = append(rep.Results, res)
+		}
+		for _, rs := range rounds {
+			rep.Results = append(rep.Results, median(rs))
 		}
 	}
 	return rep, nil
+}
+
+// median returns the round with the median ops/s (the lower of the middle
+// two for an even count), with every round's ops/s and with the failures
+// and violations of all rounds.
+func median(rounds []Result) Result {
+	if len(rounds) == 1 {
+		return rounds[0]
+	}
+	sorted := slices.Clone(rounds)
+	slices.SortStableFunc(sorted, func(a, b Result) int { return cmp.Compare(a.OpsPerSec, b.OpsPerSec) })
+	m := sorted[(len(sorted)-1)/2]
+	m.Failures, m.FailureSample = 0, ""
+	m.ReleaseErrors, m.ReleaseErrorSample = 0, ""
+	m.Violations, m.ViolationSamples = 0, nil
+	for _, r := range rounds {
+		m.RoundOpsPerSec = append(m.RoundOpsPerSec, r.OpsPerSec)
+		m.Failures += r.Failures
+		if m.FailureSample == "" {
+			m.FailureSample = r.FailureSample
+		}
+		m.ReleaseErrors += r.ReleaseErrors
+		if m.ReleaseErrorSample == "" {
+			m.ReleaseErrorSample = r.ReleaseErrorSample
+		}
+		m.Violations += r.Violations
+		m.ViolationSamples = append(m.ViolationSamples, r.ViolationSamples...)
+	}
+	if len(m.ViolationSamples) > maxViolationSamples {
+		m.ViolationSamples = m.ViolationSamples[:maxViolationSamples]
+	}
+	return m
 }
 
 func randomHex(n int) string {

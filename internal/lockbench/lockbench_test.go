@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -57,6 +58,50 @@ func TestRunEveryImplementation(t *testing.T) {
 		if !strings.Contains(progress.String(), impl) {
 			t.Errorf("progress does not mention %s:\n%s", impl, progress.String())
 		}
+	}
+	checkNoRedisKeys(t, srv.Addr())
+}
+
+// TestRunRounds runs two implementations three rounds each, taking turns,
+// and checks that each Result is its median round.
+func TestRunRounds(t *testing.T) {
+	srv := testserver.SharedRedis(t)
+	var progress bytes.Buffer
+	rep, err := lockbench.Run(t.Context(), &lockbench.Options{
+		Addr:      srv.Addr(),
+		Duration:  100 * time.Millisecond,
+		Rounds:    3,
+		Workloads: small[:1],
+		Impls:     []string{"stockade", "setnx"},
+		Progress:  &progress,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.Rounds != 3 || len(rep.Results) != 2 {
+		t.Fatalf("report: %d rounds, %d results; want 3 rounds, 2 results", rep.Rounds, len(rep.Results))
+	}
+	for _, r := range rep.Results {
+		if len(r.RoundOpsPerSec) != 3 {
+			t.Fatalf("%s: %d rounds recorded, want 3", r.Impl, len(r.RoundOpsPerSec))
+		}
+		sorted := slices.Sorted(slices.Values(r.RoundOpsPerSec))
+		if r.OpsPerSec != sorted[1] {
+			t.Errorf("%s: ops/s %.0f, want the median of %v", r.Impl, r.OpsPerSec, r.RoundOpsPerSec)
+		}
+		if r.Ops == 0 || r.Violations != 0 {
+			t.Errorf("%s: %d ops, %d violations", r.Impl, r.Ops, r.Violations)
+		}
+	}
+	// The implementations take turns: stockade, setnx, stockade, …
+	var order []string
+	for _, line := range strings.Split(progress.String(), "\n") {
+		if _, rest, ok := strings.Cut(line, "): "); ok {
+			order = append(order, strings.Fields(rest)[0])
+		}
+	}
+	if want := []string{"stockade", "setnx", "stockade", "setnx", "stockade", "setnx"}; !slices.Equal(order, want) {
+		t.Errorf("ran in order %q, want %q", order, want)
 	}
 	checkNoRedisKeys(t, srv.Addr())
 }
@@ -261,6 +306,7 @@ func TestRunRefusesBadOptions(t *testing.T) {
 	}{
 		{"unknown impl", lockbench.Options{Impls: []string{"zookeeper"}}, `unknown implementation "zookeeper"`},
 		{"negative duration", lockbench.Options{Duration: -time.Second}, "duration must be positive"},
+		{"negative rounds", lockbench.Options{Rounds: -1}, "rounds must be positive"},
 		{"no goroutines", lockbench.Options{Workloads: []lockbench.Workload{{Name: "x", Keys: 1}}}, "invalid workload"},
 		{"no keys", lockbench.Options{Workloads: []lockbench.Workload{{Name: "x", Goroutines: 1}}}, "invalid workload"},
 		{"empty workloads", lockbench.Options{Workloads: []lockbench.Workload{}}, "no workloads"},
@@ -336,6 +382,17 @@ func TestWriteText(t *testing.T) {
 			Duration:  time.Second,
 			Workloads: lockbench.Workloads()[:2],
 			Results:   results,
+		}},
+		{"rounds", "text_rounds.golden", &lockbench.Report{
+			Addr:      "redis:6379",
+			Duration:  time.Second,
+			Rounds:    3,
+			Workloads: lockbench.Workloads()[:1],
+			Results: []lockbench.Result{{
+				Workload: "a", Impl: "stockade", Ops: 2000, OpsPerSec: 2000, RoundOpsPerSec: []float64{2100, 1500, 2000},
+				Wait:     lockbench.Latency{N: 2000, P50: 400 * time.Microsecond, P99: time.Millisecond, Max: 5 * time.Millisecond},
+				ShareMin: 0.99, ShareMax: 1.01,
+			}},
 		}},
 		{"every server", "text_servers.golden", &lockbench.Report{
 			Addr:         "redis:6379",

@@ -12,7 +12,8 @@ import (
 // WriteText writes the report as a plain aligned table, one row per
 // workload and implementation, headed by the servers used and what the
 // workloads are, and followed by notes on failures, release errors and
-// violations. The "hand-offs" column is the share of sections that were
+// violations (and, for a run of several rounds, every round's ops/s). The
+// "hand-offs" column is the share of sections that were
 // hand-offs to a waiting goroutine; the rest found the key idle, or were
 // taken again by the goroutine that had just released it.
 func (r *Report) WriteText(out io.Writer) error {
@@ -30,7 +31,11 @@ func (r *Report) WriteText(out io.Writer) error {
 	if len(r.Etcd) > 0 {
 		head = append(head, "etcd "+strings.Join(r.Etcd, ","))
 	}
-	head = append(head, fmt.Sprintf("%v per implementation per workload", r.Duration))
+	if r.Rounds > 1 {
+		head = append(head, fmt.Sprintf("%v per implementation per workload per round, median of %d rounds", r.Duration, r.Rounds))
+	} else {
+		head = append(head, fmt.Sprintf("%v per implementation per workload", r.Duration))
+	}
 	fmt.Fprintln(w, strings.Join(head, ", "))
 	for _, wl := range r.Workloads {
 		fmt.Fprintf(w, "workload %s: %v\n", wl.Name, wl)
@@ -74,6 +79,13 @@ func (r *Report) WriteText(out io.Writer) error {
 		fmt.Fprintf(w, "  "+format+"\n", args...)
 	}
 	for _, res := range r.Results {
+		if len(res.RoundOpsPerSec) > 1 {
+			rounds := make([]string, len(res.RoundOpsPerSec))
+			for i, v := range res.RoundOpsPerSec {
+				rounds[i] = fmt.Sprintf("%.0f", v)
+			}
+			note("%s/%s: ops/s by round %s", res.Workload, res.Impl, strings.Join(rounds, " "))
+		}
 		if res.Failures > 0 {
 			note("%s/%s: %d failures, first: %s", res.Workload, res.Impl, res.Failures, res.FailureSample)
 		}
