@@ -99,7 +99,8 @@ type Options struct {
 
 	// Rounds is how many times each implementation runs each workload. The
 	// implementations take turns within a workload, round after round, so
-	// that a machine whose speed drifts slows them alike; each Result is
+	// that a machine whose speed drifts slows them alike, and each round
+	// starts one implementation later than the one before. Each Result is
 	// the implementation's median round by ops/s.
 	// Default: 1.
 	Rounds int
@@ -346,7 +347,12 @@ func Run(ctx context.Context, opts *Options) (*Report, error) {
 	for _, w := range o.Workloads {
 		rounds := make([][]Result, len(o.Impls))
 		for r := range o.Rounds {
-			for i, name := range o.Impls {
+			for j := range o.Impls {
+				// Each round starts one implementation later, so that none
+				// always runs right after the same neighbour (whose
+				// servers may still be busy) or first.
+				i := (j + r) % len(o.Impls)
+				name := o.Impls[i]
 				im, _ := findImpl(name)
 				n++
 				round := ""
