@@ -319,13 +319,8 @@ var errNoAnswer = errors.New("no answer in time")
 // on, bounded by timeout. settled[i] is closed once node i's call has
 // returned.
 func eachNode[T any](l *Locker, ctx context.Context, timeout time.Duration, fn func(ctx context.Context, i int, n node) (T, error), enough func(vals []T, errs []error) bool) (vals []T, errs []error, settled []<-chan struct{}) {
-	type result struct {
-		i   int
-		v   T
-		err error
-	}
 	ctx, cancel := context.WithTimeout(ctx, timeout)
-	results := make(chan result, len(l.nodes))
+	results := make(chan answer[T], len(l.nodes))
 	settled = make([]<-chan struct{}, len(l.nodes))
 	var wg sync.WaitGroup
 	for i, n := range l.nodes {
@@ -334,7 +329,7 @@ func eachNode[T any](l *Locker, ctx context.Context, timeout time.Duration, fn f
 		wg.Go(func() {
 			v, err := fn(ctx, i, n)
 			close(s)
-			results <- result{i, v, err}
+			results <- answer[T]{i, v, err}
 		})
 	}
 	go func() {
@@ -346,25 +341,38 @@ func eachNode[T any](l *Locker, ctx context.Context, timeout time.Duration, fn f
 	for i := range errs {
 		errs[i] = errNoAnswer
 	}
-	for range l.nodes {
-		var r result
+	// The context also ends when the last call has returned.
+	gather(ctx, results, len(l.nodes), vals, errs, enough)
+	return vals, errs, settled
+}
+
+// answer is node i's result.
+type answer[T any] struct {
+	i   int
+	v   T
+	err error
+}
+
+// gather records up to pending answers in vals and errs, until enough
+// says the outcome is decided or ctx ends; the answers already in by then
+// still count.
+func gather[T any](ctx context.Context, results <-chan answer[T], pending int, vals []T, errs []error, enough func(vals []T, errs []error) bool) {
+	for ; pending > 0; pending-- {
+		var r answer[T]
 		select {
 		case r = <-results:
 		case <-ctx.Done():
-			// The context also ends when the last call has returned:
-			// take the answers already in before calling time.
 			select {
 			case r = <-results:
 			default:
-				return vals, errs, settled
+				return
 			}
 		}
 		vals[r.i], errs[r.i] = r.v, r.err
 		if enough != nil && enough(vals, errs) {
-			return vals, errs, settled
+			return
 		}
 	}
-	return vals, errs, settled
 }
 
 // callNodes is eachNode for one script call per node, started through the
@@ -373,10 +381,6 @@ func eachNode[T any](l *Locker, ctx context.Context, timeout time.Duration, fn f
 // result is then the zero value and a nil error); parse reads a call's
 // outcome.
 func callNodes[T any](l *Locker, ctx context.Context, timeout time.Duration, start func(ctx context.Context, i int, n node, done func(*redisq.Call)) bool, parse func(*redisq.Call) (T, error), enough func(vals []T, errs []error) bool) (vals []T, errs []error) {
-	type result struct {
-		i int
-		c *redisq.Call
-	}
 	// The calls' context is cancelled by the last of them to return, which
 	// may be after callNodes has: every call returns by itself, a queued
 	// one skipped once its context ends, a sent one with its round trip.
@@ -388,13 +392,14 @@ func callNodes[T any](l *Locker, ctx context.Context, timeout time.Duration, sta
 			cancel()
 		}
 	}
-	results := make(chan result, len(l.nodes))
+	results := make(chan answer[T], len(l.nodes))
 	vals = make([]T, len(l.nodes))
 	errs = make([]error, len(l.nodes))
 	pending := 0
 	for i, n := range l.nodes {
 		started := start(ctx, i, n, func(c *redisq.Call) {
-			results <- result{i, c}
+			v, err := parse(c)
+			results <- answer[T]{i, v, err}
 			returned()
 		})
 		if !started {
@@ -404,23 +409,7 @@ func callNodes[T any](l *Locker, ctx context.Context, timeout time.Duration, sta
 		errs[i] = errNoAnswer
 		pending++
 	}
-	for ; pending > 0; pending-- {
-		var r result
-		select {
-		case r = <-results:
-		case <-ctx.Done():
-			// The answers already in before calling time still count.
-			select {
-			case r = <-results:
-			default:
-				return vals, errs
-			}
-		}
-		vals[r.i], errs[r.i] = parse(r.c)
-		if enough != nil && enough(vals, errs) {
-			break
-		}
-	}
+	gather(ctx, results, pending, vals, errs, enough)
 	return vals, errs
 }
 
