@@ -92,34 +92,39 @@ func (l *Locker) acquire(ctx context.Context, key string, wait bool, opts []lock
 		return lease.New(key, token, validUntil, a.Config, b)
 	}
 
-	// A free key costs one round trip: no subscription, no queue.
-	res, err := b.q.Acquire(ctx, l.pipe, ttl, false, 0)
-	switch {
-	case err != nil:
-		// The server may have granted the lock before the reply was lost.
-		// Give it back in the background: the server is failing.
-		go b.leave()
-		return nil, a.Refuse(ctx, err)
-	case res.Granted:
-		return granted(res.Token, a.Start.Add(ttl)), nil
+	// A free key costs one round trip: no subscription, no queue. So does
+	// a held one whose channel is already subscribed (others wait on it):
+	// listening first, the call may queue us at once.
+	var wake chan uint64
+	hot := wait && l.notes.Ready(b.q.Keys.Channel)
+	if hot {
+		wake = make(chan uint64, 1)
+		defer l.notes.Listen(ctx, b.q.Keys.Channel, id, wake)()
 	}
-	a.Contended = true
-	if !wait {
-		return nil, a.Refuse(ctx, nil)
+	sent := a.Start
+	res, err := b.q.Acquire(ctx, l.pipe, ttl, hot, 0)
+	if err == nil && !res.Granted {
+		a.Contended = true
+		if !wait {
+			return nil, a.Refuse(ctx, nil)
+		}
+		if !hot {
+			// Held: subscribe to hand-offs, then queue.
+			wake = make(chan uint64, 1)
+			defer l.notes.Listen(ctx, b.q.Keys.Channel, id, wake)()
+			sent = time.Now()
+			res, err = b.q.Acquire(ctx, l.pipe, ttl, true, 0)
+		}
 	}
-
-	// Held: subscribe to hand-offs, then queue.
-	wake := make(chan uint64, 1)
-	defer l.notes.Listen(ctx, b.q.Keys.Channel, id, wake)()
 	var queuedAt time.Time // when the first call that queued us was sent
 	for {
-		sent := time.Now()
-		res, err := b.q.Acquire(ctx, l.pipe, ttl, true, 0)
-		if err != nil {
-			go b.leave() // in the background: the server is failing
+		switch {
+		case err != nil:
+			// The server may have granted the lock before the reply was
+			// lost. Give it back in the background: the server is failing.
+			go b.leave()
 			return nil, a.Refuse(ctx, err)
-		}
-		if res.Granted {
+		case res.Granted:
 			return granted(res.Token, sent.Add(ttl)), nil
 		}
 		if res.Queued && queuedAt.IsZero() {
@@ -143,25 +148,26 @@ func (l *Locker) acquire(ctx context.Context, key string, wait bool, opts []lock
 			b.leave()
 			return nil, a.Refuse(ctx, nil)
 		}
-		if token == 0 || queuedAt.IsZero() {
-			continue
+		if token != 0 && !queuedAt.IsZero() {
+			// The release that handed us the lock ran after we queued, and
+			// gave it at least the claim window: until queuedAt + claim it
+			// is ours without another round trip. Take it if enough of that
+			// is left, and extend it to the full TTL in the background;
+			// with too little left, claim it with a round trip.
+			claim := min(ttl, l.opts.WaiterTimeout)
+			validUntil := queuedAt.Add(claim)
+			if time.Until(validUntil) >= claim/2 {
+				le := granted(token, validUntil)
+				go func() {
+					rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), time.Until(validUntil))
+					defer cancel()
+					le.Refresh(rctx, ttl) // on failure the lease ends at validUntil
+				}()
+				return le, nil
+			}
 		}
-		// The release that handed us the lock ran after we queued, and
-		// gave it at least the claim window: until queuedAt + claim it is
-		// ours without another round trip. Take it if enough of that is
-		// left, and extend it to the full TTL in the background.
-		claim := min(ttl, l.opts.WaiterTimeout)
-		validUntil := queuedAt.Add(claim)
-		if time.Until(validUntil) < claim/2 {
-			continue // too little left: claim it with a round trip
-		}
-		le := granted(token, validUntil)
-		go func() {
-			rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), time.Until(validUntil))
-			defer cancel()
-			le.Refresh(rctx, ttl) // on failure the lease ends at validUntil
-		}()
-		return le, nil
+		sent = time.Now()
+		res, err = b.q.Acquire(ctx, l.pipe, ttl, true, 0)
 	}
 }
 

@@ -77,6 +77,23 @@ func NewNotifier(client redis.UniversalClient) *Notifier {
 	}
 }
 
+// Ready reports whether channel's subscription is confirmed: a waiter
+// that Listens on it can queue at once, without waiting for the server.
+func (n *Notifier) Ready(channel string) bool {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	st := n.channels[channel]
+	if n.closed || st == nil {
+		return false
+	}
+	select {
+	case <-st.ready:
+		return true
+	default:
+		return false
+	}
+}
+
 // Listen registers waiter id on channel: each notification for id sends on
 // wake without blocking (give wake a buffer): the token of the lock handed
 // to id, or 0 for a plain wake-up. It returns a func that unregisters,
@@ -115,6 +132,11 @@ func (n *Notifier) Listen(ctx context.Context, channel, id string, wake chan<- u
 			st.idleSince = time.Now()
 		}
 		n.mu.Unlock()
+	}
+	select {
+	case <-st.ready:
+		return stop
+	default:
 	}
 	if degraded {
 		// The connection has not been confirming subscriptions (a server
