@@ -35,11 +35,13 @@
 //
 // # Fencing tokens
 //
-// Each grant's token is max(Redis server time in microseconds, previous
-// token + 1), kept in a per-key fence key that expires a minute (or two
-// TTLs) after the last grant. Tokens therefore rise for as long as the Redis
-// data lives, and keep rising after the fence key expires unless the Redis
-// server's clock steps backwards by more than that idle time.
+// Each grant's token is one more than the last one on its key. A released
+// lock's key keeps its last token for a minute; when the key has gone (a
+// minute after its last release, or when a holder's lease ran out), the
+// next token is the Redis server's time in microseconds. A key's grants
+// are at least a microsecond apart, so a count never passes the clock, and
+// tokens rise for as long as the Redis data lives and beyond, unless the
+// server's clock steps backwards.
 //
 // # Failure modes
 //
@@ -53,10 +55,12 @@
 //
 // # Keys
 //
-// Keys are stored as Prefix + "{" + key + "}" plus ":q", ":w", ":f" and
-// ":c" for the queue, waiters, fence and channel, all with one hash tag so
-// they share a Redis Cluster slot. The lock key holds "<owner id>:<token>",
-// followed by ":q" while waiters may be queued: an uncontended acquire and
-// release each run one script that touches only the lock and fence keys.
+// Keys are stored as Prefix + "{" + key + "}" plus ":q" and ":w" for the
+// queue and its waiters, all with one hash tag so they share a Redis
+// Cluster slot; hand-offs are published on the channel with suffix ":c".
+// The lock key holds "<owner id>:<token>", followed by ":q" while waiters
+// may be queued, and ":<token>" for a minute after release: an uncontended
+// acquire and release each run one script that reads and writes only the
+// lock key.
 // The scripts need Redis 6.2 or later (SET with GET and KEEPTTL).
 package redislock

@@ -3,6 +3,7 @@ package redislock_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"slices"
 	"sync"
 	"sync/atomic"
@@ -19,7 +20,7 @@ import (
 
 // TestKeysShareHashTagAndVanish checks the Redis side of a lock: every key
 // carries the prefix and one hash tag, and after release nothing is left
-// but the fence key, which expires.
+// but the lock key, which keeps the last token and expires.
 func TestKeysShareHashTagAndVanish(t *testing.T) {
 	c := newClient(t, testserver.SharedRedis(t).Addr())
 	prefix := "booking:lock:" + t.Name() + ":"
@@ -43,7 +44,7 @@ func TestKeysShareHashTagAndVanish(t *testing.T) {
 		t.Fatal(err)
 	}
 	slices.Sort(keys)
-	want := []string{prefix + "{sku-1}", prefix + "{sku-1}:f", prefix + "{sku-1}:q", prefix + "{sku-1}:w"}
+	want := []string{prefix + "{sku-1}", prefix + "{sku-1}:q", prefix + "{sku-1}:w"}
 	if !slices.Equal(keys, want) {
 		t.Fatalf("keys while held with a waiter = %q, want %q", keys, want)
 	}
@@ -59,8 +60,11 @@ func TestKeysShareHashTagAndVanish(t *testing.T) {
 		t.Fatal(err)
 	}
 	keys, _ = c.Keys(ctx, prefix+"*").Result()
-	if !slices.Equal(keys, []string{prefix + "{sku-1}:f"}) {
-		t.Fatalf("keys after release = %q, want only the fence key", keys)
+	if !slices.Equal(keys, []string{prefix + "{sku-1}"}) {
+		t.Fatalf("keys after release = %q, want only the lock key", keys)
+	}
+	if ttl := c.PTTL(ctx, keys[0]).Val(); ttl <= 0 {
+		t.Errorf("the released lock key has no expiry (PTTL %v)", ttl)
 	}
 }
 
@@ -136,9 +140,9 @@ func TestReleaseHandsOverToQueuedWaiter(t *testing.T) {
 	}
 }
 
-// TestTokensKeepRisingAfterFenceExpires deletes the fence key, as its
-// expiry would, and checks the next token is still larger.
-func TestTokensKeepRisingAfterFenceExpires(t *testing.T) {
+// TestTokensKeepRisingAfterKeyExpires deletes the released lock key, as
+// its expiry would, and checks the next token is still larger.
+func TestTokensKeepRisingAfterKeyExpires(t *testing.T) {
 	c := newClient(t, testserver.SharedRedis(t).Addr())
 	prefix := t.Name() + ":"
 	l := redislock.New(c, &redislock.Options{Prefix: prefix})
@@ -159,17 +163,17 @@ func TestTokensKeepRisingAfterFenceExpires(t *testing.T) {
 			t.Fatal(err)
 		}
 		if i%2 == 0 {
-			if err := c.Del(ctx, prefix+"{k}:f").Err(); err != nil {
+			if err := c.Del(ctx, prefix+"{k}").Err(); err != nil {
 				t.Fatal(err)
 			}
 		}
 	}
 }
 
-// TestTokensPassFenceAheadOfClock sets the fence key ahead of the server
-// clock, as a clock that stepped back would leave it, and checks that
-// grants, direct and handed off, continue from it.
-func TestTokensPassFenceAheadOfClock(t *testing.T) {
+// TestTokensContinueAheadOfClock leaves a released lock with a token ahead
+// of the server clock, as a clock that stepped back would leave it, and
+// checks that grants, direct and handed off, continue from it.
+func TestTokensContinueAheadOfClock(t *testing.T) {
 	c := newClient(t, testserver.SharedRedis(t).Addr())
 	prefix := t.Name() + ":"
 	l := redislock.New(c, &redislock.Options{Prefix: prefix})
@@ -177,7 +181,7 @@ func TestTokensPassFenceAheadOfClock(t *testing.T) {
 	ctx := t.Context()
 
 	ahead := uint64(time.Now().Add(time.Hour).UnixMicro())
-	if err := c.Set(ctx, prefix+"{k}:f", ahead, time.Minute).Err(); err != nil {
+	if err := c.Set(ctx, prefix+"{k}", fmt.Sprintf(":%d", ahead), time.Minute).Err(); err != nil {
 		t.Fatal(err)
 	}
 	first, err := l.Acquire(ctx, "k", lock.WithTTL(5*time.Second))
@@ -185,7 +189,7 @@ func TestTokensPassFenceAheadOfClock(t *testing.T) {
 		t.Fatal(err)
 	}
 	if first.Token() != ahead+1 {
-		t.Fatalf("token %d with the fence at %d, want %d", first.Token(), ahead, ahead+1)
+		t.Fatalf("token %d after %d, want %d", first.Token(), ahead, ahead+1)
 	}
 	next := acquireLater(t, ctx, l, "k", lock.WithTTL(5*time.Second))
 	time.Sleep(100 * time.Millisecond) // let it queue
@@ -272,7 +276,15 @@ func TestLostGrantReplyFreesKey(t *testing.T) {
 		t.Fatalf("lost replies %v, want one grant: the test proves nothing", lost)
 	}
 	deadline := time.Now().Add(5 * time.Second)
-	for c.Exists(ctx, prefix+"{k}").Val() != 0 {
+	for {
+		le, err := l.TryAcquire(ctx, "k")
+		if err == nil {
+			le.Release(ctx)
+			return
+		}
+		if !errors.Is(err, lock.ErrNotAcquired) {
+			t.Fatal(err)
+		}
 		if time.Now().After(deadline) {
 			t.Fatal("the unseen grant still holds the key 5s later; its TTL is a minute")
 		}

@@ -173,6 +173,7 @@ func (l *Locker) acquire(ctx context.Context, key string, wait bool, opts []lock
 		key:    key,
 		ttl:    cfg.TTL,
 	}
+	b.q.ClockTokens = true // Token is the largest of a majority's
 	// Every node orders its queue by this process's arrival time, so the
 	// nodes agree on who is next and hand the lock to the same waiter.
 	score := a.Start.UnixMicro()

@@ -1,18 +1,21 @@
--- Shared by acquire.lua and release.lua (prepended to each).
+-- Shared by acquire.lua and release.lua (prepended to each, after a line
+-- that sets clocked: see grant).
 --
--- One lock is four keys that share a hash tag, so they live on one Redis
+-- One lock is three keys that share a hash tag, so they live on one Redis
 -- Cluster slot:
---   KEYS[1] lock     "<owner id>:<fencing token>", expires with the lease;
---                    ":q" follows while the queue may hold waiters
+--   KEYS[1] lock     "<owner id>:<fencing token>" while held, expiring with
+--                    the lease; ":q" follows while the queue may hold
+--                    waiters. Once released, ":<token>" (no owner), kept
+--                    ARGV keep ms so that the next grant continues from it.
 --   KEYS[2] queue    sorted set of waiter ids, scored by arrival
 --   KEYS[3] waiters  hash waiter id -> "<alive-until ms>:<ttl ms>"
---   KEYS[4] fence    last fencing token issued, kept a while after the lock is gone
 --
--- The ":q" mark lets a release that finds none skip the queue: every path
--- that queues a waiter behind a holder marks the lock, and every hand-off
--- marks the new holder's. A mark on a lock with an empty queue only costs
--- its release a look at the queue.
-local lock, queue, waiters, fence = KEYS[1], KEYS[2], KEYS[3], KEYS[4]
+-- The ":q" mark lets a release and an acquire that find none skip the
+-- queue: every path that queues a waiter behind a holder, or behind a free
+-- lock whose first waiter has not taken it yet, marks the lock, and every
+-- hand-off marks the new holder's. A mark on a lock with an empty queue
+-- only costs a look at the queue.
+local lock, queue, waiters = KEYS[1], KEYS[2], KEYS[3]
 
 -- clock reads the server clock once per script, and only if needed, as
 -- {seconds, microseconds} strings.
@@ -24,7 +27,8 @@ local function clock()
   return time
 end
 
--- parse splits a lock value into owner id, token and marks ("" or ":q").
+-- parse splits a lock value into owner id ("" once released), token and
+-- marks ("" or ":q"); nil, nil, "" for a missing key.
 local function parse(v)
   if not v then
     return nil, nil, ''
@@ -32,20 +36,27 @@ local function parse(v)
   return string.match(v, '^([^:]*):(%d+)(.*)$')
 end
 
--- grant gives the lock to who for px ms with a new fencing token, marked
--- if queued is true, and returns the token. Tokens are max(server time in
--- microseconds, last token + 1): they keep rising when the fence key has
--- expired, as long as the server clock does not step back. They are
--- handled as strings of digits, which compare as numbers when their
--- lengths are equal; arithmetic is needed only when the clock has not
--- passed the last token.
-local function grant(who, px, keep, queued)
-  local t = clock()
-  local token = t[1] .. string.rep('0', 6 - #t[2]) .. t[2]
-  local last = redis.call('SET', fence, token, 'PX', keep, 'GET')
-  if last and (#last > #token or (#last == #token and last >= token)) then
+-- grant gives the lock to who for px ms, marked if queued is true, and
+-- returns its fencing token, a string of digits: last + 1, where last is
+-- the token the lock key holds. When the key has gone, or when tokens are
+-- clocked, the token is at least the server time in microseconds.
+--
+-- Grants on one key are at least a microsecond apart (each is a script on
+-- Redis's one thread), so a count that started from the clock never
+-- passes it, and the clock carries the count on once the key has expired:
+-- tokens keep rising unless the server clock steps back. Clocked tokens
+-- of different servers rise together.
+local function grant(who, last, px, queued)
+  local token
+  if last and not clocked then
     token = string.format('%.0f', tonumber(last) + 1)
-    redis.call('SET', fence, token, 'PX', keep)
+  else
+    local t = clock()
+    token = t[1] .. string.rep('0', 6 - #t[2]) .. t[2]
+    -- Equal lengths compare as numbers.
+    if last and (#last > #token or (#last == #token and last >= token)) then
+      token = string.format('%.0f', tonumber(last) + 1)
+    end
   end
   local v = who .. ':' .. token
   if queued then

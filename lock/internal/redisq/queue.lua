@@ -36,6 +36,26 @@ local function head()
   end
 end
 
+-- pop takes the first live waiter out of the queue and returns its id and
+-- ttl (a string of digits), dropping the dead ones in front of it; nil if
+-- nobody is left.
+local function pop()
+  while true do
+    local w = redis.call('ZPOPMIN', queue)[1]
+    if not w then
+      return nil
+    end
+    local v = redis.call('HGET', waiters, w)
+    redis.call('HDEL', waiters, w)
+    if v then
+      local alive, ttl = string.match(v, '^(%d+):(%d+)$')
+      if tonumber(alive) >= now_ms() then
+        return w, ttl
+      end
+    end
+  end
+end
+
 -- dequeue takes a waiter out of the queue.
 local function dequeue(w)
   redis.call('ZREM', queue, w)

@@ -3,7 +3,9 @@
 // Lua scripts, the pipe that sends them, and the pub/sub notifier.
 //
 // A lock is a string "owner:token" with an expiry, marked ":q" while
-// waiters may be queued; waiters queue in a sorted set ordered by arrival;
+// waiters may be queued; once released it is ":token" for a while, and the
+// next grant's token is one more. Waiters queue in a sorted set ordered by
+// arrival;
 // release hands the lock to the first live waiter inside the script and
 // publishes that waiter's id and token, and the waiter holds the lock once
 // the message arrives. See the .lua files for the details.
@@ -35,10 +37,25 @@ var (
 	//go:embed refresh.lua
 	refreshLua string
 
-	acquireScript = newScript(commonLua + include(acquireLua))
-	releaseScript = newScript(commonLua + include(releaseLua))
 	refreshScript = newScript(refreshLua)
+
+	// The acquire and release scripts, for counted tokens and for clocked
+	// ones (Lock.ClockTokens).
+	counted = scriptsFor(false)
+	clocked = scriptsFor(true)
 )
+
+// scripts are the acquire and release scripts of one way of issuing tokens.
+type scripts struct{ acquire, release *script }
+
+func scriptsFor(clocked bool) scripts {
+	// common.lua reads the choice from a local set before it.
+	head := "local clocked = " + strconv.FormatBool(clocked) + "\n" + commonLua
+	return scripts{
+		acquire: newScript(head + include(acquireLua)),
+		release: newScript(head + include(releaseLua)),
+	}
+}
 
 // include puts queue.lua in place of the line "--#include queue.lua" of
 // src. The scripts place it after their fast paths: Lua builds a script's
@@ -52,8 +69,9 @@ func include(src string) string {
 	return strings.Replace(src, line, queueLua, 1)
 }
 
-// minFenceKeep is the shortest time the fence key outlives a grant.
-const minFenceKeep = time.Minute
+// releasedKeep is how long a released lock's key keeps its last token for
+// the next grant.
+const releasedKeep = time.Minute
 
 // script is a Lua script, run by its hash (EVALSHA) and sent in full only
 // when the server does not have it.
@@ -91,19 +109,19 @@ func (s *script) eval(ctx context.Context, by *redis.Cmd) *redis.Cmd {
 // Keys are the Redis names of one lock; they share a hash tag, so they live
 // on one Redis Cluster slot.
 type Keys struct {
-	Lock, Queue, Waiters, Fence, Channel string
+	Lock, Queue, Waiters, Channel string
 
 	script []any // the key count and the keys the scripts take, in their order
 }
 
 // KeysFor returns the names for key under prefix: prefix + "{" + key + "}"
-// and that plus ":q", ":w", ":f" and ":c".
+// and that plus ":q", ":w" and ":c".
 func KeysFor(prefix, key string) Keys {
-	// All five names are slices of one string: one allocation, not five.
+	// All four names are slices of one string: one allocation, not four.
 	var b strings.Builder
 	base := len(prefix) + len(key) + 2
-	b.Grow(5*base + 8)
-	for _, suffix := range []string{"", ":q", ":w", ":f", ":c"} {
+	b.Grow(4*base + 6)
+	for _, suffix := range []string{"", ":q", ":w", ":c"} {
 		b.WriteString(prefix)
 		b.WriteByte('{')
 		b.WriteString(key)
@@ -115,10 +133,9 @@ func KeysFor(prefix, key string) Keys {
 		Lock:    all[:base],
 		Queue:   all[base : 2*base+2],
 		Waiters: all[2*base+2 : 3*base+4],
-		Fence:   all[3*base+4 : 4*base+6],
-		Channel: all[4*base+6:],
+		Channel: all[3*base+4:],
 	}
-	k.script = []any{4, k.Lock, k.Queue, k.Waiters, k.Fence}
+	k.script = []any{3, k.Lock, k.Queue, k.Waiters}
 	return k
 }
 
@@ -132,8 +149,20 @@ type Lock struct {
 	// re-announcing itself, and how long a handed-off lock waits to be
 	// claimed.
 	WaiterTimeout time.Duration
+	// ClockTokens makes each token at least the server's time in µs,
+	// max(time, last token + 1), rather than the last token + 1: tokens of
+	// different servers then rise together, and Redlock can take the
+	// largest of a majority's. It costs a TIME call per grant.
+	ClockTokens bool
 
 	id, channel any // ID and Keys.Channel, boxed once for every command
+}
+
+func (l *Lock) scripts() scripts {
+	if l.ClockTokens {
+		return clocked
+	}
+	return counted
 }
 
 // NewLock returns the handle of owner id on the lock named by keys.
@@ -157,13 +186,13 @@ type Result struct {
 // (or re-announces) the owner; score orders the queue (arrival time in µs,
 // or 0 to use the server's clock).
 func (l *Lock) Acquire(ctx context.Context, p *Pipe, ttl time.Duration, wait bool, score int64) (Result, error) {
-	return acquireResult(p.Run(ctx, acquireScript, l.Keys.script, l.acquireArgs(ttl, wait, score)))
+	return acquireResult(p.Run(ctx, l.scripts().acquire, l.Keys.script, l.acquireArgs(ttl, wait, score)))
 }
 
 // GoAcquire starts Acquire without waiting for it (see Pipe.Go); read its
 // outcome with AcquireResult.
 func (l *Lock) GoAcquire(ctx context.Context, p *Pipe, onDone func(*Call), ttl time.Duration, wait bool, score int64) *Call {
-	return p.Go(ctx, onDone, acquireScript, l.Keys.script, l.acquireArgs(ttl, wait, score))
+	return p.Go(ctx, onDone, l.scripts().acquire, l.Keys.script, l.acquireArgs(ttl, wait, score))
 }
 
 // AcquireResult is the outcome of a call started by GoAcquire.
@@ -171,13 +200,13 @@ func AcquireResult(c *Call) (Result, error) { return acquireResult(c.Result()) }
 
 func (l *Lock) acquireArgs(ttl time.Duration, wait bool, score int64) []any {
 	if !wait {
-		return []any{l.id, millisArg(ttl), fenceKeep(ttl), l.channel}
+		return []any{l.id, millisArg(ttl), l.channel}
 	}
 	scoreArg := ""
 	if score > 0 {
 		scoreArg = strconv.FormatInt(score, 10)
 	}
-	return []any{l.id, millisArg(ttl), fenceKeep(ttl), l.channel, "1", millisArg(l.WaiterTimeout), scoreArg}
+	return []any{l.id, millisArg(ttl), l.channel, "1", millisArg(l.WaiterTimeout), scoreArg}
 }
 
 func acquireResult(val any, err error) (Result, error) {
@@ -215,14 +244,14 @@ func acquireResult(val any, err error) (Result, error) {
 // live waiter, and otherwise takes the owner out of the queue. It reports
 // whether the owner held the lock.
 func (l *Lock) Release(ctx context.Context, p *Pipe) (bool, error) {
-	res, err := intResult(p.Run(ctx, releaseScript, l.Keys.script, l.releaseArgs()))
+	res, err := intResult(p.Run(ctx, l.scripts().release, l.Keys.script, l.releaseArgs()))
 	return res == 1, err
 }
 
 // GoRelease starts Release without waiting for it (see Pipe.Go); read its
 // outcome with ReleaseResult.
 func (l *Lock) GoRelease(ctx context.Context, p *Pipe, onDone func(*Call)) *Call {
-	return p.Go(ctx, onDone, releaseScript, l.Keys.script, l.releaseArgs())
+	return p.Go(ctx, onDone, l.scripts().release, l.Keys.script, l.releaseArgs())
 }
 
 // ReleaseResult is the outcome of a call started by GoRelease.
@@ -232,7 +261,7 @@ func ReleaseResult(c *Call) (bool, error) {
 }
 
 func (l *Lock) releaseArgs() []any {
-	return []any{l.id, fenceKeep(0), l.channel, millisArg(l.WaiterTimeout)}
+	return []any{l.id, millisArg(releasedKeep), l.channel, millisArg(l.WaiterTimeout)}
 }
 
 // Yield puts the owner back in the queue at score and passes the lock to
@@ -241,7 +270,7 @@ func (l *Lock) releaseArgs() []any {
 // keeps its place.
 func (l *Lock) Yield(ctx context.Context, p *Pipe, score int64, ttl time.Duration) (kept bool, err error) {
 	args := append(l.releaseArgs(), strconv.FormatInt(score, 10), millisArg(l.WaiterTimeout), millisArg(ttl))
-	res, err := intResult(p.Run(ctx, releaseScript, l.Keys.script, args))
+	res, err := intResult(p.Run(ctx, l.scripts().release, l.Keys.script, args))
 	return res == 2, err
 }
 
@@ -254,8 +283,8 @@ func (l *Lock) Refresh(ctx context.Context, p *Pipe, ttl time.Duration, reseed b
 		reseedArg = "1"
 	}
 	held, err := intResult(p.Run(ctx, refreshScript,
-		[]any{2, l.Keys.Lock, l.Keys.Fence},
-		[]any{l.id, millisArg(ttl), fenceKeep(ttl), reseedArg, strconv.FormatUint(token, 10)},
+		[]any{1, l.Keys.Lock},
+		[]any{l.id, millisArg(ttl), reseedArg, strconv.FormatUint(token, 10)},
 	))
 	return held == 1, err
 }
@@ -270,10 +299,6 @@ func intResult(val any, err error) (int64, error) {
 	}
 	return n, nil
 }
-
-// fenceKeep is how long the fence key outlives a grant: long enough that a
-// small backwards step of the server clock cannot lower a token.
-func fenceKeep(ttl time.Duration) any { return millisArg(max(2*ttl, minFenceKeep)) }
 
 // millis rounds d up to whole milliseconds, Redis's resolution.
 func millis(d time.Duration) string {

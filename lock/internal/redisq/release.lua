@@ -8,18 +8,20 @@
 -- that fell short of a majority, so every node keeps serving the earliest
 -- waiter.
 --
--- ARGV: 1 owner id, 2 fence keep ms, 3 notification channel, 4 longest time
--- a handed-off lock waits for its new owner to claim it, ms.
+-- ARGV: 1 owner id, 2 how long a released lock keeps its token, ms, 3
+-- notification channel, 4 longest time a handed-off lock waits for its new
+-- owner to claim it, ms.
 -- Returns 1 if ARGV[1] held the lock and passed it on, 2 if it yielded and
 -- kept it, 0 if it did not hold it.
-local id, keep, channel, claim = ARGV[1], tonumber(ARGV[2]), ARGV[3], tonumber(ARGV[4])
+local id, keep, channel, claim = ARGV[1], ARGV[2], ARGV[3], tonumber(ARGV[4])
 local score = tonumber(ARGV[5])
 local v = redis.call('GET', lock)
-local owner, _, marks = parse(v)
+local owner, token, marks = parse(v)
 
--- Held by id and nobody queued: the common case, one check and the delete.
+-- Held by id and nobody queued: the common case, one check and the
+-- release, which keeps the token for the next grant.
 if owner == id and marks == '' and not score then
-  redis.call('DEL', lock)
+  redis.call('SET', lock, ':' .. token, 'PX', keep)
   return 1
 end
 
@@ -36,22 +38,19 @@ if score then
   redis.call('HSET', waiters, id, string.format('%.0f:%s', now_ms() + tonumber(ARGV[6]), ARGV[7]))
   redis.call('ZADD', queue, 'NX', score, id)
 end
-local h = head()
+local h, ttl = pop()
 if h == id then
-  dequeue(id)
   mark(v, marks)
   return 2
 end
 if not h then
-  redis.call('DEL', lock)
+  redis.call('SET', lock, ':' .. token, 'PX', keep)
   return 1
 end
-local ttl = tonumber(string.match(redis.call('HGET', waiters, h), ':(%d+)$'))
-dequeue(h)
 -- The message tells the new owner its token. It extends the lock to its
 -- own ttl when the message reaches it; until then a short expiry keeps a
 -- waiter that died unseen from holding up the queue. The queue may hold
 -- more waiters: mark it.
-local token = grant(h, math.min(ttl, claim), keep, true)
-redis.call('PUBLISH', channel, h .. ':' .. token)
+local given = grant(h, token, math.min(tonumber(ttl), claim), true)
+redis.call('PUBLISH', channel, h .. ':' .. given)
 return 1

@@ -1,0 +1,133 @@
+package redisq_test
+
+import (
+	"testing"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+
+	"github.com/stockade/stockade/lock/internal/redisq"
+)
+
+// serverMicros is the server's clock in µs.
+func serverMicros(t *testing.T, c *redis.Client) uint64 {
+	t.Helper()
+	now, err := c.Time(t.Context()).Result()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return uint64(now.UnixMicro())
+}
+
+// TestTokens checks how grants number a key's holders: one more than the
+// last token while the released key keeps it, directly and by hand-off;
+// at least the server clock when the key has gone; and, clocked, at least
+// the server clock always.
+func TestTokens(t *testing.T) {
+	for _, clocked := range []bool{false, true} {
+		t.Run(map[bool]string{false: "counted", true: "clocked"}[clocked], func(t *testing.T) {
+			c := newClient(t)
+			p := redisq.NewPipe(c)
+			ctx := t.Context()
+			owner := func(id string) redisq.Lock {
+				l := newLock("k", id)
+				l.ClockTokens = clocked
+				return l
+			}
+			take := func(l redisq.Lock, wait bool) redisq.Result {
+				t.Helper()
+				res, err := l.Acquire(ctx, p, time.Minute, wait, 0)
+				if err != nil {
+					t.Fatal(err)
+				}
+				return res
+			}
+			release := func(l redisq.Lock) {
+				t.Helper()
+				if held, err := l.Release(ctx, p); err != nil || !held {
+					t.Fatalf("release by %s: held %v, %v", l.ID, held, err)
+				}
+			}
+			// next checks token follows last: by one if counted, and never
+			// below the server clock read just before the grant if clocked.
+			next := func(what string, last, token, clock uint64) {
+				t.Helper()
+				if token <= last {
+					t.Fatalf("%s: token %d after %d", what, token, last)
+				}
+				if clocked && token < clock {
+					t.Fatalf("%s: clocked token %d below the server clock %d", what, token, clock)
+				}
+				if !clocked && token != last+1 {
+					t.Fatalf("%s: token %d after %d, want %d", what, token, last, last+1)
+				}
+			}
+
+			before := serverMicros(t, c)
+			a := owner("a")
+			first := take(a, false)
+			if !first.Granted || first.Token < before {
+				t.Fatalf("first grant %+v: want a token from the server clock, at least %d", first, before)
+			}
+			release(a)
+
+			b := owner("b")
+			clock := serverMicros(t, c)
+			direct := take(b, false)
+			if !direct.Granted {
+				t.Fatalf("free key not granted: %+v", direct)
+			}
+			next("direct grant", first.Token, direct.Token, clock)
+
+			w := owner("w")
+			if res := take(w, true); res.Granted || !res.Queued {
+				t.Fatalf("waiter behind a holder: %+v, want queued", res)
+			}
+			clock = serverMicros(t, c)
+			release(b) // hands the lock to w
+			handed := take(w, true)
+			if !handed.Granted {
+				t.Fatalf("waiter not handed the lock: %+v", handed)
+			}
+			next("hand-off", direct.Token, handed.Token, clock)
+			release(w)
+
+			// The released key expires: the server clock carries on.
+			if err := c.Del(ctx, w.Keys.Lock).Err(); err != nil {
+				t.Fatal(err)
+			}
+			clock = serverMicros(t, c)
+			after := take(owner("z"), false)
+			if !after.Granted || after.Token <= handed.Token || after.Token < clock {
+				t.Fatalf("grant after the key expired: %+v, want a token above %d and the server clock %d", after, handed.Token, clock)
+			}
+		})
+	}
+}
+
+// TestNoBargingPastExpiredHolder expires a holder that has a waiter
+// queued: the lock key is gone, and a newcomer must still not pass the
+// waiter.
+func TestNoBargingPastExpiredHolder(t *testing.T) {
+	c := newClient(t)
+	p := redisq.NewPipe(c)
+	ctx := t.Context()
+	holder, waiter, newcomer := newLock("k", "h"), newLock("k", "w"), newLock("k", "n")
+
+	if res, err := holder.Acquire(ctx, p, 50*time.Millisecond, false, 0); err != nil || !res.Granted {
+		t.Fatalf("holder: %+v, %v", res, err)
+	}
+	if res, err := waiter.Acquire(ctx, p, time.Minute, true, 0); err != nil || !res.Queued {
+		t.Fatalf("waiter: %+v, %v", res, err)
+	}
+	time.Sleep(100 * time.Millisecond) // the holder's lease expires
+	if n, err := c.Exists(ctx, holder.Keys.Lock).Result(); err != nil || n != 0 {
+		t.Fatalf("lock key still there after its lease (%d, %v): the test proves nothing", n, err)
+	}
+	if res, err := newcomer.Acquire(ctx, p, time.Minute, false, 0); err != nil || res.Granted {
+		t.Fatalf("newcomer passed the queued waiter: %+v, %v", res, err)
+	}
+	if res, err := waiter.Acquire(ctx, p, time.Minute, true, 0); err != nil || !res.Granted {
+		t.Fatalf("waiter, first in line, not granted: %+v, %v", res, err)
+	}
+}
