@@ -37,24 +37,43 @@ var (
 	//go:embed refresh.lua
 	refreshLua string
 
-	refreshScript = newScript(refreshLua)
+	//go:embed batch.lua
+	batchLua string
 
-	// The acquire and release scripts, for counted tokens and for clocked
-	// ones (Lock.ClockTokens).
-	counted = scriptsFor(false)
-	clocked = scriptsFor(true)
+	// The scripts for counted tokens and for clocked ones
+	// (Lock.ClockTokens).
+	counted = familyFor(false)
+	clocked = familyFor(true)
 )
 
-// scripts are the acquire and release scripts of one way of issuing tokens.
-type scripts struct{ acquire, release *script }
+// family is the scripts of one way of issuing tokens, and the script that
+// runs a batch of their calls in one go (see batch.lua).
+type family struct {
+	acquire, release, refresh *script
+	batch                     *script
+}
 
-func scriptsFor(clocked bool) scripts {
+func familyFor(clocked bool) *family {
 	// common.lua reads the choice from a local set before it.
 	head := "local clocked = " + strconv.FormatBool(clocked) + "\n" + commonLua
-	return scripts{
-		acquire: newScript(head + include(acquireLua)),
-		release: newScript(head + include(releaseLua)),
+	acquire, release := head+include(acquireLua), head+include(releaseLua)
+	f := &family{
+		acquire: newScript(acquire),
+		release: newScript(release),
+		refresh: newScript(refreshLua),
 	}
+	var b strings.Builder
+	b.WriteString("local ops = {}\n")
+	for _, op := range []struct {
+		s    *script
+		name string
+	}{{f.acquire, "a"}, {f.release, "r"}, {f.refresh, "f"}} {
+		op.s.family, op.s.op = f, op.name
+		fmt.Fprintf(&b, "ops.%s = function(KEYS, ARGV)\n%s\nend\n", op.name, op.s.src)
+	}
+	b.WriteString(batchLua)
+	f.batch = newScript(b.String())
+	return f
 }
 
 // include puts queue.lua in place of the line "--#include queue.lua" of
@@ -78,6 +97,9 @@ const releasedKeep = time.Minute
 type script struct {
 	src  string
 	hash any // hex SHA-1 of src, boxed once for every command
+
+	family *family // whose batch script runs s as op
+	op     any
 }
 
 func newScript(src string) *script {
@@ -158,7 +180,7 @@ type Lock struct {
 	id, channel any // ID and Keys.Channel, boxed once for every command
 }
 
-func (l *Lock) scripts() scripts {
+func (l *Lock) scripts() *family {
 	if l.ClockTokens {
 		return clocked
 	}
@@ -282,7 +304,7 @@ func (l *Lock) Refresh(ctx context.Context, p *Pipe, ttl time.Duration, reseed b
 	if reseed {
 		reseedArg = "1"
 	}
-	held, err := intResult(p.Run(ctx, refreshScript,
+	held, err := intResult(p.Run(ctx, l.scripts().refresh,
 		[]any{1, l.Keys.Lock},
 		[]any{l.id, millisArg(ttl), reseedArg, strconv.FormatUint(token, 10)},
 	))
