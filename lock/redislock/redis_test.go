@@ -389,3 +389,40 @@ func TestUnavailableWhenServerDown(t *testing.T) {
 	srv := testserver.NewRedis(t)
 	locktest.ServerDown(t, newLocker(t, srv.Addr(), nil), srv.Kill, 600*time.Millisecond)
 }
+
+// TestHandedOffLeaseKeepsItsTTL hands a lock with a TTL longer than
+// WaiterTimeout to a waiter: the hand-off holds it only for the claim
+// window, and the lease must extend it to the full TTL in time.
+func TestHandedOffLeaseKeepsItsTTL(t *testing.T) {
+	addr := testserver.SharedRedis(t).Addr()
+	const waiterTimeout, ttl = 300 * time.Millisecond, 5 * time.Second
+	l := newLocker(t, addr, &redislock.Options{Prefix: t.Name() + ":", WaiterTimeout: waiterTimeout})
+	ctx := t.Context()
+
+	first, err := l.Acquire(ctx, "k", lock.WithTTL(ttl))
+	if err != nil {
+		t.Fatal(err)
+	}
+	next := acquireLater(t, ctx, l, "k", lock.WithTTL(ttl))
+	time.Sleep(50 * time.Millisecond) // let it queue
+	if err := first.Release(ctx); err != nil {
+		t.Fatal(err)
+	}
+	second := <-next
+	if second == nil {
+		return
+	}
+	time.Sleep(3 * waiterTimeout) // well past the claim window
+	select {
+	case <-second.Done():
+		t.Fatalf("handed-off lease lost after %v of its %v TTL: %v", 3*waiterTimeout, ttl, second.Err())
+	default:
+	}
+	c := newClient(t, addr)
+	if left := c.PTTL(ctx, t.Name()+":{k}").Val(); left < ttl-3*waiterTimeout-time.Second {
+		t.Fatalf("lock key expires in %v; the lease's TTL is %v", left, ttl)
+	}
+	if err := second.Release(ctx); err != nil {
+		t.Fatalf("release: %v", err)
+	}
+}

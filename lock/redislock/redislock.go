@@ -152,17 +152,19 @@ func (l *Locker) acquire(ctx context.Context, key string, wait bool, opts []lock
 			// The release that handed us the lock ran after we queued, and
 			// gave it at least the claim window: until queuedAt + claim it
 			// is ours without another round trip. Take it if enough of that
-			// is left, and extend it to the full TTL in the background;
-			// with too little left, claim it with a round trip.
+			// is left; with too little left, claim it with a round trip.
 			claim := min(ttl, l.opts.WaiterTimeout)
 			validUntil := queuedAt.Add(claim)
-			if time.Until(validUntil) >= claim/2 {
+			if left := time.Until(validUntil); left >= claim/2 {
 				le := granted(token, validUntil)
-				go func() {
+				// Extend it to the full TTL once half of what is left has
+				// gone, unless it is released first: most holders are done
+				// by then, and save the call.
+				b.extend = time.AfterFunc(left/2, func() {
 					rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), time.Until(validUntil))
 					defer cancel()
 					le.Refresh(rctx, ttl) // on failure the lease ends at validUntil
-				}()
+				})
 				return le, nil
 			}
 		}
@@ -174,8 +176,9 @@ func (l *Locker) acquire(ctx context.Context, key string, wait bool, opts []lock
 // backend is one acquisition's lock on the server; it implements
 // lease.Backend for the lease it becomes.
 type backend struct {
-	pipe *redisq.Pipe
-	q    redisq.Lock
+	pipe   *redisq.Pipe
+	q      redisq.Lock
+	extend *time.Timer // a handed-off lease's extension to its TTL, if pending
 }
 
 // Refresh implements lease.Backend.
@@ -192,6 +195,9 @@ func (b *backend) Refresh(ctx context.Context, ttl time.Duration) error {
 
 // Release implements lease.Backend.
 func (b *backend) Release(ctx context.Context) error {
+	if b.extend != nil {
+		b.extend.Stop()
+	}
 	held, err := b.q.Release(ctx, b.pipe)
 	switch {
 	case err != nil:
