@@ -16,12 +16,10 @@
 //
 // The scripts that a Locker's goroutines run at the same time share round
 // trips: at most two go out at once, and the calls that arrive meanwhile
-// are sent together when one returns, as one script that runs them all
-// (through a Cluster or a Ring client, whose calls may live on different
-// slots, as a pipeline of scripts). A lone caller's call goes out at once.
-// Under load that saves the client and the server most of their per-call
-// work; each call still gets its own outcome, and a call whose context
-// ends while it waits its turn is never sent.
+// are sent together in one pipeline when one returns. A lone caller's call
+// goes out at once. Under load that saves the client and the server most of
+// their per-call work; a call whose context ends while it waits its turn is
+// never sent.
 //
 // Waiters queue in Redis in arrival order (a sorted set scored by the
 // server's clock). Release hands the lock straight to the first live

@@ -13,7 +13,7 @@
 // # How it works
 //
 // Every node runs the same scripts as redislock, and concurrent calls to a
-// node share round trips as they do there. An attempt asks all nodes in
+// node share pipelines as they do there. An attempt asks all nodes in
 // parallel, each bounded by NodeTimeout × TTL. It succeeds when a
 // majority grant and the time left, TTL − elapsed − drift (DriftFactor ×
 // TTL + 2 ms), is still positive; that is the lease's validity, counted from

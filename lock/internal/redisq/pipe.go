@@ -3,7 +3,6 @@ package redisq
 import (
 	"context"
 	"errors"
-	"fmt"
 	"sync"
 	"time"
 
@@ -15,20 +14,14 @@ import (
 // batches.
 const maxBatches = 2
 
-// Pipe runs the scripts of concurrent callers on one server in batches.
+// Pipe runs the scripts of concurrent callers on one server in pipelines.
 // A call that finds fewer than maxBatches batches on the wire goes out at
-// once; calls that arrive meanwhile queue up and go out together when a
-// batch returns. Every call that shares a batch saves the client and the
-// server a read and a write: most of what an uncontended lock costs them
-// when many goroutines lock at once.
-//
-// On a plain or failover client (*redis.Client) a batch runs as one
-// script (batch.lua), which also saves the server a script run per call.
-// On a Cluster or a Ring its calls may live on different slots, and it
-// goes out as a pipeline of scripts.
+// once; calls that arrive meanwhile queue up and go out together in one
+// pipeline when a batch returns. Every call that shares a pipeline saves
+// the client and the server a read and a write: most of what an
+// uncontended lock costs them when many goroutines lock at once.
 type Pipe struct {
-	client  redis.UniversalClient
-	combine bool // batches run as one script
+	client redis.UniversalClient
 
 	mu      sync.Mutex
 	queue   []*Call
@@ -36,17 +29,14 @@ type Pipe struct {
 }
 
 // NewPipe returns a Pipe on client.
-func NewPipe(client redis.UniversalClient) *Pipe {
-	_, combine := client.(*redis.Client)
-	return &Pipe{client: client, combine: combine}
-}
+func NewPipe(client redis.UniversalClient) *Pipe { return &Pipe{client: client} }
 
 // Call is one script run through a Pipe.
 type Call struct {
-	ctx        context.Context
-	script     *script
-	keys, args []any       // keys starts with their count
-	onDone     func(*Call) // called once done, if not nil
+	ctx    context.Context
+	script *script
+	cmd    *redis.Cmd
+	onDone func(*Call) // called once done, if not nil
 
 	sent bool          // guarded by Pipe.mu: taken into a batch
 	done chan struct{} // closed once val and err are set; nil for a call run by its caller
@@ -68,7 +58,7 @@ func (p *Pipe) Run(ctx context.Context, s *script, keys, args []any) (any, error
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	c := &Call{ctx: ctx, script: s, keys: keys, args: args}
+	c := &Call{ctx: ctx, script: s, cmd: s.cmd(ctx, keys, args)}
 	p.mu.Lock()
 	if p.running < maxBatches {
 		// Send it ourselves, with whatever else is queued, and leave any
@@ -114,7 +104,7 @@ func (p *Pipe) Run(ctx context.Context, s *script, keys, args []any) (any, error
 // is closed and onDone, if not nil, is called with it; onDone must not
 // block.
 func (p *Pipe) Go(ctx context.Context, onDone func(*Call), s *script, keys, args []any) *Call {
-	c := &Call{ctx: ctx, script: s, keys: keys, args: args, onDone: onDone, done: make(chan struct{})}
+	c := &Call{ctx: ctx, script: s, cmd: s.cmd(ctx, keys, args), onDone: onDone, done: make(chan struct{})}
 	p.mu.Lock()
 	p.queue = append(p.queue, c)
 	start := p.running < maxBatches
@@ -171,95 +161,33 @@ func finishSkipped(skipped []*Call) {
 
 // send runs a batch and completes its calls.
 func (p *Pipe) send(batch []*Call) {
-	switch {
-	case len(batch) == 0:
-	case len(batch) == 1:
+	switch len(batch) {
+	case 0:
+		return
+	case 1:
 		c := batch[0]
-		c.finish(p.process(c.ctx, c.script, c.script.cmd(c.ctx, c.keys, c.args)))
-	case p.combine && oneFamily(batch):
-		p.sendCombined(batch)
-	default:
-		p.sendPipelined(batch)
-	}
-}
-
-// process runs cmd, an EVALSHA of s, and returns its reply. If the server
-// lost its script cache (a restart, SCRIPT FLUSH), it sends the source,
-// which loads it again.
-func (p *Pipe) process(ctx context.Context, s *script, cmd *redis.Cmd) (any, error) {
-	if err := p.client.Process(ctx, cmd); isNoScript(err) {
-		cmd = s.eval(ctx, cmd)
-		p.client.Process(ctx, cmd)
-	}
-	return cmd.Result()
-}
-
-// oneFamily reports whether one batch script can run every call of batch.
-func oneFamily(batch []*Call) bool {
-	for _, c := range batch[1:] {
-		if c.script.family != batch[0].script.family {
-			return false
+		if err := p.client.Process(c.ctx, c.cmd); isNoScript(err) {
+			c.cmd = c.script.eval(c.ctx, c.cmd)
+			p.client.Process(c.ctx, c.cmd)
 		}
+		c.finish(c.cmd.Result())
+		return
 	}
-	return batch[0].script.family != nil
-}
-
-// sendCombined runs batch as one call of its family's batch script.
-func (p *Pipe) sendCombined(batch []*Call) {
 	ctx, cancel := batchContext(batch)
 	defer cancel()
-	nkeys, nargs := 0, 1
-	for _, c := range batch {
-		nkeys += len(c.keys) - 1
-		nargs += 3 + len(c.args)
-	}
-	f := batch[0].script.family
-	argv := make([]any, 0, 3+nkeys+nargs)
-	argv = append(argv, "evalsha", f.batch.hash, nkeys)
-	for _, c := range batch {
-		argv = append(argv, c.keys[1:]...)
-	}
-	argv = append(argv, len(batch))
-	for _, c := range batch {
-		argv = append(argv, c.script.op, len(c.keys)-1, len(c.args))
-		argv = append(argv, c.args...)
-	}
-	cmd := redis.NewCmd(ctx, argv...)
-	cmd.SetFirstKeyPos(3)
-	val, err := p.process(ctx, f.batch, cmd)
-	replies, ok := val.([]any)
-	if err == nil && (!ok || len(replies) != len(batch)) {
-		err = fmt.Errorf("batch script returned %v for %d calls", val, len(batch))
-	}
-	for i, c := range batch {
-		if err != nil {
-			c.finish(nil, err)
-		} else if e, failed := replies[i].(error); failed {
-			c.finish(nil, e) // this call's error; the others ran
-		} else {
-			c.finish(replies[i], nil)
-		}
-	}
-}
-
-// sendPipelined runs the calls of batch in one pipeline.
-func (p *Pipe) sendPipelined(batch []*Call) {
-	ctx, cancel := batchContext(batch)
-	defer cancel()
-	cmds := make([]*redis.Cmd, len(batch))
 	pipe := p.client.Pipeline()
-	for i, c := range batch {
-		cmds[i] = c.script.cmd(ctx, c.keys, c.args)
-		pipe.Process(ctx, cmds[i])
+	for _, c := range batch {
+		pipe.Process(ctx, c.cmd)
 	}
 	pipe.Exec(ctx) // each command carries its own error
-	for i, c := range batch {
-		cmd := cmds[i]
-		if isNoScript(cmd.Err()) {
-			cmd = c.script.eval(ctx, cmd)
-			p.client.Process(ctx, cmd)
+	for _, c := range batch {
+		if isNoScript(c.cmd.Err()) {
+			// The server lost its script cache (a restart, SCRIPT FLUSH):
+			// send the source, which loads it again.
+			c.cmd = c.script.eval(ctx, c.cmd)
+			p.client.Process(ctx, c.cmd)
 		}
-		c.finish(cmd.Result())
+		c.finish(c.cmd.Result())
 	}
 }
 

@@ -37,43 +37,24 @@ var (
 	//go:embed refresh.lua
 	refreshLua string
 
-	//go:embed batch.lua
-	batchLua string
+	refreshScript = newScript(refreshLua)
 
-	// The scripts for counted tokens and for clocked ones
-	// (Lock.ClockTokens).
-	counted = familyFor(false)
-	clocked = familyFor(true)
+	// The acquire and release scripts, for counted tokens and for clocked
+	// ones (Lock.ClockTokens).
+	counted = scriptsFor(false)
+	clocked = scriptsFor(true)
 )
 
-// family is the scripts of one way of issuing tokens, and the script that
-// runs a batch of their calls in one go (see batch.lua).
-type family struct {
-	acquire, release, refresh *script
-	batch                     *script
-}
+// scripts are the acquire and release scripts of one way of issuing tokens.
+type scripts struct{ acquire, release *script }
 
-func familyFor(clocked bool) *family {
+func scriptsFor(clocked bool) scripts {
 	// common.lua reads the choice from a local set before it.
 	head := "local clocked = " + strconv.FormatBool(clocked) + "\n" + commonLua
-	acquire, release := head+include(acquireLua), head+include(releaseLua)
-	f := &family{
-		acquire: newScript(acquire),
-		release: newScript(release),
-		refresh: newScript(refreshLua),
+	return scripts{
+		acquire: newScript(head + include(acquireLua)),
+		release: newScript(head + include(releaseLua)),
 	}
-	var b strings.Builder
-	b.WriteString("local ops = {}\n")
-	for _, op := range []struct {
-		s    *script
-		name string
-	}{{f.acquire, "a"}, {f.release, "r"}, {f.refresh, "f"}} {
-		op.s.family, op.s.op = f, op.name
-		fmt.Fprintf(&b, "ops.%s = function(KEYS, ARGV)\n%s\nend\n", op.name, op.s.src)
-	}
-	b.WriteString(batchLua)
-	f.batch = newScript(b.String())
-	return f
 }
 
 // include puts queue.lua in place of the line "--#include queue.lua" of
@@ -97,9 +78,6 @@ const releasedKeep = time.Minute
 type script struct {
 	src  string
 	hash any // hex SHA-1 of src, boxed once for every command
-
-	family *family // whose batch script runs s as op
-	op     any
 }
 
 func newScript(src string) *script {
@@ -180,7 +158,7 @@ type Lock struct {
 	id, channel any // ID and Keys.Channel, boxed once for every command
 }
 
-func (l *Lock) scripts() *family {
+func (l *Lock) scripts() scripts {
 	if l.ClockTokens {
 		return clocked
 	}
@@ -304,7 +282,7 @@ func (l *Lock) Refresh(ctx context.Context, p *Pipe, ttl time.Duration, reseed b
 	if reseed {
 		reseedArg = "1"
 	}
-	held, err := intResult(p.Run(ctx, l.scripts().refresh,
+	held, err := intResult(p.Run(ctx, refreshScript,
 		[]any{1, l.Keys.Lock},
 		[]any{l.id, millisArg(ttl), reseedArg, strconv.FormatUint(token, 10)},
 	))
