@@ -1,0 +1,100 @@
+package redisq_test
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+
+	"github.com/stockade/stockade/lock/internal/redisq"
+)
+
+// holdFirst delays the first n commands (or pipelines) a client sends, so
+// that the calls made meanwhile queue in the Pipe and go out together. It
+// records the longest pipeline it saw.
+type holdFirst struct{ n, longest atomic.Int32 }
+
+func (h *holdFirst) hold() {
+	if h.n.Add(-1) >= 0 {
+		time.Sleep(100 * time.Millisecond)
+	}
+}
+
+func (h *holdFirst) DialHook(next redis.DialHook) redis.DialHook { return next }
+
+func (h *holdFirst) ProcessHook(next redis.ProcessHook) redis.ProcessHook {
+	return func(ctx context.Context, cmd redis.Cmder) error {
+		h.hold()
+		return next(ctx, cmd)
+	}
+}
+
+func (h *holdFirst) ProcessPipelineHook(next redis.ProcessPipelineHook) redis.ProcessPipelineHook {
+	return func(ctx context.Context, cmds []redis.Cmder) error {
+		if n := int32(len(cmds)); n > h.longest.Load() {
+			h.longest.Store(n)
+		}
+		h.hold()
+		return next(ctx, cmds)
+	}
+}
+
+// TestPipeBatchKeepsEachCallsError sends one batch of acquires, one of
+// which fails, and checks that each call gets its own outcome: the failing
+// call its error, the others their grants.
+func TestPipeBatchKeepsEachCallsError(t *testing.T) {
+	c := newClient(t)
+	ctx := t.Context()
+	const calls, bad = 10, 4
+	locks := make([]redisq.Lock, calls)
+	for i := range locks {
+		locks[i] = newLock(fmt.Sprint("k", i), fmt.Sprint("owner", i))
+	}
+	// The bad call queues behind another owner, into a queue key that is
+	// not a sorted set: its ZADD fails.
+	if err := c.Set(ctx, locks[bad].Keys.Lock, "other:1", time.Minute).Err(); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Set(ctx, locks[bad].Keys.Queue, "not a sorted set", time.Minute).Err(); err != nil {
+		t.Fatal(err)
+	}
+
+	// Two calls occupy the Pipe's batches on the wire, held up by the
+	// hook; the rest queue behind them and go out as one batch.
+	hook := &holdFirst{}
+	hook.n.Store(2)
+	c.AddHook(hook)
+	p := redisq.NewPipe(c)
+	var started []*redisq.Call
+	for i := range locks {
+		started = append(started, locks[i].GoAcquire(ctx, p, nil, time.Minute, true, 0))
+		if i < 2 {
+			time.Sleep(20 * time.Millisecond) // let it reach the hook
+		}
+	}
+	for _, call := range started {
+		<-call.Done()
+	}
+	if got := hook.longest.Load(); got != calls-2 {
+		t.Fatalf("longest pipeline %d calls, want the %d queued behind the first two: the test proves nothing", got, calls-2)
+	}
+	for i, call := range started {
+		res, err := redisq.AcquireResult(call)
+		switch {
+		case i == bad:
+			if err == nil || !strings.Contains(err.Error(), "WRONGTYPE") {
+				t.Errorf("call %d, into a queue of the wrong type: %+v, %v; want WRONGTYPE", i, res, err)
+			}
+		case err != nil || !res.Granted:
+			t.Errorf("call %d, batched with a failing call: %+v, %v; want granted", i, res, err)
+		default:
+			if v := c.Get(ctx, locks[i].Keys.Lock).Val(); v != fmt.Sprintf("owner%d:%d", i, res.Token) {
+				t.Errorf("call %d granted token %d, but the lock holds %q", i, res.Token, v)
+			}
+		}
+	}
+}
