@@ -26,10 +26,14 @@
 // waiter inside the release script and publishes that waiter's id and new
 // token on the key's channel. The waiter, subscribed through one shared
 // pub/sub connection per Locker, holds the lock as soon as the message
-// arrives and extends it to its own TTL in the background. A key's channel
-// stays subscribed for 10 s after its last waiter leaves, so a key
-// contended in bursts does not subscribe each time. No waiter polls, and a
-// releasing holder cannot take the lock back ahead of the queue. Waiters also re-check on a timer (when the holder's
+// arrives. The hand-off holds the lock for at most WaiterTimeout, so that
+// a waiter that died unseen cannot hold up the queue for a whole TTL; a
+// holder still holding it halfway through is extended to its own TTL in
+// the background. A key's channel stays subscribed for 10 s after its
+// last waiter leaves, so a key contended in bursts does not subscribe each
+// time, and a waiter that finds its channel subscribed queues in its first
+// call. No waiter polls, and a releasing holder cannot take the lock back
+// ahead of the queue. Waiters also re-check on a timer (when the holder's
 // lease would expire, and every WaiterTimeout/3 to keep their place), so a
 // lost notification or a holder that died costs time, never a deadlock.
 //
