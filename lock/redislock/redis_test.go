@@ -82,6 +82,19 @@ func acquireLater(t *testing.T, ctx context.Context, l lock.Locker, key string, 
 	return got
 }
 
+// handOver queues an Acquire of first's key behind first, releases first,
+// and returns the lease handed over, or nil once the error is reported to
+// t.
+func handOver(t *testing.T, ctx context.Context, l lock.Locker, first lock.Lease, opts ...lock.Option) lock.Lease {
+	t.Helper()
+	next := acquireLater(t, ctx, l, first.Key(), opts...)
+	time.Sleep(50 * time.Millisecond) // let it queue
+	if err := first.Release(ctx); err != nil {
+		t.Fatal(err)
+	}
+	return <-next
+}
+
 // TestReleaseHandsOverToQueuedWaiter checks that each release finds the
 // waiters queued behind the holder and gives the lock to the first inside
 // the release script: the lock key never goes free, and no waiter needs its
@@ -191,12 +204,7 @@ func TestTokensContinueAheadOfClock(t *testing.T) {
 	if first.Token() != ahead+1 {
 		t.Fatalf("token %d after %d, want %d", first.Token(), ahead, ahead+1)
 	}
-	next := acquireLater(t, ctx, l, "k", lock.WithTTL(5*time.Second))
-	time.Sleep(100 * time.Millisecond) // let it queue
-	if err := first.Release(ctx); err != nil {
-		t.Fatal(err)
-	}
-	second := <-next
+	second := handOver(t, ctx, l, first, lock.WithTTL(5*time.Second))
 	if second == nil {
 		return
 	}
@@ -403,12 +411,7 @@ func TestHandedOffLeaseKeepsItsTTL(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	next := acquireLater(t, ctx, l, "k", lock.WithTTL(ttl))
-	time.Sleep(50 * time.Millisecond) // let it queue
-	if err := first.Release(ctx); err != nil {
-		t.Fatal(err)
-	}
-	second := <-next
+	second := handOver(t, ctx, l, first, lock.WithTTL(ttl))
 	if second == nil {
 		return
 	}
