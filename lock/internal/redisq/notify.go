@@ -66,6 +66,16 @@ type channelState struct {
 	ready     chan struct{} // closed when the subscription is confirmed
 }
 
+// confirmed reports whether the server has confirmed the subscription.
+func (st *channelState) confirmed() bool {
+	select {
+	case <-st.ready:
+		return true
+	default:
+		return false
+	}
+}
+
 // NewNotifier returns a Notifier on client; it connects on first use.
 func NewNotifier(client redis.UniversalClient) *Notifier {
 	return &Notifier{
@@ -83,15 +93,7 @@ func (n *Notifier) Ready(channel string) bool {
 	n.mu.Lock()
 	defer n.mu.Unlock()
 	st := n.channels[channel]
-	if n.closed || st == nil {
-		return false
-	}
-	select {
-	case <-st.ready:
-		return true
-	default:
-		return false
-	}
+	return !n.closed && st != nil && st.confirmed()
 }
 
 // Listen registers waiter id on channel: each notification for id sends on
@@ -133,10 +135,8 @@ func (n *Notifier) Listen(ctx context.Context, channel, id string, wake chan<- u
 		}
 		n.mu.Unlock()
 	}
-	select {
-	case <-st.ready:
+	if st.confirmed() {
 		return stop
-	default:
 	}
 	if degraded {
 		// The connection has not been confirming subscriptions (a server
@@ -234,12 +234,8 @@ func (n *Notifier) receive(ps *redis.PubSub) {
 			}
 			n.mu.Lock()
 			n.degraded = false
-			if st := n.channels[m.Channel]; st != nil && st.sent {
-				select {
-				case <-st.ready:
-				default:
-					close(st.ready)
-				}
+			if st := n.channels[m.Channel]; st != nil && st.sent && !st.confirmed() {
+				close(st.ready)
 			}
 			n.mu.Unlock()
 		case *redis.Message:
