@@ -36,6 +36,12 @@ local function parse(v)
   return string.match(v, '^([^:]*):(%d+)(.*)$')
 end
 
+-- free releases the lock, keeping its token (":<token>") for keep ms for
+-- the next grant.
+local function free(token, keep)
+  redis.call('SET', lock, ':' .. token, 'PX', keep)
+end
+
 -- grant gives the lock to who for px ms, marked if queued is true, and
 -- returns its fencing token, a string of digits: last + 1, where last is
 -- the token the lock key holds. When the key has gone, or when tokens are

@@ -21,7 +21,7 @@ local owner, token, marks = parse(v)
 -- Held by id and nobody queued: the common case, one check and the
 -- release, which keeps the token for the next grant.
 if owner == id and marks == '' and not score then
-  redis.call('SET', lock, ':' .. token, 'PX', keep)
+  free(token, keep)
   return 1
 end
 
@@ -44,7 +44,7 @@ if h == id then
   return 2
 end
 if not h then
-  redis.call('SET', lock, ':' .. token, 'PX', keep)
+  free(token, keep)
   return 1
 end
 -- The message tells the new owner its token. It extends the lock to its
