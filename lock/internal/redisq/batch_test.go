@@ -49,7 +49,9 @@ func (h *holdFirst) ProcessPipelineHook(next redis.ProcessPipelineHook) redis.Pr
 func TestPipeBatchKeepsEachCallsError(t *testing.T) {
 	c := newClient(t)
 	ctx := t.Context()
-	const calls, bad = 10, 4
+	// The first MaxBatches calls fill the Pipe's batches on the wire; the
+	// eight after them, the bad one among them, queue as one batch.
+	const calls, bad = redisq.MaxBatches + 8, redisq.MaxBatches + 2
 	locks := make([]redisq.Lock, calls)
 	for i := range locks {
 		locks[i] = newLock(fmt.Sprint("k", i), fmt.Sprint("owner", i))
@@ -63,24 +65,24 @@ func TestPipeBatchKeepsEachCallsError(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	// Two calls occupy the Pipe's batches on the wire, held up by the
-	// hook; the rest queue behind them and go out as one batch.
+	// The first calls occupy the Pipe's batches on the wire, held up by
+	// the hook; the rest queue behind them and go out as one batch.
 	hook := &holdFirst{}
-	hook.n.Store(2)
+	hook.n.Store(redisq.MaxBatches)
 	c.AddHook(hook)
 	p := redisq.NewPipe(c)
 	var started []*redisq.Call
 	for i := range locks {
 		started = append(started, locks[i].GoAcquire(ctx, p, nil, time.Minute, true, 0))
-		if i < 2 {
+		if i < redisq.MaxBatches {
 			time.Sleep(20 * time.Millisecond) // let it reach the hook
 		}
 	}
 	for _, call := range started {
 		<-call.Done()
 	}
-	if got := hook.longest.Load(); got != calls-2 {
-		t.Fatalf("longest pipeline %d calls, want the %d queued behind the first two: the test proves nothing", got, calls-2)
+	if got := hook.longest.Load(); got != calls-redisq.MaxBatches {
+		t.Fatalf("longest pipeline %d calls, want the %d queued behind the first %d: the test proves nothing", got, calls-redisq.MaxBatches, redisq.MaxBatches)
 	}
 	for i, call := range started {
 		res, err := redisq.AcquireResult(call)

@@ -9,3 +9,6 @@ func SetIdleUnsubscribe(d time.Duration) (restore func()) {
 	idleUnsubscribe = d
 	return func() { idleUnsubscribe = old }
 }
+
+// MaxBatches is how many batches a Pipe has on the wire at once.
+const MaxBatches = maxBatches

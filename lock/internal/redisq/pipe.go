@@ -9,10 +9,14 @@ import (
 	"github.com/redis/go-redis/v9"
 )
 
-// maxBatches is how many batches a Pipe has on the wire at once: two keep
-// the server busy while the next batch gathers; more would only split the
-// batches.
-const maxBatches = 2
+// maxBatches is how many batches a Pipe has on the wire at once. Fewer make
+// larger batches, each saving the client and the server a read and a
+// write per call; more keep both busy while a batch's replies are being
+// handed out. With 16 goroutines locking free keys on a 2-core machine,
+// two batches averaged 4.7 calls each but left the CPUs idle a third of
+// the time; four averaged 2.9 calls and ran about 15% more locks a second.
+// Three to six measured alike.
+const maxBatches = 4
 
 // Pipe runs the scripts of concurrent callers on one server in pipelines.
 // A call that finds fewer than maxBatches batches on the wire goes out at
