@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -401,9 +402,10 @@ func TestTokenSequence(t *testing.T) {
 	const n = 6
 	tokens := make(chan uint64, n)
 	start := make(chan struct{})
+	var wg sync.WaitGroup
 	for i := range n {
 		l := pglock.New(newPool(t, url, 2), opts)
-		go func() {
+		wg.Go(func() {
 			<-start
 			le, err := l.TryAcquire(ctx, fmt.Sprint("k", i))
 			if err != nil {
@@ -415,7 +417,7 @@ func TestTokenSequence(t *testing.T) {
 			if err := le.Release(ctx); err != nil {
 				t.Error(err)
 			}
-		}()
+		})
 	}
 	close(start)
 	seen := map[uint64]bool{}
@@ -426,6 +428,7 @@ func TestTokenSequence(t *testing.T) {
 		}
 		seen[tok] = true
 	}
+	wg.Wait() // the releases too, before the test ends
 	var last int64
 	if err := admin.QueryRow(ctx, `SELECT last_value FROM locks."Tokens"`).Scan(&last); err != nil {
 		t.Fatal(err)
