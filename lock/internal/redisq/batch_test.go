@@ -1,47 +1,14 @@
 package redisq_test
 
 import (
-	"context"
 	"fmt"
 	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
 
-	"github.com/redis/go-redis/v9"
-
 	"github.com/stockade/stockade/lock/internal/redisq"
 )
-
-// holdFirst delays the first n commands (or pipelines) a client sends, so
-// that the calls made meanwhile queue in the Pipe and go out together. It
-// records the longest pipeline it saw.
-type holdFirst struct{ n, longest atomic.Int32 }
-
-func (h *holdFirst) hold() {
-	if h.n.Add(-1) >= 0 {
-		time.Sleep(100 * time.Millisecond)
-	}
-}
-
-func (h *holdFirst) DialHook(next redis.DialHook) redis.DialHook { return next }
-
-func (h *holdFirst) ProcessHook(next redis.ProcessHook) redis.ProcessHook {
-	return func(ctx context.Context, cmd redis.Cmder) error {
-		h.hold()
-		return next(ctx, cmd)
-	}
-}
-
-func (h *holdFirst) ProcessPipelineHook(next redis.ProcessPipelineHook) redis.ProcessPipelineHook {
-	return func(ctx context.Context, cmds []redis.Cmder) error {
-		if n := int32(len(cmds)); n > h.longest.Load() {
-			h.longest.Store(n)
-		}
-		h.hold()
-		return next(ctx, cmds)
-	}
-}
 
 // TestPipeBatchKeepsEachCallsError sends one batch of acquires, one of
 // which fails, and checks that each call gets its own outcome: the failing
@@ -67,9 +34,15 @@ func TestPipeBatchKeepsEachCallsError(t *testing.T) {
 
 	// The first calls occupy the Pipe's batches on the wire, held up by
 	// the hook; the rest queue behind them and go out as one batch.
-	hook := &holdFirst{}
-	hook.n.Store(redisq.MaxBatches)
-	c.AddHook(hook)
+	var held, longest atomic.Int32
+	c.AddHook(delayHook(func(cmds int) {
+		if int32(cmds) > longest.Load() {
+			longest.Store(int32(cmds))
+		}
+		if held.Add(1) <= redisq.MaxBatches {
+			time.Sleep(100 * time.Millisecond)
+		}
+	}))
 	p := redisq.NewPipe(c)
 	var started []*redisq.Call
 	for i := range locks {
@@ -81,7 +54,7 @@ func TestPipeBatchKeepsEachCallsError(t *testing.T) {
 	for _, call := range started {
 		<-call.Done()
 	}
-	if got := hook.longest.Load(); got != calls-redisq.MaxBatches {
+	if got := longest.Load(); got != calls-redisq.MaxBatches {
 		t.Fatalf("longest pipeline %d calls, want the %d queued behind the first %d: the test proves nothing", got, calls-redisq.MaxBatches, redisq.MaxBatches)
 	}
 	for i, call := range started {

@@ -3,6 +3,7 @@ package redisq
 import (
 	"context"
 	"errors"
+	"slices"
 	"sync"
 	"time"
 
@@ -24,6 +25,12 @@ const maxBatches = 4
 // pipeline when a batch returns. Every call that shares a pipeline saves
 // the client and the server a read and a write: most of what an
 // uncontended lock costs them when many goroutines lock at once.
+//
+// The goroutine whose batch returned hands its place on the wire to a
+// caller waiting in Run, which sends the queue, its own call among it: no
+// goroutine is started, and that caller gets its reply without another
+// wake-up. Only calls started with Go, which have no caller waiting, are
+// sent by a goroutine of their own.
 type Pipe struct {
 	client redis.UniversalClient
 
@@ -42,8 +49,15 @@ type Call struct {
 	cmd    *redis.Cmd
 	onDone func(*Call) // called once done, if not nil
 
-	sent bool          // guarded by Pipe.mu: taken into a batch
-	done chan struct{} // closed once val and err are set; nil for a call run by its caller
+	// Guarded by Pipe.mu:
+	sent  bool // taken into a batch
+	waits bool // queued by Run, whose caller can send it
+	leads bool // its caller was handed a place on the wire to send it
+
+	// Closed once val and err are set; nil for a call its caller sent.
+	// A call queued by Run receives one value first if its caller is
+	// handed a place on the wire.
+	done chan struct{}
 	val  any
 	err  error
 }
@@ -65,42 +79,75 @@ func (p *Pipe) Run(ctx context.Context, s *script, keys, args []any) (any, error
 	c := &Call{ctx: ctx, script: s, cmd: s.cmd(ctx, keys, args)}
 	p.mu.Lock()
 	if p.running < maxBatches {
-		// Send it ourselves, with whatever else is queued, and leave any
-		// later arrivals to a goroutine of their own.
 		p.running++
-		batch, skipped := p.take()
-		batch = append(batch, c)
-		c.sent = true
-		p.mu.Unlock()
-		finishSkipped(skipped)
-		p.send(batch)
-		p.mu.Lock()
-		more := len(p.queue) > 0
-		if !more {
-			p.running--
-		}
-		p.mu.Unlock()
-		if more {
-			go p.drain()
-		}
-		return c.val, c.err
+		return p.lead(c)
 	}
-	c.done = make(chan struct{})
+	c.done = make(chan struct{}, 1)
+	c.waits = true
 	p.queue = append(p.queue, c)
 	p.mu.Unlock()
 	select {
-	case <-c.done:
+	case _, leads := <-c.done:
+		if leads {
+			p.mu.Lock()
+			return p.lead(c)
+		}
 		return c.val, c.err
 	case <-ctx.Done():
 	}
 	p.mu.Lock()
-	sent := c.sent
+	leads, sent := c.leads, c.sent
 	p.mu.Unlock()
-	if !sent {
+	switch {
+	case leads:
+		// Handed a place on the wire just as we gave up: pass it on.
+		go p.drain()
+		return nil, ctx.Err()
+	case !sent:
 		return nil, ctx.Err() // the batch that takes it skips it
 	}
 	<-c.done
 	return c.val, c.err
+}
+
+// lead sends c, with the calls queued, as one batch, in the place on the
+// wire its caller holds, and returns c's reply. p.mu must be held; lead
+// releases it.
+func (p *Pipe) lead(c *Call) (any, error) {
+	batch, skipped := p.take()
+	if c.ctx.Err() == nil {
+		c.sent = true
+		batch = append(batch, c)
+	} else {
+		skipped = append(skipped, c)
+	}
+	p.mu.Unlock()
+	finishSkipped(skipped)
+	p.send(batch)
+	p.mu.Lock()
+	p.handOn()
+	p.mu.Unlock()
+	return c.val, c.err
+}
+
+// handOn passes on a place on the wire whose batch has returned: to a
+// caller waiting in Run, which sends the queue; to a goroutine of its own
+// when only calls started with Go are queued; or back to the Pipe when
+// nothing is. p.mu must be held.
+func (p *Pipe) handOn() {
+	if len(p.queue) == 0 {
+		p.running--
+		return
+	}
+	for i, c := range p.queue {
+		if c.waits && c.ctx.Err() == nil {
+			p.queue = slices.Delete(p.queue, i, i+1)
+			c.sent, c.leads = true, true
+			c.done <- struct{}{}
+			return
+		}
+	}
+	go p.drain()
 }
 
 // Go starts s with keys and args without waiting for it. The call is sent

@@ -4,8 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math/rand/v2"
 	"os"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -124,5 +126,79 @@ func TestPipeSkipsCallsWhoseContextEnded(t *testing.T) {
 	}
 	if n, err := c.Exists(t.Context(), l.Keys.Lock).Result(); err != nil || n != 0 {
 		t.Errorf("a call whose context had ended reached the server: %d keys, %v", n, err)
+	}
+}
+
+// delayHook is a client hook that calls itself, with the number of
+// commands, before every command and pipeline the client sends.
+type delayHook func(cmds int)
+
+func (h delayHook) DialHook(next redis.DialHook) redis.DialHook { return next }
+
+func (h delayHook) ProcessHook(next redis.ProcessHook) redis.ProcessHook {
+	return func(ctx context.Context, cmd redis.Cmder) error {
+		h(1)
+		return next(ctx, cmd)
+	}
+}
+
+func (h delayHook) ProcessPipelineHook(next redis.ProcessPipelineHook) redis.ProcessPipelineHook {
+	return func(ctx context.Context, cmds []redis.Cmder) error {
+		h(len(cmds))
+		return next(ctx, cmds)
+	}
+}
+
+// TestPipeSurvivesCallersGivingUp has many callers give up at random
+// moments: queued, handed a place on the wire, or with their call sent.
+// Each place on the wire must come back to the Pipe, or the Pipe stalls
+// once maxBatches of them are lost.
+func TestPipeSurvivesCallersGivingUp(t *testing.T) {
+	c := newClient(t)
+	// Up to a millisecond more per batch, so that calls pile up.
+	c.AddHook(delayHook(func(int) { time.Sleep(rand.N(time.Millisecond)) }))
+	p := redisq.NewPipe(c)
+
+	var wg sync.WaitGroup
+	var gaveUp, done atomic.Int64
+	for g := range 32 {
+		wg.Go(func() {
+			l := newLock(fmt.Sprint("k", g), fmt.Sprint("owner", g))
+			for range 100 {
+				ctx, cancel := context.WithTimeout(t.Context(), rand.N(2*time.Millisecond))
+				_, err := l.Acquire(ctx, p, time.Minute, false, 0)
+				cancel()
+				switch {
+				case errors.Is(err, context.DeadlineExceeded):
+					gaveUp.Add(1)
+				case err != nil:
+					t.Errorf("acquire: %v", err)
+					return
+				default:
+					done.Add(1)
+				}
+			}
+		})
+	}
+	wg.Wait()
+	t.Logf("%d calls done, %d given up", done.Load(), gaveUp.Load())
+	if gaveUp.Load() == 0 || done.Load() == 0 {
+		t.Fatalf("%d calls done, %d given up: want both, or the test proves nothing", done.Load(), gaveUp.Load())
+	}
+
+	// Every place on the wire is back: a call goes out at once and is
+	// answered.
+	ctx, cancel := context.WithTimeout(t.Context(), 5*time.Second)
+	defer cancel()
+	deadline := time.Now().Add(5 * time.Second)
+	for p.Running() != 0 && time.Now().Before(deadline) {
+		time.Sleep(time.Millisecond) // a batch still on the wire or being handed on
+	}
+	if n := p.Running(); n != 0 {
+		t.Fatalf("%d places on the wire still taken with every caller gone", n)
+	}
+	l := newLock("after", "owner")
+	if res, err := l.Acquire(ctx, p, time.Minute, false, 0); err != nil || !res.Granted {
+		t.Fatalf("acquire after the storm: %+v, %v", res, err)
 	}
 }
