@@ -6,10 +6,24 @@
 -- or by a hand-off that this call claims), else {0, 0, ms until the lock
 -- expires or 0 if unknown, 1 if this call put id in the queue}.
 local id, ttl = ARGV[1], ARGV[2]
-local v = redis.call('GET', lock)
+local v = redis.call('GET', KEYS[1])
+
+-- The common case, before the helpers are built: released (":<token>": no
+-- owner, no mark, so nobody in line) and counted tokens. The grant is the
+-- next token, as grant below gives it.
+if v and not clocked then
+  local last = string.match(v, '^:(%d+)$')
+  if last then
+    local token = string.format('%.0f', tonumber(last) + 1)
+    redis.call('SET', KEYS[1], id .. ':' .. token, 'PX', ttl)
+    return {1, token, 0, 0}
+  end
+end
+
+--#include common.lua
 local owner, token, marks = parse(v)
 
--- Released, and nobody in line: the common case, one read and the grant.
+-- Released, and nobody in line, with clocked tokens.
 if owner == '' and marks == '' then
   return {1, grant(id, token, ttl, false), 0, 0}
 end

@@ -1,5 +1,6 @@
--- Shared by acquire.lua and release.lua (prepended to each, after a line
--- that sets clocked: see grant).
+-- Shared by acquire.lua and release.lua, included in each after its fast
+-- path, so that a call that takes it does not build these helpers. A line
+-- before each script sets clocked (see grant).
 --
 -- One lock is three keys that share a hash tag, so they live on one Redis
 -- Cluster slot:

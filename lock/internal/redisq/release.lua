@@ -15,15 +15,21 @@
 -- kept it, 0 if it did not hold it.
 local id, keep, channel, claim = ARGV[1], ARGV[2], ARGV[3], tonumber(ARGV[4])
 local score = tonumber(ARGV[5])
-local v = redis.call('GET', lock)
-local owner, token, marks = parse(v)
+local v = redis.call('GET', KEYS[1])
 
--- Held by id and nobody queued: the common case, one check and the
--- release, which keeps the token for the next grant.
-if owner == id and marks == '' and not score then
-  free(token, keep)
-  return 1
+-- The common case, before the helpers are built: held by id and unmarked
+-- ("<id>:<token>", so nobody queued), and not yielding. The key keeps the
+-- token for the next grant, as free below writes it.
+if v and not score then
+  local owner, token = string.match(v, '^([^:]*):(%d+)$')
+  if owner == id then
+    redis.call('SET', KEYS[1], ':' .. token, 'PX', keep)
+    return 1
+  end
 end
+
+--#include common.lua
+local owner, token, marks = parse(v)
 
 --#include queue.lua
 
