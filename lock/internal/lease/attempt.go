@@ -50,16 +50,16 @@ func (a *Attempt) Granted(token uint64) {
 
 // Refuse reports a failed attempt and returns its error:
 //   - lock.ErrNotAcquired joined with the context's error, when ctx ended
-//     the wait;
+//     the wait (or its deadline has passed);
 //   - cause itself when it already is a lock error (ErrNotAcquired,
 //     ErrInvalid, ErrUnavailable);
 //   - lock.ErrUnavailable wrapping any other cause: the backend failed;
 //   - lock.ErrNotAcquired, "held", without a cause.
 func (a *Attempt) Refuse(ctx context.Context, cause error) error {
 	var err error
-	switch {
-	case ctx.Err() != nil:
-		err = errors.Join(fmt.Errorf("%w: %q", lock.ErrNotAcquired, a.Key), ctx.Err())
+	switch ctxErr := ended(ctx); {
+	case ctxErr != nil:
+		err = errors.Join(fmt.Errorf("%w: %q", lock.ErrNotAcquired, a.Key), ctxErr)
 	case errors.Is(cause, lock.ErrNotAcquired), errors.Is(cause, lock.ErrInvalid), errors.Is(cause, lock.ErrUnavailable):
 		err = cause
 	case cause != nil:
@@ -69,4 +69,18 @@ func (a *Attempt) Refuse(ctx context.Context, cause error) error {
 	}
 	lock.Notify(a.Config.Observer, lock.Event{Kind: lock.NotAcquired, Key: a.Key, Wait: time.Since(a.Start), Contended: a.Contended, Err: err})
 	return err
+}
+
+// ended returns ctx's error, or context.DeadlineExceeded once ctx's
+// deadline has passed. The timer that ends a context can run late: a call
+// cut short by the deadline meanwhile, in a context derived from the same
+// deadline, must not pass for a failing backend.
+func ended(ctx context.Context) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	if d, ok := ctx.Deadline(); ok && !time.Now().Before(d) {
+		return context.DeadlineExceeded
+	}
+	return nil
 }

@@ -59,3 +59,27 @@ func TestReleaseRacingRefresh(t *testing.T) {
 	}
 	t.Logf("events: %v", events)
 }
+
+// lateTimer is a context whose deadline has passed but whose timer has not
+// yet ended it.
+type lateTimer struct{ context.Context }
+
+func (lateTimer) Deadline() (time.Time, bool) { return time.Now().Add(-time.Millisecond), true }
+
+func TestRefuseAtThePassedDeadline(t *testing.T) {
+	a, _, err := Begin(context.Background(), "k", true, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// A call failed on a context of the same deadline, whose timer ran
+	// first: the wait ended, the backend did not fail.
+	err = a.Refuse(lateTimer{context.Background()}, fmt.Errorf("redis: %w", context.DeadlineExceeded))
+	if !errors.Is(err, lock.ErrNotAcquired) || !errors.Is(err, context.DeadlineExceeded) || errors.Is(err, lock.ErrUnavailable) {
+		t.Errorf("Refuse at a passed deadline = %v; want ErrNotAcquired joined with context.DeadlineExceeded", err)
+	}
+	// Before the deadline, the same cause is the backend's failure.
+	err = a.Refuse(context.Background(), fmt.Errorf("redis: %w", context.DeadlineExceeded))
+	if !errors.Is(err, lock.ErrUnavailable) {
+		t.Errorf("Refuse before any deadline = %v; want ErrUnavailable", err)
+	}
+}
