@@ -61,6 +61,19 @@ func (l *flakyLocker) acquire(ctx context.Context, key string) (func(context.Con
 	return l.chanLocker.acquire(ctx, key)
 }
 
+// deadlineLocker fails every acquisition at its context's deadline, on a
+// timer of its own, as a client that bounds each call by the deadline does.
+type deadlineLocker struct{}
+
+func (deadlineLocker) acquire(ctx context.Context, key string) (func(context.Context) error, error) {
+	if d, ok := ctx.Deadline(); ok {
+		time.Sleep(time.Until(d))
+	}
+	return nil, errors.New("server call timed out")
+}
+
+func (deadlineLocker) close() error { return nil }
+
 func TestMeasureCountsWhatHappened(t *testing.T) {
 	const d = 200 * time.Millisecond
 	oneKey := Workload{Name: "one", Goroutines: 4, Keys: 1, Hold: time.Millisecond}
@@ -106,6 +119,15 @@ func TestMeasureCountsWhatHappened(t *testing.T) {
 		}
 		if r.Ops == 0 || r.Wait.N != r.Ops {
 			t.Errorf("ops %d, waits %d", r.Ops, r.Wait.N)
+		}
+	})
+	t.Run("timed out at the end of the run is not a failure", func(t *testing.T) {
+		// Every acquisition fails on a timer of its own at the run's
+		// deadline, which may fire before the run's context is ended.
+		w := Workload{Name: "late", Goroutines: 16, Keys: 16}
+		r := measure(t.Context(), deadlineLocker{}, w, d)
+		if r.Failures != 0 || r.Ops != 0 {
+			t.Fatalf("failures %d (first: %s), ops %d; want none", r.Failures, r.FailureSample, r.Ops)
 		}
 	})
 	t.Run("end of run is not a failure", func(t *testing.T) {
