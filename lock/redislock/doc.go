@@ -15,11 +15,12 @@
 // one to release.
 //
 // The scripts that a Locker's goroutines run at the same time share round
-// trips: at most two go out at once, and the calls that arrive meanwhile
-// are sent together in one pipeline when one returns. A lone caller's call
-// goes out at once. Under load that saves the client and the server most of
-// their per-call work; a call whose context ends while it waits its turn is
-// never sent.
+// trips: at most four go out at once, and the calls that arrive meanwhile
+// wait their turn. When one returns, its caller hands its place to the
+// first of them, which sends them all in one pipeline. A lone caller's
+// call goes out at once. Under load that saves the client and the server
+// most of their per-call work; a call whose context ends while it waits its
+// turn is never sent.
 //
 // Waiters queue in Redis in arrival order (a sorted set scored by the
 // server's clock). Release hands the lock straight to the first live
