@@ -69,9 +69,9 @@ func (c *Call) Done() <-chan struct{} { return c.done }
 func (c *Call) Result() (any, error) { return c.val, c.err }
 
 // Run runs s with keys (the key count, then the keys) and args and
-// returns its reply. If ctx ends while
-// the call is still queued, it is never sent and Run returns ctx's error;
-// once sent, Run waits for the reply, as a plain command does.
+// returns its reply. If ctx ends while the call is still queued, it is
+// never sent and Run returns ctx's error; once sent, Run waits for the
+// reply, as a plain command does.
 func (p *Pipe) Run(ctx context.Context, s *script, keys, args []any) (any, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
