@@ -115,8 +115,7 @@ func (p *Pipe) Run(ctx context.Context, s *script, keys, args []any) (any, error
 // releases it.
 func (p *Pipe) lead(c *Call) (any, error) {
 	batch, skipped := p.take()
-	if c.ctx.Err() == nil {
-		c.sent = true
+	if c.admit() {
 		batch = append(batch, c)
 	} else {
 		skipped = append(skipped, c)
@@ -193,15 +192,25 @@ func (p *Pipe) take() (batch, skipped []*Call) {
 	p.queue = nil
 	n := 0
 	for _, c := range batch {
-		if c.ctx.Err() != nil {
+		if !c.admit() {
 			skipped = append(skipped, c)
 			continue
 		}
-		c.sent = true
 		batch[n] = c
 		n++
 	}
 	return batch[:n], skipped
+}
+
+// admit marks c sent unless its context has ended, and reports whether it
+// did: a call whose context has ended is skipped, never sent. Pipe.mu must
+// be held.
+func (c *Call) admit() bool {
+	if c.ctx.Err() != nil {
+		return false
+	}
+	c.sent = true
+	return true
 }
 
 func finishSkipped(skipped []*Call) {
