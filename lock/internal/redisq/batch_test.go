@@ -3,6 +3,7 @@ package redisq_test
 import (
 	"fmt"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -32,15 +33,20 @@ func TestPipeBatchKeepsEachCallsError(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	// The first calls occupy the Pipe's batches on the wire, held up by
-	// the hook; the rest queue behind them and go out as one batch.
-	var held, longest atomic.Int32
+	// The first MaxBatches calls occupy the Pipe's batches on the wire,
+	// one each, held at the hook until every later call has queued
+	// behind them; those then go out as one batch.
+	var entered, longest atomic.Int32
+	gate := make(chan struct{})
+	var open sync.Once
+	release := func() { open.Do(func() { close(gate) }) }
+	t.Cleanup(release) // a failed test must not leave batches stuck
 	c.AddHook(delayHook(func(cmds int) {
 		if int32(cmds) > longest.Load() {
 			longest.Store(int32(cmds))
 		}
-		if held.Add(1) <= redisq.MaxBatches {
-			time.Sleep(100 * time.Millisecond)
+		if entered.Add(1) <= redisq.MaxBatches {
+			<-gate
 		}
 	}))
 	p := redisq.NewPipe(c)
@@ -48,9 +54,12 @@ func TestPipeBatchKeepsEachCallsError(t *testing.T) {
 	for i := range locks {
 		started = append(started, locks[i].GoAcquire(ctx, p, nil, time.Minute, true, 0))
 		if i < redisq.MaxBatches {
-			time.Sleep(20 * time.Millisecond) // let it reach the hook
+			// Let this call reach the hook alone before the next one
+			// is started, or the two would share a batch.
+			awaitAtLeast(t, &entered, int32(i+1))
 		}
 	}
+	release()
 	for _, call := range started {
 		<-call.Done()
 	}
@@ -71,5 +80,18 @@ func TestPipeBatchKeepsEachCallsError(t *testing.T) {
 				t.Errorf("call %d granted token %d, but the lock holds %q", i, res.Token, v)
 			}
 		}
+	}
+}
+
+// awaitAtLeast waits until n reaches want, failing the test if it has
+// not within a few seconds.
+func awaitAtLeast(t *testing.T, n *atomic.Int32, want int32) {
+	t.Helper()
+	deadline := time.Now().Add(5 * time.Second)
+	for n.Load() < want {
+		if time.Now().After(deadline) {
+			t.Fatalf("counter at %d after 5s, want %d", n.Load(), want)
+		}
+		time.Sleep(time.Millisecond)
 	}
 }
