@@ -13,11 +13,17 @@ import (
 // maxBatches is how many batches a Pipe has on the wire at once. Fewer make
 // larger batches, each saving the client and the server a read and a
 // write per call; more keep both busy while a batch's replies are being
-// handed out. With 16 goroutines locking free keys on a 2-core machine,
-// two batches averaged 4.7 calls each but left the CPUs idle a third of
-// the time; four averaged 2.9 calls and ran about 15% more locks a second.
-// Three to six measured alike.
-const maxBatches = 4
+// handed out, and take a fairer share of a server that other clients keep
+// busy: Redis serves its connections in turn, one read each.
+//
+// With 16 goroutines locking free keys on a 2-core machine, two batches
+// left the CPUs idle a third of the time; four left them 18-20% idle, and
+// eight 10-12%, for about 15% more locks a second (three alternating
+// pairs). Run at the same time as a bare SET NX loop in another process
+// against the same Redis, four batches did 0.30-0.34× the loop's locks,
+// six 0.45×, eight 0.55-0.82× and sixteen 0.69-0.73×; alone, sixteen did
+// worse than four.
+const maxBatches = 8
 
 // Pipe runs the scripts of concurrent callers on one server in pipelines.
 // A call that finds fewer than maxBatches batches on the wire goes out at
