@@ -19,7 +19,8 @@
 //   - stockade: lock/redislock with default Options and a 10 s TTL. It waits
 //     with Acquire bounded only by the run's context: a fair FIFO queue, the
 //     release script hands the lock to the first waiter and wakes it by
-//     pub/sub.
+//     pub/sub, or by the release's reply when the waiter shares the
+//     releaser's Locker, as every goroutine of the bench does.
 //   - redsync: github.com/go-redsync/redsync/v4 over a go-redis v9 pool, with
 //     every option at its default: 8 s expiry, 32 tries, a random delay of
 //     50–250 ms between tries. After the 32nd failed try LockContext gives

@@ -15,28 +15,35 @@
 // one to release.
 //
 // The scripts that a Locker's goroutines run at the same time share round
-// trips: at most four go out at once, and the calls that arrive meanwhile
-// wait their turn. When one returns, its caller hands its place to the
-// first of them, which sends them all in one pipeline. A lone caller's
-// call goes out at once. Under load that saves the client and the server
-// most of their per-call work; a call whose context ends while it waits its
-// turn is never sent.
+// trips: at most eight batches are on the wire at once, and the calls that
+// arrive meanwhile wait their turn. When one returns, its caller hands its
+// place to the first of them, which sends them all in one pipeline. A lone
+// caller's call goes out at once. Under load that saves the client and the
+// server most of their per-call work; a call whose context ends while it
+// waits its turn is never sent.
 //
 // Waiters queue in Redis in arrival order (a sorted set scored by the
 // server's clock). Release hands the lock straight to the first live
 // waiter inside the release script and publishes that waiter's id and new
 // token on the key's channel. The waiter, subscribed through one shared
 // pub/sub connection per Locker, holds the lock as soon as the message
-// arrives. The hand-off holds the lock for at most WaiterTimeout, so that
-// a waiter that died unseen cannot hold up the queue for a whole TTL; a
-// holder still holding it halfway through is extended to its own TTL in
-// the background. A key's channel stays subscribed for 10 s after its
-// last waiter leaves, so a key contended in bursts does not subscribe each
-// time, and a waiter that finds its channel subscribed queues in its first
-// call. No waiter polls, and a releasing holder cannot take the lock back
-// ahead of the queue. Waiters also re-check on a timer (when the holder's
-// lease would expire, and every WaiterTimeout/3 to keep their place), so a
-// lost notification or a holder that died costs time, never a deadlock.
+// arrives. A waiter of the releaser's own Locker is woken by the release's
+// reply instead, if that comes first, and the releasing goroutine yields
+// so that the new holder runs at once. The hand-off holds the lock for at
+// most WaiterTimeout, so that a waiter that died unseen cannot hold up the
+// queue for a whole TTL; a holder still holding it halfway through is
+// extended to its own TTL in the background. A key's channel stays
+// subscribed for 10 s after its last waiter leaves, so a key contended in
+// bursts does not subscribe each time, and a waiter that finds its channel
+// subscribed queues in its first call. No waiter polls, and a releasing
+// holder cannot take the lock back ahead of the queue. Waiters also
+// re-check on a timer (when the holder's lease would expire, and every
+// WaiterTimeout/3 to keep their place), so a lost notification or a holder
+// that died costs time, never a deadlock.
+//
+// Close the Locker before its client: Close waits for the notification
+// connection's goroutines and for the background clean-ups of failed
+// calls.
 //
 // # Fencing tokens
 //

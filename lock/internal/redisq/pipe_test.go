@@ -100,8 +100,8 @@ func TestPipeReloadsFlushedScripts(t *testing.T) {
 		var wg sync.WaitGroup
 		for i := range locks {
 			wg.Go(func() {
-				if held, err := locks[i].Release(ctx, p); err != nil || !held {
-					t.Errorf("release %d: held %v, %v", i, held, err)
+				if r, err := locks[i].Release(ctx, p); err != nil || !r.Held {
+					t.Errorf("release %d: %+v, %v", i, r, err)
 				}
 			})
 		}

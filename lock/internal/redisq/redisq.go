@@ -5,10 +5,11 @@
 // A lock is a string "owner:token" with an expiry, marked ":q" while
 // waiters may be queued; once released it is ":token" for a while, and the
 // next grant's token is one more. Waiters queue in a sorted set ordered by
-// arrival;
-// release hands the lock to the first live waiter inside the script and
-// publishes that waiter's id and token, and the waiter holds the lock once
-// the message arrives. See the .lua files for the details.
+// arrival. Release hands the lock to the first live waiter inside the
+// script, publishes that waiter's id and token and returns them, and the
+// waiter holds the lock once the message arrives, or the reply if the
+// releaser shares its Notifier (Notifier.Handed). See the .lua files for
+// the details.
 package redisq
 
 import (
@@ -215,43 +216,47 @@ func (l *Lock) acquireArgs(ttl time.Duration, wait bool, score int64) []any {
 	return []any{l.id, millisArg(ttl), l.channel, "1", millisArg(l.WaiterTimeout), scoreArg}
 }
 
+// acquireResult reads the acquire script's reply: the token, a string of
+// digits, when granted, else {ms until the lock expires, 1 if queued}.
 func acquireResult(val any, err error) (Result, error) {
 	if err != nil {
 		return Result{}, err
 	}
-	res, ok := val.([]any)
-	if !ok || len(res) != 4 {
-		return Result{}, fmt.Errorf("acquire script returned %v", val)
-	}
-	var n [4]int64
-	for i, v := range res {
-		switch v := v.(type) {
-		case int64:
-			n[i] = v
-		case string: // a token
-			tok, err := strconv.ParseInt(v, 10, 64)
-			if err != nil {
-				return Result{}, fmt.Errorf("acquire script returned %v", val)
-			}
-			n[i] = tok
-		default:
-			return Result{}, fmt.Errorf("acquire script returned %v", val)
+	switch v := val.(type) {
+	case string:
+		if token, err := strconv.ParseUint(v, 10, 64); err == nil && token > 0 {
+			return Result{Granted: true, Token: token}, nil
+		}
+	case []any:
+		if len(v) != 2 {
+			break
+		}
+		expires, ok1 := v[0].(int64)
+		queued, ok2 := v[1].(int64)
+		if ok1 && ok2 {
+			return Result{Expires: time.Duration(expires) * time.Millisecond, Queued: queued == 1}, nil
 		}
 	}
-	return Result{
-		Granted: n[0] == 1,
-		Token:   uint64(n[1]),
-		Expires: time.Duration(n[2]) * time.Millisecond,
-		Queued:  n[3] == 1,
-	}, nil
+	return Result{}, fmt.Errorf("acquire script returned %v", val)
+}
+
+// Released is what a Release or Yield call did.
+type Released struct {
+	// Held is true when the owner held the lock.
+	Held bool
+	// Kept is true when a yielding owner was first in line and kept it.
+	Kept bool
+	// To is the waiter the lock was handed to, "" if none, and Token the
+	// token it was handed with. The release published them to To; a
+	// Notifier that hosts To can wake it sooner (Notifier.Handed).
+	To    string
+	Token uint64
 }
 
 // Release releases the lock if the owner holds it, handing it to the first
-// live waiter, and otherwise takes the owner out of the queue. It reports
-// whether the owner held the lock.
-func (l *Lock) Release(ctx context.Context, p *Pipe) (bool, error) {
-	res, err := intResult(p.Run(ctx, l.scripts().release, l.Keys.script, l.releaseArgs()))
-	return res == 1, err
+// live waiter, and otherwise takes the owner out of the queue.
+func (l *Lock) Release(ctx context.Context, p *Pipe) (Released, error) {
+	return releaseResult(p.Run(ctx, l.scripts().release, l.Keys.script, l.releaseArgs()))
 }
 
 // GoRelease starts Release without waiting for it (see Pipe.Go); read its
@@ -261,23 +266,45 @@ func (l *Lock) GoRelease(ctx context.Context, p *Pipe, onDone func(*Call)) *Call
 }
 
 // ReleaseResult is the outcome of a call started by GoRelease.
-func ReleaseResult(c *Call) (bool, error) {
-	res, err := intResult(c.Result())
-	return res == 1, err
-}
+func ReleaseResult(c *Call) (Released, error) { return releaseResult(c.Result()) }
 
 func (l *Lock) releaseArgs() []any {
 	return []any{l.id, millisArg(releasedKeep), l.channel, millisArg(l.WaiterTimeout)}
 }
 
 // Yield puts the owner back in the queue at score and passes the lock to
-// whoever is then first in line. It reports whether that is the owner
-// itself, which then keeps the lock. A waiter that does not hold the lock
-// keeps its place.
-func (l *Lock) Yield(ctx context.Context, p *Pipe, score int64, ttl time.Duration) (kept bool, err error) {
+// whoever is then first in line; if that is the owner itself, it keeps the
+// lock (Released.Kept). A waiter that does not hold the lock keeps its
+// place.
+func (l *Lock) Yield(ctx context.Context, p *Pipe, score int64, ttl time.Duration) (Released, error) {
 	args := append(l.releaseArgs(), strconv.FormatInt(score, 10), millisArg(l.WaiterTimeout), millisArg(ttl))
-	res, err := intResult(p.Run(ctx, l.scripts().release, l.Keys.script, args))
-	return res == 2, err
+	return releaseResult(p.Run(ctx, l.scripts().release, l.Keys.script, args))
+}
+
+// releaseResult reads the release script's reply: 0, 1 or 2, or {1, new
+// owner, token} for a hand-off.
+func releaseResult(val any, err error) (Released, error) {
+	if err != nil {
+		return Released{}, err
+	}
+	switch v := val.(type) {
+	case int64:
+		if v >= 0 && v <= 2 {
+			return Released{Held: v != 0, Kept: v == 2}, nil
+		}
+	case []any:
+		if len(v) != 3 {
+			break
+		}
+		to, ok := v[1].(string)
+		tok, _ := v[2].(string)
+		token, err := strconv.ParseUint(tok, 10, 64)
+		if !ok || to == "" || err != nil || token == 0 {
+			break
+		}
+		return Released{Held: true, To: to, Token: token}, nil
+	}
+	return Released{}, fmt.Errorf("release script returned %v", val)
 }
 
 // Refresh extends the lock to ttl if the owner holds it and reports whether

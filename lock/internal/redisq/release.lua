@@ -11,8 +11,10 @@
 -- ARGV: 1 owner id, 2 how long a released lock keeps its token, ms, 3
 -- notification channel, 4 longest time a handed-off lock waits for its new
 -- owner to claim it, ms.
--- Returns 1 if ARGV[1] held the lock and passed it on, 2 if it yielded and
--- kept it, 0 if it did not hold it.
+-- Returns 1 if ARGV[1] held the lock and freed it, {1, new owner id, its
+-- token} if it handed the lock to a waiter, 2 if it yielded and kept it, 0
+-- if it did not hold it. The caller's process may host the new owner: it
+-- can wake it on this reply without waiting for the message.
 local id, keep, channel, claim = ARGV[1], ARGV[2], ARGV[3], tonumber(ARGV[4])
 local score = tonumber(ARGV[5])
 local v = redis.call('GET', KEYS[1])
@@ -59,4 +61,4 @@ end
 -- more waiters: mark it.
 local given = grant(h, token, math.min(tonumber(ttl), claim), true)
 redis.call('PUBLISH', channel, h .. ':' .. given)
-return 1
+return {1, h, given}
