@@ -82,13 +82,15 @@ func acquireLater(t *testing.T, ctx context.Context, l lock.Locker, key string, 
 	return got
 }
 
-// handOver queues an Acquire of first's key behind first, releases first,
-// and returns the lease handed over, or nil once the error is reported to
-// t.
-func handOver(t *testing.T, ctx context.Context, l lock.Locker, first lock.Lease, opts ...lock.Option) lock.Lease {
+// handOver queues an Acquire of first's key behind first, waits until c
+// shows it in queue, releases first, and returns the lease handed over, or
+// nil once the error is reported to t.
+func handOver(t *testing.T, ctx context.Context, l lock.Locker, c *redis.Client, queue string, first lock.Lease, opts ...lock.Option) lock.Lease {
 	t.Helper()
 	next := acquireLater(t, ctx, l, first.Key(), opts...)
-	time.Sleep(50 * time.Millisecond) // let it queue
+	queuedCtx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	defer cancel()
+	awaitQueued(t, queuedCtx, c, queue, 1)
 	if err := first.Release(ctx); err != nil {
 		t.Fatal(err)
 	}
@@ -257,7 +259,7 @@ func TestTokensContinueAheadOfClock(t *testing.T) {
 	if first.Token() != ahead+1 {
 		t.Fatalf("token %d after %d, want %d", first.Token(), ahead, ahead+1)
 	}
-	second := handOver(t, ctx, l, first, lock.WithTTL(5*time.Second))
+	second := handOver(t, ctx, l, c, prefix+"{k}:q", first, lock.WithTTL(5*time.Second))
 	if second == nil {
 		return
 	}
@@ -379,7 +381,7 @@ func TestAuthAndDatabase(t *testing.T) {
 		t.Fatal(err)
 	}
 	got := acquireLater(t, ctx, b, "k", lock.WithWait(5*time.Second))
-	time.Sleep(50 * time.Millisecond)
+	awaitQueued(t, ctx, c, "lock:{k}:q", 1)
 	if err := first.Release(ctx); err != nil {
 		t.Fatal(err)
 	}
@@ -415,7 +417,9 @@ func TestDeadWaiterDropsOut(t *testing.T) {
 		defer close(ghostDone)
 		ghost.Acquire(ctx, "k", lock.WithWait(2*time.Second))
 	}()
-	time.Sleep(50 * time.Millisecond)
+	queuedCtx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	defer cancel()
+	awaitQueued(t, queuedCtx, newClient(t, addr), opts.Prefix+"{k}:q", 1)
 	ghost.Close()
 	ghostClient.Close()
 
@@ -464,7 +468,8 @@ func TestHandedOffLeaseKeepsItsTTL(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	second := handOver(t, ctx, l, first, lock.WithTTL(ttl))
+	c := newClient(t, addr)
+	second := handOver(t, ctx, l, c, t.Name()+":{k}:q", first, lock.WithTTL(ttl))
 	if second == nil {
 		return
 	}
@@ -474,7 +479,6 @@ func TestHandedOffLeaseKeepsItsTTL(t *testing.T) {
 		t.Fatalf("handed-off lease lost after %v of its %v TTL: %v", 3*waiterTimeout, ttl, second.Err())
 	default:
 	}
-	c := newClient(t, addr)
 	if left := c.PTTL(ctx, t.Name()+":{k}").Val(); left < ttl-3*waiterTimeout-time.Second {
 		t.Fatalf("lock key expires in %v; the lease's TTL is %v", left, ttl)
 	}
