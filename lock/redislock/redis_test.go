@@ -88,9 +88,7 @@ func acquireLater(t *testing.T, ctx context.Context, l lock.Locker, key string, 
 func handOver(t *testing.T, ctx context.Context, l lock.Locker, c *redis.Client, queue string, first lock.Lease, opts ...lock.Option) lock.Lease {
 	t.Helper()
 	next := acquireLater(t, ctx, l, first.Key(), opts...)
-	queuedCtx, cancel := context.WithTimeout(ctx, 5*time.Second)
-	defer cancel()
-	awaitQueued(t, queuedCtx, c, queue, 1)
+	awaitQueued(t, c, queue, 1)
 	if err := first.Release(ctx); err != nil {
 		t.Fatal(err)
 	}
@@ -126,7 +124,7 @@ func TestReleaseHandsOverToQueuedWaiter(t *testing.T) {
 			}
 			got <- le
 		})
-		awaitQueued(t, waitCtx, c, prefix+"{k}:q", i)
+		awaitQueued(t, c, prefix+"{k}:q", i)
 	}
 
 	for i := range waiters {
@@ -150,10 +148,12 @@ func TestReleaseHandsOverToQueuedWaiter(t *testing.T) {
 	}
 }
 
-// awaitQueued waits until queue holds n waiters, and fails the test if ctx
-// ends first.
-func awaitQueued(t *testing.T, ctx context.Context, c *redis.Client, queue string, n int) {
+// awaitQueued waits until queue holds n waiters, and fails the test if it
+// does not within 5 s.
+func awaitQueued(t *testing.T, c *redis.Client, queue string, n int) {
 	t.Helper()
+	ctx, cancel := context.WithTimeout(t.Context(), 5*time.Second)
+	defer cancel()
 	for c.ZCard(ctx, queue).Val() != int64(n) {
 		if ctx.Err() != nil {
 			t.Fatalf("%d waiters never queued on %s", n, queue)
@@ -188,7 +188,7 @@ func TestHandOffWithinLockerNeedsNoMessage(t *testing.T) {
 		}
 		got <- le
 	}()
-	awaitQueued(t, waitCtx, c, prefix+"{k}:q", 1)
+	awaitQueued(t, c, prefix+"{k}:q", 1)
 	if err := holder.Release(ctx); err != nil {
 		t.Fatal(err)
 	}
@@ -381,7 +381,7 @@ func TestAuthAndDatabase(t *testing.T) {
 		t.Fatal(err)
 	}
 	got := acquireLater(t, ctx, b, "k", lock.WithWait(5*time.Second))
-	awaitQueued(t, ctx, c, "lock:{k}:q", 1)
+	awaitQueued(t, c, "lock:{k}:q", 1)
 	if err := first.Release(ctx); err != nil {
 		t.Fatal(err)
 	}
@@ -417,9 +417,7 @@ func TestDeadWaiterDropsOut(t *testing.T) {
 		defer close(ghostDone)
 		ghost.Acquire(ctx, "k", lock.WithWait(2*time.Second))
 	}()
-	queuedCtx, cancel := context.WithTimeout(ctx, 5*time.Second)
-	defer cancel()
-	awaitQueued(t, queuedCtx, newClient(t, addr), opts.Prefix+"{k}:q", 1)
+	awaitQueued(t, newClient(t, addr), opts.Prefix+"{k}:q", 1)
 	ghost.Close()
 	ghostClient.Close()
 
