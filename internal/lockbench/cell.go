@@ -121,7 +121,7 @@ func (c *cell) loop(ctx context.Context, g int, wk *worker) {
 			c.violation(Violation{Key: c.keys[k], Goroutine: g, Holder: int(prev) - 1, At: acquired})
 		}
 		if c.w.Hold > 0 {
-			time.Sleep(c.w.Hold)
+			hold(c.w.Hold)
 		}
 		st.holder.CompareAndSwap(me, 0)
 		st.inside.Add(-1)

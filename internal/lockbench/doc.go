@@ -62,6 +62,12 @@
 // hold, which measures the uncontended round trip; b, 64 goroutines on one
 // key holding it 1 ms, a hot key; c, 8 goroutines on one key holding it 5 ms.
 //
+// A hold stands for the work of a critical section. On Linux it sleeps in a
+// nanosleep system call rather than in time.Sleep: an idle Go process waits
+// for its timers in whole milliseconds, so a 1 ms time.Sleep lasts longer
+// the more events wake the process during it, and the implementation under
+// test would lengthen its own holds by what it does while the key is held.
+//
 // # What is measured
 //
 // Per implementation and workload (a Result):

@@ -25,7 +25,8 @@ type Workload struct {
 	// Keys is the number of lock keys they share.
 	Keys int `json:"keys"`
 
-	// Hold is how long each critical section lasts (a time.Sleep).
+	// Hold is how long each critical section lasts (a sleep; see the package
+	// documentation).
 	Hold time.Duration `json:"hold_ns"`
 }
 
