@@ -28,6 +28,12 @@
 //	r.Kill()    // SIGKILL to the server and its children, like a crash
 //	r.Restart() // same port again; Redis comes back empty
 //
+// A Redis server can listen for TLS too, with a certificate authority of
+// its own that TLSConfig trusts:
+//
+//	r := testserver.NewRedisWith(t, &testserver.RedisOptions{TLS: true})
+//	c := redis.NewClient(&redis.Options{Addr: r.TLSAddr(), TLSConfig: r.TLSConfig()})
+//
 // StartRedis, StartPostgres and StartEtcd do the same without a testing.TB
 // and with options; the caller closes what they return.
 //

@@ -3,6 +3,7 @@ package testserver
 import (
 	"bufio"
 	"context"
+	"crypto/tls"
 	"fmt"
 	"io"
 	"net"
@@ -20,7 +21,9 @@ import (
 // it back empty. All methods are safe for concurrent use.
 type Redis struct {
 	server
-	addr string
+	addr    string
+	tlsAddr string
+	tls     *tlsFiles
 }
 
 // RedisOptions configure StartRedis. A nil *RedisOptions uses the defaults.
@@ -33,6 +36,12 @@ type RedisOptions struct {
 	// such as "--maxmemory", "10mb".
 	// Default: none.
 	Args []string
+	// TLS makes the server listen for TLS too, on a second loopback port
+	// (TLSAddr), with a certificate for 127.0.0.1 signed by a certificate
+	// authority made for this server alone (TLSConfig trusts it). Clients
+	// are not asked for certificates. The plain port stays open.
+	// Default: false.
+	TLS bool
 }
 
 func (o *RedisOptions) init() {
@@ -59,6 +68,12 @@ func StartRedis(opts *RedisOptions) (*Redis, error) {
 		return nil, fmt.Errorf("start redis-server: %w", err)
 	}
 	r := &Redis{}
+	if o.TLS {
+		if r.tls, err = writeTLSFiles(dir); err != nil {
+			os.RemoveAll(dir)
+			return nil, err
+		}
+	}
 	r.p = &process{
 		name:    "redis-server",
 		path:    path,
@@ -72,7 +87,11 @@ func StartRedis(opts *RedisOptions) (*Redis, error) {
 		},
 	}
 	r.version = binaryVersion(path, nil)
-	err = r.p.startFresh(1, func(ports []int) []string {
+	nports := 1
+	if r.tls != nil {
+		nports = 2
+	}
+	err = r.p.startFresh(nports, func(ports []int) []string {
 		port := strconv.Itoa(ports[0])
 		r.addr = net.JoinHostPort("127.0.0.1", port)
 		args := []string{
@@ -83,6 +102,17 @@ func StartRedis(opts *RedisOptions) (*Redis, error) {
 			"--appendonly", "no",
 			"--daemonize", "no",
 			"--loglevel", "warning",
+		}
+		if r.tls != nil {
+			tlsPort := strconv.Itoa(ports[1])
+			r.tlsAddr = net.JoinHostPort("127.0.0.1", tlsPort)
+			args = append(args,
+				"--tls-port", tlsPort,
+				"--tls-cert-file", r.tls.cert,
+				"--tls-key-file", r.tls.key,
+				"--tls-ca-cert-file", r.tls.ca,
+				"--tls-auth-clients", "no",
+			)
 		}
 		return append(args, o.Args...)
 	})
@@ -96,6 +126,21 @@ func StartRedis(opts *RedisOptions) (*Redis, error) {
 // Addr returns the server's address, "127.0.0.1:port". It stays the same
 // across Restart.
 func (r *Redis) Addr() string { return r.addr }
+
+// TLSAddr returns the address of the server's TLS port, "127.0.0.1:port",
+// or "" unless it was started with RedisOptions.TLS. It stays the same
+// across Restart.
+func (r *Redis) TLSAddr() string { return r.tlsAddr }
+
+// TLSConfig returns a new client configuration for TLSAddr that trusts
+// only the server's own certificate authority, or nil unless the server
+// was started with RedisOptions.TLS.
+func (r *Redis) TLSConfig() *tls.Config {
+	if r.tls == nil {
+		return nil
+	}
+	return r.tls.clientConfig()
+}
 
 // redisReady checks that the server at addr answers and is the process pid,
 // not another server that won the race for the port.

@@ -92,6 +92,12 @@ func NewRedis(t testing.TB) *Redis {
 	return private(t, func() (*Redis, error) { return StartRedis(nil) })
 }
 
+// NewRedisWith is NewRedis with options, such as RedisOptions.TLS.
+func NewRedisWith(t testing.TB, opts *RedisOptions) *Redis {
+	t.Helper()
+	return private(t, func() (*Redis, error) { return StartRedis(opts) })
+}
+
 // NewPostgres starts a PostgreSQL server private to the test, which may
 // stop, kill, pause and restart it. It is closed when the test ends. It
 // takes seconds (initdb), so prefer SharedPostgres with CreateDatabase

@@ -4,6 +4,8 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"crypto/tls"
+	"crypto/x509"
 	"encoding/base64"
 	"encoding/json"
 	"errors"
@@ -344,6 +346,46 @@ func TestLifecycleErrors(t *testing.T) {
 	}
 }
 
+// TestRedisTLS checks that a server started with TLS answers on its TLS
+// port to a client trusting TLSConfig's authority, before and after a
+// restart, and that a client trusting only the system's authorities
+// refuses its certificate.
+func TestRedisTLS(t *testing.T) {
+	t.Parallel()
+	r := NewRedisWith(t, &RedisOptions{TLS: true})
+	if r.TLSAddr() == "" || r.TLSAddr() == r.Addr() {
+		t.Fatalf("TLSAddr %q, Addr %q: want a second port", r.TLSAddr(), r.Addr())
+	}
+	ping := func(cfg *tls.Config) (string, error) {
+		d := tls.Dialer{NetDialer: &net.Dialer{Timeout: 5 * time.Second}, Config: cfg}
+		conn, err := d.Dial("tcp", r.TLSAddr())
+		if err != nil {
+			return "", err
+		}
+		return redisDoConn(conn, 5*time.Second, "PING")
+	}
+	for _, step := range []string{"started", "restarted"} {
+		if got, err := ping(r.TLSConfig()); err != nil || got != "PONG" {
+			t.Fatalf("%s: PING over TLS = %q, %v; want PONG", step, got, err)
+		}
+		if step == "started" {
+			if err := r.Restart(); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	var unknown x509.UnknownAuthorityError
+	if _, err := ping(&tls.Config{ServerName: "127.0.0.1"}); !errors.As(err, &unknown) {
+		t.Errorf("PING trusting the system's authorities: %v, want an unknown authority", err)
+	}
+	if plain, _ := StartRedis(nil); plain != nil {
+		defer plain.Close()
+		if plain.TLSAddr() != "" || plain.TLSConfig() != nil {
+			t.Errorf("server without TLS: TLSAddr %q, TLSConfig %v; want none", plain.TLSAddr(), plain.TLSConfig())
+		}
+	}
+}
+
 func TestCloseRemovesDirectory(t *testing.T) {
 	t.Parallel()
 	r, err := StartRedis(nil)
@@ -451,6 +493,11 @@ func redisDo(addr string, timeout time.Duration, args ...string) (string, error)
 	if err != nil {
 		return "", err
 	}
+	return redisDoConn(conn, timeout, args...)
+}
+
+// redisDoConn is redisDo on a connection of the caller's, which it closes.
+func redisDoConn(conn net.Conn, timeout time.Duration, args ...string) (string, error) {
 	defer conn.Close()
 	conn.SetDeadline(time.Now().Add(timeout))
 	var req bytes.Buffer
