@@ -2,6 +2,8 @@ package redislock_test
 
 import (
 	"context"
+	"crypto/tls"
+	"crypto/x509"
 	"errors"
 	"fmt"
 	"slices"
@@ -393,6 +395,52 @@ func TestAuthAndDatabase(t *testing.T) {
 		t.Errorf("lock key not in database 3")
 	}
 	second.Release(ctx)
+}
+
+// TestTLS runs lockers through clients that speak TLS to the server, and
+// checks a hand-off to a waiter of another Locker, which is woken through
+// its pub/sub connection, also over TLS. A client that does not trust the
+// server's certificate is refused as unavailable.
+func TestTLS(t *testing.T) {
+	srv := testserver.NewRedisWith(t, &testserver.RedisOptions{TLS: true})
+	ctx := t.Context()
+	tlsClient := func(cfg *tls.Config) *redis.Client {
+		c := redis.NewClient(&redis.Options{Addr: srv.TLSAddr(), TLSConfig: cfg})
+		t.Cleanup(func() { c.Close() })
+		return c
+	}
+
+	untrusting := redislock.New(tlsClient(&tls.Config{ServerName: "127.0.0.1"}), nil)
+	t.Cleanup(func() { untrusting.Close() })
+	var unknown x509.UnknownAuthorityError
+	if _, err := untrusting.TryAcquire(ctx, "k"); !errors.Is(err, lock.ErrUnavailable) || !errors.As(err, &unknown) {
+		t.Fatalf("client not trusting the server: %v, want ErrUnavailable with an unknown authority", err)
+	}
+
+	c := tlsClient(srv.TLSConfig())
+	a, b := redislock.New(c, nil), redislock.New(tlsClient(srv.TLSConfig()), nil)
+	t.Cleanup(func() { a.Close(); b.Close() })
+	first, err := a.Acquire(ctx, "k", lock.WithTTL(5*time.Second))
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := acquireLater(t, ctx, b, "k", lock.WithWait(5*time.Second))
+	awaitQueued(t, c, "lock:{k}:q", 1)
+	// A waiter's subscription is confirmed before the call that queues
+	// it, so it shows by now: its pub/sub connection works over TLS.
+	if n := c.PubSubNumSub(ctx, "lock:{k}:c").Val()["lock:{k}:c"]; n != 1 {
+		t.Fatalf("waiter's subscriptions to the lock's channel: %d, want 1", n)
+	}
+	if err := first.Release(ctx); err != nil {
+		t.Fatal(err)
+	}
+	second := <-got
+	if second == nil || second.Token() <= first.Token() {
+		t.Fatalf("hand-off over TLS failed: %v", second)
+	}
+	if err := second.Release(ctx); err != nil {
+		t.Fatal(err)
+	}
 }
 
 // TestDeadWaiterDropsOut queues a waiter whose process then vanishes (its
