@@ -30,7 +30,8 @@ const (
 // idleUnsubscribe is how long a channel stays subscribed after its last
 // waiter left. A key that is contended again soon finds its channel ready,
 // and a key whose waiters come and go does not subscribe and unsubscribe
-// each time. A variable for tests.
+// each time. A variable for tests; a Notifier reads it once, when it is
+// made.
 var idleUnsubscribe = 10 * time.Second
 
 // Notifier shares one pub/sub connection to a server among all the waiters
@@ -38,7 +39,7 @@ var idleUnsubscribe = 10 * time.Second
 // Release scripts publish the id of the waiter they handed the lock to on
 // the key's channel; the notifier wakes that waiter. A channel is
 // subscribed when its first waiter arrives and unsubscribed once it has had
-// none for idleUnsubscribe.
+// none for the idle time.
 //
 // One goroutine sends every SUBSCRIBE and UNSUBSCRIBE, so they reach the
 // server in the order the notifier decided them: an unsubscription can
@@ -46,6 +47,7 @@ var idleUnsubscribe = 10 * time.Second
 // waiters deaf.
 type Notifier struct {
 	client redis.UniversalClient
+	idle   time.Duration // idleUnsubscribe when the Notifier was made
 
 	mu       sync.Mutex
 	ps       *redis.PubSub
@@ -90,6 +92,7 @@ func (st *channelState) confirmed() bool {
 func NewNotifier(client redis.UniversalClient) *Notifier {
 	return &Notifier{
 		client:   client,
+		idle:     idleUnsubscribe,
 		channels: make(map[string]*channelState),
 		waiters:  make(map[string]*waiter),
 		kick:     make(chan struct{}, 1),
@@ -167,13 +170,12 @@ func (n *Notifier) Listen(ctx context.Context, channel, id string, wake chan<- u
 	return stop
 }
 
-// manage sends the subscriptions Listen asks for and, every
-// idleUnsubscribe, unsubscribes the channels idle for that long. A failed
-// call is not retried: go-redis subscribes again to every channel it was
-// asked for when it reconnects, and waiters re-check on their timers
-// meanwhile.
+// manage sends the subscriptions Listen asks for and, every n.idle,
+// unsubscribes the channels idle for that long. A failed call is not
+// retried: go-redis subscribes again to every channel it was asked for
+// when it reconnects, and waiters re-check on their timers meanwhile.
 func (n *Notifier) manage(ps *redis.PubSub) {
-	sweep := time.NewTicker(idleUnsubscribe)
+	sweep := time.NewTicker(n.idle)
 	defer sweep.Stop()
 	for {
 		var sub, unsub []string
@@ -190,7 +192,7 @@ func (n *Notifier) manage(ps *redis.PubSub) {
 		case now := <-sweep.C:
 			n.mu.Lock()
 			for ch, st := range n.channels {
-				if st.sent && st.refs == 0 && now.Sub(st.idleSince) >= idleUnsubscribe {
+				if st.sent && st.refs == 0 && now.Sub(st.idleSince) >= n.idle {
 					delete(n.channels, ch)
 					unsub = append(unsub, ch)
 				}
