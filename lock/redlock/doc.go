@@ -21,7 +21,9 @@
 // won. Refresh extends the lock on every node and succeeds on a majority;
 // only then does it re-create the lock on nodes that lost it (a node that
 // restarted empty), so the lease keeps a full majority behind it. Release
-// frees every node and returns once a majority has answered.
+// frees every node. It returns once a majority confirm they held the lock,
+// or with lock.ErrLost once enough have said they did not that no majority
+// did: a lease left on a minority was lost, whatever the nodes still hold.
 //
 // Waiting is fair and notified, as in redislock: each node queues waiters by
 // the time they arrived at this process, so all nodes agree on who is next

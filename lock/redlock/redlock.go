@@ -306,7 +306,7 @@ type backend struct {
 	then     []func()          // then[i] runs once the last attempt's call to node i has returned
 	token    uint64            // the lease's token, once granted
 	released []bool            // nodes whose release has been answered
-	heldAny  bool              // some node confirmed it held the lock at release
+	held     int               // nodes that confirmed they held the lock at release
 }
 
 // errNoAnswer marks a node that had not answered when eachNode returned.
@@ -608,17 +608,31 @@ func (b *backend) Refresh(ctx context.Context, ttl time.Duration) error {
 	return nil
 }
 
-// Release implements lease.Backend: it releases the lock on every node. A
+// Release implements lease.Backend: it releases the lock on every node. It
+// succeeds once a majority confirm they held the lock, and returns
+// lock.ErrLost once so many have answered that they did not that a majority
+// never held it: a lease left on a minority (the rest expired, or were
+// taken from it) is lost, and its holder must hear so. Until one of the two
+// is decided it waits for more nodes, which a healthy lease never does. A
 // retry after a partial failure contacts only the nodes that did not
 // answer.
 func (b *backend) Release(ctx context.Context) error {
+	n, quorum := len(b.locker.nodes), b.locker.quorum
 	b.mu.Lock()
 	if b.released == nil {
-		b.released = make([]bool, len(b.locker.nodes))
+		b.released = make([]bool, n)
 	}
 	released := slices.Clone(b.released)
+	// Nodes answered by an earlier call are not asked again; they count as
+	// they answered then.
+	heldBefore, freeBefore := b.held, -b.held
+	for _, r := range released {
+		if r {
+			freeBefore++
+		}
+	}
 	b.mu.Unlock()
-	// The calls left running once a majority has answered must not be cut
+	// The calls left running once the outcome is decided must not be cut
 	// off by the caller cancelling ctx after Release returns.
 	rel, errs := callNodes(b.locker, context.WithoutCancel(ctx), 2*b.locker.nodeTimeout(b.ttl), func(ctx context.Context, i int, n node, done func(*redisq.Call)) bool {
 		if released[i] {
@@ -626,9 +640,18 @@ func (b *backend) Release(ctx context.Context) error {
 		}
 		b.thenNode(i, func() { b.q.GoRelease(ctx, n.pipe, done) })
 		return true
-	}, redisq.ReleaseResult, func(_ []redisq.Released, errs []error) bool {
-		// A majority's answer decides; the rest are left to finish.
-		return count(errs, errs, func(error) bool { return true }) >= b.locker.quorum
+	}, redisq.ReleaseResult, func(rel []redisq.Released, errs []error) bool {
+		held, free := heldBefore, freeBefore
+		for i, r := range rel {
+			switch {
+			case released[i] || errs[i] != nil:
+			case r.Held:
+				held++
+			default:
+				free++
+			}
+		}
+		return held >= quorum || n-free < quorum
 	})
 	var failed []*NodeError
 	b.mu.Lock()
@@ -639,18 +662,22 @@ func (b *backend) Release(ctx context.Context) error {
 			continue
 		}
 		b.released[i] = true
-		b.heldAny = b.heldAny || rel[i].Held
+		if rel[i].Held {
+			b.held++
+		}
 		// A waiter of this Locker needs the hand-off of a majority, and has
-		// it now: the nodes still out notify it by message.
+		// it once a majority held the lock: the nodes still out notify it
+		// by message.
 		b.locker.nodes[i].notes.Handed(rel[i])
 	}
-	// Once a majority has answered, nobody can hold a majority on our
+	// Once the outcome is decided, nobody can hold a majority on our
 	// behalf: the nodes that did not answer free themselves at expiry.
 	switch {
-	case len(b.locker.nodes)-len(failed) < b.locker.quorum:
+	case b.held >= quorum:
+		return nil
+	case b.held+len(failed) < quorum:
+		return fmt.Errorf("%w: %q was held on %d of %d nodes at release, short of a majority", lock.ErrLost, b.key, b.held, n)
+	default:
 		return b.locker.quorumError("release", b.key, failed)
-	case !b.heldAny:
-		return fmt.Errorf("%w: %q was no longer held on any node", lock.ErrLost, b.key)
 	}
-	return nil
 }

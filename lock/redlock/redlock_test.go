@@ -189,6 +189,58 @@ func TestMajorityDown(t *testing.T) {
 	}
 }
 
+// TestReleaseCountsAMajority deletes a held lock behind its holder's back
+// on some of five nodes, then releases it. Left on three nodes, the lease
+// was held to the end and Release succeeds; left on two, it was lost, and
+// Release must say so even though two nodes answer that they held it.
+func TestReleaseCountsAMajority(t *testing.T) {
+	addrs := addrsOf(cluster(t, 5))
+	admin := clients(t, addrs)
+	l := newLocker(t, addrs, nil)
+	for _, tc := range []struct {
+		deleted int
+		release error // what Release returns
+		end     error // what Err says afterwards
+	}{{2, nil, lock.ErrReleased}, {3, lock.ErrLost, lock.ErrLost}} {
+		t.Run(fmt.Sprintf("deleted on %d", tc.deleted), func(t *testing.T) {
+			ctx := t.Context()
+			key := fmt.Sprintf("minority-%d", tc.deleted)
+			le, err := l.Acquire(ctx, key, lock.WithTTL(10*time.Second))
+			if err != nil {
+				t.Fatal(err)
+			}
+			// Acquire returns on a majority; wait for the other grants, so
+			// that none lands after the deletes.
+			deadline := time.Now().Add(5 * time.Second)
+			for _, c := range admin {
+				for c.Exists(ctx, "lock:{"+key+"}").Val() != 1 {
+					if time.Now().After(deadline) {
+						t.Fatal("the lock never reached every node")
+					}
+					time.Sleep(time.Millisecond)
+				}
+			}
+			for _, c := range admin[:tc.deleted] {
+				if err := c.Del(ctx, "lock:{"+key+"}").Err(); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if err := le.Release(ctx); (err == nil) != (tc.release == nil) || !errors.Is(err, tc.release) {
+				t.Fatalf("Release = %v, want %v", err, tc.release)
+			}
+			if err := le.Err(); !errors.Is(err, tc.end) {
+				t.Fatalf("Err() = %v, want %v", err, tc.end)
+			}
+			// Either way every node was freed.
+			next, err := newLocker(t, addrs, nil).TryAcquire(ctx, key)
+			if err != nil {
+				t.Fatalf("the key is not free after the release: %v", err)
+			}
+			next.Release(ctx)
+		})
+	}
+}
+
 // TestRefreshReseedsRestartedNode restarts one node empty and checks that
 // the next refresh puts the lock back on it.
 func TestRefreshReseedsRestartedNode(t *testing.T) {
