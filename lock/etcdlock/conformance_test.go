@@ -23,6 +23,9 @@ func TestConformance(t *testing.T) {
 		locktest.WithRevoke(func(t *testing.T, key string) {
 			revokeHolder(t, admin, etcdlock.QueuePrefix(opts, key))
 		}),
+		locktest.WithWaiters(func(t *testing.T, key string) int {
+			return max(len(queue(t, admin, etcdlock.QueuePrefix(opts, key)))-1, 0) // less the holder
+		}),
 		// etcd leases count whole seconds.
 		locktest.WithShortTTL(time.Second),
 	)

@@ -32,6 +32,10 @@
 //     holder does when its lease vanished: the backend's Refresh and Release
 //     must refuse to touch the new holder's lease, and the auto-renew
 //     watchdog must report the loss. Without it those tests are skipped.
+//   - WithWaiters counts the acquirers queued for a key on the server. The
+//     fairness test starts each waiter once the one before it shows in the
+//     queue, so that arrival order is the order the server saw; without it,
+//     it spaces them by a pause that a loaded machine can overrun.
 //   - WithShortTTL sets the TTL of the tests that wait for expiry or
 //     renewal (300ms by default) for backends that cannot honour short
 //     leases.

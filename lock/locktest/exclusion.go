@@ -237,7 +237,6 @@ func (s *suite) testAcquireAllAllOrNothing(t *testing.T) {
 // that they are served in arrival order.
 func (s *suite) testFairness(t *testing.T) {
 	const waiters = 12
-	const stagger = 15 * time.Millisecond // so that each waiter is queued before the next
 	ls := s.lockers(t, 3)
 	key := s.key(t)
 	ctx := s.ctx(t)
@@ -266,7 +265,9 @@ func (s *suite) testFairness(t *testing.T) {
 			}
 		})
 		<-ready
-		time.Sleep(stagger)
+		if !s.awaitQueued(t, key, i+1) {
+			break // the holder's release below lets the started ones finish
+		}
 	}
 	s.release(t, holder)
 	wg.Wait()
@@ -288,4 +289,25 @@ func (s *suite) testFairness(t *testing.T) {
 		t.Errorf("served %d of %d waiters", len(order), waiters)
 	}
 	t.Logf("serving order: %v", order)
+}
+
+// awaitQueued returns once n acquirers wait for key, or, for a backend
+// that cannot say, after a pause long enough for the last one to queue on
+// an unloaded machine. It reports false, having failed t, if they never
+// do.
+func (s *suite) awaitQueued(t *testing.T, key string, n int) bool {
+	t.Helper()
+	if s.waiters == nil {
+		time.Sleep(15 * time.Millisecond)
+		return true
+	}
+	deadline := time.Now().Add(hang)
+	for s.waiters(t, key) < n {
+		if time.Now().After(deadline) {
+			t.Errorf("%d waiters on %q never queued", n, key)
+			return false
+		}
+		time.Sleep(time.Millisecond)
+	}
+	return true
 }

@@ -20,8 +20,9 @@ const hang = 20 * time.Second
 type Option func(*config)
 
 type config struct {
-	revoke func(t *testing.T, key string)
-	ttl    time.Duration
+	revoke  func(t *testing.T, key string)
+	waiters func(t *testing.T, key string) int
+	ttl     time.Duration
 }
 
 // WithRevoke lets the suite delete a key's current lease behind its holder's
@@ -30,6 +31,15 @@ type config struct {
 // The tests that need it are skipped without it.
 func WithRevoke(revoke func(t *testing.T, key string)) Option {
 	return func(c *config) { c.revoke = revoke }
+}
+
+// WithWaiters lets the suite ask how many acquirers wait for key on the
+// server: the length of the backend's queue, not counting the holder. The
+// fairness test then starts each waiter once the one before it is queued;
+// without it, it spaces them 15ms apart and hopes, which a loaded machine
+// can defeat. waiters reports its own failures through t.
+func WithWaiters(waiters func(t *testing.T, key string) int) Option {
+	return func(c *config) { c.waiters = waiters }
 }
 
 // WithShortTTL sets the TTL of the tests that wait for a lease to expire or

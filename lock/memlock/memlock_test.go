@@ -17,7 +17,8 @@ import (
 func TestConformance(t *testing.T) {
 	l := New(nil)
 	locktest.Run(t, func(*testing.T) lock.Locker { return l },
-		locktest.WithRevoke(func(_ *testing.T, key string) { l.revoke(key) }))
+		locktest.WithRevoke(func(_ *testing.T, key string) { l.revoke(key) }),
+		locktest.WithWaiters(func(_ *testing.T, key string) int { return l.waiting(key) }))
 	// Every lease the suite took has been released or has expired.
 	if n := l.size(); n != 0 {
 		t.Errorf("%d keys still held after the suite", n)
@@ -36,6 +37,16 @@ func (l *Locker) revoke(key string) {
 	next := l.handOff(key, e)
 	l.mu.Unlock()
 	next.deliver()
+}
+
+// waiting returns how many acquirers are queued for key.
+func (l *Locker) waiting(key string) int {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if e := l.keys[key]; e != nil {
+		return e.waiters.Len()
+	}
+	return 0
 }
 
 func (l *Locker) size() int {

@@ -25,5 +25,9 @@ func TestConformance(t *testing.T) {
 		locktest.WithRevoke(func(t *testing.T, key string) {
 			terminateHolder(t, admin, pglock.LockID(key, opts))
 		}),
+		// A waiter is queued once its pg_advisory_lock waits in the server.
+		locktest.WithWaiters(func(t *testing.T, key string) int {
+			return lockCount(t, admin, pglock.LockID(key, opts), false)
+		}),
 	)
 }

@@ -24,5 +24,8 @@ func TestConformance(t *testing.T) {
 				t.Fatal(err)
 			}
 		}),
+		locktest.WithWaiters(func(t *testing.T, key string) int {
+			return int(admin.ZCard(t.Context(), prefix+"{"+key+"}:q").Val())
+		}),
 	)
 }

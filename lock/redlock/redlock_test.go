@@ -81,6 +81,16 @@ func TestConformance(t *testing.T) {
 				}
 			}
 		}),
+		// A waiter is queued on every node; count those queued on all.
+		locktest.WithWaiters(func(t *testing.T, key string) int {
+			n := -1
+			for _, c := range admin {
+				if q := int(c.ZCard(t.Context(), "lock:{"+key+"}:q").Val()); n < 0 || q < n {
+					n = q
+				}
+			}
+			return n
+		}),
 	)
 }
 
