@@ -14,8 +14,8 @@ import (
 
 	"github.com/stockade/stockade"
 	"github.com/stockade/stockade/engine"
-	"github.com/stockade/stockade/internal/testserver"
 	"github.com/stockade/stockade/lock/memlock"
+	"github.com/stockade/stockade/lock/testserver"
 	"github.com/stockade/stockade/postgres"
 	"github.com/stockade/stockade/sqlite"
 )

@@ -31,9 +31,6 @@ require (
 
 require (
 	github.com/cespare/xxhash/v2 v2.3.0 // indirect
-	github.com/stockade/stockade/internal/testserver v0.0.0
 	go.uber.org/atomic v1.12.0 // indirect
 	golang.org/x/sys v0.49.0 // indirect
 )
-
-replace github.com/stockade/stockade/internal/testserver => ../internal/testserver

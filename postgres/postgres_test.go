@@ -17,7 +17,7 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/stockade/stockade"
-	"github.com/stockade/stockade/internal/testserver"
+	"github.com/stockade/stockade/lock/testserver"
 	"github.com/stockade/stockade/postgres"
 )
 

@@ -18,7 +18,7 @@ import (
 	"github.com/stockade/stockade"
 	"github.com/stockade/stockade/engine"
 	"github.com/stockade/stockade/httpapi"
-	"github.com/stockade/stockade/internal/testserver"
+	"github.com/stockade/stockade/lock/testserver"
 )
 
 // End-to-end tests of the service through HTTP: the flash sale on every

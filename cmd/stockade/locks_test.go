@@ -10,7 +10,7 @@ import (
 	"testing"
 
 	"github.com/stockade/stockade/internal/lockbench"
-	"github.com/stockade/stockade/internal/testserver"
+	"github.com/stockade/stockade/lock/testserver"
 )
 
 func TestMain(m *testing.M) { os.Exit(testserver.Main(m)) }

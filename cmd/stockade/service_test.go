@@ -17,7 +17,7 @@ import (
 
 	"github.com/stockade/stockade"
 	"github.com/stockade/stockade/httpapi"
-	"github.com/stockade/stockade/internal/testserver"
+	"github.com/stockade/stockade/lock/testserver"
 )
 
 // lockedBuffer collects a server's log while the test reads it.

@@ -19,7 +19,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/stockade/stockade/internal/lockbench"
-	"github.com/stockade/stockade/internal/testserver"
+	"github.com/stockade/stockade/lock/testserver"
 )
 
 func TestMain(m *testing.M) { os.Exit(testserver.Main(m)) }

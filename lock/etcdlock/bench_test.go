@@ -11,9 +11,9 @@ import (
 
 	"go.etcd.io/etcd/client/v3/concurrency"
 
-	"github.com/stockade/stockade/internal/testserver"
 	"github.com/stockade/stockade/lock"
 	"github.com/stockade/stockade/lock/etcdlock"
+	"github.com/stockade/stockade/lock/testserver"
 )
 
 // The benchmarks run etcdlock next to etcd's own concurrency.Mutex, each

@@ -4,10 +4,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/stockade/stockade/internal/testserver"
 	"github.com/stockade/stockade/lock"
 	"github.com/stockade/stockade/lock/etcdlock"
 	"github.com/stockade/stockade/lock/locktest"
+	"github.com/stockade/stockade/lock/testserver"
 )
 
 func TestConformance(t *testing.T) {

@@ -13,9 +13,9 @@ import (
 	clientv3 "go.etcd.io/etcd/client/v3"
 	"go.uber.org/zap"
 
-	"github.com/stockade/stockade/internal/testserver"
 	"github.com/stockade/stockade/lock"
 	"github.com/stockade/stockade/lock/etcdlock"
+	"github.com/stockade/stockade/lock/testserver"
 )
 
 func TestMain(m *testing.M) { os.Exit(testserver.Main(m)) }

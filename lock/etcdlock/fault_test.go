@@ -6,10 +6,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/stockade/stockade/internal/testserver"
 	"github.com/stockade/stockade/lock"
 	"github.com/stockade/stockade/lock/etcdlock"
 	"github.com/stockade/stockade/lock/locktest"
+	"github.com/stockade/stockade/lock/testserver"
 )
 
 // TestServerRestart restarts etcd under a renewed lease with a waiter

@@ -3,10 +3,10 @@ package pglock_test
 import (
 	"testing"
 
-	"github.com/stockade/stockade/internal/testserver"
 	"github.com/stockade/stockade/lock"
 	"github.com/stockade/stockade/lock/locktest"
 	"github.com/stockade/stockade/lock/pglock"
+	"github.com/stockade/stockade/lock/testserver"
 )
 
 func TestConformance(t *testing.T) {

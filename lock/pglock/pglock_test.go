@@ -13,9 +13,9 @@ import (
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgxpool"
 
-	"github.com/stockade/stockade/internal/testserver"
 	"github.com/stockade/stockade/lock"
 	"github.com/stockade/stockade/lock/pglock"
+	"github.com/stockade/stockade/lock/testserver"
 )
 
 func TestMain(m *testing.M) { os.Exit(testserver.Main(m)) }

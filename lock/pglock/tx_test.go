@@ -10,9 +10,9 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
-	"github.com/stockade/stockade/internal/testserver"
 	"github.com/stockade/stockade/lock"
 	"github.com/stockade/stockade/lock/pglock"
+	"github.com/stockade/stockade/lock/testserver"
 )
 
 // TestLockTxSerializes runs read-modify-write transactions on one counter

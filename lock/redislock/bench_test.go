@@ -8,9 +8,9 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
-	"github.com/stockade/stockade/internal/testserver"
 	"github.com/stockade/stockade/lock"
 	"github.com/stockade/stockade/lock/redislock"
+	"github.com/stockade/stockade/lock/testserver"
 )
 
 // BenchmarkUncontended measures one acquire and release of a free key,

@@ -3,10 +3,10 @@ package redislock_test
 import (
 	"testing"
 
-	"github.com/stockade/stockade/internal/testserver"
 	"github.com/stockade/stockade/lock"
 	"github.com/stockade/stockade/lock/locktest"
 	"github.com/stockade/stockade/lock/redislock"
+	"github.com/stockade/stockade/lock/testserver"
 )
 
 func TestConformance(t *testing.T) {

@@ -14,10 +14,10 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
-	"github.com/stockade/stockade/internal/testserver"
 	"github.com/stockade/stockade/lock"
 	"github.com/stockade/stockade/lock/locktest"
 	"github.com/stockade/stockade/lock/redislock"
+	"github.com/stockade/stockade/lock/testserver"
 )
 
 // TestKeysShareHashTagAndVanish checks the Redis side of a lock: every key

@@ -6,8 +6,8 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
-	"github.com/stockade/stockade/internal/testserver"
 	"github.com/stockade/stockade/lock/redislock"
+	"github.com/stockade/stockade/lock/testserver"
 )
 
 func TestMain(m *testing.M) { os.Exit(testserver.Main(m)) }

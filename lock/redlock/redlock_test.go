@@ -16,10 +16,10 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
-	"github.com/stockade/stockade/internal/testserver"
 	"github.com/stockade/stockade/lock"
 	"github.com/stockade/stockade/lock/locktest"
 	"github.com/stockade/stockade/lock/redlock"
+	"github.com/stockade/stockade/lock/testserver"
 )
 
 func TestMain(m *testing.M) {

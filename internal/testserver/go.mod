@@ -1,3 +1,0 @@
-module github.com/stockade/stockade/internal/testserver
-
-go 1.26
