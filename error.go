@@ -4,11 +4,17 @@ import "errors"
 
 // Error codes. They are stable: clients match on them, and httpapi maps each
 // to an HTTP status.
+//
+// EInvalid refuses input that no state of the service would accept;
+// EInvalidState refuses a well-formed request that the resource's current
+// status does not allow (confirming a released reservation, cancelling a
+// fulfilled order), and its message names that status.
 const (
 	EInvalid             = "invalid"
 	ENotFound            = "not_found"
 	EInsufficientStock   = "insufficient_stock"
 	EVersionConflict     = "version_conflict"
+	EInvalidState        = "invalid_state"
 	EIdempotencyInFlight = "idempotency_in_flight"
 	EIdempotencyMismatch = "idempotency_mismatch"
 	EReservationExpired  = "reservation_expired"
