@@ -13,6 +13,13 @@ import (
 // retries them within the request's deadline; callers never see them.
 var ErrConflict = errors.New("stockade: transaction conflict, retry")
 
+// ErrUnavailable is wrapped by store errors that mean the database cannot
+// be reached: it refused or dropped the connection, is shutting down or
+// starting up, or its file cannot be opened or read. The engine answers
+// them with EUnavailable (HTTP 503): the request may succeed later, but
+// the store cannot tell whether one that failed at commit took effect.
+var ErrUnavailable = errors.New("stockade: the database cannot be reached")
+
 // ErrUnsupported is returned by a store for a feature it does not have,
 // such as advisory locks on SQLite.
 var ErrUnsupported = errors.New("stockade: not supported by this store")
