@@ -1,7 +1,13 @@
 // Package testserver starts real, throwaway servers for tests: redis-server,
 // PostgreSQL and a single etcd member, each a process on a free loopback
 // port with its own temporary directory. It uses the binaries installed on
-// the machine and only the standard library.
+// the machine, and pgx to talk to PostgreSQL.
+//
+// It is the kit the lock backends and the stockade service test with, and
+// it is exported, as net/http/httptest is, so that a program using the lock
+// library can test its own code against the same real servers. It lives in
+// the lock module, which needs pgx anyway, so that a module importing the
+// lock library resolves nothing but published modules.
 //
 // # Usage
 //

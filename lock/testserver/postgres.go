@@ -16,6 +16,8 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"github.com/jackc/pgx/v5"
 )
 
 // Postgres is a PostgreSQL server listening on a loopback port, with a
@@ -85,12 +87,17 @@ func StartPostgres(opts *PostgresOptions) (*Postgres, error) {
 		stopSig: syscall.SIGINT, // fast shutdown: does not wait for clients
 		timeout: o.StartTimeout,
 		ready: func(ctx context.Context, _ int) error {
-			rows, err := pgQuery(ctx, pg.addr, "postgres", "SHOW cluster_name")
+			conn, err := pg.connect(ctx)
 			if err != nil {
 				return err
 			}
-			if len(rows) != 1 || rows[0] != cluster {
-				return fmt.Errorf("server at %s is cluster %q, not %q", pg.addr, rows, cluster)
+			defer conn.Close(ctx)
+			var name string
+			if err := conn.QueryRow(ctx, "SHOW cluster_name").Scan(&name); err != nil {
+				return err
+			}
+			if name != cluster {
+				return fmt.Errorf("server at %s is cluster %q, not %q", pg.addr, name, cluster)
 			}
 			return nil
 		},
@@ -179,18 +186,34 @@ func (pg *Postgres) URL() string { return pg.databaseURL("postgres") }
 
 // CreateDatabase creates database name and returns its URL, so that a test
 // can work in isolation on a shared server. The name is used as given
-// (quoted); creating a database that exists is an error.
+// (quoted); creating a database that exists is an error, which wraps the
+// server's *pgconn.PgError (SQLSTATE 42P04).
 func (pg *Postgres) CreateDatabase(name string) (string, error) {
 	if name == "" || strings.ContainsRune(name, 0) {
 		return "", fmt.Errorf("create database %q: invalid name", name)
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	quoted := `"` + strings.ReplaceAll(name, `"`, `""`) + `"`
-	if _, err := pgQuery(ctx, pg.addr, "postgres", "CREATE DATABASE "+quoted); err != nil {
+	conn, err := pg.connect(ctx)
+	if err != nil {
+		return "", fmt.Errorf("create database %q: %w", name, err)
+	}
+	defer conn.Close(ctx)
+	if _, err := conn.Exec(ctx, "CREATE DATABASE "+pgx.Identifier{name}.Sanitize()); err != nil {
 		return "", fmt.Errorf("create database %q: %w", name, err)
 	}
 	return pg.databaseURL(name), nil
+}
+
+// connect opens a connection to database postgres as user postgres, which
+// the server trusts.
+func (pg *Postgres) connect(ctx context.Context) (*pgx.Conn, error) {
+	cfg, err := pgx.ParseConfig(pg.URL())
+	if err != nil {
+		return nil, err
+	}
+	cfg.RuntimeParams["application_name"] = "testserver"
+	return pgx.ConnectConfig(ctx, cfg)
 }
 
 func (pg *Postgres) databaseURL(database string) string {

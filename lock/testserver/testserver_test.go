@@ -23,6 +23,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/jackc/pgx/v5/pgconn"
 )
 
 func TestMain(m *testing.M) { os.Exit(Main(m)) }
@@ -310,8 +312,12 @@ func TestCreateDatabase(t *testing.T) {
 			if got, err := psql(t, pg, pg.URL(), 10*time.Second, "select count(*) from pg_tables where tablename = 'only_here'"); err != nil || got != "0" {
 				t.Errorf("table visible in database postgres: %q, %v", got, err)
 			}
-			if _, err := pg.CreateDatabase(name); err == nil || !strings.Contains(err.Error(), "already exists") {
+			_, err = pg.CreateDatabase(name)
+			if err == nil || !strings.Contains(err.Error(), "already exists") {
 				t.Errorf("second CreateDatabase = %v, want already exists", err)
+			}
+			if pgErr := (*pgconn.PgError)(nil); !errors.As(err, &pgErr) || pgErr.Code != "42P04" {
+				t.Errorf("second CreateDatabase = %v, want a *pgconn.PgError with SQLSTATE 42P04", err)
 			}
 		})
 	}
