@@ -11,6 +11,6 @@ import (
 // server, no message ever reaches its waiters.
 func NewDeaf(client, listen redis.UniversalClient, opts *Options) *Locker {
 	l := New(client, opts)
-	l.notes = redisq.NewNotifier(listen)
+	l.notes = redisq.NewNotifier(listen, nil)
 	return l
 }

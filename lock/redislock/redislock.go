@@ -63,7 +63,7 @@ var _ lock.Locker = (*Locker)(nil)
 // New returns a Locker that uses client for every command. AUTH, the
 // database number and TLS are whatever the client was configured with.
 func New(client redis.UniversalClient, opts *Options) *Locker {
-	return &Locker{pipe: redisq.NewPipe(client), opts: opts.withDefaults(), notes: redisq.NewNotifier(client)}
+	return &Locker{pipe: redisq.NewPipe(client), opts: opts.withDefaults(), notes: redisq.NewNotifier(client, nil)}
 }
 
 // Close stops the Locker's notification connection and waits for the

@@ -99,7 +99,7 @@ func New(clients []redis.UniversalClient, opts *Options) (*Locker, error) {
 		if c == nil {
 			return nil, fmt.Errorf("%w: redlock node %d is nil", lock.ErrInvalid, i)
 		}
-		l.nodes = append(l.nodes, node{pipe: redisq.NewPipe(c), notes: redisq.NewNotifier(c)})
+		l.nodes = append(l.nodes, node{pipe: redisq.NewPipe(c), notes: redisq.NewNotifier(c, nil)})
 	}
 	return l, nil
 }

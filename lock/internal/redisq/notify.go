@@ -27,12 +27,27 @@ const (
 	reconnectPause = 100 * time.Millisecond
 )
 
-// idleUnsubscribe is how long a channel stays subscribed after its last
-// waiter left. A key that is contended again soon finds its channel ready,
-// and a key whose waiters come and go does not subscribe and unsubscribe
-// each time. A variable for tests; a Notifier reads it once, when it is
-// made.
-var idleUnsubscribe = 10 * time.Second
+// NotifierOptions configures a Notifier. A nil *NotifierOptions means all
+// defaults.
+type NotifierOptions struct {
+	// IdleUnsubscribe is how long a channel stays subscribed after its
+	// last waiter left. A key that is contended again soon finds its
+	// channel ready, and a key whose waiters come and go does not subscribe
+	// and unsubscribe each time.
+	// Default: 10s.
+	IdleUnsubscribe time.Duration
+}
+
+func (o *NotifierOptions) withDefaults() NotifierOptions {
+	var out NotifierOptions
+	if o != nil {
+		out = *o
+	}
+	if out.IdleUnsubscribe <= 0 {
+		out.IdleUnsubscribe = 10 * time.Second
+	}
+	return out
+}
 
 // Notifier shares one pub/sub connection to a server among all the waiters
 // of a Locker.
@@ -47,7 +62,7 @@ var idleUnsubscribe = 10 * time.Second
 // waiters deaf.
 type Notifier struct {
 	client redis.UniversalClient
-	idle   time.Duration // idleUnsubscribe when the Notifier was made
+	idle   time.Duration // NotifierOptions.IdleUnsubscribe
 
 	mu       sync.Mutex
 	ps       *redis.PubSub
@@ -89,10 +104,10 @@ func (st *channelState) confirmed() bool {
 }
 
 // NewNotifier returns a Notifier on client; it connects on first use.
-func NewNotifier(client redis.UniversalClient) *Notifier {
+func NewNotifier(client redis.UniversalClient, opts *NotifierOptions) *Notifier {
 	return &Notifier{
 		client:   client,
-		idle:     idleUnsubscribe,
+		idle:     opts.withDefaults().IdleUnsubscribe,
 		channels: make(map[string]*channelState),
 		waiters:  make(map[string]*waiter),
 		kick:     make(chan struct{}, 1),

@@ -6,6 +6,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/redis/go-redis/v9"
+
 	"github.com/stockade/stockade/lock/internal/redisq"
 )
 
@@ -16,8 +18,7 @@ import (
 // the channel deaf.
 func TestNotifierChurn(t *testing.T) {
 	c := newClient(t)
-	defer redisq.SetIdleUnsubscribe(time.Millisecond)()
-	n := redisq.NewNotifier(c)
+	n := redisq.NewNotifier(c, &redisq.NotifierOptions{IdleUnsubscribe: time.Millisecond})
 	t.Cleanup(func() { n.Close() })
 	ctx := t.Context()
 
@@ -37,8 +38,30 @@ func TestNotifierChurn(t *testing.T) {
 		}
 		stop()
 		if i%10 == 0 {
-			time.Sleep(2 * time.Millisecond) // let an idle sweep run
+			// Let an idle sweep drop the channel, so that the next round
+			// subscribes it again from scratch.
+			awaitSubscribers(t, c, "churn", 0)
 		}
+	}
+}
+
+// awaitSubscribers waits until channel has want subscribers on the server,
+// and fails the test if it has not within 5s.
+func awaitSubscribers(t *testing.T, c *redis.Client, channel string, want int64) {
+	t.Helper()
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		counts, err := c.PubSubNumSub(t.Context(), channel).Result()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if counts[channel] == want {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("channel %s has %d subscribers 5s on, want %d", channel, counts[channel], want)
+		}
+		time.Sleep(time.Millisecond)
 	}
 }
 
@@ -46,8 +69,7 @@ func TestNotifierChurn(t *testing.T) {
 // once it has had no waiter for the idle time, and kept while it has one.
 func TestNotifierUnsubscribesIdleChannels(t *testing.T) {
 	c := newClient(t)
-	defer redisq.SetIdleUnsubscribe(50 * time.Millisecond)()
-	n := redisq.NewNotifier(c)
+	n := redisq.NewNotifier(c, &redisq.NotifierOptions{IdleUnsubscribe: 50 * time.Millisecond})
 	t.Cleanup(func() { n.Close() })
 	ctx := t.Context()
 
@@ -66,13 +88,7 @@ func TestNotifierUnsubscribesIdleChannels(t *testing.T) {
 		t.Fatalf("subscribers while listening: a %d, b %d, want 1 each", subscribers("a"), subscribers("b"))
 	}
 	stopA()
-	deadline := time.Now().Add(5 * time.Second)
-	for subscribers("a") != 0 {
-		if time.Now().After(deadline) {
-			t.Fatal("channel a is still subscribed 5s after its last waiter left")
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
+	awaitSubscribers(t, c, "a", 0)
 	if got := subscribers("b"); got != 1 {
 		t.Fatalf("channel b, which still has a waiter, has %d subscribers", got)
 	}
@@ -84,7 +100,7 @@ func TestNotifierUnsubscribesIdleChannels(t *testing.T) {
 // the waiter must see the token once. Plain wake-ups (token 0) always pass.
 func TestHandOffDeliveredOnce(t *testing.T) {
 	c := newClient(t)
-	n := redisq.NewNotifier(c)
+	n := redisq.NewNotifier(c, nil)
 	t.Cleanup(func() { n.Close() })
 	ctx := t.Context()
 
@@ -139,7 +155,7 @@ func TestNotifierCloseWaits(t *testing.T) {
 		return strings.Count(stacks, "redisq.(*Notifier).receive(") + strings.Count(stacks, "redisq.(*Notifier).manage(")
 	}
 	before := running()
-	n := redisq.NewNotifier(c)
+	n := redisq.NewNotifier(c, nil)
 	n.Listen(t.Context(), "close", "w", make(chan uint64, 1))()
 	if got := running() - before; got != 2 {
 		t.Fatalf("%d notifier goroutines while listening, want 2", got)
