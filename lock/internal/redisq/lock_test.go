@@ -113,16 +113,30 @@ func TestNoBargingPastExpiredHolder(t *testing.T) {
 	p := redisq.NewPipe(c)
 	ctx := t.Context()
 	holder, waiter, newcomer := newLock("k", "h"), newLock("k", "w"), newLock("k", "n")
+	waiter.WaiterTimeout = time.Minute // it stays in line, however long the test takes
 
-	if res, err := holder.Acquire(ctx, p, 50*time.Millisecond, false, 0); err != nil || !res.Granted {
+	if res, err := holder.Acquire(ctx, p, time.Minute, false, 0); err != nil || !res.Granted {
 		t.Fatalf("holder: %+v, %v", res, err)
 	}
 	if res, err := waiter.Acquire(ctx, p, time.Minute, true, 0); err != nil || !res.Queued {
 		t.Fatalf("waiter: %+v, %v", res, err)
 	}
-	time.Sleep(100 * time.Millisecond) // the holder's lease expires
-	if n, err := c.Exists(ctx, holder.Keys.Lock).Result(); err != nil || n != 0 {
-		t.Fatalf("lock key still there after its lease (%d, %v): the test proves nothing", n, err)
+	// The holder's lease runs out now: the server expires the lock key as
+	// it would at the end of its TTL.
+	if err := c.PExpire(ctx, holder.Keys.Lock, time.Millisecond).Err(); err != nil {
+		t.Fatal(err)
+	}
+	for deadline := time.Now().Add(5 * time.Second); ; time.Sleep(time.Millisecond) {
+		n, err := c.Exists(ctx, holder.Keys.Lock).Result()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if n == 0 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("lock key still there 5s after it was set to expire: the test proves nothing")
+		}
 	}
 	if res, err := newcomer.Acquire(ctx, p, time.Minute, false, 0); err != nil || res.Granted {
 		t.Fatalf("newcomer passed the queued waiter: %+v, %v", res, err)
