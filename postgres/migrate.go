@@ -22,6 +22,10 @@ var (
 	migrateAppliedSQL string
 	//go:embed queries/migrate_record.sql
 	migrateRecordSQL string
+	//go:embed queries/schema_exists.sql
+	schemaExistsSQL string
+	//go:embed queries/schema_version.sql
+	schemaVersionSQL string
 )
 
 // migration is one file of migrations/, named NNNN_name.sql.
@@ -87,6 +91,27 @@ func (s *Store) Migrate(ctx context.Context) error {
 		}
 	}
 	return nil
+}
+
+// SchemaVersion reports the newest migration applied to the database, 0
+// if it has no stockade schema, and latest, the newest this build knows.
+// It only reads, so a tool that must change nothing can refuse a database
+// that Migrate has not brought up to date.
+func (s *Store) SchemaVersion(ctx context.Context) (version, latest int, err error) {
+	if len(migrations) > 0 {
+		latest = migrations[len(migrations)-1].version
+	}
+	var exists bool
+	if err := s.pool.QueryRow(ctx, schemaExistsSQL).Scan(&exists); err != nil {
+		return 0, latest, mapError(ctx, "schema version", "", err)
+	}
+	if !exists {
+		return 0, latest, nil
+	}
+	if err := s.pool.QueryRow(ctx, schemaVersionSQL).Scan(&version); err != nil {
+		return 0, latest, mapError(ctx, "schema version", "", err)
+	}
+	return version, latest, nil
 }
 
 func (s *Store) migrate(ctx context.Context, m migration) error {

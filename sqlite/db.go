@@ -27,6 +27,11 @@ type Options struct {
 	// Readers is the number of read-only connections that View uses.
 	// Default: 4.
 	Readers int
+	// ReadOnly opens an existing file for reading only: Open fails if it
+	// is missing, writes nothing to it (nor switches it to WAL mode), and
+	// Update and Migrate fail. For tools that must change nothing.
+	// Default: false.
+	ReadOnly bool
 }
 
 func (o *Options) init() Options {
@@ -55,13 +60,16 @@ var _ stockade.Store = (*Store)(nil)
 
 // Open opens the database file at path, creating it if it is missing, in
 // WAL mode, and checks that it can be written. It does not create the
-// schema: call Migrate.
+// schema: call Migrate. With Options.ReadOnly it only reads.
 func Open(ctx context.Context, path string, opts *Options) (*Store, error) {
 	if path == "" {
 		return nil, errors.New("sqlite: empty path")
 	}
 	o := opts.init()
 	busy := strconv.FormatInt(o.BusyTimeout.Milliseconds(), 10)
+	if o.ReadOnly {
+		return openReadOnly(ctx, path, o, busy)
+	}
 
 	// The writer: BEGIN IMMEDIATE takes the write lock at the start of the
 	// transaction, so a transaction never fails half-way to upgrade it.
@@ -90,6 +98,31 @@ func Open(ctx context.Context, path string, opts *Options) (*Store, error) {
 		"_busy_timeout": {busy},
 		"_query_only":   {"1"},
 	}))
+	if err != nil {
+		w.Close()
+		return nil, fmt.Errorf("sqlite: open %s: %w", path, err)
+	}
+	r.SetMaxOpenConns(o.Readers)
+	r.SetMaxIdleConns(o.Readers)
+	s := &Store{path: path, w: w, r: r}
+	if err := s.Ping(ctx); err != nil {
+		s.Close()
+		return nil, err
+	}
+	return s, nil
+}
+
+// openReadOnly opens the file at path for Options.ReadOnly: every
+// connection in SQLite's read-only mode, which neither creates the file
+// nor writes to it.
+func openReadOnly(ctx context.Context, path string, o Options, busy string) (*Store, error) {
+	params := url.Values{"mode": {"ro"}, "_busy_timeout": {busy}, "_query_only": {"1"}}
+	w, err := sql.Open("sqlite", dsn(path, params))
+	if err != nil {
+		return nil, fmt.Errorf("sqlite: open %s: %w", path, err)
+	}
+	w.SetMaxOpenConns(1)
+	r, err := sql.Open("sqlite", dsn(path, params))
 	if err != nil {
 		w.Close()
 		return nil, fmt.Errorf("sqlite: open %s: %w", path, err)

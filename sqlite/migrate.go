@@ -73,6 +73,33 @@ func (s *Store) Migrate(ctx context.Context) error {
 	return nil
 }
 
+// SchemaVersion reports the newest migration applied to the database, 0
+// if it has no stockade schema, and latest, the newest this build knows.
+// It only reads, so a tool that must change nothing (on a Store opened
+// with Options.ReadOnly) can refuse a database that Migrate has not
+// brought up to date.
+func (s *Store) SchemaVersion(ctx context.Context) (version, latest int, err error) {
+	ms, err := migrations()
+	if err != nil {
+		return 0, 0, fmt.Errorf("sqlite: schema version: %w", err)
+	}
+	latest = len(ms)
+	var tables int
+	err = s.r.QueryRowContext(ctx, `
+		SELECT count(*) FROM sqlite_schema WHERE type = 'table' AND name = 'schema_migrations'`).Scan(&tables)
+	if err != nil {
+		return 0, latest, wrapf(err, "schema version %s", s.path)
+	}
+	if tables == 0 {
+		return 0, latest, nil
+	}
+	err = s.r.QueryRowContext(ctx, `SELECT coalesce(max(version), 0) FROM schema_migrations`).Scan(&version)
+	if err != nil {
+		return 0, latest, wrapf(err, "schema version %s", s.path)
+	}
+	return version, latest, nil
+}
+
 // apply applies m unless it has been; latest is the newest version this
 // binary knows.
 func (s *Store) apply(ctx context.Context, m migration, latest int) error {
