@@ -29,7 +29,8 @@
 // Migrate applies the embedded migrations/NNNN_name.sql files that the
 // schema_migrations table does not list, each in its own transaction after
 // taking an advisory lock on a fixed id, so instances that start together
-// apply each exactly once. Open does not migrate.
+// apply each exactly once. Open does not migrate. SchemaVersion says, and
+// only reads, how far a database has been migrated: 0 without the schema.
 //
 //   - locations (id, name, lat, lon).
 //   - levels (sku, location → locations, on_hand, reserved, committed,

@@ -64,5 +64,7 @@
 // Migrate applies those not yet recorded in schema_migrations, each in its
 // own transaction with its record; it is a no-op when the schema is up to
 // date and refuses a database migrated by a newer binary. Open does not
-// migrate.
+// migrate. SchemaVersion says how far a database has been migrated, 0 for
+// one without the schema; with Options.ReadOnly, Open and SchemaVersion
+// neither create the file nor write to it.
 package sqlite
