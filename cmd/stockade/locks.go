@@ -11,7 +11,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/stockade/stockade/internal/lockbench"
+	"github.com/stockade/stockade/cmd/stockade/internal/lockbench"
 )
 
 const locksUsage = `usage: stockade locks <subcommand> [flags]

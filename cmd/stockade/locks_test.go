@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/stockade/stockade/internal/lockbench"
+	"github.com/stockade/stockade/cmd/stockade/internal/lockbench"
 	"github.com/stockade/stockade/lock/testserver"
 )
 

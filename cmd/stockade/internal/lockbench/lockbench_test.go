@@ -18,7 +18,7 @@ import (
 	clientv3 "go.etcd.io/etcd/client/v3"
 	"go.uber.org/zap"
 
-	"github.com/stockade/stockade/internal/lockbench"
+	"github.com/stockade/stockade/cmd/stockade/internal/lockbench"
 	"github.com/stockade/stockade/lock/testserver"
 )
 
