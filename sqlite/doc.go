@@ -60,7 +60,8 @@
 //
 // # Migrations
 //
-// The schema lives in migrations/NNNN_name.sql, embedded in the binary.
+// The schema lives in migrations/NNNN_name.sql and the statements in
+// queries/, one per file, all embedded in the binary.
 // Migrate applies those not yet recorded in schema_migrations, each in its
 // own transaction with its record; it is a no-op when the schema is up to
 // date and refuses a database migrated by a newer binary. Open does not

@@ -18,8 +18,8 @@ func jsonOf(v any) (string, error) {
 	return string(b), err
 }
 
-const reservationColumns = `id, status, created_at, expires_at, order_id, lines, allocations`
-
+// scanReservation reads a reservation's columns: id, status, created_at,
+// expires_at, order_id, lines, allocations.
 func scanReservation(row rowScanner) (stockade.Reservation, error) {
 	var r stockade.Reservation
 	var status, lines, allocs string
@@ -65,7 +65,7 @@ func (t *tx) InsertReservations(ctx context.Context, rs ...stockade.Reservation)
 			}
 		}
 	}
-	err := t.insertRows(ctx, `INSERT INTO reservations (`+reservationColumns+`) VALUES `, 7, len(rs),
+	err := t.insertRows(ctx, insertReservationsSQL, 7, len(rs),
 		func(i int, row []any) []any {
 			r := rs[i]
 			return append(row, r.ID, string(r.Status), micros(r.CreatedAt), micros(r.ExpiresAt), r.OrderID, lines[i], allocs[i])
@@ -73,7 +73,7 @@ func (t *tx) InsertReservations(ctx context.Context, rs ...stockade.Reservation)
 	if err != nil {
 		return checkf(err, "invalid reservation status", "%s", what())
 	}
-	err = t.insertRows(ctx, `INSERT INTO reservation_allocations (reservation_id, sku, location) VALUES `, 3, len(levels),
+	err = t.insertRows(ctx, insertReservationAllocationsSQL, 3, len(levels),
 		func(i int, row []any) []any { return append(row, levels[i].id, levels[i].sku, levels[i].location) })
 	if err != nil {
 		return wrapf(err, "%s: allocations", what())
@@ -90,14 +90,12 @@ func (t *tx) Reservations(ctx context.Context, ids []string, lock bool) ([]stock
 	if err != nil {
 		return nil, fmt.Errorf("sqlite: %d reservations: %w", len(ids), err)
 	}
-	return queryAll(ctx, t, fmt.Sprintf("%d reservations", len(ids)), scanReservation, `SELECT `+reservationColumns+`
-		FROM reservations WHERE id IN (SELECT value FROM json_each(?)) ORDER BY id`, string(list))
+	return queryAll(ctx, t, fmt.Sprintf("%d reservations", len(ids)), scanReservation, reservationsSQL, string(list))
 }
 
 // Reservation ignores lock; see tx.
 func (t *tx) Reservation(ctx context.Context, id string, lock bool) (stockade.Reservation, error) {
-	r, err := scanReservation(t.tx.QueryRowContext(ctx,
-		`SELECT `+reservationColumns+` FROM reservations WHERE id = ?`, id))
+	r, err := scanReservation(t.tx.QueryRowContext(ctx, reservationSQL, id))
 	if errors.Is(err, sql.ErrNoRows) {
 		return r, stockade.Errorf(stockade.ENotFound, fmt.Sprintf("reservation %q not found", id))
 	}
@@ -108,9 +106,7 @@ func (t *tx) Reservation(ctx context.Context, id string, lock bool) (stockade.Re
 }
 
 func (t *tx) SetReservationStatus(ctx context.Context, id string, from, to stockade.ReservationStatus, orderID string) (bool, error) {
-	res, err := t.tx.ExecContext(ctx, `
-		UPDATE reservations SET status = ?3, order_id = iif(?4 = '', order_id, ?4)
-		WHERE id = ?1 AND status = ?2`, id, string(from), string(to), orderID)
+	res, err := t.tx.ExecContext(ctx, setReservationStatusSQL, id, string(from), string(to), orderID)
 	if err != nil {
 		return false, checkf(err, "invalid reservation status", "set reservation %s %s → %s", id, from, to)
 	}
@@ -129,18 +125,14 @@ func affected(res sql.Result, format string, args ...any) (bool, error) {
 // LapsedReservations takes no locks (see tx) and skips none. A limit of 0
 // or less means no limit.
 func (t *tx) LapsedReservations(ctx context.Context, now time.Time, keys []stockade.Key, limit int) ([]stockade.Reservation, error) {
-	q := `SELECT ` + reservationColumns + ` FROM reservations
-		WHERE status = 'held' AND expires_at < ?`
-	args := []any{micros(now)}
-	if len(keys) > 0 {
-		q += ` AND id IN (SELECT reservation_id FROM reservation_allocations WHERE ` + inKeys + `)`
-		args = append(args, keysJSON(keys))
-	}
 	if limit <= 0 {
 		limit = -1 // SQLite: no limit
 	}
-	args = append(args, limit)
-	return queryAll(ctx, t, "lapsed reservations", scanReservation, q+` ORDER BY expires_at, id LIMIT ?`, args...)
+	q, args := lapsedReservationsSQL, []any{micros(now), limit}
+	if len(keys) > 0 {
+		q, args = lapsedReservationsKeysSQL, append(args, keysJSON(keys))
+	}
+	return queryAll(ctx, t, "lapsed reservations", scanReservation, q, args...)
 }
 
 func (t *tx) InsertOrders(ctx context.Context, orders ...stockade.Order) error {
@@ -154,7 +146,7 @@ func (t *tx) InsertOrders(ctx context.Context, orders ...stockade.Order) error {
 			return fmt.Errorf("sqlite: insert order %s: %w", o.ID, err)
 		}
 	}
-	err := t.insertRows(ctx, `INSERT INTO orders (id, status, created_at, reservation_id, lines, allocations) VALUES `, 6, len(orders),
+	err := t.insertRows(ctx, insertOrdersSQL, 6, len(orders),
 		func(i int, row []any) []any {
 			o := orders[i]
 			return append(row, o.ID, string(o.Status), micros(o.CreatedAt), o.ReservationID, lines[i], allocs[i])
@@ -173,9 +165,7 @@ func (t *tx) Order(ctx context.Context, id string, lock bool) (stockade.Order, e
 	var o stockade.Order
 	var status, lines, allocs string
 	var created int64
-	err := t.tx.QueryRowContext(ctx, `
-		SELECT id, status, created_at, reservation_id, lines, allocations FROM orders WHERE id = ?`, id).
-		Scan(&o.ID, &status, &created, &o.ReservationID, &lines, &allocs)
+	err := t.tx.QueryRowContext(ctx, orderSQL, id).Scan(&o.ID, &status, &created, &o.ReservationID, &lines, &allocs)
 	if errors.Is(err, sql.ErrNoRows) {
 		return o, stockade.Errorf(stockade.ENotFound, fmt.Sprintf("order %q not found", id))
 	}
@@ -193,8 +183,7 @@ func (t *tx) Order(ctx context.Context, id string, lock bool) (stockade.Order, e
 }
 
 func (t *tx) SetOrderStatus(ctx context.Context, id string, from, to stockade.OrderStatus) (bool, error) {
-	res, err := t.tx.ExecContext(ctx, `UPDATE orders SET status = ? WHERE id = ? AND status = ?`,
-		string(to), id, string(from))
+	res, err := t.tx.ExecContext(ctx, setOrderStatusSQL, id, string(from), string(to))
 	if err != nil {
 		return false, checkf(err, "invalid order status", "set order %s %s → %s", id, from, to)
 	}

@@ -44,15 +44,8 @@ func keysJSON(keys []stockade.Key) string {
 	return string(b)
 }
 
-// inKeys is the SQL condition "(sku, location) is one of the keys in the
-// JSON parameter".
-const inKeys = `(sku, location) IN (SELECT value ->> 0, value ->> 1 FROM json_each(?))`
-
 func (t *tx) PutLocation(ctx context.Context, loc stockade.Location) error {
-	_, err := t.tx.ExecContext(ctx, `
-		INSERT INTO locations (id, name, lat, lon) VALUES (?, ?, ?, ?)
-		ON CONFLICT (id) DO UPDATE SET name = excluded.name, lat = excluded.lat, lon = excluded.lon`,
-		loc.ID, loc.Name, loc.Lat, loc.Lon)
+	_, err := t.tx.ExecContext(ctx, putLocationSQL, loc.ID, loc.Name, loc.Lat, loc.Lon)
 	if err != nil {
 		return wrapf(err, "put location %s", loc.ID)
 	}
@@ -60,14 +53,12 @@ func (t *tx) PutLocation(ctx context.Context, loc stockade.Location) error {
 }
 
 func (t *tx) Locations(ctx context.Context, ids ...string) ([]stockade.Location, error) {
-	q := `SELECT id, name, lat, lon FROM locations`
-	var args []any
+	var list any // NULL: every location
 	if len(ids) > 0 {
 		b, _ := json.Marshal(ids) // cannot fail: strings only
-		q += ` WHERE id IN (SELECT value FROM json_each(?))`
-		args = append(args, string(b))
+		list = string(b)
 	}
-	rows, err := t.tx.QueryContext(ctx, q+` ORDER BY id`, args...)
+	rows, err := t.tx.QueryContext(ctx, locationsSQL, list)
 	if err != nil {
 		return nil, wrapf(err, "locations")
 	}
@@ -86,8 +77,8 @@ func (t *tx) Locations(ctx context.Context, ids ...string) ([]stockade.Location,
 	return locs, nil
 }
 
-const levelColumns = `sku, location, on_hand, reserved, committed, version, fence`
-
+// scanLevel reads a level's columns: sku, location, on_hand, reserved,
+// committed, version, fence.
 func scanLevel(row rowScanner) (stockade.Level, error) {
 	var l stockade.Level
 	var fence int64
@@ -131,8 +122,7 @@ func (t *tx) Levels(ctx context.Context, keys []stockade.Key, lock bool) ([]stoc
 	if len(keys) == 0 {
 		return nil, nil
 	}
-	return t.levels(ctx, "levels",
-		`SELECT `+levelColumns+` FROM levels WHERE `+inKeys+` ORDER BY sku, location`, keysJSON(keys))
+	return t.levels(ctx, "levels", levelsSQL, keysJSON(keys))
 }
 
 // SKULevels ignores lock; see tx.
@@ -141,19 +131,17 @@ func (t *tx) SKULevels(ctx context.Context, skus []string, lock bool) ([]stockad
 	case 0:
 		return nil, nil
 	case 1:
-		return t.levels(ctx, "levels of "+skus[0],
-			`SELECT `+levelColumns+` FROM levels WHERE sku = ? ORDER BY location`, skus[0])
+		return t.levels(ctx, "levels of "+skus[0], skuLevelSQL, skus[0])
 	}
 	list, err := json.Marshal(skus)
 	if err != nil {
 		return nil, fmt.Errorf("sqlite: levels of %d SKUs: %w", len(skus), err)
 	}
-	return t.levels(ctx, fmt.Sprintf("levels of %d SKUs", len(skus)),
-		`SELECT `+levelColumns+` FROM levels WHERE sku IN (SELECT value FROM json_each(?)) ORDER BY sku, location`, string(list))
+	return t.levels(ctx, fmt.Sprintf("levels of %d SKUs", len(skus)), skuLevelsSQL, string(list))
 }
 
 func (t *tx) AllLevels(ctx context.Context) ([]stockade.Level, error) {
-	return t.levels(ctx, "all levels", `SELECT `+levelColumns+` FROM levels ORDER BY sku, location`)
+	return t.levels(ctx, "all levels", allLevelsSQL)
 }
 
 // SetOnHand writes in one statement: an upsert, an insert if missing, or
@@ -165,7 +153,7 @@ func (t *tx) SetOnHand(ctx context.Context, k stockade.Key, onHand int64, expect
 			fmt.Sprintf("%s: on hand %d is negative", k, onHand))
 	}
 	var one int
-	err := t.tx.QueryRowContext(ctx, `SELECT 1 FROM locations WHERE id = ?`, k.Location).Scan(&one)
+	err := t.tx.QueryRowContext(ctx, locationExistsSQL, k.Location).Scan(&one)
 	if errors.Is(err, sql.ErrNoRows) {
 		return stockade.Level{}, false, stockade.Errorf(stockade.ENotFound,
 			fmt.Sprintf("location %q not found", k.Location))
@@ -178,17 +166,14 @@ func (t *tx) SetOnHand(ctx context.Context, k stockade.Key, onHand int64, expect
 	args := []any{k.SKU, k.Location, onHand}
 	switch {
 	case expectedVersion == nil:
-		q = `INSERT INTO levels (sku, location, on_hand) VALUES (?, ?, ?)
-			ON CONFLICT (sku, location) DO UPDATE SET on_hand = excluded.on_hand, version = version + 1`
+		q = setOnHandSQL
 	case *expectedVersion == 0:
-		q = `INSERT INTO levels (sku, location, on_hand) VALUES (?, ?, ?)
-			ON CONFLICT (sku, location) DO NOTHING`
+		q = setOnHandNewSQL
 	default:
-		q = `UPDATE levels SET on_hand = ?3, version = version + 1
-			WHERE sku = ?1 AND location = ?2 AND version = ?4`
+		q = setOnHandAtSQL
 		args = append(args, *expectedVersion)
 	}
-	l, err := scanLevel(t.tx.QueryRowContext(ctx, q+` RETURNING `+levelColumns, args...))
+	l, err := scanLevel(t.tx.QueryRowContext(ctx, q, args...))
 	switch {
 	case err == nil:
 		return l, true, nil
@@ -212,21 +197,12 @@ func (t *tx) UpdateLevel(ctx context.Context, k stockade.Key, d stockade.Delta, 
 		return stockade.Level{}, false, stockade.Errorf(stockade.EInvalid,
 			fmt.Sprintf("%s: fencing token %d out of range", k, guard.Fence))
 	}
-	q := `UPDATE levels SET
-			on_hand = on_hand + ?3, reserved = reserved + ?4, committed = committed + ?5,
-			version = version + 1, fence = max(fence, ?6)
-		WHERE sku = ?1 AND location = ?2
-			AND on_hand + ?3 >= 0 AND reserved + ?4 >= 0 AND committed + ?5 >= 0
-			AND (on_hand + ?3) - (reserved + ?4) - (committed + ?5) >= 0`
-	args := []any{k.SKU, k.Location, d.OnHand, d.Reserved, d.Committed, int64(guard.Fence)}
-	if guard.Fence != 0 {
-		q += ` AND fence <= ?6`
-	}
+	var version any // NULL: any version
 	if guard.Version != nil {
-		q += ` AND version = ?7`
-		args = append(args, *guard.Version)
+		version = *guard.Version
 	}
-	l, err := scanLevel(t.tx.QueryRowContext(ctx, q+` RETURNING `+levelColumns, args...))
+	l, err := scanLevel(t.tx.QueryRowContext(ctx, updateLevelSQL,
+		k.SKU, k.Location, d.OnHand, d.Reserved, d.Committed, int64(guard.Fence), version))
 	if errors.Is(err, sql.ErrNoRows) {
 		return stockade.Level{}, false, nil
 	}
@@ -254,11 +230,10 @@ func (t *tx) UpdateLevels(ctx context.Context, changes []stockade.LevelChange) (
 }
 
 func (t *tx) AppendMovements(ctx context.Context, ms ...stockade.Movement) error {
-	err := t.insertRows(ctx, `INSERT INTO movements (at, sku, location, kind, on_hand, reserved, committed, ref, reason) VALUES `,
-		9, len(ms), func(i int, row []any) []any {
-			m := ms[i]
-			return append(row, micros(m.At), m.SKU, m.Location, string(m.Kind), m.OnHand, m.Reserved, m.Committed, m.Ref, m.Reason)
-		})
+	err := t.insertRows(ctx, appendMovementsSQL, 9, len(ms), func(i int, row []any) []any {
+		m := ms[i]
+		return append(row, micros(m.At), m.SKU, m.Location, string(m.Kind), m.OnHand, m.Reserved, m.Committed, m.Ref, m.Reason)
+	})
 	if err != nil {
 		return wrapf(err, "append %d movements", len(ms))
 	}
@@ -273,7 +248,8 @@ const maxVariables = 32766
 // each, which row appends for row i, followed by tail (such as an ON
 // CONFLICT clause), if any: as many rows per statement as SQLite binds, so
 // that a batch costs a few statements instead of one per row. Rows are
-// inserted in order.
+// inserted in order. The rows are spelled out here, not in the statement's
+// file, because their number varies: the file ends at VALUES.
 func (t *tx) insertRows(ctx context.Context, insert string, cols, n int, row func(i int, args []any) []any, tail ...string) error {
 	perStmt := maxVariables / cols
 	tuple := "(?" + strings.Repeat(", ?", cols-1) + ")"
@@ -319,9 +295,7 @@ func (t *tx) Movements(ctx context.Context, f stockade.MovementFilter) ([]stocka
 		limit = defaultMovementLimit
 	}
 	args = append(args, limit)
-	rows, err := t.tx.QueryContext(ctx, `
-		SELECT id, at, sku, location, kind, on_hand, reserved, committed, ref, reason
-		FROM movements WHERE `+strings.Join(where, ` AND `)+` ORDER BY id LIMIT ?`, args...)
+	rows, err := t.tx.QueryContext(ctx, movementsSQL+`WHERE `+strings.Join(where, ` AND `)+` ORDER BY id LIMIT ?`, args...)
 	if err != nil {
 		return nil, wrapf(err, "movements")
 	}
@@ -345,24 +319,12 @@ func (t *tx) Movements(ctx context.Context, f stockade.MovementFilter) ([]stocka
 }
 
 func (t *tx) LedgerSums(ctx context.Context) (map[stockade.Key]stockade.Delta, error) {
-	return t.sums(ctx, "ledger sums", `
-		SELECT sku, location, sum(on_hand), sum(reserved), sum(committed)
-		FROM movements GROUP BY sku, location`,
+	return t.sums(ctx, "ledger sums", ledgerSumsSQL,
 		func(d *stockade.Delta) []any { return []any{&d.OnHand, &d.Reserved, &d.Committed} })
 }
 
 func (t *tx) RecordSums(ctx context.Context) (map[stockade.Key]stockade.Delta, error) {
-	return t.sums(ctx, "record sums", `
-		SELECT sku, location, sum(reserved), sum(committed) FROM (
-			SELECT a.value ->> 'sku' AS sku, a.value ->> 'location' AS location,
-				a.value ->> 'quantity' AS reserved, 0 AS committed
-			FROM reservations AS r, json_each(r.allocations) AS a
-			WHERE r.status = 'held' AND a.type = 'object'
-			UNION ALL
-			SELECT a.value ->> 'sku', a.value ->> 'location', 0, a.value ->> 'quantity'
-			FROM orders AS o, json_each(o.allocations) AS a
-			WHERE o.status = 'committed' AND a.type = 'object'
-		) GROUP BY sku, location`,
+	return t.sums(ctx, "record sums", recordSumsSQL,
 		func(d *stockade.Delta) []any { return []any{&d.Reserved, &d.Committed} })
 }
 

@@ -1,0 +1,4 @@
+-- Order ?1 (id).
+SELECT id, status, created_at, reservation_id, lines, allocations
+FROM orders
+WHERE id = ?1;
