@@ -5,4 +5,10 @@
 // The package holds the nouns and the service interfaces and imports only the
 // standard library. Adapters live in their own packages (sqlite, postgres,
 // httpapi) and the binary in cmd/stockade wires them together.
+//
+// The lock library is the module github.com/stockade/stockade/lock, with its
+// test kit lock/testserver, and the binary is the module
+// github.com/stockade/stockade/cmd/stockade, the only one that requires the
+// lock benchmark's rival libraries. A program that imports this module or
+// the lock module so resolves nothing that is not published.
 package stockade
