@@ -35,11 +35,11 @@ func TestKeysShareHashTagAndVanish(t *testing.T) {
 		t.Fatal(err)
 	}
 	// A queued waiter creates the queue keys.
-	waitCtx, cancel := context.WithTimeout(ctx, 300*time.Millisecond)
+	waitCtx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	waited := make(chan error, 1)
 	go func() { _, err := l.Acquire(waitCtx, "sku-1"); waited <- err }()
-	time.Sleep(100 * time.Millisecond)
+	awaitQueued(t, c, prefix+"{sku-1}:q", 1)
 
 	keys, err := c.Keys(ctx, prefix+"*").Result()
 	if err != nil {
@@ -55,8 +55,9 @@ func TestKeysShareHashTagAndVanish(t *testing.T) {
 			t.Errorf("%s has no expiry (PTTL %v): it would stay forever", k, ttl)
 		}
 	}
-	if err := <-waited; !errors.Is(err, lock.ErrNotAcquired) {
-		t.Fatalf("waiter: %v", err)
+	cancel()
+	if err := <-waited; !errors.Is(err, lock.ErrNotAcquired) || !errors.Is(err, context.Canceled) {
+		t.Fatalf("waiter: %v, want ErrNotAcquired and context.Canceled", err)
 	}
 	if err := held.Release(ctx); err != nil {
 		t.Fatal(err)
@@ -446,9 +447,11 @@ func TestTLS(t *testing.T) {
 // TestDeadWaiterDropsOut queues a waiter whose process then vanishes (its
 // client is closed, so it neither re-announces itself nor leaves), and
 // checks the next waiter still gets the lock once WaiterTimeout passes.
+// WaiterTimeout is long enough that the dead waiter is still in line, ahead
+// of the live one, when the lock is released.
 func TestDeadWaiterDropsOut(t *testing.T) {
 	addr := testserver.SharedRedis(t).Addr()
-	opts := &redislock.Options{Prefix: t.Name() + ":", WaiterTimeout: 300 * time.Millisecond}
+	opts := &redislock.Options{Prefix: t.Name() + ":", WaiterTimeout: 2 * time.Second}
 	holder := newLocker(t, addr, opts)
 	ctx := t.Context()
 
@@ -465,7 +468,8 @@ func TestDeadWaiterDropsOut(t *testing.T) {
 		defer close(ghostDone)
 		ghost.Acquire(ctx, "k", lock.WithWait(2*time.Second))
 	}()
-	awaitQueued(t, newClient(t, addr), opts.Prefix+"{k}:q", 1)
+	c := newClient(t, addr)
+	awaitQueued(t, c, opts.Prefix+"{k}:q", 1)
 	ghost.Close()
 	ghostClient.Close()
 
@@ -477,7 +481,7 @@ func TestDeadWaiterDropsOut(t *testing.T) {
 		}
 		next <- le
 	}()
-	time.Sleep(50 * time.Millisecond)
+	awaitQueued(t, c, opts.Prefix+"{k}:q", 2) // behind the ghost
 	if err := held.Release(ctx); err != nil {
 		t.Fatal(err)
 	}
@@ -503,10 +507,12 @@ func TestUnavailableWhenServerDown(t *testing.T) {
 
 // TestHandedOffLeaseKeepsItsTTL hands a lock with a TTL longer than
 // WaiterTimeout to a waiter: the hand-off holds it only for the claim
-// window, and the lease must extend it to the full TTL in time.
+// window, and the lease must extend it to the full TTL in time. The
+// extension is due halfway through the window, which is long enough that a
+// stalled goroutine still sends it in time.
 func TestHandedOffLeaseKeepsItsTTL(t *testing.T) {
 	addr := testserver.SharedRedis(t).Addr()
-	const waiterTimeout, ttl = 300 * time.Millisecond, 5 * time.Second
+	const waiterTimeout, ttl = 2 * time.Second, 10 * time.Second
 	l := newLocker(t, addr, &redislock.Options{Prefix: t.Name() + ":", WaiterTimeout: waiterTimeout})
 	ctx := t.Context()
 
@@ -519,13 +525,16 @@ func TestHandedOffLeaseKeepsItsTTL(t *testing.T) {
 	if second == nil {
 		return
 	}
-	time.Sleep(3 * waiterTimeout) // well past the claim window
+	handed := time.Now()
+	// The claim window ran from when the waiter queued, before the
+	// hand-off: it is over after one WaiterTimeout more.
+	time.Sleep(waiterTimeout + waiterTimeout/4)
 	select {
 	case <-second.Done():
-		t.Fatalf("handed-off lease lost after %v of its %v TTL: %v", 3*waiterTimeout, ttl, second.Err())
+		t.Fatalf("handed-off lease lost after the claim window, %v into its %v TTL: %v", time.Since(handed), ttl, second.Err())
 	default:
 	}
-	if left := c.PTTL(ctx, t.Name()+":{k}").Val(); left < ttl-3*waiterTimeout-time.Second {
+	if left := c.PTTL(ctx, t.Name()+":{k}").Val(); left < ttl-time.Since(handed)-time.Second {
 		t.Fatalf("lock key expires in %v; the lease's TTL is %v", left, ttl)
 	}
 	if err := second.Release(ctx); err != nil {
