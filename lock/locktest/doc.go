@@ -16,6 +16,8 @@
 //			return redislock.New(client, nil)
 //		}, locktest.WithRevoke(func(t *testing.T, key string) {
 //			// delete the key's current lease on the server
+//		}), locktest.WithWaiters(func(t *testing.T, key string) int {
+//			// return how many acquirers are queued for key on the server
 //		}))
 //	}
 //
@@ -34,11 +36,10 @@
 //     watchdog must report the loss. Without it those tests are skipped.
 //   - WithWaiters counts the acquirers queued for a key on the server. The
 //     fairness test starts each waiter once the one before it shows in the
-//     queue, so that arrival order is the order the server saw; without it,
-//     it spaces them by a pause that a loaded machine can overrun.
-//   - WithShortTTL sets the TTL of the tests that wait for expiry or
-//     renewal (300ms by default) for backends that cannot honour short
-//     leases.
+//     queue, so that arrival order is the order the server saw; it fails
+//     without it, so every backend must supply it.
+//   - WithShortTTL sets the TTL of the tests that wait for expiry (300ms
+//     by default) for backends that cannot honour short leases.
 //
 // ServerDown is a check of its own, for a backend whose test can stop its
 // server for good (testserver's Kill): a held, auto-renewed lease reports
@@ -62,7 +63,8 @@
 // under half a minute against a server. Speed is never a pass/fail
 // criterion: every wait is bounded only to turn a hang into a failure, and
 // the load tests do fewer rounds on a slow backend instead of taking longer.
-// The tests of expiry and renewal do depend on the backend honouring its
-// TTL and on the auto-renew watchdog (every TTL/3) not being starved for a
-// whole TTL. Run it with -race.
+// A short TTL is used only where its lapse is what a test waits for; a lease
+// that must outlive the test's own work (a Refresh to send, auto-renewals
+// every TTL/3) gets a TTL of seconds, so that a goroutine stalled by the
+// race detector cannot fail the test. Run it with -race.
 package locktest

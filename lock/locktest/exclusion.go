@@ -234,8 +234,13 @@ func (s *suite) testAcquireAllAllOrNothing(t *testing.T) {
 }
 
 // testFairness queues waiters one at a time behind a holder and checks
-// that they are served in arrival order.
+// that they are served in arrival order. It needs WithWaiters: a waiter has
+// arrived when the server shows it in the queue, and only then may the
+// next one start.
 func (s *suite) testFairness(t *testing.T) {
+	if s.waiters == nil {
+		t.Fatal("Fairness needs locktest.WithWaiters to see each waiter queued before the next starts")
+	}
 	const waiters = 12
 	ls := s.lockers(t, 3)
 	key := s.key(t)
@@ -291,16 +296,10 @@ func (s *suite) testFairness(t *testing.T) {
 	t.Logf("serving order: %v", order)
 }
 
-// awaitQueued returns once n acquirers wait for key, or, for a backend
-// that cannot say, after a pause long enough for the last one to queue on
-// an unloaded machine. It reports false, having failed t, if they never
-// do.
+// awaitQueued returns once n acquirers wait for key. It reports false,
+// having failed t, if they never do.
 func (s *suite) awaitQueued(t *testing.T, key string, n int) bool {
 	t.Helper()
-	if s.waiters == nil {
-		time.Sleep(15 * time.Millisecond)
-		return true
-	}
 	deadline := time.Now().Add(hang)
 	for s.waiters(t, key) < n {
 		if time.Now().After(deadline) {

@@ -122,29 +122,32 @@ func (s *suite) testReleaseRetry(t *testing.T) {
 }
 
 // testRefresh checks that Refresh extends a lease past its original TTL.
+// The original TTL is long enough that the Refresh cannot come too late.
 func (s *suite) testRefresh(t *testing.T) {
 	ls := s.lockers(t, 2)
 	key := s.key(t)
-	a := s.acquire(t, ls[0], key, lock.WithTTL(s.ttl))
-	time.Sleep(s.ttl / 3)
-	if err := a.Refresh(s.ctx(t), 10*s.ttl); err != nil {
+	ttl := max(s.ttl, steadyTTL)
+	a := s.acquire(t, ls[0], key, lock.WithTTL(ttl))
+	if err := a.Refresh(s.ctx(t), 10*ttl); err != nil {
 		t.Fatalf("Refresh = %v", err)
 	}
-	time.Sleep(s.ttl) // past the original TTL
+	time.Sleep(ttl) // past the original TTL, which ran from before Acquire returned
 	mustBeLive(t, a)
 	s.mustBeHeld(t, ls[1], key)
 	s.release(t, a)
 	s.mustBeFree(t, ls[1], key)
 }
 
-// testAutoRenew checks that WithAutoRenew keeps a lease alive for several
-// TTLs, during which nobody else can take the key.
+// testAutoRenew checks that WithAutoRenew keeps a lease alive for two
+// TTLs, during which nobody else can take the key. The TTL is long enough
+// that a renewal delayed by a stalled goroutine still comes in time.
 func (s *suite) testAutoRenew(t *testing.T) {
 	ls := s.lockers(t, 2)
 	key := s.key(t)
-	a := s.acquire(t, ls[0], key, lock.WithTTL(s.ttl), lock.WithAutoRenew())
-	for range 6 { // three TTLs
-		time.Sleep(s.ttl / 2)
+	ttl := max(s.ttl, steadyTTL)
+	a := s.acquire(t, ls[0], key, lock.WithTTL(ttl), lock.WithAutoRenew())
+	for range 4 { // two TTLs
+		time.Sleep(ttl / 2)
 		mustBeLive(t, a)
 		s.mustBeHeld(t, ls[1], key)
 	}

@@ -16,6 +16,12 @@ import (
 // catches hangs: no test's outcome depends on how fast a backend is.
 const hang = 20 * time.Second
 
+// steadyTTL is the TTL of a lease that must not lapse while the test does
+// its own work (a Refresh to send, renewals to come): long enough that a
+// goroutine stalled by the race detector or a busy machine cannot let it
+// run out.
+const steadyTTL = 2 * time.Second
+
 // Option configures Run.
 type Option func(*config)
 
@@ -35,16 +41,17 @@ func WithRevoke(revoke func(t *testing.T, key string)) Option {
 
 // WithWaiters lets the suite ask how many acquirers wait for key on the
 // server: the length of the backend's queue, not counting the holder. The
-// fairness test then starts each waiter once the one before it is queued;
-// without it, it spaces them 15ms apart and hopes, which a loaded machine
-// can defeat. waiters reports its own failures through t.
+// fairness test starts each waiter once the one before it is queued, and
+// fails without it: arrival order is only known once the server has seen
+// each waiter. waiters reports its own failures through t.
 func WithWaiters(waiters func(t *testing.T, key string) int) Option {
 	return func(c *config) { c.waiters = waiters }
 }
 
-// WithShortTTL sets the TTL of the tests that wait for a lease to expire or
-// to be renewed. Backends whose leases have a coarse granularity (etcd
-// counts in whole seconds) raise it; the suite then takes longer.
+// WithShortTTL sets the TTL of the tests that wait for a lease to expire.
+// Backends whose leases have a coarse granularity (etcd counts in whole
+// seconds) raise it; the suite then takes longer. The tests of Refresh and
+// auto-renewal use a TTL of seconds instead, and at least this one.
 // Default: 300ms.
 func WithShortTTL(ttl time.Duration) Option {
 	return func(c *config) { c.ttl = ttl }
