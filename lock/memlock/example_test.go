@@ -93,13 +93,13 @@ func Example_autoRenew() {
 	locker := memlock.New(nil)
 	ctx := context.Background()
 
-	lease, err := locker.Acquire(ctx, "nightly-report", lock.WithTTL(400*time.Millisecond), lock.WithAutoRenew())
+	lease, err := locker.Acquire(ctx, "nightly-report", lock.WithTTL(time.Second), lock.WithAutoRenew())
 	if err != nil {
 		fmt.Println(err)
 		return
 	}
 
-	work := time.After(600 * time.Millisecond) // longer than the TTL
+	work := time.After(1500 * time.Millisecond) // longer than the TTL
 	select {
 	case <-lease.Done():
 		fmt.Println("lease lost, stopping:", lease.Err())

@@ -78,7 +78,7 @@ func waitQueued(t *testing.T, l *Locker, key string, n int) {
 func TestForgetsReleasedKeys(t *testing.T) {
 	n := 1_000_000
 	if raceEnabled {
-		n = 100_000 // a million takes ten seconds under the race detector
+		n = 100_000 // the race detector makes each round many times dearer
 	}
 	l := New(nil)
 	ctx := t.Context()

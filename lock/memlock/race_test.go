@@ -3,5 +3,5 @@
 package memlock
 
 // raceEnabled scales down the tests whose cost is volume, not interleaving:
-// the race detector makes each operation about ten times slower.
+// the race detector makes each operation many times dearer.
 const raceEnabled = true
