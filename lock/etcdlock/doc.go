@@ -34,8 +34,8 @@
 //     watch that starts in the past from a catch-up loop that runs every
 //     100ms, which would add up to 100ms to a hand-off whenever anything at
 //     all was written to the cluster between the read and the watch
-//     (concurrency.Mutex watches from the read's revision: under load, its
-//     hand-offs take up to tens of milliseconds). If the watch started
+//     (concurrency.Mutex watches from the read's revision, and its
+//     hand-offs pay that delay under load). If the watch started
 //     after the read, the queue is read again, so no deletion is missed. A
 //     hand-off costs the delete's commit and one watch event; only a waiter
 //     that waited longer than a tenth of its TTL renews its etcd lease once

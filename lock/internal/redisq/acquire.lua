@@ -5,7 +5,7 @@
 -- Returns the token, a string of digits, when id holds the lock (now or by
 -- a hand-off that this call claims), else {ms until the lock expires or 0
 -- if unknown, 1 if this call put id in the queue}. A string costs Redis less
--- to return than a table: 0.6 µs a call on the uncontended path.
+-- to return than a table, so the common case, a grant, returns one.
 local id, ttl = ARGV[1], ARGV[2]
 local v = redis.call('GET', KEYS[1])
 

@@ -14,15 +14,11 @@ import (
 // larger batches, each saving the client and the server a read and a
 // write per call; more keep both busy while a batch's replies are being
 // handed out, and take a fairer share of a server that other clients keep
-// busy: Redis serves its connections in turn, one read each.
-//
-// With 16 goroutines locking free keys on a 2-core machine, two batches
-// left the CPUs idle a third of the time; four left them 18-20% idle, and
-// eight 10-12%, for about 15% more locks a second (three alternating
-// pairs). Run at the same time as a bare SET NX loop in another process
-// against the same Redis, four batches did 0.30-0.34× the loop's locks,
-// six 0.45×, eight 0.55-0.82× and sixteen 0.69-0.73×; alone, sixteen did
-// worse than four.
+// busy: Redis serves its connections in turn, one read each. Eight is the
+// compromise that stockade locks bench found between a client alone, which
+// loses to batches too small, and one that shares its Redis with a busy
+// client, which gains from more turns; the README's lock benchmark has the
+// numbers.
 const maxBatches = 8
 
 // Pipe runs the scripts of concurrent callers on one server in pipelines.
