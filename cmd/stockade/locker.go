@@ -58,8 +58,8 @@ func parseLocker(spec string) (lockerSpec, error) {
 			return bad("no nodes given, want redlock://HOST:PORT,HOST:PORT,…")
 		}
 		for _, a := range addrs {
-			if !strings.Contains(a, ":") {
-				return bad(fmt.Sprintf("node %q: want HOST:PORT", a))
+			if !strings.Contains(a, ":") || strings.Contains(a, "@") {
+				return bad(fmt.Sprintf("node %q: want HOST:PORT", redact(a)))
 			}
 		}
 		return lockerSpec{kind: "redlock", addrs: addrs}, nil
@@ -68,18 +68,25 @@ func parseLocker(spec string) (lockerSpec, error) {
 		if len(eps) == 0 {
 			return bad("no endpoints given, want etcd://HOST:PORT[,HOST:PORT…]")
 		}
+		for _, ep := range eps {
+			// The client takes no password in an endpoint, and would
+			// print it in its errors.
+			if strings.Contains(ep, "@") {
+				return bad(fmt.Sprintf("endpoint %q: want HOST:PORT, without a user or password", redact(ep)))
+			}
+		}
 		return lockerSpec{kind: "etcd", addrs: eps}, nil
 	}
 	return bad("unsupported, want memory, redis://HOST:PORT[/DB], redlock://HOST:PORT,…, postgres or etcd://HOST:PORT[,…]")
 }
 
-// String describes the locker for logs, without a password.
+// String describes the locker for logs and messages, its secrets masked.
 func (l lockerSpec) String() string {
 	switch l.kind {
 	case "redis":
 		return redact(l.url)
 	case "redlock", "etcd":
-		return l.kind + "://" + strings.Join(l.addrs, ",")
+		return redact(l.kind + "://" + strings.Join(l.addrs, ","))
 	}
 	return l.kind
 }

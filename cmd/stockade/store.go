@@ -40,24 +40,12 @@ func parseStore(spec string) (storeSpec, error) {
 	return storeSpec{}, fmt.Errorf("unsupported -store %q: want sqlite:PATH or postgres://…", redact(spec))
 }
 
-// String describes the store for logs, without a password.
+// String describes the store for logs and messages, its secrets masked.
 func (s storeSpec) String() string {
 	if s.kind == "sqlite" {
-		return "sqlite:" + s.path
+		return redact("sqlite:" + s.path)
 	}
 	return redact(s.url)
-}
-
-// redact removes the password from a URL, if it parses as one.
-func redact(spec string) string {
-	u, err := url.Parse(spec)
-	if err != nil || u.User == nil {
-		if err != nil && strings.Contains(spec, "@") {
-			return "(a URL that does not parse)"
-		}
-		return spec
-	}
-	return u.Redacted()
 }
 
 // redactURLError drops the URL, which may hold a password, from a parse
@@ -69,33 +57,67 @@ func redactURLError(err error) error {
 	return err
 }
 
-// migratingStore is a store that can bring its schema up to date.
+// migratingStore is a store that can bring its schema up to date and say
+// how far it is.
 type migratingStore interface {
 	stockade.Store
 	Migrate(ctx context.Context) error
+	SchemaVersion(ctx context.Context) (version, latest int, err error)
 }
 
-// openStore opens the store of spec. With mustExist, a missing SQLite
-// file is an error rather than a new, empty database.
-func openStore(ctx context.Context, spec storeSpec, mustExist bool) (migratingStore, error) {
+// errNoSchema is the error of a read-only openStore on a database that
+// Migrate has not been run on.
+var errNoSchema = errors.New("no stockade schema")
+
+// openStore opens the store of spec. With readOnly it changes nothing: a
+// missing SQLite file is not created, an existing one is opened read-only,
+// and a database whose schema is not this build's is refused, with an
+// error wrapping errNoSchema if it has none.
+func openStore(ctx context.Context, spec storeSpec, readOnly bool) (migratingStore, error) {
+	var st migratingStore
 	switch spec.kind {
 	case "sqlite":
-		if mustExist {
+		if readOnly {
 			if _, err := os.Stat(spec.path); errors.Is(err, fs.ErrNotExist) {
-				return nil, fmt.Errorf("store %s: no such file", spec)
+				return nil, fmt.Errorf("%w in DB %s (no such file); run `stockade migrate` first", errNoSchema, spec)
 			}
 		}
-		st, err := sqlite.Open(ctx, spec.path, nil)
+		s, err := sqlite.Open(ctx, spec.path, &sqlite.Options{ReadOnly: readOnly})
 		if err != nil {
 			return nil, err
 		}
-		return st, nil
+		st = s
 	case "postgres":
-		st, err := postgres.Open(ctx, spec.url, nil)
+		s, err := postgres.Open(ctx, spec.url, nil)
 		if err != nil {
 			return nil, fmt.Errorf("store %s: %w", spec, err)
 		}
-		return st, nil
+		st = s
+	default:
+		return nil, fmt.Errorf("unsupported store kind %q", spec.kind)
 	}
-	return nil, fmt.Errorf("unsupported store kind %q", spec.kind)
+	if readOnly {
+		if err := checkSchema(ctx, st, spec); err != nil {
+			st.Close()
+			return nil, err
+		}
+	}
+	return st, nil
+}
+
+// checkSchema returns an error unless st has been migrated to this
+// build's schema, neither less nor more.
+func checkSchema(ctx context.Context, st migratingStore, spec storeSpec) error {
+	version, latest, err := st.SchemaVersion(ctx)
+	switch {
+	case err != nil:
+		return fmt.Errorf("store %s: %w", spec, err)
+	case version == 0:
+		return fmt.Errorf("%w in DB %s; run `stockade migrate` first", errNoSchema, spec)
+	case version < latest:
+		return fmt.Errorf("the stockade schema in DB %s is at version %d of %d; run `stockade migrate` first", spec, version, latest)
+	case version > latest:
+		return fmt.Errorf("the stockade schema in DB %s is at version %d, newer than this stockade's %d; use a newer stockade", spec, version, latest)
+	}
+	return nil
 }
