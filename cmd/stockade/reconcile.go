@@ -23,14 +23,18 @@ func reconcile(ctx context.Context, args []string, getenv func(string) string, s
 
 Recomputes every stock level's on-hand, reserved and committed quantities
 from the movement ledger, in one consistent snapshot, and compares them
-with the levels. It changes nothing. It prints one line per level that
-does not balance and exits non-zero if there is any.
+with the levels. It prints one line per level that does not balance and
+exits non-zero if there is any.
+
+It only reads: it does not create a missing SQLite file, and it refuses,
+with a non-zero exit, a database that "stockade migrate" has not brought
+to this version's schema.
 
 flags:
 `)
 		fs.PrintDefaults()
 	}
-	env := &envFlags{fs: fs, getenv: getenv}
+	env := &envFlags{fs: fs, getenv: getenv, help: stdout}
 	store := env.String("store", "STOCKADE_STORE", "sqlite:stockade.db", storeUsage)
 	if err := env.Parse(args); err != nil {
 		return fmt.Errorf("reconcile: %w", err)
@@ -44,11 +48,6 @@ flags:
 		return fmt.Errorf("reconcile: %w", err)
 	}
 	defer st.Close()
-	// The schema must be there to be read; migrating is a no-op when it
-	// is, and refuses a store that a newer binary migrated.
-	if err := st.Migrate(ctx); err != nil {
-		return fmt.Errorf("reconcile: %w", err)
-	}
 	eng, err := engine.New(st, nil)
 	if err != nil {
 		return fmt.Errorf("reconcile: %w", err)
