@@ -29,7 +29,7 @@ type benchConfig struct {
 	logLevel slog.Level
 }
 
-func parseBench(args []string, getenv func(string) string, stderr io.Writer) (benchConfig, error) {
+func parseBench(args []string, getenv func(string) string, stdout, stderr io.Writer) (benchConfig, error) {
 	var c benchConfig
 	fs := flag.NewFlagSet("bench", flag.ContinueOnError)
 	fs.SetOutput(stderr)
@@ -54,7 +54,7 @@ flags:
 `)
 		fs.PrintDefaults()
 	}
-	env := &envFlags{fs: fs, getenv: getenv}
+	env := &envFlags{fs: fs, getenv: getenv, help: stdout}
 	workload := fs.String("workload", bench.FlashSale, "`workload`: "+strings.Join(bench.Workloads(), ", "))
 	store := env.String("store", "STOCKADE_STORE", "", storeUsage+"\n(default: a temporary SQLite file, removed afterwards)")
 	svcURL := fs.String("url", "", "drive the running service at this base `URL` over HTTP instead of in-process engines")
@@ -140,7 +140,7 @@ flags:
 }
 
 func benchCmd(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
-	c, err := parseBench(args, getenv, stderr)
+	c, err := parseBench(args, getenv, stdout, stderr)
 	if err != nil {
 		return err
 	}

@@ -1,9 +1,11 @@
 package main
 
 import (
+	"bytes"
 	"errors"
 	"flag"
 	"fmt"
+	"io"
 	"time"
 )
 
@@ -14,6 +16,7 @@ import (
 type envFlags struct {
 	fs     *flag.FlagSet
 	getenv func(string) string
+	help   io.Writer         // where -h prints the usage
 	env    map[string]string // flag name → variable
 	order  []string
 }
@@ -45,9 +48,10 @@ func (e *envFlags) Int(name, variable string, def int, usage string) *int {
 }
 
 // Parse parses args, refuses arguments that are not flags, and applies the
-// environment to the flags not given.
+// environment to the flags not given. -h prints the usage as parseFlags
+// does.
 func (e *envFlags) Parse(args []string) error {
-	if err := e.fs.Parse(args); err != nil {
+	if err := parseFlags(e.fs, args, e.help); err != nil {
 		return err
 	}
 	if e.fs.NArg() > 0 {
@@ -65,4 +69,20 @@ func (e *envFlags) Parse(args []string) error {
 		}
 	}
 	return errors.Join(errs...)
+}
+
+// parseFlags parses args into fs. Asked for with -h, -help or --help, the
+// usage goes to help and the error is flag.ErrHelp, which run reports as
+// success; after a bad flag, the message and the usage go to fs.Output().
+func parseFlags(fs *flag.FlagSet, args []string, help io.Writer) error {
+	out := fs.Output()
+	var buf bytes.Buffer
+	fs.SetOutput(&buf)
+	err := fs.Parse(args)
+	fs.SetOutput(out)
+	if errors.Is(err, flag.ErrHelp) && help != nil {
+		out = help
+	}
+	out.Write(buf.Bytes())
+	return err
 }

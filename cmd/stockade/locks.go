@@ -97,7 +97,7 @@ flags:
 		"\n(default: the four Redis ones, and each of redlock, pglock, etcdlock whose server is given)")
 	bsmWait := fs.Duration("bsm-wait", time.Second, "bound on each bsm acquisition (its context deadline)")
 	asJSON := fs.Bool("json", false, "print the results as JSON instead of a table")
-	if err := fs.Parse(args); err != nil {
+	if err := parseFlags(fs, args, stdout); err != nil {
 		return err
 	}
 	if fs.NArg() > 0 {

@@ -5,8 +5,10 @@
 //	stockade reconcile  check the stock levels against the movement ledger
 //	stockade bench      compare the strategies on a workload
 //	stockade locks      lock tools: locks bench
+//	stockade version    print the version, the Go version and the revision
 //
-// Run "stockade help" for the flags of each command.
+// "stockade -h" lists the commands and "stockade <command> -h" the flags
+// of one; both print to stdout and exit 0.
 package main
 
 import (
@@ -24,9 +26,7 @@ func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	if err := run(ctx, os.Args, os.Getenv, os.Stdout, os.Stderr); err != nil {
-		if !errors.Is(err, flag.ErrHelp) {
-			fmt.Fprintln(os.Stderr, "stockade:", err)
-		}
+		fmt.Fprintln(os.Stderr, "stockade:", err)
 		os.Exit(2)
 	}
 }
@@ -37,9 +37,10 @@ commands:
   serve      run the HTTP API (default store: sqlite:stockade.db)
   migrate    bring the store's schema up to date and exit
   reconcile  recompute the stock levels from the movement ledger and report
-             any difference (exit status 2 if there is one)
-  locks      lock tools: "locks bench" compares lock implementations side by side
+             any difference (exit status 2 if there is one); changes nothing
   bench      run a workload (flash-sale, carts, booking) on each strategy and compare
+  locks      lock tools: "locks bench" compares lock implementations side by side
+  version    print the version, the Go version and the source revision
   help       show this text
 
 "stockade <command> -h" lists a command's flags.
@@ -47,8 +48,17 @@ commands:
 
 // run is the whole program: it parses args (args[0] is the program name),
 // reads configuration through getenv, writes to stdout and stderr, and
-// returns when the command finishes or ctx is cancelled.
+// returns when the command finishes or ctx is cancelled. A command asked
+// for its usage (-h, -help or --help) prints it to stdout and returns nil.
 func run(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
+	err := dispatch(ctx, args, getenv, stdout, stderr)
+	if errors.Is(err, flag.ErrHelp) {
+		return nil
+	}
+	return err
+}
+
+func dispatch(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
 	if len(args) < 2 {
 		fmt.Fprint(stderr, usage)
 		return errors.New("no command given")
@@ -65,6 +75,8 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		return locks(ctx, rest, getenv, stdout, stderr)
 	case "bench":
 		return benchCmd(ctx, rest, getenv, stdout, stderr)
+	case "version":
+		return version(rest, stdout, stderr)
 	case "help", "-h", "-help", "--help":
 		fmt.Fprint(stdout, usage)
 		return nil

@@ -20,7 +20,7 @@ flags:
 `)
 		fs.PrintDefaults()
 	}
-	env := &envFlags{fs: fs, getenv: getenv}
+	env := &envFlags{fs: fs, getenv: getenv, help: stdout}
 	store := env.String("store", "STOCKADE_STORE", "sqlite:stockade.db", storeUsage)
 	if err := env.Parse(args); err != nil {
 		return fmt.Errorf("migrate: %w", err)
