@@ -100,6 +100,9 @@ func TestHelpHidesEnvironment(t *testing.T) {
 			if strings.Contains(stdout, "hunter2") || !strings.Contains(stdout, "(env STOCKADE_STORE)") {
 				t.Errorf("help text:\n%s", stdout)
 			}
+			if cmd != "bench" && !strings.Contains(stdout, `(default "sqlite:stockade.db")`) {
+				t.Errorf("help text does not give the built-in default store:\n%s", stdout)
+			}
 		})
 	}
 }
