@@ -129,7 +129,7 @@ func (e *Engine) runBatch(batch []*pending) {
 		err = fmt.Errorf("engine: batch of %d calls: %w", len(batch), err)
 	}
 	if obs := e.opts.Observer; obs != nil {
-		obs(Event{Op: "batch", Code: stockade.ErrorCode(err), Attempts: c.attempts, Duration: time.Since(c.start), Calls: len(batch)})
+		obs(Event{Op: "batch", Code: stockade.ErrorCode(err), Attempts: c.attempts, Retries: c.retries, Duration: time.Since(c.start), Calls: len(batch)})
 	}
 	for i, p := range batch {
 		p.c.attempts += c.attempts

@@ -128,15 +128,25 @@ type Options struct {
 	Observer func(Event)
 }
 
-// Event describes one finished call, for Options.Observer, or under the
+// Event describes one finished call, for Options.Observer; or under the
 // Batch strategy one batch transaction (Op "batch"), which is reported
-// once its calls have their outcomes and before they report theirs.
+// once its calls have their outcomes and before they report theirs; or
+// one run of Sweep (Op "sweep"), whether RunSweeper or the caller made it.
 type Event struct {
-	Op       string        // the method: "reserve", "checkout", "confirm", …, or "batch"
-	Code     string        // stockade.ErrorCode of its error, "" on success
-	Attempts int           // transactions started; more than 1 means retries
+	Op   string // the method: "reserve", "checkout", "confirm", …, "batch" or "sweep"
+	Code string // stockade.ErrorCode of its error, "" on success
+	// Attempts counts the transactions started, retries included. A call
+	// may run several transactions (a sweep runs at least two), so only
+	// Retries tells how many were run again.
+	Attempts int
+	// Retries counts the transactions started again after a conflict:
+	// Attempts less the first attempt of each transaction. A call that a
+	// batch decides reports none of its own; its batch's event does.
+	Retries  int
 	Duration time.Duration // wall time of the call
 	Calls    int           // for a batch: how many calls it decided
+	Expired  int           // for a sweep: how many lapsed reservations it expired
+	Purged   int           // for a sweep: how many old idempotency records it purged
 }
 
 func (o *Options) withDefaults() Options {
@@ -335,6 +345,7 @@ type call struct {
 	op       string
 	start    time.Time
 	attempts int
+	retries  int // attempts beyond the first of a transaction (see retry)
 	claim    *claim
 	// idem is the idempotency key of a call that a batch decides, which
 	// checks it and records the outcome (see batched).
@@ -370,7 +381,7 @@ func run[T any](e *Engine, ctx context.Context, op string, mutating bool, fn fun
 		if _, ok := errors.AsType[*stockade.Replay](err); ok {
 			code = ""
 		}
-		obs(Event{Op: op, Code: code, Attempts: c.attempts, Duration: time.Since(c.start)})
+		obs(Event{Op: op, Code: code, Attempts: c.attempts, Retries: c.retries, Duration: time.Since(c.start)})
 	}
 	return v, err
 }
@@ -429,6 +440,7 @@ func (c *call) retry(ctx context.Context, fn func(ctx context.Context) error) er
 			return err
 		case <-t.C:
 		}
+		c.retries++
 	}
 }
 

@@ -10,44 +10,60 @@ import (
 
 // Sweep expires every held reservation that has lapsed, in transactions
 // of Options.SweepBatch, and purges idempotency records older than
-// Options.IdempotencyTTL. It returns how many reservations it expired.
+// Options.IdempotencyTTL. It returns how many reservations it expired,
+// and reports the run to Options.Observer as an Event of Op "sweep" with
+// how many reservations it expired and records it purged.
 //
 // On a store with SkipLocked (PostgreSQL) sweepers on many instances
 // take disjoint batches and never wait for each other nor for a request
 // that is expiring the same reservations itself.
 func (e *Engine) Sweep(ctx context.Context) (expired int, err error) {
-	return run(e, ctx, "sweep", false, func(ctx context.Context, c *call) (int, error) {
-		total := 0
-		for {
-			n := 0
-			err := c.update(ctx, func(tx stockade.Tx) error {
-				now := e.now()
-				rs, err := tx.LapsedReservations(ctx, now, nil, e.opts.SweepBatch)
-				if err != nil {
-					return err
-				}
-				n = len(rs)
-				return e.expire(ctx, tx, rs, now)
-			})
-			if err != nil {
-				return total, err
-			}
-			total += n
-			if n < e.opts.SweepBatch {
-				break
-			}
-		}
+	ctx, cancel := context.WithTimeout(ctx, e.opts.Timeout)
+	defer cancel()
+	c := &call{e: e, op: "sweep", start: time.Now()}
+	expired, purged, err := e.sweep(ctx, c)
+	err = c.classify(ctx, err)
+	if obs := e.opts.Observer; obs != nil {
+		obs(Event{Op: c.op, Code: stockade.ErrorCode(err), Attempts: c.attempts, Retries: c.retries,
+			Duration: time.Since(c.start), Expired: expired, Purged: purged})
+	}
+	return expired, err
+}
+
+// sweep is the work of Sweep: it returns how many reservations it
+// expired and how many idempotency records it purged.
+func (e *Engine) sweep(ctx context.Context, c *call) (expired, purged int, err error) {
+	for {
+		n := 0
 		err := c.update(ctx, func(tx stockade.Tx) error {
-			_, err := tx.PurgeIdempotency(ctx, e.now().Add(-e.opts.IdempotencyTTL))
-			return err
+			now := e.now()
+			rs, err := tx.LapsedReservations(ctx, now, nil, e.opts.SweepBatch)
+			if err != nil {
+				return err
+			}
+			n = len(rs)
+			return e.expire(ctx, tx, rs, now)
 		})
-		return total, err
+		if err != nil {
+			return expired, 0, err
+		}
+		expired += n
+		if n < e.opts.SweepBatch {
+			break
+		}
+	}
+	err = c.update(ctx, func(tx stockade.Tx) error {
+		n, err := tx.PurgeIdempotency(ctx, e.now().Add(-e.opts.IdempotencyTTL))
+		purged = n
+		return err
 	})
+	return expired, purged, err
 }
 
 // RunSweeper calls Sweep at once and then every interval (a second if
 // interval is not positive) until ctx ends. Errors are logged, and the
-// next tick tries again.
+// next tick tries again. Each run reaches Options.Observer as an Event of
+// Op "sweep", which is where its metrics come from.
 func (e *Engine) RunSweeper(ctx context.Context, interval time.Duration) {
 	if interval <= 0 {
 		interval = time.Second
