@@ -1,6 +1,9 @@
 package redislock_test
 
 import (
+	"errors"
+	"flag"
+	"fmt"
 	"os"
 	"testing"
 
@@ -10,7 +13,32 @@ import (
 	"github.com/stockade/stockade/lock/testserver"
 )
 
-func TestMain(m *testing.M) { os.Exit(testserver.Main(m)) }
+func TestMain(m *testing.M) { os.Exit(testMain(m)) }
+
+// testMain starts the Redis server of the examples, which read its address
+// from STOCKADE_REDIS_ADDR, and runs the tests and examples. An example
+// cannot skip itself: when redis-server is missing they are left out, as
+// the tests are skipped, unless STOCKADE_REQUIRE_SERVERS=1.
+func testMain(m *testing.M) int {
+	flag.Parse()
+	srv, err := testserver.StartRedis(nil)
+	switch {
+	case err == nil:
+		defer srv.Close()
+		os.Setenv("STOCKADE_REDIS_ADDR", srv.Addr())
+	case errors.Is(err, testserver.ErrNotInstalled) && os.Getenv("STOCKADE_REQUIRE_SERVERS") != "1":
+		fmt.Println("redislock: examples not run:", err)
+		skip := "^Example"
+		if old := flag.Lookup("test.skip").Value.String(); old != "" {
+			skip = old + "|" + skip
+		}
+		flag.Set("test.skip", skip)
+	default:
+		fmt.Fprintln(os.Stderr, "redislock: the examples' server:", err)
+		return 1
+	}
+	return testserver.Main(m)
+}
 
 func newClient(t *testing.T, addr string) *redis.Client {
 	t.Helper()
