@@ -35,21 +35,6 @@ const (
 // documentation.
 func Strategies() []string { return []string{Atomic, RowLock, Optimistic, Lock, Advisory, Batch} }
 
-// Limits on requests. Anything beyond them is refused with EInvalid.
-const (
-	// MaxLines is the most lines a reservation or order may have.
-	MaxLines = 100
-	// MaxQuantity is the largest quantity of a line, of a stock level and
-	// of an adjustment.
-	MaxQuantity = 1_000_000_000
-	// MaxIDLength is the longest SKU, location, reservation, order or
-	// idempotency key, in bytes.
-	MaxIDLength = 128
-	// MaxTextLength is the longest location name or adjustment reason, in
-	// bytes.
-	MaxTextLength = 1024
-)
-
 // Options configure an Engine. A nil *Options means every default.
 type Options struct {
 	// Strategy is how Reserve and Checkout check availability and write
@@ -81,8 +66,9 @@ type Options struct {
 	// Default: 15m.
 	DefaultTTL time.Duration
 
-	// MaxTTL is the longest hold a request may ask for.
-	// Default: 24h.
+	// MaxTTL is the longest hold a request may ask for; the other limits
+	// on requests are the domain's (stockade.MaxLines and the rest).
+	// Default: stockade.MaxTTL (24h).
 	MaxTTL time.Duration
 
 	// Timeout bounds every call, including its lock waits and retries,
@@ -167,7 +153,7 @@ func (o *Options) withDefaults() Options {
 		c.DefaultTTL = 15 * time.Minute
 	}
 	if c.MaxTTL <= 0 {
-		c.MaxTTL = 24 * time.Hour
+		c.MaxTTL = stockade.MaxTTL
 	}
 	if c.Timeout <= 0 {
 		c.Timeout = 30 * time.Second

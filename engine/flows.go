@@ -249,14 +249,8 @@ func statusErr(err error, what, id string) error {
 // is refused with EInsufficientStock; an unknown location with ENotFound.
 func (e *Engine) SetStock(ctx context.Context, k stockade.Key, onHand int64, expectedVersion *int64) (stockade.Level, error) {
 	return run(e, ctx, "set stock", true, func(ctx context.Context, c *call) (stockade.Level, error) {
-		if err := checkKey(k); err != nil {
+		if err := stockade.ValidateSetStock(k, onHand, expectedVersion); err != nil {
 			return stockade.Level{}, err
-		}
-		if err := checkQuantity("on hand", onHand); err != nil {
-			return stockade.Level{}, err
-		}
-		if expectedVersion != nil && *expectedVersion < 0 {
-			return stockade.Level{}, refuse(stockade.EInvalid, "expected version %d is negative", *expectedVersion)
 		}
 		var l stockade.Level
 		err := c.update(ctx, func(tx stockade.Tx) error {
@@ -304,16 +298,7 @@ func (e *Engine) SetStock(ctx context.Context, k stockade.Key, onHand int64, exp
 // EInsufficientStock; a zero delta is EInvalid.
 func (e *Engine) AdjustStock(ctx context.Context, k stockade.Key, delta int64, reason string) (stockade.Level, error) {
 	return run(e, ctx, "adjust stock", true, func(ctx context.Context, c *call) (stockade.Level, error) {
-		if err := checkKey(k); err != nil {
-			return stockade.Level{}, err
-		}
-		switch {
-		case delta == 0:
-			return stockade.Level{}, refuse(stockade.EInvalid, "adjustment of %s is zero", k)
-		case delta < -MaxQuantity || delta > MaxQuantity:
-			return stockade.Level{}, refuse(stockade.EInvalid, "adjustment %d of %s is beyond ±%d", delta, k, MaxQuantity)
-		}
-		if err := checkText("reason", reason); err != nil {
+		if err := stockade.ValidateAdjustStock(k, delta, reason); err != nil {
 			return stockade.Level{}, err
 		}
 		var l stockade.Level

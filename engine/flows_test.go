@@ -348,10 +348,10 @@ func TestValidation(t *testing.T) {
 		en.stock("tee", "w1", 5)
 		en.stock("cap", "w2", 5)
 		var many []stockade.Line
-		for range engine.MaxLines + 1 {
+		for range stockade.MaxLines + 1 {
 			many = append(many, line("tee", 1, ""))
 		}
-		long := strings.Repeat("x", engine.MaxIDLength+1)
+		long := strings.Repeat("x", stockade.MaxIDLength+1)
 		good := line("tee", 1, "")
 		reqs := []struct {
 			name string
@@ -362,7 +362,7 @@ func TestValidation(t *testing.T) {
 			{"too many lines", stockade.ReserveRequest{Lines: many}, stockade.EInvalid},
 			{"zero quantity", lines(good, line("tee", 0, "")), stockade.EInvalid},
 			{"negative quantity", lines(line("tee", -1, "")), stockade.EInvalid},
-			{"huge quantity", lines(line("tee", engine.MaxQuantity+1, "")), stockade.EInvalid},
+			{"huge quantity", lines(line("tee", stockade.MaxQuantity+1, "")), stockade.EInvalid},
 			{"empty sku", lines(good, line("", 1, "")), stockade.EInvalid},
 			{"overlong sku", lines(line(long, 1, "")), stockade.EInvalid},
 			{"control character", lines(line("te\ne", 1, "")), stockade.EInvalid},
@@ -404,20 +404,21 @@ func TestValidation(t *testing.T) {
 			code string
 		}{
 			{"set negative", func() error { _, err := en.eng.SetStock(ctx, k, -1, nil); return err }, stockade.EInvalid},
-			{"set huge", func() error { _, err := en.eng.SetStock(ctx, k, engine.MaxQuantity+1, nil); return err }, stockade.EInvalid},
+			{"set huge", func() error { _, err := en.eng.SetStock(ctx, k, stockade.MaxQuantity+1, nil); return err }, stockade.EInvalid},
 			{"set at unknown location", func() error {
 				_, err := en.eng.SetStock(ctx, stockade.Key{SKU: "tee", Location: "nowhere"}, 1, nil)
 				return err
 			}, stockade.ENotFound},
 			{"set with empty sku", func() error { _, err := en.eng.SetStock(ctx, stockade.Key{Location: "w1"}, 1, nil); return err }, stockade.EInvalid},
-			{"adjust by zero", func() error { _, err := en.eng.AdjustStock(ctx, k, 0, ""); return err }, stockade.EInvalid},
-			{"adjust below zero", func() error { _, err := en.eng.AdjustStock(ctx, k, -6, ""); return err }, stockade.EInvalid},
+			{"adjust by zero", func() error { _, err := en.eng.AdjustStock(ctx, k, 0, "count"); return err }, stockade.EInvalid},
+			{"adjust without reason", func() error { _, err := en.eng.AdjustStock(ctx, k, 1, ""); return err }, stockade.EInvalid},
+			{"adjust below zero", func() error { _, err := en.eng.AdjustStock(ctx, k, -6, "count"); return err }, stockade.EInvalid},
 			{"adjust a missing level down", func() error {
-				_, err := en.eng.AdjustStock(ctx, stockade.Key{SKU: "tee", Location: "w2"}, -1, "")
+				_, err := en.eng.AdjustStock(ctx, stockade.Key{SKU: "tee", Location: "w2"}, -1, "count")
 				return err
 			}, stockade.EInvalid},
 			{"adjust at unknown location", func() error {
-				_, err := en.eng.AdjustStock(ctx, stockade.Key{SKU: "tee", Location: "nowhere"}, 1, "")
+				_, err := en.eng.AdjustStock(ctx, stockade.Key{SKU: "tee", Location: "nowhere"}, 1, "count")
 				return err
 			}, stockade.ENotFound},
 			{"location without id", func() error { _, err := en.eng.PutLocation(ctx, stockade.Location{Name: "x"}); return err }, stockade.EInvalid},

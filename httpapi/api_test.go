@@ -79,6 +79,7 @@ func TestBadInputChangesNothing(t *testing.T) {
 	reserve := func(fields string) string { return `{"lines":[` + line + `]` + fields + `}` }
 	withLine := func(l string) string { return `{"lines":[` + l + `]}` }
 	long := strings.Repeat("x", 300)
+	justOver := strings.Repeat("x", stockade.MaxIDLength+1)
 	huge := bytes.Repeat([]byte(" "), 2<<20)
 	copy(huge, reserve(""))
 
@@ -110,34 +111,47 @@ func TestBadInputChangesNothing(t *testing.T) {
 		{"lines not array", "POST", "/v1/reservations", `{"lines":{}}`, nil, 400, "invalid", "lines: want an array, got object"},
 		{"null line", "POST", "/v1/reservations", withLine(`null`), nil, 400, "invalid", "lines[0]: want an object, got null"},
 		{"number line", "POST", "/v1/reservations", withLine(`7`), nil, 400, "invalid", "lines[0]: want an object, got number"},
-		{"too many lines", "POST", "/v1/reservations", `{"lines":[` + strings.Repeat(line+",", 1000) + line + `]}`, nil, 400, "invalid", "lines: at most 1000, got 1001"},
+		{"too many lines", "POST", "/v1/reservations", `{"lines":[` + strings.Repeat(line+",", 100) + line + `]}`, nil, 400, "invalid", "lines: at most 100, got 101"},
 		{"no sku", "POST", "/v1/reservations", withLine(`{"quantity":1}`), nil, 400, "invalid", "lines[0].sku: required"},
 		{"empty sku", "POST", "/v1/reservations", withLine(`{"sku":"","quantity":1}`), nil, 400, "invalid", "lines[0].sku: required, must not be empty"},
 		{"sku number", "POST", "/v1/reservations", withLine(`{"sku":7,"quantity":1}`), nil, 400, "invalid", "lines[0].sku: want a string, got number"},
 		{"sku control", "POST", "/v1/reservations", withLine(`{"sku":"wid\nget","quantity":1}`), nil, 400, "invalid", "lines[0].sku: must not contain control characters"},
-		{"sku too long", "POST", "/v1/reservations", withLine(`{"sku":"` + long + `","quantity":1}`), nil, 400, "invalid", "lines[0].sku: longer than 255 bytes"},
-		{"sku longer than the engine takes", "POST", "/v1/reservations", withLine(`{"sku":"` + long[:200] + `","quantity":1}`), nil, 400, "invalid", "200 bytes long"},
+		{"sku too long", "POST", "/v1/reservations", withLine(`{"sku":"` + long + `","quantity":1}`), nil, 400, "invalid", "lines[0].sku: longer than 128 bytes, got 300"},
+		{"sku one byte too long", "POST", "/v1/reservations", withLine(`{"sku":"` + justOver + `","quantity":1}`), nil, 400, "invalid", "lines[0].sku: longer than 128 bytes, got 129"},
 		{"no quantity", "POST", "/v1/reservations", withLine(`{"sku":"widget"}`), nil, 400, "invalid", "lines[0].quantity: required"},
-		{"zero quantity", "POST", "/v1/reservations", withLine(`{"sku":"widget","quantity":0}`), nil, 400, "invalid", "lines[0].quantity: must be between 1 and"},
-		{"negative quantity", "POST", "/v1/reservations", withLine(`{"sku":"widget","quantity":-3}`), nil, 400, "invalid", "got -3"},
-		{"huge quantity", "POST", "/v1/reservations", withLine(`{"sku":"widget","quantity":5000000000000}`), nil, 400, "invalid", "must be between 1 and 1000000000000"},
+		{"zero quantity", "POST", "/v1/reservations", withLine(`{"sku":"widget","quantity":0}`), nil, 400, "invalid", "lines[0].quantity: must be between 1 and 1000000000, got 0"},
+		{"negative quantity", "POST", "/v1/reservations", withLine(`{"sku":"widget","quantity":-3}`), nil, 400, "invalid", "lines[0].quantity: must be between 1 and 1000000000, got -3"},
+		{"huge quantity", "POST", "/v1/reservations", withLine(`{"sku":"widget","quantity":5000000000000}`), nil, 400, "invalid", "lines[0].quantity: must be between 1 and 1000000000, got 5000000000000"},
 		{"overflowing quantity", "POST", "/v1/reservations", withLine(`{"sku":"widget","quantity":1e30}`), nil, 400, "invalid", "lines[0].quantity: want an integer, got number 1e30"},
 		{"fractional quantity", "POST", "/v1/reservations", withLine(`{"sku":"widget","quantity":1.5}`), nil, 400, "invalid", "want an integer, got number 1.5"},
 		{"string quantity", "POST", "/v1/reservations", withLine(`{"sku":"widget","quantity":"1"}`), nil, 400, "invalid", "want an integer, got string"},
 		{"empty location", "POST", "/v1/reservations", withLine(`{"sku":"widget","quantity":1,"location":""}`), nil, 400, "invalid", "lines[0].location: required, must not be empty"},
-		{"zero ttl", "POST", "/v1/reservations", reserve(`,"ttl_seconds":0`), nil, 400, "invalid", "ttl_seconds: must be between 1 and"},
-		{"negative ttl", "POST", "/v1/reservations", reserve(`,"ttl_seconds":-5`), nil, 400, "invalid", "ttl_seconds: must be between 1 and"},
-		{"huge ttl", "POST", "/v1/reservations", reserve(`,"ttl_seconds":9999999999999`), nil, 400, "invalid", "ttl_seconds: must be between 1 and"},
-		{"ttl over the engine's maximum", "POST", "/v1/reservations", reserve(`,"ttl_seconds":100000`), nil, 400, "invalid", ""},
+		{"zero ttl", "POST", "/v1/reservations", reserve(`,"ttl_seconds":0`), nil, 400, "invalid", "ttl_seconds: must be at least 1, got 0"},
+		{"negative ttl", "POST", "/v1/reservations", reserve(`,"ttl_seconds":-5`), nil, 400, "invalid", "ttl_seconds: must be at least 1, got -5"},
+		{"ttl over the maximum", "POST", "/v1/reservations", reserve(`,"ttl_seconds":86401`), nil, 400, "invalid", "ttl: must be at most 24h0m0s (86400 seconds), got 24h0m1s"},
+		{"huge ttl", "POST", "/v1/reservations", reserve(`,"ttl_seconds":9999999999999`), nil, 400, "invalid", "ttl_seconds: must be at most 86400, got 9999999999999"},
 		{"string ttl", "POST", "/v1/reservations", reserve(`,"ttl_seconds":"60"`), nil, 400, "invalid", "ttl_seconds: want an integer, got string"},
 		{"ship_to array", "POST", "/v1/reservations", reserve(`,"ship_to":[1,2]`), nil, 400, "invalid", "ship_to: want an object, got array"},
 		{"ship_to without lon", "POST", "/v1/reservations", reserve(`,"ship_to":{"lat":1}`), nil, 400, "invalid", "ship_to.lon: required"},
 		{"ship_to unknown field", "POST", "/v1/reservations", reserve(`,"ship_to":{"lat":1,"lng":2}`), nil, 400, "invalid", `ship_to: unknown field "lng"`},
 		{"ship_to off the map", "POST", "/v1/reservations", reserve(`,"ship_to":{"lat":91,"lon":0}`), nil, 400, "invalid", "ship_to.lat: must be between -90 and 90, got 91"},
-		{"checkout, same checks", "POST", "/v1/orders", withLine(`{"sku":"widget","quantity":-1}`), nil, 400, "invalid", "lines[0].quantity"},
+		{"checkout, same checks", "POST", "/v1/orders", withLine(`{"sku":"widget","quantity":-1}`), nil, 400, "invalid", "lines[0].quantity: must be between 1 and 1000000000, got -1"},
+
+		// Keys: each given once, spelled exactly.
+		{"duplicate key", "POST", "/v1/reservations", `{"lines":[` + line + `],"lines":[` + line + `]}`, nil, 400, "invalid", `body: duplicate key "lines"`},
+		{"duplicate key in a line", "POST", "/v1/reservations", withLine(`{"sku":"widget","quantity":1,"sku":"gadget"}`), nil, 400, "invalid", `lines[0]: duplicate key "sku"`},
+		{"duplicate key in ship_to", "POST", "/v1/reservations", reserve(`,"ship_to":{"lat":1,"lon":2,"lat":3}`), nil, 400, "invalid", `ship_to: duplicate key "lat"`},
+		{"duplicate key in a location", "PUT", "/v1/locations/north", `{"name":"N","lat":1,"lon":2,"name":"M"}`, nil, 400, "invalid", `body: duplicate key "name"`},
+		{"duplicate key in an adjustment", "POST", "/v1/stock/widget/east/adjust", `{"delta":1,"reason":"x","delta":-1}`, nil, 400, "invalid", `body: duplicate key "delta"`},
+		{"key in another case", "POST", "/v1/reservations", `{"Lines":[` + line + `]}`, nil, 400, "invalid", `body: unknown field "Lines" (keys are case-sensitive: want "lines")`},
+		{"key in another case in a line", "POST", "/v1/reservations", withLine(`{"SKU":"widget","quantity":1}`), nil, 400, "invalid", `lines[0]: unknown field "SKU" (keys are case-sensitive: want "sku")`},
+		{"key in another case in ship_to", "POST", "/v1/reservations", reserve(`,"ship_to":{"Lat":1,"lon":2}`), nil, 400, "invalid", `ship_to: unknown field "Lat"`},
+		{"key in another case beside the right one", "PUT", "/v1/stock/widget/east", `{"on_hand":1,"ON_HAND":2}`, nil, 400, "invalid", `body: unknown field "ON_HAND"`},
+		{"key folding to a field", "PUT", "/v1/stock/widget/east", `{"on_hand":1,"expected_ver\u017fion":0}`, nil, 400, "invalid", `unknown field "expected_verſion"`},
+		{"key in another case in an empty body", "POST", "/v1/reservations/" + held + "/confirm", `{"Now":true}`, nil, 400, "invalid", `unknown field "Now"`},
 
 		// Idempotency keys.
-		{"key too long", "POST", "/v1/reservations", reserve(""), []string{"Idempotency-Key: " + long}, 400, "invalid", "Idempotency-Key: want 1 to 255 characters, got 300"},
+		{"key too long", "POST", "/v1/reservations", reserve(""), []string{"Idempotency-Key: " + long}, 400, "invalid", "Idempotency-Key: want 1 to 128 characters, got 300"},
 		{"key not ASCII", "POST", "/v1/reservations", reserve(""), []string{"Idempotency-Key: clé"}, 400, "invalid", "Idempotency-Key: want printable ASCII"},
 		{"key twice", "POST", "/v1/reservations", reserve(""), []string{"Idempotency-Key: a", "Idempotency-Key: b"}, 400, "invalid", "given 2 times"},
 
@@ -147,7 +161,8 @@ func TestBadInputChangesNothing(t *testing.T) {
 		{"location off the map", "PUT", "/v1/locations/north", `{"name":"N","lat":1,"lon":-181}`, nil, 400, "invalid", "lon: must be between -180 and 180"},
 		{"location with id in body", "PUT", "/v1/locations/north", `{"id":"south","name":"N","lat":1,"lon":2}`, nil, 400, "invalid", `unknown field "id"`},
 		{"stock without on_hand", "PUT", "/v1/stock/widget/east", `{}`, nil, 400, "invalid", "on_hand: required"},
-		{"negative on_hand", "PUT", "/v1/stock/widget/east", `{"on_hand":-1}`, nil, 400, "invalid", "on_hand: must be between 0 and"},
+		{"negative on_hand", "PUT", "/v1/stock/widget/east", `{"on_hand":-1}`, nil, 400, "invalid", "on_hand: must be between 0 and 1000000000, got -1"},
+		{"huge on_hand", "PUT", "/v1/stock/widget/east", `{"on_hand":1000000001}`, nil, 400, "invalid", "on_hand: must be between 0 and 1000000000, got 1000000001"},
 		{"fractional on_hand", "PUT", "/v1/stock/widget/east", `{"on_hand":2.5}`, nil, 400, "invalid", "on_hand: want an integer"},
 		{"negative expected_version", "PUT", "/v1/stock/widget/east", `{"on_hand":1,"expected_version":-1}`, nil, 400, "invalid", "expected_version: must not be negative"},
 		{"stale expected_version", "PUT", "/v1/stock/widget/east", `{"on_hand":1,"expected_version":1}`, nil, 409, "version_conflict", "version"},
@@ -155,9 +170,10 @@ func TestBadInputChangesNothing(t *testing.T) {
 		{"zero delta", "POST", "/v1/stock/widget/east/adjust", `{"delta":0,"reason":"x"}`, nil, 400, "invalid", "delta: must not be zero"},
 		{"no reason", "POST", "/v1/stock/widget/east/adjust", `{"delta":1}`, nil, 400, "invalid", "reason: required"},
 		{"empty reason", "POST", "/v1/stock/widget/east/adjust", `{"delta":1,"reason":""}`, nil, 400, "invalid", "reason: required"},
-		{"huge delta", "POST", "/v1/stock/widget/east/adjust", `{"delta":-2000000000000,"reason":"x"}`, nil, 400, "invalid", "delta: must be between"},
+		{"huge delta", "POST", "/v1/stock/widget/east/adjust", `{"delta":-2000000000000,"reason":"x"}`, nil, 400, "invalid", "delta: must be between -1000000000 and 1000000000, got -2000000000000"},
+		{"reason too long", "POST", "/v1/stock/widget/east/adjust", `{"delta":1,"reason":"` + strings.Repeat("r", 1025) + `"}`, nil, 400, "invalid", "reason: longer than 1024 bytes, got 1025"},
 		{"adjust below zero", "POST", "/v1/stock/widget/east/adjust", `{"delta":-1000,"reason":"theft"}`, nil, 400, "invalid", "would be negative"},
-		{"path id too long", "GET", "/v1/stock/" + long, nil, nil, 400, "invalid", "sku: longer than 255 bytes"},
+		{"path id too long", "GET", "/v1/stock/" + long, nil, nil, 400, "invalid", "sku: longer than 128 bytes, got 300"},
 
 		// Refusals of the service change nothing either.
 		{"insufficient stock", "POST", "/v1/reservations", withLine(`{"sku":"widget","quantity":15}`), nil, 409, "insufficient_stock", "widget"},

@@ -26,12 +26,11 @@ const (
 	headerIdempotencyKey = "Idempotency-Key"
 	// headerReplayed marks a response replayed from the store.
 	headerReplayed = "Idempotent-Replayed"
-	// maxKeyLen bounds an Idempotency-Key.
-	maxKeyLen = 255
 )
 
 // idempotencyKey returns the request's Idempotency-Key, "" if it has
-// none. A key is 1 to 255 printable ASCII characters, given once.
+// none. A key is given once, and is 1 to stockade.MaxIDLength printable
+// ASCII characters.
 func idempotencyKey(r *http.Request) (string, error) {
 	vs := r.Header.Values(headerIdempotencyKey)
 	switch {
@@ -41,13 +40,8 @@ func idempotencyKey(r *http.Request) (string, error) {
 		return "", invalidf("Idempotency-Key: given %d times, want once", len(vs))
 	}
 	key := vs[0]
-	if key == "" || len(key) > maxKeyLen {
-		return "", invalidf("Idempotency-Key: want 1 to %d characters, got %d", maxKeyLen, len(key))
-	}
-	for i := 0; i < len(key); i++ {
-		if c := key[i]; c < 0x20 || c > 0x7e {
-			return "", invalidf("Idempotency-Key: want printable ASCII, got byte %#x at %d", c, i)
-		}
+	if err := stockade.ValidateIdempotencyKey(headerIdempotencyKey, key); err != nil {
+		return "", err
 	}
 	return key, nil
 }

@@ -16,29 +16,17 @@ import (
 	"strconv"
 	"strings"
 	"time"
-	"unicode"
-	"unicode/utf8"
 
 	"github.com/stockade/stockade"
 )
 
-// Bounds on what a request may say, so that absurd input never reaches
-// the service. They are looser than the service's own limits, which it
-// checks and explains itself.
+// The checks here are of the wire format only: JSON syntax, types,
+// unknown, repeated or wrongly cased keys, required fields, query
+// parameters. Every limit on the values (lengths, quantities, the number
+// of lines, the TTL) is the domain's, checked by the stockade Validate
+// functions, so that a client meets one set of limits in one wording.
+
 const (
-	// maxQuantity bounds a line's quantity, an on-hand quantity and the
-	// size of an adjustment, so that no sum of them overflows.
-	maxQuantity = 1_000_000_000_000
-	// maxLines bounds the lines of a reservation or order.
-	maxLines = 1000
-	// maxTTL bounds a reservation's ttl_seconds, far below where it would
-	// overflow a time.Duration.
-	maxTTL = 366 * 24 * time.Hour
-	// maxIDLen bounds identifiers: SKUs, location and record ids.
-	maxIDLen = 255
-	// maxTextLen bounds free text: a location's name, an adjustment's
-	// reason.
-	maxTextLen = 4096
 	// maxMovements is the most ledger rows one GET returns.
 	maxMovements = 10000
 )
@@ -92,10 +80,13 @@ func (s *Server) writeBadRequest(w http.ResponseWriter, r *http.Request, err err
 }
 
 // decode decodes one JSON value from data into dst strictly: no unknown
-// fields, no trailing data, the right types. Errors are EInvalid and name
-// the field; path is where data sits in the body ("lines[2]"), "" for the
-// whole body.
+// fields, no key given twice, keys spelled with their exact case, no
+// trailing data, the right types. Errors are EInvalid and name the field;
+// path is where data sits in the body ("lines[2]"), "" for the whole body.
 func decode(data []byte, dst any, path string) error {
+	if err := checkKeys(data, reflect.TypeOf(dst), path); err != nil {
+		return err
+	}
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(dst); err != nil {
@@ -141,6 +132,105 @@ func decodeError(err error, dst any, path string) error {
 	return invalidf("%s: %v", orBody(path), err)
 }
 
+// checkKeys refuses what encoding/json would let through in the JSON
+// value in data, to be decoded into a t: an object with a key given twice
+// (encoding/json keeps the last), and a key that names a field of a
+// struct only when case is ignored ("Lines" for "lines"). It walks the
+// token stream once; malformed JSON, unknown keys and wrong types it
+// leaves to the decoder, which reports them.
+func checkKeys(data []byte, t reflect.Type, path string) error {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.UseNumber() // no number can fail to parse
+	err := walkKeys(dec, t, path)
+	if _, ok := errors.AsType[*stockade.Error](err); ok {
+		return err
+	}
+	return nil
+}
+
+// walkKeys reads one JSON value from dec, checking the keys of its
+// objects against t, the type it decodes into (nil when unknown).
+func walkKeys(dec *json.Decoder, t reflect.Type, path string) error {
+	tok, err := dec.Token()
+	if err != nil {
+		return err
+	}
+	for t != nil && t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	switch tok {
+	case json.Delim('{'):
+		fields := jsonFields(t)
+		seen := map[string]bool{}
+		for dec.More() {
+			tok, err := dec.Token()
+			if err != nil {
+				return err
+			}
+			key, _ := tok.(string)
+			if seen[key] {
+				return invalidf("%s: duplicate key %q", orBody(path), key)
+			}
+			seen[key] = true
+			var vt reflect.Type
+			switch ft, ok := fields[key]; {
+			case ok:
+				vt = ft
+			case t != nil && t.Kind() == reflect.Map:
+				vt = t.Elem()
+			default:
+				for name := range fields {
+					if strings.EqualFold(name, key) {
+						return invalidf("%s: unknown field %q (keys are case-sensitive: want %q)", orBody(path), key, name)
+					}
+				}
+			}
+			where := key
+			if path != "" {
+				where = path + "." + key
+			}
+			if err := walkKeys(dec, vt, where); err != nil {
+				return err
+			}
+		}
+		_, err = dec.Token() // '}'
+		return err
+	case json.Delim('['):
+		var et reflect.Type
+		if t != nil && (t.Kind() == reflect.Slice || t.Kind() == reflect.Array) {
+			et = t.Elem()
+		}
+		for i := 0; dec.More(); i++ {
+			if err := walkKeys(dec, et, path+"["+strconv.Itoa(i)+"]"); err != nil {
+				return err
+			}
+		}
+		_, err = dec.Token() // ']'
+		return err
+	}
+	return nil
+}
+
+// jsonFields maps the JSON names of the fields of t, a struct, to their
+// types; it is empty for any other type.
+func jsonFields(t reflect.Type) map[string]reflect.Type {
+	fields := map[string]reflect.Type{}
+	if t == nil || t.Kind() != reflect.Struct {
+		return fields
+	}
+	for f := range t.Fields() {
+		name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+		switch {
+		case !f.IsExported() || name == "-":
+			continue
+		case name == "":
+			name = f.Name
+		}
+		fields[name] = f.Type
+	}
+	return fields
+}
+
 // describeType names a Go type the way a JSON client thinks of it.
 func describeType(t reflect.Type) string {
 	for t.Kind() == reflect.Pointer {
@@ -167,45 +257,9 @@ func describeType(t reflect.Type) string {
 	return t.String()
 }
 
-// checkID checks an identifier (a SKU, a location or record id) taken
-// from field: present, at most maxIDLen bytes of UTF-8, no control
-// characters.
-func checkID(field, id string) error {
-	if id == "" {
-		return invalidf("%s: required, must not be empty", field)
-	}
-	return checkText(field, id, maxIDLen)
-}
-
-// checkText checks text: at most limit bytes of UTF-8 without control
-// characters.
-func checkText(field, s string, limit int) error {
-	if len(s) > limit {
-		return invalidf("%s: longer than %d bytes", field, limit)
-	}
-	if !utf8.ValidString(s) {
-		return invalidf("%s: not valid UTF-8", field)
-	}
-	if strings.ContainsFunc(s, unicode.IsControl) {
-		return invalidf("%s: must not contain control characters", field)
-	}
-	return nil
-}
-
-// checkQuantity checks that q is within 1..maxQuantity.
-func checkQuantity(field string, q int64) error {
-	if q < 1 || q > maxQuantity {
-		return invalidf("%s: must be between 1 and %d, got %d", field, int64(maxQuantity), q)
-	}
-	return nil
-}
-
-func checkCoordinate(field string, v, limit float64) error {
-	if math.IsNaN(v) || v < -limit || v > limit {
-		return invalidf("%s: must be between %g and %g, got %g", field, -limit, limit, v)
-	}
-	return nil
-}
+// checkID checks an identifier taken from the path or the query, named
+// field, as the service will: stockade.ValidateID.
+func checkID(field, id string) error { return stockade.ValidateID(field, id) }
 
 // required returns the error for a field that is missing (or null).
 func required(field string) error { return invalidf("%s: required", field) }
@@ -231,15 +285,6 @@ func (b locationBody) location(id string) (stockade.Location, error) {
 	case b.Lon == nil:
 		return stockade.Location{}, required("lon")
 	}
-	for _, err := range []error{
-		checkText("name", *b.Name, maxTextLen),
-		checkCoordinate("lat", *b.Lat, 90),
-		checkCoordinate("lon", *b.Lon, 180),
-	} {
-		if err != nil {
-			return stockade.Location{}, err
-		}
-	}
 	return stockade.Location{ID: id, Name: *b.Name, Lat: *b.Lat, Lon: *b.Lon}, nil
 }
 
@@ -252,10 +297,6 @@ func (b setStockBody) check() error {
 	switch {
 	case b.OnHand == nil:
 		return required("on_hand")
-	case *b.OnHand < 0 || *b.OnHand > maxQuantity:
-		return invalidf("on_hand: must be between 0 and %d, got %d", int64(maxQuantity), *b.OnHand)
-	case b.ExpectedVersion != nil && *b.ExpectedVersion < 0:
-		return invalidf("expected_version: must not be negative, got %d", *b.ExpectedVersion)
 	}
 	return nil
 }
@@ -269,17 +310,10 @@ func (b adjustBody) check() error {
 	switch {
 	case b.Delta == nil:
 		return required("delta")
-	case *b.Delta == 0:
-		return invalidf("delta: must not be zero")
-	case *b.Delta < -maxQuantity || *b.Delta > maxQuantity:
-		return invalidf("delta: must be between -%d and %d, got %d", int64(maxQuantity), int64(maxQuantity), *b.Delta)
 	case b.Reason == nil:
 		return required("reason")
 	}
-	if *b.Reason == "" {
-		return invalidf("reason: required, must not be empty")
-	}
-	return checkText("reason", *b.Reason, maxTextLen)
+	return nil
 }
 
 // reserveBody is the body of POST /v1/reservations and POST /v1/orders.
@@ -300,17 +334,17 @@ type pointBody struct {
 	Lon *float64 `json:"lon"`
 }
 
-// request decodes the nested parts of b and checks the whole.
+// maxTTLSeconds is the largest ttl_seconds that fits a time.Duration.
+const maxTTLSeconds = math.MaxInt64 / int64(time.Second)
+
+// request decodes the nested parts of b into the request the service
+// validates (ReserveRequest.Validate).
 func (b reserveBody) request() (stockade.ReserveRequest, error) {
 	var req stockade.ReserveRequest
-	switch {
-	case b.Lines == nil:
+	if b.Lines == nil {
 		return req, required("lines")
-	case len(b.Lines) == 0:
-		return req, invalidf("lines: must not be empty")
-	case len(b.Lines) > maxLines:
-		return req, invalidf("lines: at most %d, got %d", maxLines, len(b.Lines))
 	}
+	req.Lines = make([]stockade.Line, 0, len(b.Lines))
 	for i, raw := range b.Lines {
 		path := "lines[" + strconv.Itoa(i) + "]"
 		var lb lineBody
@@ -326,14 +360,10 @@ func (b reserveBody) request() (stockade.ReserveRequest, error) {
 		case lb.Quantity == nil:
 			return req, required(path + ".quantity")
 		}
-		if err := checkID(path+".sku", *lb.SKU); err != nil {
-			return req, err
-		}
-		if err := checkQuantity(path+".quantity", *lb.Quantity); err != nil {
-			return req, err
-		}
 		line := stockade.Line{SKU: *lb.SKU, Quantity: *lb.Quantity}
 		if lb.Location != nil {
+			// A location given must name one: the empty one, in the
+			// domain, means "any location".
 			if err := checkID(path+".location", *lb.Location); err != nil {
 				return req, err
 			}
@@ -342,8 +372,14 @@ func (b reserveBody) request() (stockade.ReserveRequest, error) {
 		req.Lines = append(req.Lines, line)
 	}
 	if b.TTLSeconds != nil {
-		if t := *b.TTLSeconds; t < 1 || t > int64(maxTTL/time.Second) {
-			return req, invalidf("ttl_seconds: must be between 1 and %d, got %d", int64(maxTTL/time.Second), t)
+		// Zero would mean the service's default, which the API spells by
+		// leaving ttl_seconds out; a count of seconds too large for a
+		// time.Duration is beyond any ceiling the service can have.
+		switch t := *b.TTLSeconds; {
+		case t < 1:
+			return req, invalidf("ttl_seconds: must be at least 1, got %d (leave it out for the default)", t)
+		case t > maxTTLSeconds:
+			return req, invalidf("ttl_seconds: must be at most %d, got %d", int64(stockade.MaxTTL/time.Second), t)
 		}
 		req.TTL = time.Duration(*b.TTLSeconds) * time.Second
 	}
@@ -357,12 +393,6 @@ func (b reserveBody) request() (stockade.ReserveRequest, error) {
 			return req, required("ship_to.lat")
 		case p.Lon == nil:
 			return req, required("ship_to.lon")
-		}
-		if err := checkCoordinate("ship_to.lat", *p.Lat, 90); err != nil {
-			return req, err
-		}
-		if err := checkCoordinate("ship_to.lon", *p.Lon, 180); err != nil {
-			return req, err
 		}
 		req.ShipTo = &stockade.Point{Lat: *p.Lat, Lon: *p.Lon}
 	}

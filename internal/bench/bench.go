@@ -145,8 +145,8 @@ func (o *Options) withDefaults() (Options, error) {
 		return c, fmt.Errorf("bench: duration must be positive, got %v", c.Duration)
 	case c.Requests < 0:
 		return c, fmt.Errorf("bench: requests must not be negative, got %d", c.Requests)
-	case c.Stock < 0 || c.Stock > engine.MaxQuantity:
-		return c, fmt.Errorf("bench: stock must be between 0 and %d, got %d", engine.MaxQuantity, c.Stock)
+	case c.Stock < 0 || c.Stock > stockade.MaxQuantity:
+		return c, fmt.Errorf("bench: stock must be between 0 and %d, got %d", stockade.MaxQuantity, c.Stock)
 	case c.HoldTTL < time.Second:
 		// The API carries a hold's TTL in whole seconds.
 		return c, fmt.Errorf("bench: hold TTL must be at least 1s, got %v", c.HoldTTL)
@@ -205,7 +205,7 @@ func defaultStock(workload string, requests int) int64 {
 	default:
 		n /= 4
 	}
-	return min(max(n, 5), engine.MaxQuantity)
+	return min(max(n, 5), stockade.MaxQuantity)
 }
 
 // Report is the outcome of Run.
