@@ -53,11 +53,32 @@
 // # Operations
 //
 // GET /healthz answers while the process does, GET /readyz while every
-// Pinger given to NewServer answers too, and GET /metrics serves the
-// Metrics registry in the Prometheus text format: requests by method,
-// route and status, latency histograms by route, requests in flight, and
-// reservations and checkouts by outcome. The binary adds its own metrics
-// (engine calls, lock waits and holds, the sweeper) to the same registry.
+// Pinger given to NewServer answers too, and GET /metrics serves
+// Options.Registry, a Prometheus registry of the server's own (NewRegistry),
+// in the text format:
+//
+//   - stockade_http_requests_total{method,route,status}: requests
+//     answered. route is the pattern of routes.go, such as
+//     /v1/stock/{sku}, or "unmatched"; method is a standard method or
+//     "other", so that clients cannot make up series.
+//   - stockade_http_request_duration_seconds{method,route}: a histogram
+//     of the time to answer, 1 ms to 10 s (LatencyBuckets).
+//   - stockade_http_requests_in_flight: requests being answered.
+//   - stockade_reservations_total{op,outcome}: reservations (op
+//     "reserve") and direct checkouts (op "checkout") by outcome: ok,
+//     replayed, or the refusal's code.
+//   - go_* and process_*: the Go runtime and the process (goroutines,
+//     memory, garbage collection, CPU, open files).
+//
+// The binary registers the engine's metrics in the same registry:
+// stockade_engine_calls_total{op,outcome} (sweeps are op "sweep"),
+// stockade_engine_call_duration_seconds{op},
+// stockade_engine_retries_total{op} (transactions run again after a
+// conflict, never first attempts), stockade_engine_batches_total{outcome}
+// and stockade_engine_batch_calls, stockade_reservations_expired_total and
+// stockade_idempotency_records_purged_total (the sweeper), and under the
+// lock strategy stockade_lock_events_total{kind},
+// stockade_lock_wait_seconds{outcome} and stockade_lock_hold_seconds{end}.
 //
 // Each request is logged in one line (method, route, path, status,
 // duration) at Options.RequestLogLevel. An internal error is logged once,

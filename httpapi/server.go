@@ -10,6 +10,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus"
+
 	"github.com/stockade/stockade"
 )
 
@@ -34,11 +36,12 @@ type Options struct {
 	// Default: 1 MiB.
 	MaxBodyBytes int64
 
-	// Metrics is the registry the server records into and serves at
-	// /metrics. Share it to add metrics of your own; one Server per
-	// registry.
-	// Default: a new registry.
-	Metrics *Metrics
+	// Registry is the Prometheus registry the server registers its
+	// metrics in and serves at /metrics. Share it to add metrics of your
+	// own. One Server per registry: a second one would register the same
+	// names, and NewServer panics.
+	// Default: NewRegistry(), with the Go runtime and process collectors.
+	Registry *prometheus.Registry
 
 	// RequestLogLevel is the level of the line logged for each request.
 	// Default: slog.LevelDebug.
@@ -56,8 +59,8 @@ func (o *Options) withDefaults() Options {
 	if out.MaxBodyBytes <= 0 {
 		out.MaxBodyBytes = 1 << 20
 	}
-	if out.Metrics == nil {
-		out.Metrics = NewMetrics()
+	if out.Registry == nil {
+		out.Registry = NewRegistry()
 	}
 	if out.RequestLogLevel == nil {
 		out.RequestLogLevel = slog.LevelDebug
@@ -75,36 +78,14 @@ type Server struct {
 	m     serverMetrics
 }
 
-// serverMetrics are the metrics the server records itself.
-type serverMetrics struct {
-	requests     *Counter
-	duration     *Histogram
-	inFlight     *Gauge
-	reservations *Counter
-}
-
 // NewServer returns the API over svc. /readyz answers 200 only while every
 // one of ready answers its Ping.
 func NewServer(svc stockade.Service, log *slog.Logger, opts *Options, ready ...Pinger) *Server {
 	s := &Server{svc: svc, log: log, opts: opts.withDefaults(), ready: ready, mux: http.NewServeMux()}
-	m := s.opts.Metrics
-	s.m = serverMetrics{
-		requests: m.NewCounter("stockade_http_requests_total",
-			"HTTP requests answered, by method, route and status.", "method", "route", "status"),
-		duration: m.NewHistogram("stockade_http_request_duration_seconds",
-			"Time to answer an HTTP request, by method and route.", DefBuckets, "method", "route"),
-		inFlight: m.NewGauge("stockade_http_requests_in_flight",
-			"HTTP requests being answered."),
-		reservations: m.NewCounter("stockade_reservations_total",
-			`Reservations (op "reserve") and direct checkouts (op "checkout"), by outcome: ok, replayed, or the refusal's code.`,
-			"op", "outcome"),
-	}
+	s.m = newServerMetrics(s.opts.Registry, log)
 	s.routes()
 	return s
 }
-
-// Metrics returns the registry the server records into.
-func (s *Server) Metrics() *Metrics { return s.opts.Metrics }
 
 // handle registers a route.
 func (s *Server) handle(pattern string, h http.HandlerFunc) { s.mux.HandleFunc(pattern, h) }
@@ -118,9 +99,9 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	defer cancel()
 	r = r.WithContext(ctx) // the mux sets r.Pattern on this request
 	rec := &recorder{ResponseWriter: w, req: r}
-	s.m.inFlight.Add(1)
+	s.m.inFlight.Inc()
 	defer func() {
-		s.m.inFlight.Add(-1)
+		s.m.inFlight.Dec()
 		if p := recover(); p != nil {
 			s.log.Error("panic", "method", r.Method, "path", r.URL.Path, "panic", p, "stack", string(debug.Stack()))
 			if rec.status == 0 {
@@ -135,8 +116,9 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			rec.status = http.StatusOK
 		}
 		d := time.Since(start)
-		s.m.requests.Inc(r.Method, route, strconv.Itoa(rec.status))
-		s.m.duration.Observe(d.Seconds(), r.Method, route)
+		method := methodLabel(r.Method)
+		s.m.requests.WithLabelValues(method, route, strconv.Itoa(rec.status)).Inc()
+		s.m.duration.WithLabelValues(method, route).Observe(d.Seconds())
 		s.log.Log(ctx, s.opts.RequestLogLevel.Level(), "request", "method", r.Method, "route", route,
 			"path", r.URL.Path, "status", rec.status, "duration", d)
 	}()
@@ -200,9 +182,4 @@ func (s *Server) readyz(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	writeJSON(w, http.StatusOK, map[string]string{"status": "ready"})
-}
-
-func (s *Server) metrics(w http.ResponseWriter, r *http.Request) {
-	w.Header().Set("Content-Type", "text/plain; version=0.0.4; charset=utf-8")
-	s.opts.Metrics.WriteTo(w)
 }

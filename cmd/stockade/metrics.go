@@ -2,49 +2,77 @@ package main
 
 import (
 	"context"
-	"log/slog"
-	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/promauto"
 
 	"github.com/stockade/stockade/engine"
 	"github.com/stockade/stockade/httpapi"
 	"github.com/stockade/stockade/lock"
 )
 
-// The metrics of the engine, its locks and its sweeper, next to the HTTP
-// ones in the server's registry.
+// The metrics of the engine, its sweeper and its locks, registered in the
+// server's registry next to the HTTP ones. Each comes from the events its
+// producer reports: engine.Event for the engine and the sweeper, and
+// lock.Event for the leases.
 
-// engineObserver records every engine call: its count by outcome, its
-// duration and its retries.
-func engineObserver(m *httpapi.Metrics) func(engine.Event) {
-	calls := m.NewCounter("stockade_engine_calls_total",
-		`Service calls, by op and outcome: "ok" or the refusal's code.`, "op", "outcome")
-	seconds := m.NewHistogram("stockade_engine_call_duration_seconds",
-		"Time a service call took, lock waits and retries included, by op.", nil, "op")
-	retries := m.NewCounter("stockade_engine_retries_total",
-		"Transactions retried after a conflict, by op.", "op")
-	batches := m.NewCounter("stockade_engine_batches_total",
-		`Batch transactions of the batch strategy, by outcome: "ok" or the error's code.`, "outcome")
-	batchCalls := m.NewHistogram("stockade_engine_batch_calls",
-		"Reservations, checkouts and confirms that one batch transaction decided.",
-		[]float64{1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024, 4096})
+// engineObserver registers the engine's metrics in reg and returns the
+// Observer that records them: each call's count by outcome, its duration
+// and its retries; each batch of the batch strategy; and each sweep, with
+// what it expired and purged. A sweep counts as a call of op "sweep", so
+// its runs and errors are stockade_engine_calls_total{op="sweep"} by
+// outcome.
+func engineObserver(reg prometheus.Registerer) func(engine.Event) {
+	f := promauto.With(reg)
+	calls := f.NewCounterVec(prometheus.CounterOpts{
+		Name: "stockade_engine_calls_total",
+		Help: `Service calls and sweeps (op "sweep"), by op and outcome: "ok" or the error's code.`,
+	}, []string{"op", "outcome"})
+	seconds := f.NewHistogramVec(prometheus.HistogramOpts{
+		Name:    "stockade_engine_call_duration_seconds",
+		Help:    "Time a service call or a sweep took, lock waits and retries included, by op.",
+		Buckets: httpapi.LatencyBuckets,
+	}, []string{"op"})
+	retries := f.NewCounterVec(prometheus.CounterOpts{
+		Name: "stockade_engine_retries_total",
+		Help: "Transactions started again after a conflict, by op; first attempts are not counted.",
+	}, []string{"op"})
+	batches := f.NewCounterVec(prometheus.CounterOpts{
+		Name: "stockade_engine_batches_total",
+		Help: `Batch transactions of the batch strategy, by outcome: "ok" or the error's code.`,
+	}, []string{"outcome"})
+	batchCalls := f.NewHistogram(prometheus.HistogramOpts{
+		Name:    "stockade_engine_batch_calls",
+		Help:    "Reservations, checkouts and confirms that one batch transaction decided.",
+		Buckets: []float64{1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024, 4096},
+	})
+	expired := f.NewCounter(prometheus.CounterOpts{
+		Name: "stockade_reservations_expired_total",
+		Help: "Lapsed reservations the sweeper expired.",
+	})
+	purged := f.NewCounter(prometheus.CounterOpts{
+		Name: "stockade_idempotency_records_purged_total",
+		Help: "Idempotency records the sweeper purged once they outlived their retention.",
+	})
 	return func(e engine.Event) {
 		outcome := e.Code
 		if outcome == "" {
 			outcome = "ok"
 		}
-		if e.Op == "batch" {
-			batches.Inc(outcome)
+		if e.Retries > 0 {
+			retries.WithLabelValues(e.Op).Add(float64(e.Retries))
+		}
+		switch e.Op {
+		case "batch":
+			batches.WithLabelValues(outcome).Inc()
 			batchCalls.Observe(float64(e.Calls))
-			if e.Attempts > 1 {
-				retries.Add(float64(e.Attempts-1), e.Op)
-			}
 			return
+		case "sweep":
+			expired.Add(float64(e.Expired))
+			purged.Add(float64(e.Purged))
 		}
-		calls.Inc(e.Op, outcome)
-		seconds.Observe(e.Duration.Seconds(), e.Op)
-		if e.Attempts > 1 {
-			retries.Add(float64(e.Attempts-1), e.Op)
-		}
+		calls.WithLabelValues(e.Op, outcome).Inc()
+		seconds.WithLabelValues(e.Op).Observe(e.Duration.Seconds())
 	}
 }
 
@@ -72,50 +100,32 @@ func (l observedLocker) with(opts []lock.Option) []lock.Option {
 	return append(opts[:len(opts):len(opts)], lock.WithObserver(obs))
 }
 
-// observeLocker records the waits, holds and losses of l's leases.
-func observeLocker(l lock.Locker, m *httpapi.Metrics) lock.Locker {
-	events := m.NewCounter("stockade_lock_events_total",
-		"Lease events of the lock strategy: acquired, not_acquired, released, renew_failed, lost.", "kind")
-	wait := m.NewHistogram("stockade_lock_wait_seconds",
-		"Time spent waiting for a lease, by outcome (acquired or not_acquired).", nil, "outcome")
-	held := m.NewHistogram("stockade_lock_hold_seconds",
-		"Time a lease was held, by how it ended (released or lost).", nil, "end")
+// observeLocker registers the lock metrics in reg and returns l with
+// every lease reporting its waits, holds and losses to them.
+func observeLocker(l lock.Locker, reg prometheus.Registerer) lock.Locker {
+	f := promauto.With(reg)
+	events := f.NewCounterVec(prometheus.CounterOpts{
+		Name: "stockade_lock_events_total",
+		Help: "Lease events of the lock strategy: acquired, not_acquired, released, renew_failed, lost.",
+	}, []string{"kind"})
+	wait := f.NewHistogramVec(prometheus.HistogramOpts{
+		Name:    "stockade_lock_wait_seconds",
+		Help:    "Time spent waiting for a lease, by outcome (acquired or not_acquired).",
+		Buckets: httpapi.LatencyBuckets,
+	}, []string{"outcome"})
+	held := f.NewHistogramVec(prometheus.HistogramOpts{
+		Name:    "stockade_lock_hold_seconds",
+		Help:    "Time a lease was held, by how it ended (released or lost).",
+		Buckets: httpapi.LatencyBuckets,
+	}, []string{"end"})
 	obs := lock.ObserverFunc(func(e lock.Event) {
-		events.Inc(e.Kind.String())
+		events.WithLabelValues(e.Kind.String()).Inc()
 		switch e.Kind {
 		case lock.Acquired, lock.NotAcquired:
-			wait.Observe(e.Wait.Seconds(), e.Kind.String())
+			wait.WithLabelValues(e.Kind.String()).Observe(e.Wait.Seconds())
 		case lock.Released, lock.Lost:
-			held.Observe(e.Held.Seconds(), e.Kind.String())
+			held.WithLabelValues(e.Kind.String()).Observe(e.Held.Seconds())
 		}
 	})
 	return observedLocker{Locker: l, obs: obs}
-}
-
-// runSweeper calls eng.Sweep at once and then every interval until ctx
-// ends, as engine.RunSweeper does, and also counts the reservations it
-// expires. (Each run's duration and outcome reach the metrics through the
-// engine's observer, as op "sweep".)
-func runSweeper(ctx context.Context, eng *engine.Engine, interval time.Duration, m *httpapi.Metrics, log *slog.Logger) {
-	expired := m.NewCounter("stockade_reservations_expired_total",
-		"Reservations the sweeper expired.")
-	t := time.NewTicker(interval)
-	defer t.Stop()
-	for {
-		n, err := eng.Sweep(ctx)
-		expired.Add(float64(n))
-		switch {
-		case ctx.Err() != nil:
-			return
-		case err != nil:
-			log.Error("sweep", "expired", n, "err", err)
-		case n > 0:
-			log.Debug("sweep", "expired", n)
-		}
-		select {
-		case <-ctx.Done():
-			return
-		case <-t.C:
-		}
-	}
 }

@@ -125,7 +125,7 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 		return fmt.Errorf("serve: %w", err)
 	}
 
-	metrics := httpapi.NewMetrics()
+	metrics := httpapi.NewRegistry()
 	var locker lock.Locker
 	lockerName := "none (strategy " + c.strategy + " takes no locks)"
 	if c.strategy == engine.Lock {
@@ -152,7 +152,7 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 	if err != nil {
 		return fmt.Errorf("serve: %w", err)
 	}
-	api := httpapi.NewServer(eng, log, &httpapi.Options{RequestTimeout: c.requestTimeout, Metrics: metrics}, st)
+	api := httpapi.NewServer(eng, log, &httpapi.Options{RequestTimeout: c.requestTimeout, Registry: metrics}, st)
 	srv := &http.Server{
 		Handler:           api,
 		ReadHeaderTimeout: 5 * time.Second,
@@ -170,7 +170,7 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 
 	sweepCtx, stopSweep := context.WithCancel(context.WithoutCancel(ctx))
 	var sweeper sync.WaitGroup
-	sweeper.Go(func() { runSweeper(sweepCtx, eng, c.sweepInterval, metrics, log) })
+	sweeper.Go(func() { eng.RunSweeper(sweepCtx, c.sweepInterval) })
 	defer func() {
 		stopSweep()
 		sweeper.Wait()
