@@ -37,7 +37,7 @@ type serveConfig struct {
 	logLevel        slog.Level
 }
 
-func parseServe(args []string, getenv func(string) string, stderr io.Writer) (serveConfig, error) {
+func parseServe(args []string, getenv func(string) string, stdout, stderr io.Writer) (serveConfig, error) {
 	var c serveConfig
 	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
 	fs.SetOutput(stderr)
@@ -55,7 +55,7 @@ flags:
 `)
 		fs.PrintDefaults()
 	}
-	env := &envFlags{fs: fs, getenv: getenv}
+	env := &envFlags{fs: fs, getenv: getenv, help: stdout}
 	addr := env.String("addr", "STOCKADE_ADDR", ":8080", "listen `address`")
 	store := env.String("store", "STOCKADE_STORE", "sqlite:stockade.db", storeUsage)
 	strategy := env.String("strategy", "STOCKADE_STRATEGY", engine.Atomic,
@@ -110,7 +110,7 @@ flags:
 }
 
 func serve(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
-	c, err := parseServe(args, getenv, stderr)
+	c, err := parseServe(args, getenv, stdout, stderr)
 	if err != nil {
 		return err
 	}
