@@ -80,7 +80,11 @@
 // lock strategy stockade_lock_events_total{kind},
 // stockade_lock_wait_seconds{outcome} and stockade_lock_hold_seconds{end}.
 //
-// Each request is logged in one line (method, route, path, status,
-// duration) at Options.RequestLogLevel. An internal error is logged once,
-// with its cause, and answered as a bare 500 "internal error".
+// Every request has an id: its X-Request-Id header if that is 1 to 128
+// printable ASCII characters, else a new random one, sent back in
+// X-Request-Id. Each request is logged in one line (method, route, path,
+// status, duration, request_id, and client, the connection's remote
+// address; X-Forwarded-For is not trusted) at Options.RequestLogLevel. An
+// internal error is logged once, with its cause, the request id and the
+// client, and answered as a bare 500 "internal error".
 package httpapi

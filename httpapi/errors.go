@@ -65,7 +65,7 @@ func (s *Server) logFailure(r *http.Request, err error) {
 	if _, ok := statusOf[code]; ok && code != stockade.EInternal {
 		return
 	}
-	attrs := []any{"method", r.Method, "path", r.URL.Path, "err", err}
+	attrs := []any{"method", r.Method, "path", r.URL.Path, "request_id", requestIDOf(r), "client", r.RemoteAddr, "err", err}
 	switch {
 	case errors.Is(err, context.DeadlineExceeded):
 		s.log.Warn("request timed out", attrs...)

@@ -2,6 +2,7 @@ package httpapi
 
 import (
 	"context"
+	"crypto/rand"
 	"fmt"
 	"log/slog"
 	"net/http"
@@ -90,12 +91,14 @@ func NewServer(svc stockade.Service, log *slog.Logger, opts *Options, ready ...P
 // handle registers a route.
 func (s *Server) handle(pattern string, h http.HandlerFunc) { s.mux.HandleFunc(pattern, h) }
 
-// ServeHTTP implements http.Handler: it bounds the request's time, routes
-// it, answers unknown routes and methods with problem documents, and
-// records one log line and the metrics of each request.
+// ServeHTTP implements http.Handler: it gives the request an id, bounds
+// its time, routes it, answers unknown routes and methods with problem
+// documents, and records one log line and the metrics of each request.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	start := time.Now()
-	ctx, cancel := context.WithTimeout(r.Context(), s.opts.RequestTimeout)
+	id := requestID(r.Header.Get(requestIDHeader))
+	w.Header().Set(requestIDHeader, id)
+	ctx, cancel := context.WithTimeout(context.WithValue(r.Context(), requestIDKey{}, id), s.opts.RequestTimeout)
 	defer cancel()
 	r = r.WithContext(ctx) // the mux sets r.Pattern on this request
 	rec := &recorder{ResponseWriter: w, req: r}
@@ -103,7 +106,8 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	defer func() {
 		s.m.inFlight.Dec()
 		if p := recover(); p != nil {
-			s.log.Error("panic", "method", r.Method, "path", r.URL.Path, "panic", p, "stack", string(debug.Stack()))
+			s.log.Error("panic", "method", r.Method, "path", r.URL.Path, "request_id", id, "client", r.RemoteAddr,
+				"panic", p, "stack", string(debug.Stack()))
 			if rec.status == 0 {
 				writeProblem(rec, http.StatusInternalServerError, stockade.EInternal, "internal error")
 			}
@@ -120,9 +124,39 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		s.m.requests.WithLabelValues(method, route, strconv.Itoa(rec.status)).Inc()
 		s.m.duration.WithLabelValues(method, route).Observe(d.Seconds())
 		s.log.Log(ctx, s.opts.RequestLogLevel.Level(), "request", "method", r.Method, "route", route,
-			"path", r.URL.Path, "status", rec.status, "duration", d)
+			"path", r.URL.Path, "status", rec.status, "duration", d, "request_id", id, "client", r.RemoteAddr)
 	}()
 	s.mux.ServeHTTP(rec, r)
+}
+
+// requestIDHeader carries a request's id: the server takes the client's
+// if it is sane (see requestID) and makes one up otherwise, and answers
+// with it in the same header. Log lines about the request carry it.
+const requestIDHeader = "X-Request-Id"
+
+// maxRequestID is the longest request id taken from a client, in bytes.
+const maxRequestID = 128
+
+// requestID returns the id a request goes by: theirs, the client's
+// X-Request-Id, if it is 1 to maxRequestID bytes of printable ASCII, or
+// else a new random one.
+func requestID(theirs string) string {
+	ok := theirs != "" && len(theirs) <= maxRequestID
+	for i := 0; ok && i < len(theirs); i++ {
+		ok = theirs[i] >= 0x20 && theirs[i] <= 0x7e
+	}
+	if ok {
+		return theirs
+	}
+	return rand.Text()
+}
+
+type requestIDKey struct{}
+
+// requestIDOf returns the id that ServeHTTP gave r, for log lines.
+func requestIDOf(r *http.Request) string {
+	id, _ := r.Context().Value(requestIDKey{}).(string)
+	return id
 }
 
 // recorder notes the status of a response, and replaces the plain-text

@@ -1,6 +1,7 @@
 package httpapi
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -8,6 +9,9 @@ import (
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
+	"regexp"
+	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/stockade/stockade"
@@ -82,4 +86,84 @@ func TestWriteErrorHidesInternalCauses(t *testing.T) {
 			}
 		})
 	}
+}
+
+// failingStock is a service whose Stock fails with an internal error.
+type failingStock struct{ stockade.Service }
+
+func (failingStock) Stock(ctx context.Context, sku string) (stockade.Stock, error) {
+	return stockade.Stock{}, errors.New("disk on fire")
+}
+
+// TestRequestIDs: a request keeps a sane X-Request-Id of its own and gets
+// a fresh one otherwise; the response carries it, and so do the request's
+// log line and the "internal error" line, with the client's address.
+func TestRequestIDs(t *testing.T) {
+	generated := regexp.MustCompile(`^[A-Z2-7]{26}$`)
+	tests := []struct {
+		name   string
+		header []string // X-Request-Id values sent
+		keep   bool     // the id is the first of them
+	}{
+		{"none", nil, false},
+		{"sane", []string{"req-42/abc.DEF_~"}, true},
+		{"with spaces", []string{"trace 1 of 2"}, true},
+		{"longest", []string{strings.Repeat("x", 128)}, true},
+		{"too long", []string{strings.Repeat("x", 129)}, false},
+		{"not ASCII", []string{"clé"}, false},
+		{"control character", []string{"a\x7fb"}, false},
+		{"empty", []string{""}, false},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			var logs bytes.Buffer
+			log := slog.New(slog.NewTextHandler(&logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
+			s := NewServer(failingStock{}, log, nil)
+			req := httptest.NewRequest("GET", "/v1/stock/widget", nil)
+			req.RemoteAddr = "192.0.2.7:51234"
+			for _, v := range tc.header {
+				req.Header.Add("X-Request-Id", v)
+			}
+			rec := httptest.NewRecorder()
+			s.ServeHTTP(rec, req)
+
+			if rec.Code != http.StatusInternalServerError {
+				t.Fatalf("status %d, want 500", rec.Code)
+			}
+			id := rec.Header().Get("X-Request-Id")
+			switch {
+			case tc.keep && id != tc.header[0]:
+				t.Errorf("X-Request-Id %q, want the client's %q", id, tc.header[0])
+			case !tc.keep && !generated.MatchString(id):
+				t.Errorf("X-Request-Id %q, want a fresh random id", id)
+			}
+			if strings.Contains(rec.Body.String(), "disk on fire") {
+				t.Errorf("cause leaked to the client: %s", rec.Body)
+			}
+
+			// The request line and the internal error line, as the text
+			// handler quotes them.
+			attrs := "request_id=" + quote(id) + " client=192.0.2.7:51234"
+			lines := strings.Split(strings.TrimSpace(logs.String()), "\n")
+			if len(lines) != 2 {
+				t.Fatalf("want 2 log lines, got\n%s", logs.String())
+			}
+			for i, want := range []string{"level=ERROR msg=\"internal error\"", "level=DEBUG msg=request"} {
+				if !strings.Contains(lines[i], want) || !strings.Contains(lines[i], attrs) {
+					t.Errorf("log line %q: want %q and %q", lines[i], want, attrs)
+				}
+			}
+			if !strings.Contains(lines[0], "disk on fire") {
+				t.Errorf("internal error logged without its cause: %s", lines[0])
+			}
+		})
+	}
+}
+
+// quote is how slog's text handler writes a string value.
+func quote(s string) string {
+	if strings.ContainsAny(s, " =\"") {
+		return strconv.Quote(s)
+	}
+	return s
 }
