@@ -328,7 +328,7 @@ func TestBatchConfirm(t *testing.T) {
 	for _, tc := range []struct {
 		c    *started
 		want string
-	}{{cLapsed, stockade.EReservationExpired}, {cReleased, stockade.EInvalid}, {cUnknown, stockade.ENotFound}} {
+	}{{cLapsed, stockade.EReservationExpired}, {cReleased, stockade.EInvalidState}, {cUnknown, stockade.ENotFound}} {
 		if got := stockade.ErrorCode(tc.c.err); got != tc.want {
 			t.Errorf("error %v, want %s", tc.c.err, tc.want)
 		}

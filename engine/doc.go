@@ -33,7 +33,10 @@
 //     global order (stockade.Key.Compare), and takes row locks, advisory
 //     locks and SKU leases in key order too.
 //   - A refusal is only ever a *stockade.Error that says why: EInvalid for
-//     bad input, ENotFound for an unknown location, SKU, reservation or
+//     bad input (checked by the domain's Validate functions, against the
+//     limits stockade.MaxLines, MaxQuantity, MaxIDLength, MaxTextLength and
+//     Options.MaxTTL), EInvalidState for a request the reservation's or
+//     order's status does not allow, ENotFound for an unknown location, SKU, reservation or
 //     order, EInsufficientStock when the stock is not there, and the
 //     state-specific codes below. Contention is never a refusal: conflicts
 //     are retried (see Failure modes).
@@ -143,19 +146,20 @@
 //     one is expired in that transaction (its stock returns) and refused
 //     with EReservationExpired, as is an expired one. Confirming a
 //     confirmed reservation returns its order again, changing nothing; a
-//     released one is EInvalid.
+//     released one is EInvalidState.
 //   - Release of a held reservation returns its stock; of a lapsed one,
 //     expires it; of a released or expired one, returns it unchanged; of a
-//     confirmed one, EInvalid (cancel the order).
+//     confirmed one, EInvalidState (cancel the order).
 //   - CancelOrder and FulfillOrder act on committed orders, return the
 //     order unchanged if it already has the status asked for, and are
-//     EInvalid on the other final status.
+//     EInvalidState on the other final status.
 //   - SetStock writes at the version it read, so its MoveSet row carries
 //     the exact change; with an expected version it is a compare-and-set
 //     (EVersionConflict). Below reserved + committed it is
-//     EInsufficientStock. AdjustStock refuses a zero delta and a negative
-//     result (EInvalid), and a result below reserved + committed
-//     (EInsufficientStock); a positive delta creates a missing level.
+//     EInsufficientStock. AdjustStock refuses a zero delta or an empty
+//     reason (EInvalid), and a negative result or one below reserved +
+//     committed (EInsufficientStock); a positive delta creates a missing
+//     level.
 //   - Sweep expires lapsed holds in batches of Options.SweepBatch, each a
 //     transaction, and purges idempotency records older than
 //     Options.IdempotencyTTL. On PostgreSQL (SkipLocked) any number of

@@ -15,7 +15,8 @@ import (
 // transaction (its stock returns) and Confirm returns EReservationExpired,
 // as it does for one already expired. Confirming a confirmed reservation
 // changes nothing and returns its order, so a client may retry a confirm
-// safely even without an idempotency key. A released one is EInvalid.
+// safely even without an idempotency key. A released one is
+// EInvalidState.
 func (e *Engine) Confirm(ctx context.Context, id string) (stockade.Order, error) {
 	return run(e, ctx, "confirm", true, func(ctx context.Context, c *call) (stockade.Order, error) {
 		if err := checkID("reservation id", id); err != nil {
@@ -78,7 +79,7 @@ func notHeld(ctx context.Context, tx stockade.Tx, r stockade.Reservation) (stock
 	case stockade.Confirmed:
 		return tx.Order(ctx, r.OrderID, false)
 	case stockade.Released:
-		return stockade.Order{}, refuse(stockade.EInvalid, "reservation %q was released", r.ID)
+		return stockade.Order{}, refuse(stockade.EInvalidState, "reservation %q is released, not held", r.ID)
 	default:
 		return stockade.Order{}, expiredErr(r.ID, r.ExpiresAt)
 	}
@@ -111,7 +112,7 @@ func confirmHeld(ctx context.Context, tx stockade.Tx, r stockade.Reservation, no
 //
 // Releasing a reservation that is already released or expired changes
 // nothing and returns it; a held one whose expiry has passed is expired
-// (not released) and returned. A confirmed one is EInvalid: cancel its
+// (not released) and returned. A confirmed one is EInvalidState: cancel its
 // order instead.
 func (e *Engine) Release(ctx context.Context, id string) (stockade.Reservation, error) {
 	return run(e, ctx, "release", true, func(ctx context.Context, c *call) (stockade.Reservation, error) {
@@ -127,7 +128,7 @@ func (e *Engine) Release(ctx context.Context, id string) (stockade.Reservation, 
 			}
 			switch {
 			case r.Status == stockade.Confirmed:
-				return refuse(stockade.EInvalid, "reservation %q is confirmed (order %q): cancel the order instead", id, r.OrderID)
+				return refuse(stockade.EInvalidState, "reservation %q is confirmed (order %q), not held: cancel the order instead", id, r.OrderID)
 			case r.Status != stockade.Held:
 				// Released or expired: nothing to give back.
 			case r.ExpiresAt.Before(now):
@@ -158,14 +159,15 @@ func (e *Engine) Release(ctx context.Context, id string) (stockade.Reservation, 
 
 // CancelOrder implements stockade.Service: a committed order's stock goes
 // back to available. Cancelling a cancelled order changes nothing and
-// returns it; a fulfilled one is EInvalid.
+// returns it; a fulfilled one is EInvalidState.
 func (e *Engine) CancelOrder(ctx context.Context, id string) (stockade.Order, error) {
 	return e.finishOrder(ctx, "cancel", id, stockade.Cancelled, stockade.MoveCancel)
 }
 
 // FulfillOrder implements stockade.Service: a committed order's stock
 // leaves (committed and on hand both go down). Fulfilling a fulfilled
-// order changes nothing and returns it; a cancelled one is EInvalid.
+// order changes nothing and returns it; a cancelled one is
+// EInvalidState.
 func (e *Engine) FulfillOrder(ctx context.Context, id string) (stockade.Order, error) {
 	return e.finishOrder(ctx, "fulfill", id, stockade.Fulfilled, stockade.MoveFulfill)
 }
@@ -189,7 +191,7 @@ func (e *Engine) finishOrder(ctx context.Context, op, id string, to stockade.Ord
 				return c.done(ctx, tx, o)
 			case stockade.Committed:
 			default:
-				return refuse(stockade.EInvalid, "order %q is %s, not committed", id, o.Status)
+				return refuse(stockade.EInvalidState, "order %q is %s, not committed", id, o.Status)
 			}
 			if err := shift(ctx, tx, o.Allocations, kind); err != nil {
 				return err
@@ -293,9 +295,8 @@ func (e *Engine) SetStock(ctx context.Context, k stockade.Key, onHand int64, exp
 
 // AdjustStock implements stockade.Service: on hand += delta, with a
 // MoveAdjust ledger row carrying reason. A positive delta on a missing
-// level creates it (at an existing location). A result below zero is
-// refused with EInvalid, one below reserved + committed with
-// EInsufficientStock; a zero delta is EInvalid.
+// level creates it (at an existing location). A result below zero or
+// below reserved + committed is refused with EInsufficientStock.
 func (e *Engine) AdjustStock(ctx context.Context, k stockade.Key, delta int64, reason string) (stockade.Level, error) {
 	return run(e, ctx, "adjust stock", true, func(ctx context.Context, c *call) (stockade.Level, error) {
 		if err := stockade.ValidateAdjustStock(k, delta, reason); err != nil {
@@ -338,7 +339,7 @@ func adjustRefused(ctx context.Context, tx stockade.Tx, k stockade.Key, delta in
 	}
 	if len(ls) == 0 {
 		if delta < 0 {
-			return stockade.Level{}, refuse(stockade.EInvalid, "%s has no stock to remove %d from", k, -delta)
+			return stockade.Level{}, refuse(stockade.EInsufficientStock, "%s has no stock to remove %d from", k, -delta)
 		}
 		var missing int64
 		l, ok, err := tx.SetOnHand(ctx, k, delta, &missing)
@@ -353,7 +354,7 @@ func adjustRefused(ctx context.Context, tx stockade.Tx, k stockade.Key, delta in
 	l := ls[0]
 	switch {
 	case l.OnHand+delta < 0:
-		return stockade.Level{}, refuse(stockade.EInvalid, "%s: on hand %d adjusted by %d would be negative", k, l.OnHand, delta)
+		return stockade.Level{}, refuse(stockade.EInsufficientStock, "%s: on hand %d adjusted by %d would be negative", k, l.OnHand, delta)
 	case l.OnHand+delta < l.Reserved+l.Committed:
 		return stockade.Level{}, refuse(stockade.EInsufficientStock, "%s: on hand %d adjusted by %d would be below reserved %d plus committed %d",
 			k, l.OnHand, delta, l.Reserved, l.Committed)

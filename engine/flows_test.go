@@ -84,7 +84,7 @@ func TestLifecycle(t *testing.T) {
 			t.Errorf("reservation after confirm = %+v, %v", got, err)
 		}
 		_, err = en.eng.Release(ctx, r.ID)
-		wantCode(t, err, stockade.EInvalid)
+		wantCode(t, err, stockade.EInvalidState)
 		if o, err = en.eng.FulfillOrder(ctx, o.ID); err != nil || o.Status != stockade.Fulfilled {
 			t.Fatalf("fulfill = %+v, %v", o, err)
 		}
@@ -93,7 +93,7 @@ func TestLifecycle(t *testing.T) {
 			t.Errorf("fulfill again = %+v, %v", again, err)
 		}
 		_, err = en.eng.CancelOrder(ctx, o.ID)
-		wantCode(t, err, stockade.EInvalid)
+		wantCode(t, err, stockade.EInvalidState)
 		if got := en.kinds(r.ID); got != "reserve" {
 			t.Errorf("ledger of the reservation: %s", got)
 		}
@@ -115,7 +115,7 @@ func TestLifecycle(t *testing.T) {
 			t.Errorf("release again = %+v, %v", again, err)
 		}
 		_, err = en.eng.Confirm(ctx, r.ID)
-		wantCode(t, err, stockade.EInvalid)
+		wantCode(t, err, stockade.EInvalidState)
 		if got := en.kinds(r.ID); got != "reserve,release" {
 			t.Errorf("ledger of the released reservation: %s", got)
 		}
@@ -131,7 +131,7 @@ func TestLifecycle(t *testing.T) {
 		}
 		want([3]int64{7, 0, 0})
 		_, err = en.eng.FulfillOrder(ctx, o.ID)
-		wantCode(t, err, stockade.EInvalid)
+		wantCode(t, err, stockade.EInvalidState)
 		if got := en.kinds(o.ID); got != "checkout,cancel" {
 			t.Errorf("ledger of the checkout: %s", got)
 		}
@@ -317,7 +317,7 @@ func TestSetStock(t *testing.T) {
 		_, err = en.eng.AdjustStock(ctx, k, -5, "shrinkage")
 		wantCode(t, err, stockade.EInsufficientStock)
 		_, err = en.eng.AdjustStock(ctx, k, -8, "shrinkage")
-		wantCode(t, err, stockade.EInvalid)
+		wantCode(t, err, stockade.EInsufficientStock)
 		if l, err = en.eng.AdjustStock(ctx, stockade.Key{SKU: "cap", Location: "w1"}, 2, "first delivery"); err != nil || l.OnHand != 2 {
 			t.Fatalf("adjust creating a level = %+v, %v", l, err)
 		}
@@ -412,11 +412,11 @@ func TestValidation(t *testing.T) {
 			{"set with empty sku", func() error { _, err := en.eng.SetStock(ctx, stockade.Key{Location: "w1"}, 1, nil); return err }, stockade.EInvalid},
 			{"adjust by zero", func() error { _, err := en.eng.AdjustStock(ctx, k, 0, "count"); return err }, stockade.EInvalid},
 			{"adjust without reason", func() error { _, err := en.eng.AdjustStock(ctx, k, 1, ""); return err }, stockade.EInvalid},
-			{"adjust below zero", func() error { _, err := en.eng.AdjustStock(ctx, k, -6, "count"); return err }, stockade.EInvalid},
+			{"adjust below zero", func() error { _, err := en.eng.AdjustStock(ctx, k, -6, "count"); return err }, stockade.EInsufficientStock},
 			{"adjust a missing level down", func() error {
 				_, err := en.eng.AdjustStock(ctx, stockade.Key{SKU: "tee", Location: "w2"}, -1, "count")
 				return err
-			}, stockade.EInvalid},
+			}, stockade.EInsufficientStock},
 			{"adjust at unknown location", func() error {
 				_, err := en.eng.AdjustStock(ctx, stockade.Key{SKU: "tee", Location: "nowhere"}, 1, "count")
 				return err

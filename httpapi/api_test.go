@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -74,6 +75,11 @@ func TestBadInputChangesNothing(t *testing.T) {
 	held := a.must(201, "POST", "/v1/reservations", `{"lines":[{"sku":"widget","quantity":1,"location":"east"}]}`).id(t)
 	ord := a.must(201, "POST", "/v1/orders", `{"lines":[{"sku":"widget","quantity":1,"location":"east"}]}`).id(t)
 	a.must(200, "POST", "/v1/orders/"+ord+"/cancel", nil)
+	released := a.must(201, "POST", "/v1/reservations", `{"lines":[{"sku":"widget","quantity":1,"location":"east"}]}`).id(t)
+	a.must(200, "DELETE", "/v1/reservations/"+released, nil)
+	confirmed := a.must(201, "POST", "/v1/reservations", `{"lines":[{"sku":"widget","quantity":1,"location":"west"}]}`).id(t)
+	fulfilled := a.must(200, "POST", "/v1/reservations/"+confirmed+"/confirm", nil).id(t)
+	a.must(200, "POST", "/v1/orders/"+fulfilled+"/fulfill", nil)
 
 	line := `{"sku":"widget","quantity":1}`
 	reserve := func(fields string) string { return `{"lines":[` + line + `]` + fields + `}` }
@@ -172,7 +178,6 @@ func TestBadInputChangesNothing(t *testing.T) {
 		{"empty reason", "POST", "/v1/stock/widget/east/adjust", `{"delta":1,"reason":""}`, nil, 400, "invalid", "reason: required"},
 		{"huge delta", "POST", "/v1/stock/widget/east/adjust", `{"delta":-2000000000000,"reason":"x"}`, nil, 400, "invalid", "delta: must be between -1000000000 and 1000000000, got -2000000000000"},
 		{"reason too long", "POST", "/v1/stock/widget/east/adjust", `{"delta":1,"reason":"` + strings.Repeat("r", 1025) + `"}`, nil, 400, "invalid", "reason: longer than 1024 bytes, got 1025"},
-		{"adjust below zero", "POST", "/v1/stock/widget/east/adjust", `{"delta":-1000,"reason":"theft"}`, nil, 400, "invalid", "would be negative"},
 		{"path id too long", "GET", "/v1/stock/" + long, nil, nil, 400, "invalid", "sku: longer than 128 bytes, got 300"},
 
 		// Refusals of the service change nothing either.
@@ -181,7 +186,13 @@ func TestBadInputChangesNothing(t *testing.T) {
 		{"unknown sku", "POST", "/v1/reservations", withLine(`{"sku":"gadget","quantity":1}`), nil, 404, "not_found", "gadget"},
 		{"confirm unknown", "POST", "/v1/reservations/res_none/confirm", nil, nil, 404, "not_found", "res_none"},
 		{"confirm with a body", "POST", "/v1/reservations/" + held + "/confirm", `{"now":true}`, nil, 400, "invalid", `unknown field "now"`},
-		{"fulfill cancelled", "POST", "/v1/orders/" + ord + "/fulfill", nil, nil, 400, "invalid", ord},
+		{"adjust below zero", "POST", "/v1/stock/widget/east/adjust", `{"delta":-1000,"reason":"theft"}`, nil, 409, "insufficient_stock", "would be negative"},
+
+		// Requests the resource's status does not allow.
+		{"fulfill cancelled", "POST", "/v1/orders/" + ord + "/fulfill", nil, nil, 409, "invalid_state", "is cancelled, not committed"},
+		{"cancel fulfilled", "POST", "/v1/orders/" + fulfilled + "/cancel", nil, nil, 409, "invalid_state", "is fulfilled, not committed"},
+		{"confirm released", "POST", "/v1/reservations/" + released + "/confirm", nil, nil, 409, "invalid_state", "is released, not held"},
+		{"release confirmed", "DELETE", "/v1/reservations/" + confirmed, nil, nil, 409, "invalid_state", "is confirmed (order " + strconv.Quote(fulfilled) + "), not held"},
 		{"release unknown", "DELETE", "/v1/reservations/res_none", nil, nil, 404, "not_found", ""},
 		{"unknown order", "GET", "/v1/orders/ord_none", nil, nil, 404, "not_found", ""},
 		{"unknown stock", "GET", "/v1/stock/gadget", nil, nil, 404, "not_found", "gadget"},
@@ -420,6 +431,7 @@ func TestStatusTable(t *testing.T) {
 		{stockade.Errorf(stockade.EInsufficientStock, "3 available"), 409, "insufficient_stock", "3 available"},
 		{stockade.Errorf(stockade.EVersionConflict, "at version 4"), 409, "version_conflict", "at version 4"},
 		{stockade.Errorf(stockade.EIdempotencyInFlight, "in progress"), 409, "idempotency_in_flight", "in progress"},
+		{stockade.Errorf(stockade.EInvalidState, "order is fulfilled"), 409, "invalid_state", "order is fulfilled"},
 		{stockade.Errorf(stockade.EReservationExpired, "expired"), 410, "reservation_expired", "expired"},
 		{stockade.Errorf(stockade.EIdempotencyMismatch, "other request"), 422, "idempotency_mismatch", "other request"},
 		{stockade.Errorf(stockade.EUnavailable, "try again"), 503, "unavailable", "try again"},

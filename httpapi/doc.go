@@ -18,18 +18,35 @@
 //
 // # Input
 //
-// A request is checked before it reaches the service, and refused with a
-// 4xx problem whose detail names the field ("lines[2].quantity: must be
-// between 1 and …") and which changes nothing: malformed JSON, trailing
-// data, unknown fields, wrong types, missing required fields (a field
-// given as null counts as missing), quantities that are not positive or
-// absurdly large, identifiers that are empty, too long or hold control
-// characters, unknown query parameters. A body larger than
+// A request is checked in two steps, and a refusal changes nothing. Here,
+// its wire format: malformed JSON, trailing data, unknown keys, a key
+// given twice, a key spelled in another case ("Lines" for "lines"), a
+// value of the wrong type, a required field missing (null counts as
+// missing), an unknown query parameter. A body larger than
 // Options.MaxBodyBytes is 413 and one whose Content-Type is not JSON is
 // 415, both with code "invalid"; a missing Content-Type is taken as JSON.
-// The service checks the domain's rules again, and its limits (an
-// identifier's length, a reservation's longest TTL) are tighter than the
-// ones here, so its refusals, also 4xx, explain those.
+// Then the service checks the values against the domain's limits, the
+// only ones there are (stockade.MaxIDLength, MaxTextLength, MaxLines,
+// MaxQuantity, MaxTTL):
+//
+//	SKU, location, reservation and order id   1 to 128 bytes of UTF-8, no control characters
+//	Idempotency-Key                            1 to 128 characters of printable ASCII
+//	name (location), reason (adjustment)       at most 1024 bytes, no control characters; a reason at least 1
+//	lines                                      1 to 100
+//	lines[].quantity                           1 to 1000000000
+//	on_hand                                    0 to 1000000000
+//	delta                                      -1000000000 to 1000000000, not 0
+//	ttl_seconds                                1 to 86400 (24 hours); left out, the service's default
+//	lat, lon                                   -90 to 90, -180 to 180
+//
+// Either way the answer is 400 "invalid" with a detail that names the
+// field and states the limit: "lines[2].quantity: must be between 1 and
+// 1000000000, got 0".
+//
+// A well-formed request that the resource's current status does not allow
+// (confirming a released reservation, cancelling a fulfilled order) is 409
+// "invalid_state", its detail naming the status; confirming an expired
+// reservation is 410 "reservation_expired".
 //
 // # Idempotency
 //

@@ -17,6 +17,7 @@ var statusOf = map[string]int{
 	stockade.ENotFound:            http.StatusNotFound,
 	stockade.EInsufficientStock:   http.StatusConflict,
 	stockade.EVersionConflict:     http.StatusConflict,
+	stockade.EInvalidState:        http.StatusConflict,
 	stockade.EIdempotencyInFlight: http.StatusConflict,
 	stockade.EReservationExpired:  http.StatusGone,
 	stockade.EIdempotencyMismatch: http.StatusUnprocessableEntity,
