@@ -53,8 +53,10 @@ type Service interface {
 	// FulfillOrder ships a committed order: its stock leaves on-hand.
 	FulfillOrder(ctx context.Context, id string) (Order, error)
 
-	// Movements returns ledger rows, oldest first.
-	Movements(ctx context.Context, f MovementFilter) ([]Movement, error)
+	// Movements returns a page of the ledger rows that match q, oldest
+	// first, and the cursor of the next page (see MovementPage for what
+	// following it guarantees).
+	Movements(ctx context.Context, q MovementQuery) (MovementPage, error)
 }
 
 // ReserveRequest is the body of a reservation or a direct checkout.

@@ -112,9 +112,13 @@ type Tx interface {
 	// AppendMovements adds rows to the ledger; the store assigns IDs.
 	AppendMovements(ctx context.Context, ms ...Movement) error
 
-	// Movements returns ledger rows matching f, oldest first. With
-	// concurrent writers a row may commit after a larger id was read, so
-	// AfterID is not a gap-free cursor while writes are in progress.
+	// Movements returns ledger rows matching f in id order, oldest first.
+	// The service pages with AfterID set to the last id of the page before
+	// (its cursor). Where ids are handed out in commit order (SQLite) that
+	// walk misses nothing; where they are handed out at insert
+	// (PostgreSQL), a row may commit after a larger id was read, so AfterID
+	// is not a gap-free cursor while writes are in progress (see
+	// MovementPage).
 	Movements(ctx context.Context, f MovementFilter) ([]Movement, error)
 
 	// LedgerSums returns the sum of the movements of every level that has
@@ -219,7 +223,7 @@ type MovementFilter struct {
 	Location string
 	Ref      string
 	AfterID  int64 // rows with a larger ID
-	Limit    int   // at most this many; 0 means the store's default (1000)
+	Limit    int   // at most this many; 0 means the store's default, DefaultMovementLimit
 }
 
 // IdempotencyState is whether the first request with a key has finished.

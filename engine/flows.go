@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"time"
@@ -450,34 +451,34 @@ func (e *Engine) Order(ctx context.Context, id string) (stockade.Order, error) {
 	})
 }
 
-// Movements implements stockade.Service. A filter's SKU, location and ref
-// must be valid ids when set, and Limit at most 10000 (0 means the store's
-// default, 1000).
-func (e *Engine) Movements(ctx context.Context, f stockade.MovementFilter) ([]stockade.Movement, error) {
-	return run(e, ctx, "movements", false, func(ctx context.Context, c *call) ([]stockade.Movement, error) {
-		for _, p := range []struct{ what, v string }{{"sku", f.SKU}, {"location", f.Location}, {"ref", f.Ref}} {
-			if p.v == "" {
-				continue
-			}
-			if err := checkID(p.what, p.v); err != nil {
-				return nil, err
-			}
+// Movements implements stockade.Service. It reads one row more than the
+// page holds: if that row exists, the page has a Next cursor, the id of
+// its last row (cursor.go).
+func (e *Engine) Movements(ctx context.Context, q stockade.MovementQuery) (stockade.MovementPage, error) {
+	return run(e, ctx, "movements", false, func(ctx context.Context, c *call) (stockade.MovementPage, error) {
+		if err := q.Validate(); err != nil {
+			return stockade.MovementPage{}, err
 		}
-		switch {
-		case f.Limit < 0 || f.Limit > maxMovements:
-			return nil, refuse(stockade.EInvalid, "limit %d is not between 0 and %d", f.Limit, maxMovements)
-		case f.AfterID < 0:
-			return nil, refuse(stockade.EInvalid, "after id %d is negative", f.AfterID)
+		after, err := parseMovementCursor(q.Cursor)
+		if err != nil {
+			return stockade.MovementPage{}, err
 		}
+		limit := cmp.Or(q.Limit, stockade.DefaultMovementLimit)
+		f := stockade.MovementFilter{SKU: q.SKU, Location: q.Location, Ref: q.Ref, AfterID: after, Limit: limit + 1}
 		var ms []stockade.Movement
-		err := c.view(ctx, func(tx stockade.Tx) error {
+		err = c.view(ctx, func(tx stockade.Tx) error {
 			var err error
 			ms, err = tx.Movements(ctx, f)
 			return err
 		})
-		return ms, err
+		if err != nil {
+			return stockade.MovementPage{}, err
+		}
+		page := stockade.MovementPage{Movements: ms}
+		if len(ms) > limit {
+			page.Movements = ms[:limit]
+			page.Next = movementCursor(ms[limit-1].ID)
+		}
+		return page, nil
 	})
 }
-
-// maxMovements is the largest page of ledger rows Movements returns.
-const maxMovements = 10000

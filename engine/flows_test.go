@@ -26,12 +26,12 @@ func forBackends(t *testing.T, strategies []string, fn func(t *testing.T, en *en
 // kinds returns the kinds of the ledger rows of ref, oldest first.
 func (en *env) kinds(ref string) string {
 	en.t.Helper()
-	ms, err := en.eng.Movements(en.t.Context(), stockade.MovementFilter{Ref: ref})
+	page, err := en.eng.Movements(en.t.Context(), stockade.MovementQuery{Ref: ref})
 	if err != nil {
 		en.t.Fatal(err)
 	}
 	var ks []string
-	for _, m := range ms {
+	for _, m := range page.Movements {
 		ks = append(ks, string(m.Kind))
 	}
 	return strings.Join(ks, ",")
@@ -321,12 +321,12 @@ func TestSetStock(t *testing.T) {
 		if l, err = en.eng.AdjustStock(ctx, stockade.Key{SKU: "cap", Location: "w1"}, 2, "first delivery"); err != nil || l.OnHand != 2 {
 			t.Fatalf("adjust creating a level = %+v, %v", l, err)
 		}
-		ms, err := en.eng.Movements(ctx, stockade.MovementFilter{SKU: "tee", Location: "w1"})
+		page, err := en.eng.Movements(ctx, stockade.MovementQuery{SKU: "tee", Location: "w1"})
 		if err != nil {
 			t.Fatal(err)
 		}
 		var deltas []int64
-		for _, m := range ms {
+		for _, m := range page.Movements {
 			if m.Kind == stockade.MoveSet || m.Kind == stockade.MoveAdjust {
 				deltas = append(deltas, m.OnHand)
 			}
@@ -431,7 +431,7 @@ func TestValidation(t *testing.T) {
 			{"reservation unknown", func() error { _, err := en.eng.Reservation(ctx, "res_nope"); return err }, stockade.ENotFound},
 			{"order unknown", func() error { _, err := en.eng.Order(ctx, "ord_nope"); return err }, stockade.ENotFound},
 			{"stock of unknown sku", func() error { _, err := en.eng.Stock(ctx, "ghost"); return err }, stockade.ENotFound},
-			{"movements limit", func() error { _, err := en.eng.Movements(ctx, stockade.MovementFilter{Limit: -1}); return err }, stockade.EInvalid},
+			{"movements limit", func() error { _, err := en.eng.Movements(ctx, stockade.MovementQuery{Limit: -1}); return err }, stockade.EInvalid},
 		}
 		for _, tc := range calls {
 			t.Run(tc.name, func(t *testing.T) { wantCode(t, tc.call(), tc.code) })

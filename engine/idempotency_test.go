@@ -46,12 +46,12 @@ func wantReplay(t *testing.T, err error, status int, body []byte) {
 // checkouts counts the checkout rows of the ledger.
 func (en *env) checkouts() int {
 	en.t.Helper()
-	ms, err := en.eng.Movements(en.t.Context(), stockade.MovementFilter{SKU: "tee"})
+	page, err := en.eng.Movements(en.t.Context(), stockade.MovementQuery{SKU: "tee"})
 	if err != nil {
 		en.t.Fatal(err)
 	}
 	n := 0
-	for _, m := range ms {
+	for _, m := range page.Movements {
 		if m.Kind == stockade.MoveCheckout {
 			n++
 		}

@@ -3,9 +3,11 @@ package httpapi
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"net/http"
+	"net/url"
 	"strconv"
 	"strings"
 	"sync"
@@ -56,7 +58,15 @@ func TestShapes(t *testing.T) {
 
 	step("stock_final", 200, "GET", "/v1/stock/widget", nil)
 	step("movements", 200, "GET", "/v1/movements?sku=widget&location=west", nil)
-	step("movements_page", 200, "GET", "/v1/movements?after_id=2&limit=2", nil)
+	// The ledger a page at a time: the first page's next_cursor gets the
+	// second; the last page, above, has none.
+	var page struct {
+		NextCursor *string `json:"next_cursor"`
+	}
+	if err := json.Unmarshal(step("movements_page", 200, "GET", "/v1/movements?limit=2", nil).body, &page); err != nil || page.NextCursor == nil {
+		t.Fatalf("first page of the ledger: next_cursor %v, %v", page.NextCursor, err)
+	}
+	step("movements_next_page", 200, "GET", "/v1/movements?limit=2&cursor="+url.QueryEscape(*page.NextCursor), nil)
 
 	step("problem_insufficient_stock", 409, "POST", "/v1/reservations", `{"lines":[{"sku":"widget","quantity":100}]}`)
 	step("problem_invalid", 400, "POST", "/v1/reservations", `{"lines":[{"sku":"widget","quantity":"2"}]}`)
@@ -200,7 +210,9 @@ func TestBadInputChangesNothing(t *testing.T) {
 		// The ledger's query.
 		{"movements limit 0", "GET", "/v1/movements?limit=0", nil, nil, 400, "invalid", "limit: want an integer between 1 and 10000"},
 		{"movements limit word", "GET", "/v1/movements?limit=all", nil, nil, 400, "invalid", "limit"},
-		{"movements negative after_id", "GET", "/v1/movements?after_id=-1", nil, nil, 400, "invalid", "after_id"},
+		{"movements malformed cursor", "GET", "/v1/movements?cursor=2", nil, nil, 400, "invalid", "cursor: malformed"},
+		{"movements empty cursor", "GET", "/v1/movements?cursor=", nil, nil, 400, "invalid", "cursor: must not be empty"},
+		{"movements after_id", "GET", "/v1/movements?after_id=2", nil, nil, 400, "invalid", `unknown parameter "after_id"`},
 		{"movements unknown parameter", "GET", "/v1/movements?kind=set", nil, nil, 400, "invalid", `unknown parameter "kind"`},
 		{"movements sku twice", "GET", "/v1/movements?sku=a&sku=b", nil, nil, 400, "invalid", "sku given 2 times"},
 

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"iter"
 	"mime"
 	"net/http"
 	"net/url"
@@ -220,27 +221,53 @@ func (c *Client) order(ctx context.Context, method, path string, in any) (stocka
 	return out.domain(), nil
 }
 
-// Movements implements stockade.Service.
-func (c *Client) Movements(ctx context.Context, f stockade.MovementFilter) ([]stockade.Movement, error) {
-	q := url.Values{}
-	for name, v := range map[string]string{"sku": f.SKU, "location": f.Location, "ref": f.Ref} {
-		if v != "" {
-			q.Set(name, v)
+// Movements implements stockade.Service: one page, whose Next is the
+// server's cursor, to pass back as is in q.Cursor. AllMovements follows
+// the cursors.
+func (c *Client) Movements(ctx context.Context, q stockade.MovementQuery) (stockade.MovementPage, error) {
+	v := url.Values{}
+	for name, s := range map[string]string{"sku": q.SKU, "location": q.Location, "ref": q.Ref, "cursor": q.Cursor} {
+		if s != "" {
+			v.Set(name, s)
 		}
 	}
-	if f.AfterID != 0 {
-		q.Set("after_id", strconv.FormatInt(f.AfterID, 10))
-	}
-	if f.Limit != 0 {
-		q.Set("limit", strconv.Itoa(f.Limit))
+	if q.Limit != 0 {
+		v.Set("limit", strconv.Itoa(q.Limit))
 	}
 	path := "/v1/movements"
-	if len(q) > 0 {
-		path += "?" + q.Encode()
+	if len(v) > 0 {
+		path += "?" + v.Encode()
 	}
 	var out movementsJSON
 	if err := c.do(ctx, http.MethodGet, path, nil, &out); err != nil {
-		return nil, err
+		return stockade.MovementPage{}, err
 	}
 	return out.domain(), nil
+}
+
+// AllMovements returns the ledger rows that match q, from q.Cursor on,
+// oldest first: it asks for a page of q.Limit rows whenever the loop has
+// used the last one, following each page's cursor, and ends after the
+// page that has none. An error ends it too, yielded with a zero Movement.
+// stockade.MovementPage says what following the cursor guarantees while
+// rows are being appended.
+func (c *Client) AllMovements(ctx context.Context, q stockade.MovementQuery) iter.Seq2[stockade.Movement, error] {
+	return func(yield func(stockade.Movement, error) bool) {
+		for {
+			page, err := c.Movements(ctx, q)
+			if err != nil {
+				yield(stockade.Movement{}, err)
+				return
+			}
+			for _, m := range page.Movements {
+				if !yield(m, nil) {
+					return
+				}
+			}
+			if page.Next == "" {
+				return
+			}
+			q.Cursor = page.Next
+		}
+	}
 }

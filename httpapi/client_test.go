@@ -101,12 +101,45 @@ func TestClientMirrorsEngine(t *testing.T) {
 		t.Errorf("Reserve(no lines) = %v, want %s", err, stockade.EInvalid)
 	}
 
-	f := stockade.MovementFilter{SKU: "gizmo/2", Location: "west", AfterID: 1, Limit: 3}
-	same(t, "Movements", func() (any, error) { return c.Movements(ctx, f) }, func() (any, error) { return a.eng.Movements(ctx, f) })
-	ms, err := c.Movements(ctx, f)
+	q := stockade.MovementQuery{SKU: "gizmo/2", Location: "west", Limit: 3}
+	same(t, "Movements", func() (any, error) { return c.Movements(ctx, q) }, func() (any, error) { return a.eng.Movements(ctx, q) })
+	page, err := c.Movements(ctx, q)
 	must(err)
-	if len(ms) != 3 || ms[0].ID <= 1 {
-		t.Errorf("Movements(%+v) = %+v", f, ms)
+	if len(page.Movements) != 3 || page.Next == "" {
+		t.Errorf("Movements(%+v) = %+v, want 3 rows and a next cursor", q, page)
+	}
+	q.Cursor = page.Next
+	same(t, "Movements after a cursor", func() (any, error) { return c.Movements(ctx, q) }, func() (any, error) { return a.eng.Movements(ctx, q) })
+	if _, err := c.Movements(ctx, stockade.MovementQuery{Cursor: "x"}); stockade.ErrorCode(err) != stockade.EInvalid {
+		t.Errorf("Movements(malformed cursor) = %v, want %s", err, stockade.EInvalid)
+	}
+
+	// AllMovements, a page of 2 at a time, reads what one page of them
+	// all holds; breaking out of the loop stops it.
+	whole, err := a.eng.Movements(ctx, stockade.MovementQuery{})
+	must(err)
+	if len(whole.Movements) < 5 || whole.Next != "" {
+		t.Fatalf("the whole ledger: %+v", whole)
+	}
+	var all []stockade.Movement
+	for m, err := range c.AllMovements(ctx, stockade.MovementQuery{Limit: 2}) {
+		must(err)
+		all = append(all, m)
+	}
+	if !reflect.DeepEqual(all, whole.Movements) {
+		t.Errorf("AllMovements:\n%+v\nwant\n%+v", all, whole.Movements)
+	}
+	n := 0
+	for _, err := range c.AllMovements(ctx, stockade.MovementQuery{Limit: 2}) {
+		must(err)
+		if n++; n == 3 {
+			break
+		}
+	}
+	for m, err := range c.AllMovements(ctx, stockade.MovementQuery{Cursor: "x"}) {
+		if stockade.ErrorCode(err) != stockade.EInvalid || m.ID != 0 {
+			t.Errorf("AllMovements(malformed cursor) yielded %+v, %v, want an %s error", m, err, stockade.EInvalid)
+		}
 	}
 }
 

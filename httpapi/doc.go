@@ -60,6 +60,17 @@
 // while the first is still running is 409 idempotency_in_flight.
 // idempotency.go describes how the response is rendered.
 //
+// # Lists
+//
+// GET /v1/movements, the ledger, answers a page of rows, oldest first: at
+// most ?limit= of them (1 to 10000, 1000 if left out), and "next_cursor",
+// an opaque string, when more rows matched. Send it back as ?cursor= for
+// the next page; the last page has no next_cursor. A cursor that the
+// service did not give out is 400 "invalid". Following the cursors reads
+// each row once, in order; stockade.MovementPage says when a row that
+// commits late, while others are being written, can fall behind a cursor
+// already given out.
+//
 // # Time
 //
 // Each request runs under a deadline of Options.RequestTimeout: lock

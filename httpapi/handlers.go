@@ -49,7 +49,7 @@ func viewLevel(l stockade.Level) any             { return toLevel(l) }
 func viewStock(st stockade.Stock) any            { return toStock(st) }
 func viewReservation(r stockade.Reservation) any { return toReservation(r) }
 func viewOrder(o stockade.Order) any             { return toOrder(o) }
-func viewMovements(ms []stockade.Movement) any   { return toMovements(ms) }
+func viewMovements(p stockade.MovementPage) any  { return toMovements(p) }
 
 func (s *Server) putLocation(w http.ResponseWriter, r *http.Request) {
 	var in locationBody
@@ -184,13 +184,13 @@ func byID[T any](s *Server, w http.ResponseWriter, r *http.Request, view func(T)
 }
 
 func (s *Server) movements(w http.ResponseWriter, r *http.Request) {
-	f, err := movementFilter(r)
+	q, err := movementQuery(r)
 	if err != nil {
 		s.writeError(w, r, err)
 		return
 	}
-	call(s, w, r, nil, http.StatusOK, viewMovements, func(ctx context.Context) ([]stockade.Movement, error) {
-		return s.svc.Movements(ctx, f)
+	call(s, w, r, nil, http.StatusOK, viewMovements, func(ctx context.Context) (stockade.MovementPage, error) {
+		return s.svc.Movements(ctx, q)
 	})
 }
 

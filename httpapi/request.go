@@ -401,9 +401,10 @@ func (b reserveBody) request() (stockade.ReserveRequest, error) {
 
 func isNull(raw json.RawMessage) bool { return string(bytes.TrimSpace(raw)) == "null" }
 
-// movementFilter reads the query of GET /v1/movements.
-func movementFilter(r *http.Request) (stockade.MovementFilter, error) {
-	var f stockade.MovementFilter
+// movementQuery reads the query of GET /v1/movements. The cursor is
+// opaque here: the service refuses one it did not give out.
+func movementQuery(r *http.Request) (stockade.MovementQuery, error) {
+	var f stockade.MovementQuery
 	q, err := url.ParseQuery(r.URL.RawQuery)
 	if err != nil {
 		return f, invalidf("query: %v", err)
@@ -422,10 +423,10 @@ func movementFilter(r *http.Request) (stockade.MovementFilter, error) {
 			f.Location, err = v, checkID("location", v)
 		case "ref":
 			f.Ref, err = v, checkID("ref", v)
-		case "after_id":
-			f.AfterID, err = strconv.ParseInt(v, 10, 64)
-			if err != nil || f.AfterID < 0 {
-				err = invalidf("after_id: want a non-negative integer, got %q", v)
+		case "cursor":
+			f.Cursor = v
+			if v == "" {
+				err = invalidf("cursor: must not be empty; leave it out for the first page")
 			}
 		case "limit":
 			f.Limit, err = strconv.Atoi(v)
@@ -433,7 +434,7 @@ func movementFilter(r *http.Request) (stockade.MovementFilter, error) {
 				err = invalidf("limit: want an integer between 1 and %d, got %q", maxMovements, v)
 			}
 		default:
-			err = invalidf("query: unknown parameter %q (want sku, location, ref, after_id, limit)", name)
+			err = invalidf("query: unknown parameter %q (want sku, location, ref, cursor, limit)", name)
 		}
 		if err != nil {
 			return f, err

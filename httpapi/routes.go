@@ -26,7 +26,7 @@ func (s *Server) routes() {
 	s.handle("POST /v1/orders/{id}/fulfill", s.fulfillOrder) // → order, 200
 
 	// The ledger.
-	s.handle("GET /v1/movements", s.movements) // ?sku=&location=&ref=&after_id=&limit= → {movements}
+	s.handle("GET /v1/movements", s.movements) // ?sku=&location=&ref=&cursor=&limit= → {movements, next_cursor?}
 
 	// Operations.
 	s.handle("GET /healthz", s.healthz) // the process answers

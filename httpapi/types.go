@@ -95,10 +95,12 @@ type movementJSON struct {
 	Reason    string    `json:"reason,omitempty"`
 }
 
-// movementsJSON is the answer of GET /v1/movements, oldest first. A client
-// pages with after_id set to the last row's id.
+// movementsJSON is the answer of GET /v1/movements: a page of rows, oldest
+// first, and the opaque cursor that gets the next page, given as
+// ?cursor=; none when no more rows matched.
 type movementsJSON struct {
-	Movements []movementJSON `json:"movements"`
+	Movements  []movementJSON `json:"movements"`
+	NextCursor string         `json:"next_cursor,omitempty"`
 }
 
 // wireTime is how times go out: UTC, to the microsecond, the precision
@@ -151,9 +153,9 @@ func toOrder(o stockade.Order) orderJSON {
 		Allocations: toAllocations(o.Allocations), ReservationID: o.ReservationID, CreatedAt: wireTime(o.CreatedAt)}
 }
 
-func toMovements(ms []stockade.Movement) movementsJSON {
-	out := movementsJSON{Movements: make([]movementJSON, 0, len(ms))}
-	for _, m := range ms {
+func toMovements(p stockade.MovementPage) movementsJSON {
+	out := movementsJSON{Movements: make([]movementJSON, 0, len(p.Movements)), NextCursor: p.Next}
+	for _, m := range p.Movements {
 		out.Movements = append(out.Movements, movementJSON{ID: m.ID, At: wireTime(m.At), SKU: m.SKU, Location: m.Location,
 			Kind: string(m.Kind), OnHand: m.OnHand, Reserved: m.Reserved, Committed: m.Committed, Ref: m.Ref, Reason: m.Reason})
 	}
@@ -207,10 +209,10 @@ func (o orderJSON) domain() stockade.Order {
 		Lines: domainLines(o.Lines), Allocations: domainAllocations(o.Allocations), ReservationID: o.ReservationID}
 }
 
-func (ms movementsJSON) domain() []stockade.Movement {
-	var out []stockade.Movement
+func (ms movementsJSON) domain() stockade.MovementPage {
+	out := stockade.MovementPage{Next: ms.NextCursor}
 	for _, m := range ms.Movements {
-		out = append(out, stockade.Movement{ID: m.ID, At: m.At, SKU: m.SKU, Location: m.Location,
+		out.Movements = append(out.Movements, stockade.Movement{ID: m.ID, At: m.At, SKU: m.SKU, Location: m.Location,
 			Kind: stockade.MovementKind(m.Kind), Delta: stockade.Delta{OnHand: m.OnHand, Reserved: m.Reserved, Committed: m.Committed},
 			Ref: m.Ref, Reason: m.Reason})
 	}

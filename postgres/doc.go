@@ -43,8 +43,9 @@
 //     three deltas, ref and reason; indexed for each filter of Movements.
 //     A trigger refuses UPDATE and DELETE. Ids are given out in insertion
 //     order but become visible in commit order, so a reader paging with
-//     AfterID while writers commit can miss a row that commits late with a
-//     smaller id; reconciliation uses LedgerSums, which has no such gap.
+//     AfterID (the service's movements cursor) while writers commit can
+//     miss a row that commits late with a smaller id; reconciliation uses
+//     LedgerSums, which has no such gap.
 //   - reservations (lines and allocations as jsonb, read back whole) and
 //     reservation_allocations, one row per allocation, indexed by (sku,
 //     location) for the sweeper's key filter; a partial index on the

@@ -38,9 +38,11 @@
 // so the check and the write cannot be separated. CHECK constraints keep
 // on_hand, reserved and committed at or above zero and available too, and
 // triggers keep the movements ledger append-only, whatever statement
-// reaches the file. Times are stored as Unix microseconds, UTC. Text is
-// compared byte for byte (SQLite's BINARY collation), which is the order
-// of stockade.Key.Compare.
+// reaches the file. Ledger ids are handed out in commit order, since one
+// transaction writes at a time, so paging the ledger by id (the service's
+// movements cursor) misses no row, even while writers append. Times are
+// stored as Unix microseconds, UTC. Text is compared byte for byte
+// (SQLite's BINARY collation), which is the order of stockade.Key.Compare.
 //
 // Commits are durable against a crash of the process; with
 // synchronous=NORMAL, the last transactions before a power loss may be

@@ -51,7 +51,11 @@
 //   - Fencing tokens are stored as signed 64-bit integers: UpdateLevel
 //     refuses a fence above math.MaxInt64 with EInvalid.
 //   - Movements with Limit 0 returns at most 1000 rows; AppendMovements
-//     ignores the IDs it is given.
+//     ignores the IDs it is given. Walking the ledger a page at a time,
+//     each page after the last id of the one before, reads every row once,
+//     in id order, with or without a filter (MovementPages); while writers
+//     append, such a walk never reads a row twice nor out of order, and
+//     once they stop it reads every row (MovementPagesWhileAppending).
 //   - In an Update, reading an idempotency key and then putting a record
 //     for it is atomic: of many requests racing to claim a key that way,
 //     exactly one succeeds (IdempotencyClaim).

@@ -5,6 +5,7 @@ import (
 	"maps"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -224,4 +225,153 @@ func testLedgerSums(t *testing.T, s stockade.Store) {
 		}
 		return nil
 	})
+}
+
+// walkMovements reads the rows that match f page by page, limit rows at a
+// time, each page after the last id of the one before, until a page comes
+// back short. Each page is its own transaction, as each request of a
+// client paging through the ledger is.
+func walkMovements(t *testing.T, s stockade.Store, f stockade.MovementFilter, limit int) []stockade.Movement {
+	t.Helper()
+	var all []stockade.Movement
+	f.Limit = limit
+	for {
+		var page []stockade.Movement
+		view(t, s, func(tx stockade.Tx) error {
+			var err error
+			page, err = tx.Movements(t.Context(), f)
+			return err
+		})
+		if len(page) > limit {
+			t.Fatalf("Movements(%+v) returned %d rows, more than the limit", f, len(page))
+		}
+		all = append(all, page...)
+		if len(page) < limit {
+			return all
+		}
+		f.AfterID = page[len(page)-1].ID
+	}
+}
+
+// sameIDs reports whether got and want hold the same rows, by id, in the
+// same order.
+func sameIDs(got, want []stockade.Movement) bool {
+	return slices.EqualFunc(got, want, func(a, b stockade.Movement) bool { return a.ID == b.ID })
+}
+
+// testMovementPages walks the whole ledger page by page with small
+// limits, as a client following the service's cursor does: it reads every
+// row exactly once, in id order, with and without a filter.
+func testMovementPages(t *testing.T, s stockade.Store) {
+	ctx := t.Context()
+	keys := []stockade.Key{keyA1, keyA2, keyB1}
+	seed(t, s, level{Key: keyA1}, level{Key: keyA2}, level{Key: keyB1})
+	for i := range 7 {
+		var ms []stockade.Movement
+		for j := range i%3 + 1 {
+			k := keys[(i+j)%len(keys)]
+			ms = append(ms, stockade.Movement{At: base, SKU: k.SKU, Location: k.Location, Kind: stockade.MoveAdjust,
+				Delta: stockade.Delta{OnHand: int64(i + 1)}, Ref: fmt.Sprintf("r-%d", i%2)})
+		}
+		update(t, s, func(tx stockade.Tx) error { return tx.AppendMovements(ctx, ms...) })
+	}
+	var all []stockade.Movement
+	view(t, s, func(tx stockade.Tx) error {
+		var err error
+		all, err = tx.Movements(ctx, stockade.MovementFilter{Limit: 100})
+		return err
+	})
+	if len(all) != 3+13 {
+		t.Fatalf("the ledger has %d rows, want 16", len(all))
+	}
+	filters := []struct {
+		name  string
+		f     stockade.MovementFilter
+		match func(m stockade.Movement) bool
+	}{
+		{"all", stockade.MovementFilter{}, func(stockade.Movement) bool { return true }},
+		{"sku", stockade.MovementFilter{SKU: "A"}, func(m stockade.Movement) bool { return m.SKU == "A" }},
+		{"location", stockade.MovementFilter{Location: "w1"}, func(m stockade.Movement) bool { return m.Location == "w1" }},
+		{"sku and location", stockade.MovementFilter{SKU: "A", Location: "W2"}, func(m stockade.Movement) bool { return m.SKU == "A" && m.Location == "W2" }},
+		{"ref", stockade.MovementFilter{Ref: "r-1"}, func(m stockade.Movement) bool { return m.Ref == "r-1" }},
+	}
+	for _, fl := range filters {
+		want := slices.DeleteFunc(slices.Clone(all), func(m stockade.Movement) bool { return !fl.match(m) })
+		limits := []int{1, 2, 3, 5, len(want), len(want) + 1}
+		slices.Sort(limits)
+		for _, limit := range slices.Compact(limits) {
+			t.Run(fmt.Sprintf("%s/limit %d", fl.name, limit), func(t *testing.T) {
+				got := walkMovements(t, s, fl.f, limit)
+				if !equalSlices(got, want) {
+					t.Errorf("pages of %d rows:\n%+v\nwant each row once, in order:\n%+v", limit, got, want)
+				}
+			})
+		}
+	}
+}
+
+// testMovementPagesWhileAppending walks the ledger while writers append
+// to it. Each walk reads rows in increasing id order and never one twice,
+// and once the writers are done a walk reads every row. (Whether a walk
+// made during the writes misses a row that commits late depends on the
+// store: see stockade.MovementPage.)
+func testMovementPagesWhileAppending(t *testing.T, s stockade.Store) {
+	ctx := t.Context()
+	seed(t, s, level{Key: keyA1}, level{Key: keyB1})
+	const writers, txs = 4, 25
+	var wg sync.WaitGroup
+	done := make(chan struct{})
+	for w := range writers {
+		wg.Go(func() {
+			k := []stockade.Key{keyA1, keyB1}[w%2]
+			for i := range txs {
+				ms := make([]stockade.Movement, i%3+1)
+				for j := range ms {
+					ms[j] = stockade.Movement{At: base, SKU: k.SKU, Location: k.Location, Kind: stockade.MoveAdjust,
+						Delta: stockade.Delta{OnHand: 1}, Reason: fmt.Sprintf("w%d-%d-%d", w, i, j)}
+				}
+				_, err := retry(ctx, func() error {
+					return s.Update(ctx, func(tx stockade.Tx) error { return tx.AppendMovements(ctx, ms...) })
+				})
+				if err != nil {
+					t.Errorf("writer %d: %v", w, err)
+					return
+				}
+			}
+		})
+	}
+	go func() { wg.Wait(); close(done) }()
+
+	increasing := func(what string, ms []stockade.Movement) {
+		t.Helper()
+		for i := 1; i < len(ms); i++ {
+			if ms[i].ID <= ms[i-1].ID {
+				t.Fatalf("%s: row %d has id %d after id %d, want increasing ids, each once", what, i, ms[i].ID, ms[i-1].ID)
+			}
+		}
+	}
+	walks := 0
+	for finished := false; !finished; walks++ {
+		select {
+		case <-done:
+			finished = true
+		default:
+		}
+		increasing(fmt.Sprintf("walk %d", walks), walkMovements(t, s, stockade.MovementFilter{}, 3))
+	}
+	var want []stockade.Movement
+	view(t, s, func(tx stockade.Tx) error {
+		var err error
+		want, err = tx.Movements(ctx, stockade.MovementFilter{Limit: 10000})
+		return err
+	})
+	if n := 2 + writers*(txs/3*6+[]int{0, 1, 3}[txs%3]); len(want) != n {
+		t.Fatalf("the ledger has %d rows, want %d", len(want), n)
+	}
+	got := walkMovements(t, s, stockade.MovementFilter{}, 3)
+	increasing("the walk after the writes", got)
+	if !sameIDs(got, want) {
+		t.Errorf("the walk after the writes read %d rows, want all %d, in order", len(got), len(want))
+	}
+	t.Logf("%d walks during the writes", walks)
 }

@@ -31,6 +31,8 @@ func Run(t *testing.T, newStore func(t *testing.T) stockade.Store) {
 		{"Movements", testMovements},
 		{"MovementsDefaultLimit", testMovementsDefaultLimit},
 		{"ManyMovements", testManyMovements},
+		{"MovementPages", testMovementPages},
+		{"MovementPagesWhileAppending", testMovementPagesWhileAppending},
 		{"LedgerSums", testLedgerSums},
 		{"Reservations", testReservations},
 		{"LapsedReservations", testLapsedReservations},

@@ -1,0 +1,42 @@
+package engine
+
+import (
+	"encoding/base64"
+	"encoding/binary"
+	"math"
+
+	"github.com/stockade/stockade"
+)
+
+// A movement cursor is the id of the last row of a page, which the next
+// page starts after: the byte 'm' and the id as 8 bytes big-endian, in
+// unpadded base64url, so that it travels in a URL as is. Clients treat it
+// as opaque; the tag lets the service tell it from the cursors of other
+// lists, and change its form later.
+const movementCursorTag = 'm'
+
+var cursorEncoding = base64.RawURLEncoding.Strict()
+
+// movementCursor returns the cursor of the page after the row with id.
+func movementCursor(id int64) string {
+	var b [9]byte
+	b[0] = movementCursorTag
+	binary.BigEndian.PutUint64(b[1:], uint64(id))
+	return cursorEncoding.EncodeToString(b[:])
+}
+
+// parseMovementCursor returns the id a cursor made by movementCursor
+// holds, or 0 for the empty cursor (the first page). Anything else is
+// refused with EInvalid.
+func parseMovementCursor(s string) (int64, error) {
+	if s == "" {
+		return 0, nil
+	}
+	b, err := cursorEncoding.DecodeString(s)
+	if err == nil && len(b) == 9 && b[0] == movementCursorTag {
+		if id := binary.BigEndian.Uint64(b[1:]); id > 0 && id <= math.MaxInt64 {
+			return int64(id), nil
+		}
+	}
+	return 0, refuse(stockade.EInvalid, "cursor: malformed; pass the next cursor of an earlier page, or none for the first")
+}
