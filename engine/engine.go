@@ -374,8 +374,9 @@ func run[T any](e *Engine, ctx context.Context, op string, mutating bool, fn fun
 
 // classify turns the errors that mean "not now" into EUnavailable, logged:
 // conflicts still met when the deadline came, lock waits that ran out, a
-// lock backend that cannot be reached, and anything that failed because
-// the call's context ended. Refusals (*stockade.Error), replays and other
+// lock backend or a database that cannot be reached
+// (stockade.ErrUnavailable), and anything that failed because the call's
+// context ended. Refusals (*stockade.Error), replays and other
 // internal errors pass unchanged; the edge logs the internal ones.
 func (c *call) classify(ctx context.Context, err error) error {
 	if err == nil {
@@ -393,6 +394,8 @@ func (c *call) classify(ctx context.Context, err error) error {
 		msg = "too much contention: the request did not get through before its deadline; try again"
 	case errors.Is(err, lock.ErrUnavailable):
 		msg = "the lock service is unavailable; try again"
+	case errors.Is(err, stockade.ErrUnavailable):
+		msg = "the database cannot be reached; try again"
 	case errors.Is(err, lock.ErrNotAcquired), ctx.Err() != nil, errors.Is(err, context.DeadlineExceeded):
 		msg = "the request did not finish before its deadline; try again"
 	default:

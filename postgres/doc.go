@@ -103,7 +103,14 @@
 //     without failing a statement).
 //   - 23514, a check violation, is a *stockade.Error saying which
 //     invariant the write would break. The API never reaches one.
-//   - when the context ended, its error is in the chain too.
+//   - a database that cannot be reached wraps stockade.ErrUnavailable,
+//     which the engine answers with EUnavailable (HTTP 503): a connection
+//     that cannot be made or breaks (refused, reset, the stream ending
+//     early), class 08 connection exceptions, and 57P01, 57P02 and 57P03,
+//     a server shutting down, crashed or starting up. Ping's error wraps
+//     it too. A wrong password or a missing database does not.
+//   - when the context ended, its error is in the chain too (and the
+//     error does not wrap ErrUnavailable: the deadline was the caller's).
 //
 // A failed statement aborts a PostgreSQL transaction: every later statement
 // fails. Update then rolls back and returns the first failure, even when

@@ -6,6 +6,9 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"io"
+	"net"
+	"strings"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -152,7 +155,7 @@ func (s *Store) Features() stockade.Features {
 // Ping implements stockade.Store.
 func (s *Store) Ping(ctx context.Context) error {
 	if err := s.pool.Ping(ctx); err != nil {
-		return fmt.Errorf("postgres: ping: %w", err)
+		return mapError(ctx, "ping", "", err)
 	}
 	return nil
 }
@@ -174,6 +177,12 @@ const (
 	serializationFailure = "40001"
 	deadlockDetected     = "40P01"
 	lockNotAvailable     = "55P03"
+	adminShutdown        = "57P01"
+	crashShutdown        = "57P02"
+	cannotConnectNow     = "57P03"
+	// connectionException is the class of SQLSTATEs about the connection
+	// (08000, 08003, 08006, …).
+	connectionException = "08"
 )
 
 // mapError turns an error from pgx into the error the store returns,
@@ -188,7 +197,10 @@ const (
 //   - a foreign-key violation on a level's location is a *stockade.Error
 //     with ENotFound;
 //   - a check violation is a *stockade.Error saying which invariant the
-//     write would have broken.
+//     write would have broken;
+//   - a database that cannot be reached wraps stockade.ErrUnavailable (see
+//     unreachable), unless ctx has ended: that is the caller's deadline,
+//     not the database.
 func mapError(ctx context.Context, what, loc string, err error) error {
 	if cerr := ctx.Err(); cerr != nil && !errors.Is(err, cerr) {
 		err = fmt.Errorf("%w: %w", cerr, err)
@@ -210,7 +222,36 @@ func mapError(ctx context.Context, what, loc string, err error) error {
 			return fmt.Errorf("postgres: %s: %w: %w", what, checkError(pe), err)
 		}
 	}
+	if ctx.Err() == nil && unreachable(err) {
+		return fmt.Errorf("postgres: %s: %w: %w", what, stockade.ErrUnavailable, err)
+	}
 	return fmt.Errorf("postgres: %s: %w", what, err)
+}
+
+// unreachable reports whether err, from pgx, means that the database
+// cannot be reached: a server that says it is shutting down, has crashed
+// or is starting up (57P01, 57P02, 57P03) or reports a connection problem
+// (class 08); or, when the server said nothing, a connection that could
+// not be made (*pgconn.ConnectError) or that broke (pgconn.ErrConnClosed,
+// a network error, the stream ending early). A server that refuses the
+// connection for a reason of its own, such as a wrong password or a
+// missing database, is not unreachable: that wants an operator, not a
+// retry.
+func unreachable(err error) bool {
+	if pe, ok := errors.AsType[*pgconn.PgError](err); ok {
+		switch pe.Code {
+		case adminShutdown, crashShutdown, cannotConnectNow:
+			return true
+		}
+		return strings.HasPrefix(pe.Code, connectionException)
+	}
+	if _, ok := errors.AsType[*pgconn.ConnectError](err); ok {
+		return true
+	}
+	if _, ok := errors.AsType[net.Error](err); ok {
+		return true
+	}
+	return errors.Is(err, pgconn.ErrConnClosed) || errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF)
 }
 
 // checkError explains the check constraint that pe reports.

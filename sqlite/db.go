@@ -224,11 +224,16 @@ func run(ctx context.Context, db *sql.DB, opts *sql.TxOptions, op string, fn fun
 
 // wrapf wraps err, an error from the database, with the call site. An error
 // that another connection holding the database caused (SQLITE_BUSY,
-// SQLITE_LOCKED) also wraps stockade.ErrConflict: a retry may cure it.
+// SQLITE_LOCKED) also wraps stockade.ErrConflict: a retry may cure it. One
+// that says the file cannot be opened or read (SQLITE_CANTOPEN,
+// SQLITE_IOERR and its extended codes) wraps stockade.ErrUnavailable.
 func wrapf(err error, format string, args ...any) error {
 	msg := fmt.Sprintf(format, args...)
-	if code := sqliteCode(err) & 0xff; code == sqlite3.SQLITE_BUSY || code == sqlite3.SQLITE_LOCKED {
+	switch sqliteCode(err) & 0xff {
+	case sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED:
 		return fmt.Errorf("sqlite: %s: %w: %w", msg, stockade.ErrConflict, err)
+	case sqlite3.SQLITE_CANTOPEN, sqlite3.SQLITE_IOERR:
+		return fmt.Errorf("sqlite: %s: %w: %w", msg, stockade.ErrUnavailable, err)
 	}
 	return fmt.Errorf("sqlite: %s: %w", msg, err)
 }

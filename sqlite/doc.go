@@ -53,7 +53,10 @@
 // The one busy error left is another process holding the file's write
 // lock (a second stockade on the same file, a backup) for longer than
 // Options.BusyTimeout; it, and SQLITE_LOCKED, wrap stockade.ErrConflict so
-// the engine retries. Missing rows are *stockade.Error with ENotFound where
+// the engine retries. A file that cannot be opened or read (SQLITE_CANTOPEN,
+// SQLITE_IOERR: its directory moved, a disk failing) wraps
+// stockade.ErrUnavailable, which the engine answers with EUnavailable
+// (HTTP 503). Missing rows are *stockade.Error with ENotFound where
 // stockade.Tx says so; SetOnHand refuses a negative quantity with EInvalid
 // and one below reserved + committed with EInsufficientStock. Other errors
 // say where they happened ("sqlite: update level sku@loc: …"). An
