@@ -56,12 +56,7 @@ func (s *Store) Migrate(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("sqlite: migrate: %w", err)
 	}
-	_, err = s.w.ExecContext(ctx, `
-		CREATE TABLE IF NOT EXISTS schema_migrations (
-			version    INTEGER PRIMARY KEY,
-			name       TEXT    NOT NULL,
-			applied_at INTEGER NOT NULL
-		) STRICT`)
+	_, err = s.w.ExecContext(ctx, migrateTableSQL)
 	if err != nil {
 		return wrapf(err, "migrate %s", s.path)
 	}
@@ -85,15 +80,14 @@ func (s *Store) SchemaVersion(ctx context.Context) (version, latest int, err err
 	}
 	latest = len(ms)
 	var tables int
-	err = s.r.QueryRowContext(ctx, `
-		SELECT count(*) FROM sqlite_schema WHERE type = 'table' AND name = 'schema_migrations'`).Scan(&tables)
+	err = s.r.QueryRowContext(ctx, migrateHasTableSQL).Scan(&tables)
 	if err != nil {
 		return 0, latest, wrapf(err, "schema version %s", s.path)
 	}
 	if tables == 0 {
 		return 0, latest, nil
 	}
-	err = s.r.QueryRowContext(ctx, `SELECT coalesce(max(version), 0) FROM schema_migrations`).Scan(&version)
+	err = s.r.QueryRowContext(ctx, migrateVersionSQL).Scan(&version)
 	if err != nil {
 		return 0, latest, wrapf(err, "schema version %s", s.path)
 	}
@@ -109,9 +103,7 @@ func (s *Store) apply(ctx context.Context, m migration, latest int) error {
 	}
 	defer tx.Rollback()
 	var applied, newest int
-	err = tx.QueryRowContext(ctx, `
-		SELECT count(*) FILTER (WHERE version = ?), coalesce(max(version), 0) FROM schema_migrations`,
-		m.version).Scan(&applied, &newest)
+	err = tx.QueryRowContext(ctx, migrateAppliedSQL, m.version).Scan(&applied, &newest)
 	if err != nil {
 		return wrapf(err, "migrate %s", s.path)
 	}
@@ -124,8 +116,7 @@ func (s *Store) apply(ctx context.Context, m migration, latest int) error {
 	if _, err := tx.ExecContext(ctx, m.sql); err != nil {
 		return wrapf(err, "migrate %s: %s", s.path, m.name)
 	}
-	_, err = tx.ExecContext(ctx, `INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)`,
-		m.version, m.name, micros(time.Now()))
+	_, err = tx.ExecContext(ctx, migrateRecordSQL, m.version, m.name, micros(time.Now()))
 	if err != nil {
 		return wrapf(err, "migrate %s: %s", s.path, m.name)
 	}

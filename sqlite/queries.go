@@ -58,4 +58,14 @@ var (
 	orderSQL string
 	//go:embed queries/set_order_status.sql
 	setOrderStatusSQL string
+	//go:embed queries/migrate_table.sql
+	migrateTableSQL string
+	//go:embed queries/migrate_applied.sql
+	migrateAppliedSQL string
+	//go:embed queries/migrate_record.sql
+	migrateRecordSQL string
+	//go:embed queries/migrate_has_table.sql
+	migrateHasTableSQL string
+	//go:embed queries/migrate_version.sql
+	migrateVersionSQL string
 )
