@@ -347,21 +347,6 @@ func TestServeRefusesBadConfig(t *testing.T) {
 	}
 }
 
-// TestServeHelpHidesEnvironment: -h shows built-in defaults, not what the
-// environment holds (a store URL may carry a password).
-func TestServeHelpHidesEnvironment(t *testing.T) {
-	var stderr strings.Builder
-	env := map[string]string{"STOCKADE_STORE": "postgres://u:hunter2@db/x"}
-	err := run(t.Context(), []string{"stockade", "serve", "-h"}, func(k string) string { return env[k] }, io.Discard, &stderr)
-	if err == nil || !strings.Contains(err.Error(), "help requested") {
-		t.Fatalf("serve -h: %v", err)
-	}
-	out := stderr.String()
-	if strings.Contains(out, "hunter2") || !strings.Contains(out, "(env STOCKADE_STORE)") || !strings.Contains(out, `(default "sqlite:stockade.db")`) {
-		t.Errorf("help text:\n%s", out)
-	}
-}
-
 func TestMigrate(t *testing.T) {
 	stores := map[string]func(*testing.T) string{
 		"sqlite":   func(t *testing.T) string { return "sqlite:" + filepath.Join(t.TempDir(), "m.db") },
