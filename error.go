@@ -15,7 +15,6 @@ const (
 	EInsufficientStock   = "insufficient_stock"
 	EVersionConflict     = "version_conflict"
 	EInvalidState        = "invalid_state"
-	EIdempotencyInFlight = "idempotency_in_flight"
 	EIdempotencyMismatch = "idempotency_mismatch"
 	EReservationExpired  = "reservation_expired"
 	EUnavailable         = "unavailable"

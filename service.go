@@ -10,18 +10,22 @@ import (
 // a request is refused for lack of stock only ever with
 // EInsufficientStock, never because the service is busy: lock waits and
 // retries happen inside, bounded by ctx's deadline.
+//
+// Every mutating method takes an *Idempotency as its last argument: nil
+// for a plain call, or a key that makes the call safe to retry (see
+// Idempotency).
 type Service interface {
 	// PutLocation creates or replaces a location.
-	PutLocation(ctx context.Context, loc Location) (Location, error)
+	PutLocation(ctx context.Context, loc Location, idem *Idempotency) (Location, error)
 
 	// SetStock sets the on-hand quantity of a SKU at a location, creating
 	// the level if needed. With expectedVersion it is a compare-and-set
 	// (EVersionConflict if the level's version differs; a missing level
 	// has version 0).
-	SetStock(ctx context.Context, k Key, onHand int64, expectedVersion *int64) (Level, error)
+	SetStock(ctx context.Context, k Key, onHand int64, expectedVersion *int64, idem *Idempotency) (Level, error)
 
 	// AdjustStock adds delta (negative to remove) to the on-hand quantity.
-	AdjustStock(ctx context.Context, k Key, delta int64, reason string) (Level, error)
+	AdjustStock(ctx context.Context, k Key, delta int64, reason string, idem *Idempotency) (Level, error)
 
 	// Stock returns a SKU's levels per location and their totals
 	// (ENotFound for a SKU with no level anywhere).
@@ -29,29 +33,29 @@ type Service interface {
 
 	// Reserve holds stock for every line or for none, until the
 	// reservation's TTL passes, it is confirmed, or it is released.
-	Reserve(ctx context.Context, req ReserveRequest) (Reservation, error)
+	Reserve(ctx context.Context, req ReserveRequest, idem *Idempotency) (Reservation, error)
 
 	// Reservation returns a reservation (ENotFound if unknown).
 	Reservation(ctx context.Context, id string) (Reservation, error)
 
 	// Confirm turns a held reservation into an order: reserved stock
 	// becomes committed. EReservationExpired if it has expired.
-	Confirm(ctx context.Context, id string) (Order, error)
+	Confirm(ctx context.Context, id string, idem *Idempotency) (Order, error)
 
 	// Release gives a held reservation's stock back.
-	Release(ctx context.Context, id string) (Reservation, error)
+	Release(ctx context.Context, id string, idem *Idempotency) (Reservation, error)
 
 	// Checkout reserves and confirms in one step: a direct order.
-	Checkout(ctx context.Context, req ReserveRequest) (Order, error)
+	Checkout(ctx context.Context, req ReserveRequest, idem *Idempotency) (Order, error)
 
 	// Order returns an order (ENotFound if unknown).
 	Order(ctx context.Context, id string) (Order, error)
 
 	// CancelOrder gives a committed order's stock back.
-	CancelOrder(ctx context.Context, id string) (Order, error)
+	CancelOrder(ctx context.Context, id string, idem *Idempotency) (Order, error)
 
 	// FulfillOrder ships a committed order: its stock leaves on-hand.
-	FulfillOrder(ctx context.Context, id string) (Order, error)
+	FulfillOrder(ctx context.Context, id string, idem *Idempotency) (Order, error)
 
 	// Movements returns a page of the ledger rows that match q, oldest
 	// first, and the cursor of the next page (see MovementPage for what
@@ -85,42 +89,31 @@ type Totals struct {
 	Available int64 `json:"available"`
 }
 
-// Idempotent asks a Service to make one mutating call idempotent under
-// Key: the first call's outcome, rendered by Render, is stored in the same
-// transaction as its effect (or, for a refusal, right after), and a later
-// call with the same Key gets a *Replay of it instead of running again.
-// Attach it with WithIdempotency.
-type Idempotent struct {
+// Idempotency makes one mutating Service call safe to retry. The first
+// call with Key that succeeds stores its result in the same transaction as
+// its effect; a later call with the same Key and Fingerprint does nothing
+// and returns that result again, with Replayed set. Calls with a Key
+// whose first call is still running wait for it (bounded by their
+// context) and then get its result.
+//
+// Only a success is stored. A refusal (insufficient stock, a wrong state,
+// invalid input) changes nothing and stores nothing, so the same Key may
+// be retried once the cause is gone: a key refused for lack of stock
+// succeeds after a restock. A call that fails or is cut off by its
+// deadline stored nothing either, unless it committed, in which case its
+// retry gets the committed result.
+//
+// Keys are kept for the service's retention period (24 hours by default);
+// after it, a Key is free again.
+type Idempotency struct {
+	// Key names the operation, chosen by the client: 1 to MaxIDLength
+	// bytes of printable ASCII.
 	Key string
-	// RequestHash identifies the request; the same Key with another hash
-	// is refused with EIdempotencyMismatch.
-	RequestHash string
-	// Render turns the call's result (or its error, with v nil) into the
-	// response to store: HTTP status and body bytes.
-	Render func(v any, err error) (status int, body []byte)
+	// Fingerprint identifies the request (HTTP: method, path and body).
+	// The same Key with another Fingerprint, or for another method, is
+	// refused with EIdempotencyMismatch.
+	Fingerprint string
+	// Replayed is set by the Service when the call did nothing and
+	// returned the stored result of an earlier call with Key.
+	Replayed bool
 }
-
-type idempotentKey struct{}
-
-// WithIdempotency returns a context that makes the Service call it is
-// passed to idempotent under idem.
-func WithIdempotency(ctx context.Context, idem *Idempotent) context.Context {
-	return context.WithValue(ctx, idempotentKey{}, idem)
-}
-
-// IdempotencyFrom returns the Idempotent attached to ctx, or nil.
-func IdempotencyFrom(ctx context.Context) *Idempotent {
-	idem, _ := ctx.Value(idempotentKey{}).(*Idempotent)
-	return idem
-}
-
-// Replay is returned as the error of an idempotent call whose key was
-// already used by the same request: Status and Body are the stored
-// response, to be sent byte for byte. A call still running under the key
-// is refused with EIdempotencyInFlight instead.
-type Replay struct {
-	Status int
-	Body   []byte
-}
-
-func (r *Replay) Error() string { return "stockade: replayed idempotent response" }

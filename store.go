@@ -173,21 +173,20 @@ type Tx interface {
 
 	// Idempotency returns the record for key, if there is one. In an
 	// Update it holds key until the transaction ends, so that reading a key
-	// and then claiming it with PutIdempotency is atomic.
-	Idempotency(ctx context.Context, key string) (Idempotency, bool, error)
+	// and then writing it with PutIdempotency is atomic: a second
+	// transaction that reads the key waits, and then reads what the first
+	// wrote.
+	Idempotency(ctx context.Context, key string) (IdempotencyRecord, bool, error)
 
 	// Idempotencies returns the records of keys that exist, in key order.
 	// In an Update it holds every key as Idempotency does, taking them in
 	// one fixed order chosen by the store, so that callers never wait in a
 	// cycle.
-	Idempotencies(ctx context.Context, keys []string) ([]Idempotency, error)
+	Idempotencies(ctx context.Context, keys []string) ([]IdempotencyRecord, error)
 
 	// PutIdempotency inserts or replaces the records for each rec.Key.
 	// The keys must be distinct.
-	PutIdempotency(ctx context.Context, recs ...Idempotency) error
-
-	// DeleteIdempotency removes the record for key, if any.
-	DeleteIdempotency(ctx context.Context, key string) error
+	PutIdempotency(ctx context.Context, recs ...IdempotencyRecord) error
 
 	// PurgeIdempotency removes records created strictly before before and
 	// returns how many.
@@ -226,27 +225,16 @@ type MovementFilter struct {
 	Limit    int   // at most this many; 0 means the store's default, DefaultMovementLimit
 }
 
-// IdempotencyState is whether the first request with a key has finished.
-type IdempotencyState string
-
-// Idempotency states.
-const (
-	InFlight IdempotencyState = "in_flight"
-	Done     IdempotencyState = "done"
-)
-
-// Idempotency is what the service remembers of a request that carried an
-// Idempotency-Key: which request it was and, once done, its response.
-type Idempotency struct {
+// IdempotencyRecord is what the service remembers of a call that carried
+// an idempotency key and succeeded: which call it was and its result.
+type IdempotencyRecord struct {
 	Key string
-	// RequestHash identifies the request (method, path and body), so a
-	// reuse of the key for another request is refused.
-	RequestHash string
-	State       IdempotencyState
-	Status      int // HTTP status of the stored response, once Done
-	// Body is the stored response's body, byte for byte, once Done. While
-	// the record is InFlight it is an opaque token of the call that
-	// claimed the key.
-	Body      []byte
+	// Op is the Service method that ran ("reserve", "confirm", …).
+	Op string
+	// Fingerprint identifies the request (see Idempotency.Fingerprint).
+	Fingerprint string
+	// Result is the call's result in JSON, the encoding of the domain
+	// value (a Reservation, an Order, …) that the call returned.
+	Result    []byte
 	CreatedAt time.Time
 }

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"maps"
 	"slices"
 	"sync"
 	"time"
@@ -48,8 +47,10 @@ type pending struct {
 type outcome struct {
 	res stockade.Reservation // a reservation made, for Reserve
 	ord stockade.Order       // an order made, for Checkout and Confirm
-	// err is the call's refusal, the replay of its idempotency key, or the
-	// batch transaction's failure.
+	// replayed: the call's idempotency key had a stored result, which
+	// res or ord is.
+	replayed bool
+	// err is the call's refusal, or the batch transaction's failure.
 	err error
 }
 
@@ -80,6 +81,7 @@ func (b *batcher) submit(ctx context.Context, p *pending) (outcome, error) {
 		}
 		<-p.done
 	}
+	c.replayed = p.replayed
 	return p.outcome, p.err
 }
 
@@ -143,88 +145,38 @@ func (e *Engine) runBatch(batch []*pending) {
 }
 
 // decide is one attempt of a batch transaction. It reads the records of
-// the calls' idempotency keys, holding the keys, then the levels that the
-// calls may draw on; it expires the lapsed holds on them (locking those
-// first, as every transaction does), locks the levels in key order, and
-// then decides each call in arrival order from what is left: a call is
-// met in full or refused, as it would be alone, or answered from its
-// key's record. Then it writes, in bulk, the expiries, the reservations
-// and orders, the ledger rows and the idempotency records of the calls it
-// decided, and last each level once, with the sum of the batch's changes
-// to it.
+// the calls' idempotency keys, holding the keys, then plans (see plan):
+// it reads the levels that the calls may draw on, finds the lapsed holds
+// on them and the reservations to confirm, and locks the levels in key
+// order. Then it decides each call in arrival order from what is left: a
+// call is met in full or refused, as it would be alone, or answered from
+// its key's record. Last it commits the batch's writes in bulk (see
+// commit), each level once, with the sum of the batch's changes to it.
 func (e *Engine) decide(ctx context.Context, tx stockade.Tx, batch []*pending) ([]outcome, error) {
 	now := e.now()
 	records, err := idempotencyRecords(ctx, tx, batch)
 	if err != nil {
 		return nil, err
 	}
-	v, err := e.read(ctx, tx, union(batch))
-	if err != nil {
-		return nil, err
-	}
-	lapsed, err := e.lapsed(ctx, tx, v, now)
-	if err != nil {
-		return nil, err
-	}
-	// The reservations to confirm, locked in id order; those that lapsed
-	// are expired with the rest.
-	targets, err := confirmTargets(ctx, tx, batch)
-	if err != nil {
-		return nil, err
-	}
-	for _, id := range slices.Sorted(maps.Keys(targets)) {
-		r := targets[id]
-		if r.Status != stockade.Held || !r.ExpiresAt.Before(now) {
-			continue
-		}
-		if !slices.ContainsFunc(lapsed, func(l stockade.Reservation) bool { return l.ID == id }) {
-			lapsed = append(lapsed, r)
-		}
-		r.Status = stockade.Expired // below, with the other lapsed holds
-		targets[id] = r
-	}
-	freed := map[stockade.Key]int64{}
-	for _, res := range lapsed {
-		for _, a := range res.Allocations {
-			freed[a.Key()] += a.Quantity
+	var confirms []string
+	for _, p := range batch {
+		if p.r == nil {
+			confirms = append(confirms, p.confirm)
 		}
 	}
-	touched := slices.Clone(v.keys)
-	for k := range freed {
-		touched = append(touched, k)
-	}
-	for _, r := range targets {
-		for _, a := range r.Allocations {
-			touched = append(touched, a.Key())
-		}
-	}
-	slices.SortFunc(touched, stockade.Key.Compare)
-	touched = slices.Compact(touched)
-	if err := v.refresh(ctx, tx, touched, true); err != nil {
-		return nil, err
-	}
-
-	stock := stockView{avail: make(map[stockade.Key]int64, len(v.keys)), locations: v.locs, coords: v.coords}
-	for _, k := range v.keys {
-		if l, ok := v.levels[k]; ok {
-			stock.avail[k] = l.Available() + freed[k]
-		}
-	}
-	ms, err := e.markExpired(ctx, tx, lapsed, now)
+	pl, err := e.plan(ctx, tx, union(batch), confirms, now)
 	if err != nil {
 		return nil, err
 	}
 	var (
-		out     = make([]outcome, len(batch))
-		rs      []stockade.Reservation
-		orders  []stockade.Order
-		replays []stockade.Idempotency
+		out = make([]outcome, len(batch))
+		w   writes
 	)
 	// confirm confirms the reservation id as Confirm does, or says why
 	// not; one confirmed earlier in this batch gives its order again.
 	confirmed := map[string]stockade.Order{}
 	confirm := func(id string) (stockade.Order, error) {
-		r, ok := targets[id]
+		r, ok := pl.targets[id]
 		switch {
 		case !ok:
 			return stockade.Order{}, refuse(stockade.ENotFound, "reservation %q not found", id)
@@ -237,26 +189,23 @@ func (e *Engine) decide(ctx context.Context, tx stockade.Tx, batch []*pending) (
 		if err != nil {
 			return stockade.Order{}, err
 		}
-		orders, ms, confirmed[id] = append(orders, o), append(ms, rows...), o
+		w.orders, w.movements, confirmed[id] = append(w.orders, o), append(w.movements, rows...), o
 		return o, nil
 	}
 	// place allocates a Reserve or Checkout from what is left.
 	place := func(p *pending, o *outcome) (any, error) {
-		allocs, short := allocate(p.r.needs, stock, p.r.shipTo)
-		if short != nil {
-			return nil, e.refusal(ctx, tx, p.r, v, short)
-		}
-		for _, a := range allocs {
-			stock.avail[a.Key()] -= a.Quantity
+		allocs, err := pl.allocate(ctx, e, tx, p.r)
+		if err != nil {
+			return nil, err
 		}
 		if p.checkout {
 			o.ord = stockade.Order{ID: newID("ord"), Status: stockade.Committed, CreatedAt: now, Lines: p.r.lines, Allocations: allocs}
-			orders, ms = append(orders, o.ord), append(ms, movements(allocs, stockade.MoveCheckout, o.ord.ID, "", now)...)
+			w.orders, w.movements = append(w.orders, o.ord), append(w.movements, movements(allocs, stockade.MoveCheckout, o.ord.ID, "", now)...)
 			return o.ord, nil
 		}
 		o.res = stockade.Reservation{ID: newID("res"), Status: stockade.Held, CreatedAt: now,
 			ExpiresAt: now.Add(p.r.ttl), Lines: p.r.lines, Allocations: allocs}
-		rs, ms = append(rs, o.res), append(ms, movements(allocs, stockade.MoveReserve, o.res.ID, "", now)...)
+		w.reservations, w.movements = append(w.reservations, o.res), append(w.movements, movements(allocs, stockade.MoveReserve, o.res.ID, "", now)...)
 		return o.res, nil
 	}
 	for i, p := range batch {
@@ -264,7 +213,16 @@ func (e *Engine) decide(ctx context.Context, tx stockade.Tx, batch []*pending) (
 		idem := p.c.idem
 		if idem != nil {
 			rec, ok := records[idem.Key]
-			if o.err = e.admit(p.c.op, idem, rec, ok, now); o.err != nil {
+			replay, err := e.admit(p.c.op, idem, rec, ok, now)
+			if o.err = err; err == nil && replay {
+				o.replayed = true
+				if p.r != nil && !p.checkout {
+					o.err = recall(rec, &o.res)
+				} else {
+					o.err = recall(rec, &o.ord)
+				}
+			}
+			if o.err != nil || o.replayed {
 				continue
 			}
 		}
@@ -275,73 +233,34 @@ func (e *Engine) decide(ctx context.Context, tx stockade.Tx, batch []*pending) (
 		} else {
 			result, o.err = place(p, o)
 		}
-		if o.err != nil {
-			if !isRefusal(o.err) {
-				return nil, o.err // the store failed
-			}
-			result = nil
+		switch {
+		case o.err != nil && !isRefusal(o.err):
+			return nil, o.err // the store failed
+		case o.err != nil || idem == nil:
+			continue // a refusal is not recorded: a retry runs afresh
 		}
-		if idem != nil {
-			// Recorded with the batch, and replayed to a later call of the
-			// batch with the key.
-			status, body := idem.Render(result, o.err)
-			rec := done(idem, status, body, now)
-			replays, records[idem.Key] = append(replays, rec), rec
+		// Recorded with the batch, and replayed to a later call of the
+		// batch with the key.
+		rec, err := e.record(p.c.op, idem, result)
+		if err != nil {
+			return nil, err
 		}
+		w.records, records[idem.Key] = append(w.records, rec), rec
 	}
-
-	if err := tx.InsertReservations(ctx, rs...); err != nil {
+	if err := e.commit(ctx, tx, pl, w); err != nil {
 		return nil, err
-	}
-	if err := tx.InsertOrders(ctx, orders...); err != nil {
-		return nil, err
-	}
-	if err := tx.AppendMovements(ctx, ms...); err != nil {
-		return nil, err
-	}
-	if err := tx.PutIdempotency(ctx, replays...); err != nil {
-		return nil, err
-	}
-	// Each level moves by the sum of the batch's ledger rows on it.
-	sums := map[stockade.Key]stockade.Delta{}
-	for _, m := range ms {
-		k := stockade.Key{SKU: m.SKU, Location: m.Location}
-		d := sums[k]
-		d.OnHand, d.Reserved, d.Committed = d.OnHand+m.OnHand, d.Reserved+m.Reserved, d.Committed+m.Committed
-		sums[k] = d
-	}
-	var changes []stockade.LevelChange
-	for _, k := range sortedKeys(sums) {
-		if d := sums[k]; d != (stockade.Delta{}) {
-			changes = append(changes, stockade.LevelChange{Key: k, Delta: d})
-		}
-	}
-	ls, err := tx.UpdateLevels(ctx, changes)
-	if err != nil {
-		return nil, err
-	}
-	if len(ls) != len(changes) {
-		// The rows are locked and were read under the lock: only a store
-		// that does not lock could get here.
-		return nil, conflictf("%d of %d levels changed under the batch's lock", len(changes)-len(ls), len(changes))
 	}
 	return out, nil
 }
 
-// confirmTargets reads the reservations that the Confirm calls of batch
-// name, by id, locking them in id order.
-func confirmTargets(ctx context.Context, tx stockade.Tx, batch []*pending) (map[string]stockade.Reservation, error) {
-	var ids []string
-	for _, p := range batch {
-		if p.r == nil {
-			ids = append(ids, p.confirm)
-		}
-	}
+// confirmTargets reads the reservations with the given ids, locking them
+// in id order.
+func confirmTargets(ctx context.Context, tx stockade.Tx, ids []string) (map[string]stockade.Reservation, error) {
 	targets := map[string]stockade.Reservation{}
 	if len(ids) == 0 {
 		return targets, nil
 	}
-	slices.Sort(ids)
+	ids = slices.Sorted(slices.Values(ids))
 	rs, err := tx.Reservations(ctx, slices.Compact(ids), true)
 	for _, r := range rs {
 		targets[r.ID] = r
@@ -358,14 +277,14 @@ func isRefusal(err error) bool {
 
 // idempotencyRecords reads the records of the idempotency keys of the
 // calls of batch, by key, holding the keys until the transaction ends.
-func idempotencyRecords(ctx context.Context, tx stockade.Tx, batch []*pending) (map[string]stockade.Idempotency, error) {
+func idempotencyRecords(ctx context.Context, tx stockade.Tx, batch []*pending) (map[string]stockade.IdempotencyRecord, error) {
 	var keys []string
 	for _, p := range batch {
 		if p.c.idem != nil {
 			keys = append(keys, p.c.idem.Key)
 		}
 	}
-	records := map[string]stockade.Idempotency{}
+	records := map[string]stockade.IdempotencyRecord{}
 	if len(keys) == 0 {
 		return records, nil
 	}

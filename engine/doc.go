@@ -12,15 +12,15 @@
 //	res, err := eng.Reserve(ctx, stockade.ReserveRequest{
 //		Lines:  []stockade.Line{{SKU: "tent", Quantity: 2}},
 //		ShipTo: &stockade.Point{Lat: 48.85, Lon: 2.35},
-//	})
+//	}, &stockade.Idempotency{Key: "cart-42", Fingerprint: "…"}) // or nil
 //	// stockade.ErrorCode(err) == stockade.EInsufficientStock: nothing was held
-//	order, err := eng.Confirm(ctx, res.ID)
+//	order, err := eng.Confirm(ctx, res.ID, nil)
 //
 // # Guarantees
 //
 //   - Never oversold: every write to a level is a store's conditional
-//     UpdateLevel, which changes nothing if a counter or available would go
-//     below zero, whatever the strategy; the strategies decide how an
+//     UpdateLevel or UpdateLevels, which changes nothing if a counter or
+//     available would go below zero, whatever the strategy; the strategies decide how an
 //     allocation is made safe before it is written, not whether the store
 //     checks.
 //   - All or nothing: a reservation or checkout is one transaction; a line
@@ -44,10 +44,15 @@
 // # Strategies
 //
 // Options.Strategy chooses how Reserve and Checkout make their allocation
-// safe. Each transaction first reads the levels of the request's SKUs and
-// finds the held reservations on them that have lapsed; these are expired
-// in the same writes, so a lapsed hold never blocks a sale. Demand is
-// merged per (SKU, location) before anything is checked. Then:
+// safe. Each transaction first plans: it reads the levels of the request's
+// SKUs and finds the held reservations on them that have lapsed; these
+// are expired in the same writes, so a lapsed hold never blocks a sale.
+// Demand is merged per (SKU, location) before anything is checked. Then
+// it allocates, and writes what it decided in one order: the expiries,
+// the reservation or order, the ledger rows, and last the levels, each
+// moved by the sum of its ledger rows. A single Reserve or Checkout and a
+// batch of them share that planning step and that writer. Then, by
+// strategy:
 //
 //   - atomic: read without locks, allocate, and write each level with
 //     UpdateLevel: the availability check and the write are one conditional
@@ -59,7 +64,8 @@
 //     only from its UPDATE to the commit.
 //   - rowlock: lock every level the transaction will write with one
 //     Levels(…, lock) (SELECT … FOR UPDATE, in key order), then read,
-//     allocate and write: nothing can change under it.
+//     allocate and write them in one UpdateLevels: nothing can change
+//     under it.
 //   - optimistic: read without locks, allocate, and write each level at the
 //     version read (Guard.Version). A version that moved is a conflict: the
 //     whole transaction is retried with backoff. Insufficient stock is
@@ -167,25 +173,30 @@
 //
 // # Idempotency
 //
-// A mutating call whose context carries a stockade.Idempotent claims its
-// key first, in a transaction of its own, writing an in-flight record. A
-// finished record of the same request hash is returned as a
-// *stockade.Replay; another hash is EIdempotencyMismatch; an in-flight one
-// is EIdempotencyInFlight unless it is older than Options.InFlightTimeout,
-// when it is taken over. The rendered result is stored in the same
-// transaction as the call's effect, after checking that the claim is still
-// this call's (a call whose claim was taken over commits nothing). A
-// refusal is rendered and stored too, so a retry replays it; any other
-// failure deletes the claim, so the client may retry.
+// A mutating call with a *stockade.Idempotency runs its whole effect in
+// one write transaction that begins by reading the key's record, which
+// holds the key until the transaction ends (Tx.Idempotency). No record,
+// or one older than Options.IdempotencyTTL: the call runs, and its result
+// (the JSON of the domain value it returns) is stored with the key in the
+// same commit as its effect. A record of the same operation and
+// fingerprint: the transaction ends having written nothing, and the call
+// returns the stored result with Idempotency.Replayed set. Any other
+// record: EIdempotencyMismatch.
 //
-// Under batch, Reserve, Checkout and Confirm make no claim: the batch transaction
-// is the whole call, so it reads the records of its calls' keys first,
-// holding the keys until it commits (Tx.Idempotencies, in one fixed
+// A second call with the key while the first runs waits for the key, so
+// it answers with the first's result once that commits; it never runs
+// the effect twice. Nothing is claimed ahead of the effect, so no key is
+// left stuck by a crash, a lost connection or a deadline: the call either
+// committed, and a retry gets its result, or did not, and a retry runs
+// afresh. A refusal (invalid input, insufficient stock, a wrong state, an
+// expired reservation) changes nothing and is not stored either, so the
+// same key succeeds once the cause is gone, such as after a restock.
+//
+// Under batch, the batch transaction reads the records of its calls' keys
+// first, holding them until it commits (Tx.Idempotencies, in one fixed
 // order), answers a call from its key's record as above, and stores each
-// decided call's result or refusal in its own commit. A key's second call
-// in the same batch replays the first's response. Input refused before a
-// call reaches a batch (EInvalid) is not stored: it changed nothing, and a
-// retry is refused the same way.
+// successful call's result in its own commit; a key's second call in the
+// same batch replays the first's result.
 //
 // # Failure modes
 //

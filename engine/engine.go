@@ -87,17 +87,11 @@ type Options struct {
 	// Default: 500.
 	SweepBatch int
 
-	// IdempotencyTTL is how long the response of an idempotent call is
-	// kept for replay; Sweep purges older records.
+	// IdempotencyTTL is how long the result of an idempotent call is
+	// kept for replay; Sweep purges older records, and a key whose record
+	// is older is free again.
 	// Default: 24h.
 	IdempotencyTTL time.Duration
-
-	// InFlightTimeout is how old a claim on an idempotency key must be
-	// before another request with the key may take it over, on the
-	// presumption that the first one died. It is raised to twice Timeout
-	// if it is shorter, since no call outlives Timeout.
-	// Default: 1m.
-	InFlightTimeout time.Duration
 
 	// Now tells the time for expiries and records.
 	// Default: time.Now.
@@ -133,6 +127,7 @@ type Event struct {
 	Calls    int           // for a batch: how many calls it decided
 	Expired  int           // for a sweep: how many lapsed reservations it expired
 	Purged   int           // for a sweep: how many old idempotency records it purged
+	Replayed bool          // the call returned an earlier call's stored result
 }
 
 func (o *Options) withDefaults() Options {
@@ -171,10 +166,6 @@ func (o *Options) withDefaults() Options {
 	if c.IdempotencyTTL <= 0 {
 		c.IdempotencyTTL = 24 * time.Hour
 	}
-	if c.InFlightTimeout <= 0 {
-		c.InFlightTimeout = time.Minute
-	}
-	c.InFlightTimeout = max(c.InFlightTimeout, 2*c.Timeout)
 	if c.Now == nil {
 		c.Now = time.Now
 	}
@@ -325,49 +316,46 @@ func newID(prefix string) string {
 }
 
 // call is one call of a Service method: its deadline, its transaction
-// attempts and, for an idempotent call, its claim on the key.
+// attempts and its idempotency key.
 type call struct {
 	e        *Engine
 	op       string
 	start    time.Time
 	attempts int
 	retries  int // attempts beyond the first of a transaction (see retry)
-	claim    *claim
-	// idem is the idempotency key of a call that a batch decides, which
-	// checks it and records the outcome (see batched).
-	idem *stockade.Idempotent
+	// idem is the call's idempotency key, or nil (see once).
+	idem *stockade.Idempotency
+	// replayed: the call's last transaction found its key's stored result
+	// and did nothing else.
+	replayed bool
 }
 
-// run runs fn as the call op: within Options.Timeout, idempotently if
-// mutating and ctx carries a stockade.Idempotent, with its errors
-// classified (see classify) and the call reported to the Observer.
-func run[T any](e *Engine, ctx context.Context, op string, mutating bool, fn func(ctx context.Context, c *call) (T, error)) (T, error) {
+// run runs fn as the call op: within Options.Timeout, idempotently under
+// idem if it is not nil (fn's transactions go through once, or a batch
+// that does the same), with its errors classified (see classify) and the
+// call reported to the Observer. It sets idem.Replayed when the result is
+// an earlier call's.
+func run[T any](e *Engine, ctx context.Context, op string, idem *stockade.Idempotency, fn func(ctx context.Context, c *call) (T, error)) (T, error) {
 	ctx, cancel := context.WithTimeout(ctx, e.opts.Timeout)
 	defer cancel()
-	c := &call{e: e, op: op, start: time.Now()}
+	c := &call{e: e, op: op, start: time.Now(), idem: idem}
 	var (
 		v   T
 		err error
 	)
-	switch idem := stockade.IdempotencyFrom(ctx); {
-	case mutating && idem != nil && e.batched(op):
-		if err = checkIdempotent(idem); err == nil {
-			c.idem = idem
-			v, err = fn(ctx, c)
-		}
-		err = c.classify(ctx, err)
-	case mutating && idem != nil:
-		v, err = idempotent(ctx, c, idem, fn)
-	default:
+	if idem != nil {
+		idem.Replayed = false
+		err = stockade.ValidateIdempotencyKey("idempotency key", idem.Key)
+	}
+	if err == nil {
 		v, err = fn(ctx, c)
-		err = c.classify(ctx, err)
+	}
+	err = c.classify(ctx, err)
+	if err == nil && idem != nil {
+		idem.Replayed = c.replayed
 	}
 	if obs := e.opts.Observer; obs != nil {
-		code := stockade.ErrorCode(err)
-		if _, ok := errors.AsType[*stockade.Replay](err); ok {
-			code = ""
-		}
-		obs(Event{Op: op, Code: code, Attempts: c.attempts, Retries: c.retries, Duration: time.Since(c.start)})
+		obs(Event{Op: op, Code: stockade.ErrorCode(err), Attempts: c.attempts, Retries: c.retries, Duration: time.Since(c.start), Replayed: err == nil && c.replayed})
 	}
 	return v, err
 }
@@ -376,16 +364,13 @@ func run[T any](e *Engine, ctx context.Context, op string, mutating bool, fn fun
 // conflicts still met when the deadline came, lock waits that ran out, a
 // lock backend or a database that cannot be reached
 // (stockade.ErrUnavailable), and anything that failed because the call's
-// context ended. Refusals (*stockade.Error), replays and other
-// internal errors pass unchanged; the edge logs the internal ones.
+// context ended. Refusals (*stockade.Error) and other internal errors
+// pass unchanged; the edge logs the internal ones.
 func (c *call) classify(ctx context.Context, err error) error {
 	if err == nil {
 		return nil
 	}
 	if _, ok := errors.AsType[*stockade.Error](err); ok {
-		return err
-	}
-	if _, ok := errors.AsType[*stockade.Replay](err); ok {
 		return err
 	}
 	var msg string

@@ -3,6 +3,7 @@ package engine
 import (
 	"cmp"
 	"context"
+	"errors"
 	"fmt"
 	"time"
 
@@ -18,8 +19,8 @@ import (
 // changes nothing and returns its order, so a client may retry a confirm
 // safely even without an idempotency key. A released one is
 // EInvalidState.
-func (e *Engine) Confirm(ctx context.Context, id string) (stockade.Order, error) {
-	return run(e, ctx, "confirm", true, func(ctx context.Context, c *call) (stockade.Order, error) {
+func (e *Engine) Confirm(ctx context.Context, id string, idem *stockade.Idempotency) (stockade.Order, error) {
+	return run(e, ctx, "confirm", idem, func(ctx context.Context, c *call) (stockade.Order, error) {
 		if err := checkID("reservation id", id); err != nil {
 			return stockade.Order{}, err
 		}
@@ -31,37 +32,40 @@ func (e *Engine) Confirm(ctx context.Context, id string) (stockade.Order, error)
 			o       stockade.Order
 			expired time.Time
 		)
-		err := c.update(ctx, func(tx stockade.Tx) error {
+		err := c.update(ctx, func(tx stockade.Tx) (err error) {
 			expired = time.Time{}
-			now := e.now()
-			r, err := tx.Reservation(ctx, id, true)
-			if err != nil {
-				return err
-			}
-			if r.Status != stockade.Held {
-				if o, err = notHeld(ctx, tx, r); err != nil {
-					return err
+			o, err = once(ctx, c, tx, func() (stockade.Order, error) {
+				now := e.now()
+				r, err := tx.Reservation(ctx, id, true)
+				if err != nil {
+					return stockade.Order{}, err
 				}
-				return c.done(ctx, tx, o)
+				if r.Status != stockade.Held {
+					return notHeld(ctx, tx, r)
+				}
+				if r.ExpiresAt.Before(now) {
+					expired = r.ExpiresAt
+					if err := e.expire(ctx, tx, []stockade.Reservation{r}, now); err != nil {
+						return stockade.Order{}, err
+					}
+					return stockade.Order{}, errLapsed
+				}
+				if err := shift(ctx, tx, r.Allocations, stockade.MoveConfirm); err != nil {
+					return stockade.Order{}, err
+				}
+				o, ms, err := confirmHeld(ctx, tx, r, now)
+				if err != nil {
+					return stockade.Order{}, err
+				}
+				if err := tx.InsertOrders(ctx, o); err != nil {
+					return stockade.Order{}, err
+				}
+				return o, tx.AppendMovements(ctx, ms...)
+			})
+			if errors.Is(err, errLapsed) {
+				return nil // commit the expiry; the call is refused below
 			}
-			if r.ExpiresAt.Before(now) {
-				expired = r.ExpiresAt
-				return e.expire(ctx, tx, []stockade.Reservation{r}, now)
-			}
-			if err := shift(ctx, tx, r.Allocations, stockade.MoveConfirm); err != nil {
-				return err
-			}
-			var ms []stockade.Movement
-			if o, ms, err = confirmHeld(ctx, tx, r, now); err != nil {
-				return err
-			}
-			if err := tx.InsertOrders(ctx, o); err != nil {
-				return err
-			}
-			if err := tx.AppendMovements(ctx, ms...); err != nil {
-				return err
-			}
-			return c.done(ctx, tx, o)
+			return err
 		})
 		switch {
 		case err != nil:
@@ -72,6 +76,11 @@ func (e *Engine) Confirm(ctx context.Context, id string) (stockade.Order, error)
 		return o, nil
 	})
 }
+
+// errLapsed ends the function of a Confirm whose reservation had lapsed:
+// it has expired the reservation, which commits, but has no result to
+// store for the idempotency key.
+var errLapsed = errors.New("engine: the reservation lapsed")
 
 // notHeld answers a Confirm of r, a reservation that is no longer held:
 // with its order if it was confirmed, else with why it cannot be.
@@ -115,41 +124,44 @@ func confirmHeld(ctx context.Context, tx stockade.Tx, r stockade.Reservation, no
 // nothing and returns it; a held one whose expiry has passed is expired
 // (not released) and returned. A confirmed one is EInvalidState: cancel its
 // order instead.
-func (e *Engine) Release(ctx context.Context, id string) (stockade.Reservation, error) {
-	return run(e, ctx, "release", true, func(ctx context.Context, c *call) (stockade.Reservation, error) {
+func (e *Engine) Release(ctx context.Context, id string, idem *stockade.Idempotency) (stockade.Reservation, error) {
+	return run(e, ctx, "release", idem, func(ctx context.Context, c *call) (stockade.Reservation, error) {
 		if err := checkID("reservation id", id); err != nil {
 			return stockade.Reservation{}, err
 		}
 		var r stockade.Reservation
-		err := c.update(ctx, func(tx stockade.Tx) error {
-			now := e.now()
-			var err error
-			if r, err = tx.Reservation(ctx, id, true); err != nil {
-				return err
-			}
-			switch {
-			case r.Status == stockade.Confirmed:
-				return refuse(stockade.EInvalidState, "reservation %q is confirmed (order %q), not held: cancel the order instead", id, r.OrderID)
-			case r.Status != stockade.Held:
-				// Released or expired: nothing to give back.
-			case r.ExpiresAt.Before(now):
-				if err := e.expire(ctx, tx, []stockade.Reservation{r}, now); err != nil {
-					return err
+		err := c.update(ctx, func(tx stockade.Tx) (err error) {
+			r, err = once(ctx, c, tx, func() (stockade.Reservation, error) {
+				now := e.now()
+				r, err := tx.Reservation(ctx, id, true)
+				if err != nil {
+					return r, err
 				}
-				r.Status = stockade.Expired
-			default:
-				if err := shift(ctx, tx, r.Allocations, stockade.MoveRelease); err != nil {
-					return err
+				switch {
+				case r.Status == stockade.Confirmed:
+					return r, refuse(stockade.EInvalidState, "reservation %q is confirmed (order %q), not held: cancel the order instead", id, r.OrderID)
+				case r.Status != stockade.Held:
+					// Released or expired: nothing to give back.
+				case r.ExpiresAt.Before(now):
+					if err := e.expire(ctx, tx, []stockade.Reservation{r}, now); err != nil {
+						return r, err
+					}
+					r.Status = stockade.Expired
+				default:
+					if err := shift(ctx, tx, r.Allocations, stockade.MoveRelease); err != nil {
+						return r, err
+					}
+					if ok, err := tx.SetReservationStatus(ctx, id, stockade.Held, stockade.Released, ""); err != nil || !ok {
+						return r, statusErr(err, "reservation", id)
+					}
+					if err := tx.AppendMovements(ctx, movements(r.Allocations, stockade.MoveRelease, id, "", now)...); err != nil {
+						return r, err
+					}
+					r.Status = stockade.Released
 				}
-				if ok, err := tx.SetReservationStatus(ctx, id, stockade.Held, stockade.Released, ""); err != nil || !ok {
-					return statusErr(err, "reservation", id)
-				}
-				if err := tx.AppendMovements(ctx, movements(r.Allocations, stockade.MoveRelease, id, "", now)...); err != nil {
-					return err
-				}
-				r.Status = stockade.Released
-			}
-			return c.done(ctx, tx, r)
+				return r, nil
+			})
+			return err
 		})
 		if err != nil {
 			return stockade.Reservation{}, err
@@ -161,50 +173,53 @@ func (e *Engine) Release(ctx context.Context, id string) (stockade.Reservation, 
 // CancelOrder implements stockade.Service: a committed order's stock goes
 // back to available. Cancelling a cancelled order changes nothing and
 // returns it; a fulfilled one is EInvalidState.
-func (e *Engine) CancelOrder(ctx context.Context, id string) (stockade.Order, error) {
-	return e.finishOrder(ctx, "cancel", id, stockade.Cancelled, stockade.MoveCancel)
+func (e *Engine) CancelOrder(ctx context.Context, id string, idem *stockade.Idempotency) (stockade.Order, error) {
+	return e.finishOrder(ctx, "cancel", id, idem, stockade.Cancelled, stockade.MoveCancel)
 }
 
 // FulfillOrder implements stockade.Service: a committed order's stock
 // leaves (committed and on hand both go down). Fulfilling a fulfilled
 // order changes nothing and returns it; a cancelled one is
 // EInvalidState.
-func (e *Engine) FulfillOrder(ctx context.Context, id string) (stockade.Order, error) {
-	return e.finishOrder(ctx, "fulfill", id, stockade.Fulfilled, stockade.MoveFulfill)
+func (e *Engine) FulfillOrder(ctx context.Context, id string, idem *stockade.Idempotency) (stockade.Order, error) {
+	return e.finishOrder(ctx, "fulfill", id, idem, stockade.Fulfilled, stockade.MoveFulfill)
 }
 
 // finishOrder moves a committed order to status to, moving its levels'
 // counters as ledger rows of kind do.
-func (e *Engine) finishOrder(ctx context.Context, op, id string, to stockade.OrderStatus, kind stockade.MovementKind) (stockade.Order, error) {
-	return run(e, ctx, op, true, func(ctx context.Context, c *call) (stockade.Order, error) {
+func (e *Engine) finishOrder(ctx context.Context, op, id string, idem *stockade.Idempotency, to stockade.OrderStatus, kind stockade.MovementKind) (stockade.Order, error) {
+	return run(e, ctx, op, idem, func(ctx context.Context, c *call) (stockade.Order, error) {
 		if err := checkID("order id", id); err != nil {
 			return stockade.Order{}, err
 		}
 		var o stockade.Order
-		err := c.update(ctx, func(tx stockade.Tx) error {
-			now := e.now()
-			var err error
-			if o, err = tx.Order(ctx, id, true); err != nil {
-				return err
-			}
-			switch o.Status {
-			case to:
-				return c.done(ctx, tx, o)
-			case stockade.Committed:
-			default:
-				return refuse(stockade.EInvalidState, "order %q is %s, not committed", id, o.Status)
-			}
-			if err := shift(ctx, tx, o.Allocations, kind); err != nil {
-				return err
-			}
-			if ok, err := tx.SetOrderStatus(ctx, id, stockade.Committed, to); err != nil || !ok {
-				return statusErr(err, "order", id)
-			}
-			if err := tx.AppendMovements(ctx, movements(o.Allocations, kind, id, "", now)...); err != nil {
-				return err
-			}
-			o.Status = to
-			return c.done(ctx, tx, o)
+		err := c.update(ctx, func(tx stockade.Tx) (err error) {
+			o, err = once(ctx, c, tx, func() (stockade.Order, error) {
+				now := e.now()
+				o, err := tx.Order(ctx, id, true)
+				if err != nil {
+					return o, err
+				}
+				switch o.Status {
+				case to:
+					return o, nil
+				case stockade.Committed:
+				default:
+					return o, refuse(stockade.EInvalidState, "order %q is %s, not committed", id, o.Status)
+				}
+				if err := shift(ctx, tx, o.Allocations, kind); err != nil {
+					return o, err
+				}
+				if ok, err := tx.SetOrderStatus(ctx, id, stockade.Committed, to); err != nil || !ok {
+					return o, statusErr(err, "order", id)
+				}
+				if err := tx.AppendMovements(ctx, movements(o.Allocations, kind, id, "", now)...); err != nil {
+					return o, err
+				}
+				o.Status = to
+				return o, nil
+			})
+			return err
 		})
 		if err != nil {
 			return stockade.Order{}, err
@@ -250,42 +265,41 @@ func statusErr(err error, what, id string) error {
 // at the version just read, and retried if the level changed in between,
 // so that the ledger row is exact. A quantity below reserved + committed
 // is refused with EInsufficientStock; an unknown location with ENotFound.
-func (e *Engine) SetStock(ctx context.Context, k stockade.Key, onHand int64, expectedVersion *int64) (stockade.Level, error) {
-	return run(e, ctx, "set stock", true, func(ctx context.Context, c *call) (stockade.Level, error) {
+func (e *Engine) SetStock(ctx context.Context, k stockade.Key, onHand int64, expectedVersion *int64, idem *stockade.Idempotency) (stockade.Level, error) {
+	return run(e, ctx, "set stock", idem, func(ctx context.Context, c *call) (stockade.Level, error) {
 		if err := stockade.ValidateSetStock(k, onHand, expectedVersion); err != nil {
 			return stockade.Level{}, err
 		}
 		var l stockade.Level
-		err := c.update(ctx, func(tx stockade.Tx) error {
-			now := e.now()
-			var old stockade.Level // version 0 when missing
-			ls, err := tx.Levels(ctx, []stockade.Key{k}, true)
-			if err != nil {
-				return err
-			}
-			if len(ls) == 1 {
-				old = ls[0]
-			}
-			if expectedVersion != nil && *expectedVersion != old.Version {
-				return refuse(stockade.EVersionConflict, "%s is at version %d, not %d", k, old.Version, *expectedVersion)
-			}
-			at := old.Version
-			var ok bool
-			l, ok, err = tx.SetOnHand(ctx, k, onHand, &at)
-			switch {
-			case err != nil:
-				return err
-			case !ok && expectedVersion != nil:
-				return refuse(stockade.EVersionConflict, "%s is at version %d, not %d", k, l.Version, *expectedVersion)
-			case !ok:
-				return conflictf("%s changed while being set", k)
-			}
-			m := stockade.Movement{At: now, SKU: k.SKU, Location: k.Location, Kind: stockade.MoveSet,
-				Delta: stockade.Delta{OnHand: l.OnHand - old.OnHand}, Reason: fmt.Sprintf("set to %d", onHand)}
-			if err := tx.AppendMovements(ctx, m); err != nil {
-				return err
-			}
-			return c.done(ctx, tx, l)
+		err := c.update(ctx, func(tx stockade.Tx) (err error) {
+			l, err = once(ctx, c, tx, func() (stockade.Level, error) {
+				now := e.now()
+				var old stockade.Level // version 0 when missing
+				ls, err := tx.Levels(ctx, []stockade.Key{k}, true)
+				if err != nil {
+					return old, err
+				}
+				if len(ls) == 1 {
+					old = ls[0]
+				}
+				if expectedVersion != nil && *expectedVersion != old.Version {
+					return old, refuse(stockade.EVersionConflict, "%s is at version %d, not %d", k, old.Version, *expectedVersion)
+				}
+				at := old.Version
+				l, ok, err := tx.SetOnHand(ctx, k, onHand, &at)
+				switch {
+				case err != nil:
+					return l, err
+				case !ok && expectedVersion != nil:
+					return l, refuse(stockade.EVersionConflict, "%s is at version %d, not %d", k, l.Version, *expectedVersion)
+				case !ok:
+					return l, conflictf("%s changed while being set", k)
+				}
+				m := stockade.Movement{At: now, SKU: k.SKU, Location: k.Location, Kind: stockade.MoveSet,
+					Delta: stockade.Delta{OnHand: l.OnHand - old.OnHand}, Reason: fmt.Sprintf("set to %d", onHand)}
+				return l, tx.AppendMovements(ctx, m)
+			})
+			return err
 		})
 		if err != nil {
 			return stockade.Level{}, err
@@ -298,31 +312,29 @@ func (e *Engine) SetStock(ctx context.Context, k stockade.Key, onHand int64, exp
 // MoveAdjust ledger row carrying reason. A positive delta on a missing
 // level creates it (at an existing location). A result below zero or
 // below reserved + committed is refused with EInsufficientStock.
-func (e *Engine) AdjustStock(ctx context.Context, k stockade.Key, delta int64, reason string) (stockade.Level, error) {
-	return run(e, ctx, "adjust stock", true, func(ctx context.Context, c *call) (stockade.Level, error) {
+func (e *Engine) AdjustStock(ctx context.Context, k stockade.Key, delta int64, reason string, idem *stockade.Idempotency) (stockade.Level, error) {
+	return run(e, ctx, "adjust stock", idem, func(ctx context.Context, c *call) (stockade.Level, error) {
 		if err := stockade.ValidateAdjustStock(k, delta, reason); err != nil {
 			return stockade.Level{}, err
 		}
 		var l stockade.Level
-		err := c.update(ctx, func(tx stockade.Tx) error {
-			now := e.now()
-			var ok bool
-			var err error
-			l, ok, err = tx.UpdateLevel(ctx, k, stockade.Delta{OnHand: delta}, stockade.Guard{})
-			if err != nil {
-				return err
-			}
-			if !ok {
-				if l, err = adjustRefused(ctx, tx, k, delta); err != nil {
-					return err
+		err := c.update(ctx, func(tx stockade.Tx) (err error) {
+			l, err = once(ctx, c, tx, func() (stockade.Level, error) {
+				now := e.now()
+				l, ok, err := tx.UpdateLevel(ctx, k, stockade.Delta{OnHand: delta}, stockade.Guard{})
+				if err != nil {
+					return l, err
 				}
-			}
-			m := stockade.Movement{At: now, SKU: k.SKU, Location: k.Location, Kind: stockade.MoveAdjust,
-				Delta: stockade.Delta{OnHand: delta}, Reason: reason}
-			if err := tx.AppendMovements(ctx, m); err != nil {
-				return err
-			}
-			return c.done(ctx, tx, l)
+				if !ok {
+					if l, err = adjustRefused(ctx, tx, k, delta); err != nil {
+						return l, err
+					}
+				}
+				m := stockade.Movement{At: now, SKU: k.SKU, Location: k.Location, Kind: stockade.MoveAdjust,
+					Delta: stockade.Delta{OnHand: delta}, Reason: reason}
+				return l, tx.AppendMovements(ctx, m)
+			})
+			return err
 		})
 		if err != nil {
 			return stockade.Level{}, err
@@ -364,16 +376,16 @@ func adjustRefused(ctx context.Context, tx stockade.Tx, k stockade.Key, delta in
 }
 
 // PutLocation implements stockade.Service.
-func (e *Engine) PutLocation(ctx context.Context, loc stockade.Location) (stockade.Location, error) {
-	return run(e, ctx, "put location", true, func(ctx context.Context, c *call) (stockade.Location, error) {
+func (e *Engine) PutLocation(ctx context.Context, loc stockade.Location, idem *stockade.Idempotency) (stockade.Location, error) {
+	return run(e, ctx, "put location", idem, func(ctx context.Context, c *call) (stockade.Location, error) {
 		if err := checkLocation(loc); err != nil {
 			return stockade.Location{}, err
 		}
-		err := c.update(ctx, func(tx stockade.Tx) error {
-			if err := tx.PutLocation(ctx, loc); err != nil {
-				return err
-			}
-			return c.done(ctx, tx, loc)
+		err := c.update(ctx, func(tx stockade.Tx) (err error) {
+			loc, err = once(ctx, c, tx, func() (stockade.Location, error) {
+				return loc, tx.PutLocation(ctx, loc)
+			})
+			return err
 		})
 		if err != nil {
 			return stockade.Location{}, err
@@ -384,7 +396,7 @@ func (e *Engine) PutLocation(ctx context.Context, loc stockade.Location) (stocka
 
 // Stock implements stockade.Service.
 func (e *Engine) Stock(ctx context.Context, sku string) (stockade.Stock, error) {
-	return run(e, ctx, "stock", false, func(ctx context.Context, c *call) (stockade.Stock, error) {
+	return run(e, ctx, "stock", nil, func(ctx context.Context, c *call) (stockade.Stock, error) {
 		if err := checkID("sku", sku); err != nil {
 			return stockade.Stock{}, err
 		}
@@ -415,7 +427,7 @@ func (e *Engine) Stock(ctx context.Context, sku string) (stockade.Stock, error) 
 // before the sweeper (or a request for its stock) has given its stock
 // back.
 func (e *Engine) Reservation(ctx context.Context, id string) (stockade.Reservation, error) {
-	return run(e, ctx, "reservation", false, func(ctx context.Context, c *call) (stockade.Reservation, error) {
+	return run(e, ctx, "reservation", nil, func(ctx context.Context, c *call) (stockade.Reservation, error) {
 		if err := checkID("reservation id", id); err != nil {
 			return stockade.Reservation{}, err
 		}
@@ -437,7 +449,7 @@ func (e *Engine) Reservation(ctx context.Context, id string) (stockade.Reservati
 
 // Order implements stockade.Service.
 func (e *Engine) Order(ctx context.Context, id string) (stockade.Order, error) {
-	return run(e, ctx, "order", false, func(ctx context.Context, c *call) (stockade.Order, error) {
+	return run(e, ctx, "order", nil, func(ctx context.Context, c *call) (stockade.Order, error) {
 		if err := checkID("order id", id); err != nil {
 			return stockade.Order{}, err
 		}
@@ -455,7 +467,7 @@ func (e *Engine) Order(ctx context.Context, id string) (stockade.Order, error) {
 // page holds: if that row exists, the page has a Next cursor, the id of
 // its last row (cursor.go).
 func (e *Engine) Movements(ctx context.Context, q stockade.MovementQuery) (stockade.MovementPage, error) {
-	return run(e, ctx, "movements", false, func(ctx context.Context, c *call) (stockade.MovementPage, error) {
+	return run(e, ctx, "movements", nil, func(ctx context.Context, c *call) (stockade.MovementPage, error) {
 		if err := q.Validate(); err != nil {
 			return stockade.MovementPage{}, err
 		}

@@ -59,7 +59,7 @@ func TestLifecycle(t *testing.T) {
 		}
 
 		// reserve → confirm → fulfill
-		r, err := en.eng.Reserve(ctx, lines(line("tee", 3, "w1")))
+		r, err := en.eng.Reserve(ctx, lines(line("tee", 3, "w1")), nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -67,7 +67,7 @@ func TestLifecycle(t *testing.T) {
 			t.Errorf("reservation %+v: want held for the default 15m", r)
 		}
 		want([3]int64{10, 3, 0})
-		o, err := en.eng.Confirm(ctx, r.ID)
+		o, err := en.eng.Confirm(ctx, r.ID, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -75,7 +75,7 @@ func TestLifecycle(t *testing.T) {
 			t.Errorf("order %+v", o)
 		}
 		want([3]int64{10, 0, 3})
-		again, err := en.eng.Confirm(ctx, r.ID)
+		again, err := en.eng.Confirm(ctx, r.ID, nil)
 		if err != nil || again.ID != o.ID {
 			t.Errorf("confirm again = %+v, %v: want the same order", again, err)
 		}
@@ -83,16 +83,16 @@ func TestLifecycle(t *testing.T) {
 		if err != nil || got.Status != stockade.Confirmed || got.OrderID != o.ID {
 			t.Errorf("reservation after confirm = %+v, %v", got, err)
 		}
-		_, err = en.eng.Release(ctx, r.ID)
+		_, err = en.eng.Release(ctx, r.ID, nil)
 		wantCode(t, err, stockade.EInvalidState)
-		if o, err = en.eng.FulfillOrder(ctx, o.ID); err != nil || o.Status != stockade.Fulfilled {
+		if o, err = en.eng.FulfillOrder(ctx, o.ID, nil); err != nil || o.Status != stockade.Fulfilled {
 			t.Fatalf("fulfill = %+v, %v", o, err)
 		}
 		want([3]int64{7, 0, 0})
-		if again, err := en.eng.FulfillOrder(ctx, o.ID); err != nil || again.Status != stockade.Fulfilled {
+		if again, err := en.eng.FulfillOrder(ctx, o.ID, nil); err != nil || again.Status != stockade.Fulfilled {
 			t.Errorf("fulfill again = %+v, %v", again, err)
 		}
-		_, err = en.eng.CancelOrder(ctx, o.ID)
+		_, err = en.eng.CancelOrder(ctx, o.ID, nil)
 		wantCode(t, err, stockade.EInvalidState)
 		if got := en.kinds(r.ID); got != "reserve" {
 			t.Errorf("ledger of the reservation: %s", got)
@@ -102,35 +102,35 @@ func TestLifecycle(t *testing.T) {
 		}
 
 		// reserve → release
-		r, err = en.eng.Reserve(ctx, lines(line("tee", 2, "")))
+		r, err = en.eng.Reserve(ctx, lines(line("tee", 2, "")), nil)
 		if err != nil {
 			t.Fatal(err)
 		}
 		want([3]int64{7, 2, 0})
-		if r, err = en.eng.Release(ctx, r.ID); err != nil || r.Status != stockade.Released {
+		if r, err = en.eng.Release(ctx, r.ID, nil); err != nil || r.Status != stockade.Released {
 			t.Fatalf("release = %+v, %v", r, err)
 		}
 		want([3]int64{7, 0, 0})
-		if again, err := en.eng.Release(ctx, r.ID); err != nil || again.Status != stockade.Released {
+		if again, err := en.eng.Release(ctx, r.ID, nil); err != nil || again.Status != stockade.Released {
 			t.Errorf("release again = %+v, %v", again, err)
 		}
-		_, err = en.eng.Confirm(ctx, r.ID)
+		_, err = en.eng.Confirm(ctx, r.ID, nil)
 		wantCode(t, err, stockade.EInvalidState)
 		if got := en.kinds(r.ID); got != "reserve,release" {
 			t.Errorf("ledger of the released reservation: %s", got)
 		}
 
 		// checkout → cancel
-		o, err = en.eng.Checkout(ctx, lines(line("tee", 4, "")))
+		o, err = en.eng.Checkout(ctx, lines(line("tee", 4, "")), nil)
 		if err != nil {
 			t.Fatal(err)
 		}
 		want([3]int64{7, 0, 4})
-		if o, err = en.eng.CancelOrder(ctx, o.ID); err != nil || o.Status != stockade.Cancelled {
+		if o, err = en.eng.CancelOrder(ctx, o.ID, nil); err != nil || o.Status != stockade.Cancelled {
 			t.Fatalf("cancel = %+v, %v", o, err)
 		}
 		want([3]int64{7, 0, 0})
-		_, err = en.eng.FulfillOrder(ctx, o.ID)
+		_, err = en.eng.FulfillOrder(ctx, o.ID, nil)
 		wantCode(t, err, stockade.EInvalidState)
 		if got := en.kinds(o.ID); got != "checkout,cancel" {
 			t.Errorf("ledger of the checkout: %s", got)
@@ -157,7 +157,7 @@ func TestExpiry(t *testing.T) {
 		en.stock("tee", "w1", 5)
 		reserve := func(q int64, ttl time.Duration) stockade.Reservation {
 			t.Helper()
-			r, err := en.eng.Reserve(ctx, stockade.ReserveRequest{Lines: []stockade.Line{line("tee", q, "")}, TTL: ttl})
+			r, err := en.eng.Reserve(ctx, stockade.ReserveRequest{Lines: []stockade.Line{line("tee", q, "")}, TTL: ttl}, nil)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -174,27 +174,27 @@ func TestExpiry(t *testing.T) {
 		if got, err := en.eng.Reservation(ctx, r1.ID); err != nil || got.Status != stockade.Expired {
 			t.Errorf("reservation after its expiry = %+v, %v: want reported expired", got, err)
 		}
-		_, err := en.eng.Confirm(ctx, r1.ID)
+		_, err := en.eng.Confirm(ctx, r1.ID, nil)
 		wantCode(t, err, stockade.EReservationExpired)
 		if l := en.level("tee", "w1"); l.Reserved != 0 {
 			t.Errorf("reserved after confirming a lapsed hold = %d, want 0", l.Reserved)
 		}
-		_, err = en.eng.Confirm(ctx, r1.ID)
+		_, err = en.eng.Confirm(ctx, r1.ID, nil)
 		wantCode(t, err, stockade.EReservationExpired)
 
 		// A lapsed hold never blocks a sale: the sale expires it.
 		r2 := reserve(5, time.Minute)
-		_, err = en.eng.Checkout(ctx, lines(line("tee", 1, "")))
+		_, err = en.eng.Checkout(ctx, lines(line("tee", 1, "")), nil)
 		wantCode(t, err, stockade.EInsufficientStock)
 		en.clock.Advance(2 * time.Minute)
-		r, err := en.eng.Reserve(ctx, lines(line("tee", 5, "w1")))
+		r, err := en.eng.Reserve(ctx, lines(line("tee", 5, "w1")), nil)
 		if err != nil {
 			t.Fatalf("reserving stock held by a lapsed hold: %v", err)
 		}
 		if got := en.kinds(r2.ID); got != "reserve,expire" {
 			t.Errorf("ledger of the lapsed hold: %s", got)
 		}
-		if _, err := en.eng.Release(ctx, r.ID); err != nil {
+		if _, err := en.eng.Release(ctx, r.ID, nil); err != nil {
 			t.Fatal(err)
 		}
 
@@ -210,12 +210,12 @@ func TestExpiry(t *testing.T) {
 		if got := en.counters("tee", "w1"); got != [3]int64{5, 2, 0} {
 			t.Errorf("counters after one expiry = %v", got)
 		}
-		if got, err := en.eng.Release(ctx, r3.ID); err != nil || got.Status != stockade.Expired {
+		if got, err := en.eng.Release(ctx, r3.ID, nil); err != nil || got.Status != stockade.Expired {
 			t.Errorf("release of an expired hold = %+v, %v: want it unchanged", got, err)
 		}
 		en.clock.Advance(time.Minute)
 		// Releasing a lapsed hold expires it.
-		if got, err := en.eng.Release(ctx, r4.ID); err != nil || got.Status != stockade.Expired {
+		if got, err := en.eng.Release(ctx, r4.ID, nil); err != nil || got.Status != stockade.Expired {
 			t.Errorf("release of a lapsed hold = %+v, %v: want it expired", got, err)
 		}
 		if n, err := en.eng.Sweep(ctx); err != nil || n != 0 {
@@ -244,7 +244,7 @@ func TestSweepers(t *testing.T) {
 			var ids []string
 			for i := range 60 {
 				r, err := en.eng.Reserve(ctx, stockade.ReserveRequest{Lines: []stockade.Line{line("tee", 1, "w1"), line("tee", 1, "w2")},
-					TTL: time.Duration(1+i) * time.Second})
+					TTL: time.Duration(1+i) * time.Second}, nil)
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -267,7 +267,7 @@ func TestSweepers(t *testing.T) {
 			}
 			for range 4 {
 				wg.Go(func() {
-					if _, err := en.eng.Checkout(ctx, lines(line("tee", 20, "w1"))); err != nil {
+					if _, err := en.eng.Checkout(ctx, lines(line("tee", 20, "w1")), nil); err != nil {
 						t.Error(err)
 					}
 				})
@@ -292,33 +292,33 @@ func TestSetStock(t *testing.T) {
 		ctx := t.Context()
 		k := stockade.Key{SKU: "tee", Location: "w1"}
 		en.location("w1", 0, 0)
-		l, err := en.eng.SetStock(ctx, k, 5, ptr[int64](0)) // create only if missing
+		l, err := en.eng.SetStock(ctx, k, 5, ptr[int64](0), nil) // create only if missing
 		if err != nil || l.OnHand != 5 {
 			t.Fatalf("set = %+v, %v", l, err)
 		}
-		_, err = en.eng.SetStock(ctx, k, 6, ptr[int64](0))
+		_, err = en.eng.SetStock(ctx, k, 6, ptr[int64](0), nil)
 		wantCode(t, err, stockade.EVersionConflict)
-		_, err = en.eng.SetStock(ctx, k, 6, ptr(l.Version+1))
+		_, err = en.eng.SetStock(ctx, k, 6, ptr(l.Version+1), nil)
 		wantCode(t, err, stockade.EVersionConflict)
-		if l, err = en.eng.SetStock(ctx, k, 8, ptr(l.Version)); err != nil || l.OnHand != 8 {
+		if l, err = en.eng.SetStock(ctx, k, 8, ptr(l.Version), nil); err != nil || l.OnHand != 8 {
 			t.Fatalf("compare-and-set = %+v, %v", l, err)
 		}
-		if _, err := en.eng.Reserve(ctx, lines(line("tee", 3, "w1"))); err != nil {
+		if _, err := en.eng.Reserve(ctx, lines(line("tee", 3, "w1")), nil); err != nil {
 			t.Fatal(err)
 		}
-		_, err = en.eng.SetStock(ctx, k, 2, nil)
+		_, err = en.eng.SetStock(ctx, k, 2, nil, nil)
 		wantCode(t, err, stockade.EInsufficientStock)
-		if l, err = en.eng.SetStock(ctx, k, 3, nil); err != nil || l.Available() != 0 {
+		if l, err = en.eng.SetStock(ctx, k, 3, nil, nil); err != nil || l.Available() != 0 {
 			t.Fatalf("set to what is reserved = %+v, %v", l, err)
 		}
-		if l, err = en.eng.AdjustStock(ctx, k, 4, "delivery"); err != nil || l.OnHand != 7 {
+		if l, err = en.eng.AdjustStock(ctx, k, 4, "delivery", nil); err != nil || l.OnHand != 7 {
 			t.Fatalf("adjust = %+v, %v", l, err)
 		}
-		_, err = en.eng.AdjustStock(ctx, k, -5, "shrinkage")
+		_, err = en.eng.AdjustStock(ctx, k, -5, "shrinkage", nil)
 		wantCode(t, err, stockade.EInsufficientStock)
-		_, err = en.eng.AdjustStock(ctx, k, -8, "shrinkage")
+		_, err = en.eng.AdjustStock(ctx, k, -8, "shrinkage", nil)
 		wantCode(t, err, stockade.EInsufficientStock)
-		if l, err = en.eng.AdjustStock(ctx, stockade.Key{SKU: "cap", Location: "w1"}, 2, "first delivery"); err != nil || l.OnHand != 2 {
+		if l, err = en.eng.AdjustStock(ctx, stockade.Key{SKU: "cap", Location: "w1"}, 2, "first delivery", nil); err != nil || l.OnHand != 2 {
 			t.Fatalf("adjust creating a level = %+v, %v", l, err)
 		}
 		page, err := en.eng.Movements(ctx, stockade.MovementQuery{SKU: "tee", Location: "w1"})
@@ -386,13 +386,13 @@ func TestValidation(t *testing.T) {
 		before := en.state()
 		for _, tc := range reqs {
 			t.Run(tc.name, func(t *testing.T) {
-				_, err := en.eng.Reserve(ctx, tc.req)
+				_, err := en.eng.Reserve(ctx, tc.req, nil)
 				wantCode(t, err, tc.code)
 				if stockade.ErrorMessage(err) == "" {
 					t.Errorf("refusal without a reason")
 				}
 				if tc.req.TTL == 0 { // Checkout ignores the TTL
-					_, err = en.eng.Checkout(ctx, tc.req)
+					_, err = en.eng.Checkout(ctx, tc.req, nil)
 					wantCode(t, err, tc.code)
 				}
 			})
@@ -403,31 +403,34 @@ func TestValidation(t *testing.T) {
 			call func() error
 			code string
 		}{
-			{"set negative", func() error { _, err := en.eng.SetStock(ctx, k, -1, nil); return err }, stockade.EInvalid},
-			{"set huge", func() error { _, err := en.eng.SetStock(ctx, k, stockade.MaxQuantity+1, nil); return err }, stockade.EInvalid},
+			{"set negative", func() error { _, err := en.eng.SetStock(ctx, k, -1, nil, nil); return err }, stockade.EInvalid},
+			{"set huge", func() error { _, err := en.eng.SetStock(ctx, k, stockade.MaxQuantity+1, nil, nil); return err }, stockade.EInvalid},
 			{"set at unknown location", func() error {
-				_, err := en.eng.SetStock(ctx, stockade.Key{SKU: "tee", Location: "nowhere"}, 1, nil)
+				_, err := en.eng.SetStock(ctx, stockade.Key{SKU: "tee", Location: "nowhere"}, 1, nil, nil)
 				return err
 			}, stockade.ENotFound},
-			{"set with empty sku", func() error { _, err := en.eng.SetStock(ctx, stockade.Key{Location: "w1"}, 1, nil); return err }, stockade.EInvalid},
-			{"adjust by zero", func() error { _, err := en.eng.AdjustStock(ctx, k, 0, "count"); return err }, stockade.EInvalid},
-			{"adjust without reason", func() error { _, err := en.eng.AdjustStock(ctx, k, 1, ""); return err }, stockade.EInvalid},
-			{"adjust below zero", func() error { _, err := en.eng.AdjustStock(ctx, k, -6, "count"); return err }, stockade.EInsufficientStock},
+			{"set with empty sku", func() error { _, err := en.eng.SetStock(ctx, stockade.Key{Location: "w1"}, 1, nil, nil); return err }, stockade.EInvalid},
+			{"adjust by zero", func() error { _, err := en.eng.AdjustStock(ctx, k, 0, "count", nil); return err }, stockade.EInvalid},
+			{"adjust without reason", func() error { _, err := en.eng.AdjustStock(ctx, k, 1, "", nil); return err }, stockade.EInvalid},
+			{"adjust below zero", func() error { _, err := en.eng.AdjustStock(ctx, k, -6, "count", nil); return err }, stockade.EInsufficientStock},
 			{"adjust a missing level down", func() error {
-				_, err := en.eng.AdjustStock(ctx, stockade.Key{SKU: "tee", Location: "w2"}, -1, "count")
+				_, err := en.eng.AdjustStock(ctx, stockade.Key{SKU: "tee", Location: "w2"}, -1, "count", nil)
 				return err
 			}, stockade.EInsufficientStock},
 			{"adjust at unknown location", func() error {
-				_, err := en.eng.AdjustStock(ctx, stockade.Key{SKU: "tee", Location: "nowhere"}, 1, "count")
+				_, err := en.eng.AdjustStock(ctx, stockade.Key{SKU: "tee", Location: "nowhere"}, 1, "count", nil)
 				return err
 			}, stockade.ENotFound},
-			{"location without id", func() error { _, err := en.eng.PutLocation(ctx, stockade.Location{Name: "x"}); return err }, stockade.EInvalid},
-			{"location off the map", func() error { _, err := en.eng.PutLocation(ctx, stockade.Location{ID: "w9", Lat: 100}); return err }, stockade.EInvalid},
-			{"confirm unknown", func() error { _, err := en.eng.Confirm(ctx, "res_nope"); return err }, stockade.ENotFound},
-			{"confirm empty id", func() error { _, err := en.eng.Confirm(ctx, ""); return err }, stockade.EInvalid},
-			{"release unknown", func() error { _, err := en.eng.Release(ctx, "res_nope"); return err }, stockade.ENotFound},
-			{"cancel unknown", func() error { _, err := en.eng.CancelOrder(ctx, "ord_nope"); return err }, stockade.ENotFound},
-			{"fulfill unknown", func() error { _, err := en.eng.FulfillOrder(ctx, "ord_nope"); return err }, stockade.ENotFound},
+			{"location without id", func() error { _, err := en.eng.PutLocation(ctx, stockade.Location{Name: "x"}, nil); return err }, stockade.EInvalid},
+			{"location off the map", func() error {
+				_, err := en.eng.PutLocation(ctx, stockade.Location{ID: "w9", Lat: 100}, nil)
+				return err
+			}, stockade.EInvalid},
+			{"confirm unknown", func() error { _, err := en.eng.Confirm(ctx, "res_nope", nil); return err }, stockade.ENotFound},
+			{"confirm empty id", func() error { _, err := en.eng.Confirm(ctx, "", nil); return err }, stockade.EInvalid},
+			{"release unknown", func() error { _, err := en.eng.Release(ctx, "res_nope", nil); return err }, stockade.ENotFound},
+			{"cancel unknown", func() error { _, err := en.eng.CancelOrder(ctx, "ord_nope", nil); return err }, stockade.ENotFound},
+			{"fulfill unknown", func() error { _, err := en.eng.FulfillOrder(ctx, "ord_nope", nil); return err }, stockade.ENotFound},
 			{"reservation unknown", func() error { _, err := en.eng.Reservation(ctx, "res_nope"); return err }, stockade.ENotFound},
 			{"order unknown", func() error { _, err := en.eng.Order(ctx, "ord_nope"); return err }, stockade.ENotFound},
 			{"stock of unknown sku", func() error { _, err := en.eng.Stock(ctx, "ghost"); return err }, stockade.ENotFound},

@@ -1,10 +1,8 @@
 package engine_test
 
 import (
-	"bytes"
-	"context"
-	"encoding/json"
 	"errors"
+	"reflect"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -14,33 +12,8 @@ import (
 	"github.com/stockade/stockade/engine"
 )
 
-// render is a stand-in for the HTTP layer's rendering of a result.
-func render(v any, err error) (int, []byte) {
-	if err != nil {
-		b, _ := json.Marshal(map[string]string{"code": stockade.ErrorCode(err), "detail": stockade.ErrorMessage(err)})
-		if stockade.ErrorCode(err) == stockade.EInsufficientStock {
-			return 409, b
-		}
-		return 400, b
-	}
-	b, _ := json.Marshal(v)
-	return 201, b
-}
-
-func withKey(ctx context.Context, key, hash string) context.Context {
-	return stockade.WithIdempotency(ctx, &stockade.Idempotent{Key: key, RequestHash: hash, Render: render})
-}
-
-// wantReplay fails the test unless err is a replay of status and body.
-func wantReplay(t *testing.T, err error, status int, body []byte) {
-	t.Helper()
-	r, ok := errors.AsType[*stockade.Replay](err)
-	if !ok {
-		t.Fatalf("error %v, want a replay", err)
-	}
-	if r.Status != status || !bytes.Equal(r.Body, body) {
-		t.Errorf("replay %d %s, want %d %s", r.Status, r.Body, status, body)
-	}
+func key(k, fingerprint string) *stockade.Idempotency {
+	return &stockade.Idempotency{Key: k, Fingerprint: fingerprint}
 }
 
 // checkouts counts the checkout rows of the ledger.
@@ -59,12 +32,12 @@ func (en *env) checkouts() int {
 	return n
 }
 
-// TestIdempotency runs under the atomic strategy, where each call is its
-// own transaction, and under batch, where a call's result or refusal is
-// stored in the commit of a batch of calls.
+// TestIdempotency runs under every strategy: each call's result is stored
+// in the transaction that commits its effect, which under batch decides a
+// batch of calls.
 func TestIdempotency(t *testing.T) {
 	for _, b := range backends {
-		for _, strategy := range []string{engine.Atomic, engine.Batch} {
+		for _, strategy := range engine.Strategies() {
 			t.Run(b.name+"/"+strategy, func(t *testing.T) { testIdempotency(t, b, strategy) })
 		}
 	}
@@ -79,64 +52,62 @@ func testIdempotency(t *testing.T, b backend, strategy string) {
 	req := lines(line("tee", 1, ""))
 
 	t.Run("replay", func(t *testing.T) {
-		o, err := en.eng.Checkout(withKey(ctx, "k1", "h1"), req)
+		first := key("k1", "h1")
+		o, err := en.eng.Checkout(ctx, req, first)
 		if err != nil {
 			t.Fatal(err)
 		}
-		body, _ := json.Marshal(o)
+		if first.Replayed {
+			t.Error("the first call is marked replayed")
+		}
 		before := en.checkouts()
-		_, err = en.eng.Checkout(withKey(ctx, "k1", "h1"), req)
-		wantReplay(t, err, 201, body)
-		if got := en.checkouts(); got != before {
-			t.Errorf("the replay ran the checkout again: %d checkouts, then %d", before, got)
+		again := key("k1", "h1")
+		got, err := en.eng.Checkout(ctx, req, again)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !again.Replayed {
+			t.Error("the second call is not marked replayed")
+		}
+		if !reflect.DeepEqual(got, o) {
+			t.Errorf("replay = %+v\nwant the first result %+v", got, o)
+		}
+		if n := en.checkouts(); n != before {
+			t.Errorf("the replay ran the checkout again: %d checkouts, then %d", before, n)
 		}
 	})
 
 	t.Run("mismatch", func(t *testing.T) {
-		_, err := en.eng.Checkout(withKey(ctx, "k1", "h2"), req)
+		_, err := en.eng.Checkout(ctx, req, key("k1", "h2"))
+		wantCode(t, err, stockade.EIdempotencyMismatch)
+		_, err = en.eng.Reserve(ctx, req, key("k1", "h1")) // another operation
 		wantCode(t, err, stockade.EIdempotencyMismatch)
 	})
 
-	t.Run("refusal replays", func(t *testing.T) {
+	t.Run("a refusal is not stored", func(t *testing.T) {
 		big := lines(line("tee", 100, ""))
-		_, err := en.eng.Checkout(withKey(ctx, "k2", "h"), big)
+		_, err := en.eng.Checkout(ctx, big, key("k2", "h"))
 		wantCode(t, err, stockade.EInsufficientStock)
-		_, body := render(nil, err)
-		if _, err := en.eng.AdjustStock(ctx, stockade.Key{SKU: "tee", Location: "w1"}, 200, "restock"); err != nil {
+		if _, err := en.eng.AdjustStock(ctx, stockade.Key{SKU: "tee", Location: "w1"}, 200, "restock", nil); err != nil {
 			t.Fatal(err)
 		}
-		_, err = en.eng.Checkout(withKey(ctx, "k2", "h"), big)
-		wantReplay(t, err, 409, body)
+		before := en.checkouts()
+		retry := key("k2", "h")
+		o, err := en.eng.Checkout(ctx, big, retry)
+		if err != nil || retry.Replayed {
+			t.Fatalf("retry after the restock: %v (replayed %v), want a fresh checkout", err, retry.Replayed)
+		}
+		again := key("k2", "h")
+		if got, err := en.eng.Checkout(ctx, big, again); err != nil || !again.Replayed || got.ID != o.ID {
+			t.Errorf("third call: %s %v (replayed %v), want a replay of %s", got.ID, err, again.Replayed, o.ID)
+		}
+		if n := en.checkouts(); n != before+1 {
+			t.Errorf("%d checkouts, want %d", n, before+1)
+		}
 	})
 
-	t.Run("in flight", func(t *testing.T) {
-		err := h.Store.Update(ctx, func(tx stockade.Tx) error {
-			return tx.PutIdempotency(ctx, stockade.Idempotency{Key: "k3", RequestHash: "h",
-				State: stockade.InFlight, CreatedAt: en.clock.Now()})
-		})
-		if err != nil {
-			t.Fatal(err)
-		}
-		_, err = en.eng.Checkout(withKey(ctx, "k3", "h"), req)
-		wantCode(t, err, stockade.EIdempotencyInFlight)
-		en.clock.Advance(61 * time.Second) // the first request died: take over
-		o, err := en.eng.Checkout(withKey(ctx, "k3", "h"), req)
-		if err != nil {
-			t.Fatalf("taking over a stale claim: %v", err)
-		}
-		body, _ := json.Marshal(o)
-		_, err = en.eng.Checkout(withKey(ctx, "k3", "h"), req)
-		wantReplay(t, err, 201, body)
-	})
-
-	// A call claims its key in a transaction of its own, except under
-	// batch, whose transaction is the whole call.
-	claims := strategy != engine.Batch
 	t.Run("failure frees the key", func(t *testing.T) {
-		fail := h.n.Load() + 1 // the checkout
-		if claims {
-			fail++ // after the claim
-		}
+		fail := h.n.Load() + 1 // the checkout's one transaction
 		h.before = func(n int64) error {
 			if n == fail {
 				return errBoom
@@ -145,80 +116,77 @@ func testIdempotency(t *testing.T, b backend, strategy string) {
 		}
 		defer func() { h.before = nil }()
 		before := en.checkouts()
-		_, err := en.eng.Checkout(withKey(ctx, "k4", "h"), req)
+		_, err := en.eng.Checkout(ctx, req, key("k4", "h"))
 		if !errors.Is(err, errBoom) || stockade.ErrorCode(err) != stockade.EInternal {
 			t.Fatalf("error %v, want the injected internal error", err)
 		}
-		if _, err := en.eng.Checkout(withKey(ctx, "k4", "h"), req); err != nil {
-			t.Fatalf("retry after an internal error: %v", err)
+		retry := key("k4", "h")
+		if _, err := en.eng.Checkout(ctx, req, retry); err != nil || retry.Replayed {
+			t.Fatalf("retry after an internal error: %v (replayed %v)", err, retry.Replayed)
 		}
 		if got := en.checkouts(); got != before+1 {
 			t.Errorf("%d checkouts, want %d", got, before+1)
 		}
 	})
 
-	// Under batch there is no claim to take over: the batch holds the key
-	// from reading its record to committing the result.
-	if claims {
-		t.Run("taken over while running", func(t *testing.T) {
-			steal := h.n.Load() + 2
-			h.before = func(n int64) error {
-				if n != steal {
-					return nil
-				}
-				return h.Store.Update(ctx, func(tx stockade.Tx) error {
-					return tx.PutIdempotency(ctx, stockade.Idempotency{Key: "k5", RequestHash: "h",
-						State: stockade.InFlight, Body: []byte("another"), CreatedAt: en.clock.Now()})
-				})
-			}
-			defer func() { h.before = nil }()
-			before := en.checkouts()
-			_, err := en.eng.Checkout(withKey(ctx, "k5", "h"), req)
-			wantCode(t, err, stockade.EIdempotencyInFlight)
-			if got := en.checkouts(); got != before {
-				t.Errorf("a call whose claim was taken over checked out")
-			}
-		})
-	}
-
 	t.Run("concurrent", func(t *testing.T) {
 		before := en.checkouts()
-		var ok, replayed, inFlight atomic.Int64
+		var ran, replayed atomic.Int64
+		ids := make([]string, 16)
 		var wg sync.WaitGroup
-		for range 16 {
+		for i := range ids {
 			wg.Go(func() {
-				_, err := en.eng.Checkout(withKey(ctx, "k6", "h"), req)
-				_, replay := errors.AsType[*stockade.Replay](err)
+				idem := key("k6", "h")
+				o, err := en.eng.Checkout(ctx, req, idem)
 				switch {
-				case err == nil:
-					ok.Add(1)
-				case replay:
-					replayed.Add(1)
-				case stockade.ErrorCode(err) == stockade.EIdempotencyInFlight:
-					inFlight.Add(1)
-				default:
+				case err != nil:
 					t.Error(err)
+				case idem.Replayed:
+					replayed.Add(1)
+				default:
+					ran.Add(1)
 				}
+				ids[i] = o.ID
 			})
 		}
 		wg.Wait()
-		t.Logf("%d ran, %d replayed, %d refused as in flight", ok.Load(), replayed.Load(), inFlight.Load())
-		if ok.Load() != 1 || en.checkouts() != before+1 {
-			t.Errorf("%d calls ran and %d checkouts were made, want 1", ok.Load(), en.checkouts()-before)
+		if ran.Load() != 1 || replayed.Load() != int64(len(ids)-1) || en.checkouts() != before+1 {
+			t.Errorf("%d calls ran, %d replayed, %d checkouts made; want 1, %d, 1",
+				ran.Load(), replayed.Load(), en.checkouts()-before, len(ids)-1)
+		}
+		for _, id := range ids {
+			if id != ids[0] {
+				t.Errorf("calls with one key answered with orders %s and %s", ids[0], id)
+			}
 		}
 	})
 
-	t.Run("confirm of a lapsed hold replays its refusal", func(t *testing.T) {
-		r, err := en.eng.Reserve(ctx, stockade.ReserveRequest{Lines: req.Lines, TTL: time.Second})
+	t.Run("confirm of a lapsed hold stores nothing", func(t *testing.T) {
+		r, err := en.eng.Reserve(ctx, stockade.ReserveRequest{Lines: req.Lines, TTL: time.Second}, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
 		en.clock.Advance(2 * time.Second)
-		_, err = en.eng.Confirm(withKey(ctx, "k7", "h"), r.ID)
+		_, err = en.eng.Confirm(ctx, r.ID, key("k7", "h"))
 		wantCode(t, err, stockade.EReservationExpired)
-		_, body := render(nil, err)
-		_, err = en.eng.Confirm(withKey(ctx, "k7", "h"), r.ID)
-		wantReplay(t, err, 400, body)
+		if got, err := en.eng.Reservation(ctx, r.ID); err != nil || got.Status != stockade.Expired {
+			t.Errorf("after the confirm: %s %v, want expired", got.Status, err)
+		}
+		_, err = en.eng.Confirm(ctx, r.ID, key("k7", "h"))
+		wantCode(t, err, stockade.EReservationExpired)
+	})
+
+	t.Run("a key is free again after its retention", func(t *testing.T) {
+		o, err := en.eng.Checkout(ctx, req, key("k8", "h"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		en.clock.Advance(25 * time.Hour)
+		later := key("k8", "h")
+		o2, err := en.eng.Checkout(ctx, req, later)
+		if err != nil || later.Replayed || o2.ID == o.ID {
+			t.Errorf("a day later: %s %v (replayed %v), want a new order", o2.ID, err, later.Replayed)
+		}
 	})
 	en.balanced()
 }

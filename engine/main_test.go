@@ -162,7 +162,7 @@ func forEach(t *testing.T, fn func(t *testing.T, en *env)) {
 // location creates a location at (lat, lon).
 func (en *env) location(id string, lat, lon float64) {
 	en.t.Helper()
-	if _, err := en.eng.PutLocation(en.t.Context(), stockade.Location{ID: id, Name: "Warehouse " + id, Lat: lat, Lon: lon}); err != nil {
+	if _, err := en.eng.PutLocation(en.t.Context(), stockade.Location{ID: id, Name: "Warehouse " + id, Lat: lat, Lon: lon}, nil); err != nil {
 		en.t.Fatal(err)
 	}
 }
@@ -170,7 +170,7 @@ func (en *env) location(id string, lat, lon float64) {
 // stock sets sku's on hand at loc.
 func (en *env) stock(sku, loc string, onHand int64) {
 	en.t.Helper()
-	if _, err := en.eng.SetStock(en.t.Context(), stockade.Key{SKU: sku, Location: loc}, onHand, nil); err != nil {
+	if _, err := en.eng.SetStock(en.t.Context(), stockade.Key{SKU: sku, Location: loc}, onHand, nil, nil); err != nil {
 		en.t.Fatal(err)
 	}
 }

@@ -42,9 +42,9 @@ func TestFlashSale(t *testing.T) {
 				}
 				var err error
 				if i%3 == 0 {
-					_, err = en.eng.Checkout(ctx, req)
+					_, err = en.eng.Checkout(ctx, req, nil)
 				} else {
-					_, err = en.eng.Reserve(ctx, req)
+					_, err = en.eng.Reserve(ctx, req, nil)
 				}
 				switch stockade.ErrorCode(err) {
 				case "":
@@ -124,11 +124,11 @@ func TestCarts(t *testing.T) {
 				var err error
 				if i%2 == 0 {
 					var o stockade.Order
-					o, err = en.eng.Checkout(ctx, req)
+					o, err = en.eng.Checkout(ctx, req, nil)
 					allocs = o.Allocations
 				} else {
 					var r stockade.Reservation
-					r, err = en.eng.Reserve(ctx, req)
+					r, err = en.eng.Reserve(ctx, req, nil)
 					allocs = r.Allocations
 				}
 				mu.Lock()
@@ -223,9 +223,9 @@ func TestInstances(t *testing.T) {
 					eng := engines[i%instances].eng
 					var err error
 					if i%2 == 0 {
-						_, err = eng.Checkout(ctx, lines(line("hot", 1, "")))
+						_, err = eng.Checkout(ctx, lines(line("hot", 1, "")), nil)
 					} else {
-						_, err = eng.Reserve(ctx, lines(line("hot", 1, "w1")))
+						_, err = eng.Reserve(ctx, lines(line("hot", 1, "w1")), nil)
 					}
 					switch stockade.ErrorCode(err) {
 					case "":
@@ -276,7 +276,7 @@ func TestBatchConfirmsAcrossInstances(t *testing.T) {
 			ttl = time.Second // lapses below
 		}
 		r, err := a.eng.Reserve(ctx, stockade.ReserveRequest{Lines: []stockade.Line{
-			line(fmt.Sprintf("s%d", 1+i%3), 1, ""), line(fmt.Sprintf("s%d", 1+(i+1)%3), 1, "")}, TTL: ttl})
+			line(fmt.Sprintf("s%d", 1+i%3), 1, ""), line(fmt.Sprintf("s%d", 1+(i+1)%3), 1, "")}, TTL: ttl}, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -293,7 +293,7 @@ func TestBatchConfirmsAcrossInstances(t *testing.T) {
 	for i, r := range holds {
 		for _, en := range []*env{a, b} { // every hold confirmed on both
 			wg.Go(func() {
-				o, err := en.eng.Confirm(ctx, r.ID)
+				o, err := en.eng.Confirm(ctx, r.ID, nil)
 				lapsed := i%2 == 0
 				switch code := stockade.ErrorCode(err); {
 				case lapsed && code == stockade.EReservationExpired:
@@ -310,7 +310,7 @@ func TestBatchConfirmsAcrossInstances(t *testing.T) {
 			})
 		}
 		wg.Go(func() {
-			if _, err := b.eng.Checkout(ctx, lines(line(fmt.Sprintf("s%d", 1+i%3), 1, ""))); err != nil {
+			if _, err := b.eng.Checkout(ctx, lines(line(fmt.Sprintf("s%d", 1+i%3), 1, "")), nil); err != nil {
 				t.Errorf("checkout: %v", err)
 			}
 		})

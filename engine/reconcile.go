@@ -56,7 +56,7 @@ func balanced(counters, ledger, records stockade.Delta) bool {
 // reservations and of committed orders). It reports every level that
 // does not balance, and changes nothing.
 func (e *Engine) Reconcile(ctx context.Context) (Report, error) {
-	return run(e, ctx, "reconcile", false, func(ctx context.Context, c *call) (Report, error) {
+	return run(e, ctx, "reconcile", nil, func(ctx context.Context, c *call) (Report, error) {
 		var (
 			levels          []stockade.Level
 			ledger, records map[stockade.Key]stockade.Delta

@@ -3,6 +3,7 @@ package engine
 import (
 	"context"
 	"fmt"
+	"maps"
 	"slices"
 	"time"
 
@@ -12,8 +13,8 @@ import (
 
 // Reserve implements stockade.Service: it holds stock for every line or
 // for none, allocated as the package documentation describes.
-func (e *Engine) Reserve(ctx context.Context, req stockade.ReserveRequest) (stockade.Reservation, error) {
-	return run(e, ctx, "reserve", true, func(ctx context.Context, c *call) (stockade.Reservation, error) {
+func (e *Engine) Reserve(ctx context.Context, req stockade.ReserveRequest, idem *stockade.Idempotency) (stockade.Reservation, error) {
+	return run(e, ctx, "reserve", idem, func(ctx context.Context, c *call) (stockade.Reservation, error) {
 		r, err := e.checkRequest(req, false)
 		if err != nil {
 			return stockade.Reservation{}, err
@@ -23,27 +24,22 @@ func (e *Engine) Reserve(ctx context.Context, req stockade.ReserveRequest) (stoc
 			return o.res, err
 		}
 		var res stockade.Reservation
-		err = c.placeRetried(ctx, r, func(ctx context.Context, tx stockade.Tx, fences map[string]uint64) error {
-			now := e.now()
-			res = stockade.Reservation{
-				ID:        newID("res"),
-				Status:    stockade.Held,
-				CreatedAt: now,
-				ExpiresAt: now.Add(r.ttl),
-				Lines:     r.lines,
-			}
-			allocs, write, err := e.place(ctx, tx, r, res.ID, false, fences, now)
-			if err != nil {
-				return err
-			}
-			res.Allocations = allocs
-			if err := tx.InsertReservations(ctx, res); err != nil {
-				return err
-			}
-			if err := c.done(ctx, tx, res); err != nil {
-				return err
-			}
-			return write()
+		err = c.placeRetried(ctx, r, func(ctx context.Context, tx stockade.Tx, fences map[string]uint64) (err error) {
+			res, err = once(ctx, c, tx, func() (stockade.Reservation, error) {
+				now := e.now()
+				p, allocs, err := e.place(ctx, tx, r, now)
+				if err != nil {
+					return stockade.Reservation{}, err
+				}
+				res := stockade.Reservation{ID: newID("res"), Status: stockade.Held, CreatedAt: now,
+					ExpiresAt: now.Add(r.ttl), Lines: r.lines, Allocations: allocs}
+				return res, e.commit(ctx, tx, p, writes{
+					reservations: []stockade.Reservation{res},
+					movements:    movements(allocs, stockade.MoveReserve, res.ID, "", now),
+					fences:       fences,
+				})
+			})
+			return err
 		})
 		if err != nil {
 			return stockade.Reservation{}, err
@@ -54,8 +50,8 @@ func (e *Engine) Reserve(ctx context.Context, req stockade.ReserveRequest) (stoc
 
 // Checkout implements stockade.Service: reserve and confirm in one
 // transaction, available → committed, without a reservation.
-func (e *Engine) Checkout(ctx context.Context, req stockade.ReserveRequest) (stockade.Order, error) {
-	return run(e, ctx, "checkout", true, func(ctx context.Context, c *call) (stockade.Order, error) {
+func (e *Engine) Checkout(ctx context.Context, req stockade.ReserveRequest, idem *stockade.Idempotency) (stockade.Order, error) {
+	return run(e, ctx, "checkout", idem, func(ctx context.Context, c *call) (stockade.Order, error) {
 		r, err := e.checkRequest(req, true)
 		if err != nil {
 			return stockade.Order{}, err
@@ -65,21 +61,21 @@ func (e *Engine) Checkout(ctx context.Context, req stockade.ReserveRequest) (sto
 			return out.ord, err
 		}
 		var o stockade.Order
-		err = c.placeRetried(ctx, r, func(ctx context.Context, tx stockade.Tx, fences map[string]uint64) error {
-			now := e.now()
-			o = stockade.Order{ID: newID("ord"), Status: stockade.Committed, CreatedAt: now, Lines: r.lines}
-			allocs, write, err := e.place(ctx, tx, r, o.ID, true, fences, now)
-			if err != nil {
-				return err
-			}
-			o.Allocations = allocs
-			if err := tx.InsertOrders(ctx, o); err != nil {
-				return err
-			}
-			if err := c.done(ctx, tx, o); err != nil {
-				return err
-			}
-			return write()
+		err = c.placeRetried(ctx, r, func(ctx context.Context, tx stockade.Tx, fences map[string]uint64) (err error) {
+			o, err = once(ctx, c, tx, func() (stockade.Order, error) {
+				now := e.now()
+				p, allocs, err := e.place(ctx, tx, r, now)
+				if err != nil {
+					return stockade.Order{}, err
+				}
+				o := stockade.Order{ID: newID("ord"), Status: stockade.Committed, CreatedAt: now, Lines: r.lines, Allocations: allocs}
+				return o, e.commit(ctx, tx, p, writes{
+					orders:    []stockade.Order{o},
+					movements: movements(allocs, stockade.MoveCheckout, o.ID, "", now),
+					fences:    fences,
+				})
+			})
+			return err
 		})
 		if err != nil {
 			return stockade.Order{}, err
@@ -233,137 +229,239 @@ func (v *levelsView) refresh(ctx context.Context, tx stockade.Tx, keys []stockad
 	return nil
 }
 
-// place allocates r inside tx: available → reserved (or → committed, for
-// a checkout), with the ledger rows under ref. It first finds the held
-// reservations on those levels that lapsed before now and expires them in
-// the same writes, so that they never block the request.
-//
-// It writes the ledger rows at once and returns write, which writes the
-// levels: the caller inserts its reservation or order first and calls
-// write last, so the hot rows are locked (from their UPDATE to the commit)
-// for as short a time as the transaction allows.
-//
-// Every level write goes through UpdateLevel, one per level, in key order.
-// How the allocation is made safe depends on the strategy: see the package
-// documentation. A write refused because its level changed since it was
-// read (or, under Lock, because a newer fence is on it) is a conflict: the
-// whole transaction is retried and allocates from a fresh read. The
-// request is refused only when an allocation made from what was read
-// cannot be met.
-func (e *Engine) place(ctx context.Context, tx stockade.Tx, r *request, ref string, checkout bool, fences map[string]uint64, now time.Time) (allocs []stockade.Allocation, write func() error, err error) {
+// plan is what a transaction that allocates stock reads and decides
+// before it writes: the levels its requests may draw on, the lapsed holds
+// on them, which it expires on the way so that they never block a sale,
+// the levels it may write, and the stock left to allocate. A Reserve or
+// Checkout makes one (place), and so does a batch of them (decide); both
+// write through commit.
+type plan struct {
+	*levelsView
+	now time.Time
+	// lapsed are the held reservations to expire: those on the levels
+	// that lapsed before now, and lapsed ones the caller is confirming.
+	lapsed []stockade.Reservation
+	// targets are the reservations that the batch confirms, by id, as
+	// read (locked) in the transaction; one that lapsed has status Expired
+	// and is among lapsed.
+	targets map[string]stockade.Reservation
+	// touched is every level the transaction may write, in key order.
+	touched []stockade.Key
+	// locked: the levels in touched are row-locked, taken in key order,
+	// so their writes cannot conflict and go in one statement.
+	locked bool
+	// stock is what allocations draw on: each level's available units
+	// plus those its lapsed holds give back, less what is allocated.
+	stock stockView
+}
+
+// plan reads, in tx, what the requests in r may draw on, finds and locks
+// the lapsed holds on it, and reads and locks the reservations named by
+// confirm (for a batch; they are read after the lapsed holds, in id
+// order). It then takes the locks that the engine's mode takes before
+// deciding (row locks, or advisory locks, on every level touched, in key
+// order; none for atomic, optimistic and lock, which check at write time)
+// and computes the stock to allocate from what it read under them.
+func (e *Engine) plan(ctx context.Context, tx stockade.Tx, r *request, confirm []string, now time.Time) (*plan, error) {
 	v, err := e.read(ctx, tx, r)
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
-	lapsed, err := e.lapsed(ctx, tx, v, now)
-	if err != nil {
-		return nil, nil, err
+	p := &plan{levelsView: v, now: now}
+	if p.lapsed, err = e.lapsed(ctx, tx, v, now); err != nil {
+		return nil, err
 	}
-	freed := map[stockade.Key]int64{} // reserved that lapsed holds give back
-	for _, res := range lapsed {
+	if p.targets, err = confirmTargets(ctx, tx, confirm); err != nil {
+		return nil, err
+	}
+	var writes []stockade.Key
+	for _, id := range slices.Sorted(maps.Keys(p.targets)) {
+		t := p.targets[id]
+		for _, a := range t.Allocations {
+			writes = append(writes, a.Key())
+		}
+		if t.Status != stockade.Held || !t.ExpiresAt.Before(now) {
+			continue
+		}
+		if !slices.ContainsFunc(p.lapsed, func(l stockade.Reservation) bool { return l.ID == id }) {
+			p.lapsed = append(p.lapsed, t)
+		}
+		t.Status = stockade.Expired // and expired with the other lapsed holds
+		p.targets[id] = t
+	}
+	freed := map[stockade.Key]int64{} // reserved units that lapsed holds give back
+	for _, res := range p.lapsed {
 		for _, a := range res.Allocations {
 			freed[a.Key()] += a.Quantity
+			writes = append(writes, a.Key())
 		}
 	}
-	touched := slices.Clone(v.keys) // every level written, in key order
-	for k := range freed {
-		if _, ok := slices.BinarySearchFunc(v.keys, k, stockade.Key.Compare); !ok {
-			touched = append(touched, k)
-		}
-	}
-	slices.SortFunc(touched, stockade.Key.Compare)
+	p.touched = append(slices.Clone(v.keys), writes...)
+	slices.SortFunc(p.touched, stockade.Key.Compare)
+	p.touched = slices.Compact(p.touched)
 
 	switch e.mode {
-	case modeRowLock:
+	case modeRowLock, modeBatch:
 		// One statement locks every level the transaction writes, in key
-		// order, before the allocation is decided.
-		if err := v.refresh(ctx, tx, touched, true); err != nil {
-			return nil, nil, err
+		// order, before anything is decided.
+		if err := v.refresh(ctx, tx, p.touched, true); err != nil {
+			return nil, err
 		}
+		p.locked = true
 	case modeAdvisory:
-		if err := tx.AdvisoryLock(ctx, touched); err != nil {
-			return nil, nil, err
+		if err := tx.AdvisoryLock(ctx, p.touched); err != nil {
+			return nil, err
 		}
+		// The advisory locks keep other allocations off these levels; the
+		// writes still take the rows' locks one by one in key order, as
+		// the transactions that do not take advisory locks do.
 		if err := v.refresh(ctx, tx, v.keys, false); err != nil {
-			return nil, nil, err
+			return nil, err
 		}
 	}
-
-	avail := make(map[stockade.Key]int64, len(v.keys))
+	p.stock = stockView{avail: make(map[stockade.Key]int64, len(v.keys)), locations: v.locs, coords: v.coords}
 	for _, k := range v.keys {
 		if l, ok := v.levels[k]; ok {
-			avail[k] = l.Available() + freed[k]
+			p.stock.avail[k] = l.Available() + freed[k]
 		}
 	}
-	var short *shortfall
-	allocs, short = allocate(r.needs, stockView{avail: avail, locations: v.locs, coords: v.coords}, r.shipTo)
-	if short != nil {
-		return nil, nil, e.refusal(ctx, tx, r, v, short)
-	}
-	target := make(map[stockade.Key]int64, len(allocs))
-	for _, a := range allocs {
-		target[a.Key()] = a.Quantity
-	}
+	return p, nil
+}
 
-	ms, err := e.markExpired(ctx, tx, lapsed, now)
+// allocate allocates r from the stock p has left and takes the units
+// from it, or says why r cannot be met (see refusal).
+func (p *plan) allocate(ctx context.Context, e *Engine, tx stockade.Tx, r *request) ([]stockade.Allocation, error) {
+	allocs, short := allocate(r.needs, p.stock, r.shipTo)
+	if short != nil {
+		return nil, e.refusal(ctx, tx, r, p.levelsView, short)
+	}
+	for _, a := range allocs {
+		p.stock.avail[a.Key()] -= a.Quantity
+	}
+	return allocs, nil
+}
+
+// place plans and allocates one Reserve or Checkout, r, in tx. How the
+// allocation is made safe depends on the strategy: see the package
+// documentation and commit. The request is refused only when an
+// allocation made from what was read cannot be met.
+func (e *Engine) place(ctx context.Context, tx stockade.Tx, r *request, now time.Time) (*plan, []stockade.Allocation, error) {
+	p, err := e.plan(ctx, tx, r, nil, now)
 	if err != nil {
 		return nil, nil, err
 	}
-	kind := stockade.MoveReserve
-	if checkout {
-		kind = stockade.MoveCheckout
-	}
-	ms = append(ms, movements(allocs, kind, ref, "", now)...)
-	if err := tx.AppendMovements(ctx, ms...); err != nil {
+	allocs, err := p.allocate(ctx, e, tx, r)
+	if err != nil {
 		return nil, nil, err
 	}
+	return p, allocs, nil
+}
 
-	write = func() error {
-		for _, k := range touched {
-			d, f := target[k], freed[k]
-			if d == 0 && f == 0 {
-				continue
-			}
-			delta := stockade.Delta{Reserved: -f}
-			if checkout {
-				delta.Committed = d
-			} else {
-				delta.Reserved += d
-			}
-			var guard stockade.Guard
-			if d != 0 {
-				switch e.mode {
-				case modeOptimistic:
-					ver := v.levels[k].Version
-					guard.Version = &ver
-				case modeLock:
-					guard.Fence = fences[k.SKU]
-				}
-			}
-			_, ok, err := tx.UpdateLevel(ctx, k, delta, guard)
-			if err != nil {
-				return err
-			}
-			if ok {
-				continue
-			}
-			if e.mode == modeLock {
-				ls, err := tx.Levels(ctx, []stockade.Key{k}, false)
-				if err != nil {
-					return err
-				}
-				if len(ls) == 1 && ls[0].Fence > fences[k.SKU] {
-					return conflictf("level %s: fencing token %d is older than the level's %d (the lease was lost)",
-						k, fences[k.SKU], ls[0].Fence)
-				}
-			}
-			// The level changed since it was read: allocate again from a
-			// fresh read, in a new transaction.
-			return conflictf("level %s changed since it was read", k)
+// writes is what a transaction that made a plan writes, besides expiring
+// the plan's lapsed holds.
+type writes struct {
+	reservations []stockade.Reservation
+	orders       []stockade.Order
+	// movements are the ledger rows of the allocations, confirms and
+	// other moves decided; each level moves by the sum of its rows.
+	movements []stockade.Movement
+	records   []stockade.IdempotencyRecord
+	// fences are the Lock strategy's fencing tokens, by SKU.
+	fences map[string]uint64
+}
+
+// commit writes what was decided under p: it expires p's lapsed holds,
+// inserts the reservations and orders, the ledger rows and the
+// idempotency records, and writes each level last, moved by the sum of
+// the ledger rows on it, so that the hot rows are locked (from their
+// UPDATE to the commit) for as short a time as the transaction allows.
+//
+// Levels that p row-locked are written in one statement. Otherwise each level
+// is written in key order with one conditional UPDATE that checks that no
+// counter goes below zero and, for a level that gives stock, the
+// strategy's guard: the version read (optimistic) or the fencing token
+// (lock). A write refused because its level changed since it was read, or
+// because a newer fence is on it, is a conflict: the whole transaction is
+// retried and allocates from a fresh read.
+func (e *Engine) commit(ctx context.Context, tx stockade.Tx, p *plan, w writes) error {
+	expired, err := e.markExpired(ctx, tx, p.lapsed, p.now)
+	if err != nil {
+		return err
+	}
+	ms := append(expired, w.movements...)
+	if err := tx.InsertReservations(ctx, w.reservations...); err != nil {
+		return err
+	}
+	if err := tx.InsertOrders(ctx, w.orders...); err != nil {
+		return err
+	}
+	if err := tx.AppendMovements(ctx, ms...); err != nil {
+		return err
+	}
+	if err := tx.PutIdempotency(ctx, w.records...); err != nil {
+		return err
+	}
+	sums := map[stockade.Key]stockade.Delta{}
+	gives := map[stockade.Key]bool{} // levels that give stock: guarded
+	for _, m := range ms {
+		k := stockade.Key{SKU: m.SKU, Location: m.Location}
+		d := sums[k]
+		d.OnHand, d.Reserved, d.Committed = d.OnHand+m.OnHand, d.Reserved+m.Reserved, d.Committed+m.Committed
+		sums[k] = d
+		gives[k] = gives[k] || m.Kind == stockade.MoveReserve || m.Kind == stockade.MoveCheckout
+	}
+	var changes []stockade.LevelChange
+	for _, k := range sortedKeys(sums) {
+		if d := sums[k]; d != (stockade.Delta{}) {
+			changes = append(changes, stockade.LevelChange{Key: k, Delta: d})
+		}
+	}
+	if p.locked {
+		ls, err := tx.UpdateLevels(ctx, changes)
+		if err != nil {
+			return err
+		}
+		if len(ls) != len(changes) {
+			// The rows are locked and were read under the lock: only a
+			// store that does not lock could get here.
+			return conflictf("%d of %d levels changed under the transaction's lock", len(changes)-len(ls), len(changes))
 		}
 		return nil
 	}
-	return allocs, write, nil
+	for _, ch := range changes {
+		k := ch.Key
+		var guard stockade.Guard
+		if gives[k] {
+			switch e.mode {
+			case modeOptimistic:
+				ver := p.levels[k].Version
+				guard.Version = &ver
+			case modeLock:
+				guard.Fence = w.fences[k.SKU]
+			}
+		}
+		_, ok, err := tx.UpdateLevel(ctx, k, ch.Delta, guard)
+		if err != nil {
+			return err
+		}
+		if ok {
+			continue
+		}
+		if e.mode == modeLock {
+			ls, err := tx.Levels(ctx, []stockade.Key{k}, false)
+			if err != nil {
+				return err
+			}
+			if len(ls) == 1 && ls[0].Fence > w.fences[k.SKU] {
+				return conflictf("level %s: fencing token %d is older than the level's %d (the lease was lost)",
+					k, w.fences[k.SKU], ls[0].Fence)
+			}
+		}
+		// The level changed since it was read: allocate again from a
+		// fresh read, in a new transaction.
+		return conflictf("level %s changed since it was read", k)
+	}
+	return nil
 }
 
 // refusal explains why r cannot be met, given the shortfall that

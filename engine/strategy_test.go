@@ -68,7 +68,7 @@ func TestAdvisoryFallsBackToRowLock(t *testing.T) {
 	en.location("w1", 0, 0)
 	en.stock("tee", "w1", 2)
 	for _, want := range []string{"", "", stockade.EInsufficientStock} {
-		_, err := en.eng.Checkout(t.Context(), lines(line("tee", 1, "")))
+		_, err := en.eng.Checkout(t.Context(), lines(line("tee", 1, "")), nil)
 		wantCode(t, err, want)
 	}
 	en.balanced()
@@ -107,7 +107,7 @@ func TestRetry(t *testing.T) {
 		}
 		return nil
 	}
-	if _, err := en.eng.Reserve(t.Context(), lines(line("tee", 1, ""))); err != nil {
+	if _, err := en.eng.Reserve(t.Context(), lines(line("tee", 1, "")), nil); err != nil {
 		t.Fatal(err)
 	}
 	if ev := en.lastEvent("reserve"); ev.Attempts != 4 || ev.Code != "" {
@@ -119,7 +119,7 @@ func TestRetry(t *testing.T) {
 	before := en.state()
 	ctx, cancel := context.WithTimeout(t.Context(), 200*time.Millisecond)
 	defer cancel()
-	_, err := en.eng.Checkout(ctx, lines(line("tee", 1, "")))
+	_, err := en.eng.Checkout(ctx, lines(line("tee", 1, "")), nil)
 	wantCode(t, err, stockade.EUnavailable)
 	h.before = nil
 	if after := en.state(); after.movements != before.movements {
@@ -184,7 +184,7 @@ func TestReallocate(t *testing.T) {
 				en.stock("tee", "a", 5) // most available: taken first
 				en.stock("tee", "b", 3)
 				armed.Store(true)
-				r, err := en.eng.Reserve(t.Context(), lines(line("tee", 4, "")))
+				r, err := en.eng.Reserve(t.Context(), lines(line("tee", 4, "")), nil)
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -230,7 +230,7 @@ func TestFencing(t *testing.T) {
 			en := newEnv(t, b, engine.Lock, func(o *engine.Options) { o.Locker = locker })
 			en.location("w1", 0, 0)
 			en.stock("tee", "w1", 10)
-			if _, err := en.eng.Reserve(t.Context(), lines(line("tee", 1, "w1"))); err != nil {
+			if _, err := en.eng.Reserve(t.Context(), lines(line("tee", 1, "w1")), nil); err != nil {
 				t.Fatal(err)
 			}
 			fence := en.level("tee", "w1").Fence
@@ -239,7 +239,7 @@ func TestFencing(t *testing.T) {
 			}
 
 			locker.stale.Store(1)
-			if _, err := en.eng.Reserve(t.Context(), lines(line("tee", 1, "w1"))); err != nil {
+			if _, err := en.eng.Reserve(t.Context(), lines(line("tee", 1, "w1")), nil); err != nil {
 				t.Fatal(err)
 			}
 			if ev := en.lastEvent("reserve"); ev.Attempts != 2 {
@@ -253,7 +253,7 @@ func TestFencing(t *testing.T) {
 			locker.stale.Store(1 << 30)
 			ctx, cancel := context.WithTimeout(t.Context(), 200*time.Millisecond)
 			defer cancel()
-			_, err := en.eng.Reserve(ctx, lines(line("tee", 1, "w1")))
+			_, err := en.eng.Reserve(ctx, lines(line("tee", 1, "w1")), nil)
 			wantCode(t, err, stockade.EUnavailable)
 			if got := en.level("tee", "w1"); got.Reserved != 2 {
 				t.Errorf("a stale holder wrote: %+v", got)

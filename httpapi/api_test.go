@@ -242,7 +242,7 @@ func TestBadInputChangesNothing(t *testing.T) {
 }
 
 // TestIdempotentReplay: a repeated request with the same key gets the
-// first answer byte for byte, success or refusal, and acts once.
+// first success byte for byte and acts once; a refusal is not stored.
 func TestIdempotentReplay(t *testing.T) {
 	a := newAPI(t, nil)
 	a.seed()
@@ -273,15 +273,19 @@ func TestIdempotentReplay(t *testing.T) {
 		t.Errorf("other route under the key: %+v", p)
 	}
 
-	// A refusal is replayed too, even once stock has arrived.
+	// A refusal is not stored: once stock has arrived the same key
+	// succeeds, and from then on replays its success.
 	big := `{"lines":[{"sku":"widget","quantity":50}]}`
-	refused := a.must(409, "POST", "/v1/orders", big, "Idempotency-Key: order-2")
+	a.must(409, "POST", "/v1/orders", big, "Idempotency-Key: order-2")
 	a.must(200, "PUT", "/v1/stock/widget/east", `{"on_hand":100}`)
-	replayed := a.must(409, "POST", "/v1/orders", big, "Idempotency-Key: order-2")
-	if !bytes.Equal(refused.body, replayed.body) || replayed.header.Get("Content-Type") != contentProblem {
-		t.Errorf("refusal replay differs:\nfirst %s\nagain %s (%s)", refused.body, replayed.body, replayed.header.Get("Content-Type"))
+	ordered := a.must(201, "POST", "/v1/orders", big, "Idempotency-Key: order-2")
+	if ordered.header.Get(headerReplayed) != "" {
+		t.Errorf("the order after the restock is marked replayed")
 	}
-	a.must(201, "POST", "/v1/orders", big, "Idempotency-Key: order-3")
+	replayed := a.must(201, "POST", "/v1/orders", big, "Idempotency-Key: order-2")
+	if !bytes.Equal(ordered.body, replayed.body) || replayed.header.Get(headerReplayed) != "true" {
+		t.Errorf("order replay differs:\nfirst %s\nagain %s", ordered.body, replayed.body)
+	}
 
 	// Every mutating route takes a key.
 	res := first.id(t)
@@ -442,7 +446,6 @@ func TestStatusTable(t *testing.T) {
 		{stockade.Errorf(stockade.ENotFound, "no such order"), 404, "not_found", "no such order"},
 		{stockade.Errorf(stockade.EInsufficientStock, "3 available"), 409, "insufficient_stock", "3 available"},
 		{stockade.Errorf(stockade.EVersionConflict, "at version 4"), 409, "version_conflict", "at version 4"},
-		{stockade.Errorf(stockade.EIdempotencyInFlight, "in progress"), 409, "idempotency_in_flight", "in progress"},
 		{stockade.Errorf(stockade.EInvalidState, "order is fulfilled"), 409, "invalid_state", "order is fulfilled"},
 		{stockade.Errorf(stockade.EReservationExpired, "expired"), 410, "reservation_expired", "expired"},
 		{stockade.Errorf(stockade.EIdempotencyMismatch, "other request"), 422, "idempotency_mismatch", "other request"},
@@ -475,8 +478,8 @@ func TestConcurrentReservationsNeverOversell(t *testing.T) {
 	var wg sync.WaitGroup
 	for i := range clients {
 		wg.Go(func() {
-			ctx := stockade.WithIdempotency(t.Context(), &stockade.Idempotent{Key: fmt.Sprintf("client-%d", i)})
-			_, err := a.client.Reserve(ctx, stockade.ReserveRequest{Lines: []stockade.Line{{SKU: "widget", Quantity: 1}}})
+			idem := &stockade.Idempotency{Key: fmt.Sprintf("client-%d", i)}
+			_, err := a.client.Reserve(t.Context(), stockade.ReserveRequest{Lines: []stockade.Line{{SKU: "widget", Quantity: 1}}}, idem)
 			codes <- stockade.ErrorCode(err)
 		})
 	}

@@ -21,9 +21,10 @@ import (
 // A refusal comes back as the *stockade.Error the server sent (its code
 // and detail); transport failures and unexpected answers are other errors.
 //
-// A call whose context carries a stockade.Idempotent (WithIdempotency)
-// sends its Key as the Idempotency-Key header; the server does the rest,
-// and a replayed answer decodes like the first.
+// A mutating call with a *stockade.Idempotency sends its Key as the
+// Idempotency-Key header (the server computes the fingerprint from the
+// request, so the Fingerprint field is not sent); a replayed answer
+// decodes like the first and sets Replayed.
 //
 // It is safe for concurrent use.
 type Client struct {
@@ -46,9 +47,9 @@ func NewClient(baseURL string, hc *http.Client) *Client {
 // maxResponseBytes bounds what the client reads of an answer.
 const maxResponseBytes = 64 << 20
 
-// do sends a request with in (if not nil) as its JSON body, and decodes a
-// 2xx answer into out.
-func (c *Client) do(ctx context.Context, method, path string, in, out any) error {
+// do sends a request with in (if not nil) as its JSON body, under idem's
+// key if idem is not nil, and decodes a 2xx answer into out.
+func (c *Client) do(ctx context.Context, method, path string, in, out any, idem *stockade.Idempotency) error {
 	var body io.Reader
 	if in != nil {
 		b, err := json.Marshal(in)
@@ -65,7 +66,8 @@ func (c *Client) do(ctx context.Context, method, path string, in, out any) error
 	if in != nil {
 		req.Header.Set("Content-Type", "application/json")
 	}
-	if idem := stockade.IdempotencyFrom(ctx); idem != nil && method != http.MethodGet {
+	if idem != nil {
+		idem.Replayed = false
 		req.Header.Set(headerIdempotencyKey, idem.Key)
 	}
 	resp, err := c.hc.Do(req)
@@ -82,6 +84,9 @@ func (c *Client) do(ctx context.Context, method, path string, in, out any) error
 	}
 	if err := json.Unmarshal(data, out); err != nil {
 		return fmt.Errorf("httpapi: %s %s: decode answer: %w", method, path, err)
+	}
+	if idem != nil {
+		idem.Replayed = resp.Header.Get(headerReplayed) == "true"
 	}
 	return nil
 }
@@ -108,30 +113,30 @@ func responseError(method, path string, resp *http.Response, data []byte) error 
 func seg(s string) string { return url.PathEscape(s) }
 
 // PutLocation implements stockade.Service.
-func (c *Client) PutLocation(ctx context.Context, loc stockade.Location) (stockade.Location, error) {
+func (c *Client) PutLocation(ctx context.Context, loc stockade.Location, idem *stockade.Idempotency) (stockade.Location, error) {
 	var out locationJSON
 	in := map[string]any{"name": loc.Name, "lat": loc.Lat, "lon": loc.Lon}
-	if err := c.do(ctx, http.MethodPut, "/v1/locations/"+seg(loc.ID), in, &out); err != nil {
+	if err := c.do(ctx, http.MethodPut, "/v1/locations/"+seg(loc.ID), in, &out, idem); err != nil {
 		return stockade.Location{}, err
 	}
 	return out.domain(), nil
 }
 
 // SetStock implements stockade.Service.
-func (c *Client) SetStock(ctx context.Context, k stockade.Key, onHand int64, expectedVersion *int64) (stockade.Level, error) {
+func (c *Client) SetStock(ctx context.Context, k stockade.Key, onHand int64, expectedVersion *int64, idem *stockade.Idempotency) (stockade.Level, error) {
 	var out levelJSON
 	in := setStockBody{OnHand: &onHand, ExpectedVersion: expectedVersion}
-	if err := c.do(ctx, http.MethodPut, "/v1/stock/"+seg(k.SKU)+"/"+seg(k.Location), in, &out); err != nil {
+	if err := c.do(ctx, http.MethodPut, "/v1/stock/"+seg(k.SKU)+"/"+seg(k.Location), in, &out, idem); err != nil {
 		return stockade.Level{}, err
 	}
 	return out.domain(), nil
 }
 
 // AdjustStock implements stockade.Service.
-func (c *Client) AdjustStock(ctx context.Context, k stockade.Key, delta int64, reason string) (stockade.Level, error) {
+func (c *Client) AdjustStock(ctx context.Context, k stockade.Key, delta int64, reason string, idem *stockade.Idempotency) (stockade.Level, error) {
 	var out levelJSON
 	in := adjustBody{Delta: &delta, Reason: &reason}
-	if err := c.do(ctx, http.MethodPost, "/v1/stock/"+seg(k.SKU)+"/"+seg(k.Location)+"/adjust", in, &out); err != nil {
+	if err := c.do(ctx, http.MethodPost, "/v1/stock/"+seg(k.SKU)+"/"+seg(k.Location)+"/adjust", in, &out, idem); err != nil {
 		return stockade.Level{}, err
 	}
 	return out.domain(), nil
@@ -140,7 +145,7 @@ func (c *Client) AdjustStock(ctx context.Context, k stockade.Key, delta int64, r
 // Stock implements stockade.Service.
 func (c *Client) Stock(ctx context.Context, sku string) (stockade.Stock, error) {
 	var out stockJSON
-	if err := c.do(ctx, http.MethodGet, "/v1/stock/"+seg(sku), nil, &out); err != nil {
+	if err := c.do(ctx, http.MethodGet, "/v1/stock/"+seg(sku), nil, &out, nil); err != nil {
 		return stockade.Stock{}, err
 	}
 	return out.domain(), nil
@@ -162,9 +167,9 @@ func reserveBodyOf(req stockade.ReserveRequest) reserveJSON {
 
 // Reserve implements stockade.Service. The TTL goes over the wire in
 // whole seconds, rounded up.
-func (c *Client) Reserve(ctx context.Context, req stockade.ReserveRequest) (stockade.Reservation, error) {
+func (c *Client) Reserve(ctx context.Context, req stockade.ReserveRequest, idem *stockade.Idempotency) (stockade.Reservation, error) {
 	var out reservationJSON
-	if err := c.do(ctx, http.MethodPost, "/v1/reservations", reserveBodyOf(req), &out); err != nil {
+	if err := c.do(ctx, http.MethodPost, "/v1/reservations", reserveBodyOf(req), &out, idem); err != nil {
 		return stockade.Reservation{}, err
 	}
 	return out.domain(), nil
@@ -173,49 +178,49 @@ func (c *Client) Reserve(ctx context.Context, req stockade.ReserveRequest) (stoc
 // Reservation implements stockade.Service.
 func (c *Client) Reservation(ctx context.Context, id string) (stockade.Reservation, error) {
 	var out reservationJSON
-	if err := c.do(ctx, http.MethodGet, "/v1/reservations/"+seg(id), nil, &out); err != nil {
+	if err := c.do(ctx, http.MethodGet, "/v1/reservations/"+seg(id), nil, &out, nil); err != nil {
 		return stockade.Reservation{}, err
 	}
 	return out.domain(), nil
 }
 
 // Confirm implements stockade.Service.
-func (c *Client) Confirm(ctx context.Context, id string) (stockade.Order, error) {
-	return c.order(ctx, http.MethodPost, "/v1/reservations/"+seg(id)+"/confirm", nil)
+func (c *Client) Confirm(ctx context.Context, id string, idem *stockade.Idempotency) (stockade.Order, error) {
+	return c.order(ctx, http.MethodPost, "/v1/reservations/"+seg(id)+"/confirm", nil, idem)
 }
 
 // Release implements stockade.Service.
-func (c *Client) Release(ctx context.Context, id string) (stockade.Reservation, error) {
+func (c *Client) Release(ctx context.Context, id string, idem *stockade.Idempotency) (stockade.Reservation, error) {
 	var out reservationJSON
-	if err := c.do(ctx, http.MethodDelete, "/v1/reservations/"+seg(id), nil, &out); err != nil {
+	if err := c.do(ctx, http.MethodDelete, "/v1/reservations/"+seg(id), nil, &out, idem); err != nil {
 		return stockade.Reservation{}, err
 	}
 	return out.domain(), nil
 }
 
 // Checkout implements stockade.Service.
-func (c *Client) Checkout(ctx context.Context, req stockade.ReserveRequest) (stockade.Order, error) {
-	return c.order(ctx, http.MethodPost, "/v1/orders", reserveBodyOf(req))
+func (c *Client) Checkout(ctx context.Context, req stockade.ReserveRequest, idem *stockade.Idempotency) (stockade.Order, error) {
+	return c.order(ctx, http.MethodPost, "/v1/orders", reserveBodyOf(req), idem)
 }
 
 // Order implements stockade.Service.
 func (c *Client) Order(ctx context.Context, id string) (stockade.Order, error) {
-	return c.order(ctx, http.MethodGet, "/v1/orders/"+seg(id), nil)
+	return c.order(ctx, http.MethodGet, "/v1/orders/"+seg(id), nil, nil)
 }
 
 // CancelOrder implements stockade.Service.
-func (c *Client) CancelOrder(ctx context.Context, id string) (stockade.Order, error) {
-	return c.order(ctx, http.MethodPost, "/v1/orders/"+seg(id)+"/cancel", nil)
+func (c *Client) CancelOrder(ctx context.Context, id string, idem *stockade.Idempotency) (stockade.Order, error) {
+	return c.order(ctx, http.MethodPost, "/v1/orders/"+seg(id)+"/cancel", nil, idem)
 }
 
 // FulfillOrder implements stockade.Service.
-func (c *Client) FulfillOrder(ctx context.Context, id string) (stockade.Order, error) {
-	return c.order(ctx, http.MethodPost, "/v1/orders/"+seg(id)+"/fulfill", nil)
+func (c *Client) FulfillOrder(ctx context.Context, id string, idem *stockade.Idempotency) (stockade.Order, error) {
+	return c.order(ctx, http.MethodPost, "/v1/orders/"+seg(id)+"/fulfill", nil, idem)
 }
 
-func (c *Client) order(ctx context.Context, method, path string, in any) (stockade.Order, error) {
+func (c *Client) order(ctx context.Context, method, path string, in any, idem *stockade.Idempotency) (stockade.Order, error) {
 	var out orderJSON
-	if err := c.do(ctx, method, path, in, &out); err != nil {
+	if err := c.do(ctx, method, path, in, &out, idem); err != nil {
 		return stockade.Order{}, err
 	}
 	return out.domain(), nil
@@ -239,7 +244,7 @@ func (c *Client) Movements(ctx context.Context, q stockade.MovementQuery) (stock
 		path += "?" + v.Encode()
 	}
 	var out movementsJSON
-	if err := c.do(ctx, http.MethodGet, path, nil, &out); err != nil {
+	if err := c.do(ctx, http.MethodGet, path, nil, &out, nil); err != nil {
 		return stockade.MovementPage{}, err
 	}
 	return out.domain(), nil

@@ -21,26 +21,26 @@ func TestClientMirrorsEngine(t *testing.T) {
 		}
 	}
 
-	loc, err := c.PutLocation(ctx, stockade.Location{ID: "east", Name: "East", Lat: 40.71, Lon: -74.01})
+	loc, err := c.PutLocation(ctx, stockade.Location{ID: "east", Name: "East", Lat: 40.71, Lon: -74.01}, nil)
 	must(err)
 	if loc != (stockade.Location{ID: "east", Name: "East", Lat: 40.71, Lon: -74.01}) {
 		t.Errorf("PutLocation = %+v", loc)
 	}
-	_, err = c.PutLocation(ctx, stockade.Location{ID: "west", Name: "West", Lat: 37.77, Lon: -122.42})
+	_, err = c.PutLocation(ctx, stockade.Location{ID: "west", Name: "West", Lat: 37.77, Lon: -122.42}, nil)
 	must(err)
 	zero := int64(0)
-	l, err := c.SetStock(ctx, stockade.Key{SKU: "gizmo/2", Location: "east"}, 10, &zero)
+	l, err := c.SetStock(ctx, stockade.Key{SKU: "gizmo/2", Location: "east"}, 10, &zero, nil)
 	must(err)
 	if l.SKU != "gizmo/2" || l.OnHand != 10 || l.Version != 1 {
 		t.Errorf("SetStock = %+v", l)
 	}
-	_, err = c.SetStock(ctx, stockade.Key{SKU: "gizmo/2", Location: "east"}, 10, &zero)
+	_, err = c.SetStock(ctx, stockade.Key{SKU: "gizmo/2", Location: "east"}, 10, &zero, nil)
 	if code := stockade.ErrorCode(err); code != stockade.EVersionConflict {
 		t.Errorf("SetStock at a stale version: %v, want %s", err, stockade.EVersionConflict)
 	}
-	_, err = c.SetStock(ctx, stockade.Key{SKU: "gizmo/2", Location: "west"}, 4, nil)
+	_, err = c.SetStock(ctx, stockade.Key{SKU: "gizmo/2", Location: "west"}, 4, nil, nil)
 	must(err)
-	l, err = c.AdjustStock(ctx, stockade.Key{SKU: "gizmo/2", Location: "west"}, 2, "found in the back")
+	l, err = c.AdjustStock(ctx, stockade.Key{SKU: "gizmo/2", Location: "west"}, 2, "found in the back", nil)
 	must(err)
 	if l.OnHand != 6 || l.Available() != 6 {
 		t.Errorf("AdjustStock = %+v", l)
@@ -51,7 +51,7 @@ func TestClientMirrorsEngine(t *testing.T) {
 		TTL:    90*time.Second + time.Millisecond, // rounded up to 91s
 		ShipTo: &stockade.Point{Lat: 38, Lon: -121},
 	}
-	r, err := c.Reserve(ctx, req)
+	r, err := c.Reserve(ctx, req, nil)
 	must(err)
 	if want := start.Add(91 * time.Second); !r.ExpiresAt.Equal(want) {
 		t.Errorf("ExpiresAt %v, want %v", r.ExpiresAt, want)
@@ -66,38 +66,38 @@ func TestClientMirrorsEngine(t *testing.T) {
 	})
 	same(t, "Stock", func() (any, error) { return c.Stock(ctx, "gizmo/2") }, func() (any, error) { return a.eng.Stock(ctx, "gizmo/2") })
 
-	o, err := c.Confirm(ctx, r.ID)
+	o, err := c.Confirm(ctx, r.ID, nil)
 	must(err)
 	if o.ReservationID != r.ID || o.Status != stockade.Committed {
 		t.Errorf("Confirm = %+v", o)
 	}
 	same(t, "Order", func() (any, error) { return c.Order(ctx, o.ID) }, func() (any, error) { return a.eng.Order(ctx, o.ID) })
-	if o, err = c.FulfillOrder(ctx, o.ID); err != nil || o.Status != stockade.Fulfilled {
+	if o, err = c.FulfillOrder(ctx, o.ID, nil); err != nil || o.Status != stockade.Fulfilled {
 		t.Errorf("FulfillOrder = %+v, %v", o, err)
 	}
 
-	_, err = c.Checkout(ctx, stockade.ReserveRequest{Lines: []stockade.Line{{SKU: "gizmo/2", Quantity: 5}}})
+	_, err = c.Checkout(ctx, stockade.ReserveRequest{Lines: []stockade.Line{{SKU: "gizmo/2", Quantity: 5}}}, nil)
 	var se *stockade.Error
 	if !errors.As(err, &se) || se.Code != stockade.EInsufficientStock || se.Message == "" {
 		t.Errorf("Checkout beyond stock: %#v, want *stockade.Error %s", err, stockade.EInsufficientStock)
 	}
-	_, err = c.AdjustStock(ctx, stockade.Key{SKU: "gizmo/2", Location: "west"}, 1, "returned")
+	_, err = c.AdjustStock(ctx, stockade.Key{SKU: "gizmo/2", Location: "west"}, 1, "returned", nil)
 	must(err)
-	o, err = c.Checkout(ctx, stockade.ReserveRequest{Lines: []stockade.Line{{SKU: "gizmo/2", Quantity: 1, Location: "west"}}})
+	o, err = c.Checkout(ctx, stockade.ReserveRequest{Lines: []stockade.Line{{SKU: "gizmo/2", Quantity: 1, Location: "west"}}}, nil)
 	must(err)
-	if o, err = c.CancelOrder(ctx, o.ID); err != nil || o.Status != stockade.Cancelled {
+	if o, err = c.CancelOrder(ctx, o.ID, nil); err != nil || o.Status != stockade.Cancelled {
 		t.Errorf("CancelOrder = %+v, %v", o, err)
 	}
-	r, err = c.Reserve(ctx, stockade.ReserveRequest{Lines: []stockade.Line{{SKU: "gizmo/2", Quantity: 1}}})
+	r, err = c.Reserve(ctx, stockade.ReserveRequest{Lines: []stockade.Line{{SKU: "gizmo/2", Quantity: 1}}}, nil)
 	must(err)
-	if r, err = c.Release(ctx, r.ID); err != nil || r.Status != stockade.Released {
+	if r, err = c.Release(ctx, r.ID, nil); err != nil || r.Status != stockade.Released {
 		t.Errorf("Release = %+v, %v", r, err)
 	}
 
 	if _, err := c.Order(ctx, "ord_none"); stockade.ErrorCode(err) != stockade.ENotFound {
 		t.Errorf("Order(unknown) = %v, want %s", err, stockade.ENotFound)
 	}
-	if _, err := c.Reserve(ctx, stockade.ReserveRequest{}); stockade.ErrorCode(err) != stockade.EInvalid {
+	if _, err := c.Reserve(ctx, stockade.ReserveRequest{}, nil); stockade.ErrorCode(err) != stockade.EInvalid {
 		t.Errorf("Reserve(no lines) = %v, want %s", err, stockade.EInvalid)
 	}
 
@@ -159,25 +159,30 @@ func same(t *testing.T, what string, client, direct func() (any, error)) {
 	}
 }
 
-// TestClientIdempotency: a key in the context goes out as the header, and
-// the replay decodes like the first answer.
+// TestClientIdempotency: a key goes out as the header, and the replay
+// decodes like the first answer and is marked replayed.
 func TestClientIdempotency(t *testing.T) {
 	a := newAPI(t, nil)
 	a.seed()
-	ctx := stockade.WithIdempotency(t.Context(), &stockade.Idempotent{Key: "cart-7"})
+	ctx := t.Context()
 	req := stockade.ReserveRequest{Lines: []stockade.Line{{SKU: "widget", Quantity: 2}}}
-	r1, err := a.client.Reserve(ctx, req)
+	first := &stockade.Idempotency{Key: "cart-7"}
+	r1, err := a.client.Reserve(ctx, req, first)
 	if err != nil {
 		t.Fatal(err)
 	}
-	r2, err := a.client.Reserve(ctx, req)
+	again := &stockade.Idempotency{Key: "cart-7"}
+	r2, err := a.client.Reserve(ctx, req, again)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if !reflect.DeepEqual(r1, r2) {
 		t.Errorf("replay %+v, first %+v", r2, r1)
 	}
-	st, err := a.client.Stock(t.Context(), "widget")
+	if first.Replayed || !again.Replayed {
+		t.Errorf("replayed: first %v, second %v; want false, true", first.Replayed, again.Replayed)
+	}
+	st, err := a.client.Stock(ctx, "widget")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -185,7 +190,7 @@ func TestClientIdempotency(t *testing.T) {
 		t.Errorf("reserved %d, want 2: the key must make the second call a replay", st.Totals.Reserved)
 	}
 	req.Lines[0].Quantity = 3
-	if _, err := a.client.Reserve(ctx, req); stockade.ErrorCode(err) != stockade.EIdempotencyMismatch {
+	if _, err := a.client.Reserve(ctx, req, &stockade.Idempotency{Key: "cart-7"}); stockade.ErrorCode(err) != stockade.EIdempotencyMismatch {
 		t.Errorf("same key, other request: %v, want %s", err, stockade.EIdempotencyMismatch)
 	}
 }

@@ -50,15 +50,19 @@
 //
 // # Idempotency
 //
-// Every mutating request takes an Idempotency-Key header (1 to 255
-// printable ASCII characters). The service then stores the response with
-// the key, in the transaction of the effect, and answers a repeated
-// request, one with the same method, path and body byte for byte, with
-// that response: the same status and the same bytes, marked
-// Idempotent-Replayed: true. Refusals are stored and replayed too. The
-// same key with another request is 422 idempotency_mismatch; a repeat
-// while the first is still running is 409 idempotency_in_flight.
-// idempotency.go describes how the response is rendered.
+// Every mutating request takes an Idempotency-Key header (1 to 128
+// printable ASCII characters). The service stores the result of the first
+// request with the key that succeeds, in the transaction of its effect,
+// and answers a repeated request, one with the same method, path and body
+// byte for byte, with it: the same status and the same bytes, marked
+// Idempotent-Replayed: true, for 24 hours. A repeat that arrives while
+// the first is still running waits for it and gets its answer. A refusal
+// (4xx) is not stored: it changed nothing, and the same key may be sent
+// again once the cause is gone (an order refused for lack of stock goes
+// through after a restock). A request that failed with 503 either
+// committed, and its retry gets the stored answer, or did not, and its
+// retry runs afresh. The same key with another request is 422
+// idempotency_mismatch.
 //
 // # Lists
 //

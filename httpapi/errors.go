@@ -18,7 +18,6 @@ var statusOf = map[string]int{
 	stockade.EInsufficientStock:   http.StatusConflict,
 	stockade.EVersionConflict:     http.StatusConflict,
 	stockade.EInvalidState:        http.StatusConflict,
-	stockade.EIdempotencyInFlight: http.StatusConflict,
 	stockade.EReservationExpired:  http.StatusGone,
 	stockade.EIdempotencyMismatch: http.StatusUnprocessableEntity,
 	stockade.EUnavailable:         http.StatusServiceUnavailable,

@@ -2,7 +2,6 @@ package httpapi
 
 import (
 	"context"
-	"errors"
 	"net/http"
 
 	"github.com/stockade/stockade"
@@ -62,8 +61,8 @@ func (s *Server) putLocation(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, err)
 		return
 	}
-	call(s, w, r, body, http.StatusOK, viewLocation, func(ctx context.Context) (stockade.Location, error) {
-		return s.svc.PutLocation(ctx, loc)
+	call(s, w, r, body, http.StatusOK, viewLocation, func(ctx context.Context, idem *stockade.Idempotency) (stockade.Location, error) {
+		return s.svc.PutLocation(ctx, loc, idem)
 	})
 }
 
@@ -78,8 +77,8 @@ func (s *Server) setStock(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	k := stockade.Key{SKU: r.PathValue("sku"), Location: r.PathValue("location")}
-	call(s, w, r, body, http.StatusOK, viewLevel, func(ctx context.Context) (stockade.Level, error) {
-		return s.svc.SetStock(ctx, k, *in.OnHand, in.ExpectedVersion)
+	call(s, w, r, body, http.StatusOK, viewLevel, func(ctx context.Context, idem *stockade.Idempotency) (stockade.Level, error) {
+		return s.svc.SetStock(ctx, k, *in.OnHand, in.ExpectedVersion, idem)
 	})
 }
 
@@ -94,8 +93,8 @@ func (s *Server) adjustStock(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	k := stockade.Key{SKU: r.PathValue("sku"), Location: r.PathValue("location")}
-	call(s, w, r, body, http.StatusOK, viewLevel, func(ctx context.Context) (stockade.Level, error) {
-		return s.svc.AdjustStock(ctx, k, *in.Delta, *in.Reason)
+	call(s, w, r, body, http.StatusOK, viewLevel, func(ctx context.Context, idem *stockade.Idempotency) (stockade.Level, error) {
+		return s.svc.AdjustStock(ctx, k, *in.Delta, *in.Reason, idem)
 	})
 }
 
@@ -104,7 +103,7 @@ func (s *Server) getStock(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	call(s, w, r, body, http.StatusOK, viewStock, func(ctx context.Context) (stockade.Stock, error) {
+	call(s, w, r, body, http.StatusOK, viewStock, func(ctx context.Context, _ *stockade.Idempotency) (stockade.Stock, error) {
 		return s.svc.Stock(ctx, r.PathValue("sku"))
 	})
 }
@@ -130,8 +129,8 @@ func (s *Server) reserve(w http.ResponseWriter, r *http.Request) {
 		s.m.reservations.Inc("reserve", stockade.EInvalid)
 		return
 	}
-	err := call(s, w, r, body, http.StatusCreated, viewReservation, func(ctx context.Context) (stockade.Reservation, error) {
-		return s.svc.Reserve(ctx, req)
+	err := call(s, w, r, body, http.StatusCreated, viewReservation, func(ctx context.Context, idem *stockade.Idempotency) (stockade.Reservation, error) {
+		return s.svc.Reserve(ctx, req, idem)
 	})
 	s.m.reservations.Inc("reserve", outcome(err))
 }
@@ -142,14 +141,16 @@ func (s *Server) checkout(w http.ResponseWriter, r *http.Request) {
 		s.m.reservations.Inc("checkout", stockade.EInvalid)
 		return
 	}
-	err := call(s, w, r, body, http.StatusCreated, viewOrder, func(ctx context.Context) (stockade.Order, error) {
-		return s.svc.Checkout(ctx, req)
+	err := call(s, w, r, body, http.StatusCreated, viewOrder, func(ctx context.Context, idem *stockade.Idempotency) (stockade.Order, error) {
+		return s.svc.Checkout(ctx, req, idem)
 	})
 	s.m.reservations.Inc("checkout", outcome(err))
 }
 
 func (s *Server) getReservation(w http.ResponseWriter, r *http.Request) {
-	byID(s, w, r, viewReservation, s.svc.Reservation)
+	byID(s, w, r, viewReservation, func(ctx context.Context, id string, _ *stockade.Idempotency) (stockade.Reservation, error) {
+		return s.svc.Reservation(ctx, id)
+	})
 }
 
 func (s *Server) confirm(w http.ResponseWriter, r *http.Request) {
@@ -161,7 +162,9 @@ func (s *Server) release(w http.ResponseWriter, r *http.Request) {
 }
 
 func (s *Server) getOrder(w http.ResponseWriter, r *http.Request) {
-	byID(s, w, r, viewOrder, s.svc.Order)
+	byID(s, w, r, viewOrder, func(ctx context.Context, id string, _ *stockade.Idempotency) (stockade.Order, error) {
+		return s.svc.Order(ctx, id)
+	})
 }
 
 func (s *Server) cancelOrder(w http.ResponseWriter, r *http.Request) {
@@ -174,13 +177,15 @@ func (s *Server) fulfillOrder(w http.ResponseWriter, r *http.Request) {
 
 // byID serves a route whose only input is the path value id.
 func byID[T any](s *Server, w http.ResponseWriter, r *http.Request, view func(T) any,
-	fn func(context.Context, string) (T, error)) {
+	fn func(context.Context, string, *stockade.Idempotency) (T, error)) {
 	body, ok := s.input(w, r, nil, "id")
 	if !ok {
 		return
 	}
 	id := r.PathValue("id")
-	call(s, w, r, body, http.StatusOK, view, func(ctx context.Context) (T, error) { return fn(ctx, id) })
+	call(s, w, r, body, http.StatusOK, view, func(ctx context.Context, idem *stockade.Idempotency) (T, error) {
+		return fn(ctx, id, idem)
+	})
 }
 
 func (s *Server) movements(w http.ResponseWriter, r *http.Request) {
@@ -189,19 +194,17 @@ func (s *Server) movements(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, err)
 		return
 	}
-	call(s, w, r, nil, http.StatusOK, viewMovements, func(ctx context.Context) (stockade.MovementPage, error) {
+	call(s, w, r, nil, http.StatusOK, viewMovements, func(ctx context.Context, _ *stockade.Idempotency) (stockade.MovementPage, error) {
 		return s.svc.Movements(ctx, q)
 	})
 }
 
 // outcome names the result of a reservation or checkout for the metrics:
-// "ok", "replayed", or the error's code.
+// "ok" or the error's code. (Replays are counted by the engine's
+// events.)
 func outcome(err error) string {
 	if err == nil {
 		return "ok"
-	}
-	if _, ok := errors.AsType[*stockade.Replay](err); ok {
-		return "replayed"
 	}
 	return stockade.ErrorCode(err)
 }

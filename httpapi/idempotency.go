@@ -4,7 +4,6 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
-	"errors"
 	"net/http"
 
 	"github.com/stockade/stockade"
@@ -12,14 +11,14 @@ import (
 
 // Idempotent requests
 //
-// A mutating request with an Idempotency-Key header runs under
-// stockade.WithIdempotency. The response is rendered by one function,
-// the Render of the stockade.Idempotent: the service calls it to store the
-// outcome with the key, and the handler calls the same function on the
-// same outcome to answer. A later request with the key gets the stored
-// status and body back byte for byte (a *stockade.Replay), marked with
-// the header Idempotent-Replayed: true. The media type follows from the
-// status (problem+json from 400 up, JSON below), so it needs no storing.
+// A mutating request with an Idempotency-Key header is made idempotent
+// with a *stockade.Idempotency: the key, and as its fingerprint the hash
+// of the request's method, path and body. The service stores the result
+// of the first call that succeeds with its effect, and a later request
+// with the key gets that result again, rendered as the first was: the
+// same status and the same bytes, marked with the header
+// Idempotent-Replayed: true. A refusal is not stored: the same key may
+// be sent again once the cause is gone.
 
 const (
 	// headerIdempotencyKey names the key a client gives a request.
@@ -55,34 +54,13 @@ func requestHash(r *http.Request, body []byte) string {
 	return hex.EncodeToString(h.Sum(nil))
 }
 
-// renderer returns the one function that turns the outcome of a call
-// returning T into a response: status and JSON body on success, a problem
-// document on error. The service may hand it a T or a *T.
-func renderer[T any](status int, view func(T) any) func(v any, err error) (int, []byte) {
-	return func(v any, err error) (int, []byte) {
-		if err != nil {
-			return problemOf(err)
-		}
-		switch t := v.(type) {
-		case T:
-			return encode(status, view(t))
-		case *T:
-			if t != nil {
-				return encode(status, view(*t))
-			}
-		}
-		return problemOf(errors.New("httpapi: render: unexpected result type"))
-	}
-}
-
-// call runs fn, idempotently if the request carries an Idempotency-Key,
-// and answers with its outcome rendered by view under status, or with the
-// replay of an earlier outcome. body is the request's body, for the
-// request hash. It returns fn's error (a *stockade.Replay for a replay).
+// call runs fn, under the request's Idempotency-Key if it is a mutating
+// request that carries one, and answers with fn's result rendered by view
+// under status, or with fn's error as a problem document. body is the
+// request's body, for the fingerprint. It returns fn's error.
 func call[T any](s *Server, w http.ResponseWriter, r *http.Request, body []byte, status int,
-	view func(T) any, fn func(context.Context) (T, error)) error {
-	render := renderer(status, view)
-	ctx := r.Context()
+	view func(T) any, fn func(context.Context, *stockade.Idempotency) (T, error)) error {
+	var idem *stockade.Idempotency
 	if r.Method != http.MethodGet && r.Method != http.MethodHead {
 		key, err := idempotencyKey(r)
 		if err != nil {
@@ -90,23 +68,17 @@ func call[T any](s *Server, w http.ResponseWriter, r *http.Request, body []byte,
 			return err
 		}
 		if key != "" {
-			ctx = stockade.WithIdempotency(ctx, &stockade.Idempotent{
-				Key:         key,
-				RequestHash: requestHash(r, body),
-				Render:      render,
-			})
+			idem = &stockade.Idempotency{Key: key, Fingerprint: requestHash(r, body)}
 		}
 	}
-	v, err := fn(ctx)
-	if replay, ok := errors.AsType[*stockade.Replay](err); ok {
-		w.Header().Set(headerReplayed, "true")
-		writeBody(w, replay.Status, replay.Body)
+	v, err := fn(r.Context(), idem)
+	if err != nil {
+		s.writeError(w, r, err)
 		return err
 	}
-	if err != nil {
-		s.logFailure(r, err)
+	if idem != nil && idem.Replayed {
+		w.Header().Set(headerReplayed, "true")
 	}
-	st, out := render(v, err)
-	writeBody(w, st, out)
-	return err
+	writeJSON(w, status, view(v))
+	return nil
 }

@@ -67,8 +67,6 @@ var (
 	idempotenciesSQL string
 	//go:embed queries/put_idempotency.sql
 	putIdempotencySQL string
-	//go:embed queries/delete_idempotency.sql
-	deleteIdempotencySQL string
 	//go:embed queries/purge_idempotency.sql
 	purgeIdempotencySQL string
 	//go:embed queries/advisory_lock.sql
@@ -534,10 +532,10 @@ func (t *tx) SetOrderStatus(ctx context.Context, id string, from, to stockade.Or
 }
 
 // Idempotency implements stockade.Tx with Idempotencies.
-func (t *tx) Idempotency(ctx context.Context, key string) (stockade.Idempotency, bool, error) {
+func (t *tx) Idempotency(ctx context.Context, key string) (stockade.IdempotencyRecord, bool, error) {
 	recs, err := t.Idempotencies(ctx, []string{key})
 	if err != nil || len(recs) == 0 {
-		return stockade.Idempotency{}, false, err
+		return stockade.IdempotencyRecord{}, false, err
 	}
 	return recs[0], true, nil
 }
@@ -550,7 +548,7 @@ func (t *tx) Idempotency(ctx context.Context, key string) (stockade.Idempotency,
 // COMMITTED alone would let both read "no record" and both claim the key.
 // The locks and the read go in one round trip; the read, a statement of
 // its own, takes its snapshot once every lock is granted.
-func (t *tx) Idempotencies(ctx context.Context, keys []string) ([]stockade.Idempotency, error) {
+func (t *tx) Idempotencies(ctx context.Context, keys []string) ([]stockade.IdempotencyRecord, error) {
 	if len(keys) == 0 {
 		return nil, nil
 	}
@@ -583,13 +581,10 @@ func (t *tx) Idempotencies(ctx context.Context, keys []string) ([]stockade.Idemp
 	if err != nil {
 		return nil, t.fail(ctx, what, err)
 	}
-	recs, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (stockade.Idempotency, error) {
-		var (
-			rec   stockade.Idempotency
-			state string
-		)
-		err := row.Scan(&rec.Key, &rec.RequestHash, &state, &rec.Status, &rec.Body, &rec.CreatedAt)
-		rec.State, rec.CreatedAt = stockade.IdempotencyState(state), rec.CreatedAt.UTC()
+	recs, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (stockade.IdempotencyRecord, error) {
+		var rec stockade.IdempotencyRecord
+		err := row.Scan(&rec.Key, &rec.Op, &rec.Fingerprint, &rec.Result, &rec.CreatedAt)
+		rec.CreatedAt = rec.CreatedAt.UTC()
 		return rec, err
 	})
 	if err != nil {
@@ -598,7 +593,7 @@ func (t *tx) Idempotencies(ctx context.Context, keys []string) ([]stockade.Idemp
 	return recs, nil
 }
 
-func (t *tx) PutIdempotency(ctx context.Context, recs ...stockade.Idempotency) error {
+func (t *tx) PutIdempotency(ctx context.Context, recs ...stockade.IdempotencyRecord) error {
 	if len(recs) == 0 {
 		return nil
 	}
@@ -607,24 +602,15 @@ func (t *tx) PutIdempotency(ctx context.Context, recs ...stockade.Idempotency) e
 		what = fmt.Sprintf("put %d idempotency records", len(recs))
 	}
 	var (
-		keys, hashes, states = make([]string, len(recs)), make([]string, len(recs)), make([]string, len(recs))
-		statuses             = make([]int32, len(recs))
-		bodies               = make([][]byte, len(recs))
-		created              = make([]time.Time, len(recs))
+		keys, ops, prints = make([]string, len(recs)), make([]string, len(recs)), make([]string, len(recs))
+		results           = make([][]byte, len(recs))
+		created           = make([]time.Time, len(recs))
 	)
 	for i, r := range recs {
-		keys[i], hashes[i], states[i] = r.Key, r.RequestHash, string(r.State)
-		statuses[i], bodies[i], created[i] = int32(r.Status), r.Body, r.CreatedAt
+		keys[i], ops[i], prints[i], results[i], created[i] = r.Key, r.Op, r.Fingerprint, r.Result, r.CreatedAt
 	}
-	if _, err := t.tx.Exec(ctx, putIdempotencySQL, keys, hashes, states, statuses, bodies, created); err != nil {
+	if _, err := t.tx.Exec(ctx, putIdempotencySQL, keys, ops, prints, results, created); err != nil {
 		return t.fail(ctx, what, err)
-	}
-	return nil
-}
-
-func (t *tx) DeleteIdempotency(ctx context.Context, key string) error {
-	if _, err := t.tx.Exec(ctx, deleteIdempotencySQL, key); err != nil {
-		return t.fail(ctx, "delete idempotency record "+strconv.Quote(key), err)
 	}
 	return nil
 }

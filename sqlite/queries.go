@@ -58,6 +58,14 @@ var (
 	orderSQL string
 	//go:embed queries/set_order_status.sql
 	setOrderStatusSQL string
+	//go:embed queries/idempotency.sql
+	idempotencySQL string
+	//go:embed queries/idempotencies.sql
+	idempotenciesSQL string
+	//go:embed queries/put_idempotency.sql
+	putIdempotencySQL string
+	//go:embed queries/purge_idempotency.sql
+	purgeIdempotencySQL string
 	//go:embed queries/migrate_table.sql
 	migrateTableSQL string
 	//go:embed queries/migrate_applied.sql

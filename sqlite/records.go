@@ -3,6 +3,7 @@ package sqlite
 import (
 	"context"
 	"database/sql"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -190,30 +191,26 @@ func (t *tx) SetOrderStatus(ctx context.Context, id string, from, to stockade.Or
 	return affected(res, "set order %s %s → %s", id, from, to)
 }
 
-const idempotencyColumns = `key, request_hash, state, status, body, created_at`
-
-func scanIdempotency(row rowScanner) (stockade.Idempotency, error) {
+func scanIdempotency(row rowScanner) (stockade.IdempotencyRecord, error) {
 	var (
-		rec     stockade.Idempotency
-		state   string
+		rec     stockade.IdempotencyRecord
 		created int64
 	)
-	err := row.Scan(&rec.Key, &rec.RequestHash, &state, &rec.Status, &rec.Body, &created)
-	rec.State, rec.CreatedAt = stockade.IdempotencyState(state), fromMicros(created)
+	err := row.Scan(&rec.Key, &rec.Op, &rec.Fingerprint, &rec.Result, &created)
+	rec.CreatedAt = fromMicros(created)
 	return rec, err
 }
 
-func (t *tx) Idempotency(ctx context.Context, key string) (stockade.Idempotency, bool, error) {
-	recs, err := queryAll(ctx, t, "idempotency "+key, scanIdempotency,
-		`SELECT `+idempotencyColumns+` FROM idempotency WHERE key = ?`, key)
+func (t *tx) Idempotency(ctx context.Context, key string) (stockade.IdempotencyRecord, bool, error) {
+	recs, err := queryAll(ctx, t, "idempotency "+key, scanIdempotency, idempotencySQL, key)
 	if err != nil || len(recs) == 0 {
-		return stockade.Idempotency{}, false, err
+		return stockade.IdempotencyRecord{}, false, err
 	}
 	return recs[0], true, nil
 }
 
 // Idempotencies ignores locking: the writer holds the whole database.
-func (t *tx) Idempotencies(ctx context.Context, keys []string) ([]stockade.Idempotency, error) {
+func (t *tx) Idempotencies(ctx context.Context, keys []string) ([]stockade.IdempotencyRecord, error) {
 	if len(keys) == 0 {
 		return nil, nil
 	}
@@ -221,35 +218,33 @@ func (t *tx) Idempotencies(ctx context.Context, keys []string) ([]stockade.Idemp
 	if err != nil {
 		return nil, fmt.Errorf("sqlite: %d idempotency records: %w", len(keys), err)
 	}
-	return queryAll(ctx, t, fmt.Sprintf("%d idempotency records", len(keys)), scanIdempotency,
-		`SELECT `+idempotencyColumns+` FROM idempotency WHERE key IN (SELECT value FROM json_each(?)) ORDER BY key`, string(list))
+	return queryAll(ctx, t, fmt.Sprintf("%d idempotency records", len(keys)), scanIdempotency, idempotenciesSQL, string(list))
 }
 
-func (t *tx) PutIdempotency(ctx context.Context, recs ...stockade.Idempotency) error {
-	err := t.insertRows(ctx, `INSERT INTO idempotency (key, request_hash, state, status, body, created_at) VALUES `,
-		6, len(recs), func(i int, row []any) []any {
-			r := recs[i]
-			return append(row, r.Key, r.RequestHash, string(r.State), r.Status, r.Body, micros(r.CreatedAt))
-		}, ` ON CONFLICT (key) DO UPDATE SET request_hash = excluded.request_hash, state = excluded.state,
-			status = excluded.status, body = excluded.body, created_at = excluded.created_at`)
-	if err != nil {
-		if len(recs) == 1 {
-			return checkf(err, "invalid idempotency state", "put idempotency %s", recs[0].Key)
-		}
-		return checkf(err, "invalid idempotency state", "put %d idempotency records", len(recs))
+func (t *tx) PutIdempotency(ctx context.Context, recs ...stockade.IdempotencyRecord) error {
+	if len(recs) == 0 {
+		return nil
 	}
-	return nil
-}
-
-func (t *tx) DeleteIdempotency(ctx context.Context, key string) error {
-	if _, err := t.tx.ExecContext(ctx, `DELETE FROM idempotency WHERE key = ?`, key); err != nil {
-		return wrapf(err, "delete idempotency %s", key)
+	what := "put idempotency " + recs[0].Key
+	if len(recs) > 1 {
+		what = fmt.Sprintf("put %d idempotency records", len(recs))
+	}
+	rows := make([][]any, len(recs))
+	for i, r := range recs {
+		rows[i] = []any{r.Key, r.Op, r.Fingerprint, hex.EncodeToString(r.Result), micros(r.CreatedAt)}
+	}
+	list, err := json.Marshal(rows)
+	if err != nil {
+		return fmt.Errorf("sqlite: %s: %w", what, err)
+	}
+	if _, err := t.tx.ExecContext(ctx, putIdempotencySQL, string(list)); err != nil {
+		return wrapf(err, "%s", what)
 	}
 	return nil
 }
 
 func (t *tx) PurgeIdempotency(ctx context.Context, before time.Time) (int, error) {
-	res, err := t.tx.ExecContext(ctx, `DELETE FROM idempotency WHERE created_at < ?`, micros(before))
+	res, err := t.tx.ExecContext(ctx, purgeIdempotencySQL, micros(before))
 	if err != nil {
 		return 0, wrapf(err, "purge idempotency")
 	}

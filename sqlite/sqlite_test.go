@@ -112,7 +112,7 @@ func TestMigrate(t *testing.T) {
 		}
 		recs = append(recs, fmt.Sprintf("%d %s", v, name))
 	}
-	if want := []string{"1 0001_init.sql"}; !reflect.DeepEqual(recs, want) {
+	if want := []string{"1 0001_init.sql", "2 0002_idempotency_results.sql"}; !reflect.DeepEqual(recs, want) {
 		t.Errorf("schema_migrations = %q, want %q", recs, want)
 	}
 }

@@ -213,8 +213,8 @@ func testOppositeOrder(t *testing.T, s stockade.Store) {
 }
 
 // testIdempotencyClaim has many requests with the same Idempotency-Key
-// race to claim it, as the engine does: in one Update, read the key and,
-// if there is no record, put an in-flight one. Exactly one must win. The
+// race to use it, as the engine does: in one Update, read the key and, if
+// there is no record, write one with the effect. Exactly one must win. The
 // store has to make that read and write atomic: a single writer does,
 // and so does a lock that Idempotency takes on the key in an Update.
 func testIdempotencyClaim(t *testing.T, s stockade.Store) {
@@ -236,8 +236,8 @@ func testIdempotencyClaim(t *testing.T, s stockade.Store) {
 					}
 					time.Sleep(2 * time.Millisecond) // widen the window between read and write
 					claimed = true
-					return tx.PutIdempotency(ctx, stockade.Idempotency{Key: "k-race",
-						RequestHash: fmt.Sprintf("worker %d", w), State: stockade.InFlight, CreatedAt: base})
+					return tx.PutIdempotency(ctx, stockade.IdempotencyRecord{Key: "k-race", Op: "reserve",
+						Fingerprint: fmt.Sprintf("worker %d", w), Result: []byte("{}"), CreatedAt: base})
 				})
 			})
 			conflicts.Add(int64(n))
@@ -284,10 +284,10 @@ func testIdempotenciesOrder(t *testing.T, s stockade.Store) {
 							return err
 						}
 						time.Sleep(100 * time.Microsecond) // hold the locks a while
-						recs := make([]stockade.Idempotency, len(mine))
+						recs := make([]stockade.IdempotencyRecord, len(mine))
 						for j, k := range mine {
-							recs[j] = stockade.Idempotency{Key: k, RequestHash: fmt.Sprintf("w%d-%d", w, i),
-								State: stockade.Done, Status: 200, Body: []byte("{}"), CreatedAt: base}
+							recs[j] = stockade.IdempotencyRecord{Key: k, Op: "reserve", Fingerprint: fmt.Sprintf("w%d-%d", w, i),
+								Result: []byte("{}"), CreatedAt: base}
 						}
 						return tx.PutIdempotency(ctx, recs...)
 					})

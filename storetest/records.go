@@ -288,9 +288,9 @@ func testOrders(t *testing.T, s stockade.Store) {
 
 func testIdempotency(t *testing.T, s stockade.Store) {
 	ctx := t.Context()
-	get := func(key string) (stockade.Idempotency, bool) {
+	get := func(key string) (stockade.IdempotencyRecord, bool) {
 		t.Helper()
-		var rec stockade.Idempotency
+		var rec stockade.IdempotencyRecord
 		var ok bool
 		view(t, s, func(tx stockade.Tx) error {
 			var err error
@@ -299,52 +299,49 @@ func testIdempotency(t *testing.T, s stockade.Store) {
 		})
 		return rec, ok
 	}
-	put := func(rec stockade.Idempotency) {
+	put := func(rec stockade.IdempotencyRecord) {
 		t.Helper()
 		update(t, s, func(tx stockade.Tx) error { return tx.PutIdempotency(ctx, rec) })
 	}
-	check := func(want stockade.Idempotency) {
+	same := func(got, want stockade.IdempotencyRecord) bool {
+		return got.Key == want.Key && got.Op == want.Op && got.Fingerprint == want.Fingerprint &&
+			bytes.Equal(got.Result, want.Result) && sameTime(got.CreatedAt, want.CreatedAt)
+	}
+	check := func(want stockade.IdempotencyRecord) {
 		t.Helper()
 		got, ok := get(want.Key)
 		if !ok {
 			t.Fatalf("Idempotency(%q) found nothing", want.Key)
 		}
 		checkTime(t, "idempotency "+want.Key+" CreatedAt", got.CreatedAt, want.CreatedAt)
-		if got.Key != want.Key || got.RequestHash != want.RequestHash || got.State != want.State ||
-			got.Status != want.Status || !bytes.Equal(got.Body, want.Body) {
-			t.Errorf("Idempotency(%q) = %s %s %d body %q, want %s %s %d body %q", want.Key,
-				got.RequestHash, got.State, got.Status, got.Body, want.RequestHash, want.State, want.Status, want.Body)
+		if !same(got, want) {
+			t.Errorf("Idempotency(%q) = %s %s result %q, want %s %s result %q", want.Key,
+				got.Op, got.Fingerprint, got.Result, want.Op, want.Fingerprint, want.Result)
 		}
 	}
 
 	if rec, ok := get("k-1"); ok {
 		t.Fatalf("Idempotency of a missing key = %+v, true", rec)
 	}
-	inFlight := stockade.Idempotency{Key: "k-1", RequestHash: "sha256:aa", State: stockade.InFlight, CreatedAt: base}
-	put(inFlight)
-	check(inFlight)
+	first := stockade.IdempotencyRecord{Key: "k-1", Op: "reserve", Fingerprint: "sha256:aa", Result: []byte(`{"id":"r-1"}`), CreatedAt: base}
+	put(first)
+	check(first)
 
-	// Every byte value, invalid UTF-8 and a NUL included.
-	body := []byte("{\"id\":\"r-1\"}\n\x00\xff\xfe")
+	// Replaced whole; every byte value, invalid UTF-8 and a NUL included.
+	result := []byte("{\"id\":\"r-1\"}\n\x00\xff\xfe")
 	for b := range 256 {
-		body = append(body, byte(b))
+		result = append(result, byte(b))
 	}
-	done := stockade.Idempotency{Key: "k-1", RequestHash: "sha256:aa", State: stockade.Done, Status: 201, Body: body, CreatedAt: base}
-	put(done)
-	check(done)
-
-	update(t, s, func(tx stockade.Tx) error { return tx.DeleteIdempotency(ctx, "k-1") })
-	if rec, ok := get("k-1"); ok {
-		t.Errorf("Idempotency after DeleteIdempotency = %+v, true", rec)
-	}
-	update(t, s, func(tx stockade.Tx) error { return tx.DeleteIdempotency(ctx, "no-such-key") })
+	again := stockade.IdempotencyRecord{Key: "k-1", Op: "checkout", Fingerprint: "sha256:bb", Result: result, CreatedAt: base.Add(time.Hour)}
+	put(again)
+	check(again)
 
 	// Many at once, in one call each way: missing keys are left out, the
 	// rest come back in key order.
-	many := []stockade.Idempotency{
-		{Key: "m-2", RequestHash: "h2", State: stockade.InFlight, CreatedAt: base},
-		{Key: "m-1", RequestHash: "h1", State: stockade.Done, Status: 409, Body: []byte{}, CreatedAt: base.Add(time.Second)},
-		{Key: "m-3", RequestHash: "h3", State: stockade.Done, Status: 201, Body: []byte("x"), CreatedAt: base},
+	many := []stockade.IdempotencyRecord{
+		{Key: "m-2", Op: "reserve", Fingerprint: "h2", Result: []byte("{}"), CreatedAt: base},
+		{Key: "m-1", Op: "confirm", Fingerprint: "h1", Result: []byte("[]"), CreatedAt: base.Add(time.Second)},
+		{Key: "m-3", Op: "release", Fingerprint: "h3", Result: []byte("x"), CreatedAt: base},
 	}
 	update(t, s, func(tx stockade.Tx) error { return tx.PutIdempotency(ctx, many...) })
 	for _, write := range []bool{false, true} {
@@ -353,15 +350,13 @@ func testIdempotency(t *testing.T, s stockade.Store) {
 			if err != nil {
 				return err
 			}
-			want := []stockade.Idempotency{many[1], many[0], many[2]}
+			want := []stockade.IdempotencyRecord{many[1], many[0], many[2]}
 			if len(got) != len(want) {
 				t.Fatalf("Idempotencies returned %d records, want %d", len(got), len(want))
 			}
 			for i, w := range want {
-				g := got[i]
-				if g.Key != w.Key || g.RequestHash != w.RequestHash || g.State != w.State || g.Status != w.Status ||
-					!bytes.Equal(g.Body, w.Body) || !sameTime(g.CreatedAt, w.CreatedAt) {
-					t.Errorf("Idempotencies()[%d] = %+v, want %+v", i, g, w)
+				if !same(got[i], w) {
+					t.Errorf("Idempotencies()[%d] = %+v, want %+v", i, got[i], w)
 				}
 			}
 			none, err := tx.Idempotencies(ctx, nil)
@@ -373,8 +368,8 @@ func testIdempotency(t *testing.T, s stockade.Store) {
 	}
 
 	for i, age := range []time.Duration{3 * time.Hour, 2 * time.Hour, time.Hour, 0} {
-		put(stockade.Idempotency{Key: fmt.Sprintf("p-%d", i), RequestHash: "h", State: stockade.Done, Status: 200,
-			Body: []byte("{}"), CreatedAt: base.Add(-age)})
+		put(stockade.IdempotencyRecord{Key: fmt.Sprintf("p-%d", i), Op: "reserve", Fingerprint: "h",
+			Result: []byte("{}"), CreatedAt: base.Add(-age)})
 	}
 	purges := []struct {
 		before time.Time
@@ -434,9 +429,6 @@ func testInvalidStatus(t *testing.T, s stockade.Store) {
 		{"SetOrderStatus", func(tx stockade.Tx) error {
 			_, err := tx.SetOrderStatus(ctx, "o-1", stockade.Committed, "lost")
 			return err
-		}},
-		{"PutIdempotency", func(tx stockade.Tx) error {
-			return tx.PutIdempotency(ctx, stockade.Idempotency{Key: "k-1", RequestHash: "h", State: "lost", CreatedAt: base})
 		}},
 	}
 	for _, tc := range tests {

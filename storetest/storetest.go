@@ -212,7 +212,7 @@ type snapshot struct {
 	Movements    []stockade.Movement
 	Reservations map[string]string // id → "status/order id" or the error code
 	Orders       map[string]string // id → status or the error code
-	Idempotency  map[string]string // key → "state/status/body" or "missing"
+	Idempotency  map[string]string // key → "op/fingerprint/result/created" or "missing"
 }
 
 // take reads a snapshot of s in a View, with the given reservations,
@@ -247,7 +247,7 @@ func take(t *testing.T, s stockade.Store, reservations, orders, idem []string) s
 			}
 			snap.Idempotency[key] = "missing"
 			if ok {
-				snap.Idempotency[key] = fmt.Sprintf("%s/%d/%q", rec.State, rec.Status, rec.Body)
+				snap.Idempotency[key] = fmt.Sprintf("%s/%s/%q/%s", rec.Op, rec.Fingerprint, rec.Result, rec.CreatedAt)
 			}
 		}
 		return nil

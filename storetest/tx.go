@@ -60,14 +60,11 @@ var writes = []struct {
 		return err
 	}},
 	{"PutIdempotency new", func(ctx context.Context, tx stockade.Tx) error {
-		return tx.PutIdempotency(ctx, stockade.Idempotency{Key: "k-new", RequestHash: "h", State: stockade.InFlight, CreatedAt: base})
+		return tx.PutIdempotency(ctx, stockade.IdempotencyRecord{Key: "k-new", Op: "reserve", Fingerprint: "h", Result: []byte("{}"), CreatedAt: base})
 	}},
 	{"PutIdempotency replace", func(ctx context.Context, tx stockade.Tx) error {
-		return tx.PutIdempotency(ctx, stockade.Idempotency{Key: "k-old", RequestHash: "h", State: stockade.Done,
-			Status: 200, Body: []byte("{}"), CreatedAt: base})
-	}},
-	{"DeleteIdempotency", func(ctx context.Context, tx stockade.Tx) error {
-		return tx.DeleteIdempotency(ctx, "k-old")
+		return tx.PutIdempotency(ctx, stockade.IdempotencyRecord{Key: "k-old", Op: "confirm", Fingerprint: "h2",
+			Result: []byte(`{"id":"o"}`), CreatedAt: base.Add(time.Second)})
 	}},
 	{"PurgeIdempotency", func(ctx context.Context, tx stockade.Tx) error {
 		_, err := tx.PurgeIdempotency(ctx, base.Add(24*time.Hour))
@@ -87,7 +84,7 @@ func seedWrites(t *testing.T, s stockade.Store) snapshot {
 		if err := tx.InsertOrders(ctx, stockade.Order{ID: "o-old", Status: stockade.Committed, CreatedAt: base}); err != nil {
 			return err
 		}
-		return tx.PutIdempotency(ctx, stockade.Idempotency{Key: "k-old", RequestHash: "h", State: stockade.InFlight, CreatedAt: base})
+		return tx.PutIdempotency(ctx, stockade.IdempotencyRecord{Key: "k-old", Op: "reserve", Fingerprint: "h", Result: []byte("{}"), CreatedAt: base})
 	})
 	return takeWrites(t, s)
 }

@@ -40,7 +40,7 @@ func BenchmarkHTTPFlashSale(b *testing.B) {
 				var mine []time.Duration
 				for pb.Next() {
 					t0 := time.Now()
-					_, err := c.Checkout(b.Context(), stockade.ReserveRequest{Lines: []stockade.Line{{SKU: "hot", Quantity: 1}}})
+					_, err := c.Checkout(b.Context(), stockade.ReserveRequest{Lines: []stockade.Line{{SKU: "hot", Quantity: 1}}}, nil)
 					if err != nil {
 						b.Error(err)
 						return

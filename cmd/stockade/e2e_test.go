@@ -33,10 +33,10 @@ var httpClient = &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 12
 func stockUp(t testing.TB, c *httpapi.Client, sku string, onHand int64) {
 	t.Helper()
 	ctx := t.Context()
-	if _, err := c.PutLocation(ctx, stockade.Location{ID: "dc", Name: "DC", Lat: 52.5, Lon: 13.4}); err != nil {
+	if _, err := c.PutLocation(ctx, stockade.Location{ID: "dc", Name: "DC", Lat: 52.5, Lon: 13.4}, nil); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := c.SetStock(ctx, stockade.Key{SKU: sku, Location: "dc"}, onHand, nil); err != nil {
+	if _, err := c.SetStock(ctx, stockade.Key{SKU: sku, Location: "dc"}, onHand, nil, nil); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -60,7 +60,7 @@ func flashSale(t *testing.T, addrs []string, sku string, buyers, inflight int) m
 			defer func() { <-sem }()
 			_, err := clients[i%len(clients)].Checkout(t.Context(), stockade.ReserveRequest{
 				Lines: []stockade.Line{{SKU: sku, Quantity: 1}},
-			})
+			}, nil)
 			outcome := "ok"
 			if err != nil {
 				outcome = stockade.ErrorCode(err)
@@ -288,7 +288,7 @@ func killMidLoad(t *testing.T, kind, strategy string) {
 				q := int64(1 + (g+i)%3)
 				o, err := c.Checkout(context.Background(), stockade.ReserveRequest{
 					Lines: []stockade.Line{{SKU: "steady", Quantity: q}},
-				})
+				}, nil)
 				mu.Lock()
 				switch {
 				case err == nil:

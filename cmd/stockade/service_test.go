@@ -108,23 +108,23 @@ func startServe(t *testing.T, env map[string]string, args ...string) *server {
 func shop(t *testing.T, c *httpapi.Client, sku string) {
 	t.Helper()
 	ctx := t.Context()
-	if _, err := c.PutLocation(ctx, stockade.Location{ID: "east", Name: "East", Lat: 40.7, Lon: -74}); err != nil {
+	if _, err := c.PutLocation(ctx, stockade.Location{ID: "east", Name: "East", Lat: 40.7, Lon: -74}, nil); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := c.SetStock(ctx, stockade.Key{SKU: sku, Location: "east"}, 5, nil); err != nil {
+	if _, err := c.SetStock(ctx, stockade.Key{SKU: sku, Location: "east"}, 5, nil, nil); err != nil {
 		t.Fatal(err)
 	}
-	r, err := c.Reserve(ctx, stockade.ReserveRequest{Lines: []stockade.Line{{SKU: sku, Quantity: 2}}})
+	r, err := c.Reserve(ctx, stockade.ReserveRequest{Lines: []stockade.Line{{SKU: sku, Quantity: 2}}}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := c.Confirm(ctx, r.ID); err != nil {
+	if _, err := c.Confirm(ctx, r.ID, nil); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := c.Checkout(ctx, stockade.ReserveRequest{Lines: []stockade.Line{{SKU: sku, Quantity: 3}}}); err != nil {
+	if _, err := c.Checkout(ctx, stockade.ReserveRequest{Lines: []stockade.Line{{SKU: sku, Quantity: 3}}}, nil); err != nil {
 		t.Fatal(err)
 	}
-	_, err = c.Reserve(ctx, stockade.ReserveRequest{Lines: []stockade.Line{{SKU: sku, Quantity: 1}}})
+	_, err = c.Reserve(ctx, stockade.ReserveRequest{Lines: []stockade.Line{{SKU: sku, Quantity: 1}}}, nil)
 	if stockade.ErrorCode(err) != stockade.EInsufficientStock {
 		t.Fatalf("reserve past the stock: %v, want %s", err, stockade.EInsufficientStock)
 	}
@@ -203,10 +203,10 @@ func TestServeLockMemoryAfterRestart(t *testing.T) {
 		if i == 0 {
 			shop(t, c, "sku-1")
 		}
-		if _, err := c.AdjustStock(t.Context(), stockade.Key{SKU: "sku-1", Location: "east"}, 1, "restock"); err != nil {
+		if _, err := c.AdjustStock(t.Context(), stockade.Key{SKU: "sku-1", Location: "east"}, 1, "restock", nil); err != nil {
 			t.Fatal(err)
 		}
-		if _, err := c.Reserve(t.Context(), stockade.ReserveRequest{Lines: []stockade.Line{{SKU: "sku-1", Quantity: 1}}}); err != nil {
+		if _, err := c.Reserve(t.Context(), stockade.ReserveRequest{Lines: []stockade.Line{{SKU: "sku-1", Quantity: 1}}}, nil); err != nil {
 			t.Fatalf("run %d: reserve: %v", i+1, err)
 		}
 		if err := s.stop(); err != nil {
@@ -222,13 +222,13 @@ func TestServeSweepsAndServesMetrics(t *testing.T) {
 		"-sweep-interval", "50ms", "-default-ttl", "1s", "-log-level", "debug")
 	c := httpapi.NewClient("http://"+s.addr, nil)
 	ctx := t.Context()
-	if _, err := c.PutLocation(ctx, stockade.Location{ID: "east", Name: "East"}); err != nil {
+	if _, err := c.PutLocation(ctx, stockade.Location{ID: "east", Name: "East"}, nil); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := c.SetStock(ctx, stockade.Key{SKU: "a", Location: "east"}, 3, nil); err != nil {
+	if _, err := c.SetStock(ctx, stockade.Key{SKU: "a", Location: "east"}, 3, nil, nil); err != nil {
 		t.Fatal(err)
 	}
-	r, err := c.Reserve(ctx, stockade.ReserveRequest{Lines: []stockade.Line{{SKU: "a", Quantity: 3}}})
+	r, err := c.Reserve(ctx, stockade.ReserveRequest{Lines: []stockade.Line{{SKU: "a", Quantity: 3}}}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -249,7 +249,7 @@ func TestServeSweepsAndServesMetrics(t *testing.T) {
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
-	if _, err := c.Confirm(ctx, r.ID); stockade.ErrorCode(err) != stockade.EReservationExpired {
+	if _, err := c.Confirm(ctx, r.ID, nil); stockade.ErrorCode(err) != stockade.EReservationExpired {
 		t.Fatalf("confirm of an expired hold: %v, want %s", err, stockade.EReservationExpired)
 	}
 	code, body := get(t, "http://"+s.addr+"/metrics")
@@ -280,7 +280,7 @@ func TestServeBatchMetrics(t *testing.T) {
 	ctx := t.Context()
 	stockUp(t, c, "a", 3)
 	for range 2 {
-		if _, err := c.Checkout(ctx, stockade.ReserveRequest{Lines: []stockade.Line{{SKU: "a", Quantity: 1}}}); err != nil {
+		if _, err := c.Checkout(ctx, stockade.ReserveRequest{Lines: []stockade.Line{{SKU: "a", Quantity: 1}}}, nil); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -65,7 +65,7 @@ func (w *workload) sweeps() bool { return w.kind == Booking }
 // setup creates the locations and sets every level's stock.
 func (w *workload) setup(ctx context.Context, svc stockade.Service, stock int64) error {
 	for _, l := range w.locs {
-		if _, err := svc.PutLocation(ctx, l); err != nil {
+		if _, err := svc.PutLocation(ctx, l, nil); err != nil {
 			return fmt.Errorf("location %s: %w", l.ID, err)
 		}
 	}
@@ -85,7 +85,7 @@ func (w *workload) setup(ctx context.Context, svc stockade.Service, stock int64)
 	for range 8 {
 		wg.Go(func() {
 			for i := int(next.Add(1) - 1); i < len(keys); i = int(next.Add(1) - 1) {
-				if _, err := svc.SetStock(ctx, keys[i], stock, nil); err != nil {
+				if _, err := svc.SetStock(ctx, keys[i], stock, nil, nil); err != nil {
 					mu.Lock()
 					errs = append(errs, fmt.Errorf("stock %s: %w", keys[i], err))
 					mu.Unlock()
@@ -140,7 +140,7 @@ func (w *workload) client(ctx context.Context, c *client) {
 			}}
 			var res stockade.Reservation
 			err := c.do("reserve", lines, false, func() (err error) {
-				res, err = c.svc.Reserve(ctx, stockade.ReserveRequest{Lines: lines, TTL: w.ttl})
+				res, err = c.svc.Reserve(ctx, stockade.ReserveRequest{Lines: lines, TTL: w.ttl}, nil)
 				return err
 			})
 			if err != nil {
@@ -157,7 +157,7 @@ func (w *workload) client(ctx context.Context, c *client) {
 				break
 			}
 			err = c.do("confirm", lines, true, func() error {
-				_, err := c.svc.Confirm(ctx, res.ID)
+				_, err := c.svc.Confirm(ctx, res.ID, nil)
 				return err
 			})
 			if err == nil || stockade.ErrorCode(err) == stockade.EReservationExpired {
@@ -169,7 +169,7 @@ func (w *workload) client(ctx context.Context, c *client) {
 
 func (c *client) checkout(ctx context.Context, lines []stockade.Line) {
 	c.do("", lines, true, func() error {
-		_, err := c.svc.Checkout(ctx, stockade.ReserveRequest{Lines: lines})
+		_, err := c.svc.Checkout(ctx, stockade.ReserveRequest{Lines: lines}, nil)
 		return err
 	})
 }

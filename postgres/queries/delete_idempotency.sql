@@ -1,2 +1,0 @@
--- Delete the idempotency record of key $1, if any.
-DELETE FROM idempotency WHERE key = $1::text;
