@@ -1,79 +1,72 @@
 package sqlite
 
-import _ "embed"
+import (
+	"embed"
+	"strings"
+)
 
 // The statements, one per file in queries/, each file saying what it does
 // and what its parameters are. Parameters are numbered (?1, ?2, …) so that
 // a statement may use one twice. A few files end where the store appends
 // what varies in length: the rows of a multi-row INSERT (insertRows) and
 // the WHERE clause of movements.sql.
+//
+//go:embed queries/*.sql
+var queryFiles embed.FS
+
+// query returns the statement in queries/name as it is sent: without the
+// comment lines, which SQLite would tokenize again on every call, and
+// without the closing semicolon, ending in a line break so that the store
+// may append to it. The driver takes whatever follows a semicolon, even a
+// line break, for one more statement to prepare on every call, which
+// measurably slows every statement (see docs/benchmarks.md).
+func query(name string) string {
+	b, err := queryFiles.ReadFile("queries/" + name)
+	if err != nil {
+		panic("sqlite: " + err.Error()) // embedded: cannot happen
+	}
+	var q strings.Builder
+	for line := range strings.Lines(string(b)) {
+		if !strings.HasPrefix(strings.TrimSpace(line), "--") {
+			q.WriteString(line)
+		}
+	}
+	return strings.TrimRight(strings.TrimSpace(q.String()), ";") + "\n"
+}
+
 var (
-	//go:embed queries/put_location.sql
-	putLocationSQL string
-	//go:embed queries/locations.sql
-	locationsSQL string
-	//go:embed queries/location_exists.sql
-	locationExistsSQL string
-	//go:embed queries/levels.sql
-	levelsSQL string
-	//go:embed queries/sku_level.sql
-	skuLevelSQL string
-	//go:embed queries/sku_levels.sql
-	skuLevelsSQL string
-	//go:embed queries/all_levels.sql
-	allLevelsSQL string
-	//go:embed queries/set_on_hand.sql
-	setOnHandSQL string
-	//go:embed queries/set_on_hand_new.sql
-	setOnHandNewSQL string
-	//go:embed queries/set_on_hand_at.sql
-	setOnHandAtSQL string
-	//go:embed queries/update_level.sql
-	updateLevelSQL string
-	//go:embed queries/append_movements.sql
-	appendMovementsSQL string
-	//go:embed queries/movements.sql
-	movementsSQL string
-	//go:embed queries/ledger_sums.sql
-	ledgerSumsSQL string
-	//go:embed queries/record_sums.sql
-	recordSumsSQL string
-	//go:embed queries/insert_reservations.sql
-	insertReservationsSQL string
-	//go:embed queries/insert_reservation_allocations.sql
-	insertReservationAllocationsSQL string
-	//go:embed queries/reservation.sql
-	reservationSQL string
-	//go:embed queries/reservations.sql
-	reservationsSQL string
-	//go:embed queries/set_reservation_status.sql
-	setReservationStatusSQL string
-	//go:embed queries/lapsed_reservations.sql
-	lapsedReservationsSQL string
-	//go:embed queries/lapsed_reservations_keys.sql
-	lapsedReservationsKeysSQL string
-	//go:embed queries/insert_orders.sql
-	insertOrdersSQL string
-	//go:embed queries/order.sql
-	orderSQL string
-	//go:embed queries/set_order_status.sql
-	setOrderStatusSQL string
-	//go:embed queries/idempotency.sql
-	idempotencySQL string
-	//go:embed queries/idempotencies.sql
-	idempotenciesSQL string
-	//go:embed queries/put_idempotency.sql
-	putIdempotencySQL string
-	//go:embed queries/purge_idempotency.sql
-	purgeIdempotencySQL string
-	//go:embed queries/migrate_table.sql
-	migrateTableSQL string
-	//go:embed queries/migrate_applied.sql
-	migrateAppliedSQL string
-	//go:embed queries/migrate_record.sql
-	migrateRecordSQL string
-	//go:embed queries/migrate_has_table.sql
-	migrateHasTableSQL string
-	//go:embed queries/migrate_version.sql
-	migrateVersionSQL string
+	putLocationSQL                  = query("put_location.sql")
+	locationsSQL                    = query("locations.sql")
+	locationExistsSQL               = query("location_exists.sql")
+	levelsSQL                       = query("levels.sql")
+	skuLevelSQL                     = query("sku_level.sql")
+	skuLevelsSQL                    = query("sku_levels.sql")
+	allLevelsSQL                    = query("all_levels.sql")
+	setOnHandSQL                    = query("set_on_hand.sql")
+	setOnHandNewSQL                 = query("set_on_hand_new.sql")
+	setOnHandAtSQL                  = query("set_on_hand_at.sql")
+	updateLevelSQL                  = query("update_level.sql")
+	appendMovementsSQL              = query("append_movements.sql")
+	movementsSQL                    = query("movements.sql")
+	ledgerSumsSQL                   = query("ledger_sums.sql")
+	recordSumsSQL                   = query("record_sums.sql")
+	insertReservationsSQL           = query("insert_reservations.sql")
+	insertReservationAllocationsSQL = query("insert_reservation_allocations.sql")
+	reservationSQL                  = query("reservation.sql")
+	reservationsSQL                 = query("reservations.sql")
+	setReservationStatusSQL         = query("set_reservation_status.sql")
+	lapsedReservationsSQL           = query("lapsed_reservations.sql")
+	lapsedReservationsKeysSQL       = query("lapsed_reservations_keys.sql")
+	insertOrdersSQL                 = query("insert_orders.sql")
+	orderSQL                        = query("order.sql")
+	setOrderStatusSQL               = query("set_order_status.sql")
+	idempotencySQL                  = query("idempotency.sql")
+	idempotenciesSQL                = query("idempotencies.sql")
+	putIdempotencySQL               = query("put_idempotency.sql")
+	purgeIdempotencySQL             = query("purge_idempotency.sql")
+	migrateTableSQL                 = query("migrate_table.sql")
+	migrateAppliedSQL               = query("migrate_applied.sql")
+	migrateRecordSQL                = query("migrate_record.sql")
+	migrateHasTableSQL              = query("migrate_has_table.sql")
+	migrateVersionSQL               = query("migrate_version.sql")
 )
