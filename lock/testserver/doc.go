@@ -43,6 +43,15 @@
 // StartRedis, StartPostgres and StartEtcd do the same without a testing.TB
 // and with options; the caller closes what they return.
 //
+// A Proxy sits between a client and any server to break the network
+// rather than the server: Cut resets every connection, Blackhole keeps
+// them open but forwards nothing (a silent network, no reset), Heal
+// restores the traffic:
+//
+//	p := testserver.NewProxy(t, pg.Addr()) // the client dials p.Addr()
+//	p.Blackhole()
+//	p.Heal()
+//
 // # Missing binaries
 //
 // When a binary is missing, SharedRedis, NewRedis and the others skip the
