@@ -46,6 +46,42 @@
 // the server frees the lock at once and the holder learns it at its next
 // check: that gap is what fencing tokens are for.)
 //
+// A holder that cannot release anything — its process paused (SIGSTOP, a
+// frozen VM or container, a long stall), hung, or cut off from the server
+// by a partition — loses its key to the server instead. With the grant,
+// in the same statement, and again at every Refresh, the Locker sets the
+// session's idle_session_timeout to IdleTimeout(TTL):
+//
+//	max(TTL, CheckInterval) + CheckInterval   // TTL + 1s with the default CheckInterval and TTL ≥ 1s
+//
+// PostgreSQL ends a session that has waited that long for its client's
+// next statement, and the lock goes with the session. So the key of a
+// holder that went silent is free at most IdleTimeout after its last
+// statement, which is at most IdleTimeout after the pause or the cut,
+// without the holder: its TTL plus a margin of one CheckInterval. The
+// server's timer counts milliseconds, and the backend exits as soon as it
+// fires, at once granting the key to the next waiter. The timer starts when
+// a statement ends, so the server frees the key no sooner than about a
+// CheckInterval after the lease's own deadline: a holder that still runs
+// has closed Done by then. A live lease is never cut: its check every
+// CheckInterval (and its refresh every TTL/3 with WithAutoRenew) keeps its
+// session from being idle for even half of IdleTimeout. A paused holder
+// learns of the loss when it runs again (its deadline has passed, or its
+// connection is closed: the server's FATAL 57P05); what it does before it
+// looks is what fencing tokens are for.
+//
+// For the life of a lease this timeout replaces whatever
+// idle_session_timeout the session had (from postgresql.conf, ALTER ROLE
+// or DATABASE … SET, or the connection string). Release resets it in the
+// statement that unlocks, and so does the clean-up of a lost lease or a
+// cancelled wait, before the connection goes back to the pool; a
+// connection that cannot be reset is closed. PostgreSQL before 14 has no
+// idle_session_timeout: the Locker finds the setting missing and sets
+// nothing, and the bound does not hold. A paused holder then keeps its key
+// for the whole pause (its kernel keeps the connection alive), and a
+// partitioned one until the server's TCP keepalives give up on the
+// connection (see Failure modes).
+//
 // Each held lease also checks its connection every Options.CheckInterval
 // with an empty query. When the connection has died — the server
 // restarted, an operator ran pg_terminate_backend, the network cut it —
@@ -125,18 +161,26 @@
 //     asynchronous replication the last nextval calls may be lost too, and
 //     tokens could repeat: fence resources outside this database only with
 //     synchronous replication.
-//   - Network partition: the holder's check times out (CheckTimeout), it
-//     cuts the connection and declares the lease lost. The server frees the
-//     lock only when it notices the connection is dead, which on an idle
-//     session takes TCP keepalives: set tcp_keepalives_idle (and _interval,
-//     _count) on the server or in the connection string, or the lock can
-//     outlive its holder by hours. Another holder is never admitted early;
-//     the key is only unavailable for longer.
+//   - A holder paused or hung: the server ends its idle session after
+//     IdleTimeout(TTL) and frees the key (PostgreSQL 14 and later; see
+//     Leases and their TTL). The holder, once it runs again, finds its
+//     lease lost.
+//   - Network partition: the holder's deadline passes, or its check times
+//     out (CheckTimeout) and it cuts the connection: either way it declares
+//     the lease lost. The server, hearing nothing from the session, ends it
+//     after IdleTimeout(TTL) and frees the lock, no sooner than about a
+//     CheckInterval after the lease's deadline, so another holder is never
+//     admitted early. Before PostgreSQL 14 the server frees the lock only
+//     when it notices the connection is dead, which on an idle session
+//     takes TCP keepalives: set tcp_keepalives_idle (and _interval, _count)
+//     on the server or in the connection string, or the lock can outlive
+//     its holder by hours.
 //   - The server is unreachable: Acquire and TryAcquire return
 //     lock.ErrUnavailable wrapping pgx's error (a *pgconn.ConnectError, a
 //     *pgconn.PgError…), and nothing is held.
-//   - idle_session_timeout shorter than CheckInterval, or an operator's
-//     pg_terminate_backend, ends a holder's session: its lease is lost.
+//   - An operator's pg_terminate_backend ends a holder's session: its
+//     lease is lost. (The server's own idle_session_timeout does not apply
+//     to a held lease's session, which has IdleTimeout's.)
 //
 // As with every lock, a holder that pauses past its lease's end can still
 // act as if it held it; only a resource that checks the fencing token is

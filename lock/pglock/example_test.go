@@ -71,3 +71,15 @@ func ExampleLockID() {
 	// -507704955303063623
 	// pg_locks classid 4176758024 objid 2020904889
 }
+
+func ExampleIdleTimeout() {
+	// How long a lease's session may go silent before the server ends it,
+	// freeing the key of a paused or cut-off holder.
+	fmt.Println(pglock.IdleTimeout(10*time.Second, nil))                                             // TTL + CheckInterval
+	fmt.Println(pglock.IdleTimeout(200*time.Millisecond, nil))                                       // 2 × CheckInterval
+	fmt.Println(pglock.IdleTimeout(10*time.Second, &pglock.Options{CheckInterval: 5 * time.Second})) // a sparser check, a later release
+	// Output:
+	// 11s
+	// 2s
+	// 15s
+}

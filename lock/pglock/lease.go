@@ -30,7 +30,8 @@ type backend struct {
 }
 
 // Refresh implements lease.Backend: it checks on the server that the
-// session still holds the lock. The lease then moves its local deadline.
+// session still holds the lock, and sets the session's idle_session_timeout
+// for ttl. The lease then moves its local deadline.
 func (b *backend) Refresh(ctx context.Context, ttl time.Duration) error {
 	b.mu.Lock()
 	defer b.mu.Unlock()
@@ -38,7 +39,7 @@ func (b *backend) Refresh(ctx context.Context, ttl time.Duration) error {
 		return fmt.Errorf("%w: %q: its connection is gone", lock.ErrLost, b.key)
 	}
 	var held bool
-	err := b.conn.QueryRow(ctx, heldSQL, b.id).Scan(&held)
+	err := b.conn.QueryRow(ctx, heldSQL, b.id, b.locker.opts.idleTimeout(ttl)).Scan(&held, nil)
 	switch {
 	case err == nil && held:
 		return nil
@@ -54,8 +55,8 @@ func (b *backend) Refresh(ctx context.Context, ttl time.Duration) error {
 	}
 }
 
-// Release implements lease.Backend: it unlocks and gives the connection
-// back to the pool.
+// Release implements lease.Backend: it unlocks, resets the session's
+// idle_session_timeout and gives the connection back to the pool.
 func (b *backend) Release(ctx context.Context) error {
 	b.mu.Lock()
 	defer b.mu.Unlock()
@@ -63,7 +64,7 @@ func (b *backend) Release(ctx context.Context) error {
 		return fmt.Errorf("%w: %q: its connection is gone", lock.ErrLost, b.key)
 	}
 	var released bool
-	err := b.conn.QueryRow(ctx, releaseSQL, b.id).Scan(&released)
+	err := b.conn.QueryRow(ctx, releaseSQL, b.id).Scan(&released, nil)
 	closed := b.conn.Conn().IsClosed()
 	switch {
 	case err == nil && released:

@@ -7,6 +7,8 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"math"
+	"strconv"
 	"strings"
 	"time"
 
@@ -62,7 +64,9 @@ type Options struct {
 	// CheckInterval is how often each held lease checks that its connection
 	// is alive, with an empty query. A lease whose connection died (the
 	// server restarted, the backend was terminated) is declared lost within
-	// about this time.
+	// about this time. It is also the margin of the lease's
+	// idle_session_timeout (see IdleTimeout), which these checks keep from
+	// ending a live session.
 	// Default: 1s.
 	CheckInterval time.Duration
 
@@ -94,6 +98,38 @@ func (o *Options) withDefaults() Options {
 		out.CheckTimeout = 5 * time.Second
 	}
 	return out
+}
+
+// IdleTimeout returns the idle_session_timeout that a Locker with opts sets
+// on the session of a lease with the given TTL (from the grant, and again
+// at each Refresh): max(ttl, CheckInterval) + CheckInterval, rounded up to
+// whole milliseconds and at most PostgreSQL's limit, 2³¹-1 ms (about 24
+// days). The server ends a session that has sent nothing for that long,
+// which frees its lock without the holder's help; a live lease sends its
+// check every CheckInterval, so its session is never idle for half as
+// long.
+func IdleTimeout(ttl time.Duration, opts *Options) time.Duration {
+	o := opts.withDefaults()
+	return time.Duration(o.idleTimeoutMS(ttl)) * time.Millisecond
+}
+
+// idleTimeoutMS is IdleTimeout in milliseconds.
+func (o *Options) idleTimeoutMS(ttl time.Duration) int64 {
+	ceilMS := func(d time.Duration) int64 {
+		ms := int64(d / time.Millisecond)
+		if d%time.Millisecond != 0 {
+			ms++
+		}
+		return ms
+	}
+	// Milliseconds of two Durations add up without overflow.
+	return min(ceilMS(max(ttl, o.CheckInterval))+ceilMS(o.CheckInterval), math.MaxInt32)
+}
+
+// idleTimeout is the idle_session_timeout value, in milliseconds, as the
+// SQL files take it.
+func (o *Options) idleTimeout(ttl time.Duration) string {
+	return strconv.FormatInt(o.idleTimeoutMS(ttl), 10)
 }
 
 // sequence returns the quoted, schema-qualified name of the token sequence.
@@ -159,13 +195,15 @@ func (l *Locker) acquire(ctx context.Context, key string, wait bool, opts []lock
 	}
 	defer a.End()
 	b := &backend{locker: l, key: key, id: lockID(l.opts.Prefix, key)}
-	token, granted, contended, err := b.take(ctx, wait)
+	token, granted, contended, err := b.take(ctx, wait, a.Config.TTL)
 	a.Contended = contended
 	if err != nil || !granted {
 		return nil, a.Refuse(ctx, err)
 	}
 	// The server keeps no deadline on an advisory lock, so the local one
 	// runs from the grant; the lease ends it, and watch frees the lock.
+	// The session's idle timeout, set with the grant, frees it if this
+	// process stops talking to the server.
 	b.lease = lease.New(key, token, time.Now().Add(a.Config.TTL), a.Config, b)
 	go b.watch()
 	a.Granted(token)
@@ -173,19 +211,21 @@ func (l *Locker) acquire(ctx context.Context, key string, wait bool, opts []lock
 }
 
 // take pins a pool connection and takes the lock on it: at once if it is
-// free, else (with wait) by queueing on the server. On success the
-// connection stays pinned in b.conn. A failure leaves nothing held: the
-// connection goes back to the pool only once it is known to hold no lock on
-// the key, and is discarded otherwise.
-func (b *backend) take(ctx context.Context, wait bool) (token uint64, granted, contended bool, err error) {
-	seq := b.locker.seq
+// free, else (with wait) by queueing on the server. With the grant, it sets
+// the session's idle_session_timeout for ttl. On success the connection
+// stays pinned in b.conn. A failure leaves nothing held: the connection
+// goes back to the pool only once it is known to hold no lock on the key
+// (and has its default timeout back), and is discarded otherwise.
+func (b *backend) take(ctx context.Context, wait bool, ttl time.Duration) (token uint64, granted, contended bool, err error) {
+	seq, idle := b.locker.seq, b.locker.opts.idleTimeout(ttl)
 	for attempt := 0; ; attempt++ {
 		var conn *pgxpool.Conn
 		if conn, err = b.locker.pool.Acquire(ctx); err != nil {
 			return 0, false, false, err
 		}
 		var tok *int64
-		err = conn.QueryRow(ctx, tryAcquireSQL, b.id, seq).Scan(&tok)
+		// The second column, the timeout as set, is not needed.
+		err = conn.QueryRow(ctx, tryAcquireSQL, b.id, seq, idle).Scan(&tok, nil)
 		switch {
 		case err == nil:
 		case errors.Is(err, pgx.ErrNoRows): // held, or waiters queued
@@ -194,7 +234,7 @@ func (b *backend) take(ctx context.Context, wait bool) (token uint64, granted, c
 				return 0, false, true, nil
 			}
 			contended = true
-			err = queryCancellable(ctx, conn, conn.Conn().PgConn(), acquireSQL, []any{b.id, seq}, &tok)
+			err = queryCancellable(ctx, conn, conn.Conn().PgConn(), acquireSQL, []any{b.id, seq, idle}, &tok, nil)
 			if err != nil || ctx.Err() != nil {
 				// Cancelled, or the server failed: the wait may still have
 				// been granted just as it ended.
@@ -264,8 +304,9 @@ func draw(ctx context.Context, db execQuerier, o *Options) (*int64, error) {
 }
 
 // giveBack returns conn to the pool once it is known to hold no lock on id,
-// releasing the lock if it does; if that cannot be done, it discards the
-// connection, which ends the session and so frees whatever it held.
+// releasing the lock if it does and resetting idle_session_timeout; if that
+// cannot be done, it discards the connection, which ends the session and so
+// frees whatever it held.
 func giveBack(conn *pgxpool.Conn, id int64) {
 	if !conn.Conn().IsClosed() {
 		ctx, cancel := context.WithTimeout(context.Background(), cleanupTimeout)

@@ -1,3 +1,7 @@
--- Release advisory lock $1 (bigint) held by this session. false (and a
--- server WARNING) if this session does not hold it.
-SELECT pg_advisory_unlock($1);
+-- Release advisory lock $1 (bigint) held by this session, and put the
+-- session's idle_session_timeout back to its default (a NULL value to
+-- set_config is a RESET), so that the connection can go back to the pool.
+-- false (and a server WARNING) if this session does not hold the lock.
+SELECT pg_advisory_unlock($1),
+       CASE WHEN current_setting('idle_session_timeout', true) IS NOT NULL
+            THEN set_config('idle_session_timeout', NULL, false) END;

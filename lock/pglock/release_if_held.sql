@@ -1,11 +1,15 @@
--- Release advisory lock $1 (bigint) if this session holds it, quietly.
--- Used to clean up after a cancelled or failed wait, which may have been
--- granted the lock just as it gave up.
-SELECT pg_advisory_unlock($1)
-FROM pg_locks
-WHERE locktype = 'advisory'
-  AND pid = pg_backend_pid()
-  AND granted
-  AND classid = (($1::bigint >> 32) & 4294967295)::oid
-  AND objid = ($1::bigint & 4294967295)::oid
-  AND objsubid = 1;
+-- Release advisory lock $1 (bigint) if this session holds it, quietly, and
+-- put the session's idle_session_timeout back to its default, as
+-- release.sql does. Used to clean up after a cancelled or failed wait,
+-- which may have been granted the lock just as it gave up, and after a lost
+-- lease.
+SELECT (SELECT count(pg_advisory_unlock($1))
+        FROM pg_locks
+        WHERE locktype = 'advisory'
+          AND pid = pg_backend_pid()
+          AND granted
+          AND classid = (($1::bigint >> 32) & 4294967295)::oid
+          AND objid = ($1::bigint & 4294967295)::oid
+          AND objsubid = 1),
+       CASE WHEN current_setting('idle_session_timeout', true) IS NOT NULL
+            THEN set_config('idle_session_timeout', NULL, false) END;
