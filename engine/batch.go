@@ -36,10 +36,11 @@ type pending struct {
 	confirm  string // or a Confirm of this reservation
 
 	// Guarded by batcher.mu.
-	taken     bool // a batch holds it: its caller waits for the outcome
+	taken     bool // a batch holds it
 	withdrawn bool // its caller gave up before a batch took it
 
-	done chan struct{} // closed once the outcome below is set
+	done     chan struct{} // closed once attempts and the outcome below are set
+	attempts int           // the batch transaction's attempts
 	outcome
 }
 
@@ -56,11 +57,19 @@ type outcome struct {
 
 // submit queues p and waits for the batch that decides it. A caller whose
 // ctx ends while its call is still queued withdraws it, which changes
-// nothing; once a batch holds it, the caller waits for the outcome, which
-// the batch transaction's own deadline (Options.Timeout) bounds, so that
-// what the caller is told is what was committed.
+// nothing. One whose ctx ends once a batch holds its call does not wait
+// for the batch either: it gets EUnavailable saying that the outcome is
+// unknown, and the batch goes on under its own deadline (Options.Timeout)
+// and commits or rolls back the call with the others, its outcome
+// dropped. The call's idempotency key, whose record commits with the
+// batch, tells a retry which it was: the stored result, or a fresh run.
 func (b *batcher) submit(ctx context.Context, p *pending) (outcome, error) {
 	c := p.c
+	if c.idem != nil {
+		// The batch may read the key after the caller has left.
+		idem := *c.idem
+		c.idem = &idem
+	}
 	p.done = make(chan struct{})
 	b.mu.Lock()
 	b.queue = append(b.queue, p)
@@ -79,8 +88,16 @@ func (b *batcher) submit(ctx context.Context, p *pending) (outcome, error) {
 		if p.withdrawn {
 			return outcome{}, fmt.Errorf("engine: %s: queued for a batch: %w", c.op, ctx.Err())
 		}
-		<-p.done
+		select {
+		case <-p.done: // decided meanwhile: that is the answer
+		default:
+			err := fmt.Errorf("engine: %s: in a batch: %w: %w", c.op, stockade.Errorf(stockade.EUnavailable,
+				"the request did not finish before its deadline and its outcome is unknown; retry with the same Idempotency-Key to learn it"), ctx.Err())
+			c.e.log.Warn("engine: call left its batch undecided", "op", c.op, "err", err)
+			return outcome{}, err
+		}
 	}
+	c.attempts += p.attempts
 	c.replayed = p.replayed
 	return p.outcome, p.err
 }
@@ -134,7 +151,7 @@ func (e *Engine) runBatch(batch []*pending) {
 		obs(Event{Op: "batch", Code: stockade.ErrorCode(err), Attempts: c.attempts, Retries: c.retries, Duration: time.Since(c.start), Calls: len(batch)})
 	}
 	for i, p := range batch {
-		p.c.attempts += c.attempts
+		p.attempts = c.attempts
 		if err != nil {
 			p.err = err
 		} else {

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"reflect"
+	"strings"
 	"testing"
 	"time"
 
@@ -83,6 +84,12 @@ func (b *batchEnv) wait(what string, cond func() bool) {
 // so that the calls started next queue behind it.
 func (b *batchEnv) hold(req stockade.ReserveRequest) *started {
 	b.t.Helper()
+	return b.holdKeyed(b.t.Context(), req, nil)
+}
+
+// holdKeyed is hold with the first call's context and idempotency key.
+func (b *batchEnv) holdKeyed(ctx context.Context, req stockade.ReserveRequest, idem *stockade.Idempotency) *started {
+	b.t.Helper()
 	b.base = b.h.n.Load()
 	b.h.before = func(n int64) error {
 		n -= b.base
@@ -94,7 +101,7 @@ func (b *batchEnv) hold(req stockade.ReserveRequest) *started {
 		}
 		return nil
 	}
-	c := b.start(b.t.Context(), req, false)
+	c := b.startKeyed(ctx, req, false, idem)
 	b.wait("the first batch is in its transaction", func() bool { return b.updates() == 1 })
 	return c
 }
@@ -188,6 +195,109 @@ func TestBatchWithdraw(t *testing.T) {
 		t.Errorf("level %+v, want 3 reserved: the withdrawn call took nothing", l)
 	}
 	b.balanced()
+}
+
+// expiring is a context whose deadline the test brings about: after
+// expire, it is done with context.DeadlineExceeded.
+type expiring struct {
+	context.Context
+	done chan struct{}
+}
+
+func (c *expiring) Done() <-chan struct{} { return c.done }
+
+func (c *expiring) Err() error {
+	select {
+	case <-c.done:
+		return context.DeadlineExceeded
+	default:
+		return nil
+	}
+}
+
+// TestBatchDeadline: a caller whose context ends once a batch holds its
+// call leaves at once with EUnavailable, its outcome unknown, while the
+// batch goes on. A retry with the same idempotency key learns the truth:
+// queued behind the batch or made after it, it replays the result the
+// batch committed, or runs afresh if the batch rolled back.
+func TestBatchDeadline(t *testing.T) {
+	for _, tc := range []struct {
+		name     string
+		end      func(t *testing.T) (context.Context, func())
+		want     error // in the caller's error
+		rollback bool  // the batch fails
+	}{
+		{
+			name: "cancelled, committed",
+			end: func(t *testing.T) (context.Context, func()) {
+				return context.WithCancel(t.Context())
+			},
+			want: context.Canceled,
+		},
+		{
+			name: "deadline, committed",
+			end: func(t *testing.T) (context.Context, func()) {
+				ctx := &expiring{Context: t.Context(), done: make(chan struct{})}
+				return ctx, func() { close(ctx.done) }
+			},
+			want: context.DeadlineExceeded,
+		},
+		{
+			name: "deadline, rolled back",
+			end: func(t *testing.T) (context.Context, func()) {
+				ctx := &expiring{Context: t.Context(), done: make(chan struct{})}
+				return ctx, func() { close(ctx.done) }
+			},
+			want:     context.DeadlineExceeded,
+			rollback: true,
+		},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			b := newBatchEnv(t, map[string]int64{"a": 5})
+			if tc.rollback {
+				b.fail = func(n int64) error {
+					if n == 1 {
+						return errBoom
+					}
+					return nil
+				}
+			}
+			ctx, end := tc.end(t)
+			left := b.holdKeyed(ctx, lines(one("a", 2)), key("k", "h"))
+			end()
+			select { // before release: the caller does not wait for its batch
+			case <-left.done:
+			case <-time.After(bound):
+				t.Fatal("the caller is still waiting for its batch")
+			}
+			if got := stockade.ErrorCode(left.err); got != stockade.EUnavailable || !errors.Is(left.err, tc.want) ||
+				!strings.Contains(left.err.Error(), "outcome is unknown") {
+				t.Fatalf("caller whose context ended in a batch: %v, want %s saying the outcome is unknown, wrapping %v",
+					left.err, stockade.EUnavailable, tc.want)
+			}
+			retry := b.queueKeyed(t.Context(), lines(one("a", 2)), false, key("k", "h"))
+			b.release()
+			<-retry.done
+			if retry.err != nil {
+				t.Fatalf("retry: %v", retry.err)
+			}
+			if retry.idem.Replayed == tc.rollback {
+				t.Errorf("retry replayed = %v, want %v", retry.idem.Replayed, !tc.rollback)
+			}
+			later := key("k", "h")
+			res, err := b.eng.Reserve(t.Context(), lines(one("a", 2)), later)
+			if err != nil || !later.Replayed || res.ID != retry.res.ID {
+				t.Errorf("a later retry: %s %v (replayed %v), want a replay of %s", res.ID, err, later.Replayed, retry.res.ID)
+			}
+			if got := b.counters("a", "w1"); got != [3]int64{5, 2, 0} {
+				t.Errorf("on hand, reserved, committed = %v, want [5 2 0]: reserved once", got)
+			}
+			if n := engine.QueuedCalls(b.eng); n != 0 {
+				t.Errorf("%d calls still queued", n)
+			}
+			b.balanced()
+		})
+	}
 }
 
 // TestBatchFailure: a batch whose transaction fails fails each of its

@@ -102,9 +102,14 @@
 //     deadlock, which the database breaks and the batch retries. A
 //     conflict retries the whole batch; any other failure fails each call
 //     of the batch, none of which was committed. A caller whose context
-//     ends while its call is queued withdraws it; once a batch holds it,
-//     the caller waits for the batch (bounded by Options.Timeout), so that
-//     what it is told is what was committed.
+//     ends while its call is queued withdraws it, which changes nothing.
+//     One whose context ends once a batch holds its call does not wait
+//     for the batch either: it gets EUnavailable saying that the outcome
+//     is unknown, while the batch commits or rolls back the call with the
+//     others, under its own deadline (Options.Timeout). The call's
+//     idempotency record commits with its effect, so a retry with the
+//     same key gets the stored result if the batch committed, and runs
+//     afresh if it did not.
 //
 // Release, CancelOrder, FulfillOrder, SetStock, AdjustStock, Sweep and,
 // under every strategy but batch, Confirm run the same way: they lock the reservation or
@@ -207,7 +212,10 @@
 //     jitter. Every call is bounded by its context's deadline and by
 //     Options.Timeout; when the deadline comes while retrying, waiting for
 //     a lease or a connection, or the lock backend is unreachable, the call
-//     fails with EUnavailable (logged), having changed nothing.
+//     fails with EUnavailable (logged), having changed nothing. A call
+//     that a batch holds when its deadline comes also answers
+//     EUnavailable at once, but its outcome is the batch's (see batch
+//     above): its idempotency key tells a retry which it was.
 //   - Other store errors are returned as they are: internal errors for the
 //     edge to log.
 //   - Under the lock strategy with an in-memory Locker on a store that
