@@ -83,11 +83,26 @@
 // PutIdempotency is atomic across instances, as it is on SQLite.
 //
 // When a context ends during a statement, Open's pool cancels the
-// statement on the server with a cancel request: a transaction waiting
-// for a lock leaves the queue at once, and its connection, rolled back,
-// goes back to the pool. (pgx's default cuts the connection, so a burst
-// of request timeouts would become a burst of reconnections.) A statement
-// that has not ended Options.CancelGrace later has its connection cut.
+// statement on the server with a cancel request, sent at once: a
+// transaction waiting for a lock leaves the queue, and its connection,
+// rolled back, goes back to the pool. (pgx's default cuts the connection,
+// so a burst of request timeouts would become a burst of reconnections.)
+// A statement that has not ended Options.CancelGrace later has its
+// connection cut, whether or not the cancel request got through: a server
+// that has gone silent (packets dropped, no reset) cannot hold a call
+// past that. A failed transaction then rolls back on the connection it
+// has, until its context's deadline but for at least CancelGrace, so that
+// a server that answers gets the connection back clean; a connection that
+// was cut fails the rollback at once.
+//
+// So an Update or View returns at most 2 × CancelGrace + 100ms after its
+// context ends, whatever the server does: CancelGrace for the statement
+// in flight, or for the rollback and then CancelGrace for that statement,
+// plus the pause that pgx makes after a cancel request so that it cannot
+// hit the connection's next statement. With the default CancelGrace that
+// is 0.7s; a caller that must answer by a deadline (the service, with its
+// -request-timeout) counts on it. When the server answers, the call ends
+// as soon as the cancelled statement does.
 //
 // # Errors
 //

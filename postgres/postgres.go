@@ -19,9 +19,12 @@ import (
 	"github.com/stockade/stockade"
 )
 
-// rollbackTimeout bounds the rollback of a failed transaction, which runs
-// even when the caller's context is done.
+// rollbackTimeout bounds the rollback of a failed transaction whose
+// context has a later deadline, or none.
 const rollbackTimeout = 5 * time.Second
+
+// defaultCancelGrace is Options.CancelGrace's default.
+const defaultCancelGrace = 300 * time.Millisecond
 
 // Options configures Open. A nil *Options means all defaults.
 type Options struct {
@@ -37,8 +40,11 @@ type Options struct {
 	// a cancel request, so that a transaction waiting for a lock leaves
 	// the lock queue at once and its connection stays usable (pgx's
 	// default cuts it); if the statement has not ended after CancelGrace,
-	// the connection is cut after all.
-	// Default: 3s.
+	// the connection is cut after all. A transaction whose context has
+	// ended gets CancelGrace to roll back too. Together they bound how
+	// long an Update or View outlasts its context when the server does
+	// not answer: see the package documentation.
+	// Default: 300ms.
 	CancelGrace time.Duration
 }
 
@@ -48,7 +54,7 @@ func (o *Options) withDefaults() Options {
 		out = *o
 	}
 	if out.CancelGrace <= 0 {
-		out.CancelGrace = 3 * time.Second
+		out.CancelGrace = defaultCancelGrace
 	}
 	return out
 }
@@ -58,6 +64,7 @@ func (o *Options) withDefaults() Options {
 type Store struct {
 	pool     *pgxpool.Pool
 	ownsPool bool
+	grace    time.Duration // Options.CancelGrace
 }
 
 var _ stockade.Store = (*Store)(nil)
@@ -77,13 +84,16 @@ func Open(ctx context.Context, url string, opts *Options) (*Store, error) {
 	}
 	grace := o.CancelGrace
 	cfg.ConnConfig.BuildContextWatcherHandler = func(c *pgconn.PgConn) ctxwatch.Handler {
-		return &pgconn.CancelRequestContextWatcherHandler{Conn: c, DeadlineDelay: grace}
+		// The cancel request goes out as soon as the context ends; the
+		// connection's deadline cuts a read that is still waiting grace
+		// later, whether or not the cancel request got through.
+		return &pgconn.CancelRequestContextWatcherHandler{Conn: c, CancelRequestDelay: 0, DeadlineDelay: grace}
 	}
 	pool, err := pgxpool.NewWithConfig(ctx, cfg)
 	if err != nil {
 		return nil, fmt.Errorf("postgres: open: %w", err)
 	}
-	s := &Store{pool: pool, ownsPool: true}
+	s := &Store{pool: pool, ownsPool: true, grace: grace}
 	if err := s.Ping(ctx); err != nil {
 		pool.Close()
 		return nil, err
@@ -92,8 +102,9 @@ func Open(ctx context.Context, url string, opts *Options) (*Store, error) {
 }
 
 // New returns a Store on pool, which the caller configures and closes:
-// Close leaves it open. See Open for the context handling it should have.
-func New(pool *pgxpool.Pool) *Store { return &Store{pool: pool} }
+// Close leaves it open. See Open for the context handling it should have;
+// a failed transaction gets the default CancelGrace to roll back.
+func New(pool *pgxpool.Pool) *Store { return &Store{pool: pool, grace: defaultCancelGrace} }
 
 // Update implements stockade.Store. fn runs in a READ COMMITTED read-write
 // transaction. A statement that fails aborts the transaction: Update then
@@ -119,17 +130,17 @@ func (s *Store) run(ctx context.Context, opts pgx.TxOptions, fn func(tx stockade
 	finished := false
 	defer func() {
 		if !finished { // fn panicked
-			rollback(ctx, ptx)
+			s.rollback(ctx, ptx)
 		}
 	}()
 	err = fn(t)
 	finished = true
 	switch {
 	case err != nil:
-		rollback(ctx, ptx)
+		s.rollback(ctx, ptx)
 		return err
 	case t.failed != nil:
-		rollback(ctx, ptx)
+		s.rollback(ctx, ptx)
 		return fmt.Errorf("postgres: transaction aborted by an earlier error: %w", t.failed)
 	}
 	if err := ptx.Commit(ctx); err != nil {
@@ -138,10 +149,22 @@ func (s *Store) run(ctx context.Context, opts pgx.TxOptions, fn func(tx stockade
 	return nil
 }
 
-// rollback rolls ptx back, even after ctx ended. A rollback that fails
-// closes the connection, which rolls back on the server.
-func rollback(ctx context.Context, ptx pgx.Tx) {
-	rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), rollbackTimeout)
+// rollback rolls ptx back, even after ctx ended, so that its connection
+// goes back to the pool clean. It runs until ctx's deadline, but for at
+// least the cancel grace (a transaction whose context has just ended
+// still rolls back on a server that answers) and at most rollbackTimeout.
+// A rollback that fails closes the connection, which rolls back on the
+// server.
+func (s *Store) rollback(ctx context.Context, ptx pgx.Tx) {
+	now := time.Now()
+	end := now.Add(rollbackTimeout)
+	if d, ok := ctx.Deadline(); ok && d.Before(end) {
+		end = d
+	}
+	if least := now.Add(s.grace); ctx.Err() != nil || end.Before(least) {
+		end = least
+	}
+	rctx, cancel := context.WithDeadline(context.WithoutCancel(ctx), end)
 	defer cancel()
 	_ = ptx.Rollback(rctx)
 }
