@@ -69,7 +69,7 @@ flags:
 	ttl := env.Duration("default-ttl", "STOCKADE_DEFAULT_TTL", 15*time.Minute,
 		"how long a reservation holds its stock when the request gives no ttl_seconds")
 	reqTimeout := env.Duration("request-timeout", "STOCKADE_REQUEST_TIMEOUT", 10*time.Second,
-		"bound on each request, lock waits and retries included; past it the answer is 503")
+		"bound on each request and each batch transaction, lock waits and retries included;\npast it the answer is 503")
 	shutdown := env.Duration("shutdown-timeout", "STOCKADE_SHUTDOWN_TIMEOUT", 15*time.Second,
 		"how long in-flight requests may finish after SIGINT/SIGTERM")
 	level := env.String("log-level", "STOCKADE_LOG_LEVEL", "info",
@@ -136,11 +136,15 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 		defer closeLocker()
 		locker, lockerName = observeLocker(l, metrics), c.locker.String()
 	}
+	// The engine's Timeout bounds what no request's context does, a batch
+	// transaction: it gets the request timeout too, so that a batch held
+	// up by a silent database is bounded as a request is.
 	eng, err := engine.New(st, &engine.Options{
 		Strategy:   c.strategy,
 		Locker:     locker,
 		MaxBatch:   c.maxBatch,
 		DefaultTTL: c.defaultTTL,
+		Timeout:    c.requestTimeout,
 		Logger:     log,
 		Observer:   engineObserver(metrics),
 	})
