@@ -1,0 +1,187 @@
+package engine_test
+
+import (
+	"context"
+	"fmt"
+	"net/url"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/stockade/stockade"
+	"github.com/stockade/stockade/engine"
+	"github.com/stockade/stockade/lock/testserver"
+	"github.com/stockade/stockade/postgres"
+)
+
+// The bound that TestDeadlineSilentDatabase checks: every call answers
+// within its deadline plus margin, whatever the database does.
+const (
+	deadline = 2 * time.Second
+	margin   = time.Second
+)
+
+// attempt is one call of a worker in TestDeadlineSilentDatabase.
+type attempt struct {
+	key        string
+	start, end time.Time
+	err        error
+}
+
+// TestDeadlineSilentDatabase runs reservations under every strategy
+// against PostgreSQL through a proxy, and blackholes the proxy while they
+// are in flight: the database neither answers nor resets. Every call must
+// answer within its deadline plus the margin, with success or
+// EUnavailable, never an internal error; every call made while the
+// database is silent is EUnavailable. After Heal the store answers again
+// within the margin, a retry of each failed key resolves it without applying any key twice,
+// and the ledger balances.
+func TestDeadlineSilentDatabase(t *testing.T) {
+	for _, strategy := range strategies {
+		t.Run(strategy, func(t *testing.T) {
+			t.Parallel()
+			pg := testserver.SharedPostgres(t)
+			dbURL, err := pg.CreateDatabase(fmt.Sprintf("engine_%d", databases.Add(1)))
+			if err != nil {
+				t.Fatal(err)
+			}
+			proxy := testserver.NewProxy(t, pg.Addr())
+			u, err := url.Parse(dbURL)
+			if err != nil {
+				t.Fatal(err)
+			}
+			u.Host = proxy.Addr()
+			s, err := postgres.Open(t.Context(), u.String(), &postgres.Options{MaxConns: 16})
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { s.Close() })
+			if err := s.Migrate(t.Context()); err != nil {
+				t.Fatal(err)
+			}
+			en := newEnvOn(t, s, strategy, func(o *engine.Options) { o.Timeout = deadline })
+			en.location("w1", 0, 0)
+			en.stock("a", "w1", 1_000_000)
+
+			// Workers reserve one unit each per call, each call with a key
+			// of its own, until stop.
+			const workers = 8
+			var (
+				mu       sync.Mutex
+				attempts []attempt
+				ok       atomic.Int64
+				stop     = make(chan struct{})
+				wg       sync.WaitGroup
+				silentAt atomic.Pointer[time.Time]
+				// after counts the workers that finished a call they
+				// started once the database was silent.
+				after atomic.Int64
+			)
+			for w := range workers {
+				wg.Go(func() {
+					counted := false
+					for i := 0; ; i++ {
+						select {
+						case <-stop:
+							return
+						default:
+						}
+						a := attempt{key: fmt.Sprintf("w%d-%d", w, i), start: time.Now()}
+						ctx, cancel := context.WithTimeout(t.Context(), deadline)
+						_, a.err = en.eng.Reserve(ctx, lines(one("a", 1)), key(a.key, "h"))
+						cancel()
+						a.end = time.Now()
+						mu.Lock()
+						attempts = append(attempts, a)
+						mu.Unlock()
+						if a.err == nil {
+							ok.Add(1)
+						}
+						if at := silentAt.Load(); at != nil && a.start.After(*at) && !counted {
+							counted = true
+							after.Add(1)
+						}
+					}
+				})
+			}
+			wait(t, "the workers are reserving", func() bool { return ok.Load() >= 2*workers })
+			proxy.Blackhole()
+			at := time.Now()
+			silentAt.Store(&at)
+			wait(t, "every worker made a call while the database was silent", func() bool { return after.Load() == workers })
+			close(stop)
+			wg.Wait()
+
+			proxy.Heal()
+			healed := time.Now()
+			wait(t, "the store answers after Heal", func() bool {
+				ctx, cancel := context.WithTimeout(t.Context(), deadline)
+				defer cancel()
+				return s.Ping(ctx) == nil
+			})
+			recovered := time.Since(healed)
+			t.Logf("%d calls; the store answered %v after Heal", len(attempts), recovered.Round(time.Millisecond))
+			if recovered > margin {
+				t.Errorf("the store answered %v after Heal, want within %v", recovered, margin)
+			}
+
+			var (
+				keys     = map[string]bool{} // every key made, true once it succeeded
+				inFlight int                 // calls caught by the blackhole
+				longest  time.Duration
+			)
+			for _, a := range attempts {
+				took := a.end.Sub(a.start)
+				longest = max(longest, took)
+				if took > deadline+margin {
+					t.Errorf("call %s answered after %v, beyond its deadline %v plus %v: %v", a.key, took, deadline, margin, a.err)
+				}
+				code := stockade.ErrorCode(a.err)
+				switch {
+				case a.err != nil && code != stockade.EUnavailable:
+					t.Errorf("call %s: %v (code %q), want success or %s", a.key, a.err, code, stockade.EUnavailable)
+				case a.start.After(at) && a.err == nil:
+					t.Errorf("call %s, started while the database was silent, succeeded", a.key)
+				case a.start.Before(at) && a.end.After(at) && a.err != nil:
+					inFlight++
+				}
+				keys[a.key] = a.err == nil
+			}
+			t.Logf("longest call %v; %d calls in flight when the database went silent", longest.Round(time.Millisecond), inFlight)
+			if inFlight == 0 {
+				t.Errorf("no call was in flight when the database went silent")
+			}
+
+			// Each failed key resolves on retry: the result its call
+			// committed after all, or a fresh reservation.
+			for k, done := range keys {
+				if done {
+					continue
+				}
+				ctx, cancel := context.WithTimeout(t.Context(), deadline)
+				_, err := en.eng.Reserve(ctx, lines(one("a", 1)), key(k, "h"))
+				cancel()
+				if err != nil {
+					t.Errorf("retry of %s after Heal: %v", k, err)
+				}
+			}
+			if got := en.level("a", "w1").Reserved; got != int64(len(keys)) {
+				t.Errorf("%d reserved, want %d: one unit per key", got, len(keys))
+			}
+			en.balanced()
+		})
+	}
+}
+
+// wait polls until cond holds, or fails the test after bound.
+func wait(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	end := time.Now().Add(bound)
+	for !cond() {
+		if time.Now().After(end) {
+			t.Fatalf("timed out waiting until %s", what)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
