@@ -5,6 +5,7 @@ import (
 	"io"
 	"net"
 	"os"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -79,6 +80,21 @@ func broken(t *testing.T, c net.Conn) {
 	}
 }
 
+// refused checks that a new connection to addr is reset: at once, or on
+// its first read.
+func refused(t *testing.T, addr string) {
+	t.Helper()
+	c, err := net.DialTimeout("tcp", addr, 10*time.Second)
+	if err != nil {
+		if !errors.Is(err, syscall.ECONNRESET) && !errors.Is(err, syscall.ECONNREFUSED) {
+			t.Fatalf("dial: %v, want a reset", err)
+		}
+		return
+	}
+	defer c.Close()
+	broken(t, c)
+}
+
 func dial(t *testing.T, addr string) net.Conn {
 	t.Helper()
 	c, err := net.DialTimeout("tcp", addr, 10*time.Second)
@@ -122,7 +138,7 @@ func TestProxy(t *testing.T) {
 			fault: (*Proxy).Cut,
 			during: func(t *testing.T, old net.Conn, addr string) {
 				broken(t, old)
-				broken(t, dial(t, addr))
+				refused(t, addr)
 			},
 		},
 		{
