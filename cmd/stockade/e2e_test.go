@@ -250,11 +250,15 @@ func TestTwoProcessesOnePostgres(t *testing.T) {
 }
 
 // TestKilledMidLoad kills the service with SIGKILL while orders stream in,
-// restarts it on the same store, and checks that every acknowledged order
-// exists, that nothing beyond the acknowledged and the unanswered orders
-// was committed, and that the ledger balances. It runs under atomic, one
-// transaction per order, and under batch, whose acknowledgements come from
-// transactions shared by many orders.
+// each with an Idempotency-Key of its own, restarts it on the same store,
+// and checks that every acknowledged order exists, that nothing beyond the
+// acknowledged and the unanswered orders was committed, and that the
+// ledger balances. Then it retries every unanswered order with its key:
+// each must resolve at once (no key is left claimed by the dead process),
+// either as a replay of what committed before the kill or as a fresh
+// order, so that afterwards exactly one order per key has committed. It
+// runs under atomic, one transaction per order, and under batch, whose
+// acknowledgements come from transactions shared by many orders.
 func TestKilledMidLoad(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds and runs the binary")
@@ -273,11 +277,16 @@ func killMidLoad(t *testing.T, kind, strategy string) {
 	const stock = 100000
 	stockUp(t, c, "steady", stock)
 
+	type pendingOrder struct {
+		key string
+		q   int64
+	}
 	var (
 		mu         sync.Mutex
 		acked      []stockade.Order
 		ackedUnits int64
 		unanswered int64 // units of requests that got no answer
+		lost       []pendingOrder
 		refused    atomic.Int64
 	)
 	ctx, cancel := context.WithCancel(t.Context())
@@ -286,9 +295,10 @@ func killMidLoad(t *testing.T, kind, strategy string) {
 		wg.Go(func() {
 			for i := 0; ctx.Err() == nil; i++ {
 				q := int64(1 + (g+i)%3)
+				key := fmt.Sprintf("buyer-%d-%d", g, i)
 				o, err := c.Checkout(context.Background(), stockade.ReserveRequest{
 					Lines: []stockade.Line{{SKU: "steady", Quantity: q}},
-				}, nil)
+				}, &stockade.Idempotency{Key: key})
 				mu.Lock()
 				switch {
 				case err == nil:
@@ -298,6 +308,7 @@ func killMidLoad(t *testing.T, kind, strategy string) {
 					// The connection died with the process: the
 					// order may or may not have committed.
 					unanswered += q
+					lost = append(lost, pendingOrder{key, q})
 				default:
 					refused.Add(1)
 				}
@@ -356,6 +367,31 @@ func killMidLoad(t *testing.T, kind, strategy string) {
 	}
 	t.Logf("%d orders (%d units) acknowledged before the kill, %d units unanswered, %d committed",
 		len(acked), ackedUnits, unanswered, tot.Committed)
+
+	// Every unanswered order, retried with its key, resolves at once: a
+	// replay if it committed before the kill, else a fresh order.
+	replayed := 0
+	for _, o := range lost {
+		idem := &stockade.Idempotency{Key: o.key}
+		ctx, cancel := context.WithTimeout(t.Context(), 5*time.Second)
+		_, err := c2.Checkout(ctx, stockade.ReserveRequest{Lines: []stockade.Line{{SKU: "steady", Quantity: o.q}}}, idem)
+		cancel()
+		if err != nil {
+			t.Fatalf("retry of %s after the restart: %v", o.key, err)
+		}
+		if idem.Replayed {
+			replayed++
+		}
+	}
+	st, err = c2.Stock(t.Context(), "steady")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := st.Totals.Committed, ackedUnits+unanswered; got != want {
+		t.Fatalf("after the retries %d units are committed, want %d: one order per key", got, want)
+	}
+	t.Logf("%d unanswered orders retried with their keys: %d replayed, %d ordered afresh",
+		len(lost), replayed, len(lost)-replayed)
 	reconcileClean(t, store)
 }
 
