@@ -94,16 +94,20 @@ func Open(ctx context.Context, path string, opts *Options) (*Store, error) {
 
 	// The readers: WAL lets them read the last committed state while the
 	// writer writes. query_only makes any write fail.
-	r, err := sql.Open("sqlite", dsn(path, url.Values{
-		"_busy_timeout": {busy},
-		"_query_only":   {"1"},
-	}))
+	return withReaders(ctx, path, w, url.Values{"_busy_timeout": {busy}, "_query_only": {"1"}}, o.Readers)
+}
+
+// withReaders opens the pool of readers on the file at path with params,
+// beside the writer w, and checks that the store answers. On failure it
+// closes what is open, w included.
+func withReaders(ctx context.Context, path string, w *sql.DB, params url.Values, readers int) (*Store, error) {
+	r, err := sql.Open("sqlite", dsn(path, params))
 	if err != nil {
 		w.Close()
 		return nil, fmt.Errorf("sqlite: open %s: %w", path, err)
 	}
-	r.SetMaxOpenConns(o.Readers)
-	r.SetMaxIdleConns(o.Readers)
+	r.SetMaxOpenConns(readers)
+	r.SetMaxIdleConns(readers)
 	s := &Store{path: path, w: w, r: r}
 	if err := s.Ping(ctx); err != nil {
 		s.Close()
@@ -122,19 +126,7 @@ func openReadOnly(ctx context.Context, path string, o Options, busy string) (*St
 		return nil, fmt.Errorf("sqlite: open %s: %w", path, err)
 	}
 	w.SetMaxOpenConns(1)
-	r, err := sql.Open("sqlite", dsn(path, params))
-	if err != nil {
-		w.Close()
-		return nil, fmt.Errorf("sqlite: open %s: %w", path, err)
-	}
-	r.SetMaxOpenConns(o.Readers)
-	r.SetMaxIdleConns(o.Readers)
-	s := &Store{path: path, w: w, r: r}
-	if err := s.Ping(ctx); err != nil {
-		s.Close()
-		return nil, err
-	}
-	return s, nil
+	return withReaders(ctx, path, w, params, o.Readers)
 }
 
 // dsn returns the driver's name for the file at path with params.
