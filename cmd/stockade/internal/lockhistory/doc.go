@@ -42,9 +42,23 @@
 //     TTL, two paused together, one killed and restarted empty after the
 //     TTL. Redlock's tokens are not safe fencing tokens, so only exclusion
 //     is checked.
-//   - pglock: PostgreSQL restarted, and paused with SIGSTOP for less than
-//     the leases' check timeout.
+//   - pglock: PostgreSQL paused with SIGSTOP, past the leases' check
+//     timeout and for less; and, in a history of its own, restarted.
 //   - etcdlock: the etcd member paused past the TTL, and restarted.
+//
+// A PostgreSQL restart frees every lock at once, and a holder learns of
+// it only at its next connection check, within about CheckInterval, as
+// the pglock package documents: a waiter whose session outlives the
+// holder's during the shutdown can be granted the key before the holder
+// sees Done close. That history is checked with a lag (NewLaggingRecorder):
+// a lost lease may have ended up to twice CheckInterval plus scheduling
+// slack before its holder last saw it held, no earlier, and its critical
+// sections are longer than the lag so that a holder acting longer on a
+// lost lease would show. The test logs the check without the lag too,
+// which usually fails: between a restart and the holder's next check, two
+// holders do overlap, and only the fencing token, which keeps rising
+// across the restart and is checked, protects a resource from the late
+// one.
 //
 // Each history must contain a minimum of grants and of lost leases, so a
 // run in which the faults did not bite fails rather than passes.

@@ -84,15 +84,29 @@ func Model(tokens bool) porcupine.Model {
 // that span, and nowhere else. Two holders that both saw their leases held
 // at overlapping times therefore make the history non-linearizable,
 // whatever order the checker tries.
+//
+// A backend that frees a key before its holder can know (pglock when the
+// server restarts: the holder learns of it at its next connection check)
+// is recorded with a lag: a lease that ended in a loss may have ended up
+// to lag before its holder last saw it held, but no earlier. The check
+// then proves the backend's documented bound rather than instant
+// exclusion.
 type Recorder struct {
 	start time.Time
+	lag   int64
 	mu    sync.Mutex
 	ops   []porcupine.Operation
 	lost  int
 }
 
-// NewRecorder returns an empty Recorder.
-func NewRecorder() *Recorder { return &Recorder{start: time.Now()} }
+// NewRecorder returns an empty Recorder with no lag.
+func NewRecorder() *Recorder { return NewLaggingRecorder(0) }
+
+// NewLaggingRecorder returns an empty Recorder whose lost leases may have
+// ended up to lag before their holders last saw them held.
+func NewLaggingRecorder(lag time.Duration) *Recorder {
+	return &Recorder{start: time.Now(), lag: int64(lag)}
+}
 
 // now is a monotonic timestamp shared by every goroutine of the process.
 func (r *Recorder) now() int64 { return int64(time.Since(r.start)) }
@@ -118,11 +132,32 @@ func (r *Recorder) Lost() int {
 	return r.lost
 }
 
+// End is the metadata of a Release operation: how the holder learnt its
+// holding was over, and when it last saw its lease held.
+type End struct {
+	How      string
+	LastHeld int64
+}
+
+// WithoutLag returns ops with every Release starting when its holder last
+// saw its lease held, as a Recorder with no lag records it.
+func WithoutLag(ops []porcupine.Operation) []porcupine.Operation {
+	out := make([]porcupine.Operation, len(ops))
+	for i, op := range ops {
+		if e, ok := op.Metadata.(End); ok {
+			op.Call = e.LastHeld
+		}
+		out[i] = op
+	}
+	return out
+}
+
 // Hold is one client's lease, recorded.
 type Hold struct {
 	r        *Recorder
 	client   int
 	Lease    lock.Lease
+	acquired int64 // when Acquire was called
 	lastHeld int64
 	ended    bool
 }
@@ -137,7 +172,7 @@ func (r *Recorder) Acquire(ctx context.Context, l lock.Locker, client int, key s
 	}
 	ret := r.now()
 	r.add(porcupine.Operation{ClientId: client, Input: Input{Client: client}, Call: call, Output: Output{Token: le.Token()}, Return: ret})
-	h := &Hold{r: r, client: client, Lease: le, lastHeld: call}
+	h := &Hold{r: r, client: client, Lease: le, acquired: call, lastHeld: call}
 	h.Held()
 	return h, nil
 }
@@ -153,7 +188,7 @@ func (h *Hold) Held() bool {
 	t := h.r.now()
 	select {
 	case <-h.Lease.Done():
-		h.end(h.r.now(), true)
+		h.end(h.r.now(), true, "saw Done closed")
 		return false
 	default:
 		h.lastHeld = t
@@ -161,11 +196,15 @@ func (h *Hold) Held() bool {
 	}
 }
 
-func (h *Hold) end(observed int64, lost bool) {
+func (h *Hold) end(observed int64, lost bool, how string) {
 	h.ended = true
+	from := h.lastHeld
+	if lost && h.r.lag > 0 {
+		from = max(h.acquired, min(from, observed-h.r.lag))
+	}
 	h.r.mu.Lock()
 	defer h.r.mu.Unlock()
-	h.r.ops = append(h.r.ops, porcupine.Operation{ClientId: h.client, Input: Input{Release: true, Client: h.client}, Call: h.lastHeld, Return: observed})
+	h.r.ops = append(h.r.ops, porcupine.Operation{ClientId: h.client, Input: Input{Release: true, Client: h.client}, Call: from, Return: observed, Metadata: End{How: how, LastHeld: h.lastHeld}})
 	if lost {
 		h.r.lost++
 	}
@@ -180,16 +219,16 @@ func (h *Hold) Release(ctx context.Context, wait time.Duration) error {
 	}
 	err := h.Lease.Release(ctx)
 	if err == nil || errors.Is(err, lock.ErrReleased) {
-		h.end(h.r.now(), false)
+		h.end(h.r.now(), false, "released")
 		return nil
 	}
 	if errors.Is(err, lock.ErrLost) {
-		h.end(h.r.now(), true)
+		h.end(h.r.now(), true, "release: "+err.Error())
 		return nil
 	}
 	select {
 	case <-h.Lease.Done():
-		h.end(h.r.now(), true)
+		h.end(h.r.now(), true, "release: "+err.Error()+"; then saw Done closed")
 		return nil
 	case <-time.After(wait):
 		return fmt.Errorf("release failed (%v) and the lease was not declared lost within %v", err, wait)

@@ -63,12 +63,19 @@ type workload struct {
 	opts    []lock.Option
 	ttl     time.Duration
 	tokens  bool // fencing tokens must rise with every grant
+	// acts is the most acts in one critical section, and gap the longest
+	// sleep between two. Default: 4 and 5ms.
+	acts int
+	gap  time.Duration
 	// pause is the share of holds during which the holder goroutine
 	// sleeps past its TTL (only for leases without auto-renew).
 	pause float64
 	// faults runs while the clients do, until ctx is done; it must leave
 	// the servers running when it returns.
 	faults func(ctx context.Context, t *testing.T)
+	// lag is how long before its holder saw it held a lost lease may
+	// have ended (see NewLaggingRecorder); zero for instant exclusion.
+	lag time.Duration
 	// minGrants is how many grants the history must hold, and minLost
 	// how many of them must have ended in a loss, for the history to show
 	// the faults at work.
@@ -93,15 +100,27 @@ func (w workload) run(t *testing.T, d time.Duration) {
 	if r.Lost() < w.minLost {
 		t.Errorf("only %d leases lost, want at least %d: the faults did not bite", r.Lost(), w.minLost)
 	}
+	start := time.Now()
 	if err := Check(ops, w.tokens, time.Minute); err != nil {
 		t.Fatalf("porcupine: %v", err)
+	}
+	t.Logf("porcupine: linearizable, checked in %v", time.Since(start).Round(time.Millisecond))
+	if w.lag > 0 {
+		// For the record: whether the history needed the lag.
+		t.Logf("without the %v lag: %v", w.lag, Check(WithoutLag(ops), w.tokens, time.Minute))
 	}
 }
 
 // record runs the clients of w, and its faults, for d.
 func (w workload) record(t *testing.T, d time.Duration) *Recorder {
 	t.Helper()
-	r := NewRecorder()
+	r := NewLaggingRecorder(w.lag)
+	if w.acts == 0 {
+		w.acts = 4
+	}
+	if w.gap == 0 {
+		w.gap = 5 * time.Millisecond
+	}
 	key := "lockhistory/" + t.Name()
 	ctx, cancel := context.WithTimeout(t.Context(), d)
 	defer cancel()
@@ -120,11 +139,11 @@ func (w workload) record(t *testing.T, d time.Duration) *Recorder {
 					continue
 				}
 				// The critical section: a few acts, each after a check.
-				for range 1 + rng.IntN(4) {
+				for range 1 + rng.IntN(w.acts) {
 					if !h.Held() {
 						break
 					}
-					time.Sleep(time.Duration(rng.IntN(5)) * time.Millisecond)
+					time.Sleep(time.Duration(rng.Int64N(int64(w.gap))))
 					if rng.Float64() < w.pause {
 						time.Sleep(w.ttl + 100*time.Millisecond)
 					}
