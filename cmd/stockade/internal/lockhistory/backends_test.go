@@ -1,10 +1,18 @@
 package lockhistory
 
 import (
+	"bufio"
 	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"strconv"
+	"strings"
+	"syscall"
 	"testing"
 	"time"
 
+	"github.com/anishathalye/porcupine"
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/redis/go-redis/v9"
 	clientv3 "go.etcd.io/etcd/client/v3"
@@ -287,4 +295,174 @@ func TestEtcdlock(t *testing.T) {
 			})
 		},
 	}.run(t, duration(t, 10*time.Second))
+}
+
+// A pglock holder in a process of its own, paused with SIGSTOP while it
+// holds the key: the server ends its idle session and frees the key
+// without its help, within TTL + 2s, and the other clients take the key
+// meanwhile. Once resumed, the holder may act before its own timers close
+// Done; those stale acts are counted, and each must carry a token smaller
+// than one already granted, which a fencing resource refuses. The holder's
+// holding up to the pause and everyone else's are checked by porcupine.
+func TestPglockPausedHolder(t *testing.T) {
+	if url := os.Getenv("LOCKHISTORY_CHILD_PG"); url != "" {
+		pausedHolderChild(t, url)
+		return
+	}
+	t.Parallel()
+	srv := testserver.NewPostgres(t)
+	ttl := time.Second
+	opts := &pglock.Options{CheckInterval: 200 * time.Millisecond}
+	key := "lockhistory/paused-holder"
+
+	child := exec.Command(os.Args[0], "-test.run=^TestPglockPausedHolder$", "-test.count=1")
+	child.Env = append(os.Environ(), "LOCKHISTORY_CHILD_PG="+srv.URL(), "LOCKHISTORY_CHILD_KEY="+key)
+	out, err := child.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	child.Stderr = os.Stderr
+	if err := child.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		child.Process.Signal(syscall.SIGCONT)
+		child.Process.Kill()
+		child.Wait()
+	})
+	lines := make(chan []string, 1000)
+	go func() {
+		defer close(lines)
+		sc := bufio.NewScanner(out)
+		for sc.Scan() {
+			if f := strings.Fields(sc.Text()); len(f) > 0 && strings.HasPrefix(f[0], "lh:") {
+				lines <- f
+			}
+		}
+	}()
+	r := NewRecorder()
+	base := r.start.UnixNano()
+	at := func(s string) int64 {
+		n, err := strconv.ParseInt(s, 10, 64)
+		if err != nil {
+			t.Fatalf("child: %v", err)
+		}
+		return n - base
+	}
+	next := func() []string {
+		select {
+		case f, ok := <-lines:
+			if !ok {
+				t.Fatal("the holder process ended early")
+			}
+			return f
+		case <-time.After(20 * time.Second):
+			t.Fatal("no word from the holder process")
+		}
+		return nil
+	}
+
+	// The child holds the key and reports it held.
+	f := next()
+	if f[0] != "lh:acq" {
+		t.Fatalf("child: %v", f)
+	}
+	const childID = clients
+	childToken, _ := strconv.ParseUint(f[3], 10, 64)
+	r.add(porcupine.Operation{ClientId: childID, Input: Input{Client: childID}, Call: at(f[1]), Output: Output{Token: childToken}, Return: at(f[2])})
+	lastHeld := at(f[2])
+	for range 3 {
+		if f = next(); f[0] != "lh:held" {
+			t.Fatalf("child: %v", f)
+		}
+		lastHeld = at(f[1])
+	}
+
+	must(t, child.Process.Signal(syscall.SIGSTOP))
+	stopped := r.now()
+	// Drain what the child wrote before it stopped.
+	for drained := false; !drained; {
+		select {
+		case f := <-lines:
+			if f[0] == "lh:held" {
+				lastHeld = at(f[1])
+			}
+		case <-time.After(100 * time.Millisecond):
+			drained = true
+		}
+	}
+
+	// The other clients take the key while the holder is stopped.
+	ls := pglockers(t, srv, opts)
+	ctx, cancel := context.WithTimeout(t.Context(), ttl+3*time.Second)
+	h, err := r.Acquire(ctx, ls[0], 0, key, lock.WithTTL(ttl), lock.WithAutoRenew())
+	cancel()
+	if err != nil {
+		t.Fatalf("key not freed from the paused holder: %v", err)
+	}
+	freed := time.Duration(r.now() - stopped)
+	t.Logf("key granted to another client %v after the holder was paused", freed.Round(time.Millisecond))
+	if freed > ttl+2*time.Second {
+		t.Errorf("key freed %v after the pause, want at most TTL + 2s = %v", freed, ttl+2*time.Second)
+	}
+	maxOther := h.Lease.Token()
+	must(t, h.Release(t.Context(), 10*time.Second))
+	w := workload{lockers: ls, opts: []lock.Option{lock.WithTTL(ttl), lock.WithAutoRenew()}, ttl: ttl}
+	w.recordInto(t, r, key, duration(t, time.Second))
+
+	// Resumed, the holder runs until it sees its lease lost.
+	must(t, child.Process.Signal(syscall.SIGCONT))
+	stale := 0
+	for {
+		f := next()
+		if f[0] == "lh:held" {
+			if at(f[1]) <= stopped {
+				lastHeld = at(f[1])
+			} else {
+				stale++
+			}
+			continue
+		}
+		if f[0] != "lh:lost" {
+			t.Fatalf("child: %v", f)
+		}
+		r.add(porcupine.Operation{ClientId: childID, Input: Input{Release: true, Client: childID}, Call: lastHeld, Return: at(f[1])})
+		break
+	}
+	t.Logf("after resuming, the holder acted %d times before it saw Done closed", stale)
+	if stale > 0 && childToken >= maxOther {
+		t.Errorf("stale holder's token %d is not below the later grant's %d: fencing would not refuse it", childToken, maxOther)
+	}
+	if err := Check(r.Operations(), true, time.Minute); err != nil {
+		t.Fatalf("porcupine: %v", err)
+	}
+}
+
+// pausedHolderChild is the holder process of TestPglockPausedHolder: it
+// takes the key, then reports every 20ms whether it still holds it, with
+// wall-clock timestamps, until it sees the lease lost.
+func pausedHolderChild(t *testing.T, url string) {
+	pool, err := pgxpool.New(t.Context(), url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer pool.Close()
+	l := pglock.New(pool, &pglock.Options{CheckInterval: 200 * time.Millisecond})
+	call := time.Now().UnixNano()
+	le, err := l.Acquire(t.Context(), os.Getenv("LOCKHISTORY_CHILD_KEY"), lock.WithTTL(time.Second), lock.WithAutoRenew())
+	if err != nil {
+		t.Fatal(err)
+	}
+	fmt.Printf("lh:acq %d %d %d\n", call, time.Now().UnixNano(), le.Token())
+	for {
+		now := time.Now().UnixNano()
+		select {
+		case <-le.Done():
+			fmt.Printf("lh:lost %d\n", time.Now().UnixNano())
+			return
+		default:
+			fmt.Printf("lh:held %d\n", now)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
 }

@@ -63,15 +63,20 @@
 // Each history must contain a minimum of grants and of lost leases, so a
 // run in which the faults did not bite fails rather than passes.
 //
+// A pglock holder in a process of its own is paused with SIGSTOP while it
+// holds the key: the server must free the key through idle_session_timeout
+// within TTL + 2s, and the other clients take it meanwhile. Once resumed,
+// the holder may act before its own timers close Done: a process pause
+// outlasting a lease is the case no lease can exclude. Those stale acts
+// are counted, not checked for exclusion; each must carry a token smaller
+// than one granted while it was paused, so that a fencing resource refuses
+// it. The holding up to the pause and every other holding go through
+// porcupine.
+//
 // Not injected, because the backends do not claim to survive it: a Redis
 // restart that loses its data while a lease on it is still valid (for
 // redislock a single point of failure; for redlock safe only while no
-// more than a minority of nodes forget grants that are still valid). Also
-// not injected here: a pglock holder process paused with SIGSTOP. Its key
-// is freed by idle_session_timeout without its help (tested in the pglock
-// package), but a holder resumed after its lease ended may see Done still
-// open until its own timers run, which is the stale-holder case fencing
-// tokens cover.
+// more than a minority of nodes forget grants that are still valid).
 //
 // # Running
 //

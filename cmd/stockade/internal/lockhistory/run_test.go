@@ -114,14 +114,19 @@ func (w workload) run(t *testing.T, d time.Duration) {
 // record runs the clients of w, and its faults, for d.
 func (w workload) record(t *testing.T, d time.Duration) *Recorder {
 	t.Helper()
-	r := NewLaggingRecorder(w.lag)
+	return w.recordInto(t, NewLaggingRecorder(w.lag), "lockhistory/"+t.Name(), d)
+}
+
+// recordInto runs the clients of w on key, and its faults, for d,
+// recording into r.
+func (w workload) recordInto(t *testing.T, r *Recorder, key string, d time.Duration) *Recorder {
+	t.Helper()
 	if w.acts == 0 {
 		w.acts = 4
 	}
 	if w.gap == 0 {
 		w.gap = 5 * time.Millisecond
 	}
-	key := "lockhistory/" + t.Name()
 	ctx, cancel := context.WithTimeout(t.Context(), d)
 	defer cancel()
 
