@@ -155,7 +155,13 @@
 //
 //   - Server restart or crash: every session ends and every lock is freed.
 //     Holders learn it within CheckInterval (or at their next Refresh) and
-//     get lock.ErrLost; tokens keep rising after the restart.
+//     get lock.ErrLost; tokens keep rising after the restart. Until then
+//     a holder may still see Done open while a waiter whose session
+//     outlived the holder's by a moment is granted the key: for up to
+//     about CheckInterval two clients believe they hold it, and only the
+//     fencing token (the new holder's is larger) tells their writes apart.
+//     The lock-history tests in cmd/stockade/internal/lockhistory observe
+//     exactly this and allow for it.
 //   - A failover to a replica: advisory locks are not replicated, so they
 //     are gone, and the holders' connections to the old primary die. With
 //     asynchronous replication the last nextval calls may be lost too, and
