@@ -392,6 +392,8 @@ func TestMetricsEndpoint(t *testing.T) {
 	a.must(201, "POST", "/v1/reservations", `{"lines":[{"sku":"widget","quantity":1}]}`)
 	a.must(409, "POST", "/v1/reservations", `{"lines":[{"sku":"widget","quantity":100}]}`)
 	a.must(400, "POST", "/v1/orders", `{}`)
+	a.must(201, "POST", "/v1/orders", `{"lines":[{"sku":"widget","quantity":1}]}`, "Idempotency-Key: m-1")
+	a.must(201, "POST", "/v1/orders", `{"lines":[{"sku":"widget","quantity":1}]}`, "Idempotency-Key: m-1")
 	a.must(404, "GET", "/nowhere", nil)
 	r := a.must(200, "GET", "/metrics", nil)
 	if ct := r.header.Get("Content-Type"); !strings.HasPrefix(ct, "text/plain; version=0.0.4; charset=utf-8") {
@@ -405,6 +407,8 @@ func TestMetricsEndpoint(t *testing.T) {
 		`stockade_reservations_total{op="reserve",outcome="ok"} 1`,
 		`stockade_reservations_total{op="reserve",outcome="insufficient_stock"} 1`,
 		`stockade_reservations_total{op="checkout",outcome="invalid"} 1`,
+		`stockade_reservations_total{op="checkout",outcome="ok"} 1`,
+		`stockade_reservations_total{op="checkout",outcome="replayed"} 1`,
 		`# TYPE stockade_http_request_duration_seconds histogram`,
 		`stockade_http_request_duration_seconds_bucket{method="POST",route="/v1/reservations",le="+Inf"} 2`,
 		`stockade_http_request_duration_seconds_count{method="POST",route="/v1/reservations"} 2`,

@@ -129,10 +129,10 @@ func (s *Server) reserve(w http.ResponseWriter, r *http.Request) {
 		s.m.reservations.Inc("reserve", stockade.EInvalid)
 		return
 	}
-	err := call(s, w, r, body, http.StatusCreated, viewReservation, func(ctx context.Context, idem *stockade.Idempotency) (stockade.Reservation, error) {
+	outcome := call(s, w, r, body, http.StatusCreated, viewReservation, func(ctx context.Context, idem *stockade.Idempotency) (stockade.Reservation, error) {
 		return s.svc.Reserve(ctx, req, idem)
 	})
-	s.m.reservations.Inc("reserve", outcome(err))
+	s.m.reservations.Inc("reserve", outcome)
 }
 
 func (s *Server) checkout(w http.ResponseWriter, r *http.Request) {
@@ -141,10 +141,10 @@ func (s *Server) checkout(w http.ResponseWriter, r *http.Request) {
 		s.m.reservations.Inc("checkout", stockade.EInvalid)
 		return
 	}
-	err := call(s, w, r, body, http.StatusCreated, viewOrder, func(ctx context.Context, idem *stockade.Idempotency) (stockade.Order, error) {
+	outcome := call(s, w, r, body, http.StatusCreated, viewOrder, func(ctx context.Context, idem *stockade.Idempotency) (stockade.Order, error) {
 		return s.svc.Checkout(ctx, req, idem)
 	})
-	s.m.reservations.Inc("checkout", outcome(err))
+	s.m.reservations.Inc("checkout", outcome)
 }
 
 func (s *Server) getReservation(w http.ResponseWriter, r *http.Request) {
@@ -197,14 +197,4 @@ func (s *Server) movements(w http.ResponseWriter, r *http.Request) {
 	call(s, w, r, nil, http.StatusOK, viewMovements, func(ctx context.Context, _ *stockade.Idempotency) (stockade.MovementPage, error) {
 		return s.svc.Movements(ctx, q)
 	})
-}
-
-// outcome names the result of a reservation or checkout for the metrics:
-// "ok" or the error's code. (Replays are counted by the engine's
-// events.)
-func outcome(err error) string {
-	if err == nil {
-		return "ok"
-	}
-	return stockade.ErrorCode(err)
 }

@@ -57,15 +57,16 @@ func requestHash(r *http.Request, body []byte) string {
 // call runs fn, under the request's Idempotency-Key if it is a mutating
 // request that carries one, and answers with fn's result rendered by view
 // under status, or with fn's error as a problem document. body is the
-// request's body, for the fingerprint. It returns fn's error.
+// request's body, for the fingerprint. It returns the outcome, for the
+// metrics: "ok", "replayed" or the error's code.
 func call[T any](s *Server, w http.ResponseWriter, r *http.Request, body []byte, status int,
-	view func(T) any, fn func(context.Context, *stockade.Idempotency) (T, error)) error {
+	view func(T) any, fn func(context.Context, *stockade.Idempotency) (T, error)) (outcome string) {
 	var idem *stockade.Idempotency
 	if r.Method != http.MethodGet && r.Method != http.MethodHead {
 		key, err := idempotencyKey(r)
 		if err != nil {
 			s.writeError(w, r, err)
-			return err
+			return stockade.ErrorCode(err)
 		}
 		if key != "" {
 			idem = &stockade.Idempotency{Key: key, Fingerprint: requestHash(r, body)}
@@ -74,11 +75,13 @@ func call[T any](s *Server, w http.ResponseWriter, r *http.Request, body []byte,
 	v, err := fn(r.Context(), idem)
 	if err != nil {
 		s.writeError(w, r, err)
-		return err
+		return stockade.ErrorCode(err)
 	}
+	outcome = "ok"
 	if idem != nil && idem.Replayed {
 		w.Header().Set(headerReplayed, "true")
+		outcome = "replayed"
 	}
 	writeJSON(w, status, view(v))
-	return nil
+	return outcome
 }
