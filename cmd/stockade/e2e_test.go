@@ -277,17 +277,11 @@ func killMidLoad(t *testing.T, kind, strategy string) {
 	const stock = 100000
 	stockUp(t, c, "steady", stock)
 
-	type pendingOrder struct {
-		key string
-		q   int64
-	}
 	var (
-		mu         sync.Mutex
-		acked      []stockade.Order
-		ackedUnits int64
-		unanswered int64 // units of requests that got no answer
-		lost       []pendingOrder
-		refused    atomic.Int64
+		mu      sync.Mutex
+		acked   []stockade.Order
+		lost    []keyedOrder // requests that got no answer
+		refused atomic.Int64
 	)
 	ctx, cancel := context.WithCancel(t.Context())
 	var wg sync.WaitGroup
@@ -303,12 +297,10 @@ func killMidLoad(t *testing.T, kind, strategy string) {
 				switch {
 				case err == nil:
 					acked = append(acked, o)
-					ackedUnits += q
 				case stockade.ErrorCode(err) == stockade.EInternal && !isProblem(err):
 					// The connection died with the process: the
 					// order may or may not have committed.
-					unanswered += q
-					lost = append(lost, pendingOrder{key, q})
+					lost = append(lost, keyedOrder{key, q})
 				default:
 					refused.Add(1)
 				}
@@ -345,16 +337,42 @@ func killMidLoad(t *testing.T, kind, strategy string) {
 
 	p2 := startProcess(t, "-store", store, "-strategy", strategy)
 	c2 := httpapi.NewClient("http://"+p2.addr, httpClient)
+	settleOrders(t, c2, stock, acked, lost, "the kill")
+	reconcileClean(t, store)
+}
+
+// keyedOrder is a checkout of q units of "steady" under an
+// Idempotency-Key that got no definite answer.
+type keyedOrder struct {
+	key string
+	q   int64
+}
+
+// settleOrders checks "steady" after a fault (what names it in the logs):
+// every acknowledged order is there and committed, the totals add up to
+// stock, and the committed units lie between the acknowledged ones and
+// those plus the open orders'. Then it retries every open order with its
+// key; each must resolve within 5 s, a replay if it had committed, else a
+// fresh order, and afterwards exactly one order per key has committed.
+func settleOrders(t *testing.T, c *httpapi.Client, stock int64, acked []stockade.Order, open []keyedOrder, what string) {
+	t.Helper()
+	var ackedUnits, openUnits int64
 	for _, o := range acked {
-		got, err := c2.Order(t.Context(), o.ID)
+		got, err := c.Order(t.Context(), o.ID)
 		if err != nil {
 			t.Fatalf("acknowledged order %s lost: %v", o.ID, err)
 		}
 		if got.Status != stockade.Committed {
 			t.Fatalf("acknowledged order %s is %s", o.ID, got.Status)
 		}
+		for _, l := range o.Lines {
+			ackedUnits += l.Quantity
+		}
 	}
-	st, err := c2.Stock(t.Context(), "steady")
+	for _, o := range open {
+		openUnits += o.q
+	}
+	st, err := c.Stock(t.Context(), "steady")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -362,37 +380,27 @@ func killMidLoad(t *testing.T, kind, strategy string) {
 	if tot.OnHand != tot.Available+tot.Reserved+tot.Committed || tot.OnHand != stock {
 		t.Fatalf("totals do not add up: %+v", tot)
 	}
-	if tot.Committed < ackedUnits || tot.Committed > ackedUnits+unanswered {
-		t.Fatalf("committed %d units; acknowledged %d, unanswered %d", tot.Committed, ackedUnits, unanswered)
+	if tot.Committed < ackedUnits || tot.Committed > ackedUnits+openUnits {
+		t.Fatalf("committed %d units; acknowledged %d, unanswered %d", tot.Committed, ackedUnits, openUnits)
 	}
-	t.Logf("%d orders (%d units) acknowledged before the kill, %d units unanswered, %d committed",
-		len(acked), ackedUnits, unanswered, tot.Committed)
+	t.Logf("%d orders (%d units) acknowledged around %s, %d orders (%d units) without a definite answer, %d units committed",
+		len(acked), ackedUnits, what, len(open), openUnits, tot.Committed)
 
-	// Every unanswered order, retried with its key, resolves at once: a
-	// replay if it committed before the kill, else a fresh order.
 	replayed := 0
-	for _, o := range lost {
+	for _, o := range open {
 		idem := &stockade.Idempotency{Key: o.key}
 		ctx, cancel := context.WithTimeout(t.Context(), 5*time.Second)
-		_, err := c2.Checkout(ctx, stockade.ReserveRequest{Lines: []stockade.Line{{SKU: "steady", Quantity: o.q}}}, idem)
+		_, err := c.Checkout(ctx, stockade.ReserveRequest{Lines: []stockade.Line{{SKU: "steady", Quantity: o.q}}}, idem)
 		cancel()
 		if err != nil {
-			t.Fatalf("retry of %s after the restart: %v", o.key, err)
+			t.Fatalf("retry of %s after %s: %v", o.key, what, err)
 		}
 		if idem.Replayed {
 			replayed++
 		}
 	}
-	st, err = c2.Stock(t.Context(), "steady")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if got, want := st.Totals.Committed, ackedUnits+unanswered; got != want {
-		t.Fatalf("after the retries %d units are committed, want %d: one order per key", got, want)
-	}
-	t.Logf("%d unanswered orders retried with their keys: %d replayed, %d ordered afresh",
-		len(lost), replayed, len(lost)-replayed)
-	reconcileClean(t, store)
+	checkTotals(t, c, "steady", stock, ackedUnits+openUnits)
+	t.Logf("%d orders retried with their keys: %d replayed, %d ordered afresh", len(open), replayed, len(open)-replayed)
 }
 
 // isProblem reports whether err is a problem document the service sent,

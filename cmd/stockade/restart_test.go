@@ -130,18 +130,12 @@ func postgresRestart(t *testing.T, strategy string) {
 	const stock = 100000
 	stockUp(t, c, "steady", stock)
 
-	type pendingOrder struct {
-		key string
-		q   int64
-	}
 	var (
-		mu         sync.Mutex
-		acked      []stockade.Order
-		ackedUnits int64
-		openUnits  int64 // units of orders without a definite answer
-		open       []pendingOrder
-		refusals   []string
-		rec        recovery
+		mu       sync.Mutex
+		acked    []stockade.Order
+		open     []keyedOrder // orders without a definite answer
+		refusals []string
+		rec      recovery
 	)
 	ctx, cancel := context.WithCancel(t.Context())
 	var wg sync.WaitGroup
@@ -160,10 +154,8 @@ func postgresRestart(t *testing.T, strategy string) {
 				switch {
 				case err == nil:
 					acked = append(acked, o)
-					ackedUnits += q
 				case unresolved(err):
-					openUnits += q
-					open = append(open, pendingOrder{key, q})
+					open = append(open, keyedOrder{key, q})
 				default:
 					refusals = append(refusals, err.Error())
 				}
@@ -213,46 +205,7 @@ func postgresRestart(t *testing.T, strategy string) {
 		t.Fatalf("%d orders refused with plenty of stock, the first: %s", len(refusals), refusals[0])
 	}
 
-	for _, o := range acked {
-		got, err := c.Order(t.Context(), o.ID)
-		if err != nil {
-			t.Fatalf("acknowledged order %s lost: %v", o.ID, err)
-		}
-		if got.Status != stockade.Committed {
-			t.Fatalf("acknowledged order %s is %s", o.ID, got.Status)
-		}
-	}
-	st, err := c.Stock(t.Context(), "steady")
-	if err != nil {
-		t.Fatal(err)
-	}
-	tot := st.Totals
-	if tot.OnHand != tot.Available+tot.Reserved+tot.Committed || tot.OnHand != stock {
-		t.Fatalf("totals do not add up: %+v", tot)
-	}
-	if tot.Committed < ackedUnits || tot.Committed > ackedUnits+openUnits {
-		t.Fatalf("committed %d units; acknowledged %d, unanswered %d", tot.Committed, ackedUnits, openUnits)
-	}
-	t.Logf("%d orders (%d units) acknowledged, %d orders (%d units) without a definite answer, %d units committed",
-		len(acked), ackedUnits, len(open), openUnits, tot.Committed)
-
-	// Every order without a definite answer, retried with its key, resolves
-	// at once: a replay if it committed, else a fresh order.
-	replayed := 0
-	for _, o := range open {
-		idem := &stockade.Idempotency{Key: o.key}
-		ctx, cancel := context.WithTimeout(t.Context(), 5*time.Second)
-		_, err := c.Checkout(ctx, stockade.ReserveRequest{Lines: []stockade.Line{{SKU: "steady", Quantity: o.q}}}, idem)
-		cancel()
-		if err != nil {
-			t.Fatalf("retry of %s after the restart: %v", o.key, err)
-		}
-		if idem.Replayed {
-			replayed++
-		}
-	}
-	checkTotals(t, c, "steady", stock, ackedUnits+openUnits)
-	t.Logf("%d orders retried with their keys: %d replayed, %d ordered afresh", len(open), replayed, len(open)-replayed)
+	settleOrders(t, c, stock, acked, open, "the restart")
 	reconcileClean(t, store)
 }
 
