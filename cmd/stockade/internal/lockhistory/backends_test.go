@@ -8,6 +8,7 @@ import (
 	"os/exec"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -77,14 +78,16 @@ func TestRedislock(t *testing.T) {
 		tokens:    true,
 		minGrants: 30,
 		minLost:   1,
-		faults: func(ctx context.Context, t *testing.T) {
+		faults: func(ctx context.Context, t *testing.T, r *Recorder) {
 			cycle(ctx, func() bool {
 				if !sleep(ctx, time.Second) {
 					return false
 				}
-				must(t, srv.Pause())
-				time.Sleep(ttl + 2*time.Second)
-				must(t, srv.Resume())
+				pause := func() { must(t, srv.Pause()) }
+				resume := func() { must(t, srv.Resume()) }
+				if !bite(ctx, r, ttl+2*time.Second, pause, resume) {
+					return false
+				}
 				if !sleep(ctx, time.Second) {
 					return false
 				}
@@ -125,35 +128,36 @@ func TestRedlock(t *testing.T) {
 		ls = append(ls, l)
 	}
 	workload{
-		lockers:   ls,
-		opts:      []lock.Option{lock.WithTTL(ttl), lock.WithAutoRenew()},
-		ttl:       ttl,
+		lockers: ls,
+		opts:    []lock.Option{lock.WithTTL(ttl), lock.WithAutoRenew()},
+		ttl:     ttl,
+		// Holdings long beside a release's round trip, so that the
+		// majority, paused while a client holds, catches it holding.
+		gap:       20 * time.Millisecond,
 		minGrants: 30,
 		minLost:   1,
-		faults: func(ctx context.Context, t *testing.T) {
+		faults: func(ctx context.Context, t *testing.T, r *Recorder) {
 			n := 0
 			cycle(ctx, func() bool {
 				if !sleep(ctx, time.Second) {
 					return false
 				}
-				// A majority paused: no grants, and every lease lost.
-				for _, s := range srvs[:3] {
-					must(t, s.Pause())
-				}
-				time.Sleep(ttl + time.Second)
-				for _, s := range srvs[:3] {
-					must(t, s.Resume())
+				// A majority paused: no grants, and every lease lost. The
+				// three together, or a release in between reaches a majority.
+				pause := func() { together(srvs[:3], func(s *testserver.Redis) { must(t, s.Pause()) }) }
+				resume := func() { together(srvs[:3], func(s *testserver.Redis) { must(t, s.Resume()) }) }
+				if !bite(ctx, r, ttl+time.Second, pause, resume) {
+					return false
 				}
 				if !sleep(ctx, time.Second) {
 					return false
 				}
 				a, b := srvs[n%5], srvs[(n+2)%5]
 				n++
-				must(t, a.Pause())
-				must(t, b.Pause())
+				pair := []*testserver.Redis{a, b}
+				together(pair, func(s *testserver.Redis) { must(t, s.Pause()) })
 				time.Sleep(ttl + time.Second)
-				must(t, a.Resume())
-				must(t, b.Resume())
+				together(pair, func(s *testserver.Redis) { must(t, s.Resume()) })
 				if !sleep(ctx, time.Second) {
 					return false
 				}
@@ -164,6 +168,17 @@ func TestRedlock(t *testing.T) {
 			})
 		},
 	}.run(t, duration(t, 10*time.Second))
+}
+
+// together runs fn on every server at once: pausing servers one after
+// the other spreads the pause over the time each takes to find a
+// server's processes.
+func together(srvs []*testserver.Redis, fn func(*testserver.Redis)) {
+	var wg sync.WaitGroup
+	for _, s := range srvs {
+		wg.Go(func() { fn(s) })
+	}
+	wg.Wait()
 }
 
 func pglockers(t *testing.T, srv *testserver.Postgres, opts *pglock.Options) []lock.Locker {
@@ -199,14 +214,16 @@ func TestPglockPause(t *testing.T) {
 		tokens:    true,
 		minGrants: 30,
 		minLost:   1,
-		faults: func(ctx context.Context, t *testing.T) {
+		faults: func(ctx context.Context, t *testing.T, r *Recorder) {
 			cycle(ctx, func() bool {
 				if !sleep(ctx, time.Second) {
 					return false
 				}
-				must(t, srv.Pause())
-				time.Sleep(ttl + time.Second)
-				must(t, srv.Resume())
+				pause := func() { must(t, srv.Pause()) }
+				resume := func() { must(t, srv.Resume()) }
+				if !bite(ctx, r, ttl+time.Second, pause, resume) {
+					return false
+				}
 				if !sleep(ctx, time.Second) {
 					return false
 				}
@@ -246,7 +263,7 @@ func TestPglockRestart(t *testing.T) {
 		gap:       150 * time.Millisecond,
 		minGrants: 5,
 		minLost:   1,
-		faults: func(ctx context.Context, t *testing.T) {
+		faults: func(ctx context.Context, t *testing.T, r *Recorder) {
 			cycle(ctx, func() bool {
 				if !sleep(ctx, time.Second) {
 					return false
@@ -279,14 +296,16 @@ func TestEtcdlock(t *testing.T) {
 		tokens:    true,
 		minGrants: 30,
 		minLost:   1,
-		faults: func(ctx context.Context, t *testing.T) {
+		faults: func(ctx context.Context, t *testing.T, r *Recorder) {
 			cycle(ctx, func() bool {
 				if !sleep(ctx, time.Second) {
 					return false
 				}
-				must(t, srv.Pause())
-				time.Sleep(ttl + time.Second)
-				must(t, srv.Resume())
+				pause := func() { must(t, srv.Pause()) }
+				resume := func() { must(t, srv.Resume()) }
+				if !bite(ctx, r, ttl+time.Second, pause, resume) {
+					return false
+				}
 				if !sleep(ctx, time.Second) {
 					return false
 				}

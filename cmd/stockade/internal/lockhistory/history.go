@@ -97,6 +97,8 @@ type Recorder struct {
 	mu    sync.Mutex
 	ops   []porcupine.Operation
 	lost  int
+	// holding counts the grants not yet ended.
+	holding int
 }
 
 // NewRecorder returns an empty Recorder with no lag.
@@ -130,6 +132,14 @@ func (r *Recorder) Lost() int {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	return r.lost
+}
+
+// Holding returns how many recorded grants have not ended yet: a fault
+// injected while it is positive hits a holder.
+func (r *Recorder) Holding() int {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.holding
 }
 
 // End is the metadata of a Release operation: how the holder learnt its
@@ -171,7 +181,10 @@ func (r *Recorder) Acquire(ctx context.Context, l lock.Locker, client int, key s
 		return nil, err
 	}
 	ret := r.now()
-	r.add(porcupine.Operation{ClientId: client, Input: Input{Client: client}, Call: call, Output: Output{Token: le.Token()}, Return: ret})
+	r.mu.Lock()
+	r.ops = append(r.ops, porcupine.Operation{ClientId: client, Input: Input{Client: client}, Call: call, Output: Output{Token: le.Token()}, Return: ret})
+	r.holding++
+	r.mu.Unlock()
 	h := &Hold{r: r, client: client, Lease: le, acquired: call, lastHeld: call}
 	h.Held()
 	return h, nil
@@ -205,6 +218,7 @@ func (h *Hold) end(observed int64, lost bool, how string) {
 	h.r.mu.Lock()
 	defer h.r.mu.Unlock()
 	h.r.ops = append(h.r.ops, porcupine.Operation{ClientId: h.client, Input: Input{Release: true, Client: h.client}, Call: from, Return: observed, Metadata: End{How: how, LastHeld: h.lastHeld}})
+	h.r.holding--
 	if lost {
 		h.r.lost++
 	}

@@ -72,7 +72,7 @@ type workload struct {
 	pause float64
 	// faults runs while the clients do, until ctx is done; it must leave
 	// the servers running when it returns.
-	faults func(ctx context.Context, t *testing.T)
+	faults func(ctx context.Context, t *testing.T, r *Recorder)
 	// lag is how long before its holder saw it held a lost lease may
 	// have ended (see NewLaggingRecorder); zero for instant exclusion.
 	lag time.Duration
@@ -167,7 +167,7 @@ func (w workload) recordInto(t *testing.T, r *Recorder, key string, d time.Durat
 		})
 	}
 	if w.faults != nil {
-		w.faults(ctx, t)
+		w.faults(ctx, t, r)
 	}
 	wg.Wait()
 	close(errs)
@@ -185,6 +185,35 @@ func sleep(ctx context.Context, d time.Duration) bool {
 		return false
 	case <-time.After(d):
 		return true
+	}
+}
+
+// bite injects a fault while a client holds the key, heals it after d,
+// and does so again until a lease has been lost to it; it reports whether
+// ctx is still live. A fault that lands just as the holder releases (the
+// release reached the servers first) takes no lease, which would leave a
+// short run with no loss to show.
+func bite(ctx context.Context, r *Recorder, d time.Duration, inject, heal func()) bool {
+	for {
+		before := r.Lost()
+		for r.Holding() == 0 {
+			if !sleep(ctx, time.Millisecond) {
+				return false
+			}
+		}
+		inject()
+		time.Sleep(d)
+		heal()
+		// The holder may learn of the loss only once its release is answered.
+		for deadline := time.Now().Add(2 * time.Second); r.Lost() == before && time.Now().Before(deadline); {
+			time.Sleep(10 * time.Millisecond)
+		}
+		if ctx.Err() != nil {
+			return false
+		}
+		if r.Lost() > before {
+			return true
+		}
 	}
 }
 
