@@ -7,6 +7,7 @@
 //	}
 //	defer client.Close()
 //	locker := etcdlock.New(client, nil)
+//	defer locker.Close() // waits for background clean-ups; before client.Close
 //	lease, err := locker.Acquire(ctx, "sku:42", lock.WithTTL(10*time.Second), lock.WithAutoRenew())
 //	if err != nil {
 //		return err

@@ -334,7 +334,7 @@ func (e *entry) retire(reuse bool) {
 	if reuse {
 		e.l.recycle(el)
 	} else {
-		e.l.revoke(el.id)
+		e.l.revoke(el)
 	}
 }
 
@@ -394,7 +394,7 @@ func (e *entry) moveLease(ctx context.Context, old etcdLease, secs int64) error 
 	if err != nil || !resp.Succeeded {
 		// Had the put been applied after all, this deletes our key, and
 		// guard reports the loss.
-		e.l.revoke(el.id)
+		e.l.revoke(el)
 		if err != nil {
 			return err
 		}
@@ -403,7 +403,7 @@ func (e *entry) moveLease(ctx context.Context, old etcdLease, secs int64) error 
 	e.mu.Lock()
 	e.el = el
 	e.mu.Unlock()
-	e.l.revoke(old.id)
+	e.l.revoke(old)
 	return nil
 }
 

@@ -48,9 +48,10 @@ func (o *Options) withDefaults() Options {
 // and holds no resources of its own: leases end with Release or loss, and
 // the client stays the caller's to close.
 type Locker struct {
-	client *clientv3.Client
-	opts   Options
-	pool   leasePool
+	client   *clientv3.Client
+	opts     Options
+	pool     leasePool
+	cleanups lease.Cleanups // leaves of abandoned acquisitions, revocations
 }
 
 var _ lock.Locker = (*Locker)(nil)
@@ -59,6 +60,16 @@ var _ lock.Locker = (*Locker)(nil)
 // authentication and TLS are whatever the client was configured with.
 func New(client *clientv3.Client, opts *Options) *Locker {
 	return &Locker{client: client, opts: opts.withDefaults()}
+}
+
+// Close waits for the clean-ups that outlived their callers: abandoned
+// acquisitions taken out of their queues, each bounded by RequestTimeout,
+// and etcd leases revoked, each retried until it could have expired by
+// itself. It does not close the client; close that after. Leases already
+// granted stay valid.
+func (l *Locker) Close() error {
+	l.cleanups.Close()
+	return nil
 }
 
 // Acquire implements lock.Locker. The lease it returns is a *Lease.
@@ -93,7 +104,7 @@ func (l *Locker) acquire(ctx context.Context, key string, wait bool, opts []lock
 	}
 	if err != nil {
 		w.stop()
-		e.leave()
+		l.cleanups.Run(e.leave)
 		return nil, a.Refuse(ctx, err)
 	}
 

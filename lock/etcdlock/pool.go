@@ -98,16 +98,30 @@ func (l *Locker) grant(ctx context.Context, secs int64) (etcdLease, error) {
 // must have no key attached.
 func (l *Locker) recycle(el etcdLease) {
 	if !l.pool.put(el) {
-		l.revoke(el.id)
+		l.revoke(el)
 	}
 }
 
-// revoke revokes the etcd lease id, best effort (its TTL ends it anyway),
-// even when the caller's context is done.
-func (l *Locker) revoke(id clientv3.LeaseID) {
-	ctx, cancel := context.WithTimeout(context.Background(), l.opts.RequestTimeout)
-	defer cancel()
-	_, _ = l.client.Revoke(ctx, id)
+// revoke revokes the etcd lease el, which deletes the keys put with it,
+// in the background, even when the caller's context is done. A revocation
+// that fails (etcd unreachable, restarting) is tried again, backing off,
+// until it succeeds or el has had time to expire by itself: a queue key
+// left behind would hold up every waiter behind it until then. etcd
+// extends every lease by its TTL when a leader is elected, so that time
+// counts from now.
+func (l *Locker) revoke(el etcdLease) {
+	l.cleanups.Go(func() {
+		give := time.Now().Add(el.life() + l.opts.RequestTimeout)
+		for backoff := 50 * time.Millisecond; ; backoff = min(2*backoff, time.Second) {
+			ctx, cancel := context.WithTimeout(context.Background(), l.opts.RequestTimeout)
+			_, err := l.client.Revoke(ctx, el.id)
+			cancel()
+			if err == nil || errors.Is(err, rpctypes.ErrLeaseNotFound) || time.Now().Add(backoff).After(give) {
+				return
+			}
+			time.Sleep(backoff)
+		}
+	})
 }
 
 // ttlSeconds rounds ttl up to whole seconds, etcd's lease resolution.

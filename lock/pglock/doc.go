@@ -28,7 +28,11 @@
 // connection goes back to the pool, still open, once it is known to hold no
 // lock on the key (a grant that raced with the cancellation is released).
 // pgx's default reaction to a done context, cutting the connection, would
-// leave the backend queued until it was granted the lock.
+// leave the backend queued until it was granted the lock. A server that
+// does not answer the cancel request (silent, partitioned) holds the caller
+// for at most 300 ms more: Acquire then returns, and the cancellation and
+// the connection's clean-up go on in the background, where Close waits for
+// them.
 //
 // # Leases and their TTL
 //

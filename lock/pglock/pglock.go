@@ -160,9 +160,10 @@ func lockID(prefix, key string) int64 {
 // through a pgx connection pool. Each held lease, and each waiting Acquire,
 // keeps one connection of the pool to itself. It is safe for concurrent use.
 type Locker struct {
-	pool *pgxpool.Pool
-	opts Options
-	seq  string
+	pool     *pgxpool.Pool
+	opts     Options
+	seq      string
+	cleanups lease.Cleanups // of the connections of abandoned acquisitions
 }
 
 var _ lock.Locker = (*Locker)(nil)
@@ -174,6 +175,15 @@ var _ lock.Locker = (*Locker)(nil)
 func New(pool *pgxpool.Pool, opts *Options) *Locker {
 	o := opts.withDefaults()
 	return &Locker{pool: pool, opts: o, seq: o.sequence()}
+}
+
+// Close waits for the clean-ups that outlived their callers: connections
+// of failed or abandoned acquisitions checked and given back to the pool,
+// or discarded, each bounded by five seconds. It does not close the pool;
+// close that after. Leases already granted stay valid.
+func (l *Locker) Close() error {
+	l.cleanups.Close()
+	return nil
 }
 
 // Acquire implements lock.Locker. It waits in PostgreSQL's lock queue; ctx
@@ -234,11 +244,15 @@ func (b *backend) take(ctx context.Context, wait bool, ttl time.Duration) (token
 				return 0, false, true, nil
 			}
 			contended = true
-			err = queryCancellable(ctx, conn, conn.Conn().PgConn(), acquireSQL, []any{b.id, seq, idle}, &tok, nil)
+			var left bool
+			if err, left = b.wait(ctx, conn, seq, idle, &tok); left {
+				return 0, false, true, err
+			}
 			if err != nil || ctx.Err() != nil {
 				// Cancelled, or the server failed: the wait may still have
-				// been granted just as it ended.
-				giveBack(conn, b.id)
+				// been granted just as it ended. A server that does not
+				// answer must not hold the caller for cleanupTimeout.
+				b.locker.cleanups.Run(func() { giveBack(conn, b.id) })
 				return 0, false, true, err
 			}
 		case conn.Conn().IsClosed() && ctx.Err() == nil && attempt == 0:
@@ -248,12 +262,12 @@ func (b *backend) take(ctx context.Context, wait bool, ttl time.Duration) (token
 			discard(conn)
 			continue
 		default:
-			giveBack(conn, b.id)
+			b.locker.cleanups.Run(func() { giveBack(conn, b.id) })
 			return 0, false, false, err
 		}
 		if tok == nil { // granted, but the sequence is missing
 			if tok, err = createAndDraw(ctx, conn.Conn(), &b.locker.opts); err != nil {
-				giveBack(conn, b.id)
+				b.locker.cleanups.Run(func() { giveBack(conn, b.id) })
 				return 0, false, contended, err
 			}
 		}
@@ -301,6 +315,50 @@ func draw(ctx context.Context, db execQuerier, o *Options) (*int64, error) {
 		return nil, fmt.Errorf("draw token: sequence %s does not exist", o.sequence())
 	}
 	return tok, nil
+}
+
+// abandonWait is how long a waiter whose context ended waits for the
+// server to end its wait in the lock queue. A server that does not answer
+// the cancel request must not hold the caller: past abandonWait the caller
+// leaves, and the wait's cancellation (see queryCancellable) and the
+// connection's clean-up go on in the background.
+const abandonWait = 300 * time.Millisecond
+
+// wait queues for the lock on conn and scans the token into tok. It
+// reports left when ctx ended and the wait did not end within abandonWait:
+// the caller must then leave conn, whose clean-up has been taken over, and
+// return err, ctx's error.
+func (b *backend) wait(ctx context.Context, conn *pgxpool.Conn, seq, idle string, tok **int64) (err error, left bool) {
+	var (
+		got  *int64
+		qerr error
+		done = make(chan struct{})
+	)
+	go func() {
+		defer close(done)
+		qerr = queryCancellable(ctx, conn, conn.Conn().PgConn(), acquireSQL, []any{b.id, seq, idle}, &got, nil)
+	}()
+	select {
+	case <-done:
+		*tok = got
+		return qerr, false
+	case <-ctx.Done():
+	}
+	t := time.NewTimer(abandonWait)
+	defer t.Stop()
+	select {
+	case <-done:
+		*tok = got
+		return qerr, false
+	case <-t.C:
+	}
+	// The lock may yet be granted just as the wait ends: giveBack
+	// releases it.
+	b.locker.cleanups.Go(func() {
+		<-done
+		giveBack(conn, b.id)
+	})
+	return ctx.Err(), true
 }
 
 // giveBack returns conn to the pool once it is known to hold no lock on id,

@@ -65,6 +65,16 @@
 // rising. When Redis cannot be reached, Acquire returns ErrUnavailable and
 // a lease whose refreshes fail is declared lost at its deadline.
 //
+// A Redis that stops answering (paused, overloaded) holds no caller past
+// its context: Acquire returns when ctx ends, whatever is on the wire, and
+// the clean-up of the abandoned acquisition goes on in the background.
+// Every acquisition carries its caller's deadline, and the server ignores
+// one that reaches it later, so that a paused server, once resumed, grants
+// nothing to callers that have left. The client's clock and the server's
+// must agree as closely as they must for TTLs. Give the client
+// ContextTimeoutEnabled, or its own read timeout bounds each call instead
+// of ctx.
+//
 // # Keys
 //
 // Keys are stored as Prefix + "{" + key + "}" plus ":q" and ":w" for the

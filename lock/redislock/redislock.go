@@ -5,7 +5,6 @@ import (
 	"crypto/rand"
 	"fmt"
 	"runtime"
-	"sync"
 	"time"
 
 	"github.com/redis/go-redis/v9"
@@ -53,9 +52,7 @@ type Locker struct {
 	opts  Options
 	notes *redisq.Notifier
 
-	mu      sync.Mutex
-	closed  bool
-	cleanup sync.WaitGroup // background leaves, which Close waits for
+	cleanups lease.Cleanups // leaves of abandoned acquisitions
 }
 
 var _ lock.Locker = (*Locker)(nil)
@@ -72,31 +69,9 @@ func New(client redis.UniversalClient, opts *Options) *Locker {
 // client. Leases already granted stay valid; waiting Acquire calls fall
 // back to re-checking on a timer.
 func (l *Locker) Close() error {
-	l.mu.Lock()
-	l.closed = true
-	l.mu.Unlock()
 	err := l.notes.Close()
-	l.cleanup.Wait()
+	l.cleanups.Close()
 	return err
-}
-
-// background runs f in a goroutine of its own that Close waits for, or,
-// once Close has been called, in the caller's.
-func (l *Locker) background(f func()) {
-	l.mu.Lock()
-	closed := l.closed
-	if !closed {
-		l.cleanup.Add(1)
-	}
-	l.mu.Unlock()
-	if closed {
-		f()
-		return
-	}
-	go func() {
-		defer l.cleanup.Done()
-		f()
-	}()
 }
 
 // Acquire implements lock.Locker.
@@ -158,7 +133,7 @@ func (l *Locker) acquire(ctx context.Context, key string, wait bool, opts []lock
 		case err != nil:
 			// The server may have granted the lock before the reply was
 			// lost. Give it back in the background: the server is failing.
-			l.background(b.leave)
+			l.cleanups.Go(b.leave)
 			return nil, a.Refuse(ctx, err)
 		case res.Granted:
 			return granted(res.Token, sent.Add(ttl)), nil
@@ -181,7 +156,7 @@ func (l *Locker) acquire(ctx context.Context, key string, wait bool, opts []lock
 		}
 		t.Stop()
 		if ctx.Err() != nil {
-			b.leave()
+			l.cleanups.Run(b.leave)
 			return nil, a.Refuse(ctx, nil)
 		}
 		if token != 0 && !queuedAt.IsZero() {
@@ -261,10 +236,10 @@ func (b *backend) release(ctx context.Context) (redisq.Released, error) {
 // leave takes an abandoned acquisition out of the queue, and passes the
 // lock on if it was granted or handed to us just as we gave up. It runs
 // even when the caller's context is done. A caller that gave up waits for
-// it, so that no release hands the lock to a waiter that has left; after a
-// failed call it runs in the background until the Locker is closed, so
-// that a server that does not answer cannot hold the caller for
-// WaiterTimeout more.
+// it for up to lease.CleanupWait, so that no release hands the lock to a
+// waiter that has left; after a failed call it runs in the background
+// until the Locker is closed, so that a server that does not answer cannot
+// hold the caller for WaiterTimeout more.
 func (b *backend) leave() {
 	ctx, cancel := context.WithTimeout(context.Background(), b.q.WaiterTimeout)
 	defer cancel()

@@ -77,6 +77,8 @@ type Locker struct {
 	nodes  []node
 	quorum int
 	opts   Options
+
+	cleanups lease.Cleanups // of abandoned acquisitions
 }
 
 type node struct {
@@ -104,12 +106,15 @@ func New(clients []redis.UniversalClient, opts *Options) (*Locker, error) {
 	return l, nil
 }
 
-// Close stops the Locker's notification connections.
+// Close stops the Locker's notification connections and waits for the
+// clean-ups of abandoned acquisitions that outlived their callers, each
+// bounded by twice the per-node timeout. Close it before the clients.
 func (l *Locker) Close() error {
 	var errs []error
 	for _, n := range l.nodes {
 		errs = append(errs, n.notes.Close())
 	}
+	l.cleanups.Close()
 	return errors.Join(errs...)
 }
 
@@ -198,7 +203,7 @@ func (l *Locker) acquire(ctx context.Context, key string, wait bool, opts []lock
 			if unreachable++; wait && unreachable < maxUnreachable {
 				return nil, 0, 0, nil
 			}
-			b.leave()
+			l.cleanups.Run(b.leave)
 			return nil, 0, 0, a.Refuse(ctx, err)
 		}
 		unreachable = 0
@@ -231,7 +236,7 @@ func (l *Locker) acquire(ctx context.Context, key string, wait bool, opts []lock
 	}()
 	for {
 		if ctx.Err() != nil {
-			b.leave()
+			l.cleanups.Run(b.leave)
 			return nil, a.Refuse(ctx, nil)
 		}
 		drain(wake) // notifications before this attempt are stale after it
@@ -247,7 +252,7 @@ func (l *Locker) acquire(ctx context.Context, key string, wait bool, opts []lock
 			recheck = expires
 		}
 		if !l.awaitHandoff(ctx, wake, l.quorum-kept, recheck) {
-			b.leave()
+			l.cleanups.Run(b.leave)
 			return nil, a.Refuse(ctx, nil)
 		}
 	}
@@ -476,7 +481,7 @@ func (b *backend) attempt(ctx context.Context, ttl time.Duration, wait bool, sco
 		return token, 0, 0, nil
 	}
 	if len(failed) > n-b.locker.quorum {
-		b.giveBack(false, score, ttl)
+		b.locker.cleanups.Run(func() { b.giveBack(false, score, ttl) })
 		return 0, 0, 0, b.locker.quorumError("acquire", b.key, failed)
 	}
 	return 0, expires, b.giveBack(wait, score, ttl), lock.ErrNotAcquired

@@ -1,12 +1,26 @@
 -- Acquire (or, with wait, queue for) the lock.
--- ARGV: 1 owner id, 2 ttl ms, 3 notification channel; then, only to queue:
--- 4 "1" (queue behind a holder), 5 waiter lifetime ms, 6 queue score
--- (arrival time in µs; "" for this server's clock).
+-- ARGV: 1 owner id, 2 ttl ms, 3 notification channel; 4 "1" to queue
+-- behind a holder, and then 5 waiter lifetime ms, 6 queue score (arrival
+-- time in µs; "" for this server's clock); 7 the caller's deadline in Unix
+-- ms, or "" for none.
 -- Returns the token, a string of digits, when id holds the lock (now or by
 -- a hand-off that this call claims), else {ms until the lock expires or 0
 -- if unknown, 1 if this call put id in the queue}. A string costs Redis less
 -- to return than a table, so the common case, a grant, returns one.
 local id, ttl = ARGV[1], ARGV[2]
+
+-- A call that reaches the server after its caller gave up (the server was
+-- paused, or the reply was held up) does nothing: a grant or a place in
+-- line for nobody would hold up everyone else until it expired, whenever
+-- the caller's clean-up ran first.
+local deadline = tonumber(ARGV[7])
+if deadline then
+  local t = redis.call('TIME')
+  if tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000) > deadline then
+    return {0, 0}
+  end
+end
+
 local v = redis.call('GET', KEYS[1])
 
 -- The common case, before the helpers are built: released (":<token>": no

@@ -1,12 +1,14 @@
 package redisq_test
 
 import (
+	"context"
 	"testing"
 	"time"
 
 	"github.com/redis/go-redis/v9"
 
 	"github.com/stockade/stockade/lock/internal/redisq"
+	"github.com/stockade/stockade/lock/testserver"
 )
 
 // serverMicros is the server's clock in µs.
@@ -143,5 +145,57 @@ func TestNoBargingPastExpiredHolder(t *testing.T) {
 	}
 	if res, err := waiter.Acquire(ctx, p, time.Minute, true, 0); err != nil || !res.Granted {
 		t.Fatalf("waiter, first in line, not granted: %+v, %v", res, err)
+	}
+}
+
+// TestAcquireAfterDeadlineDoesNothing pauses the server while acquisitions
+// are on the wire, past their callers' deadline, and resumes it: the
+// server then runs what was sent before the pause, and those calls, whose
+// callers have left, must neither take the lock nor queue for it. Without
+// that, the key stays held by nobody until the TTL, or a ghost heads its
+// queue.
+func TestAcquireAfterDeadlineDoesNothing(t *testing.T) {
+	srv := testserver.NewRedis(t)
+	c := redis.NewClient(&redis.Options{Addr: srv.Addr(), ContextTimeoutEnabled: true})
+	t.Cleanup(func() { c.Close() })
+	p := redisq.NewPipe(c)
+	holder, free, waiter := newLock("held", "holder"), newLock("free", "ghost"), newLock("held", "ghost-waiter")
+	if res, err := holder.Acquire(t.Context(), p, time.Minute, false, 0); err != nil || !res.Granted {
+		t.Fatalf("holder: %+v, %v", res, err)
+	}
+
+	if err := srv.Pause(); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(t.Context(), 300*time.Millisecond)
+	errs := make(chan error, 2)
+	go func() { _, err := free.Acquire(ctx, p, time.Minute, false, 0); errs <- err }()
+	go func() { _, err := waiter.Acquire(ctx, p, time.Minute, true, 0); errs <- err }()
+	for range 2 {
+		if err := <-errs; err == nil {
+			t.Fatal("an acquisition answered by a paused server")
+		}
+	}
+	cancel()
+	if err := srv.Resume(); err != nil {
+		t.Fatal(err)
+	}
+
+	// The free key is still free: another owner takes it at once.
+	other := newLock("free", "other")
+	if res, err := other.Acquire(t.Context(), p, time.Minute, false, 0); err != nil || !res.Granted {
+		t.Fatalf("the free key after the late call: %+v, %v (granted to the caller that left)", res, err)
+	}
+	// And the held key's queue is empty: its release frees it.
+	r, err := holder.Release(t.Context(), p)
+	if err != nil || !r.Held {
+		t.Fatalf("holder release: %+v, %v", r, err)
+	}
+	if n, err := c.ZCard(t.Context(), holder.Keys.Queue).Result(); err != nil || n != 0 {
+		t.Fatalf("queue after the late call: %d waiters, %v", n, err)
+	}
+	next := newLock("held", "other")
+	if res, err := next.Acquire(t.Context(), p, time.Minute, false, 0); err != nil || !res.Granted {
+		t.Fatalf("the released key: %+v, %v (handed to the caller that left)", res, err)
 	}
 }

@@ -72,8 +72,10 @@ func (c *Call) Result() (any, error) { return c.val, c.err }
 
 // Run runs s with keys (the key count, then the keys) and args and
 // returns its reply. If ctx ends while the call is still queued, it is
-// never sent and Run returns ctx's error; once sent, Run waits for the
-// reply, as a plain command does.
+// never sent and Run returns ctx's error. Once sent, Run waits for the
+// reply until ctx ends, and then returns ctx's error without it, even when
+// the call went out in a batch with calls that may wait longer: the
+// caller must take the call as perhaps run, as after a lost reply.
 func (p *Pipe) Run(ctx context.Context, s *script, keys, args []any) (any, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
@@ -108,8 +110,12 @@ func (p *Pipe) Run(ctx context.Context, s *script, keys, args []any) (any, error
 	case !sent:
 		return nil, ctx.Err() // the batch that takes it skips it
 	}
-	<-c.done
-	return c.val, c.err
+	select {
+	case <-c.done:
+		return c.val, c.err
+	default:
+		return nil, ctx.Err() // its batch may wait for a later deadline
+	}
 }
 
 // lead sends c, with the calls queued, as one batch, in the place on the
@@ -124,11 +130,48 @@ func (p *Pipe) lead(c *Call) (any, error) {
 	}
 	p.mu.Unlock()
 	finishSkipped(skipped)
-	p.send(batch)
-	p.mu.Lock()
-	p.handOn()
-	p.mu.Unlock()
-	return c.val, c.err
+	if !outlived(batch, c) {
+		p.send(batch)
+		p.mu.Lock()
+		p.handOn()
+		p.mu.Unlock()
+		return c.val, c.err
+	}
+	// The batch is sent with the latest of its deadlines: send it from a
+	// goroutine, so that c's caller can leave at its own.
+	if c.done == nil {
+		c.done = make(chan struct{})
+	}
+	go func() {
+		p.send(batch)
+		p.mu.Lock()
+		p.handOn()
+		p.mu.Unlock()
+	}()
+	select {
+	case <-c.done:
+		return c.val, c.err
+	case <-c.ctx.Done():
+		return nil, c.ctx.Err()
+	}
+}
+
+// outlived reports whether a call of batch other than c may wait longer
+// than c's caller: it has no deadline, or a later one, while c has one.
+func outlived(batch []*Call, c *Call) bool {
+	mine, ok := c.ctx.Deadline()
+	if !ok {
+		return false
+	}
+	for _, o := range batch {
+		if o == c {
+			continue
+		}
+		if d, ok := o.ctx.Deadline(); !ok || d.After(mine) {
+			return true
+		}
+	}
+	return false
 }
 
 // handOn passes on a place on the wire whose batch has returned: to a

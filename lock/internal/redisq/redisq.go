@@ -191,27 +191,37 @@ type Result struct {
 // (or re-announces) the owner; score orders the queue (arrival time in µs,
 // or 0 to use the server's clock).
 func (l *Lock) Acquire(ctx context.Context, p *Pipe, ttl time.Duration, wait bool, score int64) (Result, error) {
-	return acquireResult(p.Run(ctx, l.scripts().acquire, l.Keys.script, l.acquireArgs(ttl, wait, score)))
+	return acquireResult(p.Run(ctx, l.scripts().acquire, l.Keys.script, l.acquireArgs(ctx, ttl, wait, score)))
 }
 
 // GoAcquire starts Acquire without waiting for it (see Pipe.Go); read its
 // outcome with AcquireResult.
 func (l *Lock) GoAcquire(ctx context.Context, p *Pipe, onDone func(*Call), ttl time.Duration, wait bool, score int64) *Call {
-	return p.Go(ctx, onDone, l.scripts().acquire, l.Keys.script, l.acquireArgs(ttl, wait, score))
+	return p.Go(ctx, onDone, l.scripts().acquire, l.Keys.script, l.acquireArgs(ctx, ttl, wait, score))
 }
 
 // AcquireResult is the outcome of a call started by GoAcquire.
 func AcquireResult(c *Call) (Result, error) { return acquireResult(c.Result()) }
 
-func (l *Lock) acquireArgs(ttl time.Duration, wait bool, score int64) []any {
+// acquireArgs are the acquire script's arguments. ctx's deadline goes
+// with them: the script does nothing once it has passed by the server's
+// clock, so that a call executed after its caller left (a server paused
+// past the deadline runs what was sent before) grants nobody the lock.
+// The deadline is read on the client's clock, so the two clocks must
+// agree as closely as they must for TTLs.
+func (l *Lock) acquireArgs(ctx context.Context, ttl time.Duration, wait bool, score int64) []any {
+	deadline := ""
+	if d, ok := ctx.Deadline(); ok {
+		deadline = strconv.FormatInt(d.UnixMilli(), 10)
+	}
 	if !wait {
-		return []any{l.id, millisArg(ttl), l.channel}
+		return []any{l.id, millisArg(ttl), l.channel, "", "", "", deadline}
 	}
 	scoreArg := ""
 	if score > 0 {
 		scoreArg = strconv.FormatInt(score, 10)
 	}
-	return []any{l.id, millisArg(ttl), l.channel, "1", millisArg(l.WaiterTimeout), scoreArg}
+	return []any{l.id, millisArg(ttl), l.channel, "1", millisArg(l.WaiterTimeout), scoreArg, deadline}
 }
 
 // acquireResult reads the acquire script's reply: the token, a string of
