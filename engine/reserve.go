@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"maps"
 	"slices"
@@ -102,20 +103,63 @@ func (c *call) placeRetried(ctx context.Context, r *request, fn func(ctx context
 		if err != nil {
 			return fmt.Errorf("engine: lock %d SKUs: %w", len(keys), err)
 		}
-		defer func() {
-			rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
-			defer cancel()
-			if err := m.Release(rctx); err != nil {
-				// The transaction has ended; its writes were fenced.
-				e.log.Warn("engine: release SKU leases", "err", err)
-			}
-		}()
+		defer e.release(ctx, m)
 		fences := make(map[string]uint64, len(r.skus))
 		for _, l := range m.Leases() {
 			fences[l.Key()[len(lockPrefix):]] = l.Token()
 		}
 		return e.store.Update(ctx, func(tx stockade.Tx) error { return fn(ctx, tx, fences) })
 	})
+}
+
+// release gives up m's leases once the transaction they guarded has
+// ended. It waits for the release no longer than ctx lives: a locker that
+// stopped answering must not hold the caller past its deadline. The
+// release goes on in the background, tried again while the locker does
+// not answer, until it succeeds or the leases have expired by themselves
+// (Options.LockTTL): a lease left to its TTL would hold up every buyer of
+// its SKUs until then, even once the locker is back. The transaction's
+// writes were fenced either way.
+func (e *Engine) release(ctx context.Context, m *lock.MultiLease) {
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		give := time.Now().Add(e.opts.LockTTL)
+		for backoff := 20 * time.Millisecond; ; backoff = min(2*backoff, time.Second) {
+			rctx, cancel := context.WithDeadline(context.WithoutCancel(ctx), give)
+			err := m.Release(rctx)
+			cancel()
+			if releaseSettled(err) {
+				return
+			}
+			if time.Now().Add(backoff).After(give) {
+				e.log.Warn("engine: release SKU leases; they end at their TTL", "err", err)
+				return
+			}
+			time.Sleep(backoff)
+		}
+	}()
+	select {
+	case <-done:
+	case <-ctx.Done():
+	}
+}
+
+// releaseSettled reports whether err, from releasing a MultiLease, leaves
+// nothing to try again: every lease was released or is lost.
+func releaseSettled(err error) bool {
+	if err == nil {
+		return true
+	}
+	if j, ok := err.(interface{ Unwrap() []error }); ok {
+		for _, e := range j.Unwrap() {
+			if !releaseSettled(e) {
+				return false
+			}
+		}
+		return true
+	}
+	return errors.Is(err, lock.ErrLost)
 }
 
 // lockPrefix starts the lock key of every SKU under the Lock strategy.
