@@ -82,8 +82,10 @@ func (c *Client) do(ctx context.Context, method, path string, in, out any, idem 
 	if resp.StatusCode >= 300 {
 		return responseError(method, path, resp, data)
 	}
-	if err := json.Unmarshal(data, out); err != nil {
-		return fmt.Errorf("httpapi: %s %s: decode answer: %w", method, path, err)
+	if out != nil {
+		if err := json.Unmarshal(data, out); err != nil {
+			return fmt.Errorf("httpapi: %s %s: decode answer: %w", method, path, err)
+		}
 	}
 	if idem != nil {
 		idem.Replayed = resp.Header.Get(headerReplayed) == "true"
@@ -140,6 +142,13 @@ func (c *Client) AdjustStock(ctx context.Context, k stockade.Key, delta int64, r
 		return stockade.Level{}, err
 	}
 	return out.domain(), nil
+}
+
+// Ready asks the service whether it and its dependencies (the store, and
+// the lock strategy's locker) answer: GET /readyz. It returns nil when they
+// do, and an error with code stockade.EUnavailable when one does not.
+func (c *Client) Ready(ctx context.Context) error {
+	return c.do(ctx, http.MethodGet, "/readyz", nil, nil, nil)
 }
 
 // Stock implements stockade.Service.

@@ -37,6 +37,12 @@ func TestReadyzFollowsDependencies(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			s := NewServer(nil, slog.New(slog.NewTextHandler(io.Discard, nil)), nil, tc.deps...)
+			srv := httptest.NewServer(s)
+			defer srv.Close()
+			err := NewClient(srv.URL, nil).Ready(t.Context())
+			if code := stockade.ErrorCode(err); (err == nil) != (tc.wantC == "") || err != nil && code != tc.wantC {
+				t.Errorf("Client.Ready: %v, want code %q", err, tc.wantC)
+			}
 			rec := httptest.NewRecorder()
 			s.ServeHTTP(rec, httptest.NewRequest("GET", "/readyz", nil))
 			if rec.Code != tc.want {
