@@ -9,10 +9,14 @@ import (
 	"sync"
 	"time"
 
+	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/jackc/pgx/v5/pgconn/ctxwatch"
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/redis/go-redis/v9"
 	clientv3 "go.etcd.io/etcd/client/v3"
 	"go.uber.org/zap"
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/backoff"
 
 	"github.com/stockade/stockade/lock"
 	"github.com/stockade/stockade/lock/etcdlock"
@@ -32,6 +36,10 @@ const connectTimeout = 5 * time.Second
 // pgLockConns is the size of the pool the postgres locker has to itself:
 // every lease held and every Acquire waiting pins one connection.
 const pgLockConns = 64
+
+// lockCancelGrace is how long the postgres locker's statements may go on
+// after their context ends before their connection is cut.
+const lockCancelGrace = 300 * time.Millisecond
 
 // lockerSpec is a parsed -locker value.
 type lockerSpec struct {
@@ -91,28 +99,57 @@ func (l lockerSpec) String() string {
 	return l.kind
 }
 
+// openedLocker is a connected locker with what serve needs beside it.
+type openedLocker struct {
+	lock.Locker
+	// ping reports whether the servers can grant locks now, for /readyz;
+	// nil for the in-process locker.
+	ping  func(ctx context.Context) error
+	close func() error
+}
+
+// Ping implements httpapi.Pinger.
+func (l openedLocker) Ping(ctx context.Context) error {
+	if l.ping == nil {
+		return nil
+	}
+	if err := l.ping(ctx); err != nil {
+		return fmt.Errorf("locker: %w", err)
+	}
+	return nil
+}
+
 // openLocker connects the locker of spec and checks that its servers
-// answer. close releases what it opened. The postgres locker uses the
-// database of st, with a pool of its own.
-func openLocker(ctx context.Context, spec lockerSpec, st storeSpec, log *slog.Logger) (l lock.Locker, close func() error, err error) {
+// answer. The postgres locker uses the database of st, with a pool of its
+// own.
+func openLocker(ctx context.Context, spec lockerSpec, st storeSpec, log *slog.Logger) (openedLocker, error) {
 	cctx, cancel := context.WithTimeout(ctx, connectTimeout)
 	defer cancel()
 	switch spec.kind {
 	case "memory":
-		return memlock.New(nil), func() error { return nil }, nil
+		return openedLocker{Locker: memlock.New(nil), close: func() error { return nil }}, nil
 
 	case "redis":
 		opt, err := redis.ParseURL(spec.url)
 		if err != nil {
-			return nil, nil, fmt.Errorf("locker: %w", redactURLError(err))
+			return openedLocker{}, fmt.Errorf("locker: %w", redactURLError(err))
 		}
+		// A request's deadline, not the client's 3 s read timeout, bounds
+		// a call to a server that stopped answering.
+		opt.ContextTimeoutEnabled = true
 		client := redis.NewClient(opt)
 		if err := client.Ping(cctx).Err(); err != nil {
 			client.Close()
-			return nil, nil, fmt.Errorf("locker: redis at %s: %w", opt.Addr, err)
+			return openedLocker{}, fmt.Errorf("locker: redis at %s: %w", opt.Addr, err)
 		}
 		rl := redislock.New(client, nil)
-		return rl, func() error { return errors.Join(rl.Close(), client.Close()) }, nil
+		ping := func(ctx context.Context) error {
+			if err := client.Ping(ctx).Err(); err != nil {
+				return fmt.Errorf("redis at %s: %w", opt.Addr, err)
+			}
+			return nil
+		}
+		return openedLocker{rl, ping, func() error { return errors.Join(rl.Close(), client.Close()) }}, nil
 
 	case "redlock":
 		var clients []redis.UniversalClient
@@ -125,52 +162,64 @@ func openLocker(ctx context.Context, spec lockerSpec, st storeSpec, log *slog.Lo
 		}
 		// Redlock is meant to outlive a minority of its nodes: start when
 		// a majority answers, and say which do not.
-		pings := make([]error, len(spec.addrs))
-		var wg sync.WaitGroup
-		for i, addr := range spec.addrs {
-			c := redis.NewClient(&redis.Options{Addr: addr})
-			clients = append(clients, c)
-			wg.Go(func() { pings[i] = c.Ping(cctx).Err() })
+		for _, addr := range spec.addrs {
+			clients = append(clients, redis.NewClient(&redis.Options{Addr: addr, ContextTimeoutEnabled: true}))
 		}
-		wg.Wait()
-		var down []error
-		for i, err := range pings {
-			if err != nil {
-				down = append(down, fmt.Errorf("node %s: %w", spec.addrs[i], err))
-			}
-		}
+		down := pingNodes(cctx, spec.addrs, clients)
 		if len(down) > len(spec.addrs)-(len(spec.addrs)/2+1) {
 			closeAll()
-			return nil, nil, fmt.Errorf("locker: redlock: no majority of %d nodes answers: %w", len(spec.addrs), errors.Join(down...))
+			return openedLocker{}, fmt.Errorf("locker: redlock: no majority of %d nodes answers: %w", len(spec.addrs), errors.Join(down...))
 		}
 		for _, err := range down {
 			log.Warn("redlock node does not answer", "err", err)
 		}
-		rl, err := redlock.New(clients, nil)
+		// 2% of the engine's 10 s lease is 200 ms per node and call: a
+		// paused node counts as failed quickly, and an acquisition that
+		// meets a majority of them answers soon after its deadline.
+		rl, err := redlock.New(clients, &redlock.Options{NodeTimeout: 0.02})
 		if err != nil {
 			closeAll()
-			return nil, nil, fmt.Errorf("locker: %w", err)
+			return openedLocker{}, fmt.Errorf("locker: %w", err)
 		}
-		return rl, func() error { return errors.Join(rl.Close(), closeAll()) }, nil
+		ping := func(ctx context.Context) error {
+			if down := pingNodes(ctx, spec.addrs, clients); len(down) > len(spec.addrs)-(len(spec.addrs)/2+1) {
+				return fmt.Errorf("redlock: no majority of %d nodes answers: %w", len(spec.addrs), errors.Join(down...))
+			}
+			return nil
+		}
+		return openedLocker{rl, ping, func() error { return errors.Join(rl.Close(), closeAll()) }}, nil
 
 	case "postgres":
 		if st.kind != "postgres" {
-			return nil, nil, fmt.Errorf("-locker postgres takes its locks in the store's PostgreSQL database, and -store is %s", st)
+			return openedLocker{}, fmt.Errorf("-locker postgres takes its locks in the store's PostgreSQL database, and -store is %s", st)
 		}
 		cfg, err := pgxpool.ParseConfig(st.url)
 		if err != nil {
-			return nil, nil, fmt.Errorf("locker: %w", err)
+			return openedLocker{}, fmt.Errorf("locker: %w", err)
 		}
 		cfg.MaxConns = pgLockConns
+		// As the store does (postgres.Options.CancelGrace): a statement
+		// whose context ended gets a cancel request at once, and its
+		// connection is cut lockCancelGrace later if the server is silent.
+		cfg.ConnConfig.BuildContextWatcherHandler = func(c *pgconn.PgConn) ctxwatch.Handler {
+			return &pgconn.CancelRequestContextWatcherHandler{Conn: c, DeadlineDelay: lockCancelGrace}
+		}
 		pool, err := pgxpool.NewWithConfig(ctx, cfg)
 		if err != nil {
-			return nil, nil, fmt.Errorf("locker: %w", err)
+			return openedLocker{}, fmt.Errorf("locker: %w", err)
 		}
 		if err := pool.Ping(cctx); err != nil {
 			pool.Close()
-			return nil, nil, fmt.Errorf("locker: postgres: %w", err)
+			return openedLocker{}, fmt.Errorf("locker: postgres: %w", err)
 		}
-		return pglock.New(pool, nil), func() error { pool.Close(); return nil }, nil
+		ping := func(ctx context.Context) error {
+			if err := pool.Ping(ctx); err != nil {
+				return fmt.Errorf("postgres: %w", err)
+			}
+			return nil
+		}
+		pl := pglock.New(pool, nil)
+		return openedLocker{pl, ping, func() error { err := pl.Close(); pool.Close(); return err }}, nil
 
 	case "etcd":
 		where := strings.Join(spec.addrs, ",")
@@ -178,16 +227,48 @@ func openLocker(ctx context.Context, spec lockerSpec, st storeSpec, log *slog.Lo
 			Endpoints:   spec.addrs,
 			DialTimeout: connectTimeout,
 			Logger:      zap.NewNop(), // failures reach us as errors
+			// gRPC's default back-off waits a second before the first
+			// reconnection: begin at 100 ms, so that locks are granted
+			// again soon after etcd returns.
+			DialOptions: []grpc.DialOption{grpc.WithConnectParams(grpc.ConnectParams{
+				Backoff:           backoff.Config{BaseDelay: 100 * time.Millisecond, Multiplier: 1.6, Jitter: 0.2, MaxDelay: 3 * time.Second},
+				MinConnectTimeout: connectTimeout,
+			})},
 		})
 		if err != nil {
-			return nil, nil, fmt.Errorf("locker: etcd at %s: %w", where, err)
+			return openedLocker{}, fmt.Errorf("locker: etcd at %s: %w", where, err)
 		}
 		// A linearizable read needs a quorum: the cluster can grant locks.
-		if _, err := client.Get(cctx, "/stockade/lock/", clientv3.WithPrefix(), clientv3.WithCountOnly()); err != nil {
-			client.Close()
-			return nil, nil, fmt.Errorf("locker: etcd at %s: %w", where, err)
+		ping := func(ctx context.Context) error {
+			if _, err := client.Get(ctx, "/stockade/lock/", clientv3.WithPrefix(), clientv3.WithCountOnly()); err != nil {
+				return fmt.Errorf("etcd at %s: %w", where, err)
+			}
+			return nil
 		}
-		return etcdlock.New(client, nil), client.Close, nil
+		if err := ping(cctx); err != nil {
+			client.Close()
+			return openedLocker{}, fmt.Errorf("locker: %w", err)
+		}
+		el := etcdlock.New(client, nil)
+		return openedLocker{el, ping, func() error { return errors.Join(el.Close(), client.Close()) }}, nil
 	}
-	return nil, nil, fmt.Errorf("unsupported locker kind %q", spec.kind)
+	return openedLocker{}, fmt.Errorf("unsupported locker kind %q", spec.kind)
+}
+
+// pingNodes pings every Redlock node at once and returns an error for
+// each that does not answer.
+func pingNodes(ctx context.Context, addrs []string, clients []redis.UniversalClient) []error {
+	pings := make([]error, len(clients))
+	var wg sync.WaitGroup
+	for i, c := range clients {
+		wg.Go(func() { pings[i] = c.Ping(ctx).Err() })
+	}
+	wg.Wait()
+	var down []error
+	for i, err := range pings {
+		if err != nil {
+			down = append(down, fmt.Errorf("node %s: %w", addrs[i], err))
+		}
+	}
+	return down
 }

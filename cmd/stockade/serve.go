@@ -128,13 +128,15 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 	metrics := httpapi.NewRegistry()
 	var locker lock.Locker
 	lockerName := "none (strategy " + c.strategy + " takes no locks)"
+	ready := []httpapi.Pinger{st} // /readyz: the store, and the locker's servers if any
 	if c.strategy == engine.Lock {
-		l, closeLocker, err := startLocker(ctx, c, st, log)
+		l, err := startLocker(ctx, c, st, log)
 		if err != nil {
 			return fmt.Errorf("serve: %w", err)
 		}
-		defer closeLocker()
-		locker, lockerName = observeLocker(l, metrics), c.locker.String()
+		defer l.close()
+		locker, lockerName = observeLocker(l.Locker, metrics), c.locker.String()
+		ready = append(ready, l)
 	}
 	// The engine's Timeout bounds what no request's context does, a batch
 	// transaction: it gets the request timeout too, so that a batch held
@@ -156,7 +158,7 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 	if err != nil {
 		return fmt.Errorf("serve: %w", err)
 	}
-	api := httpapi.NewServer(eng, log, &httpapi.Options{RequestTimeout: c.requestTimeout, Registry: metrics}, st)
+	api := httpapi.NewServer(eng, log, &httpapi.Options{RequestTimeout: c.requestTimeout, Registry: metrics}, ready...)
 	srv := &http.Server{
 		Handler:           api,
 		ReadHeaderTimeout: 5 * time.Second,
@@ -205,13 +207,13 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 // startLocker opens the locker of the lock strategy. An in-memory locker
 // starts its fencing tokens above every token the store has seen, or the
 // levels would refuse its writes as stale after a restart.
-func startLocker(ctx context.Context, c serveConfig, st migratingStore, log *slog.Logger) (lock.Locker, func() error, error) {
+func startLocker(ctx context.Context, c serveConfig, st migratingStore, log *slog.Logger) (openedLocker, error) {
 	if c.locker.kind == "memory" {
 		top, err := engine.MaxFence(ctx, st)
 		if err != nil {
-			return nil, nil, err
+			return openedLocker{}, err
 		}
-		return memlock.New(&memlock.Options{FirstToken: top + 1}), func() error { return nil }, nil
+		return openedLocker{Locker: memlock.New(&memlock.Options{FirstToken: top + 1}), close: func() error { return nil }}, nil
 	}
 	return openLocker(ctx, c.locker, c.store, log)
 }
