@@ -114,11 +114,16 @@ func responseError(method, path string, resp *http.Response, data []byte) error 
 // seg escapes one path segment.
 func seg(s string) string { return url.PathEscape(s) }
 
+// locationBodyOf is the body of PUT /v1/locations/{id}: the location
+// without its id, which is in the path.
+func locationBodyOf(loc stockade.Location) map[string]any {
+	return map[string]any{"name": loc.Name, "lat": loc.Lat, "lon": loc.Lon}
+}
+
 // PutLocation implements stockade.Service.
 func (c *Client) PutLocation(ctx context.Context, loc stockade.Location, idem *stockade.Idempotency) (stockade.Location, error) {
 	var out locationJSON
-	in := map[string]any{"name": loc.Name, "lat": loc.Lat, "lon": loc.Lon}
-	if err := c.do(ctx, http.MethodPut, "/v1/locations/"+seg(loc.ID), in, &out, idem); err != nil {
+	if err := c.do(ctx, http.MethodPut, "/v1/locations/"+seg(loc.ID), locationBodyOf(loc), &out, idem); err != nil {
 		return stockade.Location{}, err
 	}
 	return out.domain(), nil

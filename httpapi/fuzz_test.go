@@ -1,0 +1,154 @@
+package httpapi
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"net/http"
+	"net/http/httptest"
+	"testing"
+
+	"github.com/stockade/stockade"
+)
+
+// Fuzz targets for what the API reads from the network: the request
+// bodies (FuzzReserveBody is in request_test.go), the movements query,
+// the Idempotency-Key header and the fingerprint of a request. Each checks more than "no panic": a refusal
+// is an EInvalid error, and whatever is accepted survives a round trip
+// through the client's encoding unchanged. The seeds below, and the corpus
+// in testdata/fuzz, run as ordinary tests; `go test -fuzz` explores from
+// them (docs/fuzzing.md says for how long, and what it found).
+
+// refused fails the test unless err is the API's refusal of bad input.
+func refused(t *testing.T, err error) {
+	t.Helper()
+	var e *stockade.Error
+	if !errors.As(err, &e) || e.Code != stockade.EInvalid {
+		t.Fatalf("refused with %T %v, want a stockade.Error with code %s", err, err, stockade.EInvalid)
+	}
+}
+
+// decodeInto decodes data into a new T the way a handler does.
+func decodeInto[T any](data []byte) (T, error) {
+	var v T
+	err := decode(data, &v, "")
+	return v, err
+}
+
+func FuzzLocationBody(f *testing.F) {
+	for _, s := range []string{
+		`{"name":"Berlin","lat":52.5,"lon":13.4}`,
+		`{"name":"","lat":0,"lon":0}`,
+		`{"name":"x","lat":"52"}`,
+		`{"name":"x","lat":1,"lon":2,"name":"y"}`,
+		`{"NAME":"x","lat":1,"lon":2}`,
+	} {
+		f.Add([]byte(s), "w1")
+	}
+	f.Fuzz(func(t *testing.T, data []byte, id string) {
+		body, err := decodeInto[locationBody](data)
+		if err != nil {
+			refused(t, err)
+			return
+		}
+		loc, err := body.location(id)
+		if err != nil {
+			refused(t, err)
+			return
+		}
+		again, err := json.Marshal(locationBodyOf(loc))
+		if err != nil {
+			t.Fatalf("encoding %+v: %v", loc, err)
+		}
+		body2, err := decodeInto[locationBody](again)
+		if err != nil {
+			t.Fatalf("refused the encoding %s of what it accepted: %v", again, err)
+		}
+		loc2, err := body2.location(id)
+		if err != nil || loc2 != loc {
+			t.Fatalf("round trip changed %+v into %+v (%v)", loc, loc2, err)
+		}
+	})
+}
+
+func FuzzStockBodies(f *testing.F) {
+	for _, s := range []string{
+		`{"on_hand":10}`,
+		`{"on_hand":10,"expected_version":3}`,
+		`{"delta":-2,"reason":"damaged"}`,
+		`{"delta":1.5,"reason":"x"}`,
+		`{"on_hand":null}`,
+	} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		if b, err := decodeInto[setStockBody](data); err != nil {
+			refused(t, err)
+		} else if err := b.check(); err != nil {
+			refused(t, err)
+		}
+		if b, err := decodeInto[adjustBody](data); err != nil {
+			refused(t, err)
+		} else if err := b.check(); err != nil {
+			refused(t, err)
+		}
+	})
+}
+
+func FuzzMovementQuery(f *testing.F) {
+	for _, s := range []string{
+		"", "sku=a", "sku=a&location=w1&ref=r1&limit=10", "cursor=bQAAAAAAAAAB",
+		"limit=0", "limit=10001", "sku=a&sku=b", "cursor=", "x=1", "sku=%zz",
+	} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, raw string) {
+		r := httptest.NewRequest(http.MethodGet, "/v1/movements", nil)
+		r.URL.RawQuery = raw
+		q, err := movementQuery(r)
+		if err != nil {
+			refused(t, err)
+			return
+		}
+		if q.Limit < 0 || q.Limit > maxMovements {
+			t.Fatalf("%q: accepted limit %d", raw, q.Limit)
+		}
+		for name, v := range map[string]string{"sku": q.SKU, "location": q.Location, "ref": q.Ref} {
+			if v != "" && stockade.ValidateID(name, v) != nil {
+				t.Fatalf("%q: accepted %s %q", raw, name, v)
+			}
+		}
+	})
+}
+
+// FuzzIdempotency checks the Idempotency-Key header against the domain's
+// rule, and that the fingerprint tells different requests apart.
+func FuzzIdempotency(f *testing.F) {
+	f.Add("order-1", []byte(`{"lines":[]}`), []byte(`{"lines": []}`))
+	f.Add("", []byte(``), []byte(`{}`))
+	f.Add("with space", []byte(`a`), []byte(`a`))
+	f.Add("é", []byte(`x`), []byte(`y`))
+	f.Fuzz(func(t *testing.T, key string, body1, body2 []byte) {
+		r := httptest.NewRequest(http.MethodPost, "/v1/orders", nil)
+		r.Header.Set(headerIdempotencyKey, key)
+		got, err := idempotencyKey(r)
+		want := stockade.ValidateIdempotencyKey(headerIdempotencyKey, key)
+		switch {
+		case err != nil && want == nil:
+			t.Fatalf("%q refused (%v), but the domain accepts it", key, err)
+		case err == nil && want != nil:
+			t.Fatalf("%q accepted, but the domain refuses it: %v", key, want)
+		case err != nil:
+			refused(t, err)
+		case got != key:
+			t.Fatalf("%q read as %q", key, got)
+		}
+		h1, h2 := requestHash(r, body1), requestHash(r, body2)
+		if h1 != requestHash(r, body1) {
+			t.Fatal("the fingerprint of one request changed")
+		}
+		if (h1 == h2) != bytes.Equal(body1, body2) {
+			t.Fatalf("fingerprints %s and %s for bodies %q and %q", h1, h2, body1, body2)
+		}
+	})
+}
