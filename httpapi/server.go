@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
+	"github.com/rs/cors"
 
 	"github.com/stockade/stockade"
 )
@@ -47,6 +48,16 @@ type Options struct {
 	// RequestLogLevel is the level of the line logged for each request.
 	// Default: slog.LevelDebug.
 	RequestLogLevel slog.Leveler
+
+	// AllowedOrigins are the origins whose pages may call the API from a
+	// browser (CORS), such as "https://shop.example"; "https://*.example"
+	// allows every subdomain and "*" every origin. Preflight requests from
+	// them are answered, and their requests may send Content-Type,
+	// Idempotency-Key, Authorization and X-Request-Id and read X-Request-Id,
+	// Idempotent-Replayed and Retry-After. Other origins get no CORS
+	// headers, so browsers keep their pages out.
+	// Default: none.
+	AllowedOrigins []string
 }
 
 func (o *Options) withDefaults() Options {
@@ -76,7 +87,10 @@ type Server struct {
 	opts  Options
 	ready []Pinger
 	mux   *http.ServeMux
-	m     serverMetrics
+	// handler routes a request: the mux, behind CORS when origins are
+	// allowed.
+	handler http.Handler
+	m       serverMetrics
 }
 
 // NewServer returns the API over svc. /readyz answers 200 only while every
@@ -85,6 +99,16 @@ func NewServer(svc stockade.Service, log *slog.Logger, opts *Options, ready ...P
 	s := &Server{svc: svc, log: log, opts: opts.withDefaults(), ready: ready, mux: http.NewServeMux()}
 	s.m = newServerMetrics(s.opts.Registry, log)
 	s.routes()
+	s.handler = s.mux
+	if len(s.opts.AllowedOrigins) > 0 {
+		s.handler = cors.New(cors.Options{
+			AllowedOrigins: s.opts.AllowedOrigins,
+			AllowedMethods: []string{http.MethodGet, http.MethodHead, http.MethodPost, http.MethodPut, http.MethodDelete},
+			AllowedHeaders: []string{"Content-Type", headerIdempotencyKey, "Authorization", requestIDHeader},
+			ExposedHeaders: []string{requestIDHeader, headerReplayed, "Retry-After"},
+			MaxAge:         600,
+		}).Handler(s.mux)
+	}
 	return s
 }
 
@@ -126,7 +150,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		s.log.Log(ctx, s.opts.RequestLogLevel.Level(), "request", "method", r.Method, "route", route,
 			"path", r.URL.Path, "status", rec.status, "duration", d, "request_id", id, "client", r.RemoteAddr)
 	}()
-	s.mux.ServeHTTP(rec, r)
+	s.handler.ServeHTTP(rec, r)
 }
 
 // requestIDHeader carries a request's id: the server takes the client's

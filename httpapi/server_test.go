@@ -173,3 +173,52 @@ func quote(s string) string {
 	}
 	return s
 }
+
+// TestCORS: a page of an allowed origin may call the API from a browser
+// (its preflight is answered, its answers carry the CORS headers and
+// expose the request id); any other origin gets no CORS headers; and with
+// no origins allowed the server sends none at all.
+func TestCORS(t *testing.T) {
+	quiet := slog.New(slog.NewTextHandler(io.Discard, nil))
+	const shop = "https://shop.example"
+	allowing := NewServer(nil, quiet, &Options{AllowedOrigins: []string{shop}})
+	closed := NewServer(nil, quiet, nil)
+	do := func(s *Server, method, origin string, header map[string]string) *httptest.ResponseRecorder {
+		r := httptest.NewRequest(method, "/healthz", nil)
+		r.Header.Set("Origin", origin)
+		for k, v := range header {
+			r.Header.Set(k, v)
+		}
+		rec := httptest.NewRecorder()
+		s.ServeHTTP(rec, r)
+		return rec
+	}
+	preflight := map[string]string{
+		"Access-Control-Request-Method":  "POST",
+		"Access-Control-Request-Headers": "content-type,idempotency-key",
+	}
+
+	rec := do(allowing, http.MethodOptions, shop, preflight)
+	if rec.Code/100 != 2 || rec.Header().Get("Access-Control-Allow-Origin") != shop {
+		t.Fatalf("preflight from %s: %d, headers %v", shop, rec.Code, rec.Header())
+	}
+	if got := strings.ToLower(rec.Header().Get("Access-Control-Allow-Headers")); !strings.Contains(got, "idempotency-key") {
+		t.Errorf("preflight allows headers %q, want Idempotency-Key among them", got)
+	}
+	rec = do(allowing, http.MethodGet, shop, nil)
+	if rec.Code != http.StatusOK || rec.Header().Get("Access-Control-Allow-Origin") != shop {
+		t.Fatalf("GET from %s: %d, headers %v", shop, rec.Code, rec.Header())
+	}
+	if got := rec.Header().Get("Access-Control-Expose-Headers"); !strings.Contains(got, requestIDHeader) {
+		t.Errorf("exposed headers %q, want %s among them", got, requestIDHeader)
+	}
+
+	for name, s := range map[string]*Server{"other origin": allowing, "no origins allowed": closed} {
+		for _, method := range []string{http.MethodOptions, http.MethodGet} {
+			rec := do(s, method, "https://evil.example", preflight)
+			if v := rec.Header().Get("Access-Control-Allow-Origin"); v != "" {
+				t.Errorf("%s, %s: Access-Control-Allow-Origin %q", name, method, v)
+			}
+		}
+	}
+}

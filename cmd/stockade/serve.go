@@ -9,6 +9,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"net/url"
 	"slices"
 	"strings"
 	"sync"
@@ -35,6 +36,8 @@ type serveConfig struct {
 	requestTimeout  time.Duration
 	shutdownTimeout time.Duration
 	logLevel        slog.Level
+	maxBodyBytes    int64
+	corsOrigins     []string
 }
 
 func parseServe(args []string, getenv func(string) string, stdout, stderr io.Writer) (serveConfig, error) {
@@ -72,6 +75,10 @@ flags:
 		"bound on each request and each batch transaction, lock waits and retries included;\npast it the answer is 503")
 	shutdown := env.Duration("shutdown-timeout", "STOCKADE_SHUTDOWN_TIMEOUT", 15*time.Second,
 		"how long in-flight requests may finish after SIGINT/SIGTERM")
+	maxBody := env.Int("max-body-bytes", "STOCKADE_MAX_BODY_BYTES", 1<<20,
+		"largest request body accepted; a larger one is refused with 413")
+	origins := env.String("cors-origins", "STOCKADE_CORS_ORIGINS", "",
+		"comma-separated `origins` whose pages may call the API from a browser, such as\nhttps://shop.example; https://*.example allows its subdomains, * any origin")
 	level := env.String("log-level", "STOCKADE_LOG_LEVEL", "info",
 		"`level` of the log: debug (one line per request), info, warn or error")
 	if err := env.Parse(args); err != nil {
@@ -101,12 +108,47 @@ flags:
 	if *maxBatch < 1 || *maxBatch > 100_000 {
 		return c, fmt.Errorf("serve: -max-batch must be between 1 and 100000, got %d", *maxBatch)
 	}
+	if *maxBody < minBodyBytes || *maxBody > maxBodyBytes {
+		return c, fmt.Errorf("serve: -max-body-bytes must be between %d and %d, got %d", minBodyBytes, maxBodyBytes, *maxBody)
+	}
+	if c.corsOrigins, err = parseOrigins(*origins); err != nil {
+		return c, fmt.Errorf("serve: -cors-origins: %w", err)
+	}
+	c.maxBodyBytes = int64(*maxBody)
 	if err := c.logLevel.UnmarshalText([]byte(*level)); err != nil {
 		return c, fmt.Errorf("serve: -log-level %q: want debug, info, warn or error", *level)
 	}
 	c.addr, c.strategy, c.maxBatch = *addr, *strategy, *maxBatch
 	c.sweepInterval, c.defaultTTL, c.requestTimeout, c.shutdownTimeout = *sweep, *ttl, *reqTimeout, *shutdown
 	return c, nil
+}
+
+// The bounds of -max-body-bytes: a reservation of the most lines fits in
+// the least, and the most is far beyond any request of the API.
+const (
+	minBodyBytes = 16 << 10
+	maxBodyBytes = 64 << 20
+)
+
+// parseOrigins reads -cors-origins: "*", or origins scheme://host[:port]
+// with http or https, the host perhaps starting with "*." for its
+// subdomains; no path, query or user.
+func parseOrigins(list string) ([]string, error) {
+	origins := splitList(list)
+	for _, o := range origins {
+		if o == "*" {
+			if len(origins) > 1 {
+				return nil, errors.New(`"*" allows every origin; give it alone`)
+			}
+			continue
+		}
+		u, err := url.Parse(strings.Replace(o, "://*.", "://wildcard.", 1))
+		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" ||
+			u.Path != "" || u.RawQuery != "" || u.Fragment != "" || u.User != nil {
+			return nil, fmt.Errorf("%q: want an origin such as https://shop.example or https://*.example", o)
+		}
+	}
+	return origins, nil
 }
 
 func serve(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
@@ -158,7 +200,12 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 	if err != nil {
 		return fmt.Errorf("serve: %w", err)
 	}
-	api := httpapi.NewServer(eng, log, &httpapi.Options{RequestTimeout: c.requestTimeout, Registry: metrics}, ready...)
+	api := httpapi.NewServer(eng, log, &httpapi.Options{
+		RequestTimeout: c.requestTimeout,
+		MaxBodyBytes:   c.maxBodyBytes,
+		AllowedOrigins: c.corsOrigins,
+		Registry:       metrics,
+	}, ready...)
 	srv := &http.Server{
 		Handler:           api,
 		ReadHeaderTimeout: 5 * time.Second,

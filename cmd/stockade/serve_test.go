@@ -13,6 +13,9 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/stockade/stockade"
+	"github.com/stockade/stockade/httpapi"
 )
 
 var listenLine = regexp.MustCompile(`msg=listening addr=(\S+)`)
@@ -129,6 +132,10 @@ func TestRunRefusesBadInput(t *testing.T) {
 		{"bad store", []string{"stockade", "serve", "-addr", "127.0.0.1:0", "-store", "mysql://x"}, "unsupported -store"},
 		{"stray argument", []string{"stockade", "serve", "extra"}, "unexpected arguments"},
 		{"bad address", []string{"stockade", "serve", "-addr", "256.0.0.1:99999", "-store", "sqlite:" + filepath.Join(t.TempDir(), "x.db")}, "listen"},
+		{"body limit too small", []string{"stockade", "serve", "-max-body-bytes", "10"}, "-max-body-bytes must be between"},
+		{"origin with a path", []string{"stockade", "serve", "-cors-origins", "https://shop.example/app"}, `"https://shop.example/app": want an origin`},
+		{"origin not http", []string{"stockade", "serve", "-cors-origins", "ftp://shop.example"}, "want an origin"},
+		{"any origin and more", []string{"stockade", "serve", "-cors-origins", "*,https://shop.example"}, "give it alone"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -184,5 +191,50 @@ func TestBinaryExitsZeroOnSIGTERM(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(dir, "stockade.db")); err != nil {
 		t.Errorf("default store stockade.db not created in the working directory: %v", err)
+	}
+}
+
+// TestServeLimitsAndCORS: -max-body-bytes refuses a larger body with 413
+// and changes nothing, and -cors-origins lets the named origin's pages
+// call the API and no other.
+func TestServeLimitsAndCORS(t *testing.T) {
+	s := startServe(t, nil, "-store", "sqlite:"+filepath.Join(t.TempDir(), "l.db"),
+		"-max-body-bytes", "16384", "-cors-origins", "https://shop.example")
+	base := "http://" + s.addr
+
+	big := `{"name":"` + strings.Repeat("x", 20000) + `","lat":1,"lon":2}`
+	req, err := http.NewRequestWithContext(t.Context(), http.MethodPut, base+"/v1/locations/w1", strings.NewReader(big))
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusRequestEntityTooLarge {
+		t.Fatalf("PUT with a 20 kB body: %d, want 413", resp.StatusCode)
+	}
+	// Had the location been stored, stock could be set there.
+	_, err = httpapi.NewClient(base, nil).SetStock(t.Context(), stockade.Key{SKU: "a", Location: "w1"}, 1, nil, nil)
+	if code := stockade.ErrorCode(err); code != stockade.ENotFound {
+		t.Fatalf("stock at the refused location: %v, want %s", err, stockade.ENotFound)
+	}
+
+	for origin, want := range map[string]string{"https://shop.example": "https://shop.example", "https://evil.example": ""} {
+		req, err := http.NewRequestWithContext(t.Context(), http.MethodOptions, base+"/v1/orders", nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		req.Header.Set("Origin", origin)
+		req.Header.Set("Access-Control-Request-Method", "POST")
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if got := resp.Header.Get("Access-Control-Allow-Origin"); got != want {
+			t.Errorf("preflight from %s: Access-Control-Allow-Origin %q, want %q", origin, got, want)
+		}
 	}
 }
