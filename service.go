@@ -18,6 +18,13 @@ type Service interface {
 	// PutLocation creates or replaces a location.
 	PutLocation(ctx context.Context, loc Location, idem *Idempotency) (Location, error)
 
+	// Location returns a location (ENotFound if unknown).
+	Location(ctx context.Context, id string) (Location, error)
+
+	// Locations returns a page of the locations, in id order, and the
+	// cursor of the next page.
+	Locations(ctx context.Context, q LocationQuery) (LocationPage, error)
+
 	// SetStock sets the on-hand quantity of a SKU at a location, creating
 	// the level if needed. With expectedVersion it is a compare-and-set
 	// (EVersionConflict if the level's version differs; a missing level

@@ -40,3 +40,28 @@ func parseMovementCursor(s string) (int64, error) {
 	}
 	return 0, refuse(stockade.EInvalid, "cursor: malformed; pass the next cursor of an earlier page, or none for the first")
 }
+
+// A location cursor is the id of the last location of a page: the byte
+// 'l' and the id, in unpadded base64url.
+const locationCursorTag = 'l'
+
+// locationCursor returns the cursor of the page after the location id.
+func locationCursor(id string) string {
+	return cursorEncoding.EncodeToString(append([]byte{locationCursorTag}, id...))
+}
+
+// parseLocationCursor returns the id a cursor made by locationCursor
+// holds, or "" for the empty cursor (the first page). Anything else is
+// refused with EInvalid.
+func parseLocationCursor(s string) (string, error) {
+	if s == "" {
+		return "", nil
+	}
+	b, err := cursorEncoding.DecodeString(s)
+	if err == nil && len(b) > 1 && b[0] == locationCursorTag {
+		if id := string(b[1:]); stockade.ValidateID("cursor", id) == nil {
+			return id, nil
+		}
+	}
+	return "", refuse(stockade.EInvalid, "cursor: malformed; pass the next cursor of an earlier page, or none for the first")
+}

@@ -5,6 +5,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/stockade/stockade"
@@ -391,6 +393,63 @@ func (e *Engine) PutLocation(ctx context.Context, loc stockade.Location, idem *s
 			return stockade.Location{}, err
 		}
 		return loc, nil
+	})
+}
+
+// Location implements stockade.Service.
+func (e *Engine) Location(ctx context.Context, id string) (stockade.Location, error) {
+	return run(e, ctx, "location", nil, func(ctx context.Context, c *call) (stockade.Location, error) {
+		if err := checkID("id", id); err != nil {
+			return stockade.Location{}, err
+		}
+		var locs []stockade.Location
+		err := c.view(ctx, func(tx stockade.Tx) (err error) {
+			locs, err = tx.Locations(ctx, id)
+			return err
+		})
+		switch {
+		case err != nil:
+			return stockade.Location{}, err
+		case len(locs) == 0:
+			return stockade.Location{}, refuse(stockade.ENotFound, "location %q not found", id)
+		}
+		return locs[0], nil
+	})
+}
+
+// Locations implements stockade.Service. A shop has locations by the
+// dozen, not by the million: the page is cut from the whole list, read
+// in one query.
+func (e *Engine) Locations(ctx context.Context, q stockade.LocationQuery) (stockade.LocationPage, error) {
+	return run(e, ctx, "locations", nil, func(ctx context.Context, c *call) (stockade.LocationPage, error) {
+		if err := q.Validate(); err != nil {
+			return stockade.LocationPage{}, err
+		}
+		after, err := parseLocationCursor(q.Cursor)
+		if err != nil {
+			return stockade.LocationPage{}, err
+		}
+		var locs []stockade.Location
+		err = c.view(ctx, func(tx stockade.Tx) (err error) {
+			locs, err = tx.Locations(ctx)
+			return err
+		})
+		if err != nil {
+			return stockade.LocationPage{}, err
+		}
+		// Sorted by id: the page starts after the cursor's id.
+		start, _ := slices.BinarySearchFunc(locs, after, func(l stockade.Location, id string) int {
+			return strings.Compare(l.ID, id)
+		})
+		if start < len(locs) && after != "" && locs[start].ID == after {
+			start++
+		}
+		limit := cmp.Or(q.Limit, stockade.DefaultLocationLimit)
+		page := stockade.LocationPage{Locations: locs[start:min(start+limit, len(locs))]}
+		if start+limit < len(locs) {
+			page.Next = locationCursor(page.Locations[len(page.Locations)-1].ID)
+		}
+		return page, nil
 	})
 }
 

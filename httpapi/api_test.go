@@ -35,6 +35,14 @@ func TestShapes(t *testing.T) {
 
 	step("put_location", 200, "PUT", "/v1/locations/east", `{"name":"East","lat":40.71,"lon":-74.01}`)
 	step("put_location_west", 200, "PUT", "/v1/locations/west", `{"name":"West","lat":37.77,"lon":-122.42}`)
+	step("location", 200, "GET", "/v1/locations/west", nil)
+	var locs struct {
+		NextCursor *string `json:"next_cursor"`
+	}
+	if err := json.Unmarshal(step("locations_page", 200, "GET", "/v1/locations?limit=1", nil).body, &locs); err != nil || locs.NextCursor == nil {
+		t.Fatalf("first page of the locations: next_cursor %v, %v", locs.NextCursor, err)
+	}
+	step("locations_next_page", 200, "GET", "/v1/locations?limit=1&cursor="+url.QueryEscape(*locs.NextCursor), nil)
 	step("set_stock", 200, "PUT", "/v1/stock/widget/east", `{"on_hand":10}`)
 	step("set_stock_cas", 200, "PUT", "/v1/stock/widget/west", `{"on_hand":6,"expected_version":0}`)
 	step("adjust", 200, "POST", "/v1/stock/widget/west/adjust", `{"delta":-1,"reason":"damaged in transit"}`)

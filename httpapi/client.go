@@ -129,6 +129,35 @@ func (c *Client) PutLocation(ctx context.Context, loc stockade.Location, idem *s
 	return out.domain(), nil
 }
 
+// Location implements stockade.Service.
+func (c *Client) Location(ctx context.Context, id string) (stockade.Location, error) {
+	var out locationJSON
+	if err := c.do(ctx, http.MethodGet, "/v1/locations/"+seg(id), nil, &out, nil); err != nil {
+		return stockade.Location{}, err
+	}
+	return out.domain(), nil
+}
+
+// Locations implements stockade.Service.
+func (c *Client) Locations(ctx context.Context, q stockade.LocationQuery) (stockade.LocationPage, error) {
+	v := url.Values{}
+	if q.Cursor != "" {
+		v.Set("cursor", q.Cursor)
+	}
+	if q.Limit != 0 {
+		v.Set("limit", strconv.Itoa(q.Limit))
+	}
+	path := "/v1/locations"
+	if len(v) > 0 {
+		path += "?" + v.Encode()
+	}
+	var out locationsJSON
+	if err := c.do(ctx, http.MethodGet, path, nil, &out, nil); err != nil {
+		return stockade.LocationPage{}, err
+	}
+	return out.domain(), nil
+}
+
 // SetStock implements stockade.Service.
 func (c *Client) SetStock(ctx context.Context, k stockade.Key, onHand int64, expectedVersion *int64, idem *stockade.Idempotency) (stockade.Level, error) {
 	var out levelJSON

@@ -101,6 +101,20 @@ func TestClientMirrorsEngine(t *testing.T) {
 		t.Errorf("Reserve(no lines) = %v, want %s", err, stockade.EInvalid)
 	}
 
+	same(t, "Location", func() (any, error) { return c.Location(ctx, "west") }, func() (any, error) { return a.eng.Location(ctx, "west") })
+	if _, err := c.Location(ctx, "nowhere"); stockade.ErrorCode(err) != stockade.ENotFound {
+		t.Errorf("Location(unknown) = %v, want %s", err, stockade.ENotFound)
+	}
+	lq := stockade.LocationQuery{Limit: 1}
+	same(t, "Locations", func() (any, error) { return c.Locations(ctx, lq) }, func() (any, error) { return a.eng.Locations(ctx, lq) })
+	lpage, err := c.Locations(ctx, lq)
+	must(err)
+	if len(lpage.Locations) != 1 || lpage.Next == "" {
+		t.Fatalf("Locations(%+v) = %+v, want one location and a next cursor", lq, lpage)
+	}
+	lq.Cursor = lpage.Next
+	same(t, "Locations after a cursor", func() (any, error) { return c.Locations(ctx, lq) }, func() (any, error) { return a.eng.Locations(ctx, lq) })
+
 	q := stockade.MovementQuery{SKU: "gizmo/2", Location: "west", Limit: 3}
 	same(t, "Movements", func() (any, error) { return c.Movements(ctx, q) }, func() (any, error) { return a.eng.Movements(ctx, q) })
 	page, err := c.Movements(ctx, q)

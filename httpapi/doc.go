@@ -75,6 +75,10 @@
 // commits late, while others are being written, can fall behind a cursor
 // already given out.
 //
+// GET /v1/locations lists the locations in id order, in pages of ?limit=
+// (1 to 1000, 100 if left out), with next_cursor as above; GET
+// /v1/locations/{id} reads one.
+//
 // # Time
 //
 // Each request runs under a deadline of Options.RequestTimeout: lock

@@ -152,3 +152,21 @@ func FuzzIdempotency(f *testing.F) {
 		}
 	})
 }
+
+func FuzzLocationQuery(f *testing.F) {
+	for _, s := range []string{"", "limit=1", "limit=1000&cursor=bGVhc3Q", "limit=0", "cursor=", "cursor=a&cursor=b", "sku=a", "%"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, raw string) {
+		r := httptest.NewRequest(http.MethodGet, "/v1/locations", nil)
+		r.URL.RawQuery = raw
+		q, err := locationQuery(r)
+		if err != nil {
+			refused(t, err)
+			return
+		}
+		if err := q.Validate(); err != nil {
+			t.Fatalf("%q: accepted a query the domain refuses: %v", raw, err)
+		}
+	})
+}

@@ -49,6 +49,24 @@ func viewStock(st stockade.Stock) any            { return toStock(st) }
 func viewReservation(r stockade.Reservation) any { return toReservation(r) }
 func viewOrder(o stockade.Order) any             { return toOrder(o) }
 func viewMovements(p stockade.MovementPage) any  { return toMovements(p) }
+func viewLocations(p stockade.LocationPage) any  { return toLocations(p) }
+
+func (s *Server) getLocation(w http.ResponseWriter, r *http.Request) {
+	byID(s, w, r, viewLocation, func(ctx context.Context, id string, _ *stockade.Idempotency) (stockade.Location, error) {
+		return s.svc.Location(ctx, id)
+	})
+}
+
+func (s *Server) listLocations(w http.ResponseWriter, r *http.Request) {
+	q, err := locationQuery(r)
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	call(s, w, r, nil, http.StatusOK, viewLocations, func(ctx context.Context, _ *stockade.Idempotency) (stockade.LocationPage, error) {
+		return s.svc.Locations(ctx, q)
+	})
+}
 
 func (s *Server) putLocation(w http.ResponseWriter, r *http.Request) {
 	var in locationBody

@@ -443,6 +443,38 @@ func movementQuery(r *http.Request) (stockade.MovementQuery, error) {
 	return f, nil
 }
 
+// locationQuery reads the query of GET /v1/locations.
+func locationQuery(r *http.Request) (stockade.LocationQuery, error) {
+	var q stockade.LocationQuery
+	vals, err := url.ParseQuery(r.URL.RawQuery)
+	if err != nil {
+		return q, invalidf("query: %v", err)
+	}
+	for _, name := range slices.Sorted(maps.Keys(vals)) {
+		vs := vals[name]
+		if len(vs) > 1 {
+			return q, invalidf("query: %s given %d times", name, len(vs))
+		}
+		v := vs[0]
+		switch name {
+		case "cursor":
+			if v == "" {
+				return q, invalidf("cursor: must not be empty; leave it out for the first page")
+			}
+			q.Cursor = v
+		case "limit":
+			n, err := strconv.Atoi(v)
+			if err != nil || n < 1 || n > stockade.MaxLocationLimit {
+				return q, invalidf("limit: want an integer between 1 and %d, got %q", stockade.MaxLocationLimit, v)
+			}
+			q.Limit = n
+		default:
+			return q, invalidf("query: unknown parameter %q (want cursor, limit)", name)
+		}
+	}
+	return q, nil
+}
+
 // noQuery refuses a query string on a route that takes none.
 func noQuery(r *http.Request) error {
 	if r.URL.RawQuery != "" {

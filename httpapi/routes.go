@@ -8,6 +8,8 @@ package httpapi
 func (s *Server) routes() {
 	// Locations and stock levels.
 	s.handle("PUT /v1/locations/{id}", s.putLocation)                 // {name, lat, lon} → location, 200
+	s.handle("GET /v1/locations/{id}", s.getLocation)                 // → location
+	s.handle("GET /v1/locations", s.listLocations)                    // ?cursor=&limit= → {locations, next_cursor?}
 	s.handle("PUT /v1/stock/{sku}/{location}", s.setStock)            // {on_hand, expected_version?} → level, 200
 	s.handle("POST /v1/stock/{sku}/{location}/adjust", s.adjustStock) // {delta, reason} → level, 200
 	s.handle("GET /v1/stock/{sku}", s.getStock)                       // → {sku, levels, totals}

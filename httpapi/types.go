@@ -95,6 +95,30 @@ type movementJSON struct {
 	Reason    string    `json:"reason,omitempty"`
 }
 
+// locationsJSON is the answer of GET /v1/locations: a page of
+// locations in id order, and the opaque cursor of the next page, given as
+// ?cursor=; none on the last page.
+type locationsJSON struct {
+	Locations  []locationJSON `json:"locations"`
+	NextCursor string         `json:"next_cursor,omitempty"`
+}
+
+func toLocations(p stockade.LocationPage) locationsJSON {
+	out := locationsJSON{Locations: make([]locationJSON, len(p.Locations)), NextCursor: p.Next}
+	for i, l := range p.Locations {
+		out.Locations[i] = toLocation(l)
+	}
+	return out
+}
+
+func (j locationsJSON) domain() stockade.LocationPage {
+	p := stockade.LocationPage{Locations: make([]stockade.Location, len(j.Locations)), Next: j.NextCursor}
+	for i, l := range j.Locations {
+		p.Locations[i] = l.domain()
+	}
+	return p
+}
+
 // movementsJSON is the answer of GET /v1/movements: a page of rows, oldest
 // first, and the opaque cursor that gets the next page, given as
 // ?cursor=; none when no more rows matched.

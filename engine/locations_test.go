@@ -1,0 +1,77 @@
+package engine_test
+
+import (
+	"fmt"
+	"slices"
+	"testing"
+
+	"github.com/stockade/stockade"
+)
+
+// TestLocations reads one location and walks the list page by page: each
+// page but the last has a cursor, and the pages together hold every
+// location once, in id order; a location added behind the cursor mid-walk
+// is not read, one added ahead of it is. Unknown ids, bad cursors and
+// limits are refused.
+func TestLocations(t *testing.T) {
+	forBackends(t, []string{"atomic"}, func(t *testing.T, en *env) {
+		ctx := t.Context()
+		for _, id := range []string{"w5", "w1", "w7", "w3", "w2", "w6", "w4"} {
+			en.location(id, 1, 2)
+		}
+		got, err := en.eng.Location(ctx, "w3")
+		if err != nil || got != (stockade.Location{ID: "w3", Name: "Warehouse w3", Lat: 1, Lon: 2}) {
+			t.Fatalf("Location(w3) = %+v, %v", got, err)
+		}
+		if _, err := en.eng.Location(ctx, "w9"); stockade.ErrorCode(err) != stockade.ENotFound {
+			t.Fatalf("Location(w9): %v, want %s", err, stockade.ENotFound)
+		}
+
+		var ids []string
+		var sizes []int
+		q := stockade.LocationQuery{Limit: 3}
+		for page := 0; ; page++ {
+			p, err := en.eng.Locations(ctx, q)
+			if err != nil {
+				t.Fatalf("Locations(%+v): %v", q, err)
+			}
+			sizes = append(sizes, len(p.Locations))
+			for _, l := range p.Locations {
+				ids = append(ids, l.ID)
+			}
+			if page == 0 {
+				en.location("w0", 0, 0) // behind the cursor: not in this walk
+				en.location("w8", 0, 0) // ahead of it: in the last page
+			}
+			if p.Next == "" {
+				break
+			}
+			q.Cursor = p.Next
+		}
+		want := []string{"w1", "w2", "w3", "w4", "w5", "w6", "w7", "w8"}
+		if !slices.Equal(ids, want) || fmt.Sprint(sizes) != "[3 3 2]" {
+			t.Fatalf("walk read %v in pages of %v, want %v in pages of [3 3 2]", ids, sizes, want)
+		}
+		all, err := en.eng.Locations(ctx, stockade.LocationQuery{})
+		if err != nil || len(all.Locations) != 9 || all.Next != "" {
+			t.Fatalf("Locations() = %d locations, next %q, %v; want 9 and no cursor", len(all.Locations), all.Next, err)
+		}
+
+		en.stock("tee", "w1", 1)
+		en.stock("tee", "w1", 2)
+		movements, err := en.eng.Movements(ctx, stockade.MovementQuery{Limit: 1})
+		if err != nil || movements.Next == "" {
+			t.Fatalf("Movements: %+v, %v; want a next cursor", movements, err)
+		}
+		for _, q := range []stockade.LocationQuery{
+			{Cursor: "not a cursor"},
+			{Cursor: movements.Next}, // another list's cursor
+			{Limit: -1},
+			{Limit: stockade.MaxLocationLimit + 1},
+		} {
+			if _, err := en.eng.Locations(ctx, q); stockade.ErrorCode(err) != stockade.EInvalid {
+				t.Errorf("Locations(%+v): %v, want %s", q, err, stockade.EInvalid)
+			}
+		}
+	})
+}
