@@ -405,74 +405,75 @@ func isNull(raw json.RawMessage) bool { return string(bytes.TrimSpace(raw)) == "
 // opaque here: the service refuses one it did not give out.
 func movementQuery(r *http.Request) (stockade.MovementQuery, error) {
 	var f stockade.MovementQuery
-	q, err := url.ParseQuery(r.URL.RawQuery)
-	if err != nil {
-		return f, invalidf("query: %v", err)
-	}
-	for _, name := range slices.Sorted(maps.Keys(q)) {
-		vs := q[name]
-		if len(vs) > 1 {
-			return f, invalidf("query: %s given %d times", name, len(vs))
+	err := eachParam(r, func(name, v string) error {
+		if ok, err := pageParam(name, v, maxMovements, &f.Cursor, &f.Limit); ok {
+			return err
 		}
-		v := vs[0]
-		var err error
 		switch name {
 		case "sku":
-			f.SKU, err = v, checkID("sku", v)
+			f.SKU = v
 		case "location":
-			f.Location, err = v, checkID("location", v)
+			f.Location = v
 		case "ref":
-			f.Ref, err = v, checkID("ref", v)
-		case "cursor":
-			f.Cursor = v
-			if v == "" {
-				err = invalidf("cursor: must not be empty; leave it out for the first page")
-			}
-		case "limit":
-			f.Limit, err = strconv.Atoi(v)
-			if err != nil || f.Limit < 1 || f.Limit > maxMovements {
-				err = invalidf("limit: want an integer between 1 and %d, got %q", maxMovements, v)
-			}
+			f.Ref = v
 		default:
-			err = invalidf("query: unknown parameter %q (want sku, location, ref, cursor, limit)", name)
+			return invalidf("query: unknown parameter %q (want sku, location, ref, cursor, limit)", name)
 		}
-		if err != nil {
-			return f, err
-		}
-	}
-	return f, nil
+		return checkID(name, v)
+	})
+	return f, err
 }
 
 // locationQuery reads the query of GET /v1/locations.
 func locationQuery(r *http.Request) (stockade.LocationQuery, error) {
 	var q stockade.LocationQuery
-	vals, err := url.ParseQuery(r.URL.RawQuery)
+	err := eachParam(r, func(name, v string) error {
+		if ok, err := pageParam(name, v, stockade.MaxLocationLimit, &q.Cursor, &q.Limit); ok {
+			return err
+		}
+		return invalidf("query: unknown parameter %q (want cursor, limit)", name)
+	})
+	return q, err
+}
+
+// eachParam calls set with every parameter of r's query, in name order.
+// It refuses a query that does not parse, or that gives a parameter more
+// than once.
+func eachParam(r *http.Request, set func(name, v string) error) error {
+	q, err := url.ParseQuery(r.URL.RawQuery)
 	if err != nil {
-		return q, invalidf("query: %v", err)
+		return invalidf("query: %v", err)
 	}
-	for _, name := range slices.Sorted(maps.Keys(vals)) {
-		vs := vals[name]
-		if len(vs) > 1 {
-			return q, invalidf("query: %s given %d times", name, len(vs))
+	for _, name := range slices.Sorted(maps.Keys(q)) {
+		if vs := q[name]; len(vs) > 1 {
+			return invalidf("query: %s given %d times", name, len(vs))
 		}
-		v := vs[0]
-		switch name {
-		case "cursor":
-			if v == "" {
-				return q, invalidf("cursor: must not be empty; leave it out for the first page")
-			}
-			q.Cursor = v
-		case "limit":
-			n, err := strconv.Atoi(v)
-			if err != nil || n < 1 || n > stockade.MaxLocationLimit {
-				return q, invalidf("limit: want an integer between 1 and %d, got %q", stockade.MaxLocationLimit, v)
-			}
-			q.Limit = n
-		default:
-			return q, invalidf("query: unknown parameter %q (want cursor, limit)", name)
+		if err := set(name, q[name][0]); err != nil {
+			return err
 		}
 	}
-	return q, nil
+	return nil
+}
+
+// pageParam reads a list's paging parameters: the opaque cursor, and the
+// limit, 1 to most. It reports whether name is one of them.
+func pageParam(name, v string, most int, cursor *string, limit *int) (bool, error) {
+	switch name {
+	case "cursor":
+		if v == "" {
+			return true, invalidf("cursor: must not be empty; leave it out for the first page")
+		}
+		*cursor = v
+	case "limit":
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 1 || n > most {
+			return true, invalidf("limit: want an integer between 1 and %d, got %q", most, v)
+		}
+		*limit = n
+	default:
+		return false, nil
+	}
+	return true, nil
 }
 
 // noQuery refuses a query string on a route that takes none.
