@@ -34,6 +34,10 @@ type Service interface {
 	// AdjustStock adds delta (negative to remove) to the on-hand quantity.
 	AdjustStock(ctx context.Context, k Key, delta int64, reason string, idem *Idempotency) (Level, error)
 
+	// SKUs returns a page of the SKUs that have a level, with their
+	// totals, in SKU order, and the cursor of the next page.
+	SKUs(ctx context.Context, q SKUQuery) (SKUPage, error)
+
 	// Stock returns a SKU's levels per location and their totals
 	// (ENotFound for a SKU with no level anywhere).
 	Stock(ctx context.Context, sku string) (Stock, error)

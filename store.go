@@ -72,6 +72,12 @@ type Tx interface {
 	// when ids is empty, sorted by id. Missing ids are left out.
 	Locations(ctx context.Context, ids ...string) ([]Location, error)
 
+	// SKUTotals returns the totals of the SKUs that have a level, in SKU
+	// (byte) order: those after after ("" for from the first), from from
+	// and before to ("" for no end), at most limit of them. Available is
+	// left zero: the caller sums it.
+	SKUTotals(ctx context.Context, after, from, to string, limit int) ([]SKUTotals, error)
+
 	// Levels returns the levels that exist among keys, in key order. With
 	// lock, their rows are locked for the rest of the transaction, taken in
 	// key order.

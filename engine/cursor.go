@@ -54,14 +54,35 @@ func locationCursor(id string) string {
 // holds, or "" for the empty cursor (the first page). Anything else is
 // refused with EInvalid.
 func parseLocationCursor(s string) (string, error) {
+	return parseIDCursor(s, locationCursorTag)
+}
+
+// parseIDCursor reads a cursor that holds an identifier after tag.
+func parseIDCursor(s string, tag byte) (string, error) {
 	if s == "" {
 		return "", nil
 	}
 	b, err := cursorEncoding.DecodeString(s)
-	if err == nil && len(b) > 1 && b[0] == locationCursorTag {
+	if err == nil && len(b) > 1 && b[0] == tag {
 		if id := string(b[1:]); stockade.ValidateID("cursor", id) == nil {
 			return id, nil
 		}
 	}
 	return "", refuse(stockade.EInvalid, "cursor: malformed; pass the next cursor of an earlier page, or none for the first")
+}
+
+// A SKU cursor is the last SKU of a page: the byte 's' and the SKU, in
+// unpadded base64url.
+const skuCursorTag = 's'
+
+// skuCursor returns the cursor of the page after sku.
+func skuCursor(sku string) string {
+	return cursorEncoding.EncodeToString(append([]byte{skuCursorTag}, sku...))
+}
+
+// parseSKUCursor returns the SKU a cursor made by skuCursor holds, or ""
+// for the empty cursor (the first page). Anything else is refused with
+// EInvalid.
+func parseSKUCursor(s string) (string, error) {
+	return parseIDCursor(s, skuCursorTag)
 }

@@ -16,3 +16,6 @@ func QueuedCalls(e *Engine) int {
 	}
 	return n
 }
+
+// PrefixEnd is prefixEnd, for its test.
+var PrefixEnd = prefixEnd

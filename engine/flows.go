@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/stockade/stockade"
 )
@@ -451,6 +452,58 @@ func (e *Engine) Locations(ctx context.Context, q stockade.LocationQuery) (stock
 		}
 		return page, nil
 	})
+}
+
+// SKUs implements stockade.Service.
+func (e *Engine) SKUs(ctx context.Context, q stockade.SKUQuery) (stockade.SKUPage, error) {
+	return run(e, ctx, "skus", nil, func(ctx context.Context, c *call) (stockade.SKUPage, error) {
+		if err := q.Validate(); err != nil {
+			return stockade.SKUPage{}, err
+		}
+		after, err := parseSKUCursor(q.Cursor)
+		if err != nil {
+			return stockade.SKUPage{}, err
+		}
+		limit := cmp.Or(q.Limit, stockade.DefaultSKULimit)
+		var skus []stockade.SKUTotals
+		err = c.view(ctx, func(tx stockade.Tx) (err error) {
+			skus, err = tx.SKUTotals(ctx, after, q.Prefix, prefixEnd(q.Prefix), limit+1)
+			return err
+		})
+		if err != nil {
+			return stockade.SKUPage{}, err
+		}
+		for i := range skus {
+			t := &skus[i].Totals
+			t.Available = t.OnHand - t.Reserved - t.Committed
+		}
+		page := stockade.SKUPage{SKUs: skus}
+		if len(skus) > limit {
+			page.SKUs = skus[:limit]
+			page.Next = skuCursor(skus[limit-1].SKU)
+		}
+		return page, nil
+	})
+}
+
+// prefixEnd returns the least string above every string that starts with
+// prefix, in byte order, or "" if there is none (no prefix): prefix with
+// its last rune that can be raised raised by one. Byte order of UTF-8 is
+// code point order, so the result stays valid UTF-8.
+func prefixEnd(prefix string) string {
+	rs := []rune(prefix)
+	for i := len(rs) - 1; i >= 0; i-- {
+		switch r := rs[i]; {
+		case r == utf8.MaxRune:
+			continue
+		case r == 0xD7FF: // the next code point is past the surrogates
+			rs[i] = 0xE000
+		default:
+			rs[i] = r + 1
+		}
+		return string(rs[:i+1])
+	}
+	return ""
 }
 
 // Stock implements stockade.Service.

@@ -47,6 +47,7 @@ func TestShapes(t *testing.T) {
 	step("set_stock_cas", 200, "PUT", "/v1/stock/widget/west", `{"on_hand":6,"expected_version":0}`)
 	step("adjust", 200, "POST", "/v1/stock/widget/west/adjust", `{"delta":-1,"reason":"damaged in transit"}`)
 	step("stock", 200, "GET", "/v1/stock/widget", nil)
+	step("skus", 200, "GET", "/v1/stock?prefix=wid&limit=10", nil)
 
 	// 12 from near Philadelphia: all 10 of east, the nearest, then 2 of west.
 	res := step("reserve", 201, "POST", "/v1/reservations",

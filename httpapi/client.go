@@ -140,22 +140,39 @@ func (c *Client) Location(ctx context.Context, id string) (stockade.Location, er
 
 // Locations implements stockade.Service.
 func (c *Client) Locations(ctx context.Context, q stockade.LocationQuery) (stockade.LocationPage, error) {
-	v := url.Values{}
-	if q.Cursor != "" {
-		v.Set("cursor", q.Cursor)
-	}
-	if q.Limit != 0 {
-		v.Set("limit", strconv.Itoa(q.Limit))
-	}
-	path := "/v1/locations"
-	if len(v) > 0 {
-		path += "?" + v.Encode()
-	}
 	var out locationsJSON
-	if err := c.do(ctx, http.MethodGet, path, nil, &out, nil); err != nil {
+	if err := c.do(ctx, http.MethodGet, pagePath("/v1/locations", url.Values{}, q.Cursor, q.Limit), nil, &out, nil); err != nil {
 		return stockade.LocationPage{}, err
 	}
 	return out.domain(), nil
+}
+
+// SKUs implements stockade.Service.
+func (c *Client) SKUs(ctx context.Context, q stockade.SKUQuery) (stockade.SKUPage, error) {
+	v := url.Values{}
+	if q.Prefix != "" {
+		v.Set("prefix", q.Prefix)
+	}
+	var out skusJSON
+	if err := c.do(ctx, http.MethodGet, pagePath("/v1/stock", v, q.Cursor, q.Limit), nil, &out, nil); err != nil {
+		return stockade.SKUPage{}, err
+	}
+	return out.domain(), nil
+}
+
+// pagePath is path with the query v and a list's cursor and limit, those
+// that are set.
+func pagePath(path string, v url.Values, cursor string, limit int) string {
+	if cursor != "" {
+		v.Set("cursor", cursor)
+	}
+	if limit != 0 {
+		v.Set("limit", strconv.Itoa(limit))
+	}
+	if len(v) > 0 {
+		path += "?" + v.Encode()
+	}
+	return path
 }
 
 // SetStock implements stockade.Service.

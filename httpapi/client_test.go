@@ -115,6 +115,18 @@ func TestClientMirrorsEngine(t *testing.T) {
 	lq.Cursor = lpage.Next
 	same(t, "Locations after a cursor", func() (any, error) { return c.Locations(ctx, lq) }, func() (any, error) { return a.eng.Locations(ctx, lq) })
 
+	_, err = c.SetStock(ctx, stockade.Key{SKU: "gizmo/3", Location: "west"}, 1, nil, nil)
+	must(err)
+	sq := stockade.SKUQuery{Limit: 1}
+	same(t, "SKUs", func() (any, error) { return c.SKUs(ctx, sq) }, func() (any, error) { return a.eng.SKUs(ctx, sq) })
+	spage, err := c.SKUs(ctx, sq)
+	must(err)
+	if len(spage.SKUs) != 1 || spage.Next == "" {
+		t.Fatalf("SKUs(%+v) = %+v, want one SKU and a next cursor", sq, spage)
+	}
+	sq.Cursor, sq.Prefix = spage.Next, "gizmo"
+	same(t, "SKUs after a cursor, by prefix", func() (any, error) { return c.SKUs(ctx, sq) }, func() (any, error) { return a.eng.SKUs(ctx, sq) })
+
 	q := stockade.MovementQuery{SKU: "gizmo/2", Location: "west", Limit: 3}
 	same(t, "Movements", func() (any, error) { return c.Movements(ctx, q) }, func() (any, error) { return a.eng.Movements(ctx, q) })
 	page, err := c.Movements(ctx, q)

@@ -77,7 +77,9 @@
 //
 // GET /v1/locations lists the locations in id order, in pages of ?limit=
 // (1 to 1000, 100 if left out), with next_cursor as above; GET
-// /v1/locations/{id} reads one.
+// /v1/locations/{id} reads one. GET /v1/stock lists the SKUs that have a
+// level, with their totals, in byte order, paged the same way (1 to 1000,
+// 100 if left out); ?prefix= keeps those that start with it.
 //
 // # Time
 //

@@ -170,3 +170,21 @@ func FuzzLocationQuery(f *testing.F) {
 		}
 	})
 }
+
+func FuzzSKUQuery(f *testing.F) {
+	for _, s := range []string{"", "prefix=tee", "prefix=tee&limit=10&cursor=c3RlZQ", "prefix=", "prefix=%00", "limit=1001", "sku=a"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, raw string) {
+		r := httptest.NewRequest(http.MethodGet, "/v1/stock", nil)
+		r.URL.RawQuery = raw
+		q, err := skuQuery(r)
+		if err != nil {
+			refused(t, err)
+			return
+		}
+		if err := q.Validate(); err != nil {
+			t.Fatalf("%q: accepted a query the domain refuses: %v", raw, err)
+		}
+	})
+}

@@ -50,6 +50,7 @@ func viewReservation(r stockade.Reservation) any { return toReservation(r) }
 func viewOrder(o stockade.Order) any             { return toOrder(o) }
 func viewMovements(p stockade.MovementPage) any  { return toMovements(p) }
 func viewLocations(p stockade.LocationPage) any  { return toLocations(p) }
+func viewSKUs(p stockade.SKUPage) any            { return toSKUs(p) }
 
 func (s *Server) getLocation(w http.ResponseWriter, r *http.Request) {
 	byID(s, w, r, viewLocation, func(ctx context.Context, id string, _ *stockade.Idempotency) (stockade.Location, error) {
@@ -65,6 +66,17 @@ func (s *Server) listLocations(w http.ResponseWriter, r *http.Request) {
 	}
 	call(s, w, r, nil, http.StatusOK, viewLocations, func(ctx context.Context, _ *stockade.Idempotency) (stockade.LocationPage, error) {
 		return s.svc.Locations(ctx, q)
+	})
+}
+
+func (s *Server) listSKUs(w http.ResponseWriter, r *http.Request) {
+	q, err := skuQuery(r)
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	call(s, w, r, nil, http.StatusOK, viewSKUs, func(ctx context.Context, _ *stockade.Idempotency) (stockade.SKUPage, error) {
+		return s.svc.SKUs(ctx, q)
 	})
 }
 

@@ -436,6 +436,22 @@ func locationQuery(r *http.Request) (stockade.LocationQuery, error) {
 	return q, err
 }
 
+// skuQuery reads the query of GET /v1/stock.
+func skuQuery(r *http.Request) (stockade.SKUQuery, error) {
+	var q stockade.SKUQuery
+	err := eachParam(r, func(name, v string) error {
+		if ok, err := pageParam(name, v, stockade.MaxSKULimit, &q.Cursor, &q.Limit); ok {
+			return err
+		}
+		if name != "prefix" {
+			return invalidf("query: unknown parameter %q (want prefix, cursor, limit)", name)
+		}
+		q.Prefix = v
+		return checkID("prefix", v)
+	})
+	return q, err
+}
+
 // eachParam calls set with every parameter of r's query, in name order.
 // It refuses a query that does not parse, or that gives a parameter more
 // than once.

@@ -13,6 +13,7 @@ func (s *Server) routes() {
 	s.handle("PUT /v1/stock/{sku}/{location}", s.setStock)            // {on_hand, expected_version?} → level, 200
 	s.handle("POST /v1/stock/{sku}/{location}/adjust", s.adjustStock) // {delta, reason} → level, 200
 	s.handle("GET /v1/stock/{sku}", s.getStock)                       // → {sku, levels, totals}
+	s.handle("GET /v1/stock", s.listSKUs)                             // ?prefix=&cursor=&limit= → {skus: [{sku, totals}], next_cursor?}
 
 	// Reservations: hold, then confirm (→ order) or release; they expire
 	// on their own.

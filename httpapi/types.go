@@ -119,6 +119,34 @@ func (j locationsJSON) domain() stockade.LocationPage {
 	return p
 }
 
+// skusJSON is the answer of GET /v1/stock: a page of SKUs with their
+// totals, in SKU order, and the opaque cursor of the next page.
+type skusJSON struct {
+	SKUs       []skuJSON `json:"skus"`
+	NextCursor string    `json:"next_cursor,omitempty"`
+}
+
+type skuJSON struct {
+	SKU    string     `json:"sku"`
+	Totals totalsJSON `json:"totals"`
+}
+
+func toSKUs(p stockade.SKUPage) skusJSON {
+	out := skusJSON{SKUs: make([]skuJSON, len(p.SKUs)), NextCursor: p.Next}
+	for i, s := range p.SKUs {
+		out.SKUs[i] = skuJSON{SKU: s.SKU, Totals: totalsJSON(s.Totals)}
+	}
+	return out
+}
+
+func (j skusJSON) domain() stockade.SKUPage {
+	p := stockade.SKUPage{SKUs: make([]stockade.SKUTotals, len(j.SKUs)), Next: j.NextCursor}
+	for i, s := range j.SKUs {
+		p.SKUs[i] = stockade.SKUTotals{SKU: s.SKU, Totals: stockade.Totals(s.Totals)}
+	}
+	return p
+}
+
 // movementsJSON is the answer of GET /v1/movements: a page of rows, oldest
 // first, and the opaque cursor that gets the next page, given as
 // ?cursor=; none when no more rows matched.

@@ -23,6 +23,8 @@ var (
 	putLocationSQL string
 	//go:embed queries/locations.sql
 	locationsSQL string
+	//go:embed queries/sku_totals.sql
+	skuTotalsSQL string
 	//go:embed queries/levels.sql
 	levelsSQL string
 	//go:embed queries/sku_levels.sql
@@ -126,6 +128,19 @@ func (t *tx) Locations(ctx context.Context, ids ...string) ([]stockade.Location,
 		return nil, t.fail(ctx, "locations", err)
 	}
 	return locs, nil
+}
+
+func (t *tx) SKUTotals(ctx context.Context, after, from, to string, limit int) ([]stockade.SKUTotals, error) {
+	rows, _ := t.tx.Query(ctx, skuTotalsSQL, after, from, to, limit)
+	out, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (stockade.SKUTotals, error) {
+		var s stockade.SKUTotals
+		err := row.Scan(&s.SKU, &s.Totals.OnHand, &s.Totals.Reserved, &s.Totals.Committed)
+		return s, err
+	})
+	if err != nil {
+		return nil, t.fail(ctx, "sku totals", err)
+	}
+	return out, nil
 }
 
 func (t *tx) Levels(ctx context.Context, keys []stockade.Key, lock bool) ([]stockade.Level, error) {

@@ -37,6 +37,7 @@ func query(name string) string {
 var (
 	putLocationSQL                  = query("put_location.sql")
 	locationsSQL                    = query("locations.sql")
+	skuTotalsSQL                    = query("sku_totals.sql")
 	locationExistsSQL               = query("location_exists.sql")
 	levelsSQL                       = query("levels.sql")
 	skuLevelSQL                     = query("sku_level.sql")

@@ -77,6 +77,26 @@ func (t *tx) Locations(ctx context.Context, ids ...string) ([]stockade.Location,
 	return locs, nil
 }
 
+func (t *tx) SKUTotals(ctx context.Context, after, from, to string, limit int) ([]stockade.SKUTotals, error) {
+	rows, err := t.tx.QueryContext(ctx, skuTotalsSQL, after, from, to, limit)
+	if err != nil {
+		return nil, wrapf(err, "sku totals")
+	}
+	defer rows.Close()
+	var out []stockade.SKUTotals
+	for rows.Next() {
+		var s stockade.SKUTotals
+		if err := rows.Scan(&s.SKU, &s.Totals.OnHand, &s.Totals.Reserved, &s.Totals.Committed); err != nil {
+			return nil, wrapf(err, "sku totals")
+		}
+		out = append(out, s)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, wrapf(err, "sku totals")
+	}
+	return out, nil
+}
+
 // scanLevel reads a level's columns: sku, location, on_hand, reserved,
 // committed, version, fence.
 func scanLevel(row rowScanner) (stockade.Level, error) {

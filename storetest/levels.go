@@ -501,3 +501,58 @@ func testLevelOrder(t *testing.T, s stockade.Store) {
 		}
 	}
 }
+
+// testSKUTotals: the totals of the SKUs with a level, summed over their
+// locations, in byte order, from a SKU on, within a range, a page at a
+// time.
+func testSKUTotals(t *testing.T, s stockade.Store) {
+	ctx := t.Context()
+	seed(t, s,
+		level{Key: stockade.Key{SKU: "ab", Location: "w1"}, OnHand: 5, Reserved: 1, Committed: 2},
+		level{Key: stockade.Key{SKU: "ab", Location: "w2"}, OnHand: 7, Reserved: 2},
+		level{Key: stockade.Key{SKU: "B", Location: "w1"}, OnHand: 1},
+		level{Key: stockade.Key{SKU: "abd", Location: "w1"}, OnHand: 3},
+		level{Key: stockade.Key{SKU: "abc", Location: "w2"}, OnHand: 4, Committed: 4},
+		level{Key: stockade.Key{SKU: "ac", Location: "w1"}, OnHand: 2},
+		level{Key: stockade.Key{SKU: "é", Location: "w1"}, OnHand: 9},
+	)
+	totals := map[string]stockade.Totals{
+		"B":   {OnHand: 1},
+		"ab":  {OnHand: 12, Reserved: 3, Committed: 2},
+		"abc": {OnHand: 4, Committed: 4},
+		"abd": {OnHand: 3},
+		"ac":  {OnHand: 2},
+		"é":   {OnHand: 9},
+	}
+	tests := []struct {
+		name            string
+		after, from, to string
+		limit           int
+		want            []string
+	}{
+		{"all, in byte order", "", "", "", 100, []string{"B", "ab", "abc", "abd", "ac", "é"}},
+		{"a page", "", "", "", 2, []string{"B", "ab"}},
+		{"after a SKU", "ab", "", "", 2, []string{"abc", "abd"}},
+		{"a prefix's range", "", "ab", "ac", 100, []string{"ab", "abc", "abd"}},
+		{"a prefix's range, after a SKU in it", "abc", "ab", "ac", 100, []string{"abd"}},
+		{"a range with nothing in it", "", "x", "y", 100, nil},
+	}
+	for _, tc := range tests {
+		var got []stockade.SKUTotals
+		view(t, s, func(tx stockade.Tx) error {
+			var err error
+			got, err = tx.SKUTotals(ctx, tc.after, tc.from, tc.to, tc.limit)
+			return err
+		})
+		var skus []string
+		for _, g := range got {
+			skus = append(skus, g.SKU)
+			if g.Totals != totals[g.SKU] {
+				t.Errorf("%s: %s totals %+v, want %+v", tc.name, g.SKU, g.Totals, totals[g.SKU])
+			}
+		}
+		if !slices.Equal(skus, tc.want) {
+			t.Errorf("%s: SKUTotals(%q, %q, %q, %d) = %q, want %q", tc.name, tc.after, tc.from, tc.to, tc.limit, skus, tc.want)
+		}
+	}
+}

@@ -22,6 +22,7 @@ func Run(t *testing.T, newStore func(t *testing.T) stockade.Store) {
 	}{
 		{"Ping", testPing},
 		{"Locations", testLocations},
+		{"SKUTotals", testSKUTotals},
 		{"SetOnHand", testSetOnHand},
 		{"UpdateLevel", testUpdateLevel},
 		{"UpdateLevels", testUpdateLevels},
