@@ -103,25 +103,33 @@ func (l *Locker) recycle(el etcdLease) {
 }
 
 // revoke revokes the etcd lease el, which deletes the keys put with it,
-// in the background, even when the caller's context is done. A revocation
-// that fails (etcd unreachable, restarting) is tried again, backing off,
+// even when the caller's context is done. A revocation that fails (etcd
+// unreachable, restarting) is tried again in the background, backing off,
 // until it succeeds or el has had time to expire by itself: a queue key
 // left behind would hold up every waiter behind it until then. etcd
 // extends every lease by its TTL when a leader is elected, so that time
 // counts from now.
 func (l *Locker) revoke(el etcdLease) {
+	give := time.Now().Add(el.life() + l.opts.RequestTimeout)
+	if l.tryRevoke(el) {
+		return
+	}
 	l.cleanups.Go(func() {
-		give := time.Now().Add(el.life() + l.opts.RequestTimeout)
-		for backoff := 50 * time.Millisecond; ; backoff = min(2*backoff, time.Second) {
-			ctx, cancel := context.WithTimeout(context.Background(), l.opts.RequestTimeout)
-			_, err := l.client.Revoke(ctx, el.id)
-			cancel()
-			if err == nil || errors.Is(err, rpctypes.ErrLeaseNotFound) || time.Now().Add(backoff).After(give) {
+		for backoff := 50 * time.Millisecond; time.Now().Add(backoff).Before(give); backoff = min(2*backoff, time.Second) {
+			time.Sleep(backoff)
+			if l.tryRevoke(el) {
 				return
 			}
-			time.Sleep(backoff)
 		}
 	})
+}
+
+// tryRevoke revokes el once and reports whether it is gone.
+func (l *Locker) tryRevoke(el etcdLease) bool {
+	ctx, cancel := context.WithTimeout(context.Background(), l.opts.RequestTimeout)
+	defer cancel()
+	_, err := l.client.Revoke(ctx, el.id)
+	return err == nil || errors.Is(err, rpctypes.ErrLeaseNotFound)
 }
 
 // ttlSeconds rounds ttl up to whole seconds, etcd's lease resolution.
