@@ -83,9 +83,7 @@ func TestRedislock(t *testing.T) {
 				if !sleep(ctx, time.Second) {
 					return false
 				}
-				pause := func() { must(t, srv.Pause()) }
-				resume := func() { must(t, srv.Resume()) }
-				if !bite(ctx, r, ttl+2*time.Second, pause, resume) {
+				if !bitePaused(ctx, t, r, ttl+2*time.Second, srv) {
 					return false
 				}
 				if !sleep(ctx, time.Second) {
@@ -142,11 +140,8 @@ func TestRedlock(t *testing.T) {
 				if !sleep(ctx, time.Second) {
 					return false
 				}
-				// A majority paused: no grants, and every lease lost. The
-				// three together, or a release in between reaches a majority.
-				pause := func() { together(srvs[:3], func(s *testserver.Redis) { must(t, s.Pause()) }) }
-				resume := func() { together(srvs[:3], func(s *testserver.Redis) { must(t, s.Resume()) }) }
-				if !bite(ctx, r, ttl+time.Second, pause, resume) {
+				// A majority paused: no grants, and every lease lost.
+				if !bitePaused(ctx, t, r, ttl+time.Second, srvs[:3]...) {
 					return false
 				}
 				if !sleep(ctx, time.Second) {
@@ -154,10 +149,9 @@ func TestRedlock(t *testing.T) {
 				}
 				a, b := srvs[n%5], srvs[(n+2)%5]
 				n++
-				pair := []*testserver.Redis{a, b}
-				together(pair, func(s *testserver.Redis) { must(t, s.Pause()) })
+				pauseAll(t, a, b)
 				time.Sleep(ttl + time.Second)
-				together(pair, func(s *testserver.Redis) { must(t, s.Resume()) })
+				resumeAll(t, a, b)
 				if !sleep(ctx, time.Second) {
 					return false
 				}
@@ -170,15 +164,31 @@ func TestRedlock(t *testing.T) {
 	}.run(t, duration(t, 10*time.Second))
 }
 
-// together runs fn on every server at once: pausing servers one after
-// the other spreads the pause over the time each takes to find a
-// server's processes.
-func together(srvs []*testserver.Redis, fn func(*testserver.Redis)) {
+// pauser is a server the tests pause with SIGSTOP and resume.
+type pauser interface {
+	Pause() error
+	Resume() error
+}
+
+// pauseAll pauses srvs at once, and resumeAll resumes them: one after the
+// other would spread the pause over the time each takes to find a
+// server's processes, and a release in between could reach them all.
+func pauseAll[S pauser](t *testing.T, srvs ...S) { each(srvs, func(s S) { must(t, s.Pause()) }) }
+
+func resumeAll[S pauser](t *testing.T, srvs ...S) { each(srvs, func(s S) { must(t, s.Resume()) }) }
+
+// each runs fn on every server at once and waits for them all.
+func each[S any](srvs []S, fn func(S)) {
 	var wg sync.WaitGroup
 	for _, s := range srvs {
 		wg.Go(func() { fn(s) })
 	}
 	wg.Wait()
+}
+
+// bitePaused is bite with srvs paused for d as the fault.
+func bitePaused[S pauser](ctx context.Context, t *testing.T, r *Recorder, d time.Duration, srvs ...S) bool {
+	return bite(ctx, r, d, func() { pauseAll(t, srvs...) }, func() { resumeAll(t, srvs...) })
 }
 
 func pglockers(t *testing.T, srv *testserver.Postgres, opts *pglock.Options) []lock.Locker {
@@ -219,9 +229,7 @@ func TestPglockPause(t *testing.T) {
 				if !sleep(ctx, time.Second) {
 					return false
 				}
-				pause := func() { must(t, srv.Pause()) }
-				resume := func() { must(t, srv.Resume()) }
-				if !bite(ctx, r, ttl+time.Second, pause, resume) {
+				if !bitePaused(ctx, t, r, ttl+time.Second, srv) {
 					return false
 				}
 				if !sleep(ctx, time.Second) {
@@ -301,9 +309,7 @@ func TestEtcdlock(t *testing.T) {
 				if !sleep(ctx, time.Second) {
 					return false
 				}
-				pause := func() { must(t, srv.Pause()) }
-				resume := func() { must(t, srv.Resume()) }
-				if !bite(ctx, r, ttl+time.Second, pause, resume) {
+				if !bitePaused(ctx, t, r, ttl+time.Second, srv) {
 					return false
 				}
 				if !sleep(ctx, time.Second) {
