@@ -291,20 +291,13 @@ func (c *Client) order(ctx context.Context, method, path string, in any, idem *s
 // the cursors.
 func (c *Client) Movements(ctx context.Context, q stockade.MovementQuery) (stockade.MovementPage, error) {
 	v := url.Values{}
-	for name, s := range map[string]string{"sku": q.SKU, "location": q.Location, "ref": q.Ref, "cursor": q.Cursor} {
+	for name, s := range map[string]string{"sku": q.SKU, "location": q.Location, "ref": q.Ref} {
 		if s != "" {
 			v.Set(name, s)
 		}
 	}
-	if q.Limit != 0 {
-		v.Set("limit", strconv.Itoa(q.Limit))
-	}
-	path := "/v1/movements"
-	if len(v) > 0 {
-		path += "?" + v.Encode()
-	}
 	var out movementsJSON
-	if err := c.do(ctx, http.MethodGet, path, nil, &out, nil); err != nil {
+	if err := c.do(ctx, http.MethodGet, pagePath("/v1/movements", v, q.Cursor, q.Limit), nil, &out, nil); err != nil {
 		return stockade.MovementPage{}, err
 	}
 	return out.domain(), nil

@@ -166,7 +166,7 @@ func openLocker(ctx context.Context, spec lockerSpec, st storeSpec, log *slog.Lo
 			clients = append(clients, redis.NewClient(&redis.Options{Addr: addr, ContextTimeoutEnabled: true}))
 		}
 		down := pingNodes(cctx, spec.addrs, clients)
-		if len(down) > len(spec.addrs)-(len(spec.addrs)/2+1) {
+		if !majority(len(spec.addrs), down) {
 			closeAll()
 			return openedLocker{}, fmt.Errorf("locker: redlock: no majority of %d nodes answers: %w", len(spec.addrs), errors.Join(down...))
 		}
@@ -182,7 +182,7 @@ func openLocker(ctx context.Context, spec lockerSpec, st storeSpec, log *slog.Lo
 			return openedLocker{}, fmt.Errorf("locker: %w", err)
 		}
 		ping := func(ctx context.Context) error {
-			if down := pingNodes(ctx, spec.addrs, clients); len(down) > len(spec.addrs)-(len(spec.addrs)/2+1) {
+			if down := pingNodes(ctx, spec.addrs, clients); !majority(len(spec.addrs), down) {
 				return fmt.Errorf("redlock: no majority of %d nodes answers: %w", len(spec.addrs), errors.Join(down...))
 			}
 			return nil
@@ -272,3 +272,7 @@ func pingNodes(ctx context.Context, addrs []string, clients []redis.UniversalCli
 	}
 	return down
 }
+
+// majority reports whether a majority of n Redlock nodes answered, down
+// being the errors of those that did not.
+func majority(n int, down []error) bool { return n-len(down) >= n/2+1 }
