@@ -292,6 +292,10 @@ func checkError(pe *pgconn.PgError) *stockade.Error {
 		return stockade.Errorf(stockade.EInvalid, "invalid order status")
 	case "idempotency_state_check":
 		return stockade.Errorf(stockade.EInvalid, "invalid idempotency state")
+	case "api_keys_role_check":
+		return stockade.Errorf(stockade.EInvalid, "invalid api key role")
+	case "api_keys_rate_limit_check":
+		return stockade.Errorf(stockade.EInvalid, "invalid api key rate limit")
 	}
 	return stockade.Errorf(stockade.EInvalid, "refused by check constraint "+pe.ConstraintName)
 }

@@ -92,6 +92,13 @@ func TestConstraints(t *testing.T) {
 		{"reserved below zero", `UPDATE levels SET reserved = -1`, "23514"},
 		{"unknown location", `INSERT INTO levels (sku, location) VALUES ('sku', 'nowhere')`, "23503"},
 		{"bad reservation status", `INSERT INTO reservations VALUES ('r', 'lost', now(), now(), '', '[]', '[]')`, "23514"},
+		{"reservation without an owner", `INSERT INTO reservations (id, status, created_at, expires_at, lines, allocations, owner)
+			VALUES ('r', 'held', now(), now(), '[]', '[]', NULL)`, "23502"},
+		{"unknown api key role", `INSERT INTO api_keys (id, name, role, hash, created_at) VALUES ('k', 'k', 'root', '', now())`, "23514"},
+		{"negative api key rate limit", `INSERT INTO api_keys (id, name, role, rate_limit, hash, created_at)
+			VALUES ('k', 'k', 'reader', -1, '', now())`, "23514"},
+		{"NaN api key rate limit", `INSERT INTO api_keys (id, name, role, rate_limit, hash, created_at)
+			VALUES ('k', 'k', 'reader', 'NaN', '', now())`, "23514"},
 		{"ledger update", `UPDATE movements SET on_hand = 11`, "23001"},
 		{"ledger delete", `DELETE FROM movements`, "23001"},
 	} {

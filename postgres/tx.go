@@ -73,6 +73,20 @@ var (
 	purgeIdempotencySQL string
 	//go:embed queries/advisory_lock.sql
 	advisoryLockSQL string
+	//go:embed queries/list_reservations.sql
+	listReservationsSQL string
+	//go:embed queries/list_orders.sql
+	listOrdersSQL string
+	//go:embed queries/insert_key.sql
+	insertKeySQL string
+	//go:embed queries/key.sql
+	keySQL string
+	//go:embed queries/key_named.sql
+	keyNamedSQL string
+	//go:embed queries/keys.sql
+	keysSQL string
+	//go:embed queries/revoke_key.sql
+	revokeKeySQL string
 )
 
 // defaultMovementLimit is the number of ledger rows Movements returns when
@@ -284,15 +298,15 @@ func (t *tx) AppendMovements(ctx context.Context, ms ...stockade.Movement) error
 		at                          = make([]pgtype.Timestamptz, len(ms))
 		skus, locs, kinds           = make([]string, len(ms)), make([]string, len(ms)), make([]string, len(ms))
 		onHand, reserved, committed = make([]int64, len(ms)), make([]int64, len(ms)), make([]int64, len(ms))
-		refs, reasons               = make([]string, len(ms)), make([]string, len(ms))
+		refs, reasons, actors       = make([]string, len(ms)), make([]string, len(ms)), make([]string, len(ms))
 	)
 	for i, m := range ms {
 		at[i] = pgtype.Timestamptz{Time: m.At, Valid: !m.At.IsZero()}
 		skus[i], locs[i], kinds[i] = m.SKU, m.Location, string(m.Kind)
 		onHand[i], reserved[i], committed[i] = m.OnHand, m.Reserved, m.Committed
-		refs[i], reasons[i] = m.Ref, m.Reason
+		refs[i], reasons[i], actors[i] = m.Ref, m.Reason, m.Actor
 	}
-	_, err := t.tx.Exec(ctx, appendMovementsSQL, at, skus, locs, kinds, onHand, reserved, committed, refs, reasons)
+	_, err := t.tx.Exec(ctx, appendMovementsSQL, at, skus, locs, kinds, onHand, reserved, committed, refs, reasons, actors)
 	if err != nil {
 		return t.fail(ctx, fmt.Sprintf("append %d movements", len(ms)), err)
 	}
@@ -334,7 +348,7 @@ func (t *tx) Movements(ctx context.Context, f stockade.MovementFilter) ([]stocka
 	ms, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (stockade.Movement, error) {
 		var m stockade.Movement
 		var kind string
-		err := row.Scan(&m.ID, &m.At, &m.SKU, &m.Location, &kind, &m.OnHand, &m.Reserved, &m.Committed, &m.Ref, &m.Reason)
+		err := row.Scan(&m.ID, &m.At, &m.SKU, &m.Location, &kind, &m.OnHand, &m.Reserved, &m.Committed, &m.Ref, &m.Reason, &m.Actor)
 		m.At, m.Kind = m.At.UTC(), stockade.MovementKind(kind)
 		return m, err
 	})
@@ -383,6 +397,7 @@ func (t *tx) InsertReservations(ctx context.Context, rs ...stockade.Reservation)
 	}
 	var (
 		ids, statuses, orderIDs = make([]string, len(rs)), make([]string, len(rs)), make([]string, len(rs))
+		owners                  = make([]string, len(rs))
 		created, expires        = make([]time.Time, len(rs)), make([]time.Time, len(rs))
 		lines, allocs           = make([]string, len(rs)), make([]string, len(rs))
 		// One row per allocation.
@@ -395,7 +410,7 @@ func (t *tx) InsertReservations(ctx context.Context, rs ...stockade.Reservation)
 		if err != nil {
 			return fmt.Errorf("postgres: insert reservation %q: %w", r.ID, err)
 		}
-		ids[i], statuses[i], orderIDs[i] = r.ID, string(r.Status), r.OrderID
+		ids[i], statuses[i], orderIDs[i], owners[i] = r.ID, string(r.Status), r.OrderID, r.Owner
 		created[i], expires[i] = r.CreatedAt, r.ExpiresAt
 		lines[i], allocs[i] = string(l), string(a)
 		for n, al := range r.Allocations {
@@ -403,7 +418,7 @@ func (t *tx) InsertReservations(ctx context.Context, rs ...stockade.Reservation)
 			aSKUs, aLocs, aQty = append(aSKUs, al.SKU), append(aLocs, al.Location), append(aQty, al.Quantity)
 		}
 	}
-	_, err := t.tx.Exec(ctx, insertReservationsSQL, ids, statuses, created, expires, orderIDs, lines, allocs,
+	_, err := t.tx.Exec(ctx, insertReservationsSQL, ids, statuses, created, expires, orderIDs, lines, allocs, owners,
 		nonNil(aIDs), nonNil(aNs), nonNil(aSKUs), nonNil(aLocs), nonNil(aQty))
 	if err != nil {
 		return t.fail(ctx, what, err)
@@ -443,14 +458,14 @@ func (t *tx) Reservations(ctx context.Context, ids []string, lock bool) ([]stock
 }
 
 // scanReservation scans id, status, created_at, expires_at, order_id,
-// lines, allocations.
+// lines, allocations, owner.
 func scanReservation(row pgx.Row) (stockade.Reservation, error) {
 	var (
 		r             stockade.Reservation
 		status        string
 		lines, allocs []byte
 	)
-	if err := row.Scan(&r.ID, &status, &r.CreatedAt, &r.ExpiresAt, &r.OrderID, &lines, &allocs); err != nil {
+	if err := row.Scan(&r.ID, &status, &r.CreatedAt, &r.ExpiresAt, &r.OrderID, &lines, &allocs, &r.Owner); err != nil {
 		return r, err
 	}
 	r.Status, r.CreatedAt, r.ExpiresAt = stockade.ReservationStatus(status), r.CreatedAt.UTC(), r.ExpiresAt.UTC()
@@ -497,6 +512,7 @@ func (t *tx) InsertOrders(ctx context.Context, orders ...stockade.Order) error {
 	}
 	var (
 		ids, statuses, resIDs = make([]string, len(orders)), make([]string, len(orders)), make([]string, len(orders))
+		owners                = make([]string, len(orders))
 		created               = make([]time.Time, len(orders))
 		lines, allocs         = make([]string, len(orders)), make([]string, len(orders))
 	)
@@ -505,10 +521,10 @@ func (t *tx) InsertOrders(ctx context.Context, orders ...stockade.Order) error {
 		if err != nil {
 			return fmt.Errorf("postgres: insert order %q: %w", o.ID, err)
 		}
-		ids[i], statuses[i], resIDs[i], created[i] = o.ID, string(o.Status), o.ReservationID, o.CreatedAt
+		ids[i], statuses[i], resIDs[i], created[i], owners[i] = o.ID, string(o.Status), o.ReservationID, o.CreatedAt, o.Owner
 		lines[i], allocs[i] = string(l), string(a)
 	}
-	if _, err := t.tx.Exec(ctx, insertOrdersSQL, ids, statuses, created, resIDs, lines, allocs); err != nil {
+	if _, err := t.tx.Exec(ctx, insertOrdersSQL, ids, statuses, created, resIDs, lines, allocs, owners); err != nil {
 		return t.fail(ctx, what, err)
 	}
 	return nil
@@ -519,23 +535,31 @@ func (t *tx) Order(ctx context.Context, id string, lock bool) (stockade.Order, e
 	if lock {
 		q += forUpdate
 	}
-	var (
-		o             stockade.Order
-		status        string
-		lines, allocs []byte
-	)
-	err := t.tx.QueryRow(ctx, q, id).Scan(&o.ID, &status, &o.CreatedAt, &o.ReservationID, &lines, &allocs)
+	o, err := scanOrder(t.tx.QueryRow(ctx, q, id))
 	switch {
 	case errors.Is(err, pgx.ErrNoRows):
 		return stockade.Order{}, stockade.Errorf(stockade.ENotFound, fmt.Sprintf("order %q not found", id))
 	case err != nil:
 		return stockade.Order{}, t.fail(ctx, "order "+strconv.Quote(id), err)
 	}
-	o.Status, o.CreatedAt = stockade.OrderStatus(status), o.CreatedAt.UTC()
-	if o.Lines, o.Allocations, err = unmarshalLines(lines, allocs); err != nil {
-		return stockade.Order{}, fmt.Errorf("postgres: order %q: %w", id, err)
-	}
 	return o, nil
+}
+
+// scanOrder scans id, status, created_at, reservation_id, lines,
+// allocations, owner.
+func scanOrder(row pgx.Row) (stockade.Order, error) {
+	var (
+		o             stockade.Order
+		status        string
+		lines, allocs []byte
+	)
+	if err := row.Scan(&o.ID, &status, &o.CreatedAt, &o.ReservationID, &lines, &allocs, &o.Owner); err != nil {
+		return o, err
+	}
+	o.Status, o.CreatedAt = stockade.OrderStatus(status), o.CreatedAt.UTC()
+	var err error
+	o.Lines, o.Allocations, err = unmarshalLines(lines, allocs)
+	return o, err
 }
 
 func (t *tx) SetOrderStatus(ctx context.Context, id string, from, to stockade.OrderStatus) (bool, error) {

@@ -9,7 +9,7 @@ import (
 // and what its parameters are. Parameters are numbered (?1, ?2, …) so that
 // a statement may use one twice. A few files end where the store appends
 // what varies in length: the rows of a multi-row INSERT (insertRows) and
-// the WHERE clause of movements.sql.
+// the WHERE clauses of movements.sql and the list_*.sql files.
 //
 //go:embed queries/*.sql
 var queryFiles embed.FS
@@ -61,6 +61,13 @@ var (
 	insertOrdersSQL                 = query("insert_orders.sql")
 	orderSQL                        = query("order.sql")
 	setOrderStatusSQL               = query("set_order_status.sql")
+	listReservationsSQL             = query("list_reservations.sql")
+	listOrdersSQL                   = query("list_orders.sql")
+	insertKeySQL                    = query("insert_key.sql")
+	keySQL                          = query("key.sql")
+	keyNamedSQL                     = query("key_named.sql")
+	keysSQL                         = query("keys.sql")
+	revokeKeySQL                    = query("revoke_key.sql")
 	idempotencySQL                  = query("idempotency.sql")
 	idempotenciesSQL                = query("idempotencies.sql")
 	putIdempotencySQL               = query("put_idempotency.sql")

@@ -20,12 +20,12 @@ func jsonOf(v any) (string, error) {
 }
 
 // scanReservation reads a reservation's columns: id, status, created_at,
-// expires_at, order_id, lines, allocations.
+// expires_at, order_id, lines, allocations, owner.
 func scanReservation(row rowScanner) (stockade.Reservation, error) {
 	var r stockade.Reservation
 	var status, lines, allocs string
 	var created, expires int64
-	if err := row.Scan(&r.ID, &status, &created, &expires, &r.OrderID, &lines, &allocs); err != nil {
+	if err := row.Scan(&r.ID, &status, &created, &expires, &r.OrderID, &lines, &allocs, &r.Owner); err != nil {
 		return r, err
 	}
 	r.Status, r.CreatedAt, r.ExpiresAt = stockade.ReservationStatus(status), fromMicros(created), fromMicros(expires)
@@ -66,10 +66,10 @@ func (t *tx) InsertReservations(ctx context.Context, rs ...stockade.Reservation)
 			}
 		}
 	}
-	err := t.insertRows(ctx, insertReservationsSQL, 7, len(rs),
+	err := t.insertRows(ctx, insertReservationsSQL, 8, len(rs),
 		func(i int, row []any) []any {
 			r := rs[i]
-			return append(row, r.ID, string(r.Status), micros(r.CreatedAt), micros(r.ExpiresAt), r.OrderID, lines[i], allocs[i])
+			return append(row, r.ID, string(r.Status), micros(r.CreatedAt), micros(r.ExpiresAt), r.OrderID, lines[i], allocs[i], r.Owner)
 		})
 	if err != nil {
 		return checkf(err, "invalid reservation status", "%s", what())
@@ -147,10 +147,10 @@ func (t *tx) InsertOrders(ctx context.Context, orders ...stockade.Order) error {
 			return fmt.Errorf("sqlite: insert order %s: %w", o.ID, err)
 		}
 	}
-	err := t.insertRows(ctx, insertOrdersSQL, 6, len(orders),
+	err := t.insertRows(ctx, insertOrdersSQL, 7, len(orders),
 		func(i int, row []any) []any {
 			o := orders[i]
-			return append(row, o.ID, string(o.Status), micros(o.CreatedAt), o.ReservationID, lines[i], allocs[i])
+			return append(row, o.ID, string(o.Status), micros(o.CreatedAt), o.ReservationID, lines[i], allocs[i], o.Owner)
 		})
 	if err != nil {
 		if len(orders) == 1 {
@@ -161,24 +161,33 @@ func (t *tx) InsertOrders(ctx context.Context, orders ...stockade.Order) error {
 	return nil
 }
 
-// Order ignores lock; see tx.
-func (t *tx) Order(ctx context.Context, id string, lock bool) (stockade.Order, error) {
+// scanOrder reads an order's columns: id, status, created_at,
+// reservation_id, lines, allocations, owner.
+func scanOrder(row rowScanner) (stockade.Order, error) {
 	var o stockade.Order
 	var status, lines, allocs string
 	var created int64
-	err := t.tx.QueryRowContext(ctx, orderSQL, id).Scan(&o.ID, &status, &created, &o.ReservationID, &lines, &allocs)
+	if err := row.Scan(&o.ID, &status, &created, &o.ReservationID, &lines, &allocs, &o.Owner); err != nil {
+		return o, err
+	}
+	o.Status, o.CreatedAt = stockade.OrderStatus(status), fromMicros(created)
+	if err := json.Unmarshal([]byte(lines), &o.Lines); err != nil {
+		return o, fmt.Errorf("lines: %w", err)
+	}
+	if err := json.Unmarshal([]byte(allocs), &o.Allocations); err != nil {
+		return o, fmt.Errorf("allocations: %w", err)
+	}
+	return o, nil
+}
+
+// Order ignores lock; see tx.
+func (t *tx) Order(ctx context.Context, id string, lock bool) (stockade.Order, error) {
+	o, err := scanOrder(t.tx.QueryRowContext(ctx, orderSQL, id))
 	if errors.Is(err, sql.ErrNoRows) {
 		return o, stockade.Errorf(stockade.ENotFound, fmt.Sprintf("order %q not found", id))
 	}
 	if err != nil {
 		return o, wrapf(err, "order %s", id)
-	}
-	o.Status, o.CreatedAt = stockade.OrderStatus(status), fromMicros(created)
-	if err := json.Unmarshal([]byte(lines), &o.Lines); err != nil {
-		return o, fmt.Errorf("sqlite: order %s lines: %w", id, err)
-	}
-	if err := json.Unmarshal([]byte(allocs), &o.Allocations); err != nil {
-		return o, fmt.Errorf("sqlite: order %s allocations: %w", id, err)
 	}
 	return o, nil
 }

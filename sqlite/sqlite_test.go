@@ -83,7 +83,8 @@ func TestMigrate(t *testing.T) {
 	}
 	before := schema()
 	for _, want := range []string{"table levels", "table movements", "table reservations", "table reservation_allocations",
-		"table orders", "table idempotency", "table schema_migrations", "index reservations_held_expiry"} {
+		"table orders", "table idempotency", "table schema_migrations", "index reservations_held_expiry",
+		"table api_keys", "index reservations_owner_created", "index orders_created"} {
 		if !strings.Contains(strings.Join(before, "\n"), want) {
 			t.Errorf("schema lacks %s: %q", want, before)
 		}
@@ -112,7 +113,7 @@ func TestMigrate(t *testing.T) {
 		}
 		recs = append(recs, fmt.Sprintf("%d %s", v, name))
 	}
-	if want := []string{"1 0001_init.sql", "2 0002_idempotency_results.sql"}; !reflect.DeepEqual(recs, want) {
+	if want := []string{"1 0001_init.sql", "2 0002_idempotency_results.sql", "3 0003_access.sql"}; !reflect.DeepEqual(recs, want) {
 		t.Errorf("schema_migrations = %q, want %q", recs, want)
 	}
 }
@@ -164,9 +165,16 @@ func TestConstraints(t *testing.T) {
 		{"level at an unknown location", `INSERT INTO levels (sku, location, on_hand) VALUES ('sku', 'nowhere', 1)`},
 		{"movements are append-only: update", `UPDATE movements SET on_hand = 100`},
 		{"movements are append-only: delete", `DELETE FROM movements`},
-		{"unknown reservation status", `INSERT INTO reservations VALUES ('r', 'lost', 0, 0, '', '[]', '[]')`},
-		{"unknown order status", `INSERT INTO orders VALUES ('o', 'lost', 0, '', '[]', '[]')`},
-		{"unknown idempotency state", `INSERT INTO idempotency VALUES ('k', 'h', 'lost', 0, NULL, 0)`},
+		{"unknown reservation status", `INSERT INTO reservations (id, status, created_at, expires_at, lines, allocations)
+			VALUES ('r', 'lost', 0, 0, '[]', '[]')`},
+		{"unknown order status", `INSERT INTO orders (id, status, created_at, lines, allocations) VALUES ('o', 'lost', 0, '[]', '[]')`},
+		{"reservation without an owner", `INSERT INTO reservations (id, status, created_at, expires_at, lines, allocations, owner)
+			VALUES ('r', 'held', 0, 0, '[]', '[]', NULL)`},
+		{"movement without an actor", `INSERT INTO movements (at, sku, location, kind, on_hand, reserved, committed, actor)
+			VALUES (0, 'sku', 'w1', 'set', 0, 0, 0, NULL)`},
+		{"unknown api key role", `INSERT INTO api_keys (id, name, role, hash, created_at) VALUES ('k', 'k', 'root', '', 0)`},
+		{"negative api key rate limit", `INSERT INTO api_keys (id, name, role, rate_limit, hash, created_at)
+			VALUES ('k', 'k', 'reader', -1, '', 0)`},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -250,9 +250,9 @@ func (t *tx) UpdateLevels(ctx context.Context, changes []stockade.LevelChange) (
 }
 
 func (t *tx) AppendMovements(ctx context.Context, ms ...stockade.Movement) error {
-	err := t.insertRows(ctx, appendMovementsSQL, 9, len(ms), func(i int, row []any) []any {
+	err := t.insertRows(ctx, appendMovementsSQL, 10, len(ms), func(i int, row []any) []any {
 		m := ms[i]
-		return append(row, micros(m.At), m.SKU, m.Location, string(m.Kind), m.OnHand, m.Reserved, m.Committed, m.Ref, m.Reason)
+		return append(row, micros(m.At), m.SKU, m.Location, string(m.Kind), m.OnHand, m.Reserved, m.Committed, m.Ref, m.Reason, m.Actor)
 	})
 	if err != nil {
 		return wrapf(err, "append %d movements", len(ms))
@@ -325,7 +325,7 @@ func (t *tx) Movements(ctx context.Context, f stockade.MovementFilter) ([]stocka
 		var m stockade.Movement
 		var at int64
 		var kind string
-		err := rows.Scan(&m.ID, &at, &m.SKU, &m.Location, &kind, &m.OnHand, &m.Reserved, &m.Committed, &m.Ref, &m.Reason)
+		err := rows.Scan(&m.ID, &at, &m.SKU, &m.Location, &kind, &m.OnHand, &m.Reserved, &m.Committed, &m.Ref, &m.Reason, &m.Actor)
 		if err != nil {
 			return nil, wrapf(err, "movements")
 		}

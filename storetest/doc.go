@@ -59,6 +59,19 @@
 //   - In an Update, reading an idempotency key and then putting a record
 //     for it is atomic: of many requests racing to claim a key that way,
 //     exactly one succeeds (IdempotencyClaim).
+//   - ListReservations and ListOrders sort newest first, records created
+//     at the same time in descending byte order of their ids; CreatedAfter
+//     is inclusive, CreatedBefore and the cursor strict. Walking a list a
+//     page at a time, each page's cursor the created_at and id of the last
+//     row of the one before, reads every row once, in order.
+//   - Owner and Actor read back as they were written by every read of a
+//     reservation, an order or a movement; "" is stored as "".
+//   - InsertKey refuses an id or a name in use, byte for byte, with an
+//     error wrapping stockade.ErrConflict on every store, and a role
+//     outside stockade.Roles or a negative rate limit with EInvalid. Key
+//     of an unknown id is ENotFound, `api key "id" not found`. Keys pages
+//     in byte order of ids. RevokeKey reports true once: revoking a
+//     revoked key keeps its first time and returns false.
 //   - Every write inside View fails, whatever the store does to enforce it.
 //   - A View neither waits for an Update in progress nor sees its
 //     uncommitted writes.

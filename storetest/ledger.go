@@ -19,20 +19,20 @@ var (
 )
 
 // ledger is the movements the ledger tests append, in two transactions:
-// the first three, then the rest.
+// the first three, then the rest. Some carry an actor, some none.
 func ledger() []stockade.Movement {
-	mv := func(i int, k stockade.Key, kind stockade.MovementKind, d stockade.Delta, ref, reason string) stockade.Movement {
+	mv := func(i int, k stockade.Key, kind stockade.MovementKind, d stockade.Delta, ref, reason, actor string) stockade.Movement {
 		return stockade.Movement{At: base.Add(time.Duration(i) * time.Second), SKU: k.SKU, Location: k.Location,
-			Kind: kind, Delta: d, Ref: ref, Reason: reason}
+			Kind: kind, Delta: d, Ref: ref, Reason: reason, Actor: actor}
 	}
 	return []stockade.Movement{
-		mv(0, keyA1, stockade.MoveSet, stockade.Delta{OnHand: 10}, "", "initial count"),
-		mv(1, keyA2, stockade.MoveSet, stockade.Delta{OnHand: 5}, "", "initial count"),
-		mv(2, keyB1, stockade.MoveAdjust, stockade.Delta{OnHand: 7}, "", "delivery 42"),
-		mv(3, keyA1, stockade.MoveReserve, stockade.Delta{Reserved: 2}, "r-1", ""),
-		mv(4, keyB1, stockade.MoveReserve, stockade.Delta{Reserved: 1}, "r-1", ""),
-		mv(5, keyA1, stockade.MoveConfirm, stockade.Delta{Reserved: -2, Committed: 2}, "r-1", ""),
-		mv(6, keyA1, stockade.MoveFulfill, stockade.Delta{OnHand: -2, Committed: -2}, "o-1", "shipped"),
+		mv(0, keyA1, stockade.MoveSet, stockade.Delta{OnHand: 10}, "", "initial count", "Back-Office"),
+		mv(1, keyA2, stockade.MoveSet, stockade.Delta{OnHand: 5}, "", "initial count", ""),
+		mv(2, keyB1, stockade.MoveAdjust, stockade.Delta{OnHand: 7}, "", "delivery 42", "back-office"),
+		mv(3, keyA1, stockade.MoveReserve, stockade.Delta{Reserved: 2}, "r-1", "", "shop"),
+		mv(4, keyB1, stockade.MoveReserve, stockade.Delta{Reserved: 1}, "r-1", "", "shop"),
+		mv(5, keyA1, stockade.MoveConfirm, stockade.Delta{Reserved: -2, Committed: 2}, "r-1", "", "shop"),
+		mv(6, keyA1, stockade.MoveFulfill, stockade.Delta{OnHand: -2, Committed: -2}, "o-1", "shipped", ""),
 	}
 }
 

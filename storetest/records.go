@@ -27,9 +27,20 @@ func checkReservation(t *testing.T, got, want stockade.Reservation) {
 	t.Helper()
 	checkTime(t, "reservation "+want.ID+" CreatedAt", got.CreatedAt, want.CreatedAt)
 	checkTime(t, "reservation "+want.ID+" ExpiresAt", got.ExpiresAt, want.ExpiresAt)
-	if got.ID != want.ID || got.Status != want.Status || got.OrderID != want.OrderID ||
+	if got.ID != want.ID || got.Status != want.Status || got.OrderID != want.OrderID || got.Owner != want.Owner ||
 		!equalSlices(got.Lines, want.Lines) || !equalSlices(got.Allocations, want.Allocations) {
 		t.Errorf("reservation = %+v, want %+v", got, want)
+	}
+}
+
+// checkOrder fails the test unless got is want as a store returns it:
+// CreatedAt to the millisecond in UTC.
+func checkOrder(t *testing.T, got, want stockade.Order) {
+	t.Helper()
+	checkTime(t, "order "+want.ID+" CreatedAt", got.CreatedAt, want.CreatedAt)
+	if got.ID != want.ID || got.Status != want.Status || got.ReservationID != want.ReservationID || got.Owner != want.Owner ||
+		!equalSlices(got.Lines, want.Lines) || !equalSlices(got.Allocations, want.Allocations) {
+		t.Errorf("order = %+v, want %+v", got, want)
 	}
 }
 
@@ -38,9 +49,10 @@ func testReservations(t *testing.T, s stockade.Store) {
 	seed(t, s, level{Key: keyA1, OnHand: 10}, level{Key: keyA2, OnHand: 10}, level{Key: keyB1, OnHand: 10})
 	r1 := reservation("r-1", stockade.Held, base, keyA1, keyA2, keyB1)
 	r1.Lines = []stockade.Line{{SKU: "A", Quantity: 3}, {SKU: "B", Quantity: 3, Location: "w1"}}
-	r2 := reservation("r-2", stockade.Held, base.Add(time.Hour))
+	r1.Owner = "key_Shop1"
+	r2 := reservation("r-2", stockade.Held, base.Add(time.Hour)) // no owner
 	r3 := reservation("r-3", stockade.Held, base.Add(time.Hour), keyB1)
-	r3.OrderID = "o-3"
+	r3.OrderID, r3.Owner = "o-3", "key_shop2"
 	update(t, s, func(tx stockade.Tx) error {
 		if err := tx.InsertReservations(ctx); err != nil {
 			return fmt.Errorf("InsertReservations(none): %w", err)
@@ -167,6 +179,7 @@ func testLapsedReservations(t *testing.T, s stockade.Store) {
 		reservation("r-h", stockade.Held, now, keyA1), // expires at now: not before it
 		reservation("r-i", stockade.Held, now.Add(-time.Millisecond), keyC1),
 	}
+	rs[0].Owner, rs[1].Owner, rs[5].Owner = "key_shop1", "key_shop2", "key_shop1"
 	// One call: the allocation rows of every reservation are found by key.
 	update(t, s, func(tx stockade.Tx) error { return tx.InsertReservations(ctx, rs...) })
 	byID := map[string]stockade.Reservation{}
@@ -216,7 +229,7 @@ func testLapsedReservations(t *testing.T, s stockade.Store) {
 func testOrders(t *testing.T, s stockade.Store) {
 	ctx := t.Context()
 	seed(t, s, level{Key: keyA1, OnHand: 10}, level{Key: keyB1, OnHand: 10})
-	o1 := stockade.Order{ID: "o-1", Status: stockade.Committed, CreatedAt: base, ReservationID: "r-1",
+	o1 := stockade.Order{ID: "o-1", Status: stockade.Committed, CreatedAt: base, ReservationID: "r-1", Owner: "key_shop1",
 		Lines:       []stockade.Line{{SKU: "A", Quantity: 2}, {SKU: "B", Quantity: 1, Location: "w1"}},
 		Allocations: []stockade.Allocation{{SKU: "A", Location: "w1", Quantity: 2}, {SKU: "B", Location: "w1", Quantity: 1}}}
 	o2 := stockade.Order{ID: "o-2", Status: stockade.Committed, CreatedAt: base.Add(time.Minute),
@@ -235,11 +248,7 @@ func testOrders(t *testing.T, s stockade.Store) {
 			if err != nil {
 				return err
 			}
-			checkTime(t, "order "+want.ID+" CreatedAt", got.CreatedAt, want.CreatedAt)
-			if got.ID != want.ID || got.Status != want.Status || got.ReservationID != want.ReservationID ||
-				!equalSlices(got.Lines, want.Lines) || !equalSlices(got.Allocations, want.Allocations) {
-				t.Errorf("Order(%s) = %+v, want %+v", want.ID, got, want)
-			}
+			checkOrder(t, got, want)
 			return nil
 		})
 	}

@@ -51,6 +51,11 @@ func Run(t *testing.T, newStore func(t *testing.T) stockade.Store) {
 		{"OppositeOrder", testOppositeOrder},
 		{"IdempotencyClaim", testIdempotencyClaim},
 		{"IdempotenciesOrder", testIdempotenciesOrder},
+		{"ListReservations", testListReservations},
+		{"ListOrders", testListOrders},
+		{"Keys", testKeys},
+		{"KeyConflict", testKeyConflict},
+		{"InvalidKey", testInvalidKey},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) { tc.run(t, newStore(t)) })
@@ -211,9 +216,10 @@ type snapshot struct {
 	Locations    []stockade.Location
 	Levels       []stockade.Level
 	Movements    []stockade.Movement
-	Reservations map[string]string // id → "status/order id" or the error code
-	Orders       map[string]string // id → status or the error code
+	Reservations map[string]string // id → "status/order id/owner" or the error code
+	Orders       map[string]string // id → "status/owner" or the error code
 	Idempotency  map[string]string // key → "op/fingerprint/result/created" or "missing"
+	Keys         []stockade.APIKey
 }
 
 // take reads a snapshot of s in a View, with the given reservations,
@@ -233,13 +239,16 @@ func take(t *testing.T, s stockade.Store, reservations, orders, idem []string) s
 		if snap.Movements, err = tx.Movements(ctx, stockade.MovementFilter{}); err != nil {
 			return err
 		}
+		if snap.Keys, err = tx.Keys(ctx, "", 1000); err != nil {
+			return err
+		}
 		for _, id := range reservations {
 			r, err := tx.Reservation(ctx, id, false)
-			snap.Reservations[id] = string(r.Status) + "/" + r.OrderID + stockade.ErrorCode(err)
+			snap.Reservations[id] = string(r.Status) + "/" + r.OrderID + "/" + r.Owner + stockade.ErrorCode(err)
 		}
 		for _, id := range orders {
 			o, err := tx.Order(ctx, id, false)
-			snap.Orders[id] = string(o.Status) + stockade.ErrorCode(err)
+			snap.Orders[id] = string(o.Status) + "/" + o.Owner + stockade.ErrorCode(err)
 		}
 		for _, key := range idem {
 			rec, ok, err := tx.Idempotency(ctx, key)

@@ -70,6 +70,13 @@ var writes = []struct {
 		_, err := tx.PurgeIdempotency(ctx, base.Add(24*time.Hour))
 		return err
 	}},
+	{"InsertKey", func(ctx context.Context, tx stockade.Tx) error {
+		return tx.InsertKey(ctx, stockade.APIKey{ID: "key_new", Name: "new", Role: stockade.RoleReader, Hash: "ab", CreatedAt: base})
+	}},
+	{"RevokeKey", func(ctx context.Context, tx stockade.Tx) error {
+		_, err := tx.RevokeKey(ctx, "key_old", base.Add(time.Hour))
+		return err
+	}},
 }
 
 // seedWrites makes the state writes expect and returns a snapshot of it.
@@ -82,6 +89,9 @@ func seedWrites(t *testing.T, s stockade.Store) snapshot {
 			return err
 		}
 		if err := tx.InsertOrders(ctx, stockade.Order{ID: "o-old", Status: stockade.Committed, CreatedAt: base}); err != nil {
+			return err
+		}
+		if err := tx.InsertKey(ctx, stockade.APIKey{ID: "key_old", Name: "old", Role: stockade.RoleAdmin, Hash: "cd", CreatedAt: base}); err != nil {
 			return err
 		}
 		return tx.PutIdempotency(ctx, stockade.IdempotencyRecord{Key: "k-old", Op: "reserve", Fingerprint: "h", Result: []byte("{}"), CreatedAt: base})

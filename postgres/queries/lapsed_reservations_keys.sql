@@ -4,7 +4,7 @@
 -- for rows another transaction (a sweeper) has locked instead of skipping
 -- them, and READ COMMITTED re-checks the status once it has the lock, so
 -- holds that transaction expired are left out.
-SELECT r.id, r.status, r.created_at, r.expires_at, r.order_id, r.lines, r.allocations
+SELECT r.id, r.status, r.created_at, r.expires_at, r.order_id, r.lines, r.allocations, r.owner
 FROM reservations r
 WHERE r.status = 'held' AND r.expires_at < $1::timestamptz
   AND EXISTS (

@@ -1,5 +1,6 @@
 -- Insert orders. The store appends one (id, status, created_at,
--- reservation_id, lines, allocations) tuple of parameters per row, as many
--- rows per statement as SQLite binds; lines and allocations are JSON text.
-INSERT INTO orders (id, status, created_at, reservation_id, lines, allocations)
+-- reservation_id, lines, allocations, owner) tuple of parameters per row,
+-- as many rows per statement as SQLite binds; lines and allocations are
+-- JSON text.
+INSERT INTO orders (id, status, created_at, reservation_id, lines, allocations, owner)
 VALUES

@@ -1,6 +1,6 @@
 -- As lapsed_reservations.sql, but only reservations with an allocation on
 -- one of the levels ?3 (a JSON array of [sku, location] pairs).
-SELECT id, status, created_at, expires_at, order_id, lines, allocations
+SELECT id, status, created_at, expires_at, order_id, lines, allocations, owner
 FROM reservations
 WHERE status = 'held' AND expires_at < ?1
   AND id IN (

@@ -1,5 +1,5 @@
 -- Ledger rows, oldest first. The store appends the WHERE clause for the
 -- filter's non-zero fields and the cursor (id > ?), so that each
 -- combination uses its index, then ORDER BY id and LIMIT ?.
-SELECT id, at, sku, location, kind, on_hand, reserved, committed, ref, reason
+SELECT id, at, sku, location, kind, on_hand, reserved, committed, ref, reason, actor
 FROM movements

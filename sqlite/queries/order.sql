@@ -1,4 +1,4 @@
 -- Order ?1 (id).
-SELECT id, status, created_at, reservation_id, lines, allocations
+SELECT id, status, created_at, reservation_id, lines, allocations, owner
 FROM orders
 WHERE id = ?1;

@@ -1,0 +1,8 @@
+-- Reservations, newest first. The store appends the WHERE clause for the
+-- filter's non-zero fields (status, owner, created_at at or after and
+-- before, and the cursor (created_at, id) < (at, id)), then ORDER BY
+-- created_at DESC, id DESC and LIMIT, so that each combination gets a plan
+-- that reads reservations_created or, with an owner,
+-- reservations_owner_created backwards.
+SELECT id, status, created_at, expires_at, order_id, lines, allocations, owner
+FROM reservations
