@@ -19,6 +19,14 @@ const (
 	EReservationExpired  = "reservation_expired"
 	EUnavailable         = "unavailable"
 	EInternal            = "internal"
+
+	// EUnauthenticated refuses a call that carries no API key, or one
+	// that is malformed, unknown or revoked.
+	EUnauthenticated = "unauthenticated"
+	// EForbidden refuses a call whose key's role may not make it.
+	EForbidden = "forbidden"
+	// ERateLimited refuses a call over its key's request rate.
+	ERateLimited = "rate_limited"
 )
 
 // Error is a failure the service explains to its caller: a stable Code and a

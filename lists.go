@@ -1,5 +1,11 @@
 package stockade
 
+import (
+	"slices"
+	"strings"
+	"time"
+)
+
 const (
 	// DefaultLocationLimit is how many locations a page holds when the
 	// query does not say.
@@ -84,6 +90,76 @@ type SKUTotals struct {
 // throughout the walk once.
 type SKUPage struct {
 	SKUs []SKUTotals
+	// Next is the cursor of the following page; empty on the last page.
+	Next string
+}
+
+const (
+	// DefaultListLimit is how many reservations or orders a page holds
+	// when the query does not say.
+	DefaultListLimit = 100
+	// MaxListLimit is the most reservations or orders one page holds.
+	MaxListLimit = 1000
+)
+
+// ListQuery asks Service.Reservations or Service.Orders for one page,
+// newest first. Zero fields match everything. A storefront actor sees only
+// what its key created.
+type ListQuery struct {
+	// Status keeps those in this status: a ReservationStatus for
+	// reservations, an OrderStatus for orders.
+	Status string
+	// CreatedAfter keeps those created at or after it; CreatedBefore
+	// those created strictly before it.
+	CreatedAfter, CreatedBefore time.Time
+	// Cursor is the Next of the page before; empty for the first page.
+	// It is opaque: only a cursor the service gave out is accepted.
+	Cursor string
+	// Limit is the most in the page: 1 to MaxListLimit, or 0 for
+	// DefaultListLimit.
+	Limit int
+}
+
+// validate refuses a query whose status is not one of statuses, whose
+// times are the wrong way round, or whose Limit is out of range.
+func (q ListQuery) validate(statuses ...string) error {
+	if q.Status != "" && !slices.Contains(statuses, q.Status) {
+		return invalidf("status: must be one of %s, got %q", strings.Join(statuses, ", "), q.Status)
+	}
+	if !q.CreatedAfter.IsZero() && !q.CreatedBefore.IsZero() && !q.CreatedAfter.Before(q.CreatedBefore) {
+		return invalidf("created_after: must be before created_before")
+	}
+	if q.Limit < 0 || q.Limit > MaxListLimit {
+		return invalidf("limit: must be between 1 and %d (0 for %d), got %d", MaxListLimit, DefaultListLimit, q.Limit)
+	}
+	return nil
+}
+
+// ValidateReservations refuses a query of reservations that validate
+// would, with the reservation statuses.
+func (q ListQuery) ValidateReservations() error {
+	return q.validate(string(Held), string(Confirmed), string(Released), string(Expired))
+}
+
+// ValidateOrders refuses a query of orders that validate would, with the
+// order statuses.
+func (q ListQuery) ValidateOrders() error {
+	return q.validate(string(Committed), string(Cancelled), string(Fulfilled))
+}
+
+// ReservationPage is a page of reservations, newest first. Following Next
+// until it is empty reads every reservation that matched throughout the
+// walk once; those created during the walk are newer than its start, and
+// are not in it.
+type ReservationPage struct {
+	Reservations []Reservation
+	// Next is the cursor of the following page; empty on the last page.
+	Next string
+}
+
+// OrderPage is a page of orders, newest first, as ReservationPage.
+type OrderPage struct {
+	Orders []Order
 	// Next is the cursor of the following page; empty on the last page.
 	Next string
 }

@@ -14,6 +14,11 @@ import (
 // Every mutating method takes an *Idempotency as its last argument: nil
 // for a plain call, or a key that makes the call safe to retry (see
 // Idempotency).
+//
+// The Actor that ctx carries (WithActor), if any, is who makes the call:
+// a storefront actor finds only the reservations and orders its key
+// created (others' are ENotFound, as if they did not exist), its
+// idempotency keys are its own, and ledger rows record its name.
 type Service interface {
 	// PutLocation creates or replaces a location.
 	PutLocation(ctx context.Context, loc Location, idem *Idempotency) (Location, error)
@@ -59,8 +64,16 @@ type Service interface {
 	// Checkout reserves and confirms in one step: a direct order.
 	Checkout(ctx context.Context, req ReserveRequest, idem *Idempotency) (Order, error)
 
+	// Reservations returns a page of the reservations that match q,
+	// newest first, and the cursor of the next page.
+	Reservations(ctx context.Context, q ListQuery) (ReservationPage, error)
+
 	// Order returns an order (ENotFound if unknown).
 	Order(ctx context.Context, id string) (Order, error)
+
+	// Orders returns a page of the orders that match q, newest first, and
+	// the cursor of the next page.
+	Orders(ctx context.Context, q ListQuery) (OrderPage, error)
 
 	// CancelOrder gives a committed order's stock back.
 	CancelOrder(ctx context.Context, id string, idem *Idempotency) (Order, error)
@@ -113,6 +126,9 @@ type Totals struct {
 // succeeds after a restock. A call that fails or is cut off by its
 // deadline stored nothing either, unless it committed, in which case its
 // retry gets the committed result.
+//
+// Keys are scoped to the caller: the same Key sent by two actors (two API
+// keys) names two operations.
 //
 // Keys are kept for the service's retention period (24 hours by default);
 // after it, a Key is free again.

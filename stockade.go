@@ -114,6 +114,9 @@ type Reservation struct {
 	Allocations []Allocation      `json:"allocations"`
 	// OrderID is set once the reservation is confirmed.
 	OrderID string `json:"order_id,omitempty"`
+	// Owner is the id of the API key that created the reservation; empty
+	// if it was made without one (see Actor).
+	Owner string `json:"owner,omitempty"`
 }
 
 // OrderStatus is where an order is in its life.
@@ -137,6 +140,9 @@ type Order struct {
 	// ReservationID is the reservation the order was confirmed from, if
 	// any.
 	ReservationID string `json:"reservation_id,omitempty"`
+	// Owner is the id of the API key that created the order (or its
+	// reservation); empty if it was made without one.
+	Owner string `json:"owner,omitempty"`
 }
 
 // MovementKind says why a level changed.
@@ -168,4 +174,7 @@ type Movement struct {
 	// Ref is the reservation or order the movement belongs to, if any.
 	Ref    string `json:"ref,omitempty"`
 	Reason string `json:"reason,omitempty"`
+	// Actor is the name of the API key whose call made the change; empty
+	// for the service's own changes (expiry) and calls made without a key.
+	Actor string `json:"actor,omitempty"`
 }

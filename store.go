@@ -198,6 +198,33 @@ type Tx interface {
 	// returns how many.
 	PurgeIdempotency(ctx context.Context, before time.Time) (int, error)
 
+	// ListReservations returns the reservations that match f, newest
+	// first (by created_at, then id, both descending).
+	ListReservations(ctx context.Context, f ListFilter) ([]Reservation, error)
+
+	// ListOrders returns the orders that match f, newest first (by
+	// created_at, then id, both descending).
+	ListOrders(ctx context.Context, f ListFilter) ([]Order, error)
+
+	// InsertKey stores a new API key. An id or name in use is an error
+	// wrapping ErrConflict; check with KeyNamed first.
+	InsertKey(ctx context.Context, k APIKey) error
+
+	// Key returns the API key with the given id (ENotFound if there is
+	// none), revoked or not.
+	Key(ctx context.Context, id string) (APIKey, error)
+
+	// KeyNamed returns the API key with the given name, if there is one.
+	KeyNamed(ctx context.Context, name string) (APIKey, bool, error)
+
+	// Keys returns up to limit API keys with an id greater than after,
+	// in id order.
+	Keys(ctx context.Context, after string, limit int) ([]APIKey, error)
+
+	// RevokeKey sets the revocation time of a live key and reports
+	// whether the key was live.
+	RevokeKey(ctx context.Context, id string, at time.Time) (bool, error)
+
 	// AdvisoryLock takes a transaction-scoped advisory lock on each key,
 	// waiting for each, in one fixed order chosen by the store so that
 	// callers never wait in a cycle; they are released at commit or
@@ -229,6 +256,26 @@ type MovementFilter struct {
 	Ref      string
 	AfterID  int64 // rows with a larger ID
 	Limit    int   // at most this many; 0 means the store's default, DefaultMovementLimit
+}
+
+// ListFilter selects reservations or orders for ListReservations and
+// ListOrders. Zero fields match everything.
+type ListFilter struct {
+	// Status is a ReservationStatus or an OrderStatus.
+	Status string
+	// Owner is the id of the API key that created them.
+	Owner string
+	// CreatedAfter and CreatedBefore bound created_at: at or after
+	// CreatedAfter, strictly before CreatedBefore.
+	CreatedAfter, CreatedBefore time.Time
+	// Before is the cursor: only rows that come after it in the list's
+	// order (created_at, id descending), that is, created strictly before
+	// BeforeAt, or at BeforeAt with an id smaller than BeforeID. Zero
+	// BeforeAt: from the newest.
+	BeforeAt time.Time
+	BeforeID string
+	// Limit is the most rows returned; it is always set (1 or more).
+	Limit int
 }
 
 // IdempotencyRecord is what the service remembers of a call that carried

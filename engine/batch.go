@@ -192,17 +192,17 @@ func (e *Engine) decide(ctx context.Context, tx stockade.Tx, batch []*pending) (
 	// confirm confirms the reservation id as Confirm does, or says why
 	// not; one confirmed earlier in this batch gives its order again.
 	confirmed := map[string]stockade.Order{}
-	confirm := func(id string) (stockade.Order, error) {
+	confirm := func(c *call, id string) (stockade.Order, error) {
 		r, ok := pl.targets[id]
 		switch {
-		case !ok:
+		case !ok || !c.actor.Sees(r.Owner):
 			return stockade.Order{}, refuse(stockade.ENotFound, "reservation %q not found", id)
 		case confirmed[id].ID != "":
 			return confirmed[id], nil
 		case r.Status != stockade.Held:
 			return notHeld(ctx, tx, r)
 		}
-		o, rows, err := confirmHeld(ctx, tx, r, now)
+		o, rows, err := confirmHeld(ctx, tx, r, c.actor.Name, now)
 		if err != nil {
 			return stockade.Order{}, err
 		}
@@ -216,20 +216,20 @@ func (e *Engine) decide(ctx context.Context, tx stockade.Tx, batch []*pending) (
 			return nil, err
 		}
 		if p.checkout {
-			o.ord = stockade.Order{ID: newID("ord"), Status: stockade.Committed, CreatedAt: now, Lines: p.r.lines, Allocations: allocs}
-			w.orders, w.movements = append(w.orders, o.ord), append(w.movements, movements(allocs, stockade.MoveCheckout, o.ord.ID, "", now)...)
+			o.ord = stockade.Order{ID: newID("ord"), Status: stockade.Committed, CreatedAt: now, Lines: p.r.lines, Allocations: allocs, Owner: p.c.actor.KeyID}
+			w.orders, w.movements = append(w.orders, o.ord), append(w.movements, movements(allocs, stockade.MoveCheckout, o.ord.ID, "", p.c.actor.Name, now)...)
 			return o.ord, nil
 		}
 		o.res = stockade.Reservation{ID: newID("res"), Status: stockade.Held, CreatedAt: now,
-			ExpiresAt: now.Add(p.r.ttl), Lines: p.r.lines, Allocations: allocs}
-		w.reservations, w.movements = append(w.reservations, o.res), append(w.movements, movements(allocs, stockade.MoveReserve, o.res.ID, "", now)...)
+			ExpiresAt: now.Add(p.r.ttl), Lines: p.r.lines, Allocations: allocs, Owner: p.c.actor.KeyID}
+		w.reservations, w.movements = append(w.reservations, o.res), append(w.movements, movements(allocs, stockade.MoveReserve, o.res.ID, "", p.c.actor.Name, now)...)
 		return o.res, nil
 	}
 	for i, p := range batch {
 		o := &out[i]
 		idem := p.c.idem
 		if idem != nil {
-			rec, ok := records[idem.Key]
+			rec, ok := records[p.c.key]
 			replay, err := e.admit(p.c.op, idem, rec, ok, now)
 			if o.err = err; err == nil && replay {
 				o.replayed = true
@@ -245,7 +245,7 @@ func (e *Engine) decide(ctx context.Context, tx stockade.Tx, batch []*pending) (
 		}
 		var result any
 		if p.r == nil {
-			o.ord, o.err = confirm(p.confirm)
+			o.ord, o.err = confirm(p.c, p.confirm)
 			result = o.ord
 		} else {
 			result, o.err = place(p, o)
@@ -258,11 +258,11 @@ func (e *Engine) decide(ctx context.Context, tx stockade.Tx, batch []*pending) (
 		}
 		// Recorded with the batch, and replayed to a later call of the
 		// batch with the key.
-		rec, err := e.record(p.c.op, idem, result)
+		rec, err := e.record(p.c.op, p.c.key, idem, result)
 		if err != nil {
 			return nil, err
 		}
-		w.records, records[idem.Key] = append(w.records, rec), rec
+		w.records, records[p.c.key] = append(w.records, rec), rec
 	}
 	if err := e.commit(ctx, tx, pl, w); err != nil {
 		return nil, err
@@ -298,7 +298,7 @@ func idempotencyRecords(ctx context.Context, tx stockade.Tx, batch []*pending) (
 	var keys []string
 	for _, p := range batch {
 		if p.c.idem != nil {
-			keys = append(keys, p.c.idem.Key)
+			keys = append(keys, p.c.key)
 		}
 	}
 	records := map[string]stockade.IdempotencyRecord{}

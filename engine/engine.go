@@ -323,8 +323,12 @@ type call struct {
 	start    time.Time
 	attempts int
 	retries  int // attempts beyond the first of a transaction (see retry)
-	// idem is the call's idempotency key, or nil (see once).
+	// idem is the call's idempotency key, or nil (see once), and key the
+	// key its record is stored under (see recordKey).
 	idem *stockade.Idempotency
+	key  string
+	// actor is who makes the call: the zero Actor for the service's own.
+	actor stockade.Actor
 	// replayed: the call's last transaction found its key's stored result
 	// and did nothing else.
 	replayed bool
@@ -339,6 +343,7 @@ func run[T any](e *Engine, ctx context.Context, op string, idem *stockade.Idempo
 	ctx, cancel := context.WithTimeout(ctx, e.opts.Timeout)
 	defer cancel()
 	c := &call{e: e, op: op, start: time.Now(), idem: idem}
+	c.actor, _ = stockade.ActorFrom(ctx)
 	var (
 		v   T
 		err error
@@ -346,6 +351,7 @@ func run[T any](e *Engine, ctx context.Context, op string, idem *stockade.Idempo
 	if idem != nil {
 		idem.Replayed = false
 		err = stockade.ValidateIdempotencyKey("idempotency key", idem.Key)
+		c.key = recordKey(c.actor.KeyID, idem.Key)
 	}
 	if err == nil {
 		v, err = fn(ctx, c)

@@ -39,7 +39,7 @@ func (e *Engine) Confirm(ctx context.Context, id string, idem *stockade.Idempote
 			expired = time.Time{}
 			o, err = once(ctx, c, tx, func() (stockade.Order, error) {
 				now := e.now()
-				r, err := tx.Reservation(ctx, id, true)
+				r, err := c.reservation(ctx, tx, id, true)
 				if err != nil {
 					return stockade.Order{}, err
 				}
@@ -56,7 +56,7 @@ func (e *Engine) Confirm(ctx context.Context, id string, idem *stockade.Idempote
 				if err := shift(ctx, tx, r.Allocations, stockade.MoveConfirm); err != nil {
 					return stockade.Order{}, err
 				}
-				o, ms, err := confirmHeld(ctx, tx, r, now)
+				o, ms, err := confirmHeld(ctx, tx, r, c.actor.Name, now)
 				if err != nil {
 					return stockade.Order{}, err
 				}
@@ -102,10 +102,11 @@ func expiredErr(id string, at time.Time) error {
 	return refuse(stockade.EReservationExpired, "reservation %q expired at %s", id, at.Format(time.RFC3339))
 }
 
-// confirmHeld confirms r, a held, unlapsed reservation whose row tx holds:
-// it sets r's status and returns its order and ledger rows, for the caller
-// to insert; the caller moves the levels' counters as the rows say.
-func confirmHeld(ctx context.Context, tx stockade.Tx, r stockade.Reservation, now time.Time) (stockade.Order, []stockade.Movement, error) {
+// confirmHeld confirms r, a held, unlapsed reservation whose row tx holds,
+// for the actor named by: it sets r's status and returns its order (owned
+// by r's owner) and ledger rows, for the caller to insert; the caller
+// moves the levels' counters as the rows say.
+func confirmHeld(ctx context.Context, tx stockade.Tx, r stockade.Reservation, by string, now time.Time) (stockade.Order, []stockade.Movement, error) {
 	o := stockade.Order{
 		ID:            newID("ord"),
 		Status:        stockade.Committed,
@@ -113,11 +114,12 @@ func confirmHeld(ctx context.Context, tx stockade.Tx, r stockade.Reservation, no
 		Lines:         r.Lines,
 		Allocations:   r.Allocations,
 		ReservationID: r.ID,
+		Owner:         r.Owner,
 	}
 	if ok, err := tx.SetReservationStatus(ctx, r.ID, stockade.Held, stockade.Confirmed, o.ID); err != nil || !ok {
 		return stockade.Order{}, nil, statusErr(err, "reservation", r.ID)
 	}
-	return o, movements(r.Allocations, stockade.MoveConfirm, o.ID, "confirm reservation "+r.ID, now), nil
+	return o, movements(r.Allocations, stockade.MoveConfirm, o.ID, "confirm reservation "+r.ID, by, now), nil
 }
 
 // Release implements stockade.Service: a held reservation's stock goes
@@ -136,7 +138,7 @@ func (e *Engine) Release(ctx context.Context, id string, idem *stockade.Idempote
 		err := c.update(ctx, func(tx stockade.Tx) (err error) {
 			r, err = once(ctx, c, tx, func() (stockade.Reservation, error) {
 				now := e.now()
-				r, err := tx.Reservation(ctx, id, true)
+				r, err := c.reservation(ctx, tx, id, true)
 				if err != nil {
 					return r, err
 				}
@@ -157,7 +159,7 @@ func (e *Engine) Release(ctx context.Context, id string, idem *stockade.Idempote
 					if ok, err := tx.SetReservationStatus(ctx, id, stockade.Held, stockade.Released, ""); err != nil || !ok {
 						return r, statusErr(err, "reservation", id)
 					}
-					if err := tx.AppendMovements(ctx, movements(r.Allocations, stockade.MoveRelease, id, "", now)...); err != nil {
+					if err := tx.AppendMovements(ctx, movements(r.Allocations, stockade.MoveRelease, id, "", c.actor.Name, now)...); err != nil {
 						return r, err
 					}
 					r.Status = stockade.Released
@@ -199,7 +201,7 @@ func (e *Engine) finishOrder(ctx context.Context, op, id string, idem *stockade.
 		err := c.update(ctx, func(tx stockade.Tx) (err error) {
 			o, err = once(ctx, c, tx, func() (stockade.Order, error) {
 				now := e.now()
-				o, err := tx.Order(ctx, id, true)
+				o, err := c.order(ctx, tx, id, true)
 				if err != nil {
 					return o, err
 				}
@@ -216,7 +218,7 @@ func (e *Engine) finishOrder(ctx context.Context, op, id string, idem *stockade.
 				if ok, err := tx.SetOrderStatus(ctx, id, stockade.Committed, to); err != nil || !ok {
 					return o, statusErr(err, "order", id)
 				}
-				if err := tx.AppendMovements(ctx, movements(o.Allocations, kind, id, "", now)...); err != nil {
+				if err := tx.AppendMovements(ctx, movements(o.Allocations, kind, id, "", c.actor.Name, now)...); err != nil {
 					return o, err
 				}
 				o.Status = to
@@ -299,7 +301,7 @@ func (e *Engine) SetStock(ctx context.Context, k stockade.Key, onHand int64, exp
 					return l, conflictf("%s changed while being set", k)
 				}
 				m := stockade.Movement{At: now, SKU: k.SKU, Location: k.Location, Kind: stockade.MoveSet,
-					Delta: stockade.Delta{OnHand: l.OnHand - old.OnHand}, Reason: fmt.Sprintf("set to %d", onHand)}
+					Delta: stockade.Delta{OnHand: l.OnHand - old.OnHand}, Reason: fmt.Sprintf("set to %d", onHand), Actor: c.actor.Name}
 				return l, tx.AppendMovements(ctx, m)
 			})
 			return err
@@ -334,7 +336,7 @@ func (e *Engine) AdjustStock(ctx context.Context, k stockade.Key, delta int64, r
 					}
 				}
 				m := stockade.Movement{At: now, SKU: k.SKU, Location: k.Location, Kind: stockade.MoveAdjust,
-					Delta: stockade.Delta{OnHand: delta}, Reason: reason}
+					Delta: stockade.Delta{OnHand: delta}, Reason: reason, Actor: c.actor.Name}
 				return l, tx.AppendMovements(ctx, m)
 			})
 			return err
@@ -546,7 +548,7 @@ func (e *Engine) Reservation(ctx context.Context, id string) (stockade.Reservati
 		var r stockade.Reservation
 		err := c.view(ctx, func(tx stockade.Tx) error {
 			var err error
-			r, err = tx.Reservation(ctx, id, false)
+			r, err = c.reservation(ctx, tx, id, false)
 			return err
 		})
 		if err != nil {
@@ -568,7 +570,7 @@ func (e *Engine) Order(ctx context.Context, id string) (stockade.Order, error) {
 		var o stockade.Order
 		err := c.view(ctx, func(tx stockade.Tx) error {
 			var err error
-			o, err = tx.Order(ctx, id, false)
+			o, err = c.order(ctx, tx, id, false)
 			return err
 		})
 		return o, err
@@ -605,4 +607,24 @@ func (e *Engine) Movements(ctx context.Context, q stockade.MovementQuery) (stock
 		}
 		return page, nil
 	})
+}
+
+// reservation reads the reservation id in tx, locking its row with lock,
+// if the call's actor may see it: one of another storefront key is
+// ENotFound, as a missing one is, so that its existence does not show.
+func (c *call) reservation(ctx context.Context, tx stockade.Tx, id string, lock bool) (stockade.Reservation, error) {
+	r, err := tx.Reservation(ctx, id, lock)
+	if err == nil && !c.actor.Sees(r.Owner) {
+		return stockade.Reservation{}, refuse(stockade.ENotFound, "reservation %q not found", id)
+	}
+	return r, err
+}
+
+// order reads the order id as reservation reads a reservation.
+func (c *call) order(ctx context.Context, tx stockade.Tx, id string, lock bool) (stockade.Order, error) {
+	o, err := tx.Order(ctx, id, lock)
+	if err == nil && !c.actor.Sees(o.Owner) {
+		return stockade.Order{}, refuse(stockade.ENotFound, "order %q not found", id)
+	}
+	return o, err
 }

@@ -36,7 +36,7 @@ func once[T any](ctx context.Context, c *call, tx stockade.Tx, fn func() (T, err
 	if c.idem == nil {
 		return fn()
 	}
-	rec, ok, err := tx.Idempotency(ctx, c.idem.Key)
+	rec, ok, err := tx.Idempotency(ctx, c.key)
 	if err != nil {
 		return v, err
 	}
@@ -53,7 +53,7 @@ func once[T any](ctx context.Context, c *call, tx stockade.Tx, fn func() (T, err
 	if v, err = fn(); err != nil {
 		return v, err
 	}
-	r, err := c.e.record(c.op, c.idem, v)
+	r, err := c.e.record(c.op, c.key, c.idem, v)
 	if err != nil {
 		return v, err
 	}
@@ -77,14 +77,26 @@ func (e *Engine) admit(op string, idem *stockade.Idempotency, rec stockade.Idemp
 	return true, nil
 }
 
-// record returns the record that stores v, the result of a call of op
-// with idem.
-func (e *Engine) record(op string, idem *stockade.Idempotency, v any) (stockade.IdempotencyRecord, error) {
+// record returns the record, under the stored key key, that stores v,
+// the result of a call of op with idem.
+func (e *Engine) record(op, key string, idem *stockade.Idempotency, v any) (stockade.IdempotencyRecord, error) {
 	result, err := json.Marshal(v)
 	if err != nil {
 		return stockade.IdempotencyRecord{}, fmt.Errorf("engine: encode the result of %s for idempotency key %q: %w", op, idem.Key, err)
 	}
-	return stockade.IdempotencyRecord{Key: idem.Key, Op: op, Fingerprint: idem.Fingerprint, Result: result, CreatedAt: e.now()}, nil
+	return stockade.IdempotencyRecord{Key: key, Op: op, Fingerprint: idem.Fingerprint, Result: result, CreatedAt: e.now()}, nil
+}
+
+// recordKey is the key under which the record of a call with the
+// idempotency key key, made by the actor of the API key keyID, is
+// stored: key itself for a call without an API key, else keyID, a unit
+// separator (which a key, being printable ASCII, cannot hold) and key.
+// Two API keys' calls with the same idempotency key are two operations.
+func recordKey(keyID, key string) string {
+	if keyID == "" {
+		return key
+	}
+	return keyID + "\x1f" + key
 }
 
 // recall decodes the result stored in rec into dst.

@@ -33,10 +33,10 @@ func (e *Engine) Reserve(ctx context.Context, req stockade.ReserveRequest, idem 
 					return stockade.Reservation{}, err
 				}
 				res := stockade.Reservation{ID: newID("res"), Status: stockade.Held, CreatedAt: now,
-					ExpiresAt: now.Add(r.ttl), Lines: r.lines, Allocations: allocs}
+					ExpiresAt: now.Add(r.ttl), Lines: r.lines, Allocations: allocs, Owner: c.actor.KeyID}
 				return res, e.commit(ctx, tx, p, writes{
 					reservations: []stockade.Reservation{res},
-					movements:    movements(allocs, stockade.MoveReserve, res.ID, "", now),
+					movements:    movements(allocs, stockade.MoveReserve, res.ID, "", c.actor.Name, now),
 					fences:       fences,
 				})
 			})
@@ -69,10 +69,10 @@ func (e *Engine) Checkout(ctx context.Context, req stockade.ReserveRequest, idem
 				if err != nil {
 					return stockade.Order{}, err
 				}
-				o := stockade.Order{ID: newID("ord"), Status: stockade.Committed, CreatedAt: now, Lines: r.lines, Allocations: allocs}
+				o := stockade.Order{ID: newID("ord"), Status: stockade.Committed, CreatedAt: now, Lines: r.lines, Allocations: allocs, Owner: c.actor.KeyID}
 				return o, e.commit(ctx, tx, p, writes{
 					orders:    []stockade.Order{o},
-					movements: movements(allocs, stockade.MoveCheckout, o.ID, "", now),
+					movements: movements(allocs, stockade.MoveCheckout, o.ID, "", c.actor.Name, now),
 					fences:    fences,
 				})
 			})
@@ -581,11 +581,12 @@ func moved(kind stockade.MovementKind, q int64) stockade.Delta {
 	return stockade.Delta{OnHand: u.OnHand * q, Reserved: u.Reserved * q, Committed: u.Committed * q}
 }
 
-// movements returns one ledger row of kind per allocation.
-func movements(allocs []stockade.Allocation, kind stockade.MovementKind, ref, reason string, at time.Time) []stockade.Movement {
+// movements returns one ledger row of kind per allocation, made by the
+// actor named by (see stockade.Movement.Actor).
+func movements(allocs []stockade.Allocation, kind stockade.MovementKind, ref, reason, by string, at time.Time) []stockade.Movement {
 	ms := make([]stockade.Movement, len(allocs))
 	for i, a := range allocs {
-		ms[i] = stockade.Movement{At: at, SKU: a.SKU, Location: a.Location, Kind: kind, Delta: moved(kind, a.Quantity), Ref: ref, Reason: reason}
+		ms[i] = stockade.Movement{At: at, SKU: a.SKU, Location: a.Location, Kind: kind, Delta: moved(kind, a.Quantity), Ref: ref, Reason: reason, Actor: by}
 	}
 	return ms
 }

@@ -119,7 +119,7 @@ func (e *Engine) markExpired(ctx context.Context, tx stockade.Tx, rs []stockade.
 			return nil, statusErr(err, "reservation", r.ID)
 		}
 		reason := fmt.Sprintf("expired at %s", r.ExpiresAt.Format(time.RFC3339Nano))
-		ms = append(ms, movements(r.Allocations, stockade.MoveExpire, r.ID, reason, now)...)
+		ms = append(ms, movements(r.Allocations, stockade.MoveExpire, r.ID, reason, "", now)...)
 	}
 	return ms, nil
 }
