@@ -104,7 +104,7 @@ func newAPI(t *testing.T, o *apiOptions) *api {
 	if o.wrap != nil {
 		svc = o.wrap(eng)
 	}
-	srv := httptest.NewServer(NewServer(svc, log, o.server, st))
+	srv := httptest.NewServer(checkOpenAPI(t, NewServer(svc, log, o.server, st)))
 	t.Cleanup(srv.Close)
 	return &api{t: t, srv: srv, eng: eng, clock: clk, logs: logs, client: NewClient(srv.URL, srv.Client())}
 }
