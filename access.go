@@ -17,12 +17,13 @@ type Role string
 
 // The roles.
 const (
-	// RoleAdmin may do everything: locations, stock, cancelling and
-	// fulfilling orders, keys.
+	// RoleAdmin may do everything: locations, stock, any reservation or
+	// order (fulfilling orders is the admin's alone), keys.
 	RoleAdmin Role = "admin"
 	// RoleStorefront reads stock and locations, and creates, reads,
-	// confirms and releases its own reservations and orders: those of
-	// other keys do not exist for it (ENotFound).
+	// confirms and releases its own reservations, and creates, reads and
+	// cancels its own orders: those of other keys do not exist for it
+	// (ENotFound).
 	RoleStorefront Role = "storefront"
 	// RoleReader reads everything and changes nothing.
 	RoleReader Role = "reader"

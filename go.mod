@@ -11,6 +11,7 @@ require (
 	github.com/prometheus/common v0.72.0
 	github.com/rs/cors v1.11.1
 	github.com/stockade/stockade/lock v0.0.0
+	golang.org/x/time v0.16.0
 	modernc.org/sqlite v1.61.1
 )
 

@@ -77,6 +77,29 @@ func TestShapes(t *testing.T) {
 	}
 	step("movements_next_page", 200, "GET", "/v1/movements?limit=2&cursor="+url.QueryEscape(*page.NextCursor), nil)
 
+	// Reservations and orders, newest first, by status and time.
+	step("reservations", 200, "GET", "/v1/reservations?status=released&created_after=2030-01-02T00:00:00Z", nil)
+	var orders struct {
+		NextCursor *string `json:"next_cursor"`
+	}
+	if err := json.Unmarshal(step("orders_page", 200, "GET", "/v1/orders?limit=1", nil).body, &orders); err != nil || orders.NextCursor == nil {
+		t.Fatalf("first page of the orders: next_cursor %v, %v", orders.NextCursor, err)
+	}
+	step("orders_next_page", 200, "GET", "/v1/orders?limit=1&cursor="+url.QueryEscape(*orders.NextCursor), nil)
+
+	// Keys: the secret is in the answer to the creation only.
+	created := step("create_key", 201, "POST", "/v1/keys", `{"name":"audit","role":"reader","rate_limit":20}`)
+	var key struct{ ID, Secret string }
+	if err := json.Unmarshal(created.body, &key); err != nil {
+		t.Fatal(err)
+	}
+	step("keys", 200, "GET", "/v1/keys", nil)
+	forbidden := a.must(403, "PUT", "/v1/stock/widget/east", `{"on_hand":1}`, "Authorization: Bearer "+key.Secret)
+	golden(t, "problem_forbidden", "PUT /v1/stock/widget/east {\"on_hand\":1} (a reader's key)", forbidden, seen)
+	step("revoke_key", 200, "DELETE", "/v1/keys/"+key.ID, nil)
+	revoked := a.must(401, "GET", "/v1/stock/widget", nil, "Authorization: Bearer "+key.Secret)
+	golden(t, "problem_unauthenticated", "GET /v1/stock/widget (a revoked key)", revoked, seen)
+
 	step("problem_insufficient_stock", 409, "POST", "/v1/reservations", `{"lines":[{"sku":"widget","quantity":100}]}`)
 	step("problem_invalid", 400, "POST", "/v1/reservations", `{"lines":[{"sku":"widget","quantity":"2"}]}`)
 	step("problem_not_found", 404, "GET", "/v1/orders/ord_none", nil)

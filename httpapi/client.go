@@ -30,9 +30,18 @@ import (
 type Client struct {
 	base string
 	hc   *http.Client
+	key  string // sent as Authorization: Bearer, if set
 }
 
 var _ stockade.Service = (*Client)(nil)
+
+// WithKey returns a client that sends secret, an API key, with every
+// request.
+func (c *Client) WithKey(secret string) *Client {
+	cc := *c
+	cc.key = secret
+	return &cc
+}
 
 // NewClient returns a client of the server at baseURL (such as
 // "http://localhost:8080"), sending its requests through hc
@@ -65,6 +74,9 @@ func (c *Client) do(ctx context.Context, method, path string, in, out any, idem 
 	req.Header.Set("Accept", "application/json, application/problem+json")
 	if in != nil {
 		req.Header.Set("Content-Type", "application/json")
+	}
+	if c.key != "" {
+		req.Header.Set("Authorization", "Bearer "+c.key)
 	}
 	if idem != nil {
 		idem.Replayed = false
@@ -328,4 +340,59 @@ func (c *Client) AllMovements(ctx context.Context, q stockade.MovementQuery) ite
 			q.Cursor = page.Next
 		}
 	}
+}
+
+// Reservations implements stockade.Service.
+func (c *Client) Reservations(ctx context.Context, q stockade.ListQuery) (stockade.ReservationPage, error) {
+	var out reservationsJSON
+	err := c.do(ctx, http.MethodGet, listPath("/v1/reservations", q), nil, &out, nil)
+	return out.domain(), err
+}
+
+// Orders implements stockade.Service.
+func (c *Client) Orders(ctx context.Context, q stockade.ListQuery) (stockade.OrderPage, error) {
+	var out ordersJSON
+	err := c.do(ctx, http.MethodGet, listPath("/v1/orders", q), nil, &out, nil)
+	return out.domain(), err
+}
+
+// listPath is the path of a page of reservations or orders.
+func listPath(path string, q stockade.ListQuery) string {
+	v := url.Values{}
+	if q.Status != "" {
+		v.Set("status", q.Status)
+	}
+	if !q.CreatedAfter.IsZero() {
+		v.Set("created_after", q.CreatedAfter.Format(time.RFC3339Nano))
+	}
+	if !q.CreatedBefore.IsZero() {
+		v.Set("created_before", q.CreatedBefore.Format(time.RFC3339Nano))
+	}
+	return pagePath(path, v, q.Cursor, q.Limit)
+}
+
+// CreateKey creates an API key (an admin key's call) and returns it
+// with its secret, which no later call shows.
+func (c *Client) CreateKey(ctx context.Context, req stockade.NewKeyRequest) (stockade.APIKey, string, error) {
+	in := map[string]any{"name": req.Name, "role": req.Role}
+	if req.RateLimit != 0 {
+		in["rate_limit"] = req.RateLimit
+	}
+	var out keyJSON
+	err := c.do(ctx, http.MethodPost, "/v1/keys", in, &out, nil)
+	return out.domain(), out.Secret, err
+}
+
+// Keys returns a page of the API keys.
+func (c *Client) Keys(ctx context.Context, q stockade.KeyQuery) (stockade.KeyPage, error) {
+	var out keysJSON
+	err := c.do(ctx, http.MethodGet, pagePath("/v1/keys", url.Values{}, q.Cursor, q.Limit), nil, &out, nil)
+	return out.domain(), err
+}
+
+// RevokeKey revokes an API key.
+func (c *Client) RevokeKey(ctx context.Context, id string) (stockade.APIKey, error) {
+	var out keyJSON
+	err := c.do(ctx, http.MethodDelete, "/v1/keys/"+seg(id), nil, &out, nil)
+	return out.domain(), err
 }

@@ -21,6 +21,9 @@ var statusOf = map[string]int{
 	stockade.EReservationExpired:  http.StatusGone,
 	stockade.EIdempotencyMismatch: http.StatusUnprocessableEntity,
 	stockade.EUnavailable:         http.StatusServiceUnavailable,
+	stockade.EUnauthenticated:     http.StatusUnauthorized,
+	stockade.EForbidden:           http.StatusForbidden,
+	stockade.ERateLimited:         http.StatusTooManyRequests,
 	stockade.EInternal:            http.StatusInternalServerError,
 }
 

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"net/http"
 	"net/http/httptest"
+	"strings"
 	"testing"
 
 	"github.com/stockade/stockade"
@@ -185,6 +186,96 @@ func FuzzSKUQuery(f *testing.F) {
 		}
 		if err := q.Validate(); err != nil {
 			t.Fatalf("%q: accepted a query the domain refuses: %v", raw, err)
+		}
+	})
+}
+
+// FuzzAuthorization: the Authorization header is accepted exactly when
+// it is one "Bearer <token>" (the scheme in any case) of visible ASCII,
+// and the token taken is the header's, byte for byte; a secret's key id
+// is found only in a secret of the right shape.
+func FuzzAuthorization(f *testing.F) {
+	for _, s := range []string{
+		"Bearer stk_23ocd3aaaaaaaaaaaaaaaaaaaa_" + strings.Repeat("a", 52),
+		"bearer abc", "Bearer  abc", "Bearer", "Bearer ", "Basic dXNlcjpwYXNz", "Bearer a b", "Bearer \x7f",
+		"Bearer stk__x", "Bearer stk_a_b", "BEARER stk_" + strings.Repeat("z", 400),
+	} {
+		f.Add(s, false)
+	}
+	f.Add("Bearer abc", true)
+	f.Fuzz(func(t *testing.T, value string, twice bool) {
+		h := http.Header{}
+		h.Add("Authorization", value)
+		if twice {
+			h.Add("Authorization", value)
+		}
+		token, err := bearer(h)
+		scheme, rest, _ := strings.Cut(value, " ")
+		rest = strings.TrimLeft(rest, " ")
+		visible := rest != "" && len(rest) <= maxSecretLength && !strings.ContainsFunc(rest, func(r rune) bool { return r <= ' ' || r > '~' })
+		switch want := !twice && strings.EqualFold(scheme, "Bearer") && visible; {
+		case want && (err != nil || token != rest):
+			t.Fatalf("bearer(%q) = %q, %v; want %q", value, token, err, rest)
+		case !want && err == nil:
+			t.Fatalf("bearer(%q, twice %v) = %q, want a refusal", value, twice, token)
+		}
+		if id, ok := stockade.KeyIDOfSecret(token); ok {
+			if !strings.HasPrefix(token, "stk_"+strings.TrimPrefix(id, "key_")+"_") || stockade.ValidateID("id", id) != nil {
+				t.Fatalf("KeyIDOfSecret(%q) = %q", token, id)
+			}
+		}
+	})
+}
+
+// FuzzListQuery: the query of GET /v1/reservations and GET /v1/orders.
+func FuzzListQuery(f *testing.F) {
+	for _, s := range []string{
+		"", "status=held", "status=held&created_after=2030-01-02T03:04:05Z&limit=10",
+		"created_before=2030-01-02T03:04:05.123456%2B02:00", "created_after=yesterday", "limit=0", "limit=1001",
+		"cursor=", "status=held&status=held", "sku=x", "%zz",
+	} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, raw string) {
+		r := httptest.NewRequest(http.MethodGet, "/v1/reservations", nil)
+		r.URL.RawQuery = raw
+		q, err := listQuery(r)
+		if err != nil {
+			refused(t, err)
+			return
+		}
+		if q.Limit < 0 || q.Limit > stockade.MaxListLimit {
+			t.Fatalf("limit %d accepted", q.Limit)
+		}
+		if err := q.ValidateReservations(); err != nil {
+			refused(t, err) // a status or a time range the service refuses
+		}
+	})
+}
+
+// FuzzKeyBody: the body of POST /v1/keys.
+func FuzzKeyBody(f *testing.F) {
+	for _, s := range []string{
+		`{"name":"shop","role":"storefront"}`, `{"name":"shop","role":"storefront","rate_limit":2.5}`,
+		`{"name":"x","role":"root"}`, `{"name":"","role":"admin"}`, `{"role":"admin"}`,
+		`{"name":"x","role":"admin","rate_limit":-1}`, `{"name":"x","role":"admin","rate_limit":1e309}`,
+		`{"name":"x","role":"admin","secret":"mine"}`,
+	} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		body, err := decodeInto[keyBody](data)
+		if err != nil {
+			refused(t, err)
+			return
+		}
+		req, err := body.request()
+		if err != nil {
+			refused(t, err)
+			return
+		}
+		if req.Validate() != nil || req.Name != *body.Name || string(req.Role) != *body.Role {
+			t.Fatalf("accepted %s as %+v", data, req)
 		}
 	})
 }

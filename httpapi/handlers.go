@@ -228,3 +228,81 @@ func (s *Server) movements(w http.ResponseWriter, r *http.Request) {
 		return s.svc.Movements(ctx, q)
 	})
 }
+
+func viewReservations(p stockade.ReservationPage) any { return toReservations(p) }
+func viewOrders(p stockade.OrderPage) any             { return toOrders(p) }
+func viewKey(k stockade.APIKey) any                   { return toKey(k) }
+func viewKeys(p stockade.KeyPage) any                 { return toKeys(p) }
+
+func (s *Server) listReservations(w http.ResponseWriter, r *http.Request) {
+	q, err := listQuery(r)
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	call(s, w, r, nil, http.StatusOK, viewReservations, func(ctx context.Context, _ *stockade.Idempotency) (stockade.ReservationPage, error) {
+		return s.svc.Reservations(ctx, q)
+	})
+}
+
+func (s *Server) listOrders(w http.ResponseWriter, r *http.Request) {
+	q, err := listQuery(r)
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	call(s, w, r, nil, http.StatusOK, viewOrders, func(ctx context.Context, _ *stockade.Idempotency) (stockade.OrderPage, error) {
+		return s.svc.Orders(ctx, q)
+	})
+}
+
+// createKey creates an API key. It is not idempotent by Idempotency-Key,
+// which would mean keeping the secret to replay it: the key's name is
+// unique, so a retry of a creation that went through is refused (409),
+// and the key can be revoked and made again under another name.
+func (s *Server) createKey(w http.ResponseWriter, r *http.Request) {
+	var in keyBody
+	if _, ok := s.input(w, r, &in); !ok {
+		return
+	}
+	if r.Header.Get(headerIdempotencyKey) != "" {
+		s.writeError(w, r, invalidf("Idempotency-Key: not taken by POST /v1/keys, whose secret is shown once; a repeated name is refused instead"))
+		return
+	}
+	req, err := in.request()
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	k, secret, err := s.opts.keyService().CreateKey(r.Context(), req)
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	out := toKey(k)
+	out.Secret = secret
+	writeJSON(w, http.StatusCreated, out)
+}
+
+func (s *Server) listKeys(w http.ResponseWriter, r *http.Request) {
+	q, err := keyQuery(r)
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	call(s, w, r, nil, http.StatusOK, viewKeys, func(ctx context.Context, _ *stockade.Idempotency) (stockade.KeyPage, error) {
+		return s.opts.keyService().Keys(ctx, q)
+	})
+}
+
+// revokeKey revokes a key, and forgets it at once here; other instances
+// trust it until their cache entry ends (Options.KeyCacheTTL).
+func (s *Server) revokeKey(w http.ResponseWriter, r *http.Request) {
+	byID(s, w, r, viewKey, func(ctx context.Context, id string, _ *stockade.Idempotency) (stockade.APIKey, error) {
+		k, err := s.opts.keyService().RevokeKey(ctx, id)
+		if err == nil {
+			s.keys.forget(id)
+		}
+		return k, err
+	})
+}

@@ -76,6 +76,10 @@ type api struct {
 
 type apiOptions struct {
 	server *Options
+	// keyed: requests without an API key are refused. Otherwise the
+	// server is open (Options.Open), and requests that carry no key act
+	// as the service.
+	keyed bool
 	// wrap, if set, stands between the server and the engine.
 	wrap func(stockade.Service) stockade.Service
 }
@@ -104,7 +108,12 @@ func newAPI(t *testing.T, o *apiOptions) *api {
 	if o.wrap != nil {
 		svc = o.wrap(eng)
 	}
-	srv := httptest.NewServer(checkOpenAPI(t, NewServer(svc, log, o.server, st)))
+	opts := Options{Keys: eng, Open: !o.keyed}
+	if o.server != nil {
+		opts = *o.server
+		opts.Keys, opts.Open = eng, !o.keyed
+	}
+	srv := httptest.NewServer(checkOpenAPI(t, NewServer(svc, log, &opts, st)))
 	t.Cleanup(srv.Close)
 	return &api{t: t, srv: srv, eng: eng, clock: clk, logs: logs, client: NewClient(srv.URL, srv.Client())}
 }
@@ -218,12 +227,30 @@ func (a *api) snapshot() string {
 	return string(stock.body) + string(ledger.body)
 }
 
-// ids matches the engine's random record ids.
-var ids = regexp.MustCompile(`\b(res|ord)_[a-z2-7]{26}\b`)
+// ids matches the engine's random record ids and key secrets.
+var ids = regexp.MustCompile(`\b(res|ord|key)_[a-z2-7]{26}\b|\bstk_[a-z2-7]{26}_[a-z2-7]{52}\b`)
 
-// rename replaces the random ids in s with res_1, ord_1, … in order of
-// first appearance, using and extending seen.
+// cursors matches the cursors of lists, in a body and in a query: some
+// hold random ids.
+var cursors = regexp.MustCompile(`("next_cursor":"|cursor=)([A-Za-z0-9_-]+)`)
+
+// rename replaces the random ids in s with res_1, ord_1, … and the
+// cursors with cursor_1, … in order of first appearance, using and
+// extending seen.
 func rename(s string, seen map[string]string) string {
+	s = cursors.ReplaceAllStringFunc(s, func(m string) string {
+		sub := cursors.FindStringSubmatch(m)
+		if _, ok := seen[sub[2]]; !ok {
+			n := 1
+			for _, v := range seen {
+				if strings.HasPrefix(v, "cursor_") {
+					n++
+				}
+			}
+			seen[sub[2]] = fmt.Sprintf("cursor_%d", n)
+		}
+		return sub[1] + seen[sub[2]]
+	})
 	return ids.ReplaceAllStringFunc(s, func(id string) string {
 		if r, ok := seen[id]; ok {
 			return r

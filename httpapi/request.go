@@ -452,6 +452,71 @@ func skuQuery(r *http.Request) (stockade.SKUQuery, error) {
 	return q, err
 }
 
+// listQuery reads the query of GET /v1/reservations and GET /v1/orders.
+// The status is checked by the service, which knows each list's.
+func listQuery(r *http.Request) (stockade.ListQuery, error) {
+	var q stockade.ListQuery
+	err := eachParam(r, func(name, v string) error {
+		if ok, err := pageParam(name, v, stockade.MaxListLimit, &q.Cursor, &q.Limit); ok {
+			return err
+		}
+		switch name {
+		case "status":
+			q.Status = v
+			return nil
+		case "created_after":
+			return timeParam(name, v, &q.CreatedAfter)
+		case "created_before":
+			return timeParam(name, v, &q.CreatedBefore)
+		}
+		return invalidf("query: unknown parameter %q (want status, created_after, created_before, cursor, limit)", name)
+	})
+	return q, err
+}
+
+// timeParam reads an RFC 3339 time.
+func timeParam(name, v string, t *time.Time) error {
+	at, err := time.Parse(time.RFC3339Nano, v)
+	if err != nil {
+		return invalidf("%s: want an RFC 3339 time such as 2030-01-02T03:04:05Z, got %q", name, v)
+	}
+	*t = at
+	return nil
+}
+
+// keyQuery reads the query of GET /v1/keys.
+func keyQuery(r *http.Request) (stockade.KeyQuery, error) {
+	var q stockade.KeyQuery
+	err := eachParam(r, func(name, v string) error {
+		if ok, err := pageParam(name, v, stockade.MaxKeyLimit, &q.Cursor, &q.Limit); ok {
+			return err
+		}
+		return invalidf("query: unknown parameter %q (want cursor, limit)", name)
+	})
+	return q, err
+}
+
+// keyBody is the body of POST /v1/keys.
+type keyBody struct {
+	Name      *string  `json:"name"`
+	Role      *string  `json:"role"`
+	RateLimit *float64 `json:"rate_limit"`
+}
+
+func (b keyBody) request() (stockade.NewKeyRequest, error) {
+	switch {
+	case b.Name == nil:
+		return stockade.NewKeyRequest{}, required("name")
+	case b.Role == nil:
+		return stockade.NewKeyRequest{}, required("role")
+	}
+	req := stockade.NewKeyRequest{Name: *b.Name, Role: stockade.Role(*b.Role)}
+	if b.RateLimit != nil {
+		req.RateLimit = *b.RateLimit
+	}
+	return req, req.Validate()
+}
+
 // eachParam calls set with every parameter of r's query, in name order.
 // It refuses a query that does not parse, or that gives a parameter more
 // than once.

@@ -1,38 +1,58 @@
 package httpapi
 
-// routes registers the whole API. Keep it on one page.
+import "net/http"
+
+// route is one route of the API: its pattern, the roles of the keys that
+// may call it (auth.go), and its handler.
+type route struct {
+	pattern string
+	access  access
+	handler func(*Server, http.ResponseWriter, *http.Request)
+}
+
+// routeTable is the whole API. Keep it on one page.
 //
 // Every answer is JSON; every error is an RFC 9457 problem document
 // (application/problem+json) with a stable code (errors.go). Mutating
-// requests accept an Idempotency-Key header (idempotency.go).
-func (s *Server) routes() {
+// requests accept an Idempotency-Key header (idempotency.go), scoped to
+// the API key. A storefront key sees only the reservations and orders it
+// created: those of other keys answer 404.
+var routeTable = []route{
 	// Locations and stock levels.
-	s.handle("PUT /v1/locations/{id}", s.putLocation)                 // {name, lat, lon} → location, 200
-	s.handle("GET /v1/locations/{id}", s.getLocation)                 // → location
-	s.handle("GET /v1/locations", s.listLocations)                    // ?cursor=&limit= → {locations, next_cursor?}
-	s.handle("PUT /v1/stock/{sku}/{location}", s.setStock)            // {on_hand, expected_version?} → level, 200
-	s.handle("POST /v1/stock/{sku}/{location}/adjust", s.adjustStock) // {delta, reason} → level, 200
-	s.handle("GET /v1/stock/{sku}", s.getStock)                       // → {sku, levels, totals}
-	s.handle("GET /v1/stock", s.listSKUs)                             // ?prefix=&cursor=&limit= → {skus: [{sku, totals}], next_cursor?}
+	{"PUT /v1/locations/{id}", admins, (*Server).putLocation},                 // {name, lat, lon} → location, 200
+	{"GET /v1/locations/{id}", anyRole, (*Server).getLocation},                // → location
+	{"GET /v1/locations", anyRole, (*Server).listLocations},                   // ?cursor=&limit= → {locations, next_cursor?}
+	{"PUT /v1/stock/{sku}/{location}", admins, (*Server).setStock},            // {on_hand, expected_version?} → level, 200
+	{"POST /v1/stock/{sku}/{location}/adjust", admins, (*Server).adjustStock}, // {delta, reason} → level, 200
+	{"GET /v1/stock/{sku}", anyRole, (*Server).getStock},                      // → {sku, levels, totals}
+	{"GET /v1/stock", anyRole, (*Server).listSKUs},                            // ?prefix=&cursor=&limit= → {skus: [{sku, totals}], next_cursor?}
 
 	// Reservations: hold, then confirm (→ order) or release; they expire
 	// on their own.
-	s.handle("POST /v1/reservations", s.reserve)              // {lines, ttl_seconds?, ship_to?} → reservation, 201
-	s.handle("GET /v1/reservations/{id}", s.getReservation)   // → reservation
-	s.handle("POST /v1/reservations/{id}/confirm", s.confirm) // → order, 200
-	s.handle("DELETE /v1/reservations/{id}", s.release)       // → reservation, 200
+	{"POST /v1/reservations", shoppers, (*Server).reserve},              // {lines, ttl_seconds?, ship_to?} → reservation, 201
+	{"GET /v1/reservations", anyRole, (*Server).listReservations},       // ?status=&created_after=&created_before=&cursor=&limit= → {reservations, next_cursor?}
+	{"GET /v1/reservations/{id}", anyRole, (*Server).getReservation},    // → reservation
+	{"POST /v1/reservations/{id}/confirm", shoppers, (*Server).confirm}, // → order, 200
+	{"DELETE /v1/reservations/{id}", shoppers, (*Server).release},       // → reservation, 200
 
 	// Orders: direct checkout, cancel (restock), fulfill (ship).
-	s.handle("POST /v1/orders", s.checkout)                  // {lines, ship_to?} → order, 201
-	s.handle("GET /v1/orders/{id}", s.getOrder)              // → order
-	s.handle("POST /v1/orders/{id}/cancel", s.cancelOrder)   // → order, 200
-	s.handle("POST /v1/orders/{id}/fulfill", s.fulfillOrder) // → order, 200
+	{"POST /v1/orders", shoppers, (*Server).checkout},                // {lines, ship_to?} → order, 201
+	{"GET /v1/orders", anyRole, (*Server).listOrders},                // ?status=&created_after=&created_before=&cursor=&limit= → {orders, next_cursor?}
+	{"GET /v1/orders/{id}", anyRole, (*Server).getOrder},             // → order
+	{"POST /v1/orders/{id}/cancel", shoppers, (*Server).cancelOrder}, // → order, 200
+	{"POST /v1/orders/{id}/fulfill", admins, (*Server).fulfillOrder}, // → order, 200
 
 	// The ledger.
-	s.handle("GET /v1/movements", s.movements) // ?sku=&location=&ref=&cursor=&limit= → {movements, next_cursor?}
+	{"GET /v1/movements", auditors, (*Server).movements}, // ?sku=&location=&ref=&cursor=&limit= → {movements, next_cursor?}
 
-	// Operations.
-	s.handle("GET /healthz", s.healthz) // the process answers
-	s.handle("GET /readyz", s.readyz)   // and so do its dependencies
-	s.handle("GET /metrics", s.metrics) // Prometheus text format
+	// API keys. The secret is in the answer to its creation only.
+	{"POST /v1/keys", admins, (*Server).createKey},        // {name, role, rate_limit?} → key with secret, 201
+	{"GET /v1/keys", admins, (*Server).listKeys},          // ?cursor=&limit= → {keys, next_cursor?}
+	{"DELETE /v1/keys/{id}", admins, (*Server).revokeKey}, // → key, 200
+
+	// Operations: public.
+	{"GET /healthz", public, (*Server).healthz},      // the process answers
+	{"GET /readyz", public, (*Server).readyz},        // and so do its dependencies
+	{"GET /metrics", public, (*Server).metrics},      // Prometheus text format
+	{"GET /openapi.json", public, (*Server).openAPI}, // this API, described in OpenAPI 3.1
 }

@@ -13,6 +13,7 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/rs/cors"
+	"golang.org/x/time/rate"
 
 	"github.com/stockade/stockade"
 )
@@ -58,6 +59,36 @@ type Options struct {
 	// headers, so browsers keep their pages out.
 	// Default: none.
 	AllowedOrigins []string
+
+	// Keys authenticates the API keys that requests send (see auth.go).
+	// Without Keys, no key is accepted.
+	Keys stockade.KeyService
+
+	// Open lets requests without a key through, as the service itself:
+	// every route, everything visible. A request that sends a key is
+	// still checked as usual. Only for a server that nothing untrusted
+	// can reach; `stockade serve -open` allows it on loopback only.
+	// Default: false.
+	Open bool
+
+	// KeyCacheTTL is how long a key that authenticated is trusted
+	// without asking Keys again. A key revoked through this server stops
+	// working at once; one revoked elsewhere (the CLI, another instance)
+	// within KeyCacheTTL.
+	// Default: 10s.
+	KeyCacheTTL time.Duration
+
+	// RateLimit is each key's request rate, in requests per second, for
+	// keys that have no rate of their own; requests over it are answered
+	// 429 with Retry-After. Negative: no limit.
+	// Default: 100.
+	RateLimit float64
+
+	// RateBurst is how many requests a key at RateLimit may make at once
+	// (its token bucket's size). A key with a rate of its own may make
+	// twice its rate.
+	// Default: twice RateLimit, at least 1.
+	RateBurst int
 }
 
 func (o *Options) withDefaults() Options {
@@ -77,6 +108,12 @@ func (o *Options) withDefaults() Options {
 	if out.RequestLogLevel == nil {
 		out.RequestLogLevel = slog.LevelDebug
 	}
+	if out.KeyCacheTTL <= 0 {
+		out.KeyCacheTTL = 10 * time.Second
+	}
+	if out.RateLimit == 0 {
+		out.RateLimit = 100
+	}
 	return out
 }
 
@@ -91,6 +128,8 @@ type Server struct {
 	// allowed.
 	handler http.Handler
 	m       serverMetrics
+	keys    keyCache
+	limits  rateLimits
 }
 
 // NewServer returns the API over svc. /readyz answers 200 only while every
@@ -98,7 +137,11 @@ type Server struct {
 func NewServer(svc stockade.Service, log *slog.Logger, opts *Options, ready ...Pinger) *Server {
 	s := &Server{svc: svc, log: log, opts: opts.withDefaults(), ready: ready, mux: http.NewServeMux()}
 	s.m = newServerMetrics(s.opts.Registry, log)
-	s.routes()
+	s.keys = keyCache{ttl: s.opts.KeyCacheTTL, m: map[string]cachedKey{}}
+	s.limits = rateLimits{m: map[string]*rate.Limiter{}}
+	for _, rt := range routeTable {
+		s.mux.HandleFunc(rt.pattern, s.guard(rt))
+	}
 	s.handler = s.mux
 	if len(s.opts.AllowedOrigins) > 0 {
 		s.handler = cors.New(cors.Options{
@@ -112,8 +155,36 @@ func NewServer(svc stockade.Service, log *slog.Logger, opts *Options, ready ...P
 	return s
 }
 
-// handle registers a route.
-func (s *Server) handle(pattern string, h http.HandlerFunc) { s.mux.HandleFunc(pattern, h) }
+// keyService returns Keys, or, if there is none, one that has no keys.
+func (o *Options) keyService() stockade.KeyService {
+	if o.Keys == nil {
+		return noKeys{}
+	}
+	return o.Keys
+}
+
+// noKeys is the KeyService of a server without one.
+type noKeys struct{}
+
+func (noKeys) refuse() error {
+	return stockade.Errorf(stockade.EInvalidState, "this server keeps no API keys")
+}
+
+func (n noKeys) CreateKey(context.Context, stockade.NewKeyRequest) (stockade.APIKey, string, error) {
+	return stockade.APIKey{}, "", n.refuse()
+}
+
+func (n noKeys) Keys(context.Context, stockade.KeyQuery) (stockade.KeyPage, error) {
+	return stockade.KeyPage{}, nil
+}
+
+func (n noKeys) RevokeKey(_ context.Context, id string) (stockade.APIKey, error) {
+	return stockade.APIKey{}, stockade.Errorf(stockade.ENotFound, fmt.Sprintf("api key %q not found", id))
+}
+
+func (n noKeys) Authenticate(context.Context, string) (stockade.APIKey, error) {
+	return stockade.APIKey{}, stockade.Errorf(stockade.EUnauthenticated, "this server takes no API keys")
+}
 
 // ServeHTTP implements http.Handler: it gives the request an id, bounds
 // its time, routes it, answers unknown routes and methods with problem

@@ -124,7 +124,7 @@ func TestRequestIDs(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			var logs bytes.Buffer
 			log := slog.New(slog.NewTextHandler(&logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
-			s := NewServer(failingStock{}, log, nil)
+			s := NewServer(failingStock{}, log, &Options{Open: true})
 			req := httptest.NewRequest("GET", "/v1/stock/widget", nil)
 			req.RemoteAddr = "192.0.2.7:51234"
 			for _, v := range tc.header {

@@ -62,11 +62,14 @@ type allocationJSON struct {
 type reservationJSON struct {
 	ID          string           `json:"id"`
 	Status      string           `json:"status"`
+	CreatedAt   time.Time        `json:"created_at"`
 	ExpiresAt   time.Time        `json:"expires_at"`
 	Lines       []lineJSON       `json:"lines"`
 	Allocations []allocationJSON `json:"allocations"`
 	// OrderID is set once the reservation is confirmed.
 	OrderID string `json:"order_id,omitempty"`
+	// Owner is the id of the API key that made it, if one did.
+	Owner string `json:"owner,omitempty"`
 }
 
 // orderJSON is committed stock.
@@ -79,6 +82,8 @@ type orderJSON struct {
 	// any.
 	ReservationID string    `json:"reservation_id,omitempty"`
 	CreatedAt     time.Time `json:"created_at"`
+	// Owner is the id of the API key that made it, if one did.
+	Owner string `json:"owner,omitempty"`
 }
 
 // movementJSON is a row of the ledger: the change to one level's counters.
@@ -93,6 +98,8 @@ type movementJSON struct {
 	Committed int64     `json:"committed"`
 	Ref       string    `json:"ref,omitempty"`
 	Reason    string    `json:"reason,omitempty"`
+	// Actor is the name of the API key whose call made the change.
+	Actor string `json:"actor,omitempty"`
 }
 
 // locationsJSON is the answer of GET /v1/locations: a page of
@@ -196,20 +203,20 @@ func toAllocations(as []stockade.Allocation) []allocationJSON {
 }
 
 func toReservation(r stockade.Reservation) reservationJSON {
-	return reservationJSON{ID: r.ID, Status: string(r.Status), ExpiresAt: wireTime(r.ExpiresAt),
-		Lines: toLines(r.Lines), Allocations: toAllocations(r.Allocations), OrderID: r.OrderID}
+	return reservationJSON{ID: r.ID, Status: string(r.Status), CreatedAt: wireTime(r.CreatedAt), ExpiresAt: wireTime(r.ExpiresAt),
+		Lines: toLines(r.Lines), Allocations: toAllocations(r.Allocations), OrderID: r.OrderID, Owner: r.Owner}
 }
 
 func toOrder(o stockade.Order) orderJSON {
 	return orderJSON{ID: o.ID, Status: string(o.Status), Lines: toLines(o.Lines),
-		Allocations: toAllocations(o.Allocations), ReservationID: o.ReservationID, CreatedAt: wireTime(o.CreatedAt)}
+		Allocations: toAllocations(o.Allocations), ReservationID: o.ReservationID, CreatedAt: wireTime(o.CreatedAt), Owner: o.Owner}
 }
 
 func toMovements(p stockade.MovementPage) movementsJSON {
 	out := movementsJSON{Movements: make([]movementJSON, 0, len(p.Movements)), NextCursor: p.Next}
 	for _, m := range p.Movements {
 		out.Movements = append(out.Movements, movementJSON{ID: m.ID, At: wireTime(m.At), SKU: m.SKU, Location: m.Location,
-			Kind: string(m.Kind), OnHand: m.OnHand, Reserved: m.Reserved, Committed: m.Committed, Ref: m.Ref, Reason: m.Reason})
+			Kind: string(m.Kind), OnHand: m.OnHand, Reserved: m.Reserved, Committed: m.Committed, Ref: m.Ref, Reason: m.Reason, Actor: m.Actor})
 	}
 	return out
 }
@@ -252,13 +259,13 @@ func domainAllocations(as []allocationJSON) []stockade.Allocation {
 }
 
 func (r reservationJSON) domain() stockade.Reservation {
-	return stockade.Reservation{ID: r.ID, Status: stockade.ReservationStatus(r.Status), ExpiresAt: r.ExpiresAt,
-		Lines: domainLines(r.Lines), Allocations: domainAllocations(r.Allocations), OrderID: r.OrderID}
+	return stockade.Reservation{ID: r.ID, Status: stockade.ReservationStatus(r.Status), CreatedAt: r.CreatedAt, ExpiresAt: r.ExpiresAt,
+		Lines: domainLines(r.Lines), Allocations: domainAllocations(r.Allocations), OrderID: r.OrderID, Owner: r.Owner}
 }
 
 func (o orderJSON) domain() stockade.Order {
 	return stockade.Order{ID: o.ID, Status: stockade.OrderStatus(o.Status), CreatedAt: o.CreatedAt,
-		Lines: domainLines(o.Lines), Allocations: domainAllocations(o.Allocations), ReservationID: o.ReservationID}
+		Lines: domainLines(o.Lines), Allocations: domainAllocations(o.Allocations), ReservationID: o.ReservationID, Owner: o.Owner}
 }
 
 func (ms movementsJSON) domain() stockade.MovementPage {
@@ -266,7 +273,104 @@ func (ms movementsJSON) domain() stockade.MovementPage {
 	for _, m := range ms.Movements {
 		out.Movements = append(out.Movements, stockade.Movement{ID: m.ID, At: m.At, SKU: m.SKU, Location: m.Location,
 			Kind: stockade.MovementKind(m.Kind), Delta: stockade.Delta{OnHand: m.OnHand, Reserved: m.Reserved, Committed: m.Committed},
-			Ref: m.Ref, Reason: m.Reason})
+			Ref: m.Ref, Reason: m.Reason, Actor: m.Actor})
 	}
 	return out
+}
+
+// reservationsJSON is the answer of GET /v1/reservations: a page of
+// reservations, newest first, and the opaque cursor of the next page.
+type reservationsJSON struct {
+	Reservations []reservationJSON `json:"reservations"`
+	NextCursor   string            `json:"next_cursor,omitempty"`
+}
+
+func toReservations(p stockade.ReservationPage) reservationsJSON {
+	out := reservationsJSON{Reservations: make([]reservationJSON, len(p.Reservations)), NextCursor: p.Next}
+	for i, r := range p.Reservations {
+		out.Reservations[i] = toReservation(r)
+	}
+	return out
+}
+
+func (j reservationsJSON) domain() stockade.ReservationPage {
+	p := stockade.ReservationPage{Reservations: make([]stockade.Reservation, len(j.Reservations)), Next: j.NextCursor}
+	for i, r := range j.Reservations {
+		p.Reservations[i] = r.domain()
+	}
+	return p
+}
+
+// ordersJSON is the answer of GET /v1/orders: a page of orders, newest
+// first, and the opaque cursor of the next page.
+type ordersJSON struct {
+	Orders     []orderJSON `json:"orders"`
+	NextCursor string      `json:"next_cursor,omitempty"`
+}
+
+func toOrders(p stockade.OrderPage) ordersJSON {
+	out := ordersJSON{Orders: make([]orderJSON, len(p.Orders)), NextCursor: p.Next}
+	for i, o := range p.Orders {
+		out.Orders[i] = toOrder(o)
+	}
+	return out
+}
+
+func (j ordersJSON) domain() stockade.OrderPage {
+	p := stockade.OrderPage{Orders: make([]stockade.Order, len(j.Orders)), Next: j.NextCursor}
+	for i, o := range j.Orders {
+		p.Orders[i] = o.domain()
+	}
+	return p
+}
+
+// keyJSON is an API key as the API shows it: never its hash. Secret is
+// set only in the answer to its creation.
+type keyJSON struct {
+	ID        string     `json:"id"`
+	Name      string     `json:"name"`
+	Role      string     `json:"role"`
+	RateLimit float64    `json:"rate_limit,omitempty"`
+	CreatedAt time.Time  `json:"created_at"`
+	RevokedAt *time.Time `json:"revoked_at,omitempty"`
+	Secret    string     `json:"secret,omitempty"`
+}
+
+func toKey(k stockade.APIKey) keyJSON {
+	out := keyJSON{ID: k.ID, Name: k.Name, Role: string(k.Role), RateLimit: k.RateLimit, CreatedAt: wireTime(k.CreatedAt)}
+	if k.Revoked() {
+		at := wireTime(k.RevokedAt)
+		out.RevokedAt = &at
+	}
+	return out
+}
+
+func (k keyJSON) domain() stockade.APIKey {
+	out := stockade.APIKey{ID: k.ID, Name: k.Name, Role: stockade.Role(k.Role), RateLimit: k.RateLimit, CreatedAt: k.CreatedAt}
+	if k.RevokedAt != nil {
+		out.RevokedAt = *k.RevokedAt
+	}
+	return out
+}
+
+// keysJSON is the answer of GET /v1/keys: a page of keys in id order.
+type keysJSON struct {
+	Keys       []keyJSON `json:"keys"`
+	NextCursor string    `json:"next_cursor,omitempty"`
+}
+
+func toKeys(p stockade.KeyPage) keysJSON {
+	out := keysJSON{Keys: make([]keyJSON, len(p.Keys)), NextCursor: p.Next}
+	for i, k := range p.Keys {
+		out.Keys[i] = toKey(k)
+	}
+	return out
+}
+
+func (j keysJSON) domain() stockade.KeyPage {
+	p := stockade.KeyPage{Keys: make([]stockade.APIKey, len(j.Keys)), Next: j.NextCursor}
+	for i, k := range j.Keys {
+		p.Keys[i] = k.domain()
+	}
+	return p
 }

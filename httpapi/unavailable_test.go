@@ -38,7 +38,7 @@ func TestUnreachableDatabaseIs503(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv := httptest.NewServer(NewServer(eng, log, nil, st))
+	srv := httptest.NewServer(NewServer(eng, log, &Options{Open: true}, st))
 	t.Cleanup(srv.Close)
 	a := &api{t: t, srv: srv, eng: eng, logs: logs}
 	a.seed()

@@ -24,6 +24,7 @@ type benchConfig struct {
 	opts     bench.Options // without Store, Service and Progress
 	store    *storeSpec    // nil: a temporary SQLite file
 	url      string
+	key      string // the API key sent with -url
 	asJSON   bool
 	chart    string
 	logLevel slog.Level
@@ -58,6 +59,7 @@ flags:
 	workload := fs.String("workload", bench.FlashSale, "`workload`: "+strings.Join(bench.Workloads(), ", "))
 	store := env.String("store", "STOCKADE_STORE", "", storeUsage+"\n(default: a temporary SQLite file, removed afterwards)")
 	svcURL := fs.String("url", "", "drive the running service at this base `URL` over HTTP instead of in-process engines")
+	key := env.String("key", "STOCKADE_KEY", "", "with -url: the API `key` to send: an admin's (the bench sets locations and stock), with a rate\nabove the bench's (keys create -rate-limit); none for a server started with -open")
 	strategies := fs.String("strategies", "", "comma-separated `strategies` to run, in order (default: "+strings.Join(bench.Strategies(), ",")+")")
 	clients := fs.Int("clients", 64, "concurrent clients")
 	duration := fs.Duration("duration", 10*time.Second, "how long each strategy runs")
@@ -108,8 +110,11 @@ flags:
 		if isSet(fs, "store") {
 			return fail("-store does not apply with -url: the service has its own store")
 		}
-		c.url = strings.TrimRight(*svcURL, "/")
+		c.url, c.key = strings.TrimRight(*svcURL, "/"), *key
 	} else {
+		if *key != "" {
+			return fail("-key goes with -url: in-process engines take no keys")
+		}
 		if *store != "" {
 			spec, err := parseStore(*store)
 			if err != nil {
@@ -154,7 +159,7 @@ func benchCmd(ctx context.Context, args []string, getenv func(string) string, st
 			Transport: &http.Transport{MaxIdleConnsPerHost: o.Clients, MaxIdleConns: o.Clients},
 		}
 		defer hc.CloseIdleConnections()
-		o.Service = httpapi.NewClient(c.url, hc)
+		o.Service = httpapi.NewClient(c.url, hc).WithKey(c.key)
 		o.StoreName = "service at " + redact(c.url)
 	} else {
 		spec := c.store

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/stockade/stockade"
 	"github.com/stockade/stockade/engine"
 )
 
@@ -137,8 +138,17 @@ func TestBenchPostgresAllStrategies(t *testing.T) {
 }
 
 func TestBenchURL(t *testing.T) {
-	s := startServe(t, nil, "-store", "sqlite:"+filepath.Join(t.TempDir(), "serve.db"))
-	out, err := runBench(t, nil, "-url", "http://"+s.addr, "-workload", "carts", "-requests", "100", "-clients", "4")
+	store := "sqlite:" + filepath.Join(t.TempDir(), "serve.db")
+	s := startServe(t, nil, "-open=false", "-store", store)
+	if _, err := runBench(t, nil, "-url", "http://"+s.addr, "-workload", "carts", "-requests", "10"); err == nil ||
+		!strings.Contains(err.Error(), stockade.EUnauthenticated) {
+		t.Fatalf("bench without a key: %v, want %s", err, stockade.EUnauthenticated)
+	}
+	secret, _, err := keysRun(t, "create", "-store", store, "-role", "admin", "-name", "bench", "-rate-limit", "100000")
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := runBench(t, map[string]string{"STOCKADE_KEY": strings.TrimSpace(secret)}, "-url", "http://"+s.addr, "-workload", "carts", "-requests", "100", "-clients", "4")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -168,6 +178,7 @@ func TestBenchRefusesBadInput(t *testing.T) {
 		{"url", []string{"-url", "localhost:8080"}, nil, "want http://HOST:PORT"},
 		{"url strategies", []string{"-url", "http://127.0.0.1:1", "-strategies", "atomic"}, nil, "-strategies does not apply with -url"},
 		{"url store", []string{"-url", "http://127.0.0.1:1", "-store", "sqlite:x.db"}, nil, "-store does not apply with -url"},
+		{"key without url", []string{"-key", "stk_x"}, nil, "-key goes with -url"},
 		{"ttl", []string{"-hold-ttl", "1500ms"}, nil, "-hold-ttl must be whole seconds"},
 		{"argument", []string{"extra"}, nil, "unexpected arguments"},
 		{"flag", []string{"-nope"}, nil, "flag provided but not defined"},

@@ -186,7 +186,7 @@ type process struct {
 // and waits until it listens. The process is killed when the test ends.
 func startProcess(t testing.TB, args ...string) *process {
 	t.Helper()
-	cmd := exec.Command(binary(t), append([]string{"serve", "-addr", "127.0.0.1:0"}, args...)...)
+	cmd := exec.Command(binary(t), append([]string{"serve", "-addr", "127.0.0.1:0", "-open"}, args...)...)
 	stderr, err := cmd.StderrPipe()
 	if err != nil {
 		t.Fatal(err)

@@ -47,6 +47,18 @@ func (e *envFlags) Int(name, variable string, def int, usage string) *int {
 	return e.fs.Int(name, def, usage+" (env "+variable+")")
 }
 
+// Bool defines a bool flag with a fallback on variable.
+func (e *envFlags) Bool(name, variable string, def bool, usage string) *bool {
+	e.fallback(name, variable)
+	return e.fs.Bool(name, def, usage+" (env "+variable+")")
+}
+
+// Float64 defines a float64 flag with a fallback on variable.
+func (e *envFlags) Float64(name, variable string, def float64, usage string) *float64 {
+	e.fallback(name, variable)
+	return e.fs.Float64(name, def, usage+" (env "+variable+")")
+}
+
 // Parse parses args, refuses arguments that are not flags, and applies the
 // environment to the flags not given. -h prints the usage as parseFlags
 // does.

@@ -15,6 +15,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/stockade/stockade"
 	"github.com/stockade/stockade/engine"
 	"github.com/stockade/stockade/httpapi"
 	"github.com/stockade/stockade/lock"
@@ -38,6 +39,9 @@ type serveConfig struct {
 	logLevel        slog.Level
 	maxBodyBytes    int64
 	corsOrigins     []string
+	open            bool
+	rateLimit       float64
+	rateBurst       int
 }
 
 func parseServe(args []string, getenv func(string) string, stdout, stderr io.Writer) (serveConfig, error) {
@@ -52,6 +56,10 @@ lapsed reservations in the background. SIGINT or SIGTERM stops it
 gracefully: no new connections, in-flight requests finish (up to
 -shutdown-timeout), then the sweeper, the locker and the store close.
 
+Every /v1 request needs an API key (Authorization: Bearer <key>); make
+one with "stockade keys create". -open lets requests without a key in,
+as an admin, and is refused unless the address is a loopback one.
+
 Each flag falls back to the environment variable named in its text.
 
 flags:
@@ -59,7 +67,7 @@ flags:
 		fs.PrintDefaults()
 	}
 	env := &envFlags{fs: fs, getenv: getenv, help: stdout}
-	addr := env.String("addr", "STOCKADE_ADDR", ":8080", "listen `address`")
+	addr := env.String("addr", "STOCKADE_ADDR", "127.0.0.1:8080", "listen `address`; :8080 listens on every interface")
 	store := env.String("store", "STOCKADE_STORE", "sqlite:stockade.db", storeUsage)
 	strategy := env.String("strategy", "STOCKADE_STRATEGY", engine.Atomic,
 		"how reservations check and take stock: "+strings.Join(strategies, ", ")+
@@ -79,6 +87,12 @@ flags:
 		"largest request body accepted; a larger one is refused with 413")
 	origins := env.String("cors-origins", "STOCKADE_CORS_ORIGINS", "",
 		"comma-separated `origins` whose pages may call the API from a browser, such as\nhttps://shop.example; https://*.example allows its subdomains, * any origin")
+	open := env.Bool("open", "STOCKADE_OPEN", false,
+		"let requests without an API key in, as an admin; only on a loopback -addr, for trying things out")
+	rateLimit := env.Float64("rate-limit", "STOCKADE_RATE_LIMIT", 100,
+		"each API key's `requests` per second, unless the key has its own; over it, 429 with Retry-After;\n-1: no limit")
+	rateBurst := env.Int("rate-burst", "STOCKADE_RATE_BURST", 0,
+		"the `size` of the token bucket of a key at -rate-limit: how many requests it may make at once;\n0: twice -rate-limit (a key with a rate of its own gets twice its rate)")
 	level := env.String("log-level", "STOCKADE_LOG_LEVEL", "info",
 		"`level` of the log: debug (one line per request), info, warn or error")
 	if err := env.Parse(args); err != nil {
@@ -115,6 +129,13 @@ flags:
 		return c, fmt.Errorf("serve: -cors-origins: %w", err)
 	}
 	c.maxBodyBytes = int64(*maxBody)
+	if *rateLimit != -1 && !(*rateLimit > 0 && *rateLimit <= stockade.MaxRateLimit) {
+		return c, fmt.Errorf("serve: -rate-limit must be above 0 and at most %g requests per second, or -1 for no limit; got %g", float64(stockade.MaxRateLimit), *rateLimit)
+	}
+	if *rateBurst < 0 || *rateBurst > 1_000_000 {
+		return c, fmt.Errorf("serve: -rate-burst must be between 0 and 1000000, got %d", *rateBurst)
+	}
+	c.open, c.rateLimit, c.rateBurst = *open, *rateLimit, *rateBurst
 	if err := c.logLevel.UnmarshalText([]byte(*level)); err != nil {
 		return c, fmt.Errorf("serve: -log-level %q: want debug, info, warn or error", *level)
 	}
@@ -200,11 +221,27 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 	if err != nil {
 		return fmt.Errorf("serve: %w", err)
 	}
+	defer ln.Close()
+	if c.open {
+		if tcp, ok := ln.Addr().(*net.TCPAddr); !ok || !tcp.IP.IsLoopback() {
+			return fmt.Errorf("serve: -open lets anyone who reaches %s act as an admin; it is allowed on a loopback address only, such as 127.0.0.1:8080", ln.Addr())
+		}
+		log.Warn("open mode: requests without an API key act as an admin")
+	} else if page, err := eng.Keys(ctx, stockade.KeyQuery{Limit: 1}); err != nil {
+		return fmt.Errorf("serve: %w", err)
+	} else if len(page.Keys) == 0 {
+		log.Warn("no API keys yet: every /v1 request is refused until one is made with `stockade keys create -role admin -name NAME`" +
+			" (same -store), or the server runs with -open on loopback")
+	}
 	api := httpapi.NewServer(eng, log, &httpapi.Options{
 		RequestTimeout: c.requestTimeout,
 		MaxBodyBytes:   c.maxBodyBytes,
 		AllowedOrigins: c.corsOrigins,
 		Registry:       metrics,
+		Keys:           eng,
+		Open:           c.open,
+		RateLimit:      c.rateLimit,
+		RateBurst:      c.rateBurst,
 	}, ready...)
 	srv := &http.Server{
 		Handler:           api,

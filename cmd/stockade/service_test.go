@@ -56,7 +56,7 @@ func startServe(t *testing.T, env map[string]string, args ...string) *server {
 	go func() {
 		// The log first: it holds the listening line by the time the
 		// reader of the pipe has seen it.
-		err := run(ctx, append([]string{"stockade", "serve", "-addr", "127.0.0.1:0"}, args...),
+		err := run(ctx, append([]string{"stockade", "serve", "-addr", "127.0.0.1:0", "-open"}, args...),
 			func(k string) string { return env[k] }, io.Discard, io.MultiWriter(log, pw))
 		pw.Close()
 		done <- err

@@ -226,7 +226,7 @@ func TestRunService(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv := httptest.NewServer(httpapi.NewServer(eng, slog.New(slog.DiscardHandler), nil, st))
+	srv := httptest.NewServer(httpapi.NewServer(eng, slog.New(slog.DiscardHandler), &httpapi.Options{Open: true}, st))
 	t.Cleanup(srv.Close)
 	rep, err := bench.Run(t.Context(), &bench.Options{
 		Workload:  bench.Booking,

@@ -1,0 +1,465 @@
+package httpapi
+
+import (
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/stockade/stockade"
+)
+
+// keys are the API keys of a keyed test server: one per role, one more
+// storefront, and a revoked admin key.
+type keys struct {
+	admin, storefront, reader, otherShop, revoked string
+	spare                                         string // the id of a reader key, for revocation
+}
+
+// makeKeys creates the keys of keys in a's store.
+func (a *api) makeKeys() keys {
+	a.t.Helper()
+	mk := func(name string, role stockade.Role) (stockade.APIKey, string) {
+		k, secret, err := a.eng.CreateKey(a.t.Context(), stockade.NewKeyRequest{Name: name, Role: role})
+		if err != nil {
+			a.t.Fatal(err)
+		}
+		return k, secret
+	}
+	var ks keys
+	_, ks.admin = mk("ops", stockade.RoleAdmin)
+	_, ks.storefront = mk("shop", stockade.RoleStorefront)
+	_, ks.reader = mk("audit", stockade.RoleReader)
+	_, ks.otherShop = mk("other-shop", stockade.RoleStorefront)
+	gone, secret := mk("former", stockade.RoleAdmin)
+	if _, err := a.eng.RevokeKey(a.t.Context(), gone.ID); err != nil {
+		a.t.Fatal(err)
+	}
+	ks.revoked = secret
+	spare, _ := mk("spare", stockade.RoleReader)
+	ks.spare = spare.ID
+	return ks
+}
+
+// bearer is the Authorization header line of a key.
+func bearerOf(secret string) string { return "Authorization: Bearer " + secret }
+
+// fixture is what the example requests refer to: a reservation and an
+// order of the storefront key, and the spare key.
+type fixture struct{ reservation, order, key string }
+
+// example is a request to a route that its allowed roles can make with
+// success, and the status of that success.
+type example struct {
+	path, body string
+	status     int
+}
+
+// examples has one example per route of routeTable.
+var examples = map[string]func(f fixture) example{
+	"PUT /v1/locations/{id}": func(fixture) example {
+		return example{"/v1/locations/north", `{"name":"North","lat":60,"lon":10}`, 200}
+	},
+	"GET /v1/locations/{id}":         func(fixture) example { return example{"/v1/locations/east", "", 200} },
+	"GET /v1/locations":              func(fixture) example { return example{"/v1/locations", "", 200} },
+	"PUT /v1/stock/{sku}/{location}": func(fixture) example { return example{"/v1/stock/widget/east", `{"on_hand":11}`, 200} },
+	"POST /v1/stock/{sku}/{location}/adjust": func(fixture) example {
+		return example{"/v1/stock/widget/east/adjust", `{"delta":1,"reason":"found"}`, 200}
+	},
+	"GET /v1/stock/{sku}": func(fixture) example { return example{"/v1/stock/widget", "", 200} },
+	"GET /v1/stock":       func(fixture) example { return example{"/v1/stock", "", 200} },
+	"POST /v1/reservations": func(fixture) example {
+		return example{"/v1/reservations", `{"lines":[{"sku":"widget","quantity":1}]}`, 201}
+	},
+	"GET /v1/reservations":               func(fixture) example { return example{"/v1/reservations", "", 200} },
+	"GET /v1/reservations/{id}":          func(f fixture) example { return example{"/v1/reservations/" + f.reservation, "", 200} },
+	"POST /v1/reservations/{id}/confirm": func(f fixture) example { return example{"/v1/reservations/" + f.reservation + "/confirm", "", 200} },
+	"DELETE /v1/reservations/{id}":       func(f fixture) example { return example{"/v1/reservations/" + f.reservation, "", 200} },
+	"POST /v1/orders":                    func(fixture) example { return example{"/v1/orders", `{"lines":[{"sku":"widget","quantity":1}]}`, 201} },
+	"GET /v1/orders":                     func(fixture) example { return example{"/v1/orders", "", 200} },
+	"GET /v1/orders/{id}":                func(f fixture) example { return example{"/v1/orders/" + f.order, "", 200} },
+	"POST /v1/orders/{id}/cancel":        func(f fixture) example { return example{"/v1/orders/" + f.order + "/cancel", "", 200} },
+	"POST /v1/orders/{id}/fulfill":       func(f fixture) example { return example{"/v1/orders/" + f.order + "/fulfill", "", 200} },
+	"GET /v1/movements":                  func(fixture) example { return example{"/v1/movements", "", 200} },
+	"POST /v1/keys":                      func(fixture) example { return example{"/v1/keys", `{"name":"new","role":"reader"}`, 201} },
+	"GET /v1/keys":                       func(fixture) example { return example{"/v1/keys", "", 200} },
+	"DELETE /v1/keys/{id}":               func(f fixture) example { return example{"/v1/keys/" + f.key, "", 200} },
+	"GET /healthz":                       func(fixture) example { return example{"/healthz", "", 200} },
+	"GET /readyz":                        func(fixture) example { return example{"/readyz", "", 200} },
+	"GET /metrics":                       func(fixture) example { return example{"/metrics", "", 200} },
+	"GET /openapi.json":                  func(fixture) example { return example{"/openapi.json", "", 200} },
+}
+
+// keyedAPI returns a server that takes only keys, its keys, and a
+// fixture: stock of widget, and a reservation and an order made with the
+// storefront key.
+func keyedAPI(t *testing.T) (*api, keys, fixture) {
+	t.Helper()
+	a := newAPI(t, &apiOptions{keyed: true})
+	ks := a.makeKeys()
+	admin := bearerOf(ks.admin)
+	a.must(200, "PUT", "/v1/locations/east", `{"name":"East","lat":40.71,"lon":-74.01}`, admin)
+	a.must(200, "PUT", "/v1/stock/widget/east", `{"on_hand":10}`, admin)
+	f := fixture{key: ks.spare}
+	f.reservation = a.must(201, "POST", "/v1/reservations", `{"lines":[{"sku":"widget","quantity":1}]}`, bearerOf(ks.storefront)).id(t)
+	f.order = a.must(201, "POST", "/v1/orders", `{"lines":[{"sku":"widget","quantity":1}]}`, bearerOf(ks.storefront)).id(t)
+	return a, ks, f
+}
+
+// everything is the whole state of a's store as the service sees it:
+// what a refused request must leave as it was.
+func (a *api) everything() string {
+	a.t.Helper()
+	ctx := a.t.Context() // no actor: the service's own view
+	var b strings.Builder
+	add := func(v any, err error) {
+		if err != nil {
+			a.t.Fatal(err)
+		}
+		j, _ := json.Marshal(v)
+		b.Write(j)
+		b.WriteByte('\n')
+	}
+	add(a.eng.Locations(ctx, stockade.LocationQuery{Limit: stockade.MaxLocationLimit}))
+	add(a.eng.SKUs(ctx, stockade.SKUQuery{Limit: stockade.MaxSKULimit}))
+	add(a.eng.Stock(ctx, "widget"))
+	add(a.eng.Movements(ctx, stockade.MovementQuery{Limit: stockade.MaxMovementLimit}))
+	add(a.eng.Reservations(ctx, stockade.ListQuery{Limit: stockade.MaxListLimit}))
+	add(a.eng.Orders(ctx, stockade.ListQuery{Limit: stockade.MaxListLimit}))
+	add(a.eng.Keys(ctx, stockade.KeyQuery{Limit: stockade.MaxKeyLimit}))
+	return b.String()
+}
+
+// TestRouteRoles runs every route of the route table with every kind of
+// caller: no key, a revoked key, a malformed one, and a key of each
+// role. The roles the route allows succeed; the others are refused, 401
+// or 403, and change nothing.
+func TestRouteRoles(t *testing.T) {
+	roles := map[stockade.Role]func(keys) string{
+		stockade.RoleAdmin:      func(k keys) string { return k.admin },
+		stockade.RoleStorefront: func(k keys) string { return k.storefront },
+		stockade.RoleReader:     func(k keys) string { return k.reader },
+	}
+	for _, rt := range routeTable {
+		ex, ok := examples[rt.pattern]
+		if !ok {
+			t.Errorf("route %s has no example request in examples", rt.pattern)
+			continue
+		}
+		method, _, _ := strings.Cut(rt.pattern, " ")
+		t.Run(rt.pattern, func(t *testing.T) {
+			if rt.access == public {
+				a, _, f := keyedAPI(t)
+				e := ex(f)
+				a.must(e.status, method, e.path, nil)
+				return
+			}
+			a, ks, f := keyedAPI(t)
+			e := ex(f)
+			before := a.everything()
+			refusals := []struct {
+				name, header string
+				status       int
+			}{
+				{"no key", "", 401},
+				{"revoked key", bearerOf(ks.revoked), 401},
+				{"unknown key", bearerOf(ks.admin[:len(ks.admin)-4] + "aaaa"), 401},
+				{"not bearer", "Authorization: Basic " + ks.admin, 401},
+			}
+			for _, role := range stockade.Roles {
+				if !rt.access.allows(role) {
+					refusals = append(refusals, struct {
+						name, header string
+						status       int
+					}{string(role), bearerOf(roles[role](ks)), 403})
+				}
+			}
+			for _, rf := range refusals {
+				var hs []string
+				if rf.header != "" {
+					hs = append(hs, rf.header)
+				}
+				r := a.do(method, e.path, orNil(e.body), hs...)
+				if r.status != rf.status {
+					t.Errorf("%s: %s, want %d", rf.name, r, rf.status)
+					continue
+				}
+				p := r.problem(t)
+				switch rf.status {
+				case 401:
+					if p.Code != stockade.EUnauthenticated || !strings.HasPrefix(r.header.Get("WWW-Authenticate"), "Bearer") {
+						t.Errorf("%s: code %q, WWW-Authenticate %q", rf.name, p.Code, r.header.Get("WWW-Authenticate"))
+					}
+				case 403:
+					if p.Code != stockade.EForbidden || !strings.Contains(p.Detail, string(rf.name)) {
+						t.Errorf("%s: %+v", rf.name, p)
+					}
+				}
+			}
+			if after := a.everything(); after != before {
+				t.Errorf("refused requests changed the store:\n--- before\n%s--- after\n%s", before, after)
+			}
+			// Each allowed role, on a fresh server: the success may use
+			// up the fixture.
+			for _, role := range stockade.Roles {
+				if !rt.access.allows(role) {
+					continue
+				}
+				a, ks, f := keyedAPI(t)
+				e := ex(f)
+				if r := a.do(method, e.path, orNil(e.body), bearerOf(roles[role](ks))); r.status != e.status {
+					t.Errorf("%s key: %s, want %d", role, r, e.status)
+				}
+			}
+		})
+	}
+	for pattern := range examples {
+		if !slices.ContainsFunc(routeTable, func(rt route) bool { return rt.pattern == pattern }) {
+			t.Errorf("example of %s, which is not a route", pattern)
+		}
+	}
+}
+
+// TestRoutePolicy checks the route table against the roles' promises: a
+// reader changes nothing; a storefront reads no ledger and no keys, and
+// changes only reservations and orders, and ships none; /v1 is never
+// public.
+func TestRoutePolicy(t *testing.T) {
+	for _, rt := range routeTable {
+		method, path, _ := strings.Cut(rt.pattern, " ")
+		if rt.access.allows(stockade.RoleReader) && method != "GET" {
+			t.Errorf("%s: a reader may call it", rt.pattern)
+		}
+		if rt.access.allows(stockade.RoleStorefront) {
+			if strings.HasPrefix(path, "/v1/movements") || strings.HasPrefix(path, "/v1/keys") ||
+				(method != "GET" && !strings.HasPrefix(path, "/v1/reservations") && !strings.HasPrefix(path, "/v1/orders")) ||
+				strings.HasSuffix(path, "/fulfill") {
+				t.Errorf("%s: a storefront may call it", rt.pattern)
+			}
+		}
+		if rt.access == public && strings.HasPrefix(path, "/v1/") {
+			t.Errorf("%s: public", rt.pattern)
+		}
+		if !rt.access.allows(stockade.RoleAdmin) && rt.access != public {
+			t.Errorf("%s: an admin may not call it", rt.pattern)
+		}
+	}
+}
+
+// orNil is body, or nil if it is empty: a request without a body.
+func orNil(body string) any {
+	if body == "" {
+		return nil
+	}
+	return body
+}
+
+// TestStorefrontSeesItsOwn: another storefront's reservations and orders
+// do not exist for a storefront key; an admin and a reader see them.
+func TestStorefrontSeesItsOwn(t *testing.T) {
+	a, ks, f := keyedAPI(t)
+	other := bearerOf(ks.otherShop)
+	before := a.everything()
+	for _, rq := range []struct{ method, path string }{
+		{"GET", "/v1/reservations/" + f.reservation},
+		{"POST", "/v1/reservations/" + f.reservation + "/confirm"},
+		{"DELETE", "/v1/reservations/" + f.reservation},
+		{"GET", "/v1/orders/" + f.order},
+		{"POST", "/v1/orders/" + f.order + "/cancel"},
+	} {
+		r := a.do(rq.method, rq.path, nil, other)
+		if r.status != 404 || r.problem(t).Code != stockade.ENotFound {
+			t.Errorf("%s %s with another storefront's key: %s, want 404", rq.method, rq.path, r)
+		}
+		missing := strings.Replace(rq.path, f.reservation, "res_23ocd3aaaaaaaaaaaaaaaaaaaa", 1)
+		missing = strings.Replace(missing, f.order, "ord_23ocd3aaaaaaaaaaaaaaaaaaaa", 1)
+		if m := a.do(rq.method, missing, nil, other); m.status != 404 ||
+			strings.ReplaceAll(strings.ReplaceAll(string(r.body), f.reservation, "ID"), f.order, "ID") !=
+				strings.ReplaceAll(strings.ReplaceAll(string(m.body), "res_23ocd3aaaaaaaaaaaaaaaaaaaa", "ID"), "ord_23ocd3aaaaaaaaaaaaaaaaaaaa", "ID") {
+			t.Errorf("another's %s answers %s, a missing one %s: they must not differ", rq.path, r, m)
+		}
+	}
+	if after := a.everything(); after != before {
+		t.Errorf("refused requests changed the store:\n--- before\n%s--- after\n%s", before, after)
+	}
+	for _, list := range []string{"/v1/reservations", "/v1/orders"} {
+		var page map[string][]map[string]any
+		if err := json.Unmarshal(a.must(200, "GET", list, nil, other).body, &page); err != nil {
+			t.Fatal(err)
+		}
+		for name, items := range page {
+			if len(items) != 0 {
+				t.Errorf("GET %s with another storefront's key lists %s: %v", list, name, items)
+			}
+		}
+		for _, k := range []string{ks.storefront, ks.admin, ks.reader} {
+			if r := a.must(200, "GET", list, nil, bearerOf(k)); !strings.Contains(string(r.body), f.reservation) && !strings.Contains(string(r.body), f.order) {
+				t.Errorf("GET %s lists neither the reservation nor the order: %s", list, r)
+			}
+		}
+	}
+	a.must(200, "GET", "/v1/reservations/"+f.reservation, nil, bearerOf(ks.reader))
+	a.must(200, "POST", "/v1/orders/"+f.order+"/cancel", nil, bearerOf(ks.storefront))
+}
+
+// TestIdempotencyKeysPerAPIKey: two keys that send the same
+// Idempotency-Key make two orders; each key's retry replays its own.
+func TestIdempotencyKeysPerAPIKey(t *testing.T) {
+	a, ks, _ := keyedAPI(t)
+	body := `{"lines":[{"sku":"widget","quantity":1}]}`
+	first := a.must(201, "POST", "/v1/orders", body, bearerOf(ks.storefront), "Idempotency-Key: order-1")
+	second := a.must(201, "POST", "/v1/orders", body, bearerOf(ks.otherShop), "Idempotency-Key: order-1")
+	if first.id(t) == second.id(t) || second.header.Get(headerReplayed) != "" {
+		t.Errorf("another key's request with the same Idempotency-Key got %s, replayed %q", second, second.header.Get(headerReplayed))
+	}
+	again := a.must(201, "POST", "/v1/orders", body, bearerOf(ks.otherShop), "Idempotency-Key: order-1")
+	if again.id(t) != second.id(t) || again.header.Get(headerReplayed) != "true" {
+		t.Errorf("retry: %s, replayed %q; want %s", again, again.header.Get(headerReplayed), second.id(t))
+	}
+}
+
+// TestSecretsStayHidden: key secrets appear in no log line, metric,
+// error or list, whatever requests are made with them.
+func TestSecretsStayHidden(t *testing.T) {
+	a, ks, _ := keyedAPI(t)
+	created := a.must(201, "POST", "/v1/keys", `{"name":"fresh","role":"storefront"}`, bearerOf(ks.admin))
+	var fresh struct{ ID, Secret string }
+	if err := json.Unmarshal(created.body, &fresh); err != nil || !strings.HasPrefix(fresh.Secret, "stk_") {
+		t.Fatalf("created key %s: %v", created, err)
+	}
+	secrets := []string{ks.admin, ks.storefront, ks.reader, ks.otherShop, ks.revoked, fresh.Secret}
+	var seen []response
+	for _, s := range secrets {
+		for _, rq := range []struct{ method, path, body string }{
+			{"GET", "/v1/stock/widget", ""},
+			{"PUT", "/v1/stock/widget/east", `{"on_hand":12}`},
+			{"GET", "/v1/keys", ""},
+			{"POST", "/v1/reservations", `{"lines":[{"sku":"widget","quantity":1000}]}`},
+			{"GET", "/v1/nowhere", ""},
+		} {
+			seen = append(seen, a.do(rq.method, rq.path, orNil(rq.body), bearerOf(s)))
+			seen = append(seen, a.do(rq.method, rq.path, orNil(rq.body), bearerOf(s+"x")))
+		}
+	}
+	a.must(200, "DELETE", "/v1/keys/"+fresh.ID, nil, bearerOf(ks.admin))
+	seen = append(seen, a.do("GET", "/v1/stock/widget", nil, bearerOf(fresh.Secret)))
+	seen = append(seen, a.must(200, "GET", "/metrics", nil), a.must(200, "GET", "/v1/keys", nil, bearerOf(ks.admin)))
+	page, err := a.eng.Keys(t.Context(), stockade.KeyQuery{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	listed, _ := json.Marshal(page)
+	for _, s := range secrets {
+		random := s[strings.LastIndex(s, "_")+1:]
+		for _, r := range seen {
+			if strings.Contains(string(r.body), random) || strings.Contains(fmt.Sprint(r.header), random) {
+				t.Errorf("a secret in the answer %s", r)
+			}
+		}
+		if strings.Contains(a.logs.String(), random) {
+			t.Errorf("a secret in the log:\n%s", a.logs.String())
+		}
+		if strings.Contains(string(listed), random) || strings.Contains(string(listed), stockade.HashKeySecret(s)) {
+			t.Errorf("a secret or its hash in Keys: %s", listed)
+		}
+	}
+	if r := seen[len(seen)-3]; r.status != 401 {
+		t.Errorf("the key revoked through this server still works: %s", r)
+	}
+}
+
+// TestRateLimit: a key over its rate gets 429 with Retry-After, and
+// other keys are served meanwhile, each from its own bucket.
+func TestRateLimit(t *testing.T) {
+	// A token every 2 s: however slow the machine, few come back while
+	// the test runs.
+	a := newAPI(t, &apiOptions{keyed: true, server: &Options{RateLimit: 0.5, RateBurst: 5}})
+	ks := a.makeKeys()
+	a.must(200, "PUT", "/v1/locations/east", `{"name":"East","lat":40.71,"lon":-74.01}`, bearerOf(ks.admin))
+	a.must(200, "PUT", "/v1/stock/widget/east", `{"on_hand":10}`, bearerOf(ks.admin))
+	greedy, patient := bearerOf(ks.storefront), bearerOf(ks.otherShop)
+	var limited []response
+	for range 20 {
+		if r := a.do("POST", "/v1/reservations", `{"lines":[{"sku":"widget","quantity":1}]}`, greedy); r.status == 429 {
+			limited = append(limited, r)
+		}
+	}
+	if len(limited) < 20-5-2 { // the burst, and a token or two refilled
+		t.Fatalf("%d of 20 requests over a 5-request burst at 0.5/s were limited", len(limited))
+	}
+	for _, r := range limited {
+		p := r.problem(t)
+		secs, err := strconv.Atoi(r.header.Get("Retry-After"))
+		if p.Code != stockade.ERateLimited || err != nil || secs < 1 || secs > 2 {
+			t.Errorf("limited: code %q, Retry-After %q; want %s and 1 or 2 (a token comes every 2 s)", p.Code, r.header.Get("Retry-After"), stockade.ERateLimited)
+		}
+	}
+	// The limited requests changed nothing: the stock is down by the
+	// successful ones only.
+	var stock struct{ Totals struct{ Reserved int64 } }
+	if err := json.Unmarshal(a.must(200, "GET", "/v1/stock/widget", nil, bearerOf(ks.reader)).body, &stock); err != nil {
+		t.Fatal(err)
+	}
+	if want := int64(20 - len(limited)); stock.Totals.Reserved != want {
+		t.Errorf("reserved %d after %d successful reservations", stock.Totals.Reserved, want)
+	}
+	// The other key's bucket is full: its burst goes through at once,
+	// from several goroutines, while the greedy key is still refused.
+	var wg sync.WaitGroup
+	statuses := make([]int, 5)
+	for i := range statuses {
+		wg.Go(func() { statuses[i] = a.do("GET", "/v1/stock/widget", nil, patient).status })
+	}
+	wg.Wait()
+	if slices.ContainsFunc(statuses, func(s int) bool { return s != 200 }) {
+		t.Errorf("the other key's burst: %v, want all 200", statuses)
+	}
+	if r := a.do("GET", "/v1/stock/widget", nil, greedy); r.status != 429 {
+		t.Errorf("the greedy key right after: %s, want 429", r)
+	}
+	// A key with a rate of its own.
+	k, secret, err := a.eng.CreateKey(t.Context(), stockade.NewKeyRequest{Name: "fast", Role: stockade.RoleReader, RateLimit: 1000})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range 50 {
+		if r := a.do("GET", "/v1/stock/widget", nil, bearerOf(secret)); r.status != 200 {
+			t.Fatalf("request %d of key %s with 1000/s: %s", i, k.Name, r)
+		}
+	}
+}
+
+// TestAuthorizationHeader: the forms of the header that are refused, and
+// the challenge that says why.
+func TestAuthorizationHeader(t *testing.T) {
+	a, ks, _ := keyedAPI(t)
+	for _, tc := range []struct {
+		name   string
+		header []string
+		status int
+	}{
+		{"lower-case scheme", []string{"Authorization: bearer " + ks.reader}, 200},
+		{"two spaces", []string{"Authorization: Bearer  " + ks.reader}, 200},
+		{"twice", []string{bearerOf(ks.reader), bearerOf(ks.reader)}, 401},
+		{"empty", []string{"Authorization: Bearer "}, 401},
+		{"no scheme", []string{"Authorization: " + ks.reader}, 401},
+		{"a space inside", []string{"Authorization: Bearer stk_a b"}, 401},
+		{"too long", []string{bearerOf("stk_" + strings.Repeat("a", 300))}, 401},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r := a.do("GET", "/v1/stock/widget", nil, tc.header...)
+			if r.status != tc.status {
+				t.Fatalf("%s, want %d", r, tc.status)
+			}
+			if tc.status == 401 && r.header.Get("WWW-Authenticate") != `Bearer realm="stockade", error="invalid_token"` {
+				t.Errorf("WWW-Authenticate %q", r.header.Get("WWW-Authenticate"))
+			}
+		})
+	}
+	if r := a.do("GET", "/v1/stock/widget", nil); r.header.Get("WWW-Authenticate") != `Bearer realm="stockade"` {
+		t.Errorf("no key: WWW-Authenticate %q, want a bare challenge", r.header.Get("WWW-Authenticate"))
+	}
+}
