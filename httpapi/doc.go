@@ -3,18 +3,39 @@
 // dependency, HTTP, to a stockade.Service; it holds no state of its own
 // beyond its metrics.
 //
-//	eng, err := engine.New(store, nil)           // a stockade.Service
-//	api := httpapi.NewServer(eng, log, nil, store) // /readyz pings the store
-//	srv := &http.Server{Addr: ":8080", Handler: api}
+//	eng, err := engine.New(store, nil) // a stockade.Service and a stockade.KeyService
+//	api := httpapi.NewServer(eng, log, &httpapi.Options{Keys: eng}, store) // /readyz pings the store
+//	srv := &http.Server{Addr: "127.0.0.1:8080", Handler: api}
 //	err = srv.ListenAndServe()
 //
-//	c := httpapi.NewClient("http://localhost:8080", nil) // a stockade.Service too
-//	r, err := c.Reserve(ctx, stockade.ReserveRequest{Lines: []stockade.Line{{SKU: "widget", Quantity: 2}}})
+//	_, secret, err := eng.CreateKey(ctx, stockade.NewKeyRequest{Name: "shop", Role: stockade.RoleStorefront})
+//	c := httpapi.NewClient("http://localhost:8080", nil).WithKey(secret) // a stockade.Service too
+//	r, err := c.Reserve(ctx, stockade.ReserveRequest{Lines: []stockade.Line{{SKU: "widget", Quantity: 2}}}, nil)
 //	if stockade.ErrorCode(err) == stockade.EInsufficientStock { … }
 //
-// routes.go lists every route on one page, with the shape of its body
-// and answer; types.go spells out the JSON documents; errors.go holds the
-// one table that maps stockade error codes to HTTP statuses.
+// routes.go lists every route on one page, with the roles that may call
+// it and the shape of its body and answer; types.go spells out the JSON
+// documents; errors.go holds the one table that maps stockade error codes
+// to HTTP statuses; openapi.json describes it all in OpenAPI 3.1, served
+// at GET /openapi.json, and the tests hold the code to it.
+//
+// # Access
+//
+// Every /v1 route needs an API key, "Authorization: Bearer <secret>",
+// checked by Options.Keys, whose role (admin, storefront or reader; see
+// stockade.Role) the route's entry in the route table allows. A missing,
+// malformed, unknown or revoked key is 401 "unauthenticated", with a
+// WWW-Authenticate challenge; a role that may not call the route is 403
+// "forbidden"; a key over its token bucket (Options.RateLimit and
+// RateBurst, or the key's own rate) is 429 "rate_limited" with
+// Retry-After. These refusals come before the body is read, and change
+// nothing. The call then reaches the service as the key's stockade.Actor:
+// a storefront key finds only the reservations and orders it created
+// (another's answers 404, word for word as a missing one), its
+// Idempotency-Keys are its own, and ledger rows name the key. A server
+// with Options.Open lets requests without a key in as the service itself,
+// with every role and no rate limit; a request with a key is checked all
+// the same. GET /healthz, /readyz, /metrics and /openapi.json are public.
 //
 // # Input
 //
@@ -79,7 +100,12 @@
 // (1 to 1000, 100 if left out), with next_cursor as above; GET
 // /v1/locations/{id} reads one. GET /v1/stock lists the SKUs that have a
 // level, with their totals, in byte order, paged the same way (1 to 1000,
-// 100 if left out); ?prefix= keeps those that start with it.
+// 100 if left out); ?prefix= keeps those that start with it. GET
+// /v1/reservations and GET /v1/orders list newest first, filtered by
+// ?status= and by creation time (?created_after=, inclusive, and
+// ?created_before=, exclusive, both RFC 3339), 100 unless ?limit= says, at
+// most 1000. GET /v1/keys lists the API keys in id order, as the
+// locations. A cursor goes with the filters of the page that gave it.
 //
 // # Time
 //
