@@ -203,6 +203,23 @@
 // successful call's result in its own commit; a key's second call in the
 // same batch replays the first's result.
 //
+// # Actors
+//
+// A call's context may carry a stockade.Actor, the API key that makes it
+// (stockade.WithActor); the engine reads it once, when the call starts.
+// Its idempotency keys are stored under the key's id, so two API keys'
+// calls with the same idempotency key are two operations. Reservations
+// and orders it creates record the key's id as Owner (an order confirmed
+// from a reservation keeps the reservation's), and every ledger row it
+// writes records the key's name as Actor. A storefront actor reads,
+// confirms, releases and cancels only what its key owns: another's
+// reservation or order is ENotFound with the words of a missing one, in
+// every strategy (batch checks the owner when it decides a confirm), and
+// the lists leave it out. A call without an actor, or with an admin or
+// reader actor, sees everything; which routes each role may call is the
+// HTTP API's business (httpapi's route table). The engine also implements
+// stockade.KeyService: keys live in the store, as hashes.
+//
 // # Failure modes
 //
 //   - Errors wrapping stockade.ErrConflict (serialization failures,

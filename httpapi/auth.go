@@ -189,11 +189,13 @@ func (s *Server) bucketOf(perKey float64) bucket {
 // keyCache remembers the keys that authenticated lately, by the hash of
 // their secret, so that a busy client does not cost a database read per
 // request. An entry lives Options.KeyCacheTTL; a revocation through this
-// server drops the key's entries at once.
+// server drops the key's entries at once, and keeps a check that was
+// under way meanwhile from caching it again.
 type keyCache struct {
-	ttl time.Duration
-	mu  sync.Mutex
-	m   map[string]cachedKey
+	ttl     time.Duration
+	mu      sync.Mutex
+	m       map[string]cachedKey
+	revoked map[string]bool // ids revoked through this server
 }
 
 type cachedKey struct {
@@ -218,6 +220,9 @@ func (c *keyCache) get(ctx context.Context, keys stockade.KeyService, secret str
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	if c.revoked[k.ID] { // revoked while Authenticate ran
+		return stockade.APIKey{}, stockade.Errorf(stockade.EUnauthenticated, "the API key is not valid: it is malformed, unknown or revoked")
+	}
 	for h, e := range c.m { // keys are few; drop the stale ones as we go
 		if !now.Before(e.until) {
 			delete(c.m, h)
@@ -227,10 +232,11 @@ func (c *keyCache) get(ctx context.Context, keys stockade.KeyService, secret str
 	return k, nil
 }
 
-// forget drops the cached entries of the key id.
+// forget drops the cached entries of the key id, revoked.
 func (c *keyCache) forget(id string) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	c.revoked[id] = true
 	for h, e := range c.m {
 		if e.key.ID == id {
 			delete(c.m, h)

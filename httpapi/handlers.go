@@ -300,7 +300,7 @@ func (s *Server) listKeys(w http.ResponseWriter, r *http.Request) {
 func (s *Server) revokeKey(w http.ResponseWriter, r *http.Request) {
 	byID(s, w, r, viewKey, func(ctx context.Context, id string, _ *stockade.Idempotency) (stockade.APIKey, error) {
 		k, err := s.opts.keyService().RevokeKey(ctx, id)
-		if err == nil {
+		if err == nil && k.Revoked() {
 			s.keys.forget(id)
 		}
 		return k, err

@@ -137,7 +137,7 @@ type Server struct {
 func NewServer(svc stockade.Service, log *slog.Logger, opts *Options, ready ...Pinger) *Server {
 	s := &Server{svc: svc, log: log, opts: opts.withDefaults(), ready: ready, mux: http.NewServeMux()}
 	s.m = newServerMetrics(s.opts.Registry, log)
-	s.keys = keyCache{ttl: s.opts.KeyCacheTTL, m: map[string]cachedKey{}}
+	s.keys = keyCache{ttl: s.opts.KeyCacheTTL, m: map[string]cachedKey{}, revoked: map[string]bool{}}
 	s.limits = rateLimits{m: map[string]*rate.Limiter{}}
 	for _, rt := range routeTable {
 		s.mux.HandleFunc(rt.pattern, s.guard(rt))
