@@ -21,23 +21,7 @@ import (
 //
 //	go test -run '^$' -bench BenchmarkAccess -count 6 ./httpapi/
 func BenchmarkAccess(b *testing.B) {
-	st, err := sqlite.Open(b.Context(), filepath.Join(b.TempDir(), "bench.db"), nil)
-	if err != nil {
-		b.Fatal(err)
-	}
-	b.Cleanup(func() { st.Close() })
-	if err := st.Migrate(b.Context()); err != nil {
-		b.Fatal(err)
-	}
-	eng, err := engine.New(st, &engine.Options{Strategy: engine.Batch})
-	if err != nil {
-		b.Fatal(err)
-	}
-	_, secret, err := eng.CreateKey(b.Context(), stockade.NewKeyRequest{Name: "bench", Role: stockade.RoleAdmin, RateLimit: stockade.MaxRateLimit})
-	if err != nil {
-		b.Fatal(err)
-	}
-	srv := NewServer(eng, slog.New(slog.DiscardHandler), &Options{Keys: eng, Open: true})
+	srv, secret := benchServer(b, engine.Batch, stockade.RoleAdmin)
 	send := func(b *testing.B, method, path, body string, header ...string) {
 		req := httptest.NewRequest(method, path, strings.NewReader(body))
 		for _, h := range header {
@@ -76,23 +60,7 @@ func BenchmarkAccess(b *testing.B) {
 // beside the CPU a request costs in full (BenchmarkAccess, or the
 // service's own process CPU over a stockade bench run).
 func BenchmarkAccessCheck(b *testing.B) {
-	st, err := sqlite.Open(b.Context(), filepath.Join(b.TempDir(), "bench.db"), nil)
-	if err != nil {
-		b.Fatal(err)
-	}
-	b.Cleanup(func() { st.Close() })
-	if err := st.Migrate(b.Context()); err != nil {
-		b.Fatal(err)
-	}
-	eng, err := engine.New(st, nil)
-	if err != nil {
-		b.Fatal(err)
-	}
-	_, secret, err := eng.CreateKey(b.Context(), stockade.NewKeyRequest{Name: "bench", Role: stockade.RoleStorefront, RateLimit: stockade.MaxRateLimit})
-	if err != nil {
-		b.Fatal(err)
-	}
-	srv := NewServer(eng, slog.New(slog.DiscardHandler), &Options{Keys: eng, Open: true})
+	srv, secret := benchServer(b, engine.Atomic, stockade.RoleStorefront)
 	h := srv.guard(route{pattern: "POST /v1/orders", access: shoppers, handler: func(*Server, http.ResponseWriter, *http.Request) {}})
 	for _, tc := range []struct{ name, header string }{{"open", ""}, {"key", "Bearer " + secret}} {
 		b.Run(tc.name, func(b *testing.B) {
@@ -110,4 +78,27 @@ func BenchmarkAccessCheck(b *testing.B) {
 			}
 		})
 	}
+}
+
+// benchServer returns an open server, keyed too, over an engine with
+// strategy on a fresh SQLite store, and the secret of a key of role with
+// a rate no benchmark reaches.
+func benchServer(b *testing.B, strategy string, role stockade.Role) (*Server, string) {
+	st, err := sqlite.Open(b.Context(), filepath.Join(b.TempDir(), "bench.db"), nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { st.Close() })
+	if err := st.Migrate(b.Context()); err != nil {
+		b.Fatal(err)
+	}
+	eng, err := engine.New(st, &engine.Options{Strategy: strategy})
+	if err != nil {
+		b.Fatal(err)
+	}
+	_, secret, err := eng.CreateKey(b.Context(), stockade.NewKeyRequest{Name: "bench", Role: role, RateLimit: stockade.MaxRateLimit})
+	if err != nil {
+		b.Fatal(err)
+	}
+	return NewServer(eng, slog.New(slog.DiscardHandler), &Options{Keys: eng, Open: true}), secret
 }
