@@ -53,6 +53,24 @@
 //   - orders, with at most one order per reservation (a unique index).
 //   - idempotency (key, request_hash, state, status, body bytea,
 //     created_at), indexed on created_at for purging.
+//   - events, the outbox (0004_events.sql): the writing transaction's id
+//     (xid8, pg_current_xact_id()) and a bigserial seq, which together
+//     are an event's position and its primary key; id (unique), type,
+//     aggregate, aggregate_id, version, at, and the payload as json, kept
+//     as written. Indexed on (aggregate_id, xid, seq) and on at, for
+//     pruning; type and aggregate are filtered, not indexed.
+//
+// Events reads only the events of transactions older than the oldest one
+// still running when its snapshot was taken (pg_snapshot_xmin), in (xid,
+// seq) order. Those have all ended, and any transaction that writes later
+// gets a higher id, so a reader that pages by the last position it read
+// never misses an event that commits late, nor reads one twice; a seq
+// alone, handed out at insert but made visible at commit, would skip it.
+// The cost is latency, not loss: an event waits until every write
+// transaction of the server (xids are the server's, not the database's)
+// that took an id before its own has ended, so one long write transaction
+// holds every reader back. In an Update that has written, Events reads
+// nothing after its own first write.
 //
 // Identifiers are text in the "C" collation, so ORDER BY sorts them byte by
 // byte, as stockade.Key.Compare does, whatever the database's locale.

@@ -101,6 +101,10 @@ func TestConstraints(t *testing.T) {
 			VALUES ('k', 'k', 'reader', 'NaN', '', now())`, "23514"},
 		{"ledger update", `UPDATE movements SET on_hand = 11`, "23001"},
 		{"ledger delete", `DELETE FROM movements`, "23001"},
+		{"event payload not JSON", `INSERT INTO events (id, type, aggregate, aggregate_id, version, at, payload)
+			VALUES ('e', 't', 'a', 'i', 1, now(), '{')`, "22P02"},
+		{"event without a payload", `INSERT INTO events (id, type, aggregate, aggregate_id, version, at, payload)
+			VALUES ('e', 't', 'a', 'i', 1, now(), NULL)`, "23502"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := db.Exec(t.Context(), tc.sql)

@@ -87,6 +87,12 @@ var (
 	keysSQL string
 	//go:embed queries/revoke_key.sql
 	revokeKeySQL string
+	//go:embed queries/append_events.sql
+	appendEventsSQL string
+	//go:embed queries/events.sql
+	eventsSQL string
+	//go:embed queries/prune_events.sql
+	pruneEventsSQL string
 )
 
 // defaultMovementLimit is the number of ledger rows Movements returns when

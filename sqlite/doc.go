@@ -40,9 +40,13 @@
 // triggers keep the movements ledger append-only, whatever statement
 // reaches the file. Ledger ids are handed out in commit order, since one
 // transaction writes at a time, so paging the ledger by id (the service's
-// movements cursor) misses no row, even while writers append. Times are
-// stored as Unix microseconds, UTC. Text is compared byte for byte
-// (SQLite's BINARY collation), which is the order of stockade.Key.Compare.
+// movements cursor) misses no row, even while writers append. So are the
+// positions of events (AUTOINCREMENT seqs, never handed out twice, even
+// once PruneEvents has deleted the newest): Events returns every committed
+// event at once, and a reader that pages by position reads each once.
+// Times are stored as Unix microseconds, UTC. Text is compared byte for
+// byte (SQLite's BINARY collation), which is the order of
+// stockade.Key.Compare.
 //
 // Commits are durable against a crash of the process; with
 // synchronous=NORMAL, the last transactions before a power loss may be

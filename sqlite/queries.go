@@ -9,7 +9,8 @@ import (
 // and what its parameters are. Parameters are numbered (?1, ?2, …) so that
 // a statement may use one twice. A few files end where the store appends
 // what varies in length: the rows of a multi-row INSERT (insertRows) and
-// the WHERE clauses of movements.sql and the list_*.sql files.
+// the WHERE clauses of movements.sql, events.sql and the list_*.sql
+// files.
 //
 //go:embed queries/*.sql
 var queryFiles embed.FS
@@ -68,6 +69,9 @@ var (
 	keyNamedSQL                     = query("key_named.sql")
 	keysSQL                         = query("keys.sql")
 	revokeKeySQL                    = query("revoke_key.sql")
+	appendEventsSQL                 = query("append_events.sql")
+	eventsSQL                       = query("events.sql")
+	pruneEventsSQL                  = query("prune_events.sql")
 	idempotencySQL                  = query("idempotency.sql")
 	idempotenciesSQL                = query("idempotencies.sql")
 	putIdempotencySQL               = query("put_idempotency.sql")

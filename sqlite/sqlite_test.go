@@ -84,7 +84,8 @@ func TestMigrate(t *testing.T) {
 	before := schema()
 	for _, want := range []string{"table levels", "table movements", "table reservations", "table reservation_allocations",
 		"table orders", "table idempotency", "table schema_migrations", "index reservations_held_expiry",
-		"table api_keys", "index reservations_owner_created", "index orders_created"} {
+		"table api_keys", "index reservations_owner_created", "index orders_created", "table events",
+		"index events_aggregate_id", "index events_at"} {
 		if !strings.Contains(strings.Join(before, "\n"), want) {
 			t.Errorf("schema lacks %s: %q", want, before)
 		}
@@ -113,7 +114,7 @@ func TestMigrate(t *testing.T) {
 		}
 		recs = append(recs, fmt.Sprintf("%d %s", v, name))
 	}
-	if want := []string{"1 0001_init.sql", "2 0002_idempotency_results.sql", "3 0003_access.sql"}; !reflect.DeepEqual(recs, want) {
+	if want := []string{"1 0001_init.sql", "2 0002_idempotency_results.sql", "3 0003_access.sql", "4 0004_events.sql"}; !reflect.DeepEqual(recs, want) {
 		t.Errorf("schema_migrations = %q, want %q", recs, want)
 	}
 }
@@ -175,6 +176,12 @@ func TestConstraints(t *testing.T) {
 		{"unknown api key role", `INSERT INTO api_keys (id, name, role, hash, created_at) VALUES ('k', 'k', 'root', '', 0)`},
 		{"negative api key rate limit", `INSERT INTO api_keys (id, name, role, rate_limit, hash, created_at)
 			VALUES ('k', 'k', 'reader', -1, '', 0)`},
+		{"event payload not JSON", `INSERT INTO events (id, type, aggregate, aggregate_id, version, at, payload)
+			VALUES ('e', 't', 'a', 'i', 1, 0, '{')`},
+		{"event without a payload", `INSERT INTO events (id, type, aggregate, aggregate_id, version, at, payload)
+			VALUES ('e', 't', 'a', 'i', 1, 0, NULL)`},
+		{"event time as text", `INSERT INTO events (id, type, aggregate, aggregate_id, version, at, payload)
+			VALUES ('e', 't', 'a', 'i', 1, 'now', '{}')`},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

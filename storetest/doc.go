@@ -72,6 +72,23 @@
 //     of an unknown id is ENotFound, `api key "id" not found`. Keys pages
 //     in byte order of ids. RevokeKey reports true once: revoking a
 //     revoked key keeps its first time and returns false.
+//   - Events come back as they were appended, their payloads as equivalent
+//     JSON (an empty payload as null), in the order of their positions,
+//     which strictly increase: within a call to AppendEvents in its order,
+//     across transactions in commit order. Filters combine with AND, Types
+//     matching any of its types. Walking the events a page at a time, each
+//     page after the last position of the one before, reads every event
+//     once, in order. PruneEvents deletes only events strictly before its
+//     time, at most limit (none for a limit below 1), oldest At first
+//     whatever their positions, and returns how many; a position is never
+//     handed out again once its event is gone. An event id in use is
+//     refused with an error wrapping stockade.ErrConflict, a payload that
+//     is not JSON with EInvalid.
+//   - A store may hold back a committed event while a transaction that
+//     could still commit one before it is running (on PostgreSQL, any
+//     older write transaction of the server): the tests wait for the
+//     events they committed to become readable instead of expecting them
+//     at once, and fail only if that takes 30 seconds.
 //   - Every write inside View fails, whatever the store does to enforce it.
 //   - A View neither waits for an Update in progress nor sees its
 //     uncommitted writes.
@@ -94,6 +111,16 @@
 // SKULevels and then update them in opposite orders: with RowLocks, it
 // fails on any conflict, since a deadlock the database detects and breaks
 // is still a deadlock. Without RowLocks it proves nothing, and says so.
+//
+// EventsCommitOrder is the outbox's race: transaction A appends an event
+// and stays open; B, begun after it, appends one and commits. A reader
+// must not read B's event while A is open (it would go on after B's
+// position and skip A's), and reads A's then B's once A commits; a reader
+// ordered by a sequence taken at insert fails it. EventsWhileAppending has
+// 20 writers append events, some rolling back, while four readers page by
+// position: each must read every committed event exactly once, in order,
+// and no rolled-back one. Without RowLocks, writers run one at a time and
+// both hold trivially.
 //
 // # Timing
 //

@@ -56,6 +56,14 @@ func Run(t *testing.T, newStore func(t *testing.T) stockade.Store) {
 		{"Keys", testKeys},
 		{"KeyConflict", testKeyConflict},
 		{"InvalidKey", testInvalidKey},
+		{"Events", testEvents},
+		{"EventFilters", testEventFilters},
+		{"EventPages", testEventPages},
+		{"PruneEvents", testPruneEvents},
+		{"EventsRolledBack", testEventsRolledBack},
+		{"InvalidEvents", testInvalidEvents},
+		{"EventsCommitOrder", testEventsCommitOrder},
+		{"EventsWhileAppending", testEventsWhileAppending},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) { tc.run(t, newStore(t)) })
@@ -220,6 +228,7 @@ type snapshot struct {
 	Orders       map[string]string // id → "status/owner" or the error code
 	Idempotency  map[string]string // key → "op/fingerprint/result/created" or "missing"
 	Keys         []stockade.APIKey
+	Events       []stockade.Event
 }
 
 // take reads a snapshot of s in a View, with the given reservations,
@@ -240,6 +249,9 @@ func take(t *testing.T, s stockade.Store, reservations, orders, idem []string) s
 			return err
 		}
 		if snap.Keys, err = tx.Keys(ctx, "", 1000); err != nil {
+			return err
+		}
+		if snap.Events, err = tx.Events(ctx, stockade.EventFilter{Limit: maxEvents}); err != nil {
 			return err
 		}
 		for _, id := range reservations {

@@ -77,6 +77,13 @@ var writes = []struct {
 		_, err := tx.RevokeKey(ctx, "key_old", base.Add(time.Hour))
 		return err
 	}},
+	{"AppendEvents", func(ctx context.Context, tx stockade.Tx) error {
+		return tx.AppendEvents(ctx, newEvent)
+	}},
+	{"PruneEvents", func(ctx context.Context, tx stockade.Tx) error {
+		_, err := tx.PruneEvents(ctx, base.Add(24*time.Hour), 10)
+		return err
+	}},
 }
 
 // seedWrites makes the state writes expect and returns a snapshot of it.
@@ -94,8 +101,12 @@ func seedWrites(t *testing.T, s stockade.Store) snapshot {
 		if err := tx.InsertKey(ctx, stockade.APIKey{ID: "key_old", Name: "old", Role: stockade.RoleAdmin, Hash: "cd", CreatedAt: base}); err != nil {
 			return err
 		}
+		if err := tx.AppendEvents(ctx, storeEvent); err != nil {
+			return err
+		}
 		return tx.PutIdempotency(ctx, stockade.IdempotencyRecord{Key: "k-old", Op: "reserve", Fingerprint: "h", Result: []byte("{}"), CreatedAt: base})
 	})
+	settleEvents(t, s, storeEvent.ID)
 	return takeWrites(t, s)
 }
 

@@ -1,0 +1,103 @@
+package postgres
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+
+	"github.com/stockade/stockade"
+)
+
+// invalidTextRepresentation is the SQLSTATE of a payload that is not JSON.
+const invalidTextRepresentation = "22P02"
+
+// AppendEvents writes evs in one statement. Each takes as its position the
+// writing transaction's id and the next seq (see
+// migrations/0004_events.sql). An empty payload is stored as JSON null; one
+// that is not JSON is refused with EInvalid. An id in use is a unique
+// violation, which wraps stockade.ErrConflict (see mapError).
+func (t *tx) AppendEvents(ctx context.Context, evs ...stockade.Event) error {
+	if len(evs) == 0 {
+		return nil
+	}
+	var (
+		ids, types, aggs, aggIDs = make([]string, len(evs)), make([]string, len(evs)), make([]string, len(evs)), make([]string, len(evs))
+		versions                 = make([]int64, len(evs))
+		at                       = make([]time.Time, len(evs))
+		payloads                 = make([]string, len(evs))
+	)
+	for i, e := range evs {
+		ids[i], types[i], aggs[i], aggIDs[i] = e.ID, e.Type, e.Aggregate, e.AggregateID
+		versions[i], at[i], payloads[i] = e.Version, e.At, string(e.Payload)
+		if len(e.Payload) == 0 {
+			payloads[i] = "null"
+		}
+	}
+	_, err := t.tx.Exec(ctx, appendEventsSQL, ids, types, aggs, aggIDs, versions, at, payloads)
+	if err == nil {
+		return nil
+	}
+	what := fmt.Sprintf("append %d events", len(evs))
+	if len(evs) == 1 {
+		what = "append event " + strconv.Quote(evs[0].ID)
+	}
+	if pe, ok := errors.AsType[*pgconn.PgError](err); ok && pe.Code == invalidTextRepresentation {
+		err = fmt.Errorf("%w: %w", stockade.Errorf(stockade.EInvalid, "event payload is not JSON"), err)
+	}
+	return t.fail(ctx, what, err)
+}
+
+// Events reads events in (xid, seq) order, only those of transactions
+// that no running transaction can come before: see queries/events.sql.
+// Only the conditions in use are spelled out, so that each combination
+// gets a plan on its index.
+func (t *tx) Events(ctx context.Context, f stockade.EventFilter) ([]stockade.Event, error) {
+	var (
+		q    strings.Builder
+		args = []any{f.After.Tx, f.After.Seq}
+	)
+	q.WriteString(eventsSQL)
+	arg := func(v any) string {
+		args = append(args, v)
+		return "$" + strconv.Itoa(len(args))
+	}
+	if len(f.Types) > 0 {
+		q.WriteString("\n  AND type = ANY (" + arg(f.Types) + "::text[])")
+	}
+	if f.Aggregate != "" {
+		q.WriteString("\n  AND aggregate = " + arg(f.Aggregate) + "::text")
+	}
+	if f.AggregateID != "" {
+		q.WriteString("\n  AND aggregate_id = " + arg(f.AggregateID) + "::text")
+	}
+	q.WriteString("\nORDER BY xid, seq\nLIMIT " + arg(f.Limit) + "::bigint")
+	rows, _ := t.tx.Query(ctx, q.String(), args...)
+	evs, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (stockade.Event, error) {
+		var e stockade.Event
+		err := row.Scan(&e.Position.Tx, &e.Position.Seq, &e.ID, &e.Type, &e.Aggregate, &e.AggregateID, &e.Version, &e.At, &e.Payload)
+		e.At = e.At.UTC()
+		return e, err
+	})
+	if err != nil {
+		return nil, t.fail(ctx, "events", err)
+	}
+	return evs, nil
+}
+
+// PruneEvents deletes nothing for a limit below 1.
+func (t *tx) PruneEvents(ctx context.Context, before time.Time, limit int) (int, error) {
+	if limit < 1 {
+		return 0, nil
+	}
+	tag, err := t.tx.Exec(ctx, pruneEventsSQL, before, limit)
+	if err != nil {
+		return 0, t.fail(ctx, "prune events", err)
+	}
+	return int(tag.RowsAffected()), nil
+}
