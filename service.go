@@ -81,6 +81,10 @@ type Service interface {
 	// FulfillOrder ships a committed order: its stock leaves on-hand.
 	FulfillOrder(ctx context.Context, id string, idem *Idempotency) (Order, error)
 
+	// Events returns the events after q's cursor that match q, in commit
+	// order, waiting up to q.Wait for one if there is none yet.
+	Events(ctx context.Context, q EventQuery) (EventPage, error)
+
 	// Movements returns a page of the ledger rows that match q, oldest
 	// first, and the cursor of the next page (see MovementPage for what
 	// following it guarantees).

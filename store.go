@@ -225,6 +225,28 @@ type Tx interface {
 	// whether the key was live.
 	RevokeKey(ctx context.Context, id string, at time.Time) (bool, error)
 
+	// AppendEvents adds events to the outbox; the store gives each its
+	// position.
+	AppendEvents(ctx context.Context, evs ...Event) error
+
+	// Events returns the events that match f, after f.After in position
+	// order, with their positions: only those that no transaction still
+	// running can come before. A reader that pages by the last position
+	// it read therefore never misses an event that commits later, nor
+	// reads one twice. On SQLite, whose one writer makes ids follow
+	// commits, that is every committed event; on PostgreSQL, the events of
+	// transactions older than the oldest one still running (the
+	// snapshot's xmin), ordered by transaction id: a transaction that
+	// began earlier but commits later is waited for, not skipped. So one
+	// long write transaction anywhere on the PostgreSQL server holds every
+	// reader back until it ends: events are late then, never lost. Read
+	// in a View: an Update that has written reads nothing written since.
+	Events(ctx context.Context, f EventFilter) ([]Event, error)
+
+	// PruneEvents deletes up to limit events written strictly before
+	// before, oldest first, and returns how many.
+	PruneEvents(ctx context.Context, before time.Time, limit int) (int, error)
+
 	// AdvisoryLock takes a transaction-scoped advisory lock on each key,
 	// waiting for each, in one fixed order chosen by the store so that
 	// callers never wait in a cycle; they are released at commit or

@@ -146,6 +146,8 @@ func (e *Engine) runBatch(batch []*pending) {
 	})
 	if err != nil {
 		err = fmt.Errorf("engine: batch of %d calls: %w", len(batch), err)
+	} else {
+		e.written.notify()
 	}
 	if obs := e.opts.Observer; obs != nil {
 		obs(Event{Op: "batch", Code: stockade.ErrorCode(err), Attempts: c.attempts, Retries: c.retries, Duration: time.Since(c.start), Calls: len(batch)})
@@ -188,6 +190,7 @@ func (e *Engine) decide(ctx context.Context, tx stockade.Tx, batch []*pending) (
 	var (
 		out = make([]outcome, len(batch))
 		w   writes
+		ob  outbox // the events of the calls decided
 	)
 	// confirm confirms the reservation id as Confirm does, or says why
 	// not; one confirmed earlier in this batch gives its order again.
@@ -202,7 +205,7 @@ func (e *Engine) decide(ctx context.Context, tx stockade.Tx, batch []*pending) (
 		case r.Status != stockade.Held:
 			return notHeld(ctx, tx, r)
 		}
-		o, rows, err := confirmHeld(ctx, tx, r, c.actor.Name, now)
+		o, rows, err := confirmHeld(ctx, tx, r, c.actor.Name, &ob, now)
 		if err != nil {
 			return stockade.Order{}, err
 		}
@@ -218,11 +221,13 @@ func (e *Engine) decide(ctx context.Context, tx stockade.Tx, batch []*pending) (
 		if p.checkout {
 			o.ord = stockade.Order{ID: newID("ord"), Status: stockade.Committed, CreatedAt: now, Lines: p.r.lines, Allocations: allocs, Owner: p.c.actor.KeyID}
 			w.orders, w.movements = append(w.orders, o.ord), append(w.movements, movements(allocs, stockade.MoveCheckout, o.ord.ID, "", p.c.actor.Name, now)...)
+			ob.order(stockade.EventOrderCommitted, o.ord, now)
 			return o.ord, nil
 		}
 		o.res = stockade.Reservation{ID: newID("res"), Status: stockade.Held, CreatedAt: now,
 			ExpiresAt: now.Add(p.r.ttl), Lines: p.r.lines, Allocations: allocs, Owner: p.c.actor.KeyID}
 		w.reservations, w.movements = append(w.reservations, o.res), append(w.movements, movements(allocs, stockade.MoveReserve, o.res.ID, "", p.c.actor.Name, now)...)
+		ob.reservation(stockade.EventReservationHeld, o.res, now)
 		return o.res, nil
 	}
 	for i, p := range batch {
@@ -264,6 +269,10 @@ func (e *Engine) decide(ctx context.Context, tx stockade.Tx, batch []*pending) (
 		}
 		w.records, records[p.c.key] = append(w.records, rec), rec
 	}
+	if ob.err != nil {
+		return nil, ob.err
+	}
+	w.events = ob.evs
 	if err := e.commit(ctx, tx, pl, w); err != nil {
 		return nil, err
 	}

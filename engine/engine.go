@@ -93,6 +93,12 @@ type Options struct {
 	// Default: 24h.
 	IdempotencyTTL time.Duration
 
+	// EventRetention is how long events stay in the outbox; Sweep prunes
+	// older ones, SweepBatch at a time, each batch its own transaction. A
+	// reader whose cursor is older than this misses what was pruned.
+	// Default: 168h (a week).
+	EventRetention time.Duration
+
 	// Now tells the time for expiries and records.
 	// Default: time.Now.
 	Now func() time.Time
@@ -127,6 +133,7 @@ type Event struct {
 	Calls    int           // for a batch: how many calls it decided
 	Expired  int           // for a sweep: how many lapsed reservations it expired
 	Purged   int           // for a sweep: how many old idempotency records it purged
+	Pruned   int           // for a sweep: how many old events it pruned
 	Replayed bool          // the call returned an earlier call's stored result
 }
 
@@ -166,6 +173,9 @@ func (o *Options) withDefaults() Options {
 	if c.IdempotencyTTL <= 0 {
 		c.IdempotencyTTL = 24 * time.Hour
 	}
+	if c.EventRetention <= 0 {
+		c.EventRetention = 7 * 24 * time.Hour
+	}
 	if c.Now == nil {
 		c.Now = time.Now
 	}
@@ -201,6 +211,9 @@ type Engine struct {
 	// run one at a time (stockade.Features).
 	serialStore bool
 	batch       *batcher // Batch strategy only
+	// written wakes the readers of events at each commit of a write
+	// transaction.
+	written notifier
 }
 
 var _ stockade.Service = (*Engine)(nil)
@@ -424,9 +437,14 @@ func (c *call) retry(ctx context.Context, fn func(ctx context.Context) error) er
 	}
 }
 
-// update runs fn in a write transaction, retried whole on conflicts.
+// update runs fn in a write transaction, retried whole on conflicts, and
+// wakes the readers waiting for events once it commits.
 func (c *call) update(ctx context.Context, fn func(tx stockade.Tx) error) error {
-	return c.retry(ctx, func(ctx context.Context) error { return c.e.store.Update(ctx, fn) })
+	err := c.retry(ctx, func(ctx context.Context) error { return c.e.store.Update(ctx, fn) })
+	if err == nil {
+		c.e.written.notify()
+	}
+	return err
 }
 
 // view runs fn in a read transaction.

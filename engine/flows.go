@@ -53,14 +53,18 @@ func (e *Engine) Confirm(ctx context.Context, id string, idem *stockade.Idempote
 					}
 					return stockade.Order{}, errLapsed
 				}
-				if err := shift(ctx, tx, r.Allocations, stockade.MoveConfirm); err != nil {
+				var ob outbox
+				if err := shift(ctx, tx, r.Allocations, stockade.MoveConfirm, &ob, now); err != nil {
 					return stockade.Order{}, err
 				}
-				o, ms, err := confirmHeld(ctx, tx, r, c.actor.Name, now)
+				o, ms, err := confirmHeld(ctx, tx, r, c.actor.Name, &ob, now)
 				if err != nil {
 					return stockade.Order{}, err
 				}
 				if err := tx.InsertOrders(ctx, o); err != nil {
+					return stockade.Order{}, err
+				}
+				if err := ob.flush(ctx, tx); err != nil {
 					return stockade.Order{}, err
 				}
 				return o, tx.AppendMovements(ctx, ms...)
@@ -103,10 +107,10 @@ func expiredErr(id string, at time.Time) error {
 }
 
 // confirmHeld confirms r, a held, unlapsed reservation whose row tx holds,
-// for the actor named by: it sets r's status and returns its order (owned
-// by r's owner) and ledger rows, for the caller to insert; the caller
-// moves the levels' counters as the rows say.
-func confirmHeld(ctx context.Context, tx stockade.Tx, r stockade.Reservation, by string, now time.Time) (stockade.Order, []stockade.Movement, error) {
+// for the actor named by: it sets r's status, adds the events of both to
+// ob, and returns its order (owned by r's owner) and ledger rows, for the
+// caller to insert; the caller moves the levels' counters as the rows say.
+func confirmHeld(ctx context.Context, tx stockade.Tx, r stockade.Reservation, by string, ob *outbox, now time.Time) (stockade.Order, []stockade.Movement, error) {
 	o := stockade.Order{
 		ID:            newID("ord"),
 		Status:        stockade.Committed,
@@ -119,6 +123,9 @@ func confirmHeld(ctx context.Context, tx stockade.Tx, r stockade.Reservation, by
 	if ok, err := tx.SetReservationStatus(ctx, r.ID, stockade.Held, stockade.Confirmed, o.ID); err != nil || !ok {
 		return stockade.Order{}, nil, statusErr(err, "reservation", r.ID)
 	}
+	r.Status, r.OrderID = stockade.Confirmed, o.ID
+	ob.reservation(stockade.EventReservationConfirmed, r, now)
+	ob.order(stockade.EventOrderCommitted, o, now)
 	return o, movements(r.Allocations, stockade.MoveConfirm, o.ID, "confirm reservation "+r.ID, by, now), nil
 }
 
@@ -153,7 +160,8 @@ func (e *Engine) Release(ctx context.Context, id string, idem *stockade.Idempote
 					}
 					r.Status = stockade.Expired
 				default:
-					if err := shift(ctx, tx, r.Allocations, stockade.MoveRelease); err != nil {
+					var ob outbox
+					if err := shift(ctx, tx, r.Allocations, stockade.MoveRelease, &ob, now); err != nil {
 						return r, err
 					}
 					if ok, err := tx.SetReservationStatus(ctx, id, stockade.Held, stockade.Released, ""); err != nil || !ok {
@@ -163,6 +171,10 @@ func (e *Engine) Release(ctx context.Context, id string, idem *stockade.Idempote
 						return r, err
 					}
 					r.Status = stockade.Released
+					ob.reservation(stockade.EventReservationReleased, r, now)
+					if err := ob.flush(ctx, tx); err != nil {
+						return r, err
+					}
 				}
 				return r, nil
 			})
@@ -190,6 +202,12 @@ func (e *Engine) FulfillOrder(ctx context.Context, id string, idem *stockade.Ide
 	return e.finishOrder(ctx, "fulfill", id, idem, stockade.Fulfilled, stockade.MoveFulfill)
 }
 
+// orderEvents are the event types of the statuses an order moves to.
+var orderEvents = map[stockade.OrderStatus]string{
+	stockade.Cancelled: stockade.EventOrderCancelled,
+	stockade.Fulfilled: stockade.EventOrderFulfilled,
+}
+
 // finishOrder moves a committed order to status to, moving its levels'
 // counters as ledger rows of kind do.
 func (e *Engine) finishOrder(ctx context.Context, op, id string, idem *stockade.Idempotency, to stockade.OrderStatus, kind stockade.MovementKind) (stockade.Order, error) {
@@ -212,7 +230,8 @@ func (e *Engine) finishOrder(ctx context.Context, op, id string, idem *stockade.
 				default:
 					return o, refuse(stockade.EInvalidState, "order %q is %s, not committed", id, o.Status)
 				}
-				if err := shift(ctx, tx, o.Allocations, kind); err != nil {
+				var ob outbox
+				if err := shift(ctx, tx, o.Allocations, kind, &ob, now); err != nil {
 					return o, err
 				}
 				if ok, err := tx.SetOrderStatus(ctx, id, stockade.Committed, to); err != nil || !ok {
@@ -222,6 +241,10 @@ func (e *Engine) finishOrder(ctx context.Context, op, id string, idem *stockade.
 					return o, err
 				}
 				o.Status = to
+				ob.order(orderEvents[to], o, now)
+				if err := ob.flush(ctx, tx); err != nil {
+					return o, err
+				}
 				return o, nil
 			})
 			return err
@@ -234,24 +257,26 @@ func (e *Engine) finishOrder(ctx context.Context, op, id string, idem *stockade.
 }
 
 // shift moves the counters of the level of each allocation as ledger rows
-// of kind do, in key order. The allocations are those of a reservation or
+// of kind do, in key order, and adds to ob the levels that went out of
+// stock or came back. The allocations are those of a reservation or
 // order whose row the caller holds, so the counters they draw on are
 // there: a refused write means the counters and the records disagree, an
 // internal error.
-func shift(ctx context.Context, tx stockade.Tx, allocs []stockade.Allocation, kind stockade.MovementKind) error {
+func shift(ctx context.Context, tx stockade.Tx, allocs []stockade.Allocation, kind stockade.MovementKind, ob *outbox, now time.Time) error {
 	per := map[stockade.Key]int64{}
 	for _, a := range allocs {
 		per[a.Key()] += a.Quantity
 	}
 	for _, k := range sortedKeys(per) {
 		d := moved(kind, per[k])
-		_, ok, err := tx.UpdateLevel(ctx, k, d, stockade.Guard{})
+		l, ok, err := tx.UpdateLevel(ctx, k, d, stockade.Guard{})
 		if err != nil {
 			return err
 		}
 		if !ok {
 			return fmt.Errorf("engine: level %s refused %+v: its counters do not cover the records that hold it", k, d)
 		}
+		ob.level("", l, d, now)
 	}
 	return nil
 }
@@ -302,6 +327,11 @@ func (e *Engine) SetStock(ctx context.Context, k stockade.Key, onHand int64, exp
 				}
 				m := stockade.Movement{At: now, SKU: k.SKU, Location: k.Location, Kind: stockade.MoveSet,
 					Delta: stockade.Delta{OnHand: l.OnHand - old.OnHand}, Reason: fmt.Sprintf("set to %d", onHand), Actor: c.actor.Name}
+				var ob outbox
+				ob.level(stockade.EventStockSet, l, m.Delta, now)
+				if err := ob.flush(ctx, tx); err != nil {
+					return l, err
+				}
 				return l, tx.AppendMovements(ctx, m)
 			})
 			return err
@@ -337,6 +367,11 @@ func (e *Engine) AdjustStock(ctx context.Context, k stockade.Key, delta int64, r
 				}
 				m := stockade.Movement{At: now, SKU: k.SKU, Location: k.Location, Kind: stockade.MoveAdjust,
 					Delta: stockade.Delta{OnHand: delta}, Reason: reason, Actor: c.actor.Name}
+				var ob outbox
+				ob.level(stockade.EventStockAdjusted, l, m.Delta, now)
+				if err := ob.flush(ctx, tx); err != nil {
+					return l, err
+				}
 				return l, tx.AppendMovements(ctx, m)
 			})
 			return err

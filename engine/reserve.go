@@ -34,7 +34,10 @@ func (e *Engine) Reserve(ctx context.Context, req stockade.ReserveRequest, idem 
 				}
 				res := stockade.Reservation{ID: newID("res"), Status: stockade.Held, CreatedAt: now,
 					ExpiresAt: now.Add(r.ttl), Lines: r.lines, Allocations: allocs, Owner: c.actor.KeyID}
+				var ob outbox
+				ob.reservation(stockade.EventReservationHeld, res, now)
 				return res, e.commit(ctx, tx, p, writes{
+					events:       ob.evs,
 					reservations: []stockade.Reservation{res},
 					movements:    movements(allocs, stockade.MoveReserve, res.ID, "", c.actor.Name, now),
 					fences:       fences,
@@ -70,7 +73,10 @@ func (e *Engine) Checkout(ctx context.Context, req stockade.ReserveRequest, idem
 					return stockade.Order{}, err
 				}
 				o := stockade.Order{ID: newID("ord"), Status: stockade.Committed, CreatedAt: now, Lines: r.lines, Allocations: allocs, Owner: c.actor.KeyID}
+				var ob outbox
+				ob.order(stockade.EventOrderCommitted, o, now)
 				return o, e.commit(ctx, tx, p, writes{
+					events:    ob.evs,
 					orders:    []stockade.Order{o},
 					movements: movements(allocs, stockade.MoveCheckout, o.ID, "", c.actor.Name, now),
 					fences:    fences,
@@ -98,7 +104,7 @@ func (c *call) placeRetried(ctx context.Context, r *request, fn func(ctx context
 	for i, sku := range r.skus {
 		keys[i] = lockKey(sku)
 	}
-	return c.retry(ctx, func(ctx context.Context) error {
+	err := c.retry(ctx, func(ctx context.Context) error {
 		m, err := lock.AcquireAll(ctx, e.opts.Locker, keys, lock.WithTTL(e.opts.LockTTL))
 		if err != nil {
 			return fmt.Errorf("engine: lock %d SKUs: %w", len(keys), err)
@@ -110,6 +116,10 @@ func (c *call) placeRetried(ctx context.Context, r *request, fn func(ctx context
 		}
 		return e.store.Update(ctx, func(tx stockade.Tx) error { return fn(ctx, tx, fences) })
 	})
+	if err == nil {
+		e.written.notify()
+	}
+	return err
 }
 
 // release gives up m's leases once the transaction they guarded has
@@ -410,13 +420,17 @@ type writes struct {
 	// other moves decided; each level moves by the sum of its rows.
 	movements []stockade.Movement
 	records   []stockade.IdempotencyRecord
+	// events describe the reservations and orders decided; commit adds
+	// those of the lapsed holds it expires and of the levels that go out
+	// of stock or come back.
+	events []stockade.Event
 	// fences are the Lock strategy's fencing tokens, by SKU.
 	fences map[string]uint64
 }
 
 // commit writes what was decided under p: it expires p's lapsed holds,
-// inserts the reservations and orders, the ledger rows and the
-// idempotency records, and writes each level last, moved by the sum of
+// inserts the reservations and orders, the ledger rows, the idempotency
+// records and the events, and writes each level last, moved by the sum of
 // the ledger rows on it, so that the hot rows are locked (from their
 // UPDATE to the commit) for as short a time as the transaction allows.
 //
@@ -428,7 +442,8 @@ type writes struct {
 // because a newer fence is on it, is a conflict: the whole transaction is
 // retried and allocates from a fresh read.
 func (e *Engine) commit(ctx context.Context, tx stockade.Tx, p *plan, w writes) error {
-	expired, err := e.markExpired(ctx, tx, p.lapsed, p.now)
+	ob := &outbox{evs: w.events}
+	expired, err := e.markExpired(ctx, tx, p.lapsed, ob, p.now)
 	if err != nil {
 		return err
 	}
@@ -470,7 +485,10 @@ func (e *Engine) commit(ctx context.Context, tx stockade.Tx, p *plan, w writes) 
 			// store that does not lock could get here.
 			return conflictf("%d of %d levels changed under the transaction's lock", len(changes)-len(ls), len(changes))
 		}
-		return nil
+		for i, l := range ls { // in key order, as changes
+			ob.level("", l, changes[i].Delta, p.now)
+		}
+		return ob.flush(ctx, tx)
 	}
 	for _, ch := range changes {
 		k := ch.Key
@@ -484,11 +502,12 @@ func (e *Engine) commit(ctx context.Context, tx stockade.Tx, p *plan, w writes) 
 				guard.Fence = w.fences[k.SKU]
 			}
 		}
-		_, ok, err := tx.UpdateLevel(ctx, k, ch.Delta, guard)
+		l, ok, err := tx.UpdateLevel(ctx, k, ch.Delta, guard)
 		if err != nil {
 			return err
 		}
 		if ok {
+			ob.level("", l, ch.Delta, p.now)
 			continue
 		}
 		if e.mode == modeLock {
@@ -505,7 +524,7 @@ func (e *Engine) commit(ctx context.Context, tx stockade.Tx, p *plan, w writes) 
 		// fresh read, in a new transaction.
 		return conflictf("level %s changed since it was read", k)
 	}
-	return nil
+	return ob.flush(ctx, tx)
 }
 
 // refusal explains why r cannot be met, given the shortfall that

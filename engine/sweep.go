@@ -9,10 +9,12 @@ import (
 )
 
 // Sweep expires every held reservation that has lapsed, in transactions
-// of Options.SweepBatch, and purges idempotency records older than
-// Options.IdempotencyTTL. It returns how many reservations it expired,
-// and reports the run to Options.Observer as an Event of Op "sweep" with
-// how many reservations it expired and records it purged.
+// of Options.SweepBatch, purges idempotency records older than
+// Options.IdempotencyTTL, and prunes events older than
+// Options.EventRetention, SweepBatch at a time. It returns how many
+// reservations it expired, and reports the run to Options.Observer as an
+// Event of Op "sweep" with how many reservations it expired, records it
+// purged and events it pruned.
 //
 // On a store with SkipLocked (PostgreSQL) sweepers on many instances
 // take disjoint batches and never wait for each other nor for a request
@@ -21,18 +23,19 @@ func (e *Engine) Sweep(ctx context.Context) (expired int, err error) {
 	ctx, cancel := context.WithTimeout(ctx, e.opts.Timeout)
 	defer cancel()
 	c := &call{e: e, op: "sweep", start: time.Now()}
-	expired, purged, err := e.sweep(ctx, c)
+	expired, purged, pruned, err := e.sweep(ctx, c)
 	err = c.classify(ctx, err)
 	if obs := e.opts.Observer; obs != nil {
 		obs(Event{Op: c.op, Code: stockade.ErrorCode(err), Attempts: c.attempts, Retries: c.retries,
-			Duration: time.Since(c.start), Expired: expired, Purged: purged})
+			Duration: time.Since(c.start), Expired: expired, Purged: purged, Pruned: pruned})
 	}
 	return expired, err
 }
 
 // sweep is the work of Sweep: it returns how many reservations it
-// expired and how many idempotency records it purged.
-func (e *Engine) sweep(ctx context.Context, c *call) (expired, purged int, err error) {
+// expired, how many idempotency records it purged and how many events it
+// pruned.
+func (e *Engine) sweep(ctx context.Context, c *call) (expired, purged, pruned int, err error) {
 	for {
 		n := 0
 		err := c.update(ctx, func(tx stockade.Tx) error {
@@ -45,7 +48,7 @@ func (e *Engine) sweep(ctx context.Context, c *call) (expired, purged int, err e
 			return e.expire(ctx, tx, rs, now)
 		})
 		if err != nil {
-			return expired, 0, err
+			return expired, 0, 0, err
 		}
 		expired += n
 		if n < e.opts.SweepBatch {
@@ -57,7 +60,26 @@ func (e *Engine) sweep(ctx context.Context, c *call) (expired, purged int, err e
 		purged = n
 		return err
 	})
-	return expired, purged, err
+	if err != nil {
+		return expired, purged, 0, err
+	}
+	// Small batches, each committed: a large backlog never holds one
+	// long transaction, and a sweep cut short keeps what it pruned.
+	before := e.now().Add(-e.opts.EventRetention)
+	for {
+		n := 0
+		err := c.update(ctx, func(tx stockade.Tx) (err error) {
+			n, err = tx.PruneEvents(ctx, before, e.opts.SweepBatch)
+			return err
+		})
+		if err != nil {
+			return expired, purged, pruned, err
+		}
+		pruned += n
+		if n < e.opts.SweepBatch {
+			return expired, purged, pruned, nil
+		}
+	}
 }
 
 // RunSweeper calls Sweep at once and then every interval (a second if
@@ -99,25 +121,32 @@ func (e *Engine) expire(ctx context.Context, tx stockade.Tx, rs []stockade.Reser
 	for _, r := range rs {
 		allocs = append(allocs, r.Allocations...)
 	}
-	if err := shift(ctx, tx, allocs, stockade.MoveExpire); err != nil {
+	var ob outbox
+	if err := shift(ctx, tx, allocs, stockade.MoveExpire, &ob, now); err != nil {
 		return err
 	}
-	ms, err := e.markExpired(ctx, tx, rs, now)
+	ms, err := e.markExpired(ctx, tx, rs, &ob, now)
 	if err != nil {
+		return err
+	}
+	if err := ob.flush(ctx, tx); err != nil {
 		return err
 	}
 	return tx.AppendMovements(ctx, ms...)
 }
 
-// markExpired marks rs expired and returns their ledger rows, for the
-// caller to append once it has given their stock back.
-func (e *Engine) markExpired(ctx context.Context, tx stockade.Tx, rs []stockade.Reservation, now time.Time) ([]stockade.Movement, error) {
+// markExpired marks rs expired, adds their events to ob, and returns
+// their ledger rows, for the caller to append once it has given their
+// stock back.
+func (e *Engine) markExpired(ctx context.Context, tx stockade.Tx, rs []stockade.Reservation, ob *outbox, now time.Time) ([]stockade.Movement, error) {
 	var ms []stockade.Movement
 	for _, r := range rs {
 		ok, err := tx.SetReservationStatus(ctx, r.ID, stockade.Held, stockade.Expired, "")
 		if err != nil || !ok {
 			return nil, statusErr(err, "reservation", r.ID)
 		}
+		r.Status = stockade.Expired
+		ob.reservation(stockade.EventReservationExpired, r, now)
 		reason := fmt.Sprintf("expired at %s", r.ExpiresAt.Format(time.RFC3339Nano))
 		ms = append(ms, movements(r.Allocations, stockade.MoveExpire, r.ID, reason, "", now)...)
 	}

@@ -396,3 +396,29 @@ func (c *Client) RevokeKey(ctx context.Context, id string) (stockade.APIKey, err
 	err := c.do(ctx, http.MethodDelete, "/v1/keys/"+seg(id), nil, &out, nil)
 	return out.domain(), err
 }
+
+// Events implements stockade.Service. With q.Wait, the call waits for
+// the server's answer that long and more: give hc no shorter a timeout.
+func (c *Client) Events(ctx context.Context, q stockade.EventQuery) (stockade.EventPage, error) {
+	v := url.Values{}
+	if q.Cursor != "" {
+		v.Set("after", q.Cursor)
+	}
+	if len(q.Types) > 0 {
+		v.Set("type", strings.Join(q.Types, ","))
+	}
+	if q.Aggregate != "" {
+		v.Set("aggregate", q.Aggregate)
+	}
+	if q.AggregateID != "" {
+		v.Set("aggregate_id", q.AggregateID)
+	}
+	if q.Wait > 0 {
+		v.Set("wait", q.Wait.String())
+	}
+	var out eventsJSON
+	if err := c.do(ctx, http.MethodGet, pagePath("/v1/events", v, "", q.Limit), nil, &out, nil); err != nil {
+		return stockade.EventPage{}, err
+	}
+	return out.domain()
+}

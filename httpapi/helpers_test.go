@@ -68,6 +68,7 @@ func (b *syncBuffer) String() string {
 type api struct {
 	t      *testing.T
 	srv    *httptest.Server
+	server *Server
 	eng    *engine.Engine
 	clock  *clock
 	logs   *syncBuffer
@@ -113,9 +114,11 @@ func newAPI(t *testing.T, o *apiOptions) *api {
 		opts = *o.server
 		opts.Keys, opts.Open = eng, !o.keyed
 	}
-	srv := httptest.NewServer(checkOpenAPI(t, NewServer(svc, log, &opts, st)))
+	server := NewServer(svc, log, &opts, st)
+	srv := httptest.NewServer(checkOpenAPI(t, server))
 	t.Cleanup(srv.Close)
-	return &api{t: t, srv: srv, eng: eng, clock: clk, logs: logs, client: NewClient(srv.URL, srv.Client())}
+	t.Cleanup(server.CloseStreams) // before srv.Close, which waits for them
+	return &api{t: t, srv: srv, server: server, eng: eng, clock: clk, logs: logs, client: NewClient(srv.URL, srv.Client())}
 }
 
 // response is what a request got back.

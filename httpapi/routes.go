@@ -45,6 +45,10 @@ var routeTable = []route{
 	// The ledger.
 	{"GET /v1/movements", auditors, (*Server).movements}, // ?sku=&location=&ref=&cursor=&limit= → {movements, next_cursor?}
 
+	// Events: every change, in commit order (events.go).
+	{"GET /v1/events", auditors, (*Server).listEvents},      // ?after=&type=&aggregate=&aggregate_id=&limit=&wait= → {events, next_cursor}
+	{"GET " + streamPath, auditors, (*Server).streamEvents}, // Last-Event-ID or ?after=, filters → text/event-stream
+
 	// API keys. The secret is in the answer to its creation only.
 	{"POST /v1/keys", admins, (*Server).createKey},        // {name, role, rate_limit?} → key with secret, 201
 	{"GET /v1/keys", admins, (*Server).listKeys},          // ?cursor=&limit= → {keys, next_cursor?}

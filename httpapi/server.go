@@ -130,7 +130,14 @@ type Server struct {
 	m       serverMetrics
 	keys    keyCache
 	limits  rateLimits
+	// streams ends with CloseStreams, and the event streams with it.
+	streams      context.Context
+	closeStreams context.CancelFunc
 }
+
+// streamPath is the path of the event stream, which runs without the
+// request timeout.
+const streamPath = "/v1/events/stream"
 
 // NewServer returns the API over svc. /readyz answers 200 only while every
 // one of ready answers its Ping.
@@ -139,6 +146,7 @@ func NewServer(svc stockade.Service, log *slog.Logger, opts *Options, ready ...P
 	s.m = newServerMetrics(s.opts.Registry, log)
 	s.keys = keyCache{ttl: s.opts.KeyCacheTTL, m: map[string]cachedKey{}, revoked: map[string]bool{}}
 	s.limits = rateLimits{m: map[string]*rate.Limiter{}}
+	s.streams, s.closeStreams = context.WithCancel(context.Background())
 	for _, rt := range routeTable {
 		s.mux.HandleFunc(rt.pattern, s.guard(rt))
 	}
@@ -193,7 +201,10 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	start := time.Now()
 	id := requestID(r.Header.Get(requestIDHeader))
 	w.Header().Set(requestIDHeader, id)
-	ctx, cancel := context.WithTimeout(context.WithValue(r.Context(), requestIDKey{}, id), s.opts.RequestTimeout)
+	ctx, cancel := context.WithValue(r.Context(), requestIDKey{}, id), context.CancelFunc(func() {})
+	if r.URL.Path != streamPath { // a stream lasts as long as its client
+		ctx, cancel = context.WithTimeout(ctx, s.opts.RequestTimeout)
+	}
 	defer cancel()
 	r = r.WithContext(ctx) // the mux sets r.Pattern on this request
 	rec := &recorder{ResponseWriter: w, req: r}

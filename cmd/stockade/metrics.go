@@ -54,6 +54,10 @@ func engineObserver(reg prometheus.Registerer) func(engine.Event) {
 		Name: "stockade_idempotency_records_purged_total",
 		Help: "Idempotency records the sweeper purged once they outlived their retention.",
 	})
+	pruned := f.NewCounter(prometheus.CounterOpts{
+		Name: "stockade_events_pruned_total",
+		Help: "Events the sweeper pruned from the outbox once they outlived their retention.",
+	})
 	return func(e engine.Event) {
 		outcome := e.Code
 		if outcome == "" {
@@ -70,6 +74,7 @@ func engineObserver(reg prometheus.Registerer) func(engine.Event) {
 		case "sweep":
 			expired.Add(float64(e.Expired))
 			purged.Add(float64(e.Purged))
+			pruned.Add(float64(e.Pruned))
 		}
 		calls.WithLabelValues(e.Op, outcome).Inc()
 		seconds.WithLabelValues(e.Op).Observe(e.Duration.Seconds())

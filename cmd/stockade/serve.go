@@ -42,6 +42,7 @@ type serveConfig struct {
 	open            bool
 	rateLimit       float64
 	rateBurst       int
+	eventRetention  time.Duration
 }
 
 func parseServe(args []string, getenv func(string) string, stdout, stderr io.Writer) (serveConfig, error) {
@@ -77,6 +78,8 @@ flags:
 	locker := env.String("locker", "STOCKADE_LOCKER", "memory", lockerUsage)
 	sweep := env.Duration("sweep-interval", "STOCKADE_SWEEP_INTERVAL", time.Second,
 		"how often lapsed reservations are expired and old idempotency records purged")
+	retention := env.Duration("event-retention", "STOCKADE_EVENT_RETENTION", 7*24*time.Hour,
+		"how long events stay in the outbox (GET /v1/events); the sweeper prunes older ones")
 	ttl := env.Duration("default-ttl", "STOCKADE_DEFAULT_TTL", 15*time.Minute,
 		"how long a reservation holds its stock when the request gives no ttl_seconds")
 	reqTimeout := env.Duration("request-timeout", "STOCKADE_REQUEST_TIMEOUT", 10*time.Second,
@@ -114,7 +117,7 @@ flags:
 	for _, d := range []struct {
 		name string
 		v    time.Duration
-	}{{"sweep-interval", *sweep}, {"default-ttl", *ttl}, {"request-timeout", *reqTimeout}, {"shutdown-timeout", *shutdown}} {
+	}{{"sweep-interval", *sweep}, {"event-retention", *retention}, {"default-ttl", *ttl}, {"request-timeout", *reqTimeout}, {"shutdown-timeout", *shutdown}} {
 		if d.v <= 0 {
 			return c, fmt.Errorf("serve: -%s must be positive, got %v", d.name, d.v)
 		}
@@ -135,7 +138,7 @@ flags:
 	if *rateBurst < 0 || *rateBurst > 1_000_000 {
 		return c, fmt.Errorf("serve: -rate-burst must be between 0 and 1000000, got %d", *rateBurst)
 	}
-	c.open, c.rateLimit, c.rateBurst = *open, *rateLimit, *rateBurst
+	c.open, c.rateLimit, c.rateBurst, c.eventRetention = *open, *rateLimit, *rateBurst, *retention
 	if err := c.logLevel.UnmarshalText([]byte(*level)); err != nil {
 		return c, fmt.Errorf("serve: -log-level %q: want debug, info, warn or error", *level)
 	}
@@ -205,13 +208,14 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 	// transaction: it gets the request timeout too, so that a batch held
 	// up by a silent database is bounded as a request is.
 	eng, err := engine.New(st, &engine.Options{
-		Strategy:   c.strategy,
-		Locker:     locker,
-		MaxBatch:   c.maxBatch,
-		DefaultTTL: c.defaultTTL,
-		Timeout:    c.requestTimeout,
-		Logger:     log,
-		Observer:   engineObserver(metrics),
+		Strategy:       c.strategy,
+		Locker:         locker,
+		MaxBatch:       c.maxBatch,
+		DefaultTTL:     c.defaultTTL,
+		EventRetention: c.eventRetention,
+		Timeout:        c.requestTimeout,
+		Logger:         log,
+		Observer:       engineObserver(metrics),
 	})
 	if err != nil {
 		return fmt.Errorf("serve: %w", err)
@@ -252,6 +256,7 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 		ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelWarn),
 		BaseContext:       func(net.Listener) context.Context { return context.WithoutCancel(ctx) },
 	}
+	srv.RegisterOnShutdown(api.CloseStreams) // or Shutdown waits for every event stream's client
 	attrs := []any{"addr", ln.Addr().String(), "store", c.store.String(), "strategy", eng.Strategy(), "locker", lockerName}
 	if c.strategy == engine.Batch {
 		attrs = append(attrs, "max_batch", c.maxBatch)

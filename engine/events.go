@@ -1,0 +1,188 @@
+package engine
+
+import (
+	"cmp"
+	"context"
+	"encoding/json"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/stockade/stockade"
+)
+
+// The outbox
+//
+// Every change a transaction makes is described by events appended in the
+// same transaction (stockade.Tx.AppendEvents), so that an event exists
+// exactly when its change committed. A transaction collects them in an
+// outbox as it decides its writes, and flushes them with the rest.
+
+// outbox collects the events of one transaction.
+type outbox struct {
+	evs []stockade.Event
+	err error // the first payload that did not encode
+}
+
+// add adds an event of typ about the aggregate id, at version, whose
+// payload is v in JSON.
+func (o *outbox) add(typ, aggregate, id string, version int64, at time.Time, v any) {
+	payload, err := json.Marshal(v)
+	if err != nil {
+		if o.err == nil {
+			o.err = fmt.Errorf("engine: encode the payload of a %s event of %s %s: %w", typ, aggregate, id, err)
+		}
+		return
+	}
+	o.evs = append(o.evs, stockade.Event{ID: newID("evt"), Type: typ, Aggregate: aggregate, AggregateID: id,
+		Version: version, At: wire(at), Payload: payload})
+}
+
+// levelPayload is a level as its events show it: with what is
+// available.
+type levelPayload struct {
+	stockade.Level
+	Available int64 `json:"available"`
+}
+
+// level adds the events of a level moved by d to after: an event of typ,
+// if typ is not empty, and stock.out or stock.in if its available fell to
+// 0 or rose from 0.
+func (o *outbox) level(typ string, after stockade.Level, d stockade.Delta, at time.Time) {
+	id, payload := after.Key().String(), levelPayload{after, after.Available()}
+	if typ != "" {
+		o.add(typ, stockade.AggregateLevel, id, after.Version, at, payload)
+	}
+	before := after.Available() - (d.OnHand - d.Reserved - d.Committed)
+	switch {
+	case before > 0 && after.Available() == 0:
+		o.add(stockade.EventOutOfStock, stockade.AggregateLevel, id, after.Version, at, payload)
+	case before <= 0 && after.Available() > 0:
+		o.add(stockade.EventBackInStock, stockade.AggregateLevel, id, after.Version, at, payload)
+	}
+}
+
+// wire is t as the stores keep it and the API shows it: UTC, to the
+// microsecond. Payloads use it, so that an event shows the times that
+// reading its aggregate later shows.
+func wire(t time.Time) time.Time { return t.UTC().Truncate(time.Microsecond) }
+
+// reservation adds an event of typ about r, as r is after the change.
+func (o *outbox) reservation(typ string, r stockade.Reservation, at time.Time) {
+	r.CreatedAt, r.ExpiresAt = wire(r.CreatedAt), wire(r.ExpiresAt)
+	version := int64(2)
+	if r.Status == stockade.Held {
+		version = 1
+	}
+	o.add(typ, stockade.AggregateReservation, r.ID, version, at, r)
+}
+
+// order adds an event of typ about ord, as it is after the change.
+func (o *outbox) order(typ string, ord stockade.Order, at time.Time) {
+	ord.CreatedAt = wire(ord.CreatedAt)
+	version := int64(2)
+	if ord.Status == stockade.Committed {
+		version = 1
+	}
+	o.add(typ, stockade.AggregateOrder, ord.ID, version, at, ord)
+}
+
+// flush appends the events collected so far in tx, and empties o.
+func (o *outbox) flush(ctx context.Context, tx stockade.Tx) error {
+	if o.err != nil {
+		return o.err
+	}
+	if len(o.evs) == 0 {
+		return nil
+	}
+	err := tx.AppendEvents(ctx, o.evs...)
+	o.evs = nil
+	return err
+}
+
+// notifier wakes the readers waiting for events when a write transaction
+// of this engine commits: each waits on the channel of the moment, which
+// the next commit closes.
+type notifier struct {
+	mu sync.Mutex
+	ch chan struct{}
+}
+
+// wait returns a channel that closes at the next commit.
+func (n *notifier) wait() <-chan struct{} {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	if n.ch == nil {
+		n.ch = make(chan struct{})
+	}
+	return n.ch
+}
+
+// notify wakes the readers waiting now.
+func (n *notifier) notify() {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	if n.ch != nil {
+		close(n.ch)
+		n.ch = nil
+	}
+}
+
+// otherWriters is how often a waiting reader reads again without being
+// woken: the events of other instances, whose commits this engine does
+// not see, reach it within this.
+const otherWriters = time.Second
+
+// Events implements stockade.Service. A reader with nothing to read
+// waits for a commit of this engine, reading again at each, and at least
+// every otherWriters for the commits of other instances, until q.Wait
+// ends or the call's deadline is near: it then answers with an empty page
+// and its cursor, to ask again with.
+func (e *Engine) Events(ctx context.Context, q stockade.EventQuery) (stockade.EventPage, error) {
+	return run(e, ctx, "events", nil, func(ctx context.Context, c *call) (stockade.EventPage, error) {
+		if err := q.Validate(); err != nil {
+			return stockade.EventPage{}, err
+		}
+		after, err := stockade.ParseEventCursor(q.Cursor)
+		if err != nil {
+			return stockade.EventPage{}, err
+		}
+		f := stockade.EventFilter{After: after, Types: q.Types, Aggregate: q.Aggregate, AggregateID: q.AggregateID,
+			Limit: cmp.Or(q.Limit, stockade.DefaultEventLimit)}
+		until := time.Now().Add(q.Wait)
+		if d, ok := ctx.Deadline(); ok && d.Add(-deadlineMargin).Before(until) {
+			until = d.Add(-deadlineMargin)
+		}
+		for {
+			woken := e.written.wait() // before the read: a commit after it wakes us
+			var evs []stockade.Event
+			err := c.view(ctx, func(tx stockade.Tx) (err error) {
+				evs, err = tx.Events(ctx, f)
+				return err
+			})
+			switch {
+			case err != nil:
+				return stockade.EventPage{}, err
+			case len(evs) > 0:
+				return stockade.EventPage{Events: evs, Next: evs[len(evs)-1].Position.Cursor()}, nil
+			}
+			left := time.Until(until)
+			if left <= 0 {
+				return stockade.EventPage{Next: q.Cursor}, nil
+			}
+			t := time.NewTimer(min(left, otherWriters))
+			select {
+			case <-woken:
+			case <-t.C:
+			case <-ctx.Done():
+				t.Stop()
+				return stockade.EventPage{}, ctx.Err()
+			}
+			t.Stop()
+		}
+	})
+}
+
+// deadlineMargin is how long before its deadline a waiting Events call
+// stops waiting, so that its empty answer arrives in time.
+const deadlineMargin = 250 * time.Millisecond

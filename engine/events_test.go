@@ -1,0 +1,137 @@
+package engine_test
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stockade/stockade"
+	"github.com/stockade/stockade/engine"
+)
+
+// outbox returns the events after pos, and the last position.
+func (en *env) outbox(after stockade.EventPosition) ([]stockade.Event, stockade.EventPosition) {
+	en.t.Helper()
+	var evs []stockade.Event
+	err := en.store.View(en.t.Context(), func(tx stockade.Tx) (err error) {
+		evs, err = tx.Events(en.t.Context(), stockade.EventFilter{After: after, Limit: 10000})
+		return err
+	})
+	if err != nil {
+		en.t.Fatal(err)
+	}
+	if len(evs) > 0 {
+		after = evs[len(evs)-1].Position
+	}
+	return evs, after
+}
+
+// TestEvents: each flow writes the events of its change, and only those,
+// in the transaction of the change; a refused call writes none.
+func TestEvents(t *testing.T) {
+	forBackends(t, []string{engine.Atomic, engine.Batch, engine.Optimistic}, func(t *testing.T, en *env) {
+		ctx := t.Context()
+		en.location("east", 40.71, -74.01)
+		var pos stockade.EventPosition
+		step := func(what string, want ...string) {
+			t.Helper()
+			var evs []stockade.Event
+			evs, pos = en.outbox(pos)
+			var got []string
+			for _, ev := range evs {
+				got = append(got, fmt.Sprintf("%s %s/%d", ev.Type, ev.Aggregate, ev.Version))
+				var payload map[string]any
+				if err := json.Unmarshal(ev.Payload, &payload); err != nil || !strings.HasPrefix(ev.ID, "evt_") || ev.At.IsZero() {
+					t.Errorf("%s: event %+v: payload %v", what, ev, err)
+				}
+				if id, _ := payload["id"].(string); ev.Aggregate != stockade.AggregateLevel && id != ev.AggregateID {
+					t.Errorf("%s: %s of %s carries %s", what, ev.Type, ev.AggregateID, ev.Payload)
+				}
+			}
+			if strings.Join(got, ", ") != strings.Join(want, ", ") {
+				t.Errorf("%s: events\n got %v\nwant %v", what, got, want)
+			}
+		}
+		must := func(err error) {
+			t.Helper()
+			if err != nil {
+				t.Fatal(err)
+			}
+		}
+		k := stockade.Key{SKU: "widget", Location: "east"}
+		two := stockade.ReserveRequest{Lines: []stockade.Line{{SKU: "widget", Quantity: 2}}}
+		one := stockade.ReserveRequest{Lines: []stockade.Line{{SKU: "widget", Quantity: 1}}}
+
+		_, err := en.eng.SetStock(ctx, k, 2, nil, nil)
+		must(err)
+		step("set", "stock.set level/1", "stock.in level/1")
+		r, err := en.eng.Reserve(ctx, two, nil)
+		must(err)
+		step("reserve all", "reservation.held reservation/1", "stock.out level/2")
+		_, err = en.eng.Reserve(ctx, one, nil)
+		wantCode(t, err, stockade.EInsufficientStock)
+		step("refused")
+		_, err = en.eng.Release(ctx, r.ID, nil)
+		must(err)
+		step("release", "stock.in level/3", "reservation.released reservation/2")
+		r, err = en.eng.Reserve(ctx, one, nil)
+		must(err)
+		step("reserve one", "reservation.held reservation/1")
+		o, err := en.eng.Confirm(ctx, r.ID, nil)
+		must(err)
+		step("confirm", "reservation.confirmed reservation/2", "order.committed order/1")
+		_, err = en.eng.CancelOrder(ctx, o.ID, nil)
+		must(err)
+		step("cancel", "order.cancelled order/2")
+		o, err = en.eng.Checkout(ctx, two, nil)
+		must(err)
+		step("checkout all", "order.committed order/1", "stock.out level/7")
+		_, err = en.eng.FulfillOrder(ctx, o.ID, nil)
+		must(err)
+		step("fulfill", "order.fulfilled order/2")
+		_, err = en.eng.AdjustStock(ctx, k, 3, "found", nil)
+		must(err)
+		step("adjust", "stock.adjusted level/9", "stock.in level/9")
+		_, err = en.eng.Reserve(ctx, stockade.ReserveRequest{Lines: two.Lines, TTL: time.Minute}, nil)
+		must(err)
+		step("reserve to lapse", "reservation.held reservation/1")
+		en.clock.Advance(2 * time.Minute)
+		n, err := en.eng.Sweep(ctx)
+		if err != nil || n != 1 {
+			t.Fatalf("Sweep = %d, %v", n, err)
+		}
+		step("expire", "reservation.expired reservation/2")
+		_, err = en.eng.SetStock(ctx, k, 0, nil, nil)
+		must(err)
+		step("set to zero", "stock.set level/12", "stock.out level/12")
+	})
+}
+
+// TestEventsPruned: the sweeper prunes events older than the retention,
+// in batches, and keeps the others.
+func TestEventsPruned(t *testing.T) {
+	en := newEnv(t, backends[0], engine.Atomic, func(o *engine.Options) {
+		o.EventRetention = time.Hour
+		o.SweepBatch = 2
+	})
+	ctx := t.Context()
+	en.location("east", 40.71, -74.01)
+	for i := range 5 {
+		if _, err := en.eng.SetStock(ctx, stockade.Key{SKU: "widget", Location: "east"}, int64(i+1), nil, nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+	en.clock.Advance(2 * time.Hour)
+	if _, err := en.eng.SetStock(ctx, stockade.Key{SKU: "widget", Location: "east"}, 10, nil, nil); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := en.eng.Sweep(ctx); err != nil {
+		t.Fatal(err)
+	}
+	evs, _ := en.outbox(stockade.EventPosition{})
+	if len(evs) != 1 || evs[0].Type != stockade.EventStockSet || evs[0].Version != 6 {
+		t.Errorf("after the sweep: %+v, want the last set alone", evs)
+	}
+}

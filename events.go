@@ -1,0 +1,203 @@
+package stockade
+
+import (
+	"encoding/base64"
+	"encoding/binary"
+	"encoding/json"
+	"math"
+	"slices"
+	"strings"
+	"time"
+)
+
+// Event types: one per state change the service makes. Each is written in
+// the transaction of its change (a transactional outbox), so an event
+// exists exactly when its change committed.
+const (
+	EventStockSet      = "stock.set"      // a level's on hand was set (level)
+	EventStockAdjusted = "stock.adjusted" // a level's on hand was adjusted (level)
+	// EventOutOfStock: a level's available fell to 0; EventBackInStock:
+	// it rose from 0. Both come with the event of the change that moved it.
+	EventOutOfStock  = "stock.out"
+	EventBackInStock = "stock.in"
+
+	EventReservationHeld      = "reservation.held"
+	EventReservationConfirmed = "reservation.confirmed"
+	EventReservationReleased  = "reservation.released"
+	EventReservationExpired   = "reservation.expired"
+
+	EventOrderCommitted = "order.committed" // a checkout, or a confirmed reservation
+	EventOrderCancelled = "order.cancelled"
+	EventOrderFulfilled = "order.fulfilled"
+)
+
+// Aggregates: what an event is about.
+const (
+	AggregateLevel       = "level"       // id: "SKU@LOCATION" (Key.String)
+	AggregateReservation = "reservation" // id: the reservation's id
+	AggregateOrder       = "order"       // id: the order's id
+)
+
+// Event is one state change, as the outbox keeps it.
+type Event struct {
+	// ID is unique among events ("evt_…"): consumers drop a second
+	// delivery by it, and a relay sends it as the message id.
+	ID   string `json:"id"`
+	Type string `json:"type"`
+	// Aggregate and AggregateID name what changed.
+	Aggregate   string `json:"aggregate"`
+	AggregateID string `json:"aggregate_id"`
+	// Version is the aggregate's version after the change: a level's
+	// Version; for a reservation 1 when held and 2 once it is confirmed,
+	// released or expired; for an order 1 when committed and 2 once it is
+	// cancelled or fulfilled. The events of one change share it.
+	Version int64     `json:"version"`
+	At      time.Time `json:"at"`
+	// Payload is the aggregate after the change, in JSON: a Level, a
+	// Reservation or an Order.
+	Payload json.RawMessage `json:"payload"`
+	// Position is where the store keeps the event, in commit order; the
+	// store sets it when it reads the event.
+	Position EventPosition `json:"-"`
+}
+
+// EventPosition is an event's place in the outbox. Events are read in
+// the order of their positions, which is the order in which their
+// transactions committed as far as a reader can tell: an event never
+// appears behind a position that a reader has already passed.
+type EventPosition struct {
+	// Tx orders events by the transaction that wrote them, where the
+	// store hands out transaction ids (PostgreSQL's xid8); 0 where one
+	// writer at a time makes ids follow commits (SQLite).
+	Tx uint64
+	// Seq orders events within a transaction, and on SQLite all of them.
+	Seq int64
+}
+
+// Less reports whether p comes before q.
+func (p EventPosition) Less(q EventPosition) bool {
+	return p.Tx < q.Tx || (p.Tx == q.Tx && p.Seq < q.Seq)
+}
+
+// Cursor returns the cursor of the events after p: the byte 'e', then Tx
+// and Seq as 8 bytes big-endian each, in unpadded base64url, opaque to
+// clients. An SSE stream sends it as each event's id.
+func (p EventPosition) Cursor() string {
+	var b [17]byte
+	b[0] = 'e'
+	binary.BigEndian.PutUint64(b[1:], p.Tx)
+	binary.BigEndian.PutUint64(b[9:], uint64(p.Seq))
+	return eventCursors.EncodeToString(b[:])
+}
+
+var eventCursors = base64.RawURLEncoding.Strict()
+
+// ParseEventCursor returns the position that a cursor made by Cursor
+// holds, or the zero position for the empty cursor (from the first
+// event). Anything else is refused with EInvalid.
+func ParseEventCursor(s string) (EventPosition, error) {
+	if s == "" {
+		return EventPosition{}, nil
+	}
+	b, err := eventCursors.DecodeString(s)
+	if err == nil && len(b) == 17 && b[0] == 'e' {
+		if seq := binary.BigEndian.Uint64(b[9:]); seq <= math.MaxInt64 {
+			return EventPosition{Tx: binary.BigEndian.Uint64(b[1:]), Seq: int64(seq)}, nil
+		}
+	}
+	return EventPosition{}, invalidf("cursor: malformed; pass the next cursor of an earlier page (or an event's id), or none for the first")
+}
+
+// EventFilter selects events for Tx.Events. Zero fields match everything.
+type EventFilter struct {
+	// After: only events after this position; the zero position reads
+	// from the first.
+	After EventPosition
+	// Types keeps the events of these types.
+	Types []string
+	// Aggregate and AggregateID keep the events of one kind of aggregate,
+	// or of one aggregate.
+	Aggregate   string
+	AggregateID string
+	// Limit is the most events returned; it is always set (1 or more).
+	Limit int
+}
+
+const (
+	// DefaultEventLimit is how many events a page holds when the query
+	// does not say.
+	DefaultEventLimit = 100
+	// MaxEventLimit is the most events one page holds.
+	MaxEventLimit = 1000
+	// MaxEventWait is the longest a query may wait for an event.
+	MaxEventWait = 60 * time.Second
+)
+
+// EventQuery asks Service.Events for the events after a cursor.
+type EventQuery struct {
+	// Cursor is the Next of the page before; empty to read from the
+	// oldest event kept. It is opaque: only a cursor the service gave out
+	// is accepted (EInvalid otherwise).
+	Cursor string
+	// Types keeps the events of these types; none keeps all.
+	Types []string
+	// Aggregate keeps the events of one kind of aggregate, and
+	// AggregateID, if set too, of one aggregate.
+	Aggregate   string
+	AggregateID string
+	// Limit is the most events in the page: 1 to MaxEventLimit, or 0 for
+	// DefaultEventLimit.
+	Limit int
+	// Wait, if no event matches yet, is how long to wait for one before
+	// answering with an empty page (a long poll): up to MaxEventWait, and
+	// never past the call's deadline. 0 answers at once.
+	Wait time.Duration
+}
+
+// Validate refuses a query with an unknown event type or aggregate, an
+// aggregate id without its aggregate, or a limit or wait out of range.
+func (q EventQuery) Validate() error {
+	for _, t := range q.Types {
+		if !slices.Contains(EventTypes, t) {
+			return invalidf("type: unknown event type %q (want one of %s)", t, strings.Join(EventTypes, ", "))
+		}
+	}
+	switch q.Aggregate {
+	case "", AggregateLevel, AggregateReservation, AggregateOrder:
+	default:
+		return invalidf("aggregate: must be level, reservation or order, got %q", q.Aggregate)
+	}
+	if q.AggregateID != "" {
+		if q.Aggregate == "" {
+			return invalidf("aggregate_id: needs aggregate too")
+		}
+		if err := ValidateID("aggregate_id", q.AggregateID); err != nil {
+			return err
+		}
+	}
+	if q.Limit < 0 || q.Limit > MaxEventLimit {
+		return invalidf("limit: must be between 1 and %d (0 for %d), got %d", MaxEventLimit, DefaultEventLimit, q.Limit)
+	}
+	if q.Wait < 0 || q.Wait > MaxEventWait {
+		return invalidf("wait: must be between 0 and %s, got %s", MaxEventWait, q.Wait)
+	}
+	return nil
+}
+
+// EventTypes are the event types, in the order of the constants.
+var EventTypes = []string{
+	EventStockSet, EventStockAdjusted, EventOutOfStock, EventBackInStock,
+	EventReservationHeld, EventReservationConfirmed, EventReservationReleased, EventReservationExpired,
+	EventOrderCommitted, EventOrderCancelled, EventOrderFulfilled,
+}
+
+// EventPage is the events after a query's cursor, in commit order.
+// Following Next from any cursor reads every event committed after it
+// once, in the order of their positions: an event that commits late is
+// waited for, never passed (see Tx.Events).
+type EventPage struct {
+	Events []Event
+	// Next is the cursor after the last event of the page; with no event,
+	// the query's cursor. It is always the cursor of the next query.
+	Next string
+}

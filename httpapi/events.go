@@ -1,0 +1,227 @@
+package httpapi
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/stockade/stockade"
+)
+
+// The event feed: GET /v1/events answers a page of events after a cursor,
+// waiting up to ?wait= for one if there is none yet (a long poll); GET
+// /v1/events/stream sends them as Server-Sent Events as they commit, each
+// with its cursor as its id, so that a client that reconnects with
+// Last-Event-ID resumes where it was, missing nothing and seeing nothing
+// twice.
+
+// eventJSON is an event as the API shows it.
+type eventJSON struct {
+	ID          string          `json:"id"`
+	Type        string          `json:"type"`
+	Aggregate   string          `json:"aggregate"`
+	AggregateID string          `json:"aggregate_id"`
+	Version     int64           `json:"version"`
+	At          time.Time       `json:"at"`
+	Payload     json.RawMessage `json:"payload"`
+	// Cursor is the event's place in the feed: ask for the events after
+	// it with ?after=, or send it as Last-Event-ID.
+	Cursor string `json:"cursor"`
+}
+
+// eventsJSON is the answer of GET /v1/events. NextCursor is always there:
+// the cursor of the last event, or with none the query's own.
+type eventsJSON struct {
+	Events     []eventJSON `json:"events"`
+	NextCursor string      `json:"next_cursor"`
+}
+
+func toEvent(ev stockade.Event) eventJSON {
+	return eventJSON{ID: ev.ID, Type: ev.Type, Aggregate: ev.Aggregate, AggregateID: ev.AggregateID,
+		Version: ev.Version, At: wireTime(ev.At), Payload: ev.Payload, Cursor: ev.Position.Cursor()}
+}
+
+func toEvents(p stockade.EventPage) eventsJSON {
+	out := eventsJSON{Events: make([]eventJSON, len(p.Events)), NextCursor: p.Next}
+	for i, ev := range p.Events {
+		out.Events[i] = toEvent(ev)
+	}
+	return out
+}
+
+func (j eventsJSON) domain() (stockade.EventPage, error) {
+	p := stockade.EventPage{Events: make([]stockade.Event, len(j.Events)), Next: j.NextCursor}
+	for i, ev := range j.Events {
+		pos, err := stockade.ParseEventCursor(ev.Cursor)
+		if err != nil {
+			return p, err
+		}
+		p.Events[i] = stockade.Event{ID: ev.ID, Type: ev.Type, Aggregate: ev.Aggregate, AggregateID: ev.AggregateID,
+			Version: ev.Version, At: ev.At, Payload: ev.Payload, Position: pos}
+	}
+	return p, nil
+}
+
+func viewEvents(p stockade.EventPage) any { return toEvents(p) }
+
+// eventQuery reads the query of the event routes: after, type (a comma-
+// separated list), aggregate, aggregate_id and limit, and with wait, the
+// long poll's wait (a duration such as 10s).
+func eventQuery(r *http.Request, wait bool) (stockade.EventQuery, error) {
+	var q stockade.EventQuery
+	want := "after, type, aggregate, aggregate_id, limit"
+	if wait {
+		want += ", wait"
+	}
+	err := eachParam(r, func(name, v string) error {
+		switch name {
+		case "after":
+			if v == "" {
+				return invalidf("after: must not be empty; leave it out to start from the oldest event kept")
+			}
+			q.Cursor = v
+			return nil
+		case "type":
+			q.Types = splitComma(v)
+			return nil
+		case "aggregate":
+			q.Aggregate = v
+			return nil
+		case "aggregate_id":
+			q.AggregateID = v
+			return nil
+		case "wait":
+			if !wait {
+				break
+			}
+			d, err := time.ParseDuration(v)
+			if err != nil {
+				return invalidf("wait: want a duration such as 10s or 500ms, got %q", v)
+			}
+			q.Wait = d
+			return nil
+		}
+		if name == "limit" {
+			var cursor string // the feed's cursor is after
+			_, err := pageParam(name, v, stockade.MaxEventLimit, &cursor, &q.Limit)
+			return err
+		}
+		return invalidf("query: unknown parameter %q (want %s)", name, want)
+	})
+	if err == nil {
+		err = q.Validate()
+	}
+	return q, err
+}
+
+// splitComma splits a comma-separated list, dropping empty items.
+func splitComma(v string) []string {
+	var out []string
+	for item := range strings.SplitSeq(v, ",") {
+		if item = strings.TrimSpace(item); item != "" {
+			out = append(out, item)
+		}
+	}
+	return out
+}
+
+func (s *Server) listEvents(w http.ResponseWriter, r *http.Request) {
+	q, err := eventQuery(r, true)
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	call(s, w, r, nil, http.StatusOK, viewEvents, func(ctx context.Context, _ *stockade.Idempotency) (stockade.EventPage, error) {
+		return s.svc.Events(ctx, q)
+	})
+}
+
+// streamPoll is how long the stream waits for events in one call of the
+// service; between two, it sends a comment, which keeps proxies from
+// closing an idle connection and tells the stream when its client left.
+const streamPoll = 15 * time.Second
+
+// streamEvents serves GET /v1/events/stream: the events after
+// Last-Event-ID (or ?after=), as Server-Sent Events, until the client
+// goes or the server shuts down (CloseStreams). It runs without the
+// request timeout (see ServeHTTP) and clears the connection's write
+// deadline.
+func (s *Server) streamEvents(w http.ResponseWriter, r *http.Request) {
+	q, err := eventQuery(r, false)
+	if err == nil && r.Header.Get("Last-Event-ID") != "" {
+		if q.Cursor != "" {
+			err = invalidf("after: give Last-Event-ID or after, not both")
+		}
+		q.Cursor = r.Header.Get("Last-Event-ID")
+	}
+	if err == nil {
+		_, err = stockade.ParseEventCursor(q.Cursor)
+	}
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	rc := http.NewResponseController(w)
+	if err := rc.SetWriteDeadline(time.Time{}); err != nil && err != http.ErrNotSupported {
+		s.writeError(w, r, fmt.Errorf("stream: clear the write deadline: %w", err))
+		return
+	}
+	ctx, stop := context.WithCancel(r.Context())
+	defer stop()
+	go func() {
+		select {
+		case <-s.streams.Done():
+			stop()
+		case <-ctx.Done():
+		}
+	}()
+	h := w.Header()
+	h.Set("Content-Type", "text/event-stream")
+	h.Set("Cache-Control", "no-store")
+	h.Set("X-Accel-Buffering", "no") // nginx: do not buffer the stream
+	w.WriteHeader(http.StatusOK)
+	fmt.Fprint(w, ": stockade events\n\n")
+	rc.Flush()
+	q.Wait = streamPoll
+	for {
+		pctx, cancel := context.WithTimeout(ctx, streamPoll+5*time.Second)
+		page, err := s.svc.Events(pctx, q)
+		cancel()
+		switch {
+		case ctx.Err() != nil:
+			return // the client went, or the server shuts down
+		case err != nil:
+			// The status is sent: say why in the stream, and end it; the
+			// client reconnects with the last id it saw.
+			s.logFailure(r, err)
+			_, body := problemOf(err)
+			fmt.Fprintf(w, "event: error\ndata: %s\n\n", body)
+			rc.Flush()
+			return
+		}
+		for _, ev := range page.Events {
+			data, err := json.Marshal(toEvent(ev))
+			if err != nil {
+				s.logFailure(r, err)
+				return
+			}
+			fmt.Fprintf(w, "id: %s\nevent: %s\ndata: %s\n\n", ev.Position.Cursor(), ev.Type, data)
+		}
+		if len(page.Events) == 0 {
+			fmt.Fprint(w, ": keep-alive\n\n")
+		}
+		if err := rc.Flush(); err != nil {
+			return
+		}
+		q.Cursor = page.Next
+	}
+}
+
+// CloseStreams ends the event streams being served, and those that start
+// later at once: call it when the server shuts down (http.Server's
+// RegisterOnShutdown), or Shutdown waits for every stream's client to
+// leave.
+func (s *Server) CloseStreams() { s.closeStreams() }

@@ -1,0 +1,243 @@
+package httpapi
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"net/http"
+	"net/url"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stockade/stockade"
+)
+
+// streamStatus opens the event stream at path with the header lines and
+// returns the status, without waiting for the stream to end.
+func (a *api) streamStatus(path string, header ...string) int {
+	a.t.Helper()
+	s := a.stream(path, header...)
+	defer s.close()
+	return s.status
+}
+
+// sse is an open event stream.
+type sse struct {
+	status int
+	lines  *bufio.Scanner
+	close  func()
+}
+
+// stream opens the event stream at path, with the header lines.
+func (a *api) stream(path string, header ...string) *sse {
+	a.t.Helper()
+	ctx, cancel := context.WithCancel(a.t.Context())
+	req, err := http.NewRequestWithContext(ctx, "GET", a.srv.URL+path, nil)
+	if err != nil {
+		a.t.Fatal(err)
+	}
+	for _, h := range header {
+		name, value, _ := strings.Cut(h, ":")
+		req.Header.Add(name, strings.TrimSpace(value))
+	}
+	resp, err := a.srv.Client().Do(req)
+	if err != nil {
+		a.t.Fatal(err)
+	}
+	return &sse{status: resp.StatusCode, lines: bufio.NewScanner(resp.Body), close: func() { cancel(); resp.Body.Close() }}
+}
+
+// streamed is one event as a stream sent it.
+type streamed struct {
+	id, typ string
+	ev      eventJSON
+}
+
+// next reads the stream up to its next event, skipping comments.
+func (s *sse) next(t *testing.T) streamed {
+	t.Helper()
+	var e streamed
+	for s.lines.Scan() {
+		line := s.lines.Text()
+		switch {
+		case line == "" && e.id != "":
+			return e
+		case strings.HasPrefix(line, ":"), line == "":
+		case strings.HasPrefix(line, "id: "):
+			e.id = strings.TrimPrefix(line, "id: ")
+		case strings.HasPrefix(line, "event: "):
+			e.typ = strings.TrimPrefix(line, "event: ")
+		case strings.HasPrefix(line, "data: "):
+			if err := json.Unmarshal([]byte(strings.TrimPrefix(line, "data: ")), &e.ev); err != nil {
+				t.Fatalf("data of event %s: %v", e.id, err)
+			}
+		default:
+			t.Fatalf("a line that is not Server-Sent Events: %q", line)
+		}
+	}
+	t.Fatalf("the stream ended: %v", s.lines.Err())
+	return e
+}
+
+// feed reads GET /v1/events with the query and returns the page.
+func (a *api) feed(query string) eventsJSON {
+	a.t.Helper()
+	var page eventsJSON
+	if err := json.Unmarshal(a.must(200, "GET", "/v1/events?"+query, nil).body, &page); err != nil {
+		a.t.Fatal(err)
+	}
+	return page
+}
+
+// TestEventFeed: the events of the API's changes, a page at a time, with
+// filters; a long poll that answers when an event commits.
+func TestEventFeed(t *testing.T) {
+	a := newAPI(t, nil)
+	a.seed()
+	res := a.must(201, "POST", "/v1/reservations", `{"lines":[{"sku":"widget","quantity":2,"location":"west"}]}`).id(t)
+	a.must(200, "DELETE", "/v1/reservations/"+res, nil)
+
+	all := a.feed("")
+	var types []string
+	for _, ev := range all.Events {
+		types = append(types, ev.Type+" "+ev.AggregateID)
+	}
+	want := "stock.set widget@east, stock.in widget@east, stock.set widget@west, stock.in widget@west, reservation.held " + res + ", reservation.released " + res
+	if strings.Join(types, ", ") != want {
+		t.Errorf("events:\n got %s\nwant %s", strings.Join(types, ", "), want)
+	}
+	if all.NextCursor != all.Events[len(all.Events)-1].Cursor {
+		t.Errorf("next_cursor %q, want the last event's %q", all.NextCursor, all.Events[len(all.Events)-1].Cursor)
+	}
+	// Paged: two at a time, the same events.
+	var paged []string
+	for after := ""; ; {
+		q := "limit=2"
+		if after != "" {
+			q += "&after=" + url.QueryEscape(after)
+		}
+		page := a.feed(q)
+		for _, ev := range page.Events {
+			paged = append(paged, ev.ID)
+		}
+		if len(page.Events) == 0 {
+			if page.NextCursor != after {
+				t.Errorf("an empty page's next_cursor %q, want the query's %q", page.NextCursor, after)
+			}
+			break
+		}
+		after = page.NextCursor
+	}
+	if len(paged) != len(all.Events) {
+		t.Errorf("paged %d events, want %d", len(paged), len(all.Events))
+	}
+	if page := a.feed("type=reservation.held,reservation.released&aggregate=reservation&aggregate_id=" + res); len(page.Events) != 2 {
+		t.Errorf("filtered: %+v", page.Events)
+	}
+	if page := a.feed("aggregate=level&aggregate_id=" + url.QueryEscape("widget@west")); len(page.Events) != 2 {
+		t.Errorf("one level's events: %+v", page.Events)
+	}
+	for _, bad := range []string{"type=stock.sold", "aggregate=shelf", "aggregate_id=x", "limit=0", "wait=forever", "wait=2m", "after=", "after=xyz", "cursor=" + all.NextCursor} {
+		if r := a.do("GET", "/v1/events?"+bad, nil); r.status != 400 || r.problem(t).Code != stockade.EInvalid {
+			t.Errorf("GET /v1/events?%s: %s, want 400", bad, r)
+		}
+	}
+
+	// A long poll answers with the event that commits while it waits.
+	got := make(chan eventsJSON, 1)
+	go func() {
+		var page eventsJSON
+		r := a.do("GET", "/v1/events?wait=5s&after="+url.QueryEscape(all.NextCursor), nil)
+		json.Unmarshal(r.body, &page)
+		got <- page
+	}()
+	a.must(200, "POST", "/v1/stock/widget/east/adjust", `{"delta":1,"reason":"found"}`)
+	page := <-got
+	if len(page.Events) == 0 {
+		// It may have read before the adjustment committed and then
+		// timed out; then the event is on the next page.
+		page = a.feed("after=" + url.QueryEscape(all.NextCursor))
+	}
+	if len(page.Events) != 1 || page.Events[0].Type != stockade.EventStockAdjusted {
+		t.Errorf("after the adjustment: %+v", page.Events)
+	}
+}
+
+// TestEventStream: a stream sends every event once, in order; a client
+// that goes and comes back with Last-Event-ID misses nothing and sees
+// nothing twice; the stream ends when the server closes its streams.
+func TestEventStream(t *testing.T) {
+	a := newAPI(t, nil)
+	a.seed() // four events
+	s := a.stream("/v1/events/stream")
+	if s.status != 200 {
+		t.Fatalf("stream: status %d", s.status)
+	}
+	var seen []streamed
+	for range 4 {
+		seen = append(seen, s.next(t))
+	}
+	res := a.must(201, "POST", "/v1/reservations", `{"lines":[{"sku":"widget","quantity":5,"location":"west"}]}`).id(t)
+	held, out := s.next(t), s.next(t)
+	if held.typ != stockade.EventReservationHeld || held.ev.AggregateID != res || out.typ != stockade.EventOutOfStock {
+		t.Errorf("live events: %+v, %+v", held, out)
+	}
+	seen = append(seen, held, out)
+	s.close()
+
+	// Gone: changes meanwhile; back with the last id seen.
+	a.must(200, "DELETE", "/v1/reservations/"+res, nil)
+	a.must(200, "POST", "/v1/stock/widget/east/adjust", `{"delta":1,"reason":"found"}`)
+	back := a.stream("/v1/events/stream", "Last-Event-ID: "+out.id)
+	defer back.close()
+	var again []string
+	for range 3 {
+		e := back.next(t)
+		again = append(again, e.typ)
+		seen = append(seen, e)
+	}
+	if got, want := strings.Join(again, ", "), "stock.in, reservation.released, stock.adjusted"; got != want {
+		t.Errorf("after Last-Event-ID: %s, want %s", got, want)
+	}
+	ids := map[string]bool{}
+	for i, e := range seen {
+		if ids[e.ev.ID] || e.id != e.ev.Cursor || e.typ != e.ev.Type {
+			t.Errorf("event %d: %+v (a repeat, or id and type that disagree with its data)", i, e)
+		}
+		ids[e.ev.ID] = true
+	}
+
+	// The page and the stream agree.
+	page := a.feed("")
+	if len(page.Events) != len(seen) {
+		t.Fatalf("the feed has %d events, the streams sent %d", len(page.Events), len(seen))
+	}
+	for i, ev := range page.Events {
+		if ev.ID != seen[i].ev.ID {
+			t.Errorf("event %d: feed %s, stream %s", i, ev.ID, seen[i].ev.ID)
+		}
+	}
+
+	// Shutting down ends the stream.
+	done := make(chan struct{})
+	go func() {
+		for back.lines.Scan() {
+		}
+		close(done)
+	}()
+	a.server.CloseStreams()
+	select {
+	case <-done:
+	case <-time.After(10 * time.Second):
+		t.Fatal("the stream outlived CloseStreams")
+	}
+	if r := a.stream("/v1/events/stream", "Last-Event-ID: "+out.id); r.status != 200 {
+		t.Errorf("a stream after CloseStreams: status %d", r.status)
+	} else {
+		r.close()
+	}
+	if r := a.do("GET", "/v1/events/stream", nil, "Last-Event-ID: nonsense"); r.status != 400 {
+		t.Errorf("a bad Last-Event-ID: %s, want 400", r)
+	}
+}
