@@ -243,8 +243,10 @@ type Tx interface {
 	// in a View: an Update that has written reads nothing written since.
 	Events(ctx context.Context, f EventFilter) ([]Event, error)
 
-	// PruneEvents deletes up to limit events written strictly before
-	// before, oldest first, and returns how many.
+	// PruneEvents deletes, of the first limit events by position, those
+	// written strictly before before, and returns how many. Positions
+	// follow time closely, so these are the oldest events, and the work
+	// is bounded however many younger events there are.
 	PruneEvents(ctx context.Context, before time.Time, limit int) (int, error)
 
 	// AdvisoryLock takes a transaction-scoped advisory lock on each key,

@@ -460,6 +460,13 @@ func (e *Engine) commit(ctx context.Context, tx stockade.Tx, p *plan, w writes) 
 	if err := tx.PutIdempotency(ctx, w.records...); err != nil {
 		return err
 	}
+	// The events known so far go before the levels' writes, which lock
+	// the hot rows until the commit: after them come only the events of
+	// levels that go out of stock or come back, which few transactions
+	// have.
+	if err := ob.flush(ctx, tx); err != nil {
+		return err
+	}
 	sums := map[stockade.Key]stockade.Delta{}
 	gives := map[stockade.Key]bool{} // levels that give stock: guarded
 	for _, m := range ms {

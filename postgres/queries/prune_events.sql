@@ -1,12 +1,13 @@
--- Delete up to $2 (bigint) events written before $1, oldest first, events
--- written at the same time in position order. Rows another transaction
--- has locked (a concurrent prune) are skipped, so that concurrent pruners
--- delete disjoint sets.
+-- Delete the events written before $1 among the oldest $2 (bigint) by
+-- position. Positions follow time closely, so these are the oldest events;
+-- reading them along the primary key bounds the work however many events
+-- are younger, and a run that finds none old enough deletes nothing. Rows
+-- another transaction has locked (a concurrent prune) are skipped, so that
+-- concurrent pruners delete disjoint sets.
 DELETE FROM events
 WHERE (xid, seq) IN (
 	SELECT xid, seq FROM events
-	WHERE at < $1::timestamptz
-	ORDER BY at, xid, seq
+	ORDER BY xid, seq
 	LIMIT $2::bigint
 	FOR UPDATE SKIP LOCKED
-);
+) AND at < $1::timestamptz;

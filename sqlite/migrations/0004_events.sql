@@ -14,11 +14,12 @@
 -- PruneEvents had deleted every row would start again behind the readers.
 --
 -- id is the event's own id ("evt_…"), by which consumers drop a second
--- delivery. at is Unix microseconds, UTC. payload is JSON text, kept as
--- written.
+-- delivery; it is 130 bits, 80 of them random, and not checked unique
+-- here, which would be an index more on every write. at is Unix
+-- microseconds, UTC. payload is JSON text, kept as written.
 CREATE TABLE events (
 	seq          INTEGER PRIMARY KEY AUTOINCREMENT,
-	id           TEXT    NOT NULL UNIQUE,
+	id           TEXT    NOT NULL,
 	type         TEXT    NOT NULL,
 	aggregate    TEXT    NOT NULL,
 	aggregate_id TEXT    NOT NULL,
@@ -28,10 +29,8 @@ CREATE TABLE events (
 ) STRICT;
 
 -- Every reservation, confirmation and stock change writes events, so the
--- insert path keeps to two indexes besides seq and id: the events of one
--- aggregate in position order, for a reader that follows one reservation,
--- order or level; and at, so that pruning finds the oldest events without
--- reading the table. Type and aggregate take a handful of values each: they
--- are filtered along the position order, not indexed.
+-- insert path keeps to one index besides seq: the events of one aggregate
+-- in position order, for a reader that follows one reservation, order or
+-- level. Pruning walks seq, which follows time closely enough; type and
+-- aggregate, a handful of values each, are filtered along it.
 CREATE INDEX events_aggregate_id ON events (aggregate_id, seq);
-CREATE INDEX events_at ON events (at);

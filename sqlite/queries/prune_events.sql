@@ -1,4 +1,7 @@
--- Delete up to ?2 events written before ?1 (at, microseconds), oldest
--- first, events written at the same time in position order.
+-- Delete the events written before ?1 (Unix microseconds) among the
+-- oldest ?2 by position. Positions follow time closely, so these are the
+-- oldest events; reading them along the primary key bounds the work
+-- however many events are younger, and a run that finds none old enough
+-- deletes nothing.
 DELETE FROM events
-WHERE seq IN (SELECT seq FROM events WHERE at < ?1 ORDER BY at, seq LIMIT ?2);
+WHERE seq IN (SELECT seq FROM events ORDER BY seq LIMIT ?2) AND at < ?1;
