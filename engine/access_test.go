@@ -205,7 +205,8 @@ func TestKeys(t *testing.T) {
 		t.Fatal(err)
 	}
 	forged := "stk_" + strings.TrimPrefix(other.ID, "key_") + secret[strings.LastIndex(secret, "_"):] // other's id, shop's random part
-	last := "a"                                                                                       // the secret with its last character changed
+	// The secret with its last character changed.
+	last := "a"
 	if strings.HasSuffix(secret, last) {
 		last = "b"
 	}
