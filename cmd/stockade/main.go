@@ -4,6 +4,7 @@
 //	stockade migrate    bring the store's schema up to date
 //	stockade reconcile  check the stock levels against the movement ledger
 //	stockade keys       create, list and revoke API keys
+//	stockade events     events tail: print a running service's events as they commit
 //	stockade bench      compare the strategies on a workload
 //	stockade locks      lock tools: locks bench
 //	stockade version    print the version, the Go version and the revision
@@ -40,6 +41,7 @@ commands:
   reconcile  recompute the stock levels from the movement ledger and report
              any difference (exit status 2 if there is one); changes nothing
   keys       create, list and revoke the API keys requests authenticate with
+  events     "events tail" prints a running service's events as they commit
   bench      run a workload (flash-sale, carts, booking) on each strategy and compare
   locks      lock tools: "locks bench" compares lock implementations side by side
   version    print the version, the Go version and the source revision
@@ -73,6 +75,8 @@ func dispatch(ctx context.Context, args []string, getenv func(string) string, st
 		return migrate(ctx, rest, getenv, stdout, stderr)
 	case "reconcile":
 		return reconcile(ctx, rest, getenv, stdout, stderr)
+	case "events":
+		return events(ctx, rest, getenv, stdout, stderr)
 	case "keys":
 		return keys(ctx, rest, getenv, stdout, stderr)
 	case "locks":

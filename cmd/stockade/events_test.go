@@ -1,0 +1,108 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/stockade/stockade"
+	"github.com/stockade/stockade/httpapi"
+)
+
+// lines is a writer whose complete lines a test can wait for.
+type lines struct {
+	mu   sync.Mutex
+	buf  bytes.Buffer
+	more chan struct{} // signalled at each write
+}
+
+func (l *lines) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	select {
+	case l.more <- struct{}{}:
+	default:
+	}
+	return l.buf.Write(p)
+}
+
+// wait returns the first n lines once they are written.
+func (l *lines) wait(t *testing.T, n int) []string {
+	t.Helper()
+	deadline := time.After(30 * time.Second)
+	for {
+		l.mu.Lock()
+		got := strings.SplitAfter(l.buf.String(), "\n")
+		l.mu.Unlock()
+		if len(got) > n { // the last item is what follows the last newline
+			return got[:n]
+		}
+		select {
+		case <-l.more:
+		case <-deadline:
+			t.Fatalf("%d lines written, want %d:\n%s", len(got)-1, n, strings.Join(got, ""))
+		}
+	}
+}
+
+// TestEventsTail: "stockade events tail" prints the events there are,
+// then each new one as it commits, as JSON lines, and stops with its
+// context.
+func TestEventsTail(t *testing.T) {
+	s := startServe(t, nil, "-store", "sqlite:"+filepath.Join(t.TempDir(), "events.db"))
+	c := httpapi.NewClient("http://"+s.addr, nil)
+	ctx := t.Context()
+	if _, err := c.PutLocation(ctx, stockade.Location{ID: "east", Name: "East"}, nil); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.SetStock(ctx, stockade.Key{SKU: "widget", Location: "east"}, 3, nil, nil); err != nil {
+		t.Fatal(err)
+	}
+
+	tctx, stop := context.WithCancel(ctx)
+	out := &lines{more: make(chan struct{}, 1)}
+	done := make(chan error, 1)
+	go func() {
+		done <- run(tctx, []string{"stockade", "events", "tail", "-url", "http://" + s.addr, "-type", "stock.set,reservation.held"},
+			func(string) string { return "" }, out, &bytes.Buffer{})
+	}()
+	first := out.wait(t, 1)
+	r, err := c.Reserve(ctx, stockade.ReserveRequest{Lines: []stockade.Line{{SKU: "widget", Quantity: 1}}}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := out.wait(t, 2)
+	stop()
+	if err := <-done; err != nil {
+		t.Fatalf("events tail: %v", err)
+	}
+	var evs []struct {
+		stockade.Event
+		Cursor string `json:"cursor"`
+	}
+	for _, line := range got {
+		var ev struct {
+			stockade.Event
+			Cursor string `json:"cursor"`
+		}
+		if err := json.Unmarshal([]byte(line), &ev); err != nil {
+			t.Fatalf("line %q: %v", line, err)
+		}
+		evs = append(evs, ev)
+	}
+	if first[0] != got[0] || evs[0].Type != stockade.EventStockSet || evs[1].Type != stockade.EventReservationHeld ||
+		evs[1].AggregateID != r.ID || evs[1].Cursor == "" || evs[0].Cursor == evs[1].Cursor {
+		t.Errorf("events tail printed:\n%s", strings.Join(got, ""))
+	}
+
+	for _, bad := range [][]string{{"events"}, {"events", "head"}, {"events", "tail", "-type", "stock.sold"}, {"events", "tail", "-url", "localhost"}} {
+		if err := run(ctx, append([]string{"stockade"}, bad...), func(string) string { return "" }, &bytes.Buffer{}, &bytes.Buffer{}); err == nil {
+			t.Errorf("stockade %q: no error", bad)
+		}
+	}
+}
