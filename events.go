@@ -38,8 +38,9 @@ const (
 	AggregateOrder       = "order"       // id: the order's id
 )
 
-// Event is one state change, as the outbox keeps it.
-type Event struct {
+// DomainEvent is one state change, as the outbox keeps it. (An Event, in
+// the bookings to come, is a show with seats.)
+type DomainEvent struct {
 	// ID is unique among events ("evt_…"): consumers drop a second
 	// delivery by it, and a relay sends it as the message id.
 	ID   string `json:"id"`
@@ -108,8 +109,8 @@ func ParseEventCursor(s string) (EventPosition, error) {
 	return EventPosition{}, invalidf("cursor: malformed; pass the next cursor of an earlier page (or an event's id), or none for the first")
 }
 
-// EventFilter selects events for Tx.Events. Zero fields match everything.
-type EventFilter struct {
+// DomainEventFilter selects events for Tx.Events. Zero fields match everything.
+type DomainEventFilter struct {
 	// After: only events after this position; the zero position reads
 	// from the first.
 	After EventPosition
@@ -133,8 +134,8 @@ const (
 	MaxEventWait = 60 * time.Second
 )
 
-// EventQuery asks Service.Events for the events after a cursor.
-type EventQuery struct {
+// DomainEventQuery asks Service.Events for the events after a cursor.
+type DomainEventQuery struct {
 	// Cursor is the Next of the page before; empty to read from the
 	// oldest event kept. It is opaque: only a cursor the service gave out
 	// is accepted (EInvalid otherwise).
@@ -156,7 +157,7 @@ type EventQuery struct {
 
 // Validate refuses a query with an unknown event type or aggregate, an
 // aggregate id without its aggregate, or a limit or wait out of range.
-func (q EventQuery) Validate() error {
+func (q DomainEventQuery) Validate() error {
 	for _, t := range q.Types {
 		if !slices.Contains(EventTypes, t) {
 			return invalidf("type: unknown event type %q (want one of %s)", t, strings.Join(EventTypes, ", "))
@@ -191,12 +192,12 @@ var EventTypes = []string{
 	EventOrderCommitted, EventOrderCancelled, EventOrderFulfilled,
 }
 
-// EventPage is the events after a query's cursor, in commit order.
+// DomainEventPage is the events after a query's cursor, in commit order.
 // Following Next from any cursor reads every event committed after it
 // once, in the order of their positions: an event that commits late is
 // waited for, never passed (see Tx.Events).
-type EventPage struct {
-	Events []Event
+type DomainEventPage struct {
+	Events []DomainEvent
 	// Next is the cursor after the last event of the page; with no event,
 	// the query's cursor. It is always the cursor of the next query.
 	Next string

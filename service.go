@@ -83,7 +83,7 @@ type Service interface {
 
 	// Events returns the events after q's cursor that match q, in commit
 	// order, waiting up to q.Wait for one if there is none yet.
-	Events(ctx context.Context, q EventQuery) (EventPage, error)
+	Events(ctx context.Context, q DomainEventQuery) (DomainEventPage, error)
 
 	// Movements returns a page of the ledger rows that match q, oldest
 	// first, and the cursor of the next page (see MovementPage for what

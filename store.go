@@ -227,7 +227,7 @@ type Tx interface {
 
 	// AppendEvents adds events to the outbox; the store gives each its
 	// position.
-	AppendEvents(ctx context.Context, evs ...Event) error
+	AppendEvents(ctx context.Context, evs ...DomainEvent) error
 
 	// Events returns the events that match f, after f.After in position
 	// order, with their positions: only those that no transaction still
@@ -241,7 +241,7 @@ type Tx interface {
 	// long write transaction anywhere on the PostgreSQL server holds every
 	// reader back until it ends: events are late then, never lost. Read
 	// in a View: an Update that has written reads nothing written since.
-	Events(ctx context.Context, f EventFilter) ([]Event, error)
+	Events(ctx context.Context, f DomainEventFilter) ([]DomainEvent, error)
 
 	// PruneEvents deletes, of the first limit events by position, those
 	// written strictly before before, and returns how many. Positions

@@ -20,7 +20,7 @@ import (
 
 // outbox collects the events of one transaction.
 type outbox struct {
-	evs []stockade.Event
+	evs []stockade.DomainEvent
 	err error // the first payload that did not encode
 }
 
@@ -34,7 +34,7 @@ func (o *outbox) add(typ, aggregate, id string, version int64, at time.Time, v a
 		}
 		return
 	}
-	o.evs = append(o.evs, stockade.Event{ID: newID("evt"), Type: typ, Aggregate: aggregate, AggregateID: id,
+	o.evs = append(o.evs, stockade.DomainEvent{ID: newID("evt"), Type: typ, Aggregate: aggregate, AggregateID: id,
 		Version: version, At: wire(at), Payload: payload})
 }
 
@@ -138,16 +138,16 @@ const otherWriters = time.Second
 // every otherWriters for the commits of other instances, until q.Wait
 // ends or the call's deadline is near: it then answers with an empty page
 // and its cursor, to ask again with.
-func (e *Engine) Events(ctx context.Context, q stockade.EventQuery) (stockade.EventPage, error) {
-	return run(e, ctx, "events", nil, func(ctx context.Context, c *call) (stockade.EventPage, error) {
+func (e *Engine) Events(ctx context.Context, q stockade.DomainEventQuery) (stockade.DomainEventPage, error) {
+	return run(e, ctx, "events", nil, func(ctx context.Context, c *call) (stockade.DomainEventPage, error) {
 		if err := q.Validate(); err != nil {
-			return stockade.EventPage{}, err
+			return stockade.DomainEventPage{}, err
 		}
 		after, err := stockade.ParseEventCursor(q.Cursor)
 		if err != nil {
-			return stockade.EventPage{}, err
+			return stockade.DomainEventPage{}, err
 		}
-		f := stockade.EventFilter{After: after, Types: q.Types, Aggregate: q.Aggregate, AggregateID: q.AggregateID,
+		f := stockade.DomainEventFilter{After: after, Types: q.Types, Aggregate: q.Aggregate, AggregateID: q.AggregateID,
 			Limit: cmp.Or(q.Limit, stockade.DefaultEventLimit)}
 		until := time.Now().Add(q.Wait)
 		if d, ok := ctx.Deadline(); ok && d.Add(-deadlineMargin).Before(until) {
@@ -155,20 +155,20 @@ func (e *Engine) Events(ctx context.Context, q stockade.EventQuery) (stockade.Ev
 		}
 		for {
 			woken := e.written.wait() // before the read: a commit after it wakes us
-			var evs []stockade.Event
+			var evs []stockade.DomainEvent
 			err := c.view(ctx, func(tx stockade.Tx) (err error) {
 				evs, err = tx.Events(ctx, f)
 				return err
 			})
 			switch {
 			case err != nil:
-				return stockade.EventPage{}, err
+				return stockade.DomainEventPage{}, err
 			case len(evs) > 0:
-				return stockade.EventPage{Events: evs, Next: evs[len(evs)-1].Position.Cursor()}, nil
+				return stockade.DomainEventPage{Events: evs, Next: evs[len(evs)-1].Position.Cursor()}, nil
 			}
 			left := time.Until(until)
 			if left <= 0 {
-				return stockade.EventPage{Next: q.Cursor}, nil
+				return stockade.DomainEventPage{Next: q.Cursor}, nil
 			}
 			t := time.NewTimer(min(left, otherWriters))
 			select {
@@ -176,7 +176,7 @@ func (e *Engine) Events(ctx context.Context, q stockade.EventQuery) (stockade.Ev
 			case <-t.C:
 			case <-ctx.Done():
 				t.Stop()
-				return stockade.EventPage{}, ctx.Err()
+				return stockade.DomainEventPage{}, ctx.Err()
 			}
 			t.Stop()
 		}

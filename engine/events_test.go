@@ -12,11 +12,11 @@ import (
 )
 
 // outbox returns the events after pos, and the last position.
-func (en *env) outbox(after stockade.EventPosition) ([]stockade.Event, stockade.EventPosition) {
+func (en *env) outbox(after stockade.EventPosition) ([]stockade.DomainEvent, stockade.EventPosition) {
 	en.t.Helper()
-	var evs []stockade.Event
+	var evs []stockade.DomainEvent
 	err := en.store.View(en.t.Context(), func(tx stockade.Tx) (err error) {
-		evs, err = tx.Events(en.t.Context(), stockade.EventFilter{After: after, Limit: 10000})
+		evs, err = tx.Events(en.t.Context(), stockade.DomainEventFilter{After: after, Limit: 10000})
 		return err
 	})
 	if err != nil {
@@ -37,7 +37,7 @@ func TestEvents(t *testing.T) {
 		var pos stockade.EventPosition
 		step := func(what string, want ...string) {
 			t.Helper()
-			var evs []stockade.Event
+			var evs []stockade.DomainEvent
 			evs, pos = en.outbox(pos)
 			var got []string
 			for _, ev := range evs {

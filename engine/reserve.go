@@ -423,7 +423,7 @@ type writes struct {
 	// events describe the reservations and orders decided; commit adds
 	// those of the lapsed holds it expires and of the levels that go out
 	// of stock or come back.
-	events []stockade.Event
+	events []stockade.DomainEvent
 	// fences are the Lock strategy's fencing tokens, by SKU.
 	fences map[string]uint64
 }

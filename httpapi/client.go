@@ -399,7 +399,7 @@ func (c *Client) RevokeKey(ctx context.Context, id string) (stockade.APIKey, err
 
 // Events implements stockade.Service. With q.Wait, the call waits for
 // the server's answer that long and more: give hc no shorter a timeout.
-func (c *Client) Events(ctx context.Context, q stockade.EventQuery) (stockade.EventPage, error) {
+func (c *Client) Events(ctx context.Context, q stockade.DomainEventQuery) (stockade.DomainEventPage, error) {
 	v := url.Values{}
 	if q.Cursor != "" {
 		v.Set("after", q.Cursor)
@@ -418,7 +418,7 @@ func (c *Client) Events(ctx context.Context, q stockade.EventQuery) (stockade.Ev
 	}
 	var out eventsJSON
 	if err := c.do(ctx, http.MethodGet, pagePath("/v1/events", v, "", q.Limit), nil, &out, nil); err != nil {
-		return stockade.EventPage{}, err
+		return stockade.DomainEventPage{}, err
 	}
 	return out.domain()
 }

@@ -39,12 +39,12 @@ type eventsJSON struct {
 	NextCursor string      `json:"next_cursor"`
 }
 
-func toEvent(ev stockade.Event) eventJSON {
+func toEvent(ev stockade.DomainEvent) eventJSON {
 	return eventJSON{ID: ev.ID, Type: ev.Type, Aggregate: ev.Aggregate, AggregateID: ev.AggregateID,
 		Version: ev.Version, At: wireTime(ev.At), Payload: ev.Payload, Cursor: ev.Position.Cursor()}
 }
 
-func toEvents(p stockade.EventPage) eventsJSON {
+func toEvents(p stockade.DomainEventPage) eventsJSON {
 	out := eventsJSON{Events: make([]eventJSON, len(p.Events)), NextCursor: p.Next}
 	for i, ev := range p.Events {
 		out.Events[i] = toEvent(ev)
@@ -52,26 +52,26 @@ func toEvents(p stockade.EventPage) eventsJSON {
 	return out
 }
 
-func (j eventsJSON) domain() (stockade.EventPage, error) {
-	p := stockade.EventPage{Events: make([]stockade.Event, len(j.Events)), Next: j.NextCursor}
+func (j eventsJSON) domain() (stockade.DomainEventPage, error) {
+	p := stockade.DomainEventPage{Events: make([]stockade.DomainEvent, len(j.Events)), Next: j.NextCursor}
 	for i, ev := range j.Events {
 		pos, err := stockade.ParseEventCursor(ev.Cursor)
 		if err != nil {
 			return p, err
 		}
-		p.Events[i] = stockade.Event{ID: ev.ID, Type: ev.Type, Aggregate: ev.Aggregate, AggregateID: ev.AggregateID,
+		p.Events[i] = stockade.DomainEvent{ID: ev.ID, Type: ev.Type, Aggregate: ev.Aggregate, AggregateID: ev.AggregateID,
 			Version: ev.Version, At: ev.At, Payload: ev.Payload, Position: pos}
 	}
 	return p, nil
 }
 
-func viewEvents(p stockade.EventPage) any { return toEvents(p) }
+func viewEvents(p stockade.DomainEventPage) any { return toEvents(p) }
 
 // eventQuery reads the query of the event routes: after, type (a comma-
 // separated list), aggregate, aggregate_id and limit, and with wait, the
 // long poll's wait (a duration such as 10s).
-func eventQuery(r *http.Request, wait bool) (stockade.EventQuery, error) {
-	var q stockade.EventQuery
+func eventQuery(r *http.Request, wait bool) (stockade.DomainEventQuery, error) {
+	var q stockade.DomainEventQuery
 	want := "after, type, aggregate, aggregate_id, limit"
 	if wait {
 		want += ", wait"
@@ -134,7 +134,7 @@ func (s *Server) listEvents(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, err)
 		return
 	}
-	call(s, w, r, nil, http.StatusOK, viewEvents, func(ctx context.Context, _ *stockade.Idempotency) (stockade.EventPage, error) {
+	call(s, w, r, nil, http.StatusOK, viewEvents, func(ctx context.Context, _ *stockade.Idempotency) (stockade.DomainEventPage, error) {
 		return s.svc.Events(ctx, q)
 	})
 }

@@ -22,7 +22,7 @@ const invalidTextRepresentation = "22P02"
 // migrations/0004_events.sql). An empty payload is stored as JSON null; one
 // that is not JSON is refused with EInvalid. An id in use is a unique
 // violation, which wraps stockade.ErrConflict (see mapError).
-func (t *tx) AppendEvents(ctx context.Context, evs ...stockade.Event) error {
+func (t *tx) AppendEvents(ctx context.Context, evs ...stockade.DomainEvent) error {
 	if len(evs) == 0 {
 		return nil
 	}
@@ -57,7 +57,7 @@ func (t *tx) AppendEvents(ctx context.Context, evs ...stockade.Event) error {
 // that no running transaction can come before: see queries/events.sql.
 // Only the conditions in use are spelled out, so that each combination
 // gets a plan on its index.
-func (t *tx) Events(ctx context.Context, f stockade.EventFilter) ([]stockade.Event, error) {
+func (t *tx) Events(ctx context.Context, f stockade.DomainEventFilter) ([]stockade.DomainEvent, error) {
 	var (
 		q    strings.Builder
 		args = []any{f.After.Tx, f.After.Seq}
@@ -78,8 +78,8 @@ func (t *tx) Events(ctx context.Context, f stockade.EventFilter) ([]stockade.Eve
 	}
 	q.WriteString("\nORDER BY xid, seq\nLIMIT " + arg(f.Limit) + "::bigint")
 	rows, _ := t.tx.Query(ctx, q.String(), args...)
-	evs, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (stockade.Event, error) {
-		var e stockade.Event
+	evs, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (stockade.DomainEvent, error) {
+		var e stockade.DomainEvent
 		err := row.Scan(&e.Position.Tx, &e.Position.Seq, &e.ID, &e.Type, &e.Aggregate, &e.AggregateID, &e.Version, &e.At, &e.Payload)
 		e.At = e.At.UTC()
 		return e, err

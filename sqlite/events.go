@@ -17,7 +17,7 @@ import (
 // writes at a time (see migrations/0004_events.sql). An empty payload is
 // stored as JSON null; one that is not JSON is refused with EInvalid, an
 // id in use with an error wrapping stockade.ErrConflict, as on PostgreSQL.
-func (t *tx) AppendEvents(ctx context.Context, evs ...stockade.Event) error {
+func (t *tx) AppendEvents(ctx context.Context, evs ...stockade.DomainEvent) error {
 	err := t.insertRows(ctx, appendEventsSQL, 7, len(evs), func(i int, row []any) []any {
 		e := evs[i]
 		return append(row, e.ID, e.Type, e.Aggregate, e.AggregateID, e.Version, micros(e.At), payloadText(e.Payload))
@@ -51,7 +51,7 @@ func payloadText(p json.RawMessage) string {
 // with one writer at a time, none can still commit behind a seq that a
 // reader has passed. Positions here have Tx 0, so an After with a Tx is
 // past every one of them.
-func (t *tx) Events(ctx context.Context, f stockade.EventFilter) ([]stockade.Event, error) {
+func (t *tx) Events(ctx context.Context, f stockade.DomainEventFilter) ([]stockade.DomainEvent, error) {
 	if f.After.Tx != 0 {
 		return nil, nil
 	}
@@ -76,9 +76,9 @@ func (t *tx) Events(ctx context.Context, f stockade.EventFilter) ([]stockade.Eve
 
 // scanEvent reads an event's columns: seq, id, type, aggregate,
 // aggregate_id, version, at, payload.
-func scanEvent(row rowScanner) (stockade.Event, error) {
+func scanEvent(row rowScanner) (stockade.DomainEvent, error) {
 	var (
-		e       stockade.Event
+		e       stockade.DomainEvent
 		at      int64
 		payload string
 	)

@@ -19,21 +19,21 @@ import (
 const maxEvents = 10000
 
 // ev returns an event of the fixtures, with payload as its JSON.
-func ev(id, typ, agg, aggID string, version int64, at time.Time, payload string) stockade.Event {
-	return stockade.Event{ID: id, Type: typ, Aggregate: agg, AggregateID: aggID, Version: version, At: at,
+func ev(id, typ, agg, aggID string, version int64, at time.Time, payload string) stockade.DomainEvent {
+	return stockade.DomainEvent{ID: id, Type: typ, Aggregate: agg, AggregateID: aggID, Version: version, At: at,
 		Payload: json.RawMessage(payload)}
 }
 
 // appendEvents commits evs in one call to AppendEvents in one Update.
-func appendEvents(t *testing.T, s stockade.Store, evs ...stockade.Event) {
+func appendEvents(t *testing.T, s stockade.Store, evs ...stockade.DomainEvent) {
 	t.Helper()
 	update(t, s, func(tx stockade.Tx) error { return tx.AppendEvents(t.Context(), evs...) })
 }
 
 // readEvents reads the events that match f in one View.
-func readEvents(t *testing.T, s stockade.Store, f stockade.EventFilter) []stockade.Event {
+func readEvents(t *testing.T, s stockade.Store, f stockade.DomainEventFilter) []stockade.DomainEvent {
 	t.Helper()
-	var evs []stockade.Event
+	var evs []stockade.DomainEvent
 	view(t, s, func(tx stockade.Tx) error {
 		var err error
 		evs, err = tx.Events(t.Context(), f)
@@ -52,13 +52,13 @@ func readEvents(t *testing.T, s stockade.Store, f stockade.EventFilter) []stocka
 // older than it), so a test that has committed its events waits for
 // them, rather than failing on another test's transaction. Once an event
 // is readable, it stays so.
-func settleEvents(t *testing.T, s stockade.Store, ids ...string) []stockade.Event {
+func settleEvents(t *testing.T, s stockade.Store, ids ...string) []stockade.DomainEvent {
 	t.Helper()
 	deadline := time.Now().Add(hangTimeout)
 	for {
-		evs := readEvents(t, s, stockade.EventFilter{Limit: maxEvents})
+		evs := readEvents(t, s, stockade.DomainEventFilter{Limit: maxEvents})
 		missing := slices.DeleteFunc(slices.Clone(ids), func(id string) bool {
-			return slices.ContainsFunc(evs, func(e stockade.Event) bool { return e.ID == id })
+			return slices.ContainsFunc(evs, func(e stockade.DomainEvent) bool { return e.ID == id })
 		})
 		if len(missing) == 0 {
 			return evs
@@ -74,9 +74,9 @@ func settleEvents(t *testing.T, s stockade.Store, ids ...string) []stockade.Even
 // each page after the position of the last event of the one before, until
 // a page comes back short. It fails the test unless positions strictly
 // increase along the walk.
-func walkEvents(t *testing.T, s stockade.Store, f stockade.EventFilter, limit int) []stockade.Event {
+func walkEvents(t *testing.T, s stockade.Store, f stockade.DomainEventFilter, limit int) []stockade.DomainEvent {
 	t.Helper()
-	var all []stockade.Event
+	var all []stockade.DomainEvent
 	f.Limit = limit
 	for {
 		page := readEvents(t, s, f)
@@ -94,7 +94,7 @@ func walkEvents(t *testing.T, s stockade.Store, f stockade.EventFilter, limit in
 }
 
 // eventIDs returns the ids of evs, in order.
-func eventIDs(evs []stockade.Event) []string {
+func eventIDs(evs []stockade.DomainEvent) []string {
 	ids := make([]string, len(evs))
 	for i, e := range evs {
 		ids[i] = e.ID
@@ -115,7 +115,7 @@ func sameJSON(a, b []byte) bool {
 // checkEvents fails the test unless got holds want's events, field by
 // field, in the same order, the payloads equivalent JSON (an empty one is
 // null), with strictly increasing positions.
-func checkEvents(t *testing.T, what string, got, want []stockade.Event) {
+func checkEvents(t *testing.T, what string, got, want []stockade.DomainEvent) {
 	t.Helper()
 	if !slices.Equal(eventIDs(got), eventIDs(want)) {
 		t.Errorf("%s: events %q, want %q", what, eventIDs(got), eventIDs(want))
@@ -144,7 +144,7 @@ func checkEvents(t *testing.T, what string, got, want []stockade.Event) {
 
 // eventFixture is what the filter and page tests append, in four
 // transactions of 1, 4, 2 and 5 events.
-var eventFixture = [][]stockade.Event{
+var eventFixture = [][]stockade.DomainEvent{
 	{ev("evt_01", stockade.EventStockSet, stockade.AggregateLevel, "A@w1", 1, base, `{"sku":"A"}`)},
 	{
 		ev("evt_02", stockade.EventReservationHeld, stockade.AggregateReservation, "r-1", 1, base, `{"id":"r-1"}`),
@@ -167,9 +167,9 @@ var eventFixture = [][]stockade.Event{
 
 // seedEventFixture appends eventFixture, waits until every event of it is
 // readable, and returns the events in the order they were appended.
-func seedEventFixture(t *testing.T, s stockade.Store) []stockade.Event {
+func seedEventFixture(t *testing.T, s stockade.Store) []stockade.DomainEvent {
 	t.Helper()
-	var all []stockade.Event
+	var all []stockade.DomainEvent
 	for _, evs := range eventFixture {
 		appendEvents(t, s, evs...)
 		all = append(all, evs...)
@@ -180,7 +180,7 @@ func seedEventFixture(t *testing.T, s stockade.Store) []stockade.Event {
 
 // matches reports whether e is one of the events that f selects, position
 // aside.
-func matches(e stockade.Event, f stockade.EventFilter) bool {
+func matches(e stockade.DomainEvent, f stockade.DomainEventFilter) bool {
 	return (len(f.Types) == 0 || slices.Contains(f.Types, e.Type)) &&
 		(f.Aggregate == "" || e.Aggregate == f.Aggregate) &&
 		(f.AggregateID == "" || e.AggregateID == f.AggregateID)
@@ -192,7 +192,7 @@ func matches(e stockade.Event, f stockade.EventFilter) bool {
 // first ones, and nothing follows the last position.
 func testEvents(t *testing.T, s stockade.Store) {
 	ctx := t.Context()
-	first := []stockade.Event{
+	first := []stockade.DomainEvent{
 		// Keys out of order, nesting, escapes and text beyond ASCII: the
 		// payload must come back as the same JSON, not as the same bytes.
 		ev("evt_b", stockade.EventReservationHeld, stockade.AggregateReservation, "r-Ω 1", 1, base,
@@ -201,7 +201,7 @@ func testEvents(t *testing.T, s stockade.Store) {
 			" {\n\t\"version\" : 1099511627776 , \"sku\" : \"A\" } "),
 		ev("evt_c", stockade.EventOutOfStock, stockade.AggregateLevel, "A@w1", 1<<40, base.Add(-time.Hour), `[]`),
 	}
-	second := []stockade.Event{
+	second := []stockade.DomainEvent{
 		{ID: "evt_0", Type: stockade.EventOrderCommitted, Aggregate: stockade.AggregateOrder, AggregateID: "o-1",
 			Version: 1, At: base.Add(time.Minute)}, // no payload: stored as null
 		ev("evt_d", stockade.EventOrderCancelled, stockade.AggregateOrder, "o-1", 2, base.Add(2*time.Minute), `"cancelled"`),
@@ -226,10 +226,10 @@ func testEvents(t *testing.T, s stockade.Store) {
 		t.Errorf("event appended without a payload read back with %q, want null", p)
 	}
 
-	checkEvents(t, "Events with Limit 2", readEvents(t, s, stockade.EventFilter{Limit: 2}), want[:2])
-	checkEvents(t, "Events with Limit 1 after the first", readEvents(t, s, stockade.EventFilter{After: got[0].Position, Limit: 1}), want[1:2])
-	checkEvents(t, "Events after the third", readEvents(t, s, stockade.EventFilter{After: got[2].Position, Limit: 10}), want[3:])
-	if evs := readEvents(t, s, stockade.EventFilter{After: got[len(got)-1].Position, Limit: 10}); len(evs) != 0 {
+	checkEvents(t, "Events with Limit 2", readEvents(t, s, stockade.DomainEventFilter{Limit: 2}), want[:2])
+	checkEvents(t, "Events with Limit 1 after the first", readEvents(t, s, stockade.DomainEventFilter{After: got[0].Position, Limit: 1}), want[1:2])
+	checkEvents(t, "Events after the third", readEvents(t, s, stockade.DomainEventFilter{After: got[2].Position, Limit: 10}), want[3:])
+	if evs := readEvents(t, s, stockade.DomainEventFilter{After: got[len(got)-1].Position, Limit: 10}); len(evs) != 0 {
 		t.Errorf("Events after the last position = %q, want none", eventIDs(evs))
 	}
 }
@@ -239,38 +239,38 @@ func testEvents(t *testing.T, s stockade.Store) {
 // filter selects from the fixture, in the order it was appended.
 func testEventFilters(t *testing.T, s stockade.Store) {
 	all := seedEventFixture(t, s)
-	read := readEvents(t, s, stockade.EventFilter{Limit: maxEvents})
+	read := readEvents(t, s, stockade.DomainEventFilter{Limit: maxEvents})
 	pos := func(id string) stockade.EventPosition {
-		i := slices.IndexFunc(read, func(e stockade.Event) bool { return e.ID == id })
+		i := slices.IndexFunc(read, func(e stockade.DomainEvent) bool { return e.ID == id })
 		return read[i].Position
 	}
 	tests := []struct {
 		name string
-		f    stockade.EventFilter
+		f    stockade.DomainEventFilter
 		want []string // nil: what matches selects from the fixture
 	}{
-		{"none", stockade.EventFilter{}, nil},
-		{"one type", stockade.EventFilter{Types: []string{stockade.EventStockSet}}, []string{"evt_01", "evt_08", "evt_10"}},
-		{"types", stockade.EventFilter{Types: []string{stockade.EventOutOfStock, stockade.EventOrderCommitted, stockade.EventBackInStock}},
+		{"none", stockade.DomainEventFilter{}, nil},
+		{"one type", stockade.DomainEventFilter{Types: []string{stockade.EventStockSet}}, []string{"evt_01", "evt_08", "evt_10"}},
+		{"types", stockade.DomainEventFilter{Types: []string{stockade.EventOutOfStock, stockade.EventOrderCommitted, stockade.EventBackInStock}},
 			[]string{"evt_04", "evt_07", "evt_09"}},
-		{"a type no event has", stockade.EventFilter{Types: []string{"stock.lost"}}, []string{}},
-		{"aggregate", stockade.EventFilter{Aggregate: stockade.AggregateReservation}, []string{"evt_02", "evt_05", "evt_06", "evt_11"}},
-		{"aggregate id", stockade.EventFilter{AggregateID: "r-1"}, []string{"evt_02", "evt_06", "evt_07", "evt_12"}},
-		{"aggregate and id", stockade.EventFilter{Aggregate: stockade.AggregateOrder, AggregateID: "r-1"}, []string{"evt_07", "evt_12"}},
-		{"aggregate and another's id", stockade.EventFilter{Aggregate: stockade.AggregateOrder, AggregateID: "A@w1"}, []string{}},
-		{"types and id", stockade.EventFilter{Types: []string{stockade.EventStockSet, stockade.EventBackInStock}, AggregateID: "A@w1"},
+		{"a type no event has", stockade.DomainEventFilter{Types: []string{"stock.lost"}}, []string{}},
+		{"aggregate", stockade.DomainEventFilter{Aggregate: stockade.AggregateReservation}, []string{"evt_02", "evt_05", "evt_06", "evt_11"}},
+		{"aggregate id", stockade.DomainEventFilter{AggregateID: "r-1"}, []string{"evt_02", "evt_06", "evt_07", "evt_12"}},
+		{"aggregate and id", stockade.DomainEventFilter{Aggregate: stockade.AggregateOrder, AggregateID: "r-1"}, []string{"evt_07", "evt_12"}},
+		{"aggregate and another's id", stockade.DomainEventFilter{Aggregate: stockade.AggregateOrder, AggregateID: "A@w1"}, []string{}},
+		{"types and id", stockade.DomainEventFilter{Types: []string{stockade.EventStockSet, stockade.EventBackInStock}, AggregateID: "A@w1"},
 			[]string{"evt_01", "evt_08", "evt_09"}},
-		{"types and aggregate", stockade.EventFilter{Types: []string{stockade.EventStockSet, stockade.EventReservationHeld},
+		{"types and aggregate", stockade.DomainEventFilter{Types: []string{stockade.EventStockSet, stockade.EventReservationHeld},
 			Aggregate: stockade.AggregateLevel}, []string{"evt_01", "evt_08", "evt_10"}},
-		{"all three", stockade.EventFilter{Types: []string{stockade.EventReservationHeld, stockade.EventReservationExpired},
+		{"all three", stockade.DomainEventFilter{Types: []string{stockade.EventReservationHeld, stockade.EventReservationExpired},
 			Aggregate: stockade.AggregateReservation, AggregateID: "r-2"}, []string{"evt_05", "evt_11"}},
-		{"id after a position", stockade.EventFilter{AggregateID: "A@w1", After: pos("evt_03")}, []string{"evt_04", "evt_08", "evt_09"}},
-		{"all three after a position", stockade.EventFilter{Types: []string{stockade.EventOrderCommitted, stockade.EventOrderFulfilled},
+		{"id after a position", stockade.DomainEventFilter{AggregateID: "A@w1", After: pos("evt_03")}, []string{"evt_04", "evt_08", "evt_09"}},
+		{"all three after a position", stockade.DomainEventFilter{Types: []string{stockade.EventOrderCommitted, stockade.EventOrderFulfilled},
 			Aggregate: stockade.AggregateOrder, AggregateID: "r-1", After: pos("evt_07")}, []string{"evt_12"}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			var want []stockade.Event
+			var want []stockade.DomainEvent
 			for _, e := range all {
 				if matches(e, tc.f) && (tc.f.After == stockade.EventPosition{} || tc.f.After.Less(pos(e.ID))) {
 					want = append(want, e)
@@ -298,7 +298,7 @@ func testEventFilters(t *testing.T, s stockade.Store) {
 // fall inside and between them: each event is read once, in order.
 func testEventPages(t *testing.T, s stockade.Store) {
 	all := seedEventFixture(t, s)
-	var more []stockade.Event
+	var more []stockade.DomainEvent
 	for i := range 30 {
 		more = append(more, ev(fmt.Sprintf("evt_m%02d", i), stockade.EventStockAdjusted, stockade.AggregateLevel, "B@w1",
 			int64(i+2), base.Add(time.Duration(i)*time.Second), fmt.Sprintf(`{"n":%d}`, i)))
@@ -310,10 +310,10 @@ func testEventPages(t *testing.T, s stockade.Store) {
 	read := settleEvents(t, s, eventIDs(all)...)
 	checkEvents(t, "all events", read, all)
 	for _, limit := range []int{1, 2, 3, 7, len(all) - 1, len(all), len(all) + 1} {
-		checkEvents(t, fmt.Sprintf("pages of %d", limit), walkEvents(t, s, stockade.EventFilter{}, limit), all)
+		checkEvents(t, fmt.Sprintf("pages of %d", limit), walkEvents(t, s, stockade.DomainEventFilter{}, limit), all)
 	}
 	if len(read) == len(all) {
-		from := stockade.EventFilter{After: read[14].Position}
+		from := stockade.DomainEventFilter{After: read[14].Position}
 		checkEvents(t, "pages of 4 from the 15th", walkEvents(t, s, from, 4), all[15:])
 	}
 }
@@ -326,7 +326,7 @@ func testPruneEvents(t *testing.T, s stockade.Store) {
 	// Positions in id order; times not: evt_4 is the oldest. Pruning
 	// looks at the first events by position only, which bounds its work
 	// however many younger events there are.
-	evs := []stockade.Event{
+	evs := []stockade.DomainEvent{
 		ev("evt_1", stockade.EventStockSet, stockade.AggregateLevel, "A@w1", 1, at(3), `{}`),
 		ev("evt_2", stockade.EventStockSet, stockade.AggregateLevel, "A@w1", 2, at(1), `{}`),
 		ev("evt_3", stockade.EventStockSet, stockade.AggregateLevel, "A@w1", 3, at(5), `{}`),
@@ -337,8 +337,8 @@ func testPruneEvents(t *testing.T, s stockade.Store) {
 	appendEvents(t, s, evs[:3]...)
 	appendEvents(t, s, evs[3:]...)
 	last := settleEvents(t, s, eventIDs(evs)...)[len(evs)-1].Position
-	remaining := func(ids ...string) []stockade.Event {
-		return slices.DeleteFunc(slices.Clone(evs), func(e stockade.Event) bool { return !slices.Contains(ids, e.ID) })
+	remaining := func(ids ...string) []stockade.DomainEvent {
+		return slices.DeleteFunc(slices.Clone(evs), func(e stockade.DomainEvent) bool { return !slices.Contains(ids, e.ID) })
 	}
 	steps := []struct {
 		name   string
@@ -365,7 +365,7 @@ func testPruneEvents(t *testing.T, s stockade.Store) {
 		if n != st.n {
 			t.Errorf("%s: PruneEvents(%v, %d) = %d, want %d", st.name, st.before, st.limit, n, st.n)
 		}
-		checkEvents(t, st.name, readEvents(t, s, stockade.EventFilter{Limit: maxEvents}), remaining(st.left...))
+		checkEvents(t, st.name, readEvents(t, s, stockade.DomainEventFilter{Limit: maxEvents}), remaining(st.left...))
 	}
 
 	// Positions are never handed out again once the events that had them
@@ -468,7 +468,7 @@ func testEventsCommitOrder(t *testing.T, s stockade.Store) {
 	}
 
 	// B has committed and A is still open: the reader must not go past A.
-	early := readEvents(t, s, stockade.EventFilter{After: after, Limit: 10})
+	early := readEvents(t, s, stockade.DomainEventFilter{After: after, Limit: 10})
 	if len(early) > 0 {
 		t.Errorf("while A is open, B committed: the reader read %q after its last position, want nothing "+
 			"(it would go on after B's position, and miss A's event when A commits)", eventIDs(early))
@@ -484,8 +484,8 @@ func testEventsCommitOrder(t *testing.T, s stockade.Store) {
 		}
 	}
 	settleEvents(t, s, "evt_a", "evt_b")
-	checkEvents(t, "the reader after A committed", readEvents(t, s, stockade.EventFilter{After: after, Limit: 10}),
-		[]stockade.Event{evA, evB})
+	checkEvents(t, "the reader after A committed", readEvents(t, s, stockade.DomainEventFilter{After: after, Limit: 10}),
+		[]stockade.DomainEvent{evA, evB})
 }
 
 // testEventsWhileAppending has 20 writers append events in transactions
@@ -506,7 +506,7 @@ func testEventsWhileAppending(t *testing.T, s stockade.Store) {
 	for w := range writers {
 		wg.Go(func() {
 			for i := range txs {
-				evs := make([]stockade.Event, i%3+1)
+				evs := make([]stockade.DomainEvent, i%3+1)
 				for j := range evs {
 					evs[j] = ev(fmt.Sprintf("evt_w%02d_%d_%d", w, i, j), stockade.EventStockAdjusted, stockade.AggregateLevel,
 						fmt.Sprintf("S%d@w1", w), int64(i+1), base, fmt.Sprintf(`{"w":%d,"i":%d,"j":%d}`, w, i, j))
@@ -554,10 +554,10 @@ func testEventsWhileAppending(t *testing.T, s stockade.Store) {
 		pages int
 	}
 	next := func(r *reader) (int, error) { // reads a page, returns its length
-		var evs []stockade.Event
+		var evs []stockade.DomainEvent
 		err := s.View(ctx, func(tx stockade.Tx) error {
 			var err error
-			evs, err = tx.Events(ctx, stockade.EventFilter{After: r.after, Limit: 7})
+			evs, err = tx.Events(ctx, stockade.DomainEventFilter{After: r.after, Limit: 7})
 			return err
 		})
 		if err != nil {

@@ -228,7 +228,7 @@ type snapshot struct {
 	Orders       map[string]string // id → "status/owner" or the error code
 	Idempotency  map[string]string // key → "op/fingerprint/result/created" or "missing"
 	Keys         []stockade.APIKey
-	Events       []stockade.Event
+	Events       []stockade.DomainEvent
 }
 
 // take reads a snapshot of s in a View, with the given reservations,
@@ -251,7 +251,7 @@ func take(t *testing.T, s stockade.Store, reservations, orders, idem []string) s
 		if snap.Keys, err = tx.Keys(ctx, "", 1000); err != nil {
 			return err
 		}
-		if snap.Events, err = tx.Events(ctx, stockade.EventFilter{Limit: maxEvents}); err != nil {
+		if snap.Events, err = tx.Events(ctx, stockade.DomainEventFilter{Limit: maxEvents}); err != nil {
 			return err
 		}
 		for _, id := range reservations {

@@ -56,7 +56,7 @@ func events(ctx context.Context, args []string, getenv func(string) string, stdo
 	if u, err := url.Parse(*base); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 		return fmt.Errorf("events tail: -url %q: want http://HOST:PORT", redact(*base))
 	}
-	q := stockade.EventQuery{Cursor: *after, Aggregate: *aggregate, AggregateID: *aggregateID,
+	q := stockade.DomainEventQuery{Cursor: *after, Aggregate: *aggregate, AggregateID: *aggregateID,
 		Limit: stockade.MaxEventLimit, Wait: 30 * time.Second}
 	if *types != "" {
 		q.Types = splitList(*types)
@@ -76,7 +76,7 @@ func events(ctx context.Context, args []string, getenv func(string) string, stdo
 		}
 		for _, ev := range page.Events {
 			line := struct {
-				stockade.Event
+				stockade.DomainEvent
 				Cursor string `json:"cursor"`
 			}{ev, ev.Position.Cursor()}
 			if err := enc.Encode(line); err != nil {

@@ -82,12 +82,12 @@ func TestEventsTail(t *testing.T) {
 		t.Fatalf("events tail: %v", err)
 	}
 	var evs []struct {
-		stockade.Event
+		stockade.DomainEvent
 		Cursor string `json:"cursor"`
 	}
 	for _, line := range got {
 		var ev struct {
-			stockade.Event
+			stockade.DomainEvent
 			Cursor string `json:"cursor"`
 		}
 		if err := json.Unmarshal([]byte(line), &ev); err != nil {
