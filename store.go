@@ -244,10 +244,24 @@ type Tx interface {
 	Events(ctx context.Context, f DomainEventFilter) ([]DomainEvent, error)
 
 	// PruneEvents deletes, of the first limit events by position, those
-	// written strictly before before, and returns how many. Positions
-	// follow time closely, so these are the oldest events, and the work
-	// is bounded however many younger events there are.
+	// written strictly before before that every relay has published (at
+	// or before its checkpoint, see LockRelay), and returns how many.
+	// Positions follow time closely, so these are the oldest events, and
+	// the work is bounded however many younger events there are.
 	PruneEvents(ctx context.Context, before time.Time, limit int) (int, error)
+
+	// LockRelay takes the turn of the relay named name (an outbox relay
+	// to a broker) until the transaction ends, and returns its checkpoint:
+	// the position of the last event it published, the zero position if
+	// none. ok is false, and nothing is taken, when another transaction
+	// has the turn: another instance is relaying. Taking the turn gives
+	// the transaction no transaction id (it would hold back every reader
+	// of events while the relay waits for its broker).
+	LockRelay(ctx context.Context, name string) (pos EventPosition, ok bool, err error)
+
+	// SetRelayPosition moves the checkpoint of the relay named name,
+	// whose turn the transaction has, to pos.
+	SetRelayPosition(ctx context.Context, name string, pos EventPosition) error
 
 	// AdvisoryLock takes a transaction-scoped advisory lock on each key,
 	// waiting for each, in one fixed order chosen by the store so that

@@ -20,8 +20,7 @@ const invalidTextRepresentation = "22P02"
 // AppendEvents writes evs in one statement. Each takes as its position the
 // writing transaction's id and the next seq (see
 // migrations/0004_events.sql). An empty payload is stored as JSON null; one
-// that is not JSON is refused with EInvalid. An id in use is a unique
-// violation, which wraps stockade.ErrConflict (see mapError).
+// that is not JSON is refused with EInvalid.
 func (t *tx) AppendEvents(ctx context.Context, evs ...stockade.DomainEvent) error {
 	if len(evs) == 0 {
 		return nil

@@ -93,6 +93,12 @@ var (
 	eventsSQL string
 	//go:embed queries/prune_events.sql
 	pruneEventsSQL string
+	//go:embed queries/lock_relay.sql
+	lockRelaySQL string
+	//go:embed queries/relay_position.sql
+	relayPositionSQL string
+	//go:embed queries/set_relay_position.sql
+	setRelayPositionSQL string
 )
 
 // defaultMovementLimit is the number of ledger rows Movements returns when

@@ -15,8 +15,7 @@ import (
 // AppendEvents writes evs in as few statements as SQLite binds. Their
 // positions are seqs, which follow commit order because one transaction
 // writes at a time (see migrations/0004_events.sql). An empty payload is
-// stored as JSON null; one that is not JSON is refused with EInvalid, an
-// id in use with an error wrapping stockade.ErrConflict, as on PostgreSQL.
+// stored as JSON null; one that is not JSON is refused with EInvalid.
 func (t *tx) AppendEvents(ctx context.Context, evs ...stockade.DomainEvent) error {
 	err := t.insertRows(ctx, appendEventsSQL, 7, len(evs), func(i int, row []any) []any {
 		e := evs[i]
@@ -30,8 +29,6 @@ func (t *tx) AppendEvents(ctx context.Context, evs ...stockade.DomainEvent) erro
 		what = "append event " + evs[0].ID
 	}
 	switch sqliteCode(err) {
-	case sqlite3.SQLITE_CONSTRAINT_UNIQUE:
-		return fmt.Errorf("sqlite: %s: event id in use: %w: %w", what, stockade.ErrConflict, err)
 	case sqlite3.SQLITE_CONSTRAINT_CHECK:
 		return fmt.Errorf("sqlite: %s: %w: %w", what, stockade.Errorf(stockade.EInvalid, "event payload is not JSON"), err)
 	}

@@ -72,6 +72,8 @@ var (
 	appendEventsSQL                 = query("append_events.sql")
 	eventsSQL                       = query("events.sql")
 	pruneEventsSQL                  = query("prune_events.sql")
+	relayPositionSQL                = query("relay_position.sql")
+	setRelayPositionSQL             = query("set_relay_position.sql")
 	idempotencySQL                  = query("idempotency.sql")
 	idempotenciesSQL                = query("idempotencies.sql")
 	putIdempotencySQL               = query("put_idempotency.sql")

@@ -64,6 +64,8 @@ func Run(t *testing.T, newStore func(t *testing.T) stockade.Store) {
 		{"InvalidEvents", testInvalidEvents},
 		{"EventsCommitOrder", testEventsCommitOrder},
 		{"EventsWhileAppending", testEventsWhileAppending},
+		{"RelayCheckpoint", testRelayCheckpoint},
+		{"RelayTurn", testRelayTurn},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) { tc.run(t, newStore(t)) })
