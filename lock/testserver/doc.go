@@ -1,7 +1,7 @@
 // Package testserver starts real, throwaway servers for tests: redis-server,
-// PostgreSQL and a single etcd member, each a process on a free loopback
-// port with its own temporary directory. It uses the binaries installed on
-// the machine, and pgx to talk to PostgreSQL.
+// PostgreSQL, a single etcd member and nats-server with JetStream, each a
+// process on a free loopback port with its own temporary directory. It uses
+// the binaries installed on the machine, and pgx to talk to PostgreSQL.
 //
 // It is the kit the lock backends and the stockade service test with, and
 // it is exported, as net/http/httptest is, so that a program using the lock
@@ -40,8 +40,16 @@
 //	r := testserver.NewRedisWith(t, &testserver.RedisOptions{TLS: true})
 //	c := redis.NewClient(&redis.Options{Addr: r.TLSAddr(), TLSConfig: r.TLSConfig()})
 //
-// StartRedis, StartPostgres and StartEtcd do the same without a testing.TB
-// and with options; the caller closes what they return.
+// A NATS server runs with JetStream, its store in the server's directory,
+// so streams survive Kill and Restart; a client connects to URL:
+//
+//	n := testserver.NewNATS(t)
+//	nc, err := nats.Connect(n.URL()) // "nats://127.0.0.1:port"
+//	n.Stop()                         // the broker is down until Restart
+//	n.Restart()                      // same port, same streams
+//
+// StartRedis, StartPostgres, StartEtcd and StartNATS do the same without a
+// testing.TB and with options; the caller closes what they return.
 //
 // A Proxy sits between a client and any server to break the network
 // rather than the server: Cut resets every connection, Blackhole keeps
@@ -56,11 +64,11 @@
 //
 // When a binary is missing, SharedRedis, NewRedis and the others skip the
 // test with a message naming it and the command that installs it
-// (apt-get install redis-server, postgresql or etcd-server). With the
-// environment variable STOCKADE_REQUIRE_SERVERS=1, as in CI, they fail the
-// test instead, so that a run cannot pass by skipping. A shared server that
-// failed to start is not retried: every later caller fails the same way at
-// once. The Start functions return an error wrapping ErrNotInstalled.
+// (apt-get install redis-server, postgresql, etcd-server or nats-server).
+// With the environment variable STOCKADE_REQUIRE_SERVERS=1, as in CI, they
+// fail the test instead, so that a run cannot pass by skipping. A shared
+// server that failed to start is not retried: every later caller fails the
+// same way at once. The Start functions return an error wrapping ErrNotInstalled.
 //
 // PostgreSQL's initdb and postgres are looked up on PATH and then in the
 // newest /usr/lib/postgresql/<version>/bin, where Debian puts them. Both
@@ -70,19 +78,22 @@
 // # Guarantees and failure modes
 //
 //   - A server is ready when it answers: Redis its INFO, PostgreSQL a query,
-//     etcd its /health and member list. It must also prove to be the process
-//     that was started, not another test binary's server that won the race
-//     for the port; a lost race is retried on a new port. A server that is
-//     not ready within the start timeout (30s by default) is killed, and the
-//     error ends with the tail of its log.
+//     etcd its /health and member list, NATS the INFO line it greets a
+//     connection with (JetStream enabled, streams already recovered). It must
+//     also prove to be the process that was started, not another test
+//     binary's server that won the race for the port; a lost race is retried
+//     on a new port. A server that is not ready within the start timeout
+//     (30s by default) is killed, and the error ends with the tail of its
+//     log.
 //   - Each server runs in its own process group, and the kernel kills it if
 //     the test binary dies, so a crashed test leaves no servers behind. Pause,
 //     Kill and Stop reach every child, including PostgreSQL backends, which
 //     leave the postmaster's process group.
 //   - Restart reuses the port and directory. Redis runs without persistence
-//     and comes back empty; PostgreSQL and etcd keep their data, including
-//     after Kill. PostgreSQL runs with fsync=off, so data would not survive a
-//     crash of the machine, which tests do not simulate.
+//     and comes back empty; PostgreSQL, etcd and NATS (its JetStream streams)
+//     keep their data, including after Kill. PostgreSQL runs with fsync=off
+//     and JetStream syncs to disk only periodically, so data would not
+//     survive a crash of the machine, which tests do not simulate.
 //   - Stop and Kill on a server that is not running return nil. Every method
 //     is safe for concurrent use; lifecycle operations run one at a time.
 //   - Shared servers refuse Stop, Kill, Pause, Resume, Restart and Close with

@@ -28,7 +28,7 @@ var (
 	ErrClosed = errors.New("testserver: server closed")
 	// ErrShared is returned by Stop, Kill, Pause, Resume, Restart and Close on a
 	// shared server: other tests are using it. Use a private instance
-	// (NewRedis, NewPostgres, NewEtcd) to inject faults.
+	// (NewRedis, NewPostgres, NewEtcd, NewNATS) to inject faults.
 	ErrShared = errors.New("testserver: shared server cannot be stopped, killed or paused by a test")
 )
 
@@ -392,7 +392,8 @@ func environ(prefixes ...string) []string {
 	return env
 }
 
-// server carries the lifecycle methods that Redis, Postgres and Etcd share.
+// server carries the lifecycle methods that Redis, Postgres, Etcd and NATS
+// share.
 type server struct {
 	p       *process
 	version string
@@ -424,7 +425,8 @@ func (s *server) Resume() error { return s.p.signal(syscall.SIGCONT) }
 // Restart stops the server gracefully if it is running, then starts it
 // again on the same port and directory and waits until it answers. It works
 // after Stop, Kill and Pause. Redis runs without persistence, so it comes
-// back empty; PostgreSQL and etcd keep their data.
+// back empty; PostgreSQL, etcd and NATS (its JetStream streams) keep their
+// data.
 func (s *server) Restart() error { return s.p.restart() }
 
 // Close stops the server and removes its directory. Closing twice returns

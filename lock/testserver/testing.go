@@ -16,7 +16,7 @@ const requireEnv = "STOCKADE_REQUIRE_SERVERS"
 var (
 	mainRunning atomic.Bool
 
-	sharedRedis, sharedPostgres, sharedEtcd lazy
+	sharedRedis, sharedPostgres, sharedEtcd, sharedNATS lazy
 
 	closersMu sync.Mutex
 	closers   []func() error
@@ -84,6 +84,16 @@ func SharedEtcd(t testing.TB) *Etcd {
 	return shared(t, "SharedEtcd", &sharedEtcd, func() (*Etcd, error) { return StartEtcd(nil) })
 }
 
+// SharedNATS returns the NATS server shared by every test in the binary,
+// starting it on first use. Tests must not stop, kill or pause it (those
+// methods return ErrShared) and should use distinct subjects and stream
+// names. It skips the test when nats-server is missing; see the package
+// documentation.
+func SharedNATS(t testing.TB) *NATS {
+	t.Helper()
+	return shared(t, "SharedNATS", &sharedNATS, func() (*NATS, error) { return StartNATS(nil) })
+}
+
 // NewRedis starts a Redis server private to the test, which may stop, kill,
 // pause and restart it. It is closed when the test ends. It skips the test
 // when redis-server is missing; see the package documentation.
@@ -116,7 +126,16 @@ func NewEtcd(t testing.TB) *Etcd {
 	return private(t, func() (*Etcd, error) { return StartEtcd(nil) })
 }
 
-// handle is what Redis, Postgres and Etcd have in common.
+// NewNATS starts a NATS server with JetStream private to the test, which
+// may stop, kill, pause and restart it. It is closed when the test ends. It
+// skips the test when nats-server is missing; see the package
+// documentation.
+func NewNATS(t testing.TB) *NATS {
+	t.Helper()
+	return private(t, func() (*NATS, error) { return StartNATS(nil) })
+}
+
+// handle is what Redis, Postgres, Etcd and NATS have in common.
 type handle interface {
 	proc() *process
 	Version() string

@@ -29,7 +29,7 @@ import (
 
 func TestMain(m *testing.M) { os.Exit(Main(m)) }
 
-// lifecycle is the method set the three handles share.
+// lifecycle is the method set the handles share.
 type lifecycle interface {
 	Version() string
 	Stop() error
@@ -41,7 +41,8 @@ type lifecycle interface {
 }
 
 // backend drives one kind of server through clients that share no code
-// with the package: RESP by hand, psql, and etcd's JSON gateway.
+// with the package: RESP by hand, psql, etcd's JSON gateway, and the NATS
+// protocol by hand.
 type backend struct {
 	name       string
 	private    func(testing.TB) lifecycle
@@ -137,6 +138,51 @@ var backends = []backend{
 			}
 			v, err := base64.StdEncoding.DecodeString(resp.KVs[0].Value)
 			return string(v), err
+		},
+	},
+	{
+		name:       "nats",
+		private:    func(t testing.TB) lifecycle { return NewNATS(t) },
+		shared:     func(t testing.TB) lifecycle { return SharedNATS(t) },
+		addr:       func(srv lifecycle) string { return srv.(*NATS).Addr() },
+		persistent: true,
+		ping: func(t *testing.T, srv lifecycle, timeout time.Duration) error {
+			c, err := natsDial(srv.(*NATS).Addr(), timeout)
+			if err != nil {
+				return err
+			}
+			defer c.Close()
+			return c.ping()
+		},
+		// A key is a stream of its own in file storage, with one subject;
+		// the value is the last message on it.
+		set: func(t *testing.T, srv lifecycle, key, value string) error {
+			c, err := natsDial(srv.(*NATS).Addr(), 5*time.Second)
+			if err != nil {
+				return err
+			}
+			defer c.Close()
+			config := fmt.Sprintf(`{"name":%q,"subjects":[%q],"storage":"file"}`, key, "kv."+key)
+			if err := c.jsRequest("$JS.API.STREAM.CREATE."+key, config, nil); err != nil {
+				return err
+			}
+			return c.jsRequest("kv."+key, value, nil)
+		},
+		get: func(t *testing.T, srv lifecycle, key string) (string, error) {
+			c, err := natsDial(srv.(*NATS).Addr(), 5*time.Second)
+			if err != nil {
+				return "", err
+			}
+			defer c.Close()
+			var resp struct {
+				Message struct{ Data []byte }
+			}
+			err = c.jsRequest("$JS.API.STREAM.MSG.GET."+key, fmt.Sprintf(`{"last_by_subj":%q}`, "kv."+key), &resp)
+			var apiErr *jsError
+			if errors.As(err, &apiErr) && (apiErr.ErrCode == jsStreamNotFound || apiErr.ErrCode == jsNoMessageFound) {
+				return "", nil
+			}
+			return string(resp.Message.Data), err
 		},
 	},
 }
@@ -392,6 +438,37 @@ func TestRedisTLS(t *testing.T) {
 	}
 }
 
+// TestNATS checks the URL, that JetStream keeps its streams in the server's
+// store directory, and that readiness tells the server from another one
+// on the same port.
+func TestNATS(t *testing.T) {
+	t.Parallel()
+	n := NewNATS(t)
+	if want := "nats://" + n.Addr(); n.URL() != want {
+		t.Errorf("URL = %q, want %q", n.URL(), want)
+	}
+	ctx, cancel := context.WithTimeout(t.Context(), 5*time.Second)
+	defer cancel()
+	if err := natsReady(ctx, n.Addr(), "another-server"); err == nil || !strings.Contains(err.Error(), "not another-server") {
+		t.Errorf("natsReady for another name = %v, want an error", err)
+	}
+
+	c, err := natsDial(n.Addr(), 5*time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	if !c.info.JetStream || c.info.Port == 0 || !strings.HasSuffix(n.Addr(), ":"+strconv.Itoa(c.info.Port)) {
+		t.Errorf("INFO = %+v, want JetStream on the port of %s", c.info, n.Addr())
+	}
+	if err := c.jsRequest("$JS.API.STREAM.CREATE.stored", `{"name":"stored","subjects":["stored"],"storage":"file"}`, nil); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(filepath.Join(n.storeDir, "jetstream", "$G", "streams", "stored")); err != nil {
+		t.Errorf("stream not in the store directory: %v", err)
+	}
+}
+
 func TestCloseRemovesDirectory(t *testing.T) {
 	t.Parallel()
 	r, err := StartRedis(nil)
@@ -418,6 +495,7 @@ func TestNotInstalled(t *testing.T) {
 	}{
 		{"redis", func() error { _, err := StartRedis(nil); return err }, "apt-get install redis-server"},
 		{"etcd", func() error { _, err := StartEtcd(nil); return err }, "apt-get install etcd-server"},
+		{"nats", func() error { _, err := StartNATS(nil); return err }, "apt-get install nats-server"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -651,6 +729,152 @@ func etcdJSON(url string, timeout time.Duration, req, resp any) error {
 }
 
 func b64(s string) string { return base64.StdEncoding.EncodeToString([]byte(s)) }
+
+// natsConn is a client connection speaking the NATS text protocol.
+type natsConn struct {
+	net.Conn
+	br   *bufio.Reader
+	info struct {
+		JetStream bool `json:"jetstream"`
+		Port      int  `json:"port"`
+	}
+	inbox int
+}
+
+// natsDial connects, reads the server's INFO and sends CONNECT. Every
+// later read and write must end within timeout of the dial.
+func natsDial(addr string, timeout time.Duration) (*natsConn, error) {
+	conn, err := net.DialTimeout("tcp", addr, timeout)
+	if err != nil {
+		return nil, err
+	}
+	conn.SetDeadline(time.Now().Add(timeout))
+	c := &natsConn{Conn: conn, br: bufio.NewReader(conn)}
+	line, err := c.br.ReadString('\n')
+	if err != nil {
+		conn.Close()
+		return nil, err
+	}
+	info, ok := strings.CutPrefix(strings.TrimSuffix(line, "\r\n"), "INFO ")
+	if !ok {
+		conn.Close()
+		return nil, fmt.Errorf("greeting %q, want INFO", line)
+	}
+	if err := json.Unmarshal([]byte(info), &c.info); err != nil {
+		conn.Close()
+		return nil, err
+	}
+	if _, err := io.WriteString(conn, `CONNECT {"verbose":false,"pedantic":false}`+"\r\n"); err != nil {
+		conn.Close()
+		return nil, err
+	}
+	return c, nil
+}
+
+// ping sends PING and waits for PONG, which also confirms CONNECT.
+func (c *natsConn) ping() error {
+	if _, err := io.WriteString(c, "PING\r\n"); err != nil {
+		return err
+	}
+	line, err := c.readLine()
+	if err == nil && line != "PONG" {
+		err = fmt.Errorf("PING = %q, want PONG", line)
+	}
+	return err
+}
+
+// readLine returns the next protocol line, answering the server's PINGs.
+func (c *natsConn) readLine() (string, error) {
+	for {
+		line, err := c.br.ReadString('\n')
+		if err != nil {
+			return "", err
+		}
+		line = strings.TrimSuffix(line, "\r\n")
+		switch {
+		case line == "PING":
+			if _, err := io.WriteString(c, "PONG\r\n"); err != nil {
+				return "", err
+			}
+		case strings.HasPrefix(line, "-ERR"):
+			return "", errors.New(line)
+		default:
+			return line, nil
+		}
+	}
+}
+
+// request publishes payload to subject with a fresh reply subject and
+// returns the first reply.
+func (c *natsConn) request(subject, payload string) ([]byte, error) {
+	c.inbox++
+	inbox := fmt.Sprintf("_INBOX.testserver.%d", c.inbox)
+	if _, err := fmt.Fprintf(c, "SUB %s %d\r\nPUB %s %s %d\r\n%s\r\n", inbox, c.inbox, subject, inbox, len(payload), payload); err != nil {
+		return nil, err
+	}
+	for {
+		line, err := c.readLine()
+		if err != nil {
+			return nil, err
+		}
+		// MSG <subject> <sid> [reply-to] <#bytes>
+		fields := strings.Fields(line)
+		if len(fields) < 4 || fields[0] != "MSG" {
+			continue // PONG, +OK
+		}
+		n, err := strconv.Atoi(fields[len(fields)-1])
+		if err != nil {
+			return nil, fmt.Errorf("bad MSG line %q", line)
+		}
+		b := make([]byte, n+2)
+		if _, err := io.ReadFull(c.br, b); err != nil {
+			return nil, err
+		}
+		if fields[1] == inbox {
+			return b[:n], nil
+		}
+	}
+}
+
+// JetStream API error codes that the tests expect.
+const (
+	jsStreamNotFound = 10059
+	jsNoMessageFound = 10037
+)
+
+// jsError is the error a JetStream API reply or publish acknowledgement
+// carries.
+type jsError struct {
+	Code        int    `json:"code"`
+	ErrCode     int    `json:"err_code"`
+	Description string `json:"description"`
+}
+
+func (e *jsError) Error() string {
+	return fmt.Sprintf("JetStream: %s (%d, %d)", e.Description, e.Code, e.ErrCode)
+}
+
+// jsRequest sends a JetStream API request, or a message to a stream's
+// subject, and decodes the reply into out unless it carries an error.
+func (c *natsConn) jsRequest(subject, payload string, out any) error {
+	reply, err := c.request(subject, payload)
+	if err != nil {
+		return fmt.Errorf("%s: %w", subject, err)
+	}
+	var status struct {
+		Error *jsError `json:"error"`
+	}
+	if err := json.Unmarshal(reply, &status); err != nil {
+		return fmt.Errorf("%s: reply %q: %w", subject, reply, err)
+	}
+	if status.Error != nil {
+		return fmt.Errorf("%s: %w", subject, status.Error)
+	}
+	if out == nil {
+		return nil
+	}
+	return json.Unmarshal(reply, out)
+}
 
 // eventually retries fn for up to 10s.
 func eventually(t *testing.T, fn func() error) {
