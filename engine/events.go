@@ -186,3 +186,7 @@ func (e *Engine) Events(ctx context.Context, q stockade.DomainEventQuery) (stock
 // deadlineMargin is how long before its deadline a waiting Events call
 // stops waiting, so that its empty answer arrives in time.
 const deadlineMargin = 250 * time.Millisecond
+
+// Written returns a channel that closes when the engine next commits a
+// write transaction: an outbox relay waits on it (events.Options.Wake).
+func (e *Engine) Written() <-chan struct{} { return e.written.wait() }

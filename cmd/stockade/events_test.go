@@ -10,8 +10,12 @@ import (
 	"testing"
 	"time"
 
+	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
+
 	"github.com/stockade/stockade"
 	"github.com/stockade/stockade/httpapi"
+	"github.com/stockade/stockade/lock/testserver"
 )
 
 // lines is a writer whose complete lines a test can wait for.
@@ -104,5 +108,73 @@ func TestEventsTail(t *testing.T) {
 		if err := run(ctx, append([]string{"stockade"}, bad...), func(string) string { return "" }, &bytes.Buffer{}, &bytes.Buffer{}); err == nil {
 			t.Errorf("stockade %q: no error", bad)
 		}
+	}
+}
+
+// TestServeRelaysEvents: serve -events publishes the outbox to JetStream.
+// Events committed by a process that never published them (it ran
+// without -events, and was killed) are published once by the next.
+func TestServeRelaysEvents(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and runs the binary")
+	}
+	n := testserver.NewNATS(t)
+	store := "sqlite:" + filepath.Join(t.TempDir(), "relay.db")
+	p := startProcess(t, "-store", store)
+	c := httpapi.NewClient("http://"+p.addr, nil)
+	ctx := t.Context()
+	if _, err := c.PutLocation(ctx, stockade.Location{ID: "east", Name: "East"}, nil); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.SetStock(ctx, stockade.Key{SKU: "widget", Location: "east"}, 3, nil, nil); err != nil {
+		t.Fatal(err)
+	}
+	if err := p.cmd.Process.Kill(); err != nil {
+		t.Fatal(err)
+	}
+	p.cmd.Wait()
+
+	p = startProcess(t, "-store", store, "-events", n.URL())
+	c = httpapi.NewClient("http://"+p.addr, nil)
+	if _, err := c.Reserve(ctx, stockade.ReserveRequest{Lines: []stockade.Line{{SKU: "widget", Quantity: 1}}}, nil); err != nil {
+		t.Fatal(err)
+	}
+	nc, err := nats.Connect(n.URL())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer nc.Close()
+	js, err := jetstream.New(nc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{stockade.EventStockSet, stockade.EventBackInStock, stockade.EventReservationHeld}
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		s, err := js.Stream(ctx, "STOCKADE_EVENTS")
+		if err == nil {
+			if info, err := s.Info(ctx); err == nil && info.State.Msgs >= uint64(len(want)) {
+				var got []string
+				for seq := info.State.FirstSeq; seq <= info.State.LastSeq; seq++ {
+					msg, err := s.GetMsg(ctx, seq)
+					if err != nil {
+						t.Fatal(err)
+					}
+					var ev stockade.DomainEvent
+					if err := json.Unmarshal(msg.Data, &ev); err != nil {
+						t.Fatal(err)
+					}
+					got = append(got, ev.Type)
+				}
+				if strings.Join(got, " ") != strings.Join(want, " ") {
+					t.Errorf("the stream holds %v, want %v", got, want)
+				}
+				return
+			}
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the stream did not get %d events within 30 s", len(want))
+		}
+		time.Sleep(50 * time.Millisecond) // the broker's state, polled
 	}
 }

@@ -76,7 +76,7 @@ func dispatch(ctx context.Context, args []string, getenv func(string) string, st
 	case "reconcile":
 		return reconcile(ctx, rest, getenv, stdout, stderr)
 	case "events":
-		return events(ctx, rest, getenv, stdout, stderr)
+		return eventsCmd(ctx, rest, getenv, stdout, stderr)
 	case "keys":
 		return keys(ctx, rest, getenv, stdout, stderr)
 	case "locks":

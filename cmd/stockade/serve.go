@@ -15,8 +15,12 @@ import (
 	"sync"
 	"time"
 
+	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
+
 	"github.com/stockade/stockade"
 	"github.com/stockade/stockade/engine"
+	"github.com/stockade/stockade/events"
 	"github.com/stockade/stockade/httpapi"
 	"github.com/stockade/stockade/lock"
 	"github.com/stockade/stockade/lock/memlock"
@@ -43,6 +47,7 @@ type serveConfig struct {
 	rateLimit       float64
 	rateBurst       int
 	eventRetention  time.Duration
+	events          string // a NATS URL to relay the outbox to, or ""
 }
 
 func parseServe(args []string, getenv func(string) string, stdout, stderr io.Writer) (serveConfig, error) {
@@ -78,6 +83,8 @@ flags:
 	locker := env.String("locker", "STOCKADE_LOCKER", "memory", lockerUsage)
 	sweep := env.Duration("sweep-interval", "STOCKADE_SWEEP_INTERVAL", time.Second,
 		"how often lapsed reservations are expired and old idempotency records purged")
+	eventsURL := env.String("events", "STOCKADE_EVENTS", "",
+		"relay the outbox's events to NATS JetStream at this `URL` (nats://HOST:PORT), stream STOCKADE_EVENTS,\nsubjects stockade.events.<aggregate>.<type>; the service serves while the broker is down")
 	retention := env.Duration("event-retention", "STOCKADE_EVENT_RETENTION", 7*24*time.Hour,
 		"how long events stay in the outbox (GET /v1/events); the sweeper prunes older ones")
 	ttl := env.Duration("default-ttl", "STOCKADE_DEFAULT_TTL", 15*time.Minute,
@@ -139,6 +146,13 @@ flags:
 		return c, fmt.Errorf("serve: -rate-burst must be between 0 and 1000000, got %d", *rateBurst)
 	}
 	c.open, c.rateLimit, c.rateBurst, c.eventRetention = *open, *rateLimit, *rateBurst, *retention
+	if *eventsURL != "" {
+		u, err := url.Parse(*eventsURL)
+		if err != nil || u.Scheme != "nats" || u.Host == "" {
+			return c, fmt.Errorf("serve: -events %q: want nats://HOST:PORT", redact(*eventsURL))
+		}
+		c.events = *eventsURL
+	}
 	if err := c.logLevel.UnmarshalText([]byte(*level)); err != nil {
 		return c, fmt.Errorf("serve: -log-level %q: want debug, info, warn or error", *level)
 	}
@@ -266,6 +280,28 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 	sweepCtx, stopSweep := context.WithCancel(context.WithoutCancel(ctx))
 	var sweeper sync.WaitGroup
 	sweeper.Go(func() { eng.RunSweeper(sweepCtx, c.sweepInterval) })
+	if c.events != "" {
+		// A broker that is down, at the start or later, stops nothing:
+		// the connection keeps trying, and the relay's events wait in the
+		// outbox meanwhile.
+		nc, err := nats.Connect(c.events, nats.Name("stockade"), nats.RetryOnFailedConnect(true),
+			nats.MaxReconnects(-1), nats.ReconnectWait(time.Second))
+		if err != nil {
+			stopSweep()
+			sweeper.Wait()
+			return fmt.Errorf("serve: -events %s: %w", redact(c.events), err)
+		}
+		defer nc.Close()
+		js, err := jetstream.New(nc)
+		if err != nil {
+			stopSweep()
+			sweeper.Wait()
+			return fmt.Errorf("serve: -events %s: %w", redact(c.events), err)
+		}
+		relay := events.New(st, js, &events.Options{Wake: eng.Written, Logger: log})
+		sweeper.Go(func() { relay.Run(sweepCtx) })
+		log.Info("relaying events", "to", redact(c.events), "stream", "STOCKADE_EVENTS")
+	}
 	defer func() {
 		stopSweep()
 		sweeper.Wait()

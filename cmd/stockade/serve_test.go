@@ -136,6 +136,7 @@ func TestRunRefusesBadInput(t *testing.T) {
 		{"origin with a path", []string{"stockade", "serve", "-cors-origins", "https://shop.example/app"}, `"https://shop.example/app": want an origin`},
 		{"origin not http", []string{"stockade", "serve", "-cors-origins", "ftp://shop.example"}, "want an origin"},
 		{"any origin and more", []string{"stockade", "serve", "-cors-origins", "*,https://shop.example"}, "give it alone"},
+		{"events not nats", []string{"stockade", "serve", "-events", "kafka://broker:9092"}, "want nats://HOST:PORT"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -1,0 +1,301 @@
+package events
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"math/rand/v2"
+	"sync/atomic"
+	"time"
+
+	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
+
+	"github.com/stockade/stockade"
+)
+
+// Options configures a Relay. A nil *Options means all defaults.
+type Options struct {
+	// Name names the relay's checkpoint in the store: one per broker and
+	// stream it publishes to.
+	// Default: "nats".
+	Name string
+
+	// Stream is the JetStream stream the relay publishes to. Run creates
+	// it if it is missing, on the subjects Subject.>, kept on disk, with
+	// JetStream's duplicate window (2 minutes); a stream that exists is
+	// used as it is.
+	// Default: "STOCKADE_EVENTS".
+	Stream string
+
+	// Subject is the subjects' prefix: an event goes to
+	// Subject.<aggregate>.<type>, such as
+	// stockade.events.reservation.reservation.held.
+	// Default: "stockade.events".
+	Subject string
+
+	// Batch is the most events one turn publishes.
+	// Default: 512.
+	Batch int
+
+	// AckWait bounds the wait for a batch's acknowledgements; past it the
+	// turn fails, and the batch is published again.
+	// Default: 5s.
+	AckWait time.Duration
+
+	// Poll is how often an idle relay looks for events that Wake did not
+	// announce: those of other instances.
+	// Default: 1s.
+	Poll time.Duration
+
+	// Wake, if set, returns a channel that closes when events may have
+	// been written (engine.Engine.Written): the relay then looks at once.
+	Wake func() <-chan struct{}
+
+	// Logger receives the relay's failures.
+	// Default: slog.Default().
+	Logger *slog.Logger
+}
+
+func (o *Options) withDefaults() Options {
+	var out Options
+	if o != nil {
+		out = *o
+	}
+	if out.Name == "" {
+		out.Name = "nats"
+	}
+	if out.Stream == "" {
+		out.Stream = "STOCKADE_EVENTS"
+	}
+	if out.Subject == "" {
+		out.Subject = "stockade.events"
+	}
+	if out.Batch <= 0 {
+		out.Batch = 512
+	}
+	if out.AckWait <= 0 {
+		out.AckWait = 5 * time.Second
+	}
+	if out.Poll <= 0 {
+		out.Poll = time.Second
+	}
+	if out.Logger == nil {
+		out.Logger = slog.Default()
+	}
+	return out
+}
+
+// Relay publishes the outbox's events to a JetStream stream, in position
+// order, each once as far as consumers can tell.
+type Relay struct {
+	store stockade.Store
+	js    jetstream.JetStream
+	opts  Options
+	// published counts the events acknowledged by the broker.
+	published atomic.Int64
+}
+
+// New returns a relay of store's events to js.
+func New(store stockade.Store, js jetstream.JetStream, opts *Options) *Relay {
+	return &Relay{store: store, js: js, opts: opts.withDefaults()}
+}
+
+// Published returns how many events the relay has had acknowledged since
+// it was made.
+func (r *Relay) Published() int64 { return r.published.Load() }
+
+// Subject returns the subject that ev is published to.
+func (r *Relay) Subject(ev stockade.DomainEvent) string {
+	return r.opts.Subject + "." + ev.Aggregate + "." + ev.Type
+}
+
+// Run relays until ctx ends, and then returns nil. A failure (the broker
+// down, the store unreachable) is logged, and the turn is tried again
+// after a backoff that grows to 5 s: the service goes on meanwhile, and
+// its events wait in the outbox. A full batch is followed at once by the
+// next.
+func (r *Relay) Run(ctx context.Context) error {
+	backoff := 100 * time.Millisecond
+	ready := false
+	for ctx.Err() == nil {
+		var wake <-chan struct{}
+		if r.opts.Wake != nil {
+			wake = r.opts.Wake() // before the turn: a commit after it wakes us
+		}
+		n, err := 0, error(nil)
+		if !ready {
+			err = r.ensureStream(ctx)
+			ready = err == nil
+		}
+		if err == nil {
+			n, err = r.Once(ctx)
+		}
+		if err != nil {
+			if ctx.Err() != nil {
+				break
+			}
+			r.opts.Logger.Warn("events: relay turn failed; the events wait in the outbox", "relay", r.opts.Name, "err", err, "retry_in", backoff)
+			sleep(ctx, backoff/2+rand.N(backoff/2+1), nil)
+			backoff = min(2*backoff, 5*time.Second)
+			continue
+		}
+		backoff = 100 * time.Millisecond
+		if n < r.opts.Batch {
+			sleep(ctx, r.opts.Poll, wake)
+		}
+	}
+	return nil
+}
+
+// sleep waits for d, wake, or the end of ctx.
+func sleep(ctx context.Context, d time.Duration, wake <-chan struct{}) {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+	case <-wake:
+	case <-ctx.Done():
+	}
+}
+
+// ensureStream creates the relay's stream if it is missing.
+func (r *Relay) ensureStream(ctx context.Context) error {
+	_, err := r.js.Stream(ctx, r.opts.Stream)
+	if errors.Is(err, jetstream.ErrStreamNotFound) {
+		_, err = r.js.CreateStream(ctx, jetstream.StreamConfig{
+			Name:     r.opts.Stream,
+			Subjects: []string{r.opts.Subject + ".>"},
+			Storage:  jetstream.FileStorage,
+		})
+	}
+	if err != nil {
+		return fmt.Errorf("events: stream %s: %w", r.opts.Stream, err)
+	}
+	return nil
+}
+
+// errBusy ends a turn that another instance has.
+var errBusy = errors.New("events: another instance has the relay's turn")
+
+// Once takes one turn: it publishes the next batch of events after the
+// relay's checkpoint, waits until the broker has acknowledged each, and
+// moves the checkpoint past them. It returns how many it published: 0
+// when there were none, or another instance has the turn.
+//
+// Each message carries the event's id as its Nats-Msg-Id, so a batch
+// published again (the process died after the broker had it and before
+// the checkpoint moved, or an acknowledgement was lost) is dropped by the
+// broker as a duplicate, within the stream's duplicate window. Messages
+// are sent in position order on one connection, so they are stored in
+// that order; only a batch that failed part way and is sent again may
+// store a retried event after later ones it had sent, which the events'
+// versions tell apart.
+//
+// Where the store runs one write transaction at a time (SQLite), the turn
+// does not hold the store while it waits for the broker: it reads, then
+// publishes, then moves the checkpoint, and a second instance on the same
+// file would publish duplicates, which the broker drops.
+func (r *Relay) Once(ctx context.Context) (int, error) {
+	if !r.store.Features().RowLocks {
+		return r.onceSerial(ctx)
+	}
+	n := 0
+	err := r.store.Update(ctx, func(tx stockade.Tx) error {
+		n = 0
+		pos, ok, err := tx.LockRelay(ctx, r.opts.Name)
+		if err != nil {
+			return err
+		}
+		if !ok {
+			return errBusy
+		}
+		evs, err := tx.Events(ctx, stockade.DomainEventFilter{After: pos, Limit: r.opts.Batch})
+		if err != nil || len(evs) == 0 {
+			return err
+		}
+		if err := r.publish(ctx, evs); err != nil {
+			return err
+		}
+		n = len(evs)
+		return tx.SetRelayPosition(ctx, r.opts.Name, evs[len(evs)-1].Position)
+	})
+	if errors.Is(err, errBusy) {
+		return 0, nil
+	}
+	r.published.Add(int64(n))
+	return n, err
+}
+
+// onceSerial is Once on a store with one writer at a time.
+func (r *Relay) onceSerial(ctx context.Context) (int, error) {
+	var evs []stockade.DomainEvent
+	err := r.store.View(ctx, func(tx stockade.Tx) error {
+		pos, _, err := tx.LockRelay(ctx, r.opts.Name)
+		if err != nil {
+			return err
+		}
+		evs, err = tx.Events(ctx, stockade.DomainEventFilter{After: pos, Limit: r.opts.Batch})
+		return err
+	})
+	if err != nil || len(evs) == 0 {
+		return 0, err
+	}
+	if err := r.publish(ctx, evs); err != nil {
+		return 0, err
+	}
+	last := evs[len(evs)-1].Position
+	err = r.store.Update(ctx, func(tx stockade.Tx) error {
+		pos, _, err := tx.LockRelay(ctx, r.opts.Name)
+		if err != nil || !pos.Less(last) {
+			return err // another instance went further meanwhile
+		}
+		return tx.SetRelayPosition(ctx, r.opts.Name, last)
+	})
+	if err != nil {
+		return 0, err
+	}
+	r.published.Add(int64(len(evs)))
+	return len(evs), nil
+}
+
+// message is an event as the relay publishes it: the event, and its
+// cursor in the service's feed (GET /v1/events?after=).
+type message struct {
+	stockade.DomainEvent
+	Cursor string `json:"cursor"`
+}
+
+// publish sends evs in order and waits for every acknowledgement.
+func (r *Relay) publish(ctx context.Context, evs []stockade.DomainEvent) error {
+	acks := make([]jetstream.PubAckFuture, 0, len(evs))
+	for _, ev := range evs {
+		data, err := json.Marshal(message{ev, ev.Position.Cursor()})
+		if err != nil {
+			return fmt.Errorf("events: encode %s: %w", ev.ID, err)
+		}
+		msg := &nats.Msg{Subject: r.Subject(ev), Data: data, Header: nats.Header{}}
+		msg.Header.Set(jetstream.MsgIDHeader, ev.ID)
+		ack, err := r.js.PublishMsgAsync(msg)
+		if err != nil {
+			return fmt.Errorf("events: publish %s: %w", ev.ID, err)
+		}
+		acks = append(acks, ack)
+	}
+	wait := time.NewTimer(r.opts.AckWait)
+	defer wait.Stop()
+	for i, ack := range acks {
+		select {
+		case <-ack.Ok():
+		case err := <-ack.Err():
+			return fmt.Errorf("events: publish %s: %w", evs[i].ID, err)
+		case <-wait.C:
+			return fmt.Errorf("events: publish %s: no acknowledgement within %s", evs[i].ID, r.opts.AckWait)
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
+	return nil
+}
