@@ -26,7 +26,7 @@ func TestMain(m *testing.M) { os.Exit(testserver.Main(m)) }
 
 var databases atomic.Int64
 
-func openPostgres(t *testing.T) stockade.Store {
+func openPostgres(t testing.TB) stockade.Store {
 	t.Helper()
 	url, err := testserver.SharedPostgres(t).CreateDatabase(fmt.Sprintf("events_%d", databases.Add(1)))
 	if err != nil {
@@ -43,7 +43,7 @@ func openPostgres(t *testing.T) stockade.Store {
 	return s
 }
 
-func openSQLite(t *testing.T) stockade.Store {
+func openSQLite(t testing.TB) stockade.Store {
 	t.Helper()
 	s, err := sqlite.Open(t.Context(), filepath.Join(t.TempDir(), "events.db"), nil)
 	if err != nil {
@@ -58,7 +58,7 @@ func openSQLite(t *testing.T) stockade.Store {
 
 // broker connects to a private NATS server that keeps trying while it is
 // down.
-func broker(t *testing.T) (*testserver.NATS, jetstream.JetStream) {
+func broker(t testing.TB) (*testserver.NATS, jetstream.JetStream) {
 	t.Helper()
 	n := testserver.NewNATS(t)
 	nc, err := nats.Connect(n.URL(), nats.RetryOnFailedConnect(true), nats.MaxReconnects(-1), nats.ReconnectWait(100*time.Millisecond))
@@ -74,7 +74,7 @@ func broker(t *testing.T) (*testserver.NATS, jetstream.JetStream) {
 }
 
 // shop is an engine on st with stock of n SKUs at one location.
-func shop(t *testing.T, st stockade.Store, n int) *engine.Engine {
+func shop(t testing.TB, st stockade.Store, n int) *engine.Engine {
 	t.Helper()
 	eng, err := engine.New(st, nil)
 	if err != nil {
@@ -218,7 +218,7 @@ func drained(t *testing.T, st stockade.Store, js jetstream.JetStream) {
 func TestRelay(t *testing.T) {
 	for _, tc := range []struct {
 		name    string
-		open    func(t *testing.T) stockade.Store
+		open    func(t testing.TB) stockade.Store
 		writers int
 	}{
 		{"postgres", openPostgres, 50},
