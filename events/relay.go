@@ -96,6 +96,9 @@ type Relay struct {
 	opts  Options
 	// published counts the events acknowledged by the broker.
 	published atomic.Int64
+	// oldest is the At, in Unix nanoseconds, of the oldest event the
+	// last turn found unpublished; 0 if it found none.
+	oldest atomic.Int64
 }
 
 // New returns a relay of store's events to js.
@@ -106,6 +109,19 @@ func New(store stockade.Store, js jetstream.JetStream, opts *Options) *Relay {
 // Published returns how many events the relay has had acknowledged since
 // it was made.
 func (r *Relay) Published() int64 { return r.published.Load() }
+
+// Lag returns the age of the oldest event that the relay's last turn
+// found still to publish, or 0 if that turn found none: how far the
+// broker's copy is behind the outbox. A relay whose turns fail (the
+// broker is down) keeps the age of the last one that read, which grows
+// with the outage.
+func (r *Relay) Lag() time.Duration {
+	ns := r.oldest.Load()
+	if ns == 0 {
+		return 0
+	}
+	return time.Since(time.Unix(0, ns))
+}
 
 // Subject returns the subject that ev is published to.
 func (r *Relay) Subject(ev stockade.DomainEvent) string {
@@ -213,8 +229,12 @@ func (r *Relay) Once(ctx context.Context) (int, error) {
 			return errBusy
 		}
 		evs, err := tx.Events(ctx, stockade.DomainEventFilter{After: pos, Limit: r.opts.Batch})
-		if err != nil || len(evs) == 0 {
+		if err != nil {
 			return err
+		}
+		r.noteOldest(evs)
+		if len(evs) == 0 {
+			return nil
 		}
 		if err := r.publish(ctx, evs); err != nil {
 			return err
@@ -226,6 +246,9 @@ func (r *Relay) Once(ctx context.Context) (int, error) {
 		return 0, nil
 	}
 	r.published.Add(int64(n))
+	if err == nil && n < r.opts.Batch {
+		r.oldest.Store(0) // it published all there was
+	}
 	return n, err
 }
 
@@ -240,8 +263,12 @@ func (r *Relay) onceSerial(ctx context.Context) (int, error) {
 		evs, err = tx.Events(ctx, stockade.DomainEventFilter{After: pos, Limit: r.opts.Batch})
 		return err
 	})
-	if err != nil || len(evs) == 0 {
+	if err != nil {
 		return 0, err
+	}
+	r.noteOldest(evs)
+	if len(evs) == 0 {
+		return 0, nil
 	}
 	if err := r.publish(ctx, evs); err != nil {
 		return 0, err
@@ -258,7 +285,19 @@ func (r *Relay) onceSerial(ctx context.Context) (int, error) {
 		return 0, err
 	}
 	r.published.Add(int64(len(evs)))
+	if len(evs) < r.opts.Batch {
+		r.oldest.Store(0) // it published all there was
+	}
 	return len(evs), nil
+}
+
+// noteOldest records the age of evs, a turn's events, for Lag.
+func (r *Relay) noteOldest(evs []stockade.DomainEvent) {
+	if len(evs) == 0 {
+		r.oldest.Store(0)
+		return
+	}
+	r.oldest.Store(evs[0].At.UnixNano())
 }
 
 // message is an event as the relay publishes it: the event, and its

@@ -272,15 +272,18 @@ func TestRelayBrokerDown(t *testing.T) {
 	}
 	down := relay.Published()
 	time.Sleep(10 * time.Second) // the outage
+	if lag := relay.Lag(); lag < 5*time.Second {
+		t.Errorf("after 10 s without the broker, the relay's lag is %v", lag)
+	}
+	if relay.Published() > down+512 { // at most a batch that was acknowledged as the broker stopped
+		t.Errorf("the relay counted %d events published while the broker was down", relay.Published()-down)
+	}
 	if err := n.Restart(); err != nil {
 		t.Fatal(err)
 	}
 	stopWriters()
 	if err := wait(); err != nil {
 		t.Fatalf("a request failed while the broker was down: %v", err)
-	}
-	if relay.Published() > down+512 { // at most a batch that was acknowledged as the broker stopped
-		t.Errorf("the relay counted %d events published while the broker was down", relay.Published()-down)
 	}
 	drained(t, st, js)
 	stop()

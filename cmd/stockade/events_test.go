@@ -169,6 +169,10 @@ func TestServeRelaysEvents(t *testing.T) {
 				if strings.Join(got, " ") != strings.Join(want, " ") {
 					t.Errorf("the stream holds %v, want %v", got, want)
 				}
+				if code, body := get(t, "http://"+p.addr+"/metrics"); code != 200 ||
+					!strings.Contains(body, "stockade_events_published_total 3") || !strings.Contains(body, "stockade_events_relay_lag_seconds") {
+					t.Errorf("metrics: %d, without the relay's:\n%s", code, body)
+				}
 				return
 			}
 		}

@@ -7,6 +7,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus/promauto"
 
 	"github.com/stockade/stockade/engine"
+	"github.com/stockade/stockade/events"
 	"github.com/stockade/stockade/httpapi"
 	"github.com/stockade/stockade/lock"
 )
@@ -133,4 +134,17 @@ func observeLocker(l lock.Locker, reg prometheus.Registerer) lock.Locker {
 		}
 	})
 	return observedLocker{Locker: l, obs: obs}
+}
+
+// relayMetrics registers the metrics of the outbox's relay.
+func relayMetrics(reg prometheus.Registerer, r *events.Relay) {
+	f := promauto.With(reg)
+	f.NewCounterFunc(prometheus.CounterOpts{
+		Name: "stockade_events_published_total",
+		Help: "Events the relay published and the broker acknowledged.",
+	}, func() float64 { return float64(r.Published()) })
+	f.NewGaugeFunc(prometheus.GaugeOpts{
+		Name: "stockade_events_relay_lag_seconds",
+		Help: "Age of the oldest event the relay's last turn found still to publish; 0 when it is caught up.",
+	}, func() float64 { return r.Lag().Seconds() })
 }

@@ -299,6 +299,7 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 			return fmt.Errorf("serve: -events %s: %w", redact(c.events), err)
 		}
 		relay := events.New(st, js, &events.Options{Wake: eng.Written, Logger: log})
+		relayMetrics(metrics, relay)
 		sweeper.Go(func() { relay.Run(sweepCtx) })
 		log.Info("relaying events", "to", redact(c.events), "stream", "STOCKADE_EVENTS")
 	}
