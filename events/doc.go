@@ -25,4 +25,17 @@
 // they take turns (stockade.Tx.LockRelay), and only the one whose turn it
 // is publishes. Events are pruned only once every relay's checkpoint has
 // passed them.
+//
+// The other way, a Consumer applies the commands other systems send on a
+// stream of their own (stockade.commands.reservation.confirm and
+// .release, {"reservation_id": "res_…"}) through a durable consumer that
+// the instances share. Each runs under an idempotency key made of its
+// message id, whose record the service writes in the transaction of the
+// effect: that record is the command's inbox row, so a redelivery, or a
+// duplicate a producer sent, changes nothing. The message is acknowledged
+// (and the acknowledgement confirmed) only after the commit. A command
+// that can never apply (unknown, malformed, a reservation missing or in
+// the wrong state) goes to the dead letters at once, with its reason; one
+// that fails for a reason that may pass is delivered again, with a
+// growing delay, and goes to the dead letters after MaxDeliver tries.
 package events

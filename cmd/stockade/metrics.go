@@ -136,9 +136,20 @@ func observeLocker(l lock.Locker, reg prometheus.Registerer) lock.Locker {
 	return observedLocker{Locker: l, obs: obs}
 }
 
-// relayMetrics registers the metrics of the outbox's relay.
-func relayMetrics(reg prometheus.Registerer, r *events.Relay) {
+// relayMetrics registers the metrics of the outbox's relay and of the
+// command consumer.
+func relayMetrics(reg prometheus.Registerer, r *events.Relay, c *events.Consumer) {
 	f := promauto.With(reg)
+	for i, outcome := range []string{"applied", "duplicate", "dead_letter", "retried"} {
+		f.NewCounterFunc(prometheus.CounterOpts{
+			Name:        "stockade_commands_total",
+			Help:        "Commands from the broker: applied, found applied already (duplicate), sent to the dead letters, or asked for again.",
+			ConstLabels: prometheus.Labels{"outcome": outcome},
+		}, func() float64 {
+			a, d, dl, rt := c.Counts()
+			return float64([]int64{a, d, dl, rt}[i])
+		})
+	}
 	f.NewCounterFunc(prometheus.CounterOpts{
 		Name: "stockade_events_published_total",
 		Help: "Events the relay published and the broker acknowledged.",

@@ -299,9 +299,12 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 			return fmt.Errorf("serve: -events %s: %w", redact(c.events), err)
 		}
 		relay := events.New(st, js, &events.Options{Wake: eng.Written, Logger: log})
-		relayMetrics(metrics, relay)
+		consumer := events.NewConsumer(eng, js, &events.ConsumerOptions{Logger: log})
+		relayMetrics(metrics, relay, consumer)
 		sweeper.Go(func() { relay.Run(sweepCtx) })
-		log.Info("relaying events", "to", redact(c.events), "stream", "STOCKADE_EVENTS")
+		sweeper.Go(func() { consumer.Run(sweepCtx) })
+		log.Info("relaying events and consuming commands", "broker", redact(c.events),
+			"events", "STOCKADE_EVENTS", "commands", "STOCKADE_COMMANDS")
 	}
 	defer func() {
 		stopSweep()

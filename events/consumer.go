@@ -1,0 +1,291 @@
+package events
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"strings"
+	"sync/atomic"
+	"time"
+
+	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
+
+	"github.com/stockade/stockade"
+)
+
+// Commands that other systems send the service through JetStream, by
+// subject (after ConsumerOptions.Subject): the body names the
+// reservation, {"reservation_id": "res_…"}.
+const (
+	CommandConfirm = "reservation.confirm" // Service.Confirm
+	CommandRelease = "reservation.release" // Service.Release
+)
+
+// ConsumerOptions configures a Consumer. A nil *ConsumerOptions means all
+// defaults.
+type ConsumerOptions struct {
+	// Stream holds the commands. Run creates it if it is missing, on the
+	// subjects Subject.>, kept on disk.
+	// Default: "STOCKADE_COMMANDS".
+	Stream string
+
+	// Subject is the commands' prefix: a command goes to
+	// Subject.<command>, such as stockade.commands.reservation.confirm.
+	// Default: "stockade.commands".
+	Subject string
+
+	// Durable names the consumer on the stream. The instances of the
+	// service share it, so each message goes to one of them at a time.
+	// Default: "stockade".
+	Durable string
+
+	// MaxDeliver is how many times a message that fails for a reason
+	// that may pass (the database is down) is delivered before it goes to
+	// the dead letters.
+	// Default: 5.
+	MaxDeliver int
+
+	// AckWait is how long the broker waits for an acknowledgement before
+	// it delivers the message again.
+	// Default: 30s.
+	AckWait time.Duration
+
+	// DeadLetter is the subject prefix of the messages that can never
+	// apply: Run creates a stream on DeadLetter.> if it is missing, and
+	// each goes to DeadLetter.<command> with the headers Stockade-Code
+	// and Stockade-Reason (why), Stockade-Subject and Nats-Msg-Id (as it
+	// came).
+	// Default: "stockade.deadletter".
+	DeadLetter string
+
+	// Logger receives what went to the dead letters, and failures.
+	// Default: slog.Default().
+	Logger *slog.Logger
+}
+
+func (o *ConsumerOptions) withDefaults() ConsumerOptions {
+	var out ConsumerOptions
+	if o != nil {
+		out = *o
+	}
+	if out.Stream == "" {
+		out.Stream = "STOCKADE_COMMANDS"
+	}
+	if out.Subject == "" {
+		out.Subject = "stockade.commands"
+	}
+	if out.Durable == "" {
+		out.Durable = "stockade"
+	}
+	if out.MaxDeliver <= 0 {
+		out.MaxDeliver = 5
+	}
+	if out.AckWait <= 0 {
+		out.AckWait = 30 * time.Second
+	}
+	if out.DeadLetter == "" {
+		out.DeadLetter = "stockade.deadletter"
+	}
+	if out.Logger == nil {
+		out.Logger = slog.Default()
+	}
+	return out
+}
+
+// Consumer applies the commands that arrive on a JetStream stream, each
+// once however often it is delivered.
+//
+// A command is applied under an idempotency key made of its message id
+// (the Nats-Msg-Id header, or the stream sequence when it has none): the
+// service stores the key's record in the transaction of the effect
+// (stockade.Idempotency), so the record is the command's inbox row. A
+// second delivery, whether the broker's (the first acknowledgement was
+// lost, or the instance died between the commit and the ack) or a
+// producer's duplicate, finds the record and changes nothing. The message
+// is acknowledged, and the consumer waits for the broker to confirm it
+// (AckSync), only once the effect has committed.
+type Consumer struct {
+	svc  stockade.Service
+	js   jetstream.JetStream
+	opts ConsumerOptions
+
+	applied, duplicates, deadLetters, retries atomic.Int64
+}
+
+// NewConsumer returns a consumer that applies commands to svc.
+func NewConsumer(svc stockade.Service, js jetstream.JetStream, opts *ConsumerOptions) *Consumer {
+	return &Consumer{svc: svc, js: js, opts: opts.withDefaults()}
+}
+
+// Counts returns how many commands the consumer applied, found applied
+// already (duplicates), sent to the dead letters, and asked to have
+// delivered again.
+func (c *Consumer) Counts() (applied, duplicates, deadLetters, retries int64) {
+	return c.applied.Load(), c.duplicates.Load(), c.deadLetters.Load(), c.retries.Load()
+}
+
+// Run consumes until ctx ends, and then returns nil. Until the broker
+// answers, it tries again every few seconds.
+func (c *Consumer) Run(ctx context.Context) error {
+	backoff := 100 * time.Millisecond
+	for ctx.Err() == nil {
+		err := c.consume(ctx)
+		if err == nil || ctx.Err() != nil {
+			break
+		}
+		c.opts.Logger.Warn("events: command consumer failed; trying again", "err", err, "retry_in", backoff)
+		sleep(ctx, backoff, nil)
+		backoff = min(2*backoff, 5*time.Second)
+	}
+	return nil
+}
+
+// consume sets up the streams and the consumer and handles messages until
+// ctx ends or the subscription fails.
+func (c *Consumer) consume(ctx context.Context) error {
+	for _, s := range []jetstream.StreamConfig{
+		{Name: c.opts.Stream, Subjects: []string{c.opts.Subject + ".>"}, Storage: jetstream.FileStorage},
+		{Name: c.opts.Stream + "_DEADLETTER", Subjects: []string{c.opts.DeadLetter + ".>"}, Storage: jetstream.FileStorage},
+	} {
+		if _, err := c.js.Stream(ctx, s.Name); errors.Is(err, jetstream.ErrStreamNotFound) {
+			_, err = c.js.CreateStream(ctx, s)
+			if err != nil && !errors.Is(err, jetstream.ErrStreamNameAlreadyInUse) {
+				return fmt.Errorf("events: stream %s: %w", s.Name, err)
+			}
+		} else if err != nil {
+			return fmt.Errorf("events: stream %s: %w", s.Name, err)
+		}
+	}
+	cons, err := c.js.CreateOrUpdateConsumer(ctx, c.opts.Stream, jetstream.ConsumerConfig{
+		Durable:       c.opts.Durable,
+		AckPolicy:     jetstream.AckExplicitPolicy,
+		AckWait:       c.opts.AckWait,
+		MaxDeliver:    c.opts.MaxDeliver,
+		FilterSubject: c.opts.Subject + ".>",
+	})
+	if err != nil {
+		return fmt.Errorf("events: consumer %s: %w", c.opts.Durable, err)
+	}
+	it, err := cons.Messages()
+	if err != nil {
+		return fmt.Errorf("events: consumer %s: %w", c.opts.Durable, err)
+	}
+	stop := context.AfterFunc(ctx, it.Stop)
+	defer stop()
+	defer it.Stop()
+	for {
+		msg, err := it.Next()
+		if err != nil {
+			if ctx.Err() != nil {
+				return nil
+			}
+			return fmt.Errorf("events: consumer %s: %w", c.opts.Durable, err) // Run sets it up again
+		}
+		c.handle(ctx, msg)
+	}
+}
+
+// command is the body of a command.
+type command struct {
+	ReservationID string `json:"reservation_id"`
+}
+
+// handle applies one message, then acknowledges it, sends it to the dead
+// letters, or asks for it again.
+func (c *Consumer) handle(ctx context.Context, msg jetstream.Msg) {
+	meta, err := msg.Metadata()
+	if err != nil {
+		c.opts.Logger.Error("events: a message without metadata", "subject", msg.Subject(), "err", err)
+		return // the broker delivers it again after AckWait
+	}
+	err = c.apply(ctx, msg, meta)
+	var refusal *stockade.Error
+	switch {
+	case err == nil:
+		if err := msg.DoubleAck(ctx); err != nil {
+			// Delivered again after AckWait, and answered from the
+			// idempotency record then.
+			c.opts.Logger.Warn("events: acknowledge a command", "subject", msg.Subject(), "err", err)
+		}
+	case errors.As(err, &refusal) && refusal.Code != stockade.EUnavailable && refusal.Code != stockade.EInternal:
+		c.deadLetter(ctx, msg, refusal.Code, refusal.Message) // it can never apply
+	case int(meta.NumDelivered) >= c.opts.MaxDeliver:
+		c.deadLetter(ctx, msg, stockade.ErrorCode(err), fmt.Sprintf("gave up after %d deliveries: %v", meta.NumDelivered, err))
+	default:
+		c.retries.Add(1)
+		delay := time.Duration(meta.NumDelivered) * time.Second
+		if err := msg.NakWithDelay(delay); err != nil {
+			c.opts.Logger.Warn("events: ask for a command again", "subject", msg.Subject(), "err", err)
+		}
+	}
+}
+
+// apply runs msg's command under its message's idempotency key.
+func (c *Consumer) apply(ctx context.Context, msg jetstream.Msg, meta *jetstream.MsgMetadata) error {
+	name, ok := strings.CutPrefix(msg.Subject(), c.opts.Subject+".")
+	if !ok || (name != CommandConfirm && name != CommandRelease) {
+		return stockade.Errorf(stockade.EInvalid, fmt.Sprintf("unknown command %q (want %s or %s)", name, CommandConfirm, CommandRelease))
+	}
+	var cmd command
+	dec := json.NewDecoder(strings.NewReader(string(msg.Data())))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&cmd); err != nil {
+		return stockade.Errorf(stockade.EInvalid, "body: want {\"reservation_id\": \"res_…\"}: "+err.Error())
+	}
+	id := msg.Headers().Get(jetstream.MsgIDHeader)
+	if id == "" {
+		id = fmt.Sprintf("seq-%d", meta.Sequence.Stream)
+	}
+	sum := sha256.Sum256(append([]byte(msg.Subject()+"\n"), msg.Data()...))
+	idem := &stockade.Idempotency{Key: "nats:" + id, Fingerprint: hex.EncodeToString(sum[:])}
+	if err := stockade.ValidateIdempotencyKey("Nats-Msg-Id", idem.Key); err != nil {
+		return err
+	}
+	switch name {
+	case CommandConfirm:
+		_, err := c.svc.Confirm(ctx, cmd.ReservationID, idem)
+		if err != nil {
+			return err
+		}
+	case CommandRelease:
+		_, err := c.svc.Release(ctx, cmd.ReservationID, idem)
+		if err != nil {
+			return err
+		}
+	}
+	if idem.Replayed {
+		c.duplicates.Add(1)
+	} else {
+		c.applied.Add(1)
+	}
+	return nil
+}
+
+// deadLetter sends msg, which cannot apply (code and reason say why), to
+// the dead letters, and acknowledges it once the broker has the dead
+// letter.
+func (c *Consumer) deadLetter(ctx context.Context, msg jetstream.Msg, code, reason string) {
+	name := strings.TrimPrefix(msg.Subject(), c.opts.Subject+".")
+	dl := &nats.Msg{Subject: c.opts.DeadLetter + "." + name, Data: msg.Data(), Header: nats.Header{}}
+	dl.Header.Set("Stockade-Reason", reason)
+	dl.Header.Set("Stockade-Code", code)
+	dl.Header.Set("Stockade-Subject", msg.Subject())
+	if id := msg.Headers().Get(jetstream.MsgIDHeader); id != "" {
+		dl.Header.Set(jetstream.MsgIDHeader, id)
+	}
+	if _, err := c.js.PublishMsg(ctx, dl); err != nil {
+		c.opts.Logger.Warn("events: send a command to the dead letters", "subject", msg.Subject(), "err", err)
+		msg.Nak() // delivered again, and dead-lettered then
+		return
+	}
+	c.deadLetters.Add(1)
+	c.opts.Logger.Warn("events: a command went to the dead letters", "subject", msg.Subject(), "code", code, "reason", reason)
+	if err := msg.DoubleAck(ctx); err != nil {
+		c.opts.Logger.Warn("events: acknowledge a dead letter", "subject", msg.Subject(), "err", err)
+	}
+}

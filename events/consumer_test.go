@@ -1,0 +1,229 @@
+package events_test
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
+
+	"github.com/stockade/stockade"
+	"github.com/stockade/stockade/engine"
+	"github.com/stockade/stockade/events"
+)
+
+// commandStream makes the commands' stream with a short duplicate
+// window, so that a test can store a message more than once, as a
+// producer that sends again after the window does.
+func commandStream(t *testing.T, js jetstream.JetStream) {
+	t.Helper()
+	if _, err := js.CreateStream(t.Context(), jetstream.StreamConfig{Name: "STOCKADE_COMMANDS",
+		Subjects: []string{"stockade.commands.>"}, Storage: jetstream.FileStorage, Duplicates: 100 * time.Millisecond}); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// send publishes a command with a message id.
+func send(t *testing.T, js jetstream.JetStream, name, id, body string) {
+	t.Helper()
+	msg := &nats.Msg{Subject: "stockade.commands." + name, Data: []byte(body), Header: nats.Header{}}
+	msg.Header.Set(jetstream.MsgIDHeader, id)
+	if _, err := js.PublishMsg(t.Context(), msg); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// until waits for cond, failing the test after 30 s.
+func until(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(30 * time.Second)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("%s: not within 30 s", what)
+		}
+		time.Sleep(20 * time.Millisecond) // the consumer's counters, polled
+	}
+}
+
+// held makes n held reservations of one unit of sku-0.
+func held(t *testing.T, eng *engine.Engine, n int) []string {
+	t.Helper()
+	ids := make([]string, n)
+	for i := range ids {
+		r, err := eng.Reserve(t.Context(), stockade.ReserveRequest{Lines: []stockade.Line{{SKU: "sku-0", Quantity: 1}}}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ids[i] = r.ID
+	}
+	return ids
+}
+
+// TestConsumerAppliesOnce: every command stored three times, each round in
+// shuffled order, is applied once; the stock and the ledger reconcile.
+func TestConsumerAppliesOnce(t *testing.T) {
+	_, js := broker(t)
+	commandStream(t, js)
+	st := openPostgres(t)
+	eng := shop(t, st, 1)
+	res := held(t, eng, 10)
+	for round := range 3 {
+		for _, i := range rand.Perm(len(res)) {
+			name := events.CommandConfirm
+			if i%2 == 1 {
+				name = events.CommandRelease
+			}
+			send(t, js, name, fmt.Sprintf("cmd-%d", i), fmt.Sprintf(`{"reservation_id":%q}`, res[i]))
+		}
+		if round < 2 {
+			time.Sleep(150 * time.Millisecond) // past the stream's duplicate window: the copies are stored
+		}
+	}
+	c := events.NewConsumer(eng, js, nil)
+	ctx, stop := context.WithCancel(t.Context())
+	done := make(chan struct{})
+	go func() { c.Run(ctx); close(done) }()
+	until(t, "30 deliveries handled", func() bool { a, d, dl, _ := c.Counts(); return a+d+dl == 30 })
+	stop()
+	<-done
+	if a, d, dl, _ := c.Counts(); a != 10 || d != 20 || dl != 0 {
+		t.Errorf("applied %d, duplicates %d, dead letters %d; want 10, 20, 0", a, d, dl)
+	}
+	for i, id := range res {
+		r, err := eng.Reservation(t.Context(), id)
+		want := stockade.Confirmed
+		if i%2 == 1 {
+			want = stockade.Released
+		}
+		if err != nil || r.Status != want {
+			t.Errorf("reservation %d: %s, %v; want %s", i, r.Status, err, want)
+		}
+	}
+	rep, err := eng.Reconcile(t.Context())
+	if err != nil || !rep.OK {
+		t.Fatalf("reconcile: %+v, %v", rep, err)
+	}
+	page, err := eng.Movements(t.Context(), stockade.MovementQuery{SKU: "sku-0", Limit: stockade.MaxMovementLimit})
+	if err != nil {
+		t.Fatal(err)
+	}
+	kinds := map[stockade.MovementKind]int{}
+	for _, m := range page.Movements {
+		kinds[m.Kind]++
+	}
+	if kinds[stockade.MoveConfirm] != 5 || kinds[stockade.MoveRelease] != 5 {
+		t.Errorf("ledger: %v; want 5 confirms and 5 releases", kinds)
+	}
+}
+
+// lostAck is a service whose Confirm commits and then fails as a process
+// killed before its acknowledgement would: the broker delivers the
+// message again.
+type lostAck struct {
+	stockade.Service
+	lost atomic.Int64
+}
+
+func (l *lostAck) Confirm(ctx context.Context, id string, idem *stockade.Idempotency) (stockade.Order, error) {
+	o, err := l.Service.Confirm(ctx, id, idem)
+	if err == nil && !idem.Replayed {
+		l.lost.Add(1)
+		return o, stockade.Errorf(stockade.EUnavailable, "the connection was lost after the commit")
+	}
+	return o, err
+}
+
+// TestConsumerLostAck: a command whose effect committed but whose
+// acknowledgement never came is delivered again and changes nothing.
+func TestConsumerLostAck(t *testing.T) {
+	_, js := broker(t)
+	commandStream(t, js)
+	st := openSQLite(t)
+	eng := shop(t, st, 1)
+	res := held(t, eng, 3)
+	for i, id := range res {
+		send(t, js, events.CommandConfirm, fmt.Sprintf("c-%d", i), fmt.Sprintf(`{"reservation_id":%q}`, id))
+	}
+	svc := &lostAck{Service: eng}
+	c := events.NewConsumer(svc, js, nil)
+	ctx, stop := context.WithCancel(t.Context())
+	done := make(chan struct{})
+	go func() { c.Run(ctx); close(done) }()
+	until(t, "three commands answered again", func() bool { _, d, _, _ := c.Counts(); return d == 3 })
+	stop()
+	<-done
+	if a, d, dl, r := c.Counts(); svc.lost.Load() != 3 || a != 0 || d != 3 || dl != 0 || r != 3 {
+		t.Errorf("lost %d acks; applied %d, duplicates %d, dead letters %d, retries %d; want 3, 0, 3, 0, 3", svc.lost.Load(), a, d, dl, r)
+	}
+	page, err := eng.Movements(t.Context(), stockade.MovementQuery{SKU: "sku-0"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	confirms := 0
+	for _, m := range page.Movements {
+		if m.Kind == stockade.MoveConfirm {
+			confirms++
+		}
+	}
+	if confirms != 3 {
+		t.Errorf("%d confirm rows in the ledger, want 3: one per reservation", confirms)
+	}
+}
+
+// TestConsumerDeadLetters: commands that can never apply go to the dead
+// letters with the reason, once, and change nothing.
+func TestConsumerDeadLetters(t *testing.T) {
+	_, js := broker(t)
+	commandStream(t, js)
+	st := openSQLite(t)
+	eng := shop(t, st, 1)
+	res := held(t, eng, 1)
+	if _, err := eng.Release(t.Context(), res[0], nil); err != nil {
+		t.Fatal(err)
+	}
+	cases := []struct{ name, body, code string }{
+		{events.CommandConfirm, `{"reservation_id":"res_none"}`, stockade.ENotFound},
+		{events.CommandConfirm, fmt.Sprintf(`{"reservation_id":%q}`, res[0]), stockade.EInvalidState},
+		{events.CommandRelease, `{"reservation":"x"}`, stockade.EInvalid},
+		{"order.cancel", `{"reservation_id":"x"}`, stockade.EInvalid},
+	}
+	for i, tc := range cases {
+		send(t, js, tc.name, fmt.Sprintf("bad-%d", i), tc.body)
+	}
+	c := events.NewConsumer(eng, js, nil)
+	ctx, stop := context.WithCancel(t.Context())
+	done := make(chan struct{})
+	go func() { c.Run(ctx); close(done) }()
+	until(t, "four dead letters", func() bool { _, _, dl, _ := c.Counts(); return dl == 4 })
+	stop()
+	<-done
+	s, err := js.Stream(t.Context(), "STOCKADE_COMMANDS_DEADLETTER")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, tc := range cases {
+		msg, err := s.GetLastMsgForSubject(t.Context(), "stockade.deadletter."+tc.name)
+		if err != nil {
+			t.Fatalf("dead letter of %s: %v", tc.name, err)
+		}
+		if tc.name == events.CommandConfirm && i == 0 {
+			continue // the last on its subject is the next case's
+		}
+		if msg.Header.Get("Stockade-Code") != tc.code || msg.Header.Get("Stockade-Reason") == "" || string(msg.Data) != tc.body ||
+			!strings.HasSuffix(msg.Header.Get("Stockade-Subject"), tc.name) {
+			t.Errorf("dead letter of case %d: headers %v, body %s", i, msg.Header, msg.Data)
+		}
+	}
+	info, err := s.Info(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if info.State.Msgs != 4 {
+		t.Errorf("the dead letters hold %d messages, want 4", info.State.Msgs)
+	}
+}
