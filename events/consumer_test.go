@@ -50,6 +50,15 @@ func until(t *testing.T, what string, cond func() bool) {
 	}
 }
 
+// running runs c until the returned stop is called, which returns once
+// Run has.
+func running(t *testing.T, c *events.Consumer) (stop func()) {
+	ctx, cancel := context.WithCancel(t.Context())
+	done := make(chan struct{})
+	go func() { c.Run(ctx); close(done) }()
+	return func() { cancel(); <-done }
+}
+
 // held makes n held reservations of one unit of sku-0.
 func held(t *testing.T, eng *engine.Engine, n int) []string {
 	t.Helper()
@@ -85,12 +94,9 @@ func TestConsumerAppliesOnce(t *testing.T) {
 		}
 	}
 	c := events.NewConsumer(eng, js, nil)
-	ctx, stop := context.WithCancel(t.Context())
-	done := make(chan struct{})
-	go func() { c.Run(ctx); close(done) }()
+	stop := running(t, c)
 	until(t, "30 deliveries handled", func() bool { a, d, dl, _ := c.Counts(); return a+d+dl == 30 })
 	stop()
-	<-done
 	if a, d, dl, _ := c.Counts(); a != 10 || d != 20 || dl != 0 {
 		t.Errorf("applied %d, duplicates %d, dead letters %d; want 10, 20, 0", a, d, dl)
 	}
@@ -151,12 +157,9 @@ func TestConsumerLostAck(t *testing.T) {
 	}
 	svc := &lostAck{Service: eng}
 	c := events.NewConsumer(svc, js, nil)
-	ctx, stop := context.WithCancel(t.Context())
-	done := make(chan struct{})
-	go func() { c.Run(ctx); close(done) }()
+	stop := running(t, c)
 	until(t, "three commands answered again", func() bool { _, d, _, _ := c.Counts(); return d == 3 })
 	stop()
-	<-done
 	if a, d, dl, r := c.Counts(); svc.lost.Load() != 3 || a != 0 || d != 3 || dl != 0 || r != 3 {
 		t.Errorf("lost %d acks; applied %d, duplicates %d, dead letters %d, retries %d; want 3, 0, 3, 0, 3", svc.lost.Load(), a, d, dl, r)
 	}
@@ -196,12 +199,9 @@ func TestConsumerDeadLetters(t *testing.T) {
 		send(t, js, tc.name, fmt.Sprintf("bad-%d", i), tc.body)
 	}
 	c := events.NewConsumer(eng, js, nil)
-	ctx, stop := context.WithCancel(t.Context())
-	done := make(chan struct{})
-	go func() { c.Run(ctx); close(done) }()
+	stop := running(t, c)
 	until(t, "four dead letters", func() bool { _, _, dl, _ := c.Counts(); return dl == 4 })
 	stop()
-	<-done
 	s, err := js.Stream(t.Context(), "STOCKADE_COMMANDS_DEADLETTER")
 	if err != nil {
 		t.Fatal(err)
