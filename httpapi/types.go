@@ -111,19 +111,11 @@ type locationsJSON struct {
 }
 
 func toLocations(p stockade.LocationPage) locationsJSON {
-	out := locationsJSON{Locations: make([]locationJSON, len(p.Locations)), NextCursor: p.Next}
-	for i, l := range p.Locations {
-		out.Locations[i] = toLocation(l)
-	}
-	return out
+	return locationsJSON{Locations: each(p.Locations, toLocation), NextCursor: p.Next}
 }
 
 func (j locationsJSON) domain() stockade.LocationPage {
-	p := stockade.LocationPage{Locations: make([]stockade.Location, len(j.Locations)), Next: j.NextCursor}
-	for i, l := range j.Locations {
-		p.Locations[i] = l.domain()
-	}
-	return p
+	return stockade.LocationPage{Locations: each(j.Locations, locationJSON.domain), Next: j.NextCursor}
 }
 
 // skusJSON is the answer of GET /v1/stock: a page of SKUs with their
@@ -139,19 +131,15 @@ type skuJSON struct {
 }
 
 func toSKUs(p stockade.SKUPage) skusJSON {
-	out := skusJSON{SKUs: make([]skuJSON, len(p.SKUs)), NextCursor: p.Next}
-	for i, s := range p.SKUs {
-		out.SKUs[i] = skuJSON{SKU: s.SKU, Totals: totalsJSON(s.Totals)}
-	}
-	return out
+	return skusJSON{SKUs: each(p.SKUs, func(s stockade.SKUTotals) skuJSON {
+		return skuJSON{SKU: s.SKU, Totals: totalsJSON(s.Totals)}
+	}), NextCursor: p.Next}
 }
 
 func (j skusJSON) domain() stockade.SKUPage {
-	p := stockade.SKUPage{SKUs: make([]stockade.SKUTotals, len(j.SKUs)), Next: j.NextCursor}
-	for i, s := range j.SKUs {
-		p.SKUs[i] = stockade.SKUTotals{SKU: s.SKU, Totals: stockade.Totals(s.Totals)}
-	}
-	return p
+	return stockade.SKUPage{SKUs: each(j.SKUs, func(s skuJSON) stockade.SKUTotals {
+		return stockade.SKUTotals{SKU: s.SKU, Totals: stockade.Totals(s.Totals)}
+	}), Next: j.NextCursor}
 }
 
 // movementsJSON is the answer of GET /v1/movements: a page of rows, oldest
@@ -166,6 +154,16 @@ type movementsJSON struct {
 // both stores keep, so that a reservation reads the same in the response
 // that created it and in every later GET.
 func wireTime(t time.Time) time.Time { return t.UTC().Truncate(time.Microsecond) }
+
+// each returns f of every item of in, in order: a page's items in the
+// other form. It is never nil, so that an empty list is [] in JSON.
+func each[S, D any](in []S, f func(S) D) []D {
+	out := make([]D, len(in))
+	for i, v := range in {
+		out[i] = f(v)
+	}
+	return out
+}
 
 func toLocation(l stockade.Location) locationJSON {
 	return locationJSON{ID: l.ID, Name: l.Name, Lat: l.Lat, Lon: l.Lon}
@@ -286,19 +284,11 @@ type reservationsJSON struct {
 }
 
 func toReservations(p stockade.ReservationPage) reservationsJSON {
-	out := reservationsJSON{Reservations: make([]reservationJSON, len(p.Reservations)), NextCursor: p.Next}
-	for i, r := range p.Reservations {
-		out.Reservations[i] = toReservation(r)
-	}
-	return out
+	return reservationsJSON{Reservations: each(p.Reservations, toReservation), NextCursor: p.Next}
 }
 
 func (j reservationsJSON) domain() stockade.ReservationPage {
-	p := stockade.ReservationPage{Reservations: make([]stockade.Reservation, len(j.Reservations)), Next: j.NextCursor}
-	for i, r := range j.Reservations {
-		p.Reservations[i] = r.domain()
-	}
-	return p
+	return stockade.ReservationPage{Reservations: each(j.Reservations, reservationJSON.domain), Next: j.NextCursor}
 }
 
 // ordersJSON is the answer of GET /v1/orders: a page of orders, newest
@@ -309,19 +299,11 @@ type ordersJSON struct {
 }
 
 func toOrders(p stockade.OrderPage) ordersJSON {
-	out := ordersJSON{Orders: make([]orderJSON, len(p.Orders)), NextCursor: p.Next}
-	for i, o := range p.Orders {
-		out.Orders[i] = toOrder(o)
-	}
-	return out
+	return ordersJSON{Orders: each(p.Orders, toOrder), NextCursor: p.Next}
 }
 
 func (j ordersJSON) domain() stockade.OrderPage {
-	p := stockade.OrderPage{Orders: make([]stockade.Order, len(j.Orders)), Next: j.NextCursor}
-	for i, o := range j.Orders {
-		p.Orders[i] = o.domain()
-	}
-	return p
+	return stockade.OrderPage{Orders: each(j.Orders, orderJSON.domain), Next: j.NextCursor}
 }
 
 // keyJSON is an API key as the API shows it: never its hash. Secret is
@@ -360,17 +342,9 @@ type keysJSON struct {
 }
 
 func toKeys(p stockade.KeyPage) keysJSON {
-	out := keysJSON{Keys: make([]keyJSON, len(p.Keys)), NextCursor: p.Next}
-	for i, k := range p.Keys {
-		out.Keys[i] = toKey(k)
-	}
-	return out
+	return keysJSON{Keys: each(p.Keys, toKey), NextCursor: p.Next}
 }
 
 func (j keysJSON) domain() stockade.KeyPage {
-	p := stockade.KeyPage{Keys: make([]stockade.APIKey, len(j.Keys)), Next: j.NextCursor}
-	for i, k := range j.Keys {
-		p.Keys[i] = k.domain()
-	}
-	return p
+	return stockade.KeyPage{Keys: each(j.Keys, keyJSON.domain), Next: j.NextCursor}
 }
