@@ -46,8 +46,12 @@ func parseMovementCursor(s string) (int64, error) {
 const locationCursorTag = 'l'
 
 // locationCursor returns the cursor of the page after the location id.
-func locationCursor(id string) string {
-	return cursorEncoding.EncodeToString(append([]byte{locationCursorTag}, id...))
+func locationCursor(id string) string { return idCursor(locationCursorTag, id) }
+
+// idCursor returns a cursor that holds an identifier after tag: the
+// reverse of parseIDCursor.
+func idCursor(tag byte, id string) string {
+	return cursorEncoding.EncodeToString(append([]byte{tag}, id...))
 }
 
 // parseLocationCursor returns the id a cursor made by locationCursor
@@ -76,9 +80,7 @@ func parseIDCursor(s string, tag byte) (string, error) {
 const skuCursorTag = 's'
 
 // skuCursor returns the cursor of the page after sku.
-func skuCursor(sku string) string {
-	return cursorEncoding.EncodeToString(append([]byte{skuCursorTag}, sku...))
-}
+func skuCursor(sku string) string { return idCursor(skuCursorTag, sku) }
 
 // parseSKUCursor returns the SKU a cursor made by skuCursor holds, or ""
 // for the empty cursor (the first page). Anything else is refused with

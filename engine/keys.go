@@ -61,7 +61,7 @@ func (e *Engine) Keys(ctx context.Context, q stockade.KeyQuery) (stockade.KeyPag
 		}
 		page := stockade.KeyPage{Keys: ks}
 		if len(ks) > limit {
-			page.Keys, page.Next = ks[:limit], cursorEncoding.EncodeToString(append([]byte{keyCursorTag}, ks[limit-1].ID...))
+			page.Keys, page.Next = ks[:limit], idCursor(keyCursorTag, ks[limit-1].ID)
 		}
 		return page, nil
 	})
