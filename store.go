@@ -46,6 +46,19 @@ type Store interface {
 	Close() error
 }
 
+// EventSignaler is implemented by a store whose database can tell it
+// that events committed, whoever committed them: the PostgreSQL store,
+// through LISTEN/NOTIFY. An engine wakes its readers of events with it
+// when another instance writes, instead of waiting for its next poll.
+type EventSignaler interface {
+	// EventsCommitted returns a channel that closes when the store next
+	// hears that a transaction that appended events committed, in this
+	// process or another on the same database. The signal may come more
+	// than once for one commit, or (when the store cannot listen) not at
+	// all: readers still poll, less often. After Close it is closed.
+	EventsCommitted() <-chan struct{}
+}
+
 // Features are the locking primitives a store offers; the engine picks
 // its strategies' fallbacks from them.
 type Features struct {

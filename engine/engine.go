@@ -99,6 +99,14 @@ type Options struct {
 	// Default: 168h (a week).
 	EventRetention time.Duration
 
+	// EventPoll is how often a reader of events that waits reads again
+	// without being woken. Commits of this engine wake readers at once,
+	// and so do other instances' on a store that signals them
+	// (stockade.EventSignaler, as PostgreSQL's does); EventPoll bounds the
+	// wait for the rest.
+	// Default: 1s.
+	EventPoll time.Duration
+
 	// Now tells the time for expiries and records.
 	// Default: time.Now.
 	Now func() time.Time
@@ -176,6 +184,9 @@ func (o *Options) withDefaults() Options {
 	if c.EventRetention <= 0 {
 		c.EventRetention = 7 * 24 * time.Hour
 	}
+	if c.EventPoll <= 0 {
+		c.EventPoll = time.Second
+	}
 	if c.Now == nil {
 		c.Now = time.Now
 	}
@@ -228,6 +239,9 @@ func New(store stockade.Store, opts *Options) (*Engine, error) {
 	}
 	o := opts.withDefaults()
 	e := &Engine{store: store, opts: o, strategy: o.Strategy, log: o.Logger}
+	if sig, ok := store.(stockade.EventSignaler); ok {
+		e.written.remote = sig.EventsCommitted
+	}
 	f := store.Features()
 	e.serialStore = !f.RowLocks
 	const serial = "serialized write transactions"

@@ -101,11 +101,21 @@ func (o *outbox) flush(ctx context.Context, tx stockade.Tx) error {
 }
 
 // notifier wakes the readers waiting for events when a write transaction
-// of this engine commits: each waits on the channel of the moment, which
-// the next commit closes.
+// of this engine commits, and, on a store that is a
+// stockade.EventSignaler, when the store hears that another instance's
+// events committed: each reader waits on the channel of the moment, which
+// the next of those closes.
 type notifier struct {
+	// remote is the store's EventsCommitted, or nil.
+	remote func() <-chan struct{}
+
 	mu sync.Mutex
 	ch chan struct{}
+	// forwarded is the channel for which a goroutine waits on remote, to
+	// close it at the store's signal. One at a time: it ends at the
+	// first of the two, and the store signals this engine's own commits
+	// too.
+	forwarded chan struct{}
 }
 
 // wait returns a channel that closes at the next commit.
@@ -115,7 +125,21 @@ func (n *notifier) wait() <-chan struct{} {
 	if n.ch == nil {
 		n.ch = make(chan struct{})
 	}
+	if n.remote != nil && n.forwarded != n.ch {
+		n.forwarded = n.ch
+		go n.forward(n.ch, n.remote())
+	}
 	return n.ch
+}
+
+// forward closes local at the store's signal, unless a commit of this
+// engine closes it first.
+func (n *notifier) forward(local chan struct{}, remote <-chan struct{}) {
+	select {
+	case <-remote:
+		n.notify()
+	case <-local:
+	}
 }
 
 // notify wakes the readers waiting now.
@@ -128,16 +152,13 @@ func (n *notifier) notify() {
 	}
 }
 
-// otherWriters is how often a waiting reader reads again without being
-// woken: the events of other instances, whose commits this engine does
-// not see, reach it within this.
-const otherWriters = time.Second
-
 // Events implements stockade.Service. A reader with nothing to read
-// waits for a commit of this engine, reading again at each, and at least
-// every otherWriters for the commits of other instances, until q.Wait
-// ends or the call's deadline is near: it then answers with an empty page
-// and its cursor, to ask again with.
+// waits for a commit, reading again at each, until q.Wait ends or the
+// call's deadline is near: it then answers with an empty page and its
+// cursor, to ask again with. The commits it hears of are this engine's,
+// and those the store signals (stockade.EventSignaler); it also reads
+// again every Options.EventPoll, for the commits of other instances that
+// nothing signalled, and for events that a long transaction held back.
 func (e *Engine) Events(ctx context.Context, q stockade.DomainEventQuery) (stockade.DomainEventPage, error) {
 	return run(e, ctx, "events", nil, func(ctx context.Context, c *call) (stockade.DomainEventPage, error) {
 		if err := q.Validate(); err != nil {
@@ -170,7 +191,7 @@ func (e *Engine) Events(ctx context.Context, q stockade.DomainEventQuery) (stock
 			if left <= 0 {
 				return stockade.DomainEventPage{Next: q.Cursor}, nil
 			}
-			t := time.NewTimer(min(left, otherWriters))
+			t := time.NewTimer(min(left, e.opts.EventPoll))
 			select {
 			case <-woken:
 			case <-t.C:
@@ -188,5 +209,6 @@ func (e *Engine) Events(ctx context.Context, q stockade.DomainEventQuery) (stock
 const deadlineMargin = 250 * time.Millisecond
 
 // Written returns a channel that closes when the engine next commits a
-// write transaction: an outbox relay waits on it (events.Options.Wake).
+// write transaction, or the store signals a commit of events: an outbox
+// relay waits on it (events.Options.Wake).
 func (e *Engine) Written() <-chan struct{} { return e.written.wait() }

@@ -72,6 +72,19 @@
 // holds every reader back. In an Update that has written, Events reads
 // nothing after its own first write.
 //
+// A store announces its commits of events on the channel stockade_events
+// and listens there (stockade.EventSignaler), so that readers of events
+// on every instance wake when any of them writes. The announcement is a
+// NOTIFY of its own after the commit, not one inside the transaction:
+// PostgreSQL takes one database-wide lock at the commit of every
+// transaction that notifies, and that would serialise commits that share
+// no row. A store has one announcement in flight at a time, a few
+// milliseconds apart at least, however many transactions commit, and
+// listens on one connection of its own outside the pool (application_name
+// "stockade events listener"), reconnecting when it breaks. An
+// announcement that is lost (the process died after its commit) delays
+// readers until their next poll; it loses nothing.
+//
 // Identifiers are text in the "C" collation, so ORDER BY sorts them byte by
 // byte, as stockade.Key.Compare does, whatever the database's locale.
 // Times are timestamptz: microsecond precision, returned in UTC.

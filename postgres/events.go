@@ -40,6 +40,7 @@ func (t *tx) AppendEvents(ctx context.Context, evs ...stockade.DomainEvent) erro
 	}
 	_, err := t.tx.Exec(ctx, appendEventsSQL, ids, types, aggs, aggIDs, versions, at, payloads)
 	if err == nil {
+		t.appended = true
 		return nil
 	}
 	what := fmt.Sprintf("append %d events", len(evs))

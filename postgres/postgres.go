@@ -65,9 +65,13 @@ type Store struct {
 	pool     *pgxpool.Pool
 	ownsPool bool
 	grace    time.Duration // Options.CancelGrace
+	signal   *signal       // LISTEN/NOTIFY of committed events
 }
 
-var _ stockade.Store = (*Store)(nil)
+var (
+	_ stockade.Store         = (*Store)(nil)
+	_ stockade.EventSignaler = (*Store)(nil)
+)
 
 // Open connects to the database at url (a postgres:// URL or a key=value
 // connection string, as pgxpool.ParseConfig takes) and checks that it
@@ -93,7 +97,7 @@ func Open(ctx context.Context, url string, opts *Options) (*Store, error) {
 	if err != nil {
 		return nil, fmt.Errorf("postgres: open: %w", err)
 	}
-	s := &Store{pool: pool, ownsPool: true, grace: grace}
+	s := &Store{pool: pool, ownsPool: true, grace: grace, signal: newSignal(pool)}
 	if err := s.Ping(ctx); err != nil {
 		pool.Close()
 		return nil, err
@@ -104,7 +108,9 @@ func Open(ctx context.Context, url string, opts *Options) (*Store, error) {
 // New returns a Store on pool, which the caller configures and closes:
 // Close leaves it open. See Open for the context handling it should have;
 // a failed transaction gets the default CancelGrace to roll back.
-func New(pool *pgxpool.Pool) *Store { return &Store{pool: pool, grace: defaultCancelGrace} }
+func New(pool *pgxpool.Pool) *Store {
+	return &Store{pool: pool, grace: defaultCancelGrace, signal: newSignal(pool)}
+}
 
 // Update implements stockade.Store. fn runs in a READ COMMITTED read-write
 // transaction. A statement that fails aborts the transaction: Update then
@@ -146,6 +152,9 @@ func (s *Store) run(ctx context.Context, opts pgx.TxOptions, fn func(tx stockade
 	if err := ptx.Commit(ctx); err != nil {
 		return mapError(ctx, "commit", "", err)
 	}
+	if t.appended {
+		s.signal.announce()
+	}
 	return nil
 }
 
@@ -183,9 +192,16 @@ func (s *Store) Ping(ctx context.Context) error {
 	return nil
 }
 
-// Close implements stockade.Store. It closes the pool if Open made it,
-// waiting for connections in use to be released.
+// EventsCommitted implements stockade.EventSignaler: the channel closes
+// when a notification on the database says that events committed (see
+// the package documentation). The first call starts listening.
+func (s *Store) EventsCommitted() <-chan struct{} { return s.signal.events() }
+
+// Close implements stockade.Store. It stops listening for events and
+// closes the pool if Open made it, waiting for connections in use to be
+// released.
 func (s *Store) Close() error {
+	s.signal.close()
 	if s.ownsPool {
 		s.pool.Close()
 	}

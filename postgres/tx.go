@@ -117,6 +117,9 @@ type tx struct {
 	// transaction at a failed statement, so Update returns it even if fn
 	// did not.
 	failed error
+	// appended: the transaction wrote events, which Update announces
+	// once it has committed.
+	appended bool
 }
 
 var _ stockade.Tx = (*tx)(nil)
