@@ -1,0 +1,287 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"math/rand/v2"
+	"testing"
+	"time"
+
+	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
+
+	"github.com/stockade/stockade"
+	"github.com/stockade/stockade/httpapi"
+	"github.com/stockade/stockade/lock/testserver"
+)
+
+// jetStream connects to the broker n, closed when the test ends.
+func jetStream(t *testing.T, n *testserver.NATS) jetstream.JetStream {
+	t.Helper()
+	nc, err := nats.Connect(n.URL())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(nc.Close)
+	js, err := jetstream.New(nc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return js
+}
+
+// waitFor polls cond, which reads a broker's or a service's state, until
+// it holds, failing the test after a minute.
+func waitFor(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(time.Minute)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("%s: not within a minute", what)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// streamEvents returns the events that the stream holds, in its order, or
+// nil if it does not exist yet.
+func streamEvents(t *testing.T, js jetstream.JetStream, name string) []stockade.DomainEvent {
+	t.Helper()
+	s, err := js.Stream(t.Context(), name)
+	if err != nil {
+		return nil
+	}
+	info, err := s.Info(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var evs []stockade.DomainEvent
+	for seq := info.State.FirstSeq; info.State.Msgs > 0 && seq <= info.State.LastSeq; seq++ {
+		msg, err := s.GetMsg(t.Context(), seq)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var ev stockade.DomainEvent
+		if err := json.Unmarshal(msg.Data, &ev); err != nil {
+			t.Fatal(err)
+		}
+		evs = append(evs, ev)
+	}
+	return evs
+}
+
+// outboxEvents reads every event the service keeps.
+func outboxEvents(t *testing.T, c *httpapi.Client) []stockade.DomainEvent {
+	t.Helper()
+	var evs []stockade.DomainEvent
+	cursor := ""
+	for {
+		page, err := c.Events(t.Context(), stockade.DomainEventQuery{Cursor: cursor, Limit: stockade.MaxEventLimit})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(page.Events) == 0 {
+			return evs
+		}
+		evs, cursor = append(evs, page.Events...), page.Next
+	}
+}
+
+// TestKilledBeforePublish: serve commits events while the broker cannot
+// acknowledge them (it is paused), so that the relay has sent or is
+// sending them and the checkpoint has not moved; serve is killed there
+// with SIGKILL and the broker resumed. The next process publishes every
+// event, and the stream holds each once, in the outbox's order: what the
+// dead process had sent already is dropped by the broker as a duplicate.
+func TestKilledBeforePublish(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and runs the binary")
+	}
+	n := testserver.NewNATS(t)
+	js := jetStream(t, n)
+	store := newDatabase(t)
+	args := []string{"-store", store, "-events", n.URL()}
+	p := startProcess(t, args...)
+	c := httpapi.NewClient("http://"+p.addr, httpClient)
+	ctx := t.Context()
+	stockUp(t, c, "widget", 1000)
+	waitFor(t, "the first events published", func() bool { return len(streamEvents(t, js, "STOCKADE_EVENTS")) >= 2 })
+
+	if err := n.Pause(); err != nil {
+		t.Fatal(err)
+	}
+	const writes = 40
+	for range writes {
+		if _, err := c.Reserve(ctx, stockade.ReserveRequest{Lines: []stockade.Line{{SKU: "widget", Quantity: 1}}}, nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := p.cmd.Process.Kill(); err != nil {
+		t.Fatal(err)
+	}
+	p.cmd.Wait()
+	if err := n.Resume(); err != nil {
+		t.Fatal(err)
+	}
+	// Whatever the dead process had sent is in the stream once the broker
+	// has read it; what the next process finds there tells how much of
+	// the test was the broker's duplicate window.
+	before := len(streamEvents(t, js, "STOCKADE_EVENTS"))
+
+	p = startProcess(t, args...)
+	c = httpapi.NewClient("http://"+p.addr, httpClient)
+	want := outboxEvents(t, c)
+	waitFor(t, "every event published", func() bool { return len(streamEvents(t, js, "STOCKADE_EVENTS")) >= len(want) })
+	// One more commit, and its event after it, show that the relay has
+	// moved on from the events of the dead process: nothing of theirs
+	// can arrive later.
+	if _, err := c.AdjustStock(ctx, stockade.Key{SKU: "widget", Location: "dc"}, 1, "last", nil); err != nil {
+		t.Fatal(err)
+	}
+	want = outboxEvents(t, c)
+	waitFor(t, "the last event published", func() bool { return len(streamEvents(t, js, "STOCKADE_EVENTS")) >= len(want) })
+	got := streamEvents(t, js, "STOCKADE_EVENTS")
+	t.Logf("%d events in the outbox; the stream had %d when the broker resumed", len(want), before)
+	if len(got) != len(want) {
+		t.Fatalf("the stream holds %d events, the outbox %d", len(got), len(want))
+	}
+	for i := range want {
+		if got[i].ID != want[i].ID {
+			t.Fatalf("event %d: the stream holds %s (%s), the outbox %s (%s)", i, got[i].ID, got[i].Type, want[i].ID, want[i].Type)
+		}
+	}
+	if len(want) < writes {
+		t.Fatalf("only %d events in the outbox after %d reservations", len(want), writes)
+	}
+}
+
+// TestKilledBeforeAck: every command is stored three times, each round
+// in shuffled order. serve applies them; the broker is paused while it
+// does, so that the commands it has taken commit and their
+// acknowledgements cannot be confirmed; serve is killed there with
+// SIGKILL, the broker resumed, and a new process finishes the work. Each
+// command is applied once: every reservation is confirmed or released as
+// its command says, the ledger has one row of it each, nothing went to
+// the dead letters, and the store reconciles.
+func TestKilledBeforeAck(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and runs the binary")
+	}
+	n := testserver.NewNATS(t)
+	js := jetStream(t, n)
+	ctx := t.Context()
+	// The commands' stream, with a short duplicate window, so that each
+	// command is stored three times, as a producer that sends again after
+	// the window would.
+	if _, err := js.CreateStream(ctx, jetstream.StreamConfig{Name: "STOCKADE_COMMANDS",
+		Subjects: []string{"stockade.commands.>"}, Storage: jetstream.FileStorage, Duplicates: 100 * time.Millisecond}); err != nil {
+		t.Fatal(err)
+	}
+	store := newDatabase(t)
+	p := startProcess(t, "-store", store)
+	c := httpapi.NewClient("http://"+p.addr, httpClient)
+	stockUp(t, c, "widget", 1000)
+	const commands = 60
+	res := make([]string, commands)
+	for i := range res {
+		r, err := c.Reserve(ctx, stockade.ReserveRequest{Lines: []stockade.Line{{SKU: "widget", Quantity: 1}}}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		res[i] = r.ID
+	}
+	confirm := func(i int) bool { return i%3 != 0 }
+	rng := rand.New(rand.NewPCG(1, 2))
+	for round := range 3 {
+		for _, i := range rng.Perm(commands) {
+			name := "reservation.release"
+			if confirm(i) {
+				name = "reservation.confirm"
+			}
+			msg := &nats.Msg{Subject: "stockade.commands." + name, Data: fmt.Appendf(nil, `{"reservation_id":%q}`, res[i]), Header: nats.Header{}}
+			msg.Header.Set(jetstream.MsgIDHeader, fmt.Sprintf("cmd-%d", i))
+			if _, err := js.PublishMsg(ctx, msg); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if round < 2 {
+			time.Sleep(150 * time.Millisecond) // past the stream's duplicate window: the copies are stored
+		}
+	}
+	if err := p.cmd.Process.Kill(); err != nil {
+		t.Fatal(err)
+	}
+	p.cmd.Wait()
+
+	held := func(c *httpapi.Client) int {
+		page, err := c.Reservations(ctx, stockade.ListQuery{Status: string(stockade.Held), Limit: 1000})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return len(page.Reservations)
+	}
+	args := []string{"-store", store, "-events", n.URL()}
+	p = startProcess(t, args...)
+	c = httpapi.NewClient("http://"+p.addr, httpClient)
+	waitFor(t, "the first commands applied", func() bool { return held(c) < commands })
+	if err := n.Pause(); err != nil {
+		t.Fatal(err)
+	}
+	// The consumer goes on with the messages it has taken: each commits,
+	// and its acknowledgement waits for the paused broker.
+	paused := held(c)
+	waitFor(t, "a command applied while the broker is paused", func() bool { return held(c) < paused })
+	if err := p.cmd.Process.Kill(); err != nil {
+		t.Fatal(err)
+	}
+	p.cmd.Wait()
+	if err := n.Resume(); err != nil {
+		t.Fatal(err)
+	}
+
+	p = startProcess(t, args...)
+	c = httpapi.NewClient("http://"+p.addr, httpClient)
+	t.Logf("%d of %d reservations were settled when the process was killed", commands-held(c), commands)
+	waitFor(t, "every command applied", func() bool { return held(c) == 0 })
+	cons, err := js.Consumer(ctx, "STOCKADE_COMMANDS", "stockade")
+	if err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, "every delivery acknowledged", func() bool {
+		info, err := cons.Info(ctx)
+		return err == nil && info.NumPending == 0 && info.NumAckPending == 0
+	})
+
+	refs := make([]string, commands) // of each reservation's confirm or release row
+	for i, id := range res {
+		r, err := c.Reservation(ctx, id)
+		want := stockade.Released
+		refs[i] = id
+		if confirm(i) {
+			want, refs[i] = stockade.Confirmed, r.OrderID
+		}
+		if err != nil || r.Status != want {
+			t.Errorf("reservation %d: %s, %v; want %s", i, r.Status, err, want)
+		}
+	}
+	settled := map[string]int{}
+	for m, err := range c.AllMovements(ctx, stockade.MovementQuery{SKU: "widget"}) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		if m.Kind == stockade.MoveConfirm || m.Kind == stockade.MoveRelease {
+			settled[m.Ref]++
+		}
+	}
+	for i, ref := range refs {
+		if settled[ref] != 1 {
+			t.Errorf("reservation %d: %d confirm or release rows in the ledger, want 1", i, settled[ref])
+		}
+	}
+	if dl, err := js.Stream(ctx, "STOCKADE_COMMANDS_DEADLETTER"); err == nil {
+		if info, err := dl.Info(ctx); err != nil || info.State.Msgs != 0 {
+			t.Errorf("dead letters: %+v, %v; want none", info.State, err)
+		}
+	}
+	reconcileClean(t, store)
+}
