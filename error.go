@@ -20,6 +20,15 @@ const (
 	EUnavailable         = "unavailable"
 	EInternal            = "internal"
 
+	// ESeatsUnavailable refuses a hold of named seats that are not free;
+	// its message names them. ESoldOut refuses a hold that no free seats
+	// or places of the kind it asks for can meet (a category, a section,
+	// seats side by side, a general-admission area); its message says
+	// which. EHoldExpired refuses to confirm a hold that ran out.
+	ESeatsUnavailable = "seats_unavailable"
+	ESoldOut          = "sold_out"
+	EHoldExpired      = "hold_expired"
+
 	// EUnauthenticated refuses a call that carries no API key, or one
 	// that is malformed, unknown or revoked.
 	EUnauthenticated = "unauthenticated"

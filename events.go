@@ -29,6 +29,17 @@ const (
 	EventOrderCommitted = "order.committed" // a checkout, or a confirmed reservation
 	EventOrderCancelled = "order.cancelled"
 	EventOrderFulfilled = "order.fulfilled"
+
+	EventEventPut = "event.put" // an event's seat map was created or changed
+
+	EventHoldHeld      = "hold.held"
+	EventHoldExtended  = "hold.extended"
+	EventHoldConfirmed = "hold.confirmed"
+	EventHoldReleased  = "hold.released"
+	EventHoldExpired   = "hold.expired"
+
+	EventBookingBooked    = "booking.booked" // a confirmed hold
+	EventBookingCancelled = "booking.cancelled"
 )
 
 // Aggregates: what an event is about.
@@ -36,6 +47,9 @@ const (
 	AggregateLevel       = "level"       // id: "SKU@LOCATION" (Key.String)
 	AggregateReservation = "reservation" // id: the reservation's id
 	AggregateOrder       = "order"       // id: the order's id
+	AggregateEvent       = "event"       // id: the event's (the show's) id
+	AggregateHold        = "hold"        // id: the hold's id
+	AggregateBooking     = "booking"     // id: the booking's id
 )
 
 // DomainEvent is one state change, as the outbox keeps it. (An Event, in
@@ -164,9 +178,9 @@ func (q DomainEventQuery) Validate() error {
 		}
 	}
 	switch q.Aggregate {
-	case "", AggregateLevel, AggregateReservation, AggregateOrder:
+	case "", AggregateLevel, AggregateReservation, AggregateOrder, AggregateEvent, AggregateHold, AggregateBooking:
 	default:
-		return invalidf("aggregate: must be level, reservation or order, got %q", q.Aggregate)
+		return invalidf("aggregate: must be level, reservation, order, event, hold or booking, got %q", q.Aggregate)
 	}
 	if q.AggregateID != "" {
 		if q.Aggregate == "" {
@@ -190,6 +204,9 @@ var EventTypes = []string{
 	EventStockSet, EventStockAdjusted, EventOutOfStock, EventBackInStock,
 	EventReservationHeld, EventReservationConfirmed, EventReservationReleased, EventReservationExpired,
 	EventOrderCommitted, EventOrderCancelled, EventOrderFulfilled,
+	EventEventPut,
+	EventHoldHeld, EventHoldExtended, EventHoldConfirmed, EventHoldReleased, EventHoldExpired,
+	EventBookingBooked, EventBookingCancelled,
 }
 
 // DomainEventPage is the events after a query's cursor, in commit order.

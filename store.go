@@ -281,6 +281,8 @@ type Tx interface {
 	// callers never wait in a cycle; they are released at commit or
 	// rollback. ErrUnsupported where Features().AdvisoryLocks is false.
 	AdvisoryLock(ctx context.Context, keys []Key) error
+
+	BookingTx
 }
 
 // Guard is the condition of an UpdateLevel beyond "nothing goes negative".
@@ -341,4 +343,156 @@ type IdempotencyRecord struct {
 	// value (a Reservation, an Order, …) that the call returned.
 	Result    []byte
 	CreatedAt time.Time
+}
+
+// BookingTx is the part of a transaction that keeps events (shows), their
+// seats and general-admission areas, holds, bookings and the seat
+// history. Every method returns *Error with ENotFound for a missing row
+// where it says so; other errors are internal (or wrap ErrConflict).
+type BookingTx interface {
+	// PutEvent creates or replaces an event's row: its id, name, focal
+	// point, map as given (Rows and the areas' names, categories and
+	// capacities), CreatedAt and Version. Seats and areas are written by
+	// PutSeats and PutAreas.
+	PutEvent(ctx context.Context, e Event) error
+
+	// Event returns an event (ENotFound if there is none), its Areas with
+	// their current counts, locking its row with lock.
+	Event(ctx context.Context, id string, lock bool) (Event, error)
+
+	// ListEvents returns up to limit events with an id greater than
+	// after, in id order.
+	ListEvents(ctx context.Context, after string, limit int) ([]Event, error)
+
+	// PutSeats creates an event's seats or replaces them whole (layout,
+	// status, hold and booking), in one statement where the store can.
+	// The event must exist.
+	PutSeats(ctx context.Context, eventID string, seats []Seat) error
+
+	// DeleteSeats deletes seats of an event and returns how many there
+	// were.
+	DeleteSeats(ctx context.Context, eventID string, ids []string) (int, error)
+
+	// Seats returns the seats of an event that match f, in seat order
+	// (Seat.Compare). With lock, their rows are locked for the rest of the
+	// transaction, taken in seat order.
+	Seats(ctx context.Context, eventID string, f SeatFilter, lock bool) ([]Seat, error)
+
+	// FreeSeatIDs returns the ids of an event's free seats, in seat
+	// order: what a hold of best-available seats chooses from, read as
+	// cheaply as the store can (an index of the free seats alone).
+	FreeSeatIDs(ctx context.Context, eventID string) ([]string, error)
+
+	// MoveSeats applies the moves whose seat is where the move says it
+	// is from (see SeatMove), in one statement where the store can, and
+	// returns the ids of the seats it moved, in seat order. The others
+	// change nothing; the caller decides whether the moves that were made
+	// stand. The seats must be distinct.
+	MoveSeats(ctx context.Context, eventID string, moves []SeatMove) ([]string, error)
+
+	// SeatCounts counts an event's seats by section, category and
+	// status, in that order; only counts above zero.
+	SeatCounts(ctx context.Context, eventID string) ([]SeatCount, error)
+
+	// PutAreas creates an event's general-admission areas, or sets the
+	// category and capacity of existing ones, keeping their counts. A
+	// capacity below an area's held and booked places is refused with
+	// EInvalidState, changing nothing.
+	PutAreas(ctx context.Context, eventID string, areas []Area) error
+
+	// MovePlaces adds held and booked to the counts of an event's area
+	// if the area exists, neither count would go below zero, and held +
+	// booked would stay within its capacity: it then returns the area
+	// after the change and true. Otherwise it changes nothing and returns
+	// false, with the area as it is (the zero Area if missing).
+	MovePlaces(ctx context.Context, eventID, area string, held, booked int64) (Area, bool, error)
+
+	// AppendSeatChanges adds rows to the seat history; the store assigns
+	// their ids, in the order given.
+	AppendSeatChanges(ctx context.Context, cs ...SeatChange) error
+
+	// SeatChanges returns the history rows of an event that match f, in
+	// id order.
+	SeatChanges(ctx context.Context, eventID string, f SeatChangeFilter) ([]SeatChange, error)
+
+	// InsertHolds stores new holds, in one statement where the store
+	// can. An id in use is an error (on PostgreSQL it wraps ErrConflict).
+	InsertHolds(ctx context.Context, hs ...Hold) error
+
+	// Hold returns a hold (ENotFound if there is none), locking its row
+	// with lock.
+	Hold(ctx context.Context, id string, lock bool) (Hold, error)
+
+	// SetHoldStatus moves a hold from status from to to (and sets its
+	// booking id when bookingID is not empty) and reports whether it was
+	// in status from.
+	SetHoldStatus(ctx context.Context, id string, from, to HoldStatus, bookingID string) (bool, error)
+
+	// ExtendHold sets a held hold's expiry and reports whether it was
+	// held.
+	ExtendHold(ctx context.Context, id string, expiresAt time.Time) (bool, error)
+
+	// LapsedHolds returns up to limit (≤ 0: no limit) held holds that
+	// expired strictly before now, oldest expiry first, locked for the
+	// transaction. With eventID empty (a sweeper), a store with
+	// SkipLocked leaves out those another transaction has locked. With an
+	// eventID (a hold that needs the event's seats), only the event's,
+	// waiting for those another transaction has locked, and leaving out
+	// any that are no longer held once it has them.
+	LapsedHolds(ctx context.Context, now time.Time, eventID string, limit int) ([]Hold, error)
+
+	// InsertBookings stores new bookings. An id in use is an error, as
+	// for InsertHolds.
+	InsertBookings(ctx context.Context, bs ...Booking) error
+
+	// Booking returns a booking (ENotFound if there is none), locking its
+	// row with lock.
+	Booking(ctx context.Context, id string, lock bool) (Booking, error)
+
+	// SetBookingStatus moves a booking from status from to to and
+	// reports whether it was in status from.
+	SetBookingStatus(ctx context.Context, id string, from, to BookingStatus) (bool, error)
+}
+
+// SeatFilter selects seats for BookingTx.Seats. Zero fields match
+// everything.
+type SeatFilter struct {
+	// IDs keeps these seats; ids that do not exist are left out.
+	IDs     []string
+	Status  SeatStatus
+	Section string
+	// After, if not nil, keeps the seats after it in seat order (its
+	// Section, Row and Order are read): the cursor of a page.
+	After *Seat
+	// Limit is the most seats returned; 0 for all.
+	Limit int
+}
+
+// SeatMove moves one seat from status From to status To. The seat must
+// be in From; where From is SeatHeld it must be held by Hold, and where
+// From is SeatBooked booked by Booking. To SeatHeld sets Hold as the
+// seat's hold; to SeatBooked sets Booking as its booking and keeps Hold;
+// to SeatFree or SeatBlocked clears both.
+type SeatMove struct {
+	Seat     string
+	From, To SeatStatus
+	Hold     string
+	Booking  string
+}
+
+// SeatCount is how many seats of a section and category are in a status.
+type SeatCount struct {
+	Section  string     `json:"section"`
+	Category string     `json:"category,omitempty"`
+	Status   SeatStatus `json:"status"`
+	Count    int64      `json:"count"`
+}
+
+// SeatChangeFilter selects seat history rows. Zero fields match
+// everything.
+type SeatChangeFilter struct {
+	Seat    string
+	Area    string
+	AfterID int64 // rows with a larger id
+	Limit   int   // at most this many; 0 for all
 }

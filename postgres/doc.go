@@ -59,6 +59,31 @@
 //     aggregate, aggregate_id, version, at, and the payload as json, kept
 //     as written. Indexed on (aggregate_id, xid, seq) and on at, for
 //     pruning; type and aggregate are filtered, not indexed.
+//   - shows, the events of bookings (0006_bookings.sql; events is the
+//     outbox): id, name, focal_x, focal_y, the seat map as given (json:
+//     the rows and the areas' names, categories and capacities, read back
+//     whole), created_at and version.
+//   - seats (show_id → shows, id, section, row, label, ord, category,
+//     accessible, x, y, status, hold_id, booking_id), keyed by (show_id,
+//     id), indexed in seat order on (show_id, section, row, ord). Every
+//     statement that locks seats takes them in seat order: Seats with lock
+//     (ORDER BY … FOR UPDATE), and MoveSeats, one UPDATE … FROM unnest of
+//     the moves that first locks the seats it names. A status change
+//     writes no indexed column, so it can be a HOT update (fillfactor 80).
+//   - areas (show_id → shows, name, category, capacity, held, booked),
+//     keyed by (show_id, name). CHECK constraints keep held and booked at
+//     zero or above and their sum within the capacity. PutAreas locks the
+//     areas and checks them first, so a capacity below what is taken is
+//     refused with EInvalidState without failing a statement.
+//   - holds and bookings, their seats and places as jsonb, read back
+//     whole; no foreign key to shows, which would share-lock the event's
+//     row at every insert. A partial index on the expiry of held holds
+//     for LapsedHolds (FOR UPDATE SKIP LOCKED without an event); at most
+//     one booking per hold (a unique index).
+//   - seat_history, append-only like movements (a trigger refuses UPDATE
+//     and DELETE): a bigserial id, at, show_id, seat, area, quantity,
+//     from_status, to_status, hold_id, booking_id and actor; indexed on
+//     (show_id, seat, id).
 //
 // Events reads only the events of transactions older than the oldest one
 // still running when its snapshot was taken (pg_snapshot_xmin), in (xid,

@@ -312,6 +312,16 @@ func checkError(pe *pgconn.PgError) *stockade.Error {
 		return stockade.Errorf(stockade.EInvalid, "invalid api key role")
 	case "api_keys_rate_limit_check":
 		return stockade.Errorf(stockade.EInvalid, "invalid api key rate limit")
+	case "seats_status_check", "seat_history_from_status_check", "seat_history_to_status_check":
+		return stockade.Errorf(stockade.EInvalid, "invalid seat status")
+	case "holds_status_check":
+		return stockade.Errorf(stockade.EInvalid, "invalid hold status")
+	case "bookings_status_check":
+		return stockade.Errorf(stockade.EInvalid, "invalid booking status")
+	case "areas_capacity_check":
+		return stockade.Errorf(stockade.EInvalid, "area capacity below zero")
+	case "areas_within_capacity", "areas_held_check", "areas_booked_check":
+		return stockade.Errorf(stockade.EInvalidState, "an area's held and booked places would exceed its capacity or go below zero")
 	}
 	return stockade.Errorf(stockade.EInvalid, "refused by check constraint "+pe.ConstraintName)
 }

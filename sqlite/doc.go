@@ -48,6 +48,15 @@
 // byte (SQLite's BINARY collation), which is the order of
 // stockade.Key.Compare.
 //
+// Bookings (0006_bookings.sql) keep an event in shows (events is the
+// outbox), its seats one row each in seats, its general-admission areas'
+// counters in areas (CHECK constraints keep held + booked within
+// capacity), holds and bookings with their seats and places as JSON, and
+// the append-only seat_history (triggers refuse UPDATE and DELETE).
+// MoveSeats is one UPDATE that moves a seat only from the status, hold or
+// booking its move names, so the check and the write cannot be separated
+// either.
+//
 // Commits are durable against a crash of the process; with
 // synchronous=NORMAL, the last transactions before a power loss may be
 // lost, never half-applied.

@@ -85,7 +85,8 @@ func TestMigrate(t *testing.T) {
 	for _, want := range []string{"table levels", "table movements", "table reservations", "table reservation_allocations",
 		"table orders", "table idempotency", "table schema_migrations", "index reservations_held_expiry",
 		"table api_keys", "index reservations_owner_created", "index orders_created", "table events",
-		"index events_aggregate_id", "table relay_checkpoints"} {
+		"index events_aggregate_id", "table relay_checkpoints", "table shows", "table seats", "index seats_order",
+		"table areas", "table holds", "index holds_held_expiry", "table bookings", "index bookings_hold", "table seat_history"} {
 		if !strings.Contains(strings.Join(before, "\n"), want) {
 			t.Errorf("schema lacks %s: %q", want, before)
 		}
@@ -114,7 +115,8 @@ func TestMigrate(t *testing.T) {
 		}
 		recs = append(recs, fmt.Sprintf("%d %s", v, name))
 	}
-	if want := []string{"1 0001_init.sql", "2 0002_idempotency_results.sql", "3 0003_access.sql", "4 0004_events.sql", "5 0005_relay.sql"}; !reflect.DeepEqual(recs, want) {
+	if want := []string{"1 0001_init.sql", "2 0002_idempotency_results.sql", "3 0003_access.sql", "4 0004_events.sql", "5 0005_relay.sql",
+		"6 0006_bookings.sql"}; !reflect.DeepEqual(recs, want) {
 		t.Errorf("schema_migrations = %q, want %q", recs, want)
 	}
 }

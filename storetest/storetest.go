@@ -70,6 +70,7 @@ func Run(t *testing.T, newStore func(t *testing.T) stockade.Store) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) { tc.run(t, newStore(t)) })
 	}
+	t.Run("Bookings", func(t *testing.T) { RunBookings(t, newStore) })
 }
 
 // hangTimeout bounds every wait of the suite. It only turns a hang (a

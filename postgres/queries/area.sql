@@ -1,0 +1,4 @@
+-- Area $2 of event $1.
+SELECT name, category, capacity, held, booked
+FROM areas
+WHERE show_id = $1::text AND name = $2::text;

@@ -1,0 +1,4 @@
+-- Hold $1 (id); FOR UPDATE may be appended.
+SELECT id, show_id, status, seats, places, split, created_at, expires_at, booking_id, owner, version
+FROM holds
+WHERE id = $1::text

@@ -1,0 +1,36 @@
+-- Move seats of event $1, given as parallel arrays: $2 seat id (distinct),
+-- $3 from status, $4 to status, $5 hold id, $6 booking id. A seat moves if
+-- it is in its from status and, from held, held by the hold, from booked,
+-- booked by the booking. To held it takes the hold (and loses its
+-- booking), to booked it takes the booking and keeps its hold, to free or
+-- blocked it loses both. Returns the ids of the seats moved, in seat order.
+--
+-- locked takes every seat named first, in seat order, as Seats with lock
+-- does, so that no two transactions that lock seats wait on each other in
+-- a cycle, whatever order the update's join meets the rows in. A seat that
+-- a concurrent transaction changed is waited for and locked in its latest
+-- version, and READ COMMITTED re-checks the update's condition on that
+-- version: of concurrent moves out of the same status, one wins.
+WITH locked AS MATERIALIZED (
+	SELECT s.id
+	FROM seats s
+	WHERE s.show_id = $1::text AND s.id = ANY ($2::text[])
+	ORDER BY s.section, s.row, s.ord, s.id
+	FOR UPDATE
+), moved AS (
+	UPDATE seats AS s
+	SET status = m.to_status,
+	    hold_id = CASE m.to_status WHEN 'held' THEN m.hold_id WHEN 'booked' THEN s.hold_id ELSE '' END,
+	    booking_id = CASE m.to_status WHEN 'booked' THEN m.booking_id ELSE '' END
+	FROM unnest($2::text[], $3::text[], $4::text[], $5::text[], $6::text[])
+	     AS m (seat, from_status, to_status, hold_id, booking_id)
+	     JOIN locked l ON l.id = m.seat
+	WHERE s.show_id = $1::text AND s.id = m.seat
+	  AND s.status = m.from_status
+	  AND (m.from_status <> 'held' OR s.hold_id = m.hold_id)
+	  AND (m.from_status <> 'booked' OR s.booking_id = m.booking_id)
+	RETURNING s.id, s.section, s.row, s.ord
+)
+SELECT id
+FROM moved
+ORDER BY section, row, ord, id;

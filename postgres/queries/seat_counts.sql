@@ -1,0 +1,6 @@
+-- How many seats of event $1 are in each status, by section and category.
+SELECT section, category, status, count(*)
+FROM seats
+WHERE show_id = $1::text
+GROUP BY section, category, status
+ORDER BY section, category, status;

@@ -1,0 +1,592 @@
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	sqlite3 "modernc.org/sqlite/lib"
+
+	"github.com/stockade/stockade"
+)
+
+// Bookings: events (the shows table, since events is the outbox), seats,
+// general-admission areas, holds, bookings and the seat history. See
+// migrations/0006_bookings.sql. As everywhere in this store, the lock
+// arguments are ignored: an Update holds the whole database.
+
+var _ stockade.BookingTx = (*tx)(nil)
+
+var (
+	putShowSQL           = query("put_show.sql")
+	showSQL              = query("show.sql")
+	showsSQL             = query("shows.sql")
+	putSeatsSQL          = query("put_seats.sql")
+	deleteSeatsSQL       = query("delete_seats.sql")
+	seatsSQL             = query("seats.sql")
+	moveSeatsSQL         = query("move_seats.sql")
+	seatCountsSQL        = query("seat_counts.sql")
+	putAreasSQL          = query("put_areas.sql")
+	areaSQL              = query("area.sql")
+	movePlacesSQL        = query("move_places.sql")
+	appendSeatChangesSQL = query("append_seat_changes.sql")
+	seatChangesSQL       = query("seat_changes.sql")
+	insertHoldsSQL       = query("insert_holds.sql")
+	freeSeatIDsSQL       = query("free_seat_ids.sql")
+	holdSQL              = query("hold.sql")
+	setHoldStatusSQL     = query("set_hold_status.sql")
+	extendHoldSQL        = query("extend_hold.sql")
+	lapsedHoldsSQL       = query("lapsed_holds.sql")
+	lapsedHoldsShowSQL   = query("lapsed_holds_show.sql")
+	insertBookingsSQL    = query("insert_bookings.sql")
+	bookingSQL           = query("booking.sql")
+	setBookingStatusSQL  = query("set_booking_status.sql")
+)
+
+// showMap is an event's map column: its rows and the areas' names,
+// categories and capacities, as they were given.
+type showMap struct {
+	Rows  []stockade.SeatRow `json:"rows,omitempty"`
+	Areas []mapArea          `json:"areas,omitempty"`
+}
+
+type mapArea struct {
+	Name     string `json:"name"`
+	Category string `json:"category,omitempty"`
+	Capacity int64  `json:"capacity"`
+}
+
+// jsonText encodes v for a JSON column or parameter: strings and numbers
+// only, so it fails only on a NaN or infinite coordinate.
+func jsonText(v any) (string, error) {
+	b, err := json.Marshal(v)
+	return string(b), err
+}
+
+// listJSON encodes a list for a JSON column, [] for none.
+func listJSON[T any](vs []T) (string, error) {
+	if len(vs) == 0 {
+		return "[]", nil
+	}
+	return jsonText(vs)
+}
+
+// decodeList decodes a JSON list column; none is nil.
+func decodeList[T any](s string) ([]T, error) {
+	var vs []T
+	if err := json.Unmarshal([]byte(s), &vs); err != nil || len(vs) == 0 {
+		return nil, err
+	}
+	return vs, nil
+}
+
+// bit is a bool as SQLite stores it.
+func bit(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// notFoundEvent is the error of a write that needs event id when the
+// foreign key says it is missing, else wrapf's.
+func notFoundEvent(err error, id, format string, args ...any) error {
+	if sqliteCode(err) == sqlite3.SQLITE_CONSTRAINT_FOREIGNKEY {
+		return fmt.Errorf("sqlite: %s: %w: %w", fmt.Sprintf(format, args...),
+			stockade.Errorf(stockade.ENotFound, fmt.Sprintf("event %q not found", id)), err)
+	}
+	return checkf(err, "invalid seat status", format, args...)
+}
+
+func (t *tx) PutEvent(ctx context.Context, e stockade.Event) error {
+	m := showMap{Rows: e.Rows}
+	for _, a := range e.Areas {
+		m.Areas = append(m.Areas, mapArea{Name: a.Name, Category: a.Category, Capacity: a.Capacity})
+	}
+	text, err := jsonText(m)
+	if err != nil {
+		return fmt.Errorf("sqlite: put event %s: %w", e.ID, err)
+	}
+	_, err = t.tx.ExecContext(ctx, putShowSQL, e.ID, e.Name, e.Focal.X, e.Focal.Y, text, micros(e.CreatedAt), e.Version)
+	if err != nil {
+		return wrapf(err, "put event %s", e.ID)
+	}
+	return nil
+}
+
+// scanShow reads an event's columns: id, name, focal_x, focal_y, map,
+// created_at, version, and its areas' rows as a JSON array of objects.
+// Its Areas are those of the map, in the map's order, with their current
+// category, capacity and counts (none for an area without a row yet),
+// then any other area of the event, in name order.
+func scanShow(row rowScanner) (stockade.Event, error) {
+	var (
+		e             stockade.Event
+		text, current string
+		created       int64
+	)
+	if err := row.Scan(&e.ID, &e.Name, &e.Focal.X, &e.Focal.Y, &text, &created, &e.Version, &current); err != nil {
+		return e, err
+	}
+	e.CreatedAt = fromMicros(created)
+	var m showMap
+	if err := json.Unmarshal([]byte(text), &m); err != nil {
+		return e, fmt.Errorf("map: %w", err)
+	}
+	areas, err := decodeList[stockade.Area](current)
+	if err != nil {
+		return e, fmt.Errorf("areas: %w", err)
+	}
+	slices.SortFunc(areas, func(a, b stockade.Area) int { return strings.Compare(a.Name, b.Name) })
+	e.Rows = m.Rows
+	for _, a := range m.Areas {
+		i := slices.IndexFunc(areas, func(b stockade.Area) bool { return b.Name == a.Name })
+		if i < 0 {
+			e.Areas = append(e.Areas, stockade.Area{Name: a.Name, Category: a.Category, Capacity: a.Capacity})
+			continue
+		}
+		e.Areas = append(e.Areas, areas[i])
+		areas = slices.Delete(areas, i, i+1)
+	}
+	e.Areas = append(e.Areas, areas...)
+	return e, nil
+}
+
+// Event ignores lock; see tx.
+func (t *tx) Event(ctx context.Context, id string, lock bool) (stockade.Event, error) {
+	e, err := scanShow(t.tx.QueryRowContext(ctx, showSQL, id))
+	if errors.Is(err, sql.ErrNoRows) {
+		return stockade.Event{}, stockade.Errorf(stockade.ENotFound, fmt.Sprintf("event %q not found", id))
+	}
+	if err != nil {
+		return stockade.Event{}, wrapf(err, "event %s", id)
+	}
+	return e, nil
+}
+
+func (t *tx) ListEvents(ctx context.Context, after string, limit int) ([]stockade.Event, error) {
+	return queryAll(ctx, t, "events", scanShow, showsSQL, after, limit)
+}
+
+// PutSeats writes every seat in one statement, from a JSON array:
+// SQLite reads back the coordinates Go writes there exactly.
+func (t *tx) PutSeats(ctx context.Context, eventID string, seats []stockade.Seat) error {
+	if len(seats) == 0 {
+		return nil
+	}
+	rows := make([][]any, len(seats))
+	for i, s := range seats {
+		rows[i] = []any{s.ID, s.Section, s.Row, s.Label, s.Order, s.Category, bit(s.Accessible),
+			s.Position.X, s.Position.Y, string(s.Status), s.HoldID, s.BookingID}
+	}
+	list, err := jsonText(rows)
+	if err != nil {
+		return fmt.Errorf("sqlite: put %d seats of event %s: %w", len(seats), eventID, err)
+	}
+	if _, err := t.tx.ExecContext(ctx, putSeatsSQL, eventID, list); err != nil {
+		return notFoundEvent(err, eventID, "put %d seats of event %s", len(seats), eventID)
+	}
+	return nil
+}
+
+func (t *tx) DeleteSeats(ctx context.Context, eventID string, ids []string) (int, error) {
+	if len(ids) == 0 {
+		return 0, nil
+	}
+	list, err := jsonText(ids)
+	if err != nil {
+		return 0, fmt.Errorf("sqlite: delete %d seats of event %s: %w", len(ids), eventID, err)
+	}
+	res, err := t.tx.ExecContext(ctx, deleteSeatsSQL, eventID, list)
+	if err != nil {
+		return 0, wrapf(err, "delete %d seats of event %s", len(ids), eventID)
+	}
+	n, err := res.RowsAffected()
+	if err != nil {
+		return 0, wrapf(err, "delete %d seats of event %s", len(ids), eventID)
+	}
+	return int(n), nil
+}
+
+// scanSeat reads a seat's columns: id, section, row, label, ord,
+// category, accessible, x, y, status, hold_id, booking_id.
+func scanSeat(row rowScanner) (stockade.Seat, error) {
+	var (
+		s      stockade.Seat
+		status string
+	)
+	err := row.Scan(&s.ID, &s.Section, &s.Row, &s.Label, &s.Order, &s.Category, &s.Accessible,
+		&s.Position.X, &s.Position.Y, &status, &s.HoldID, &s.BookingID)
+	s.Status = stockade.SeatStatus(status)
+	return s, err
+}
+
+// Seats ignores lock; see tx. An empty f.IDs, like a nil one, matches
+// every seat.
+func (t *tx) Seats(ctx context.Context, eventID string, f stockade.SeatFilter, lock bool) ([]stockade.Seat, error) {
+	where := []string{`show_id = ?`}
+	args := []any{eventID}
+	if len(f.IDs) > 0 {
+		list, err := jsonText(f.IDs)
+		if err != nil {
+			return nil, fmt.Errorf("sqlite: seats of event %s: %w", eventID, err)
+		}
+		// The event and the ids as one list of primary keys: the planner
+		// then looks each up, instead of scanning the event's seats in
+		// seat order to save the sort.
+		where[0] = `(show_id, id) IN (SELECT ?, value FROM json_each(?))`
+		args = append(args, list)
+	}
+	if f.Status != "" {
+		where, args = append(where, `status = ?`), append(args, string(f.Status))
+	}
+	if f.Section != "" {
+		where, args = append(where, `section = ?`), append(args, f.Section)
+	}
+	if f.After != nil {
+		where, args = append(where, `(section, "row", ord) > (?, ?, ?)`), append(args, f.After.Section, f.After.Row, f.After.Order)
+	}
+	limit := f.Limit
+	if limit <= 0 {
+		limit = -1 // SQLite: no limit
+	}
+	q := seatsSQL + `WHERE ` + strings.Join(where, ` AND `) + "\nORDER BY section, \"row\", ord, id LIMIT ?"
+	return queryAll(ctx, t, "seats of event "+eventID, scanSeat, q, append(args, limit)...)
+}
+
+// MoveSeats makes every move in one UPDATE … FROM the moves, whose WHERE
+// holds each move's conditions, and sorts what it returns.
+func (t *tx) MoveSeats(ctx context.Context, eventID string, moves []stockade.SeatMove) ([]string, error) {
+	if len(moves) == 0 {
+		return nil, nil
+	}
+	rows := make([][5]string, len(moves))
+	for i, m := range moves {
+		rows[i] = [5]string{m.Seat, string(m.From), string(m.To), m.Hold, m.Booking}
+	}
+	list, err := jsonText(rows)
+	if err != nil {
+		return nil, fmt.Errorf("sqlite: move %d seats of event %s: %w", len(moves), eventID, err)
+	}
+	moved, err := queryAll(ctx, t, fmt.Sprintf("move %d seats of event %s", len(moves), eventID),
+		func(row rowScanner) (stockade.Seat, error) {
+			var s stockade.Seat
+			err := row.Scan(&s.ID, &s.Section, &s.Row, &s.Order)
+			return s, err
+		}, moveSeatsSQL, eventID, list)
+	if err != nil {
+		if sqliteCode(err) == sqlite3.SQLITE_CONSTRAINT_CHECK {
+			return nil, fmt.Errorf("%w: %w", stockade.Errorf(stockade.EInvalid, "invalid seat status"), err)
+		}
+		return nil, err
+	}
+	slices.SortFunc(moved, func(a, b stockade.Seat) int {
+		if c := a.Compare(b); c != 0 {
+			return c
+		}
+		return strings.Compare(a.ID, b.ID)
+	})
+	ids := make([]string, len(moved))
+	for i, s := range moved {
+		ids[i] = s.ID
+	}
+	return ids, nil
+}
+
+func (t *tx) SeatCounts(ctx context.Context, eventID string) ([]stockade.SeatCount, error) {
+	return queryAll(ctx, t, "seat counts of event "+eventID, func(row rowScanner) (stockade.SeatCount, error) {
+		var (
+			c      stockade.SeatCount
+			status string
+		)
+		err := row.Scan(&c.Section, &c.Category, &status, &c.Count)
+		c.Status = stockade.SeatStatus(status)
+		return c, err
+	}, seatCountsSQL, eventID)
+}
+
+// PutAreas writes every area in one statement, which the CHECK on the
+// counts fails whole; it then finds the area to name.
+func (t *tx) PutAreas(ctx context.Context, eventID string, areas []stockade.Area) error {
+	if len(areas) == 0 {
+		return nil
+	}
+	rows := make([][]any, len(areas))
+	for i, a := range areas {
+		rows[i] = []any{a.Name, a.Category, a.Capacity}
+	}
+	list, err := jsonText(rows)
+	if err != nil {
+		return fmt.Errorf("sqlite: put %d areas of event %s: %w", len(areas), eventID, err)
+	}
+	_, err = t.tx.ExecContext(ctx, putAreasSQL, eventID, list)
+	if err == nil {
+		return nil
+	}
+	what := fmt.Sprintf("put %d areas of event %s", len(areas), eventID)
+	if sqliteCode(err) != sqlite3.SQLITE_CONSTRAINT_CHECK {
+		return notFoundEvent(err, eventID, "%s", what)
+	}
+	for _, a := range areas {
+		cur, ok, qerr := t.area(ctx, eventID, a.Name)
+		if qerr != nil {
+			return errors.Join(wrapf(err, "%s", what), qerr)
+		}
+		if ok && a.Capacity >= 0 && a.Capacity < cur.Held+cur.Booked {
+			return fmt.Errorf("sqlite: %s: %w: %w", what, stockade.Errorf(stockade.EInvalidState,
+				fmt.Sprintf("area %q has %d places held and %d booked, more than a capacity of %d", a.Name, cur.Held, cur.Booked, a.Capacity)), err)
+		}
+	}
+	return fmt.Errorf("sqlite: %s: %w: %w", what, stockade.Errorf(stockade.EInvalid, "area capacity below zero"), err)
+}
+
+// scanArea reads an area's columns: name, category, capacity, held,
+// booked.
+func scanArea(row rowScanner) (stockade.Area, error) {
+	var a stockade.Area
+	err := row.Scan(&a.Name, &a.Category, &a.Capacity, &a.Held, &a.Booked)
+	return a, err
+}
+
+// area returns an area of an event, if it exists.
+func (t *tx) area(ctx context.Context, eventID, name string) (stockade.Area, bool, error) {
+	a, err := scanArea(t.tx.QueryRowContext(ctx, areaSQL, eventID, name))
+	switch {
+	case errors.Is(err, sql.ErrNoRows):
+		return stockade.Area{}, false, nil
+	case err != nil:
+		return stockade.Area{}, false, wrapf(err, "area %s of event %s", name, eventID)
+	}
+	return a, true, nil
+}
+
+// MovePlaces is one conditional UPDATE … RETURNING, whose WHERE holds
+// every bound; when it refuses, the area is read as it is.
+func (t *tx) MovePlaces(ctx context.Context, eventID, area string, held, booked int64) (stockade.Area, bool, error) {
+	a, err := scanArea(t.tx.QueryRowContext(ctx, movePlacesSQL, eventID, area, held, booked))
+	switch {
+	case err == nil:
+		return a, true, nil
+	case !errors.Is(err, sql.ErrNoRows):
+		return stockade.Area{}, false, wrapf(err, "move places of area %s of event %s", area, eventID)
+	}
+	a, _, err = t.area(ctx, eventID, area)
+	return a, false, err
+}
+
+func (t *tx) AppendSeatChanges(ctx context.Context, cs ...stockade.SeatChange) error {
+	err := t.insertRows(ctx, appendSeatChangesSQL, 10, len(cs), func(i int, row []any) []any {
+		c := cs[i]
+		return append(row, micros(c.At), c.EventID, c.Seat, c.Area, c.Quantity, string(c.From), string(c.To), c.HoldID, c.BookingID, c.Actor)
+	})
+	if err != nil {
+		return checkf(err, "invalid seat status", "append %d seat changes", len(cs))
+	}
+	return nil
+}
+
+func (t *tx) SeatChanges(ctx context.Context, eventID string, f stockade.SeatChangeFilter) ([]stockade.SeatChange, error) {
+	where := []string{`show_id = ?`}
+	args := []any{eventID}
+	if f.Seat != "" {
+		where, args = append(where, `seat = ?`), append(args, f.Seat)
+	}
+	if f.Area != "" {
+		where, args = append(where, `area = ?`), append(args, f.Area)
+	}
+	where, args = append(where, `id > ?`), append(args, f.AfterID)
+	limit := f.Limit
+	if limit <= 0 {
+		limit = -1 // SQLite: no limit
+	}
+	q := seatChangesSQL + `WHERE ` + strings.Join(where, ` AND `) + "\nORDER BY id LIMIT ?"
+	return queryAll(ctx, t, "seat changes of event "+eventID, func(row rowScanner) (stockade.SeatChange, error) {
+		var (
+			c        stockade.SeatChange
+			at       int64
+			from, to string
+		)
+		err := row.Scan(&c.ID, &at, &c.EventID, &c.Seat, &c.Area, &c.Quantity, &from, &to, &c.HoldID, &c.BookingID, &c.Actor)
+		c.At, c.From, c.To = fromMicros(at), stockade.SeatStatus(from), stockade.SeatStatus(to)
+		return c, err
+	}, q, append(args, limit)...)
+}
+
+// what names a batch of records in errors: the one id, or how many.
+func what(verb, noun string, ids ...string) string {
+	if len(ids) == 1 {
+		return verb + " " + noun + " " + ids[0]
+	}
+	return fmt.Sprintf("%s %d %ss", verb, len(ids), noun)
+}
+
+// seatsAndPlaces encodes a hold's or booking's seats and places for their
+// JSON columns.
+func seatsAndPlaces(seats []string, places []stockade.Places) (string, string, error) {
+	s, err := listJSON(seats)
+	if err != nil {
+		return "", "", err
+	}
+	p, err := listJSON(places)
+	return s, p, err
+}
+
+func (t *tx) InsertHolds(ctx context.Context, hs ...stockade.Hold) error {
+	ids := make([]string, len(hs))
+	seats, places := make([]string, len(hs)), make([]string, len(hs))
+	for i, h := range hs {
+		ids[i] = h.ID
+		var err error
+		if seats[i], places[i], err = seatsAndPlaces(h.Seats, h.Places); err != nil {
+			return fmt.Errorf("sqlite: insert hold %s: %w", h.ID, err)
+		}
+	}
+	err := t.insertRows(ctx, insertHoldsSQL, 11, len(hs), func(i int, row []any) []any {
+		h := hs[i]
+		return append(row, h.ID, h.EventID, string(h.Status), seats[i], places[i], bit(h.Split),
+			micros(h.CreatedAt), micros(h.ExpiresAt), h.BookingID, h.Owner, h.Version)
+	})
+	if err != nil {
+		return checkf(err, "invalid hold status", "%s", what("insert", "hold", ids...))
+	}
+	return nil
+}
+
+// scanHold reads a hold's columns: id, show_id, status, seats, places,
+// split, created_at, expires_at, booking_id, owner, version.
+func scanHold(row rowScanner) (stockade.Hold, error) {
+	var (
+		h                     stockade.Hold
+		status, seats, places string
+		created, expires      int64
+	)
+	err := row.Scan(&h.ID, &h.EventID, &status, &seats, &places, &h.Split, &created, &expires, &h.BookingID, &h.Owner, &h.Version)
+	if err != nil {
+		return h, err
+	}
+	h.Status, h.CreatedAt, h.ExpiresAt = stockade.HoldStatus(status), fromMicros(created), fromMicros(expires)
+	if h.Seats, err = decodeList[string](seats); err != nil {
+		return h, fmt.Errorf("seats: %w", err)
+	}
+	if h.Places, err = decodeList[stockade.Places](places); err != nil {
+		return h, fmt.Errorf("places: %w", err)
+	}
+	return h, nil
+}
+
+// Hold ignores lock; see tx.
+func (t *tx) Hold(ctx context.Context, id string, lock bool) (stockade.Hold, error) {
+	h, err := scanHold(t.tx.QueryRowContext(ctx, holdSQL, id))
+	if errors.Is(err, sql.ErrNoRows) {
+		return stockade.Hold{}, stockade.Errorf(stockade.ENotFound, fmt.Sprintf("hold %q not found", id))
+	}
+	if err != nil {
+		return stockade.Hold{}, wrapf(err, "hold %s", id)
+	}
+	return h, nil
+}
+
+func (t *tx) SetHoldStatus(ctx context.Context, id string, from, to stockade.HoldStatus, bookingID string) (bool, error) {
+	res, err := t.tx.ExecContext(ctx, setHoldStatusSQL, id, string(from), string(to), bookingID)
+	if err != nil {
+		return false, checkf(err, "invalid hold status", "set hold %s %s → %s", id, from, to)
+	}
+	return affected(res, "set hold %s %s → %s", id, from, to)
+}
+
+func (t *tx) ExtendHold(ctx context.Context, id string, expiresAt time.Time) (bool, error) {
+	res, err := t.tx.ExecContext(ctx, extendHoldSQL, id, micros(expiresAt))
+	if err != nil {
+		return false, wrapf(err, "extend hold %s", id)
+	}
+	return affected(res, "extend hold %s", id)
+}
+
+// LapsedHolds takes no locks (see tx) and skips none: within an Update, no
+// other transaction can change a hold it has read.
+func (t *tx) LapsedHolds(ctx context.Context, now time.Time, eventID string, limit int) ([]stockade.Hold, error) {
+	if limit <= 0 {
+		limit = -1 // SQLite: no limit
+	}
+	q, args := lapsedHoldsSQL, []any{micros(now), limit}
+	if eventID != "" {
+		q, args = lapsedHoldsShowSQL, append(args, eventID)
+	}
+	return queryAll(ctx, t, "lapsed holds", scanHold, q, args...)
+}
+
+func (t *tx) InsertBookings(ctx context.Context, bs ...stockade.Booking) error {
+	ids := make([]string, len(bs))
+	seats, places := make([]string, len(bs)), make([]string, len(bs))
+	for i, b := range bs {
+		ids[i] = b.ID
+		var err error
+		if seats[i], places[i], err = seatsAndPlaces(b.Seats, b.Places); err != nil {
+			return fmt.Errorf("sqlite: insert booking %s: %w", b.ID, err)
+		}
+	}
+	err := t.insertRows(ctx, insertBookingsSQL, 8, len(bs), func(i int, row []any) []any {
+		b := bs[i]
+		return append(row, b.ID, b.EventID, b.HoldID, string(b.Status), seats[i], places[i], micros(b.CreatedAt), b.Owner)
+	})
+	if err != nil {
+		return checkf(err, "invalid booking status", "%s", what("insert", "booking", ids...))
+	}
+	return nil
+}
+
+// scanBooking reads a booking's columns: id, show_id, hold_id, status,
+// seats, places, created_at, owner.
+func scanBooking(row rowScanner) (stockade.Booking, error) {
+	var (
+		b                     stockade.Booking
+		status, seats, places string
+		created               int64
+	)
+	err := row.Scan(&b.ID, &b.EventID, &b.HoldID, &status, &seats, &places, &created, &b.Owner)
+	if err != nil {
+		return b, err
+	}
+	b.Status, b.CreatedAt = stockade.BookingStatus(status), fromMicros(created)
+	if b.Seats, err = decodeList[string](seats); err != nil {
+		return b, fmt.Errorf("seats: %w", err)
+	}
+	if b.Places, err = decodeList[stockade.Places](places); err != nil {
+		return b, fmt.Errorf("places: %w", err)
+	}
+	return b, nil
+}
+
+// Booking ignores lock; see tx.
+func (t *tx) Booking(ctx context.Context, id string, lock bool) (stockade.Booking, error) {
+	b, err := scanBooking(t.tx.QueryRowContext(ctx, bookingSQL, id))
+	if errors.Is(err, sql.ErrNoRows) {
+		return stockade.Booking{}, stockade.Errorf(stockade.ENotFound, fmt.Sprintf("booking %q not found", id))
+	}
+	if err != nil {
+		return stockade.Booking{}, wrapf(err, "booking %s", id)
+	}
+	return b, nil
+}
+
+func (t *tx) SetBookingStatus(ctx context.Context, id string, from, to stockade.BookingStatus) (bool, error) {
+	res, err := t.tx.ExecContext(ctx, setBookingStatusSQL, id, string(from), string(to))
+	if err != nil {
+		return false, checkf(err, "invalid booking status", "set booking %s %s → %s", id, from, to)
+	}
+	return affected(res, "set booking %s %s → %s", id, from, to)
+}
+
+// FreeSeatIDs implements stockade.BookingTx from the partial index
+// seats_free alone.
+func (t *tx) FreeSeatIDs(ctx context.Context, eventID string) ([]string, error) {
+	return queryAll(ctx, t, "free seats of event "+eventID, func(r rowScanner) (id string, err error) {
+		err = r.Scan(&id)
+		return id, err
+	}, freeSeatIDsSQL, eventID)
+}
