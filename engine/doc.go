@@ -147,6 +147,43 @@
 // ENotFound, as is a SKU with no level anywhere; a known SKU with no level
 // at a named location has nothing there: EInsufficientStock.
 //
+// # Bookings
+//
+// The engine is also a stockade.BookingService: events (shows) with
+// seats and general-admission areas, holds and bookings, through the
+// same calls, retries, deadlines, idempotency, outbox and sweeper as
+// stock. A seat is a row of its own in one status (free, held, booked,
+// blocked), because buyers pick seats and best-available selection
+// places them; an area is a counter like a level (capacity, held,
+// booked). Every seat and area change is a conditional write
+// (stockade.BookingTx.MoveSeats moves a seat only from the status it is
+// in, MovePlaces never passes capacity), so no strategy can sell a seat
+// twice: a hold that finds a chosen seat taken is retried whole and
+// chooses again. Each change appends to the event's seat history in the
+// same transaction, and Reconcile checks seats and areas against it.
+//
+// HoldSeats takes, all or nothing, named seats (ESeatsUnavailable names
+// those that are not free), best-available seats (ESoldOut when none fit)
+// and places (ESoldOut when too few are left). Best available picks, on
+// what is free, the block of seats side by side in one row nearest the
+// focal point that leaves no lone seat beside it; else the nearest block;
+// else, only if the request allows it, the nearest seats apart (the hold
+// says Split). A hold lasts its TTL (Options.DefaultTTL unless asked),
+// may be extended within Options.MaxHoldLifetime of its creation, and
+// expires lazily in any hold of its event and at the sweep.
+// ConfirmHold books it (EHoldExpired once it lapsed), ReleaseHold frees
+// it, CancelBooking frees a booking.
+//
+// Strategies for holds: Lock takes one lease per event, as the designs
+// that lock a whole event do, and serialises its buyers; RowLock locks
+// the seats it takes (SELECT … FOR UPDATE) and retries when one was
+// taken meanwhile; Batch group-commits the holds of each event: the calls
+// that arrive while a batch of the event runs are decided together in
+// the next, in arrival order and each all or nothing, on one read of the
+// event's free seats, and written in bulk; the others write the
+// conditional moves directly and retry when one did not apply. Confirms,
+// releases and extensions run as under Atomic.
+//
 // # Flows and their edge cases
 //
 //   - Reserve holds for the request's TTL (Options.DefaultTTL if zero, at

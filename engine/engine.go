@@ -66,6 +66,12 @@ type Options struct {
 	// Default: 15m.
 	DefaultTTL time.Duration
 
+	// MaxHoldLifetime is the longest a hold of seats may last from its
+	// creation, extensions included: a hold may ask for a TTL, and an
+	// extension may reach, no further.
+	// Default: 2h.
+	MaxHoldLifetime time.Duration
+
 	// MaxTTL is the longest hold a request may ask for; the other limits
 	// on requests are the domain's (stockade.MaxLines and the rest).
 	// Default: stockade.MaxTTL (24h).
@@ -184,6 +190,9 @@ func (o *Options) withDefaults() Options {
 	if c.EventRetention <= 0 {
 		c.EventRetention = 7 * 24 * time.Hour
 	}
+	if c.MaxHoldLifetime <= 0 {
+		c.MaxHoldLifetime = 2 * time.Hour
+	}
 	if c.EventPoll <= 0 {
 		c.EventPoll = time.Second
 	}
@@ -221,7 +230,9 @@ type Engine struct {
 	// serialStore: the store has no row locks, so its write transactions
 	// run one at a time (stockade.Features).
 	serialStore bool
-	batch       *batcher // Batch strategy only
+	batch       *batcher     // Batch strategy only
+	holds       *holdBatcher // Batch strategy only
+	layouts     layouts      // of the events whose seats were chosen lately
 	// written wakes the readers of events at each commit of a write
 	// transaction.
 	written notifier
@@ -263,6 +274,7 @@ func New(store stockade.Store, opts *Options) (*Engine, error) {
 		}
 	case Batch:
 		e.mode, e.batch = modeBatch, &batcher{e: e}
+		e.holds = &holdBatcher{e: e, events: map[string]*holdQueue{}}
 	case Advisory:
 		switch {
 		case f.AdvisoryLocks:

@@ -87,6 +87,22 @@ func (o *outbox) order(typ string, ord stockade.Order, at time.Time) {
 	o.add(typ, stockade.AggregateOrder, ord.ID, version, at, ord)
 }
 
+// hold adds an event of typ about h, as it is after the change.
+func (o *outbox) hold(typ string, h stockade.Hold, at time.Time) {
+	h.CreatedAt, h.ExpiresAt = wire(h.CreatedAt), wire(h.ExpiresAt)
+	o.add(typ, stockade.AggregateHold, h.ID, h.Version, at, h)
+}
+
+// booking adds an event of typ about bk, as it is after the change.
+func (o *outbox) booking(typ string, bk stockade.Booking, at time.Time) {
+	bk.CreatedAt = wire(bk.CreatedAt)
+	version := int64(2)
+	if bk.Status == stockade.BookingBooked {
+		version = 1
+	}
+	o.add(typ, stockade.AggregateBooking, bk.ID, version, at, bk)
+}
+
 // flush appends the events collected so far in tx, and empties o.
 func (o *outbox) flush(ctx context.Context, tx stockade.Tx) error {
 	if o.err != nil {

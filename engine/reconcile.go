@@ -19,6 +19,11 @@ type Report struct {
 	Levels int `json:"levels"`
 	// Mismatches lists every level that does not balance, in key order.
 	Mismatches []Mismatch `json:"mismatches"`
+	// Events is how many events (shows) were checked, and
+	// EventMismatches what of them does not agree with their seat
+	// history; OK is false if there is any.
+	Events          int             `json:"events"`
+	EventMismatches []EventMismatch `json:"event_mismatches"`
 }
 
 // Mismatch is a level whose counters differ from its ledger's sums or
@@ -53,8 +58,10 @@ func balanced(counters, ledger, records stockade.Delta) bool {
 // Reconcile checks every level, in one read transaction (one snapshot):
 // its counters must equal the sums of its ledger rows, and its reserved
 // and committed what the records hold (the allocations of held
-// reservations and of committed orders). It reports every level that
-// does not balance, and changes nothing.
+// reservations and of committed orders). It then checks every event's
+// seats and areas against their history (see reconcileEvents). It
+// reports every level and seat that does not balance, and changes
+// nothing.
 func (e *Engine) Reconcile(ctx context.Context) (Report, error) {
 	return run(e, ctx, "reconcile", nil, func(ctx context.Context, c *call) (Report, error) {
 		var (
@@ -93,7 +100,14 @@ func (e *Engine) Reconcile(ctx context.Context) (Report, error) {
 			}
 		}
 		slices.SortFunc(rep.Mismatches, func(a, b Mismatch) int { return a.Key.Compare(b.Key) })
-		rep.OK = len(rep.Mismatches) == 0
+		rep.Events, rep.EventMismatches, err = e.reconcileEvents(ctx, c)
+		if err != nil {
+			return Report{}, err
+		}
+		if rep.EventMismatches == nil {
+			rep.EventMismatches = []EventMismatch{}
+		}
+		rep.OK = len(rep.Mismatches) == 0 && len(rep.EventMismatches) == 0
 		return rep, nil
 	})
 }

@@ -8,11 +8,11 @@ import (
 	"github.com/stockade/stockade"
 )
 
-// Sweep expires every held reservation that has lapsed, in transactions
-// of Options.SweepBatch, purges idempotency records older than
+// Sweep expires every held reservation and hold of seats that has
+// lapsed, in transactions of Options.SweepBatch, purges idempotency records older than
 // Options.IdempotencyTTL, and prunes events older than
 // Options.EventRetention, SweepBatch at a time. It returns how many
-// reservations it expired, and reports the run to Options.Observer as an
+// reservations and holds it expired, and reports the run to Options.Observer as an
 // Event of Op "sweep" with how many reservations it expired, records it
 // purged and events it pruned.
 //
@@ -54,6 +54,11 @@ func (e *Engine) sweep(ctx context.Context, c *call) (expired, purged, pruned in
 		if n < e.opts.SweepBatch {
 			break
 		}
+	}
+	n, err := e.sweepHolds(ctx, c)
+	expired += n
+	if err != nil {
+		return expired, 0, 0, err
 	}
 	err = c.update(ctx, func(tx stockade.Tx) error {
 		n, err := tx.PurgeIdempotency(ctx, e.now().Add(-e.opts.IdempotencyTTL))

@@ -7,8 +7,8 @@ import (
 )
 
 // TestSweepEvents: each sweep reports one event of op "sweep". An idle
-// one runs three transactions, the expiry, the purge and the pruning of
-// events, and retries none; a transaction that meets a conflict counts
+// one runs four transactions, the expiry of reservations and of holds,
+// the purge and the pruning of events, and retries none; a transaction that meets a conflict counts
 // one retry.
 func TestSweepEvents(t *testing.T) {
 	h := &hooked{Store: openSQLite(t)}
@@ -19,12 +19,12 @@ func TestSweepEvents(t *testing.T) {
 			t.Fatalf("idle sweep = %d, %v", n, err)
 		}
 		ev := en.lastEvent("sweep")
-		if ev.Code != "" || ev.Attempts != 3 || ev.Retries != 0 || ev.Expired != 0 || ev.Purged != 0 || ev.Pruned != 0 {
-			t.Errorf("idle sweep: event %+v, want 3 attempts, no retries, nothing expired, purged or pruned", ev)
+		if ev.Code != "" || ev.Attempts != 4 || ev.Retries != 0 || ev.Expired != 0 || ev.Purged != 0 || ev.Pruned != 0 {
+			t.Errorf("idle sweep: event %+v, want 4 attempts, no retries, nothing expired, purged or pruned", ev)
 		}
 	}
 
-	// The first attempt of the expiry and of the purge meets a conflict.
+	// The first attempt of each expiry meets a conflict.
 	first := h.n.Load() + 1
 	h.before = func(n int64) error {
 		if n == first || n == first+2 {
@@ -35,8 +35,8 @@ func TestSweepEvents(t *testing.T) {
 	if _, err := en.eng.Sweep(t.Context()); err != nil {
 		t.Fatal(err)
 	}
-	if ev := en.lastEvent("sweep"); ev.Code != "" || ev.Attempts != 5 || ev.Retries != 2 {
-		t.Errorf("sweep with a conflict in two transactions: event %+v, want 5 attempts, 2 retries", ev)
+	if ev := en.lastEvent("sweep"); ev.Code != "" || ev.Attempts != 6 || ev.Retries != 2 {
+		t.Errorf("sweep with a conflict in two transactions: event %+v, want 6 attempts, 2 retries", ev)
 	}
 
 	// A failure is reported with its code.

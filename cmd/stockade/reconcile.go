@@ -57,20 +57,32 @@ flags:
 		return fmt.Errorf("reconcile: %w", err)
 	}
 	if rep.OK {
-		fmt.Fprintf(stdout, "%s: %d levels, all match the ledger and the records\n", spec, rep.Levels)
+		fmt.Fprintf(stdout, "%s: %d levels, all match the ledger and the records; %d events, all match their seat history\n", spec, rep.Levels, rep.Events)
 		return nil
 	}
-	fmt.Fprintf(stdout, "%s: %d of %d levels do not match the ledger or the records\n\n", spec, len(rep.Mismatches), rep.Levels)
-	tw := tabwriter.NewWriter(stdout, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "SKU\tLOCATION\tON HAND\tRESERVED\tCOMMITTED\tLEDGER ON HAND\tLEDGER RESERVED\tLEDGER COMMITTED\tHELD BY RESERVATIONS\tCOMMITTED BY ORDERS\t")
-	for _, m := range rep.Mismatches {
-		c := fmt.Sprintf("%d\t%d\t%d", m.Counters.OnHand, m.Counters.Reserved, m.Counters.Committed)
-		if m.Missing {
-			c = "(no level)\t\t"
+	if len(rep.Mismatches) > 0 {
+		fmt.Fprintf(stdout, "%s: %d of %d levels do not match the ledger or the records\n\n", spec, len(rep.Mismatches), rep.Levels)
+		tw := tabwriter.NewWriter(stdout, 0, 4, 2, ' ', 0)
+		fmt.Fprintln(tw, "SKU\tLOCATION\tON HAND\tRESERVED\tCOMMITTED\tLEDGER ON HAND\tLEDGER RESERVED\tLEDGER COMMITTED\tHELD BY RESERVATIONS\tCOMMITTED BY ORDERS\t")
+		for _, m := range rep.Mismatches {
+			c := fmt.Sprintf("%d\t%d\t%d", m.Counters.OnHand, m.Counters.Reserved, m.Counters.Committed)
+			if m.Missing {
+				c = "(no level)\t\t"
+			}
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%d\t%d\t%d\t%d\t\n", m.SKU, m.Location, c,
+				m.Ledger.OnHand, m.Ledger.Reserved, m.Ledger.Committed, m.Records.Reserved, m.Records.Committed)
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%d\t%d\t%d\t%d\t\n", m.SKU, m.Location, c,
-			m.Ledger.OnHand, m.Ledger.Reserved, m.Ledger.Committed, m.Records.Reserved, m.Records.Committed)
+		tw.Flush()
 	}
-	tw.Flush()
-	return fmt.Errorf("reconcile: %w (%d of %d levels)", errUnbalanced, len(rep.Mismatches), rep.Levels)
+	if len(rep.EventMismatches) > 0 {
+		if len(rep.Mismatches) > 0 {
+			fmt.Fprintln(stdout)
+		}
+		fmt.Fprintf(stdout, "%s: %d seats or areas of %d events do not match their seat history\n\n", spec, len(rep.EventMismatches), rep.Events)
+		for _, m := range rep.EventMismatches {
+			fmt.Fprintln(stdout, m)
+		}
+	}
+	return fmt.Errorf("reconcile: %w (%d of %d levels, %d seats or areas of %d events)", errUnbalanced,
+		len(rep.Mismatches), rep.Levels, len(rep.EventMismatches), rep.Events)
 }

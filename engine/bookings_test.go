@@ -1,0 +1,438 @@
+package engine_test
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/stockade/stockade"
+	"github.com/stockade/stockade/engine"
+)
+
+// bookingStrategies are the strategies whose holds the tests run.
+var bookingStrategies = []string{engine.Atomic, engine.RowLock, engine.Lock, engine.Batch}
+
+// hall is an event of two sections: stalls, rows A and B of seats 1 to
+// 10 with an aisle after 5, category A in row A, seat B/10 blocked; and a
+// standing area of 5 places.
+func hall(id string) stockade.Event {
+	return stockade.Event{ID: id, Name: "Hall " + id, Focal: stockade.SeatPoint{X: 5, Y: 0},
+		Rows: []stockade.SeatRow{
+			{Section: "stalls", Row: "A", First: 1, Last: 10, Category: "A", AislesAfter: []int{5}, Start: stockade.SeatPoint{X: 0, Y: 1}, Accessible: []int{1}},
+			{Section: "stalls", Row: "B", First: 1, Last: 10, Category: "B", Blocked: []int{10}, Start: stockade.SeatPoint{X: 0, Y: 2}},
+		},
+		Areas: []stockade.Area{{Name: "standing", Capacity: 5}},
+	}
+}
+
+// seatsOf returns the event's seats with status, as "ID:hold" ("ID" for
+// a free or blocked seat).
+func (en *env) seatsOf(event string, status stockade.SeatStatus) []string {
+	en.t.Helper()
+	var seats []stockade.Seat
+	err := en.store.View(en.t.Context(), func(tx stockade.Tx) (err error) {
+		seats, err = tx.(stockade.BookingTx).Seats(en.t.Context(), event, stockade.SeatFilter{Status: status}, false)
+		return err
+	})
+	if err != nil {
+		en.t.Fatal(err)
+	}
+	var out []string
+	for _, s := range seats {
+		out = append(out, s.ID)
+	}
+	return out
+}
+
+// reconciled fails the test unless the engine's Reconcile is clean.
+func (en *env) reconciled() {
+	en.t.Helper()
+	rep, err := en.eng.Reconcile(en.t.Context())
+	if err != nil {
+		en.t.Fatal(err)
+	}
+	if !rep.OK {
+		en.t.Fatalf("reconcile: %+v", rep)
+	}
+}
+
+// TestBookings: an event's seats and places go from free to held to
+// booked and back, each move in the seat history, and every refusal
+// names what was not there.
+func TestBookings(t *testing.T) {
+	forBackends(t, bookingStrategies, func(t *testing.T, en *env) {
+		ctx := t.Context()
+		ev, err := en.eng.PutEvent(ctx, hall("gig"), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if ev.Version != 1 || len(ev.Areas) != 1 || ev.Areas[0].Capacity != 5 {
+			t.Fatalf("PutEvent = %+v", ev)
+		}
+		view, err := en.eng.Event(ctx, "gig")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := fmt.Sprint(view.Counts); got != "[{stalls A free 10} {stalls B blocked 1} {stalls B free 9}]" {
+			t.Errorf("counts %s", got)
+		}
+
+		// Named seats, best available and places, in one hold.
+		h, err := en.eng.HoldSeats(ctx, stockade.HoldRequest{EventID: "gig", Seats: []string{"stalls/B/1"},
+			Best: []stockade.BestSeats{{Quantity: 2, Category: "A"}}, Places: []stockade.Places{{Area: "standing", Quantity: 2}}}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		// Seat n of row A is at x = n-1, y = 1, and the stage at x = 5:
+		// A/6 is nearest, and A/5 beside it is across the aisle, so the
+		// pair is A/6 and A/7, which leaves no orphan.
+		if got := strings.Join(h.Seats, " "); got != "stalls/A/6 stalls/A/7 stalls/B/1" || h.Split || h.Status != stockade.HoldHeld ||
+			!h.ExpiresAt.Equal(h.CreatedAt.Add(15*time.Minute)) || len(h.Places) != 1 {
+			t.Fatalf("hold %+v", h)
+		}
+		if got := en.seatsOf("gig", stockade.SeatHeld); len(got) != 3 {
+			t.Errorf("held seats %v", got)
+		}
+
+		// Refusals change nothing and say why.
+		_, err = en.eng.HoldSeats(ctx, stockade.HoldRequest{EventID: "gig", Seats: []string{"stalls/A/6", "stalls/B/10", "stalls/B/2"}}, nil)
+		wantCode(t, err, stockade.ESeatsUnavailable)
+		if msg := stockade.ErrorMessage(err); !strings.Contains(msg, "stalls/A/6 (held)") || !strings.Contains(msg, "stalls/B/10 (blocked)") || strings.Contains(msg, "B/2") {
+			t.Errorf("refusal %q", msg)
+		}
+		_, err = en.eng.HoldSeats(ctx, stockade.HoldRequest{EventID: "gig", Places: []stockade.Places{{Area: "standing", Quantity: 4}}}, nil)
+		wantCode(t, err, stockade.ESoldOut)
+		_, err = en.eng.HoldSeats(ctx, stockade.HoldRequest{EventID: "gig", Best: []stockade.BestSeats{{Quantity: 9, Category: "A"}}}, nil)
+		wantCode(t, err, stockade.ESoldOut)
+		_, err = en.eng.HoldSeats(ctx, stockade.HoldRequest{EventID: "gig", Best: []stockade.BestSeats{{Quantity: 6, Category: "A"}}}, nil)
+		wantCode(t, err, stockade.ESoldOut) // 8 free in A, but 5 at most side by side
+		if !strings.Contains(stockade.ErrorMessage(err), "side by side") {
+			t.Errorf("refusal %q", stockade.ErrorMessage(err))
+		}
+		_, err = en.eng.HoldSeats(ctx, stockade.HoldRequest{EventID: "gig", Seats: []string{"stalls/Z/1"}}, nil)
+		wantCode(t, err, stockade.ENotFound)
+		_, err = en.eng.HoldSeats(ctx, stockade.HoldRequest{EventID: "nope", Seats: []string{"stalls/A/1"}}, nil)
+		wantCode(t, err, stockade.ENotFound)
+		if got := en.seatsOf("gig", stockade.SeatHeld); len(got) != 3 {
+			t.Errorf("after refusals, held seats %v", got)
+		}
+
+		// Split seats when allowed.
+		split, err := en.eng.HoldSeats(ctx, stockade.HoldRequest{EventID: "gig", Best: []stockade.BestSeats{{Quantity: 6, Category: "A", AllowSplit: true}}}, nil)
+		if err != nil || !split.Split || len(split.Seats) != 6 {
+			t.Fatalf("split hold %+v, %v", split, err)
+		}
+		if _, err := en.eng.ReleaseHold(ctx, split.ID, nil); err != nil {
+			t.Fatal(err)
+		}
+
+		// Confirm books the seats and places; confirming again returns
+		// the booking; cancelling frees them.
+		bk, err := en.eng.ConfirmHold(ctx, h.ID, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		again, err := en.eng.ConfirmHold(ctx, h.ID, nil)
+		if err != nil || again.ID != bk.ID {
+			t.Fatalf("confirm again: %+v, %v; want booking %s", again, err, bk.ID)
+		}
+		if got := en.seatsOf("gig", stockade.SeatBooked); strings.Join(got, " ") != "stalls/A/6 stalls/A/7 stalls/B/1" {
+			t.Errorf("booked seats %v", got)
+		}
+		_, err = en.eng.ReleaseHold(ctx, h.ID, nil)
+		wantCode(t, err, stockade.EInvalidState)
+		en.reconciled()
+		if _, err := en.eng.CancelBooking(ctx, bk.ID, nil); err != nil {
+			t.Fatal(err)
+		}
+		if got := en.seatsOf("gig", stockade.SeatBooked); len(got) != 0 {
+			t.Errorf("after cancel, booked seats %v", got)
+		}
+		view, err = en.eng.Event(ctx, "gig")
+		if err != nil || view.Areas[0].Held != 0 || ev.Areas[0].Booked != 0 {
+			t.Errorf("after cancel, areas %+v, %v", view.Areas, err)
+		}
+		en.reconciled()
+
+		// Events of every change, in order.
+		var types []string
+		evs, _ := en.outbox(stockade.EventPosition{})
+		for _, e := range evs {
+			types = append(types, e.Type)
+		}
+		want := "event.put hold.held hold.held hold.released hold.confirmed booking.booked booking.cancelled"
+		if got := strings.Join(types, " "); got != want {
+			t.Errorf("events %s\nwant %s", got, want)
+		}
+	})
+}
+
+// TestHoldExpiry: a lapsed hold's seats come back at the sweep, or at
+// once to a hold that needs them; confirming it is EHoldExpired; it can
+// be extended only within its maximum lifetime.
+func TestHoldExpiry(t *testing.T) {
+	forBackends(t, bookingStrategies, func(t *testing.T, en *env) {
+		ctx := t.Context()
+		if _, err := en.eng.PutEvent(ctx, hall("gig"), nil); err != nil {
+			t.Fatal(err)
+		}
+		two := stockade.HoldRequest{EventID: "gig", Seats: []string{"stalls/B/1", "stalls/B/2"}, TTL: time.Minute}
+		h, err := en.eng.HoldSeats(ctx, two, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		h, err = en.eng.ExtendHold(ctx, h.ID, 90*time.Minute, nil)
+		if err != nil || !h.ExpiresAt.Equal(h.CreatedAt.Add(90*time.Minute)) || h.Version != 2 {
+			t.Fatalf("extend: %+v, %v", h, err)
+		}
+		en.clock.Advance(60 * time.Minute)
+		_, err = en.eng.ExtendHold(ctx, h.ID, 61*time.Minute, nil) // past 2 h from its creation
+		wantCode(t, err, stockade.EInvalid)
+		en.clock.Advance(31 * time.Minute)
+		// Lapsed: a hold that needs the seats expires it in its own
+		// transaction.
+		h2, err := en.eng.HoldSeats(ctx, two, nil)
+		if err != nil {
+			t.Fatalf("hold the lapsed hold's seats: %v", err)
+		}
+		_, err = en.eng.ConfirmHold(ctx, h.ID, nil)
+		wantCode(t, err, stockade.EHoldExpired)
+		if got, err := en.eng.Hold(ctx, h.ID); err != nil || got.Status != stockade.HoldExpired {
+			t.Errorf("the lapsed hold: %+v, %v", got, err)
+		}
+
+		// The sweeper expires the next one.
+		en.clock.Advance(2 * time.Minute)
+		n, err := en.eng.Sweep(ctx)
+		if err != nil || n != 1 {
+			t.Fatalf("Sweep = %d, %v; want 1", n, err)
+		}
+		_, err = en.eng.ConfirmHold(ctx, h2.ID, nil)
+		wantCode(t, err, stockade.EHoldExpired)
+		if got := en.seatsOf("gig", stockade.SeatHeld); len(got) != 0 {
+			t.Errorf("held seats after the sweep: %v", got)
+		}
+		en.reconciled()
+	})
+}
+
+// TestPutEventChanges: a map may change only seats that are free or
+// blocked; held ones keep it from changing, and a refused change
+// changes nothing.
+func TestPutEventChanges(t *testing.T) {
+	forBackends(t, []string{engine.Atomic}, func(t *testing.T, en *env) {
+		ctx := t.Context()
+		ev := hall("gig")
+		if _, err := en.eng.PutEvent(ctx, ev, nil); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := en.eng.HoldSeats(ctx, stockade.HoldRequest{EventID: "gig", Seats: []string{"stalls/A/10"}}, nil); err != nil {
+			t.Fatal(err)
+		}
+		shorter := hall("gig")
+		shorter.Rows[0].Last = 9
+		_, err := en.eng.PutEvent(ctx, shorter, nil)
+		wantCode(t, err, stockade.EInvalidState)
+		if !strings.Contains(stockade.ErrorMessage(err), "stalls/A/10 (held)") {
+			t.Errorf("refusal %q", stockade.ErrorMessage(err))
+		}
+		// Unblocking B/10 and dropping B/9 (free) is allowed.
+		changed := hall("gig")
+		changed.Rows[1].Blocked, changed.Rows[1].Last = nil, 8
+		changed.Rows = append(changed.Rows, stockade.SeatRow{Section: "circle", Row: "A", First: 1, Last: 2, Start: stockade.SeatPoint{Y: 9}})
+		out, err := en.eng.PutEvent(ctx, changed, nil)
+		if err != nil || out.Version != 2 {
+			t.Fatalf("PutEvent: %+v, %v", out, err)
+		}
+		if got := en.seatsOf("gig", stockade.SeatBlocked); len(got) != 0 {
+			t.Errorf("blocked %v", got)
+		}
+		if got := en.seatsOf("gig", ""); len(got) != 20 || !slices.Contains(got, "circle/A/2") || slices.Contains(got, "stalls/B/9") {
+			t.Errorf("seats %v", got)
+		}
+		en.reconciled()
+	})
+}
+
+// TestOnSale: many buyers of best-available seats at once on every
+// store and strategy: no seat is held twice, a buyer is refused only
+// when no fitting seats remain, and the event reconciles.
+func TestOnSale(t *testing.T) {
+	forBackends(t, bookingStrategies, func(t *testing.T, en *env) {
+		ctx := t.Context()
+		ev := stockade.Event{ID: "onsale", Name: "On sale", Focal: stockade.SeatPoint{X: 10, Y: 0}}
+		for r := range 10 {
+			ev.Rows = append(ev.Rows, stockade.SeatRow{Section: "main", Row: fmt.Sprintf("R%02d", r), First: 1, Last: 20,
+				Start: stockade.SeatPoint{X: 0, Y: float64(r + 1)}})
+		}
+		if _, err := en.eng.PutEvent(ctx, ev, nil); err != nil {
+			t.Fatal(err)
+		}
+		const buyers = 120 // asking for 300 seats in all, of 200
+		var (
+			mu      sync.Mutex
+			holds   []stockade.Hold
+			refused = map[string]int{}
+			short   = map[int]bool{} // quantities refused sold_out
+			wg      sync.WaitGroup
+		)
+		for i := range buyers {
+			wg.Go(func() {
+				q := 1 + i%4
+				h, err := en.eng.HoldSeats(ctx, stockade.HoldRequest{EventID: "onsale", Best: []stockade.BestSeats{{Quantity: q}}}, nil)
+				mu.Lock()
+				defer mu.Unlock()
+				if err != nil {
+					refused[stockade.ErrorCode(err)]++
+					short[q] = true
+					return
+				}
+				holds = append(holds, h)
+			})
+		}
+		wg.Wait()
+		if len(refused) > 1 || len(refused) == 1 && refused[stockade.ESoldOut] == 0 {
+			t.Fatalf("refusals %v: only sold_out is a refusal", refused)
+		}
+		owner := map[string]string{}
+		total := 0
+		for _, h := range holds {
+			for _, s := range h.Seats {
+				if other, ok := owner[s]; ok {
+					t.Fatalf("seat %s held by %s and %s", s, other, h.ID)
+				}
+				owner[s] = h.ID
+			}
+			total += len(h.Seats)
+		}
+		held := en.seatsOf("onsale", stockade.SeatHeld)
+		if len(held) != total {
+			t.Fatalf("%d seats held, the holds have %d", len(held), total)
+		}
+		// Seats only went, so a quantity refused then is refused now:
+		// sold_out means that no fitting seats were left.
+		for q := range short {
+			_, err := en.eng.HoldSeats(ctx, stockade.HoldRequest{EventID: "onsale", Best: []stockade.BestSeats{{Quantity: q}}}, nil)
+			if stockade.ErrorCode(err) != stockade.ESoldOut {
+				t.Errorf("%d seats were refused sold_out, yet a hold of %d now: %v", q, q, err)
+			}
+		}
+		t.Logf("%d holds of %d seats, refused %v", len(holds), total, refused)
+		en.reconciled()
+	})
+}
+
+// TestCollision: buyers of the same two named seats at once: exactly one
+// gets them.
+func TestCollision(t *testing.T) {
+	forBackends(t, bookingStrategies, func(t *testing.T, en *env) {
+		ctx := t.Context()
+		if _, err := en.eng.PutEvent(ctx, hall("gig"), nil); err != nil {
+			t.Fatal(err)
+		}
+		const buyers = 50
+		var (
+			wg    sync.WaitGroup
+			mu    sync.Mutex
+			codes = map[string]int{}
+		)
+		for range buyers {
+			wg.Go(func() {
+				_, err := en.eng.HoldSeats(ctx, stockade.HoldRequest{EventID: "gig", Seats: []string{"stalls/A/2", "stalls/A/3"}}, nil)
+				mu.Lock()
+				codes[stockade.ErrorCode(err)]++
+				mu.Unlock()
+			})
+		}
+		wg.Wait()
+		if codes[""] != 1 || codes[stockade.ESeatsUnavailable] != buyers-1 {
+			t.Fatalf("outcomes %v; want one hold and %d seats_unavailable", codes, buyers-1)
+		}
+		en.reconciled()
+	})
+}
+
+// TestHoldBatch queues holds of one event behind a held batch, so that
+// one transaction decides them all: in arrival order, each all or
+// nothing, a refusal leaving the others be, and a call whose
+// idempotency key an earlier call of the batch used answered with that
+// call's hold.
+func TestHoldBatch(t *testing.T) {
+	b := newBatchEnv(t, nil)
+	ctx := t.Context()
+	if _, err := b.eng.PutEvent(ctx, hall("gig"), nil); err != nil {
+		t.Fatal(err)
+	}
+	type result struct {
+		h   stockade.Hold
+		err error
+	}
+	start := func(req stockade.HoldRequest, idem *stockade.Idempotency) chan result {
+		ch := make(chan result, 1)
+		go func() {
+			h, err := b.eng.HoldSeats(ctx, req, idem)
+			ch <- result{h, err}
+		}()
+		return ch
+	}
+	queue := func(req stockade.HoldRequest, idem *stockade.Idempotency) chan result {
+		t.Helper()
+		n := engine.QueuedHolds(b.eng)
+		ch := start(req, idem)
+		b.wait(fmt.Sprintf("hold %d is queued", n+1), func() bool { return engine.QueuedHolds(b.eng) == n+1 })
+		return ch
+	}
+	// The first batch holds B/1 and waits in its transaction.
+	b.base = b.h.n.Load()
+	b.h.before = func(n int64) error {
+		if n-b.base == 1 {
+			<-b.open
+		}
+		return nil
+	}
+	first := start(stockade.HoldRequest{EventID: "gig", Seats: []string{"stalls/B/1"}}, nil)
+	b.wait("the first batch is in its transaction", func() bool { return b.updates() == 1 })
+
+	key := func() *stockade.Idempotency { return &stockade.Idempotency{Key: "k-1", Fingerprint: "f"} }
+	calls := []struct {
+		ch   chan result
+		want string
+	}{
+		{queue(stockade.HoldRequest{EventID: "gig", Seats: []string{"stalls/B/2", "stalls/B/3"}}, nil), ""},
+		{queue(stockade.HoldRequest{EventID: "gig", Seats: []string{"stalls/B/3"}}, nil), stockade.ESeatsUnavailable}, // the call before took it
+		{queue(stockade.HoldRequest{EventID: "gig", Best: []stockade.BestSeats{{Quantity: 2, Category: "A"}}, Places: []stockade.Places{{Area: "standing", Quantity: 6}}}, nil), stockade.ESoldOut},
+		{queue(stockade.HoldRequest{EventID: "gig", Best: []stockade.BestSeats{{Quantity: 2, Category: "A"}}, Places: []stockade.Places{{Area: "standing", Quantity: 5}}}, key()), ""},
+		{queue(stockade.HoldRequest{EventID: "gig", Best: []stockade.BestSeats{{Quantity: 2, Category: "A"}}, Places: []stockade.Places{{Area: "standing", Quantity: 5}}}, key()), ""}, // the same key: the same hold
+		{queue(stockade.HoldRequest{EventID: "gig", Places: []stockade.Places{{Area: "standing", Quantity: 1}}}, nil), stockade.ESoldOut},
+	}
+	b.release()
+	if r := <-first; r.err != nil {
+		t.Fatal(r.err)
+	}
+	var got []result
+	for i, c := range calls {
+		r := <-c.ch
+		if code := stockade.ErrorCode(r.err); code != c.want {
+			t.Errorf("call %d: %v, want code %q", i+1, r.err, c.want)
+		}
+		got = append(got, r)
+	}
+	if n := b.updates(); n != 2 {
+		t.Errorf("%d write transactions, want 2: the held one and one for the queued calls", n)
+	}
+	// The refused call's A seats went to the next call: A/6 and A/7.
+	if h := got[3].h; strings.Join(h.Seats, " ") != "stalls/A/6 stalls/A/7" || len(h.Places) != 1 {
+		t.Errorf("keyed hold %+v", h)
+	}
+	if got[4].h.ID != got[3].h.ID {
+		t.Errorf("the second call with key k-1 got hold %s, want %s", got[4].h.ID, got[3].h.ID)
+	}
+	view, err := b.eng.Event(ctx, "gig")
+	if err != nil || view.Areas[0].Held != 5 {
+		t.Errorf("standing: %+v, %v; want 5 held", view.Areas, err)
+	}
+	b.reconciled()
+}
