@@ -47,9 +47,10 @@ func (a *api) makeKeys() keys {
 // bearer is the Authorization header line of a key.
 func bearerOf(secret string) string { return "Authorization: Bearer " + secret }
 
-// fixture is what the example requests refer to: a reservation and an
-// order of the storefront key, and the spare key.
-type fixture struct{ reservation, order, key string }
+// fixture is what the example requests refer to: a reservation, an
+// order, a hold and a booking of the storefront key, on the show "gala",
+// and the spare key.
+type fixture struct{ reservation, order, hold, booking, key string }
 
 // example is a request to a route that its allowed roles can make with
 // success, and the status of that success.
@@ -83,21 +84,38 @@ var examples = map[string]func(f fixture) example{
 	"GET /v1/orders/{id}":                func(f fixture) example { return example{"/v1/orders/" + f.order, "", 200} },
 	"POST /v1/orders/{id}/cancel":        func(f fixture) example { return example{"/v1/orders/" + f.order + "/cancel", "", 200} },
 	"POST /v1/orders/{id}/fulfill":       func(f fixture) example { return example{"/v1/orders/" + f.order + "/fulfill", "", 200} },
-	"GET /v1/movements":                  func(fixture) example { return example{"/v1/movements", "", 200} },
-	"GET /v1/events":                     func(fixture) example { return example{"/v1/events", "", 200} },
-	"GET /v1/events/stream":              func(fixture) example { return example{"/v1/events/stream", "", 200} },
-	"POST /v1/keys":                      func(fixture) example { return example{"/v1/keys", `{"name":"new","role":"reader"}`, 201} },
-	"GET /v1/keys":                       func(fixture) example { return example{"/v1/keys", "", 200} },
-	"DELETE /v1/keys/{id}":               func(f fixture) example { return example{"/v1/keys/" + f.key, "", 200} },
-	"GET /healthz":                       func(fixture) example { return example{"/healthz", "", 200} },
-	"GET /readyz":                        func(fixture) example { return example{"/readyz", "", 200} },
-	"GET /metrics":                       func(fixture) example { return example{"/metrics", "", 200} },
-	"GET /openapi.json":                  func(fixture) example { return example{"/openapi.json", "", 200} },
+	"PUT /v1/shows/{id}": func(fixture) example {
+		return example{"/v1/shows/opera", `{"name":"Opera","rows":[{"section":"stalls","row":"A","first":1,"last":4}]}`, 200}
+	},
+	"GET /v1/shows/{id}":       func(fixture) example { return example{"/v1/shows/gala", "", 200} },
+	"GET /v1/shows/{id}/seats": func(fixture) example { return example{"/v1/shows/gala/seats?limit=2", "", 200} },
+	"POST /v1/shows/{id}/holds": func(fixture) example {
+		return example{"/v1/shows/gala/holds", `{"best_available":[{"quantity":2}]}`, 201}
+	},
+	"GET /v1/holds/{id}": func(f fixture) example { return example{"/v1/holds/" + f.hold, "", 200} },
+	"POST /v1/holds/{id}/extend": func(f fixture) example {
+		return example{"/v1/holds/" + f.hold + "/extend", `{"ttl_seconds":1800}`, 200}
+	},
+	"POST /v1/holds/{id}/confirm":   func(f fixture) example { return example{"/v1/holds/" + f.hold + "/confirm", "", 200} },
+	"DELETE /v1/holds/{id}":         func(f fixture) example { return example{"/v1/holds/" + f.hold, "", 200} },
+	"GET /v1/bookings/{id}":         func(f fixture) example { return example{"/v1/bookings/" + f.booking, "", 200} },
+	"POST /v1/bookings/{id}/cancel": func(f fixture) example { return example{"/v1/bookings/" + f.booking + "/cancel", "", 200} },
+	"GET /v1/movements":             func(fixture) example { return example{"/v1/movements", "", 200} },
+	"GET /v1/events":                func(fixture) example { return example{"/v1/events", "", 200} },
+	"GET /v1/events/stream":         func(fixture) example { return example{"/v1/events/stream", "", 200} },
+	"POST /v1/keys":                 func(fixture) example { return example{"/v1/keys", `{"name":"new","role":"reader"}`, 201} },
+	"GET /v1/keys":                  func(fixture) example { return example{"/v1/keys", "", 200} },
+	"DELETE /v1/keys/{id}":          func(f fixture) example { return example{"/v1/keys/" + f.key, "", 200} },
+	"GET /healthz":                  func(fixture) example { return example{"/healthz", "", 200} },
+	"GET /readyz":                   func(fixture) example { return example{"/readyz", "", 200} },
+	"GET /metrics":                  func(fixture) example { return example{"/metrics", "", 200} },
+	"GET /openapi.json":             func(fixture) example { return example{"/openapi.json", "", 200} },
 }
 
 // keyedAPI returns a server that takes only keys, its keys, and a
-// fixture: stock of widget, and a reservation and an order made with the
-// storefront key.
+// fixture: stock of widget, the show gala (a row of 10 seats and a
+// standing area of 50), and a reservation, an order, a hold and a
+// booking made with the storefront key.
 func keyedAPI(t *testing.T) (*api, keys, fixture) {
 	t.Helper()
 	a := newAPI(t, &apiOptions{keyed: true})
@@ -108,6 +126,10 @@ func keyedAPI(t *testing.T) (*api, keys, fixture) {
 	f := fixture{key: ks.spare}
 	f.reservation = a.must(201, "POST", "/v1/reservations", `{"lines":[{"sku":"widget","quantity":1}]}`, bearerOf(ks.storefront)).id(t)
 	f.order = a.must(201, "POST", "/v1/orders", `{"lines":[{"sku":"widget","quantity":1}]}`, bearerOf(ks.storefront)).id(t)
+	a.must(200, "PUT", "/v1/shows/gala", `{"name":"Gala","rows":[{"section":"stalls","row":"A","first":1,"last":10}],"areas":[{"name":"standing","capacity":50}]}`, admin)
+	f.hold = a.must(201, "POST", "/v1/shows/gala/holds", `{"seats":["stalls/A/1"],"general_admission":[{"area":"standing","quantity":2}]}`, bearerOf(ks.storefront)).id(t)
+	held := a.must(201, "POST", "/v1/shows/gala/holds", `{"seats":["stalls/A/10"]}`, bearerOf(ks.storefront)).id(t)
+	f.booking = a.must(200, "POST", "/v1/holds/"+held+"/confirm", nil, bearerOf(ks.storefront)).id(t)
 	return a, ks, f
 }
 
@@ -132,6 +154,9 @@ func (a *api) everything() string {
 	add(a.eng.Reservations(ctx, stockade.ListQuery{Limit: stockade.MaxListLimit}))
 	add(a.eng.Orders(ctx, stockade.ListQuery{Limit: stockade.MaxListLimit}))
 	add(a.eng.Keys(ctx, stockade.KeyQuery{Limit: stockade.MaxKeyLimit}))
+	add(a.eng.Event(ctx, "gala"))
+	add(a.eng.Seats(ctx, "gala", stockade.SeatQuery{Limit: stockade.MaxSeatLimit}))
+	add(a.eng.Events(ctx, stockade.DomainEventQuery{Limit: stockade.MaxEventLimit})) // holds and bookings too
 	return b.String()
 }
 
@@ -233,9 +258,17 @@ func TestRouteRoles(t *testing.T) {
 
 // TestRoutePolicy checks the route table against the roles' promises: a
 // reader changes nothing; a storefront reads no ledger and no keys, and
-// changes only reservations and orders, and ships none; /v1 is never
-// public.
+// changes only reservations, orders, holds and bookings, and ships none
+// and makes no show; /v1 is never public.
 func TestRoutePolicy(t *testing.T) {
+	shops := func(method, path string) bool { // what a storefront may change
+		for _, prefix := range []string{"/v1/reservations", "/v1/orders", "/v1/holds", "/v1/bookings"} {
+			if strings.HasPrefix(path, prefix) {
+				return true
+			}
+		}
+		return method == "POST" && strings.HasPrefix(path, "/v1/shows/") && strings.HasSuffix(path, "/holds")
+	}
 	for _, rt := range routeTable {
 		method, path, _ := strings.Cut(rt.pattern, " ")
 		if rt.access.allows(stockade.RoleReader) && method != "GET" {
@@ -243,7 +276,7 @@ func TestRoutePolicy(t *testing.T) {
 		}
 		if rt.access.allows(stockade.RoleStorefront) {
 			if strings.HasPrefix(path, "/v1/movements") || strings.HasPrefix(path, "/v1/keys") ||
-				(method != "GET" && !strings.HasPrefix(path, "/v1/reservations") && !strings.HasPrefix(path, "/v1/orders")) ||
+				(method != "GET" && !shops(method, path)) ||
 				strings.HasSuffix(path, "/fulfill") {
 				t.Errorf("%s: a storefront may call it", rt.pattern)
 			}
@@ -275,28 +308,38 @@ func orNil(body string) any {
 	return body
 }
 
-// TestStorefrontSeesItsOwn: another storefront's reservations and orders
-// do not exist for a storefront key; an admin and a reader see them.
+// TestStorefrontSeesItsOwn: another storefront's reservations, orders,
+// holds and bookings do not exist for a storefront key; an admin and a
+// reader see them.
 func TestStorefrontSeesItsOwn(t *testing.T) {
 	a, ks, f := keyedAPI(t)
 	other := bearerOf(ks.otherShop)
 	before := a.everything()
-	for _, rq := range []struct{ method, path string }{
-		{"GET", "/v1/reservations/" + f.reservation},
-		{"POST", "/v1/reservations/" + f.reservation + "/confirm"},
-		{"DELETE", "/v1/reservations/" + f.reservation},
-		{"GET", "/v1/orders/" + f.order},
-		{"POST", "/v1/orders/" + f.order + "/cancel"},
+	// The fixture's ids, and ids of the same kinds that name nothing.
+	missing := strings.NewReplacer(f.reservation, "res_23ocd3aaaaaaaaaaaaaaaaaaaa", f.order, "ord_23ocd3aaaaaaaaaaaaaaaaaaaa",
+		f.hold, "hld_23ocd3aaaaaaaaaaaaaaaaaaaa", f.booking, "bkg_23ocd3aaaaaaaaaaaaaaaaaaaa")
+	anonymous := strings.NewReplacer(f.reservation, "ID", f.order, "ID", f.hold, "ID", f.booking, "ID",
+		"res_23ocd3aaaaaaaaaaaaaaaaaaaa", "ID", "ord_23ocd3aaaaaaaaaaaaaaaaaaaa", "ID",
+		"hld_23ocd3aaaaaaaaaaaaaaaaaaaa", "ID", "bkg_23ocd3aaaaaaaaaaaaaaaaaaaa", "ID")
+	for _, rq := range []struct{ method, path, body string }{
+		{"GET", "/v1/reservations/" + f.reservation, ""},
+		{"POST", "/v1/reservations/" + f.reservation + "/confirm", ""},
+		{"DELETE", "/v1/reservations/" + f.reservation, ""},
+		{"GET", "/v1/orders/" + f.order, ""},
+		{"POST", "/v1/orders/" + f.order + "/cancel", ""},
+		{"GET", "/v1/holds/" + f.hold, ""},
+		{"POST", "/v1/holds/" + f.hold + "/extend", `{"ttl_seconds":1800}`},
+		{"POST", "/v1/holds/" + f.hold + "/confirm", ""},
+		{"DELETE", "/v1/holds/" + f.hold, ""},
+		{"GET", "/v1/bookings/" + f.booking, ""},
+		{"POST", "/v1/bookings/" + f.booking + "/cancel", ""},
 	} {
-		r := a.do(rq.method, rq.path, nil, other)
+		r := a.do(rq.method, rq.path, orNil(rq.body), other)
 		if r.status != 404 || r.problem(t).Code != stockade.ENotFound {
 			t.Errorf("%s %s with another storefront's key: %s, want 404", rq.method, rq.path, r)
 		}
-		missing := strings.Replace(rq.path, f.reservation, "res_23ocd3aaaaaaaaaaaaaaaaaaaa", 1)
-		missing = strings.Replace(missing, f.order, "ord_23ocd3aaaaaaaaaaaaaaaaaaaa", 1)
-		if m := a.do(rq.method, missing, nil, other); m.status != 404 ||
-			strings.ReplaceAll(strings.ReplaceAll(string(r.body), f.reservation, "ID"), f.order, "ID") !=
-				strings.ReplaceAll(strings.ReplaceAll(string(m.body), "res_23ocd3aaaaaaaaaaaaaaaaaaaa", "ID"), "ord_23ocd3aaaaaaaaaaaaaaaaaaaa", "ID") {
+		if m := a.do(rq.method, missing.Replace(rq.path), orNil(rq.body), other); m.status != 404 ||
+			anonymous.Replace(string(r.body)) != anonymous.Replace(string(m.body)) {
 			t.Errorf("another's %s answers %s, a missing one %s: they must not differ", rq.path, r, m)
 		}
 	}
@@ -321,6 +364,9 @@ func TestStorefrontSeesItsOwn(t *testing.T) {
 	}
 	a.must(200, "GET", "/v1/reservations/"+f.reservation, nil, bearerOf(ks.reader))
 	a.must(200, "POST", "/v1/orders/"+f.order+"/cancel", nil, bearerOf(ks.storefront))
+	a.must(200, "GET", "/v1/holds/"+f.hold, nil, bearerOf(ks.reader))
+	a.must(200, "GET", "/v1/bookings/"+f.booking, nil, bearerOf(ks.admin))
+	a.must(200, "POST", "/v1/holds/"+f.hold+"/confirm", nil, bearerOf(ks.storefront))
 }
 
 // TestIdempotencyKeysPerAPIKey: two keys that send the same

@@ -17,7 +17,8 @@ import (
 	"github.com/stockade/stockade"
 )
 
-// Client is a stockade.Service over the HTTP API of a stockade server.
+// Client is a stockade.Service and a stockade.BookingService over the
+// HTTP API of a stockade server.
 // A refusal comes back as the *stockade.Error the server sent (its code
 // and detail); transport failures and unexpected answers are other errors.
 //
@@ -33,7 +34,10 @@ type Client struct {
 	key  string // sent as Authorization: Bearer, if set
 }
 
-var _ stockade.Service = (*Client)(nil)
+var (
+	_ stockade.Service        = (*Client)(nil)
+	_ stockade.BookingService = (*Client)(nil)
+)
 
 // WithKey returns a client that sends secret, an API key, with every
 // request.
@@ -232,10 +236,12 @@ type reserveJSON struct {
 }
 
 func reserveBodyOf(req stockade.ReserveRequest) reserveJSON {
-	// The API counts whole seconds: a TTL is rounded up to the next one.
-	ttl := int64((req.TTL + time.Second - 1) / time.Second)
-	return reserveJSON{Lines: toLines(req.Lines), TTLSeconds: ttl, ShipTo: req.ShipTo}
+	return reserveJSON{Lines: toLines(req.Lines), TTLSeconds: seconds(req.TTL), ShipTo: req.ShipTo}
 }
+
+// seconds is a TTL as the API counts it, in whole seconds, rounded up to
+// the next one.
+func seconds(ttl time.Duration) int64 { return int64((ttl + time.Second - 1) / time.Second) }
 
 // Reserve implements stockade.Service. The TTL goes over the wire in
 // whole seconds, rounded up.
@@ -421,4 +427,137 @@ func (c *Client) Events(ctx context.Context, q stockade.DomainEventQuery) (stock
 		return stockade.DomainEventPage{}, err
 	}
 	return out.domain()
+}
+
+// showBodyJSON is the body of PUT /v1/shows/{id} as the client sends it:
+// the show without its id, which is in the path, and areas without their
+// counts.
+type showBodyJSON struct {
+	Name  string         `json:"name"`
+	Focal xyJSON         `json:"focal"`
+	Rows  []seatRowJSON  `json:"rows,omitempty"`
+	Areas []areaBodyJSON `json:"areas,omitempty"`
+}
+
+type areaBodyJSON struct {
+	Name     string `json:"name"`
+	Category string `json:"category,omitempty"`
+	Capacity int64  `json:"capacity"`
+}
+
+func showBodyOf(e stockade.Event) showBodyJSON {
+	return showBodyJSON{Name: e.Name, Focal: xyJSON(e.Focal), Rows: each(e.Rows, toRow),
+		Areas: each(e.Areas, func(a stockade.Area) areaBodyJSON {
+			return areaBodyJSON{Name: a.Name, Category: a.Category, Capacity: a.Capacity}
+		})}
+}
+
+// holdBodyJSON is the body of POST /v1/shows/{id}/holds as the client
+// sends it.
+type holdBodyJSON struct {
+	Seats      []string        `json:"seats,omitempty"`
+	Best       []bestSeatsJSON `json:"best_available,omitempty"`
+	Places     []placesJSON    `json:"general_admission,omitempty"`
+	TTLSeconds int64           `json:"ttl_seconds,omitempty"`
+}
+
+type bestSeatsJSON struct {
+	Quantity   int    `json:"quantity"`
+	Category   string `json:"category,omitempty"`
+	Section    string `json:"section,omitempty"`
+	Accessible bool   `json:"accessible,omitempty"`
+	AllowSplit bool   `json:"allow_split,omitempty"`
+}
+
+func holdBodyOf(req stockade.HoldRequest) holdBodyJSON {
+	return holdBodyJSON{Seats: req.Seats, Best: each(req.Best, func(b stockade.BestSeats) bestSeatsJSON { return bestSeatsJSON(b) }),
+		Places: each(req.Places, toPlaces), TTLSeconds: seconds(req.TTL)}
+}
+
+// PutEvent implements stockade.BookingService: PUT /v1/shows/{id}.
+func (c *Client) PutEvent(ctx context.Context, e stockade.Event, idem *stockade.Idempotency) (stockade.Event, error) {
+	var out showJSON
+	if err := c.do(ctx, http.MethodPut, "/v1/shows/"+seg(e.ID), showBodyOf(e), &out, idem); err != nil {
+		return stockade.Event{}, err
+	}
+	return out.domain(), nil
+}
+
+// Event implements stockade.BookingService: GET /v1/shows/{id}.
+func (c *Client) Event(ctx context.Context, id string) (stockade.EventView, error) {
+	var out showViewJSON
+	if err := c.do(ctx, http.MethodGet, "/v1/shows/"+seg(id), nil, &out, nil); err != nil {
+		return stockade.EventView{}, err
+	}
+	return out.domain(), nil
+}
+
+// Seats implements stockade.BookingService: one page, whose Next is the
+// server's cursor, to pass back as is in q.Cursor.
+func (c *Client) Seats(ctx context.Context, eventID string, q stockade.SeatQuery) (stockade.SeatPage, error) {
+	v := url.Values{}
+	if q.Status != "" {
+		v.Set("status", string(q.Status))
+	}
+	if q.Section != "" {
+		v.Set("section", q.Section)
+	}
+	var out seatsJSON
+	if err := c.do(ctx, http.MethodGet, pagePath("/v1/shows/"+seg(eventID)+"/seats", v, q.Cursor, q.Limit), nil, &out, nil); err != nil {
+		return stockade.SeatPage{}, err
+	}
+	return out.domain(), nil
+}
+
+// HoldSeats implements stockade.BookingService. The TTL goes over the
+// wire in whole seconds, rounded up.
+func (c *Client) HoldSeats(ctx context.Context, req stockade.HoldRequest, idem *stockade.Idempotency) (stockade.Hold, error) {
+	return c.hold(ctx, http.MethodPost, "/v1/shows/"+seg(req.EventID)+"/holds", holdBodyOf(req), idem)
+}
+
+// Hold implements stockade.BookingService.
+func (c *Client) Hold(ctx context.Context, id string) (stockade.Hold, error) {
+	return c.hold(ctx, http.MethodGet, "/v1/holds/"+seg(id), nil, nil)
+}
+
+// ExtendHold implements stockade.BookingService. The TTL goes over the
+// wire in whole seconds, rounded up.
+func (c *Client) ExtendHold(ctx context.Context, id string, ttl time.Duration, idem *stockade.Idempotency) (stockade.Hold, error) {
+	return c.hold(ctx, http.MethodPost, "/v1/holds/"+seg(id)+"/extend", map[string]int64{"ttl_seconds": seconds(ttl)}, idem)
+}
+
+// ReleaseHold implements stockade.BookingService.
+func (c *Client) ReleaseHold(ctx context.Context, id string, idem *stockade.Idempotency) (stockade.Hold, error) {
+	return c.hold(ctx, http.MethodDelete, "/v1/holds/"+seg(id), nil, idem)
+}
+
+func (c *Client) hold(ctx context.Context, method, path string, in any, idem *stockade.Idempotency) (stockade.Hold, error) {
+	var out holdJSON
+	if err := c.do(ctx, method, path, in, &out, idem); err != nil {
+		return stockade.Hold{}, err
+	}
+	return out.domain(), nil
+}
+
+// ConfirmHold implements stockade.BookingService.
+func (c *Client) ConfirmHold(ctx context.Context, id string, idem *stockade.Idempotency) (stockade.Booking, error) {
+	return c.booking(ctx, http.MethodPost, "/v1/holds/"+seg(id)+"/confirm", idem)
+}
+
+// Booking implements stockade.BookingService.
+func (c *Client) Booking(ctx context.Context, id string) (stockade.Booking, error) {
+	return c.booking(ctx, http.MethodGet, "/v1/bookings/"+seg(id), nil)
+}
+
+// CancelBooking implements stockade.BookingService.
+func (c *Client) CancelBooking(ctx context.Context, id string, idem *stockade.Idempotency) (stockade.Booking, error) {
+	return c.booking(ctx, http.MethodPost, "/v1/bookings/"+seg(id)+"/cancel", idem)
+}
+
+func (c *Client) booking(ctx context.Context, method, path string, idem *stockade.Idempotency) (stockade.Booking, error) {
+	var out bookingJSON
+	if err := c.do(ctx, method, path, nil, &out, idem); err != nil {
+		return stockade.Booking{}, err
+	}
+	return out.domain(), nil
 }

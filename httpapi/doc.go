@@ -1,15 +1,16 @@
 // Package httpapi serves stockade's HTTP API: JSON in and out, errors as
 // RFC 9457 problem+json documents carrying a stable code. It adapts one
-// dependency, HTTP, to a stockade.Service; it holds no state of its own
-// beyond its metrics.
+// dependency, HTTP, to a stockade.Service, and to a
+// stockade.BookingService for the seats of shows; it holds no state of
+// its own beyond its metrics.
 //
-//	eng, err := engine.New(store, nil) // a stockade.Service and a stockade.KeyService
-//	api := httpapi.NewServer(eng, log, &httpapi.Options{Keys: eng}, store) // /readyz pings the store
+//	eng, err := engine.New(store, nil) // a stockade.Service, KeyService and BookingService
+//	api := httpapi.NewServer(eng, log, &httpapi.Options{Keys: eng, Bookings: eng}, store) // /readyz pings the store
 //	srv := &http.Server{Addr: "127.0.0.1:8080", Handler: api}
 //	err = srv.ListenAndServe()
 //
 //	_, secret, err := eng.CreateKey(ctx, stockade.NewKeyRequest{Name: "shop", Role: stockade.RoleStorefront})
-//	c := httpapi.NewClient("http://localhost:8080", nil).WithKey(secret) // a stockade.Service too
+//	c := httpapi.NewClient("http://localhost:8080", nil).WithKey(secret) // a Service and a BookingService too
 //	r, err := c.Reserve(ctx, stockade.ReserveRequest{Lines: []stockade.Line{{SKU: "widget", Quantity: 2}}}, nil)
 //	if stockade.ErrorCode(err) == stockade.EInsufficientStock { … }
 //
@@ -30,8 +31,9 @@
 // RateBurst, or the key's own rate) is 429 "rate_limited" with
 // Retry-After. These refusals come before the body is read, and change
 // nothing. The call then reaches the service as the key's stockade.Actor:
-// a storefront key finds only the reservations and orders it created
-// (another's answers 404, word for word as a missing one), its
+// a storefront key finds only the reservations, orders, holds and
+// bookings it created (another's answers 404, word for word as a missing
+// one), its
 // Idempotency-Keys are its own, and ledger rows name the key. A server
 // with Options.Open lets requests without a key in as the service itself,
 // with every role and no rate limit; a request with a key is checked all
@@ -48,7 +50,8 @@
 // 415, both with code "invalid"; a missing Content-Type is taken as JSON.
 // Then the service checks the values against the domain's limits, the
 // only ones there are (stockade.MaxIDLength, MaxTextLength, MaxLines,
-// MaxQuantity, MaxTTL):
+// MaxQuantity, MaxTTL, and for shows MaxSeatRows, MaxSeats, MaxAreas,
+// MaxSeatNumber, MaxSeatCoordinate, MaxHoldSeats):
 //
 //	SKU, location, reservation and order id   1 to 128 bytes of UTF-8, no control characters
 //	Idempotency-Key                            1 to 128 characters of printable ASCII
@@ -60,14 +63,65 @@
 //	ttl_seconds                                1 to 86400 (24 hours); left out, the service's default
 //	lat, lon                                   -90 to 90, -180 to 180
 //
+// and for shows and holds:
+//
+//	show id, section, row                      an id as above, without '/'
+//	name (show)                                1 to 1024 bytes, no control characters
+//	rows, areas                                0 to 10000 and 0 to 100, not both 0; at most 100000 seats
+//	first, last, seat numbers in a row         0 to 1000000, first ≤ last; listed seats within the row
+//	x, y (focal, start); step                  -1000000 to 1000000; 0 to 1000000
+//	areas[].capacity                           1 to 1000000000
+//	seats, best_available, general_admission   at least one; 100 seats and places in all
+//	best_available[].quantity, …quantity       1 to 100
+//	ttl_seconds (hold, extension)              1 to the longest hold, 7200 (2 hours) by default
+//
+// Where an optional id is given (a category, the section of
+// best_available) it must not be empty: the domain reads "" as none.
+//
 // Either way the answer is 400 "invalid" with a detail that names the
 // field and states the limit: "lines[2].quantity: must be between 1 and
 // 1000000000, got 0".
 //
 // A well-formed request that the resource's current status does not allow
-// (confirming a released reservation, cancelling a fulfilled order) is 409
-// "invalid_state", its detail naming the status; confirming an expired
-// reservation is 410 "reservation_expired".
+// (confirming a released reservation or hold, cancelling a fulfilled
+// order) is 409 "invalid_state", its detail naming the status; confirming
+// an expired reservation is 410 "reservation_expired", an expired hold
+// 410 "hold_expired".
+//
+// # Shows
+//
+// A show is what the Go API calls an event, stockade.Event: the paths say
+// "shows" because GET /v1/events is the feed of domain events. PUT
+// /v1/shows/{id} gives a show's whole map, rows of numbered seats
+// (section, row, first to last, the seats' category, accessible and
+// blocked seats, aisles, positions) and general-admission areas, and
+// answers it as stored; the id is the path's (one in the body is refused,
+// as for locations). Seats the new map drops or changes must be free or
+// blocked, and an area that goes must have no places taken, or the map is
+// 409 "invalid_state" naming them. GET /v1/shows/{id} adds how many seats
+// are in each status by section and category, and GET
+// /v1/shows/{id}/seats lists the seats (below).
+//
+// POST /v1/shows/{id}/holds holds, all or nothing, named seats (each
+// must be free: 409 "seats_unavailable" names those that are not),
+// best-available seats (side by side in one row, nearest the focal
+// point, leaving no single seat stranded; then side by side even so; then
+// apart, if allow_split) and general-admission places, for ttl_seconds or
+// the service's default (15 minutes): 201 with the hold. What no free
+// seats or places can meet is 409 "sold_out", its detail saying which.
+// POST /v1/holds/{id}/extend moves a held hold's expiry to ttl_seconds
+// from now, within the longest hold from its creation (past it, 400).
+// POST /v1/holds/{id}/confirm books the hold and answers the booking,
+// 200 as a reservation's confirmation does, and the same booking again
+// if the hold is already confirmed; DELETE /v1/holds/{id} releases it,
+// and POST /v1/bookings/{id}/cancel gives a booking's seats back, each
+// answering the resource as it was if there is nothing left to do. A
+// hold lapses at its expiry: GET /v1/holds/{id} reads it expired from
+// then on, and its seats come back at the next change that touches it,
+// the next hold on its show, or the sweeper.
+//
+// A server without Options.Bookings serves these routes as one that has
+// no shows: PUT /v1/shows/{id} is 409 "invalid_state", the rest 404.
 //
 // # Idempotency
 //
@@ -95,6 +149,11 @@
 // each row once, in order; stockade.MovementPage says when a row that
 // commits late, while others are being written, can fall behind a cursor
 // already given out.
+//
+// GET /v1/shows/{id}/seats lists a show's seats in seat order (section,
+// row, place in the row), filtered by ?status= (free, held, booked,
+// blocked) and ?section=, in pages of ?limit= (1 to 10000, 1000 if left
+// out), with next_cursor as above.
 //
 // GET /v1/locations lists the locations in id order, in pages of ?limit=
 // (1 to 1000, 100 if left out), with next_cursor as above; GET

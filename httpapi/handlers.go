@@ -306,3 +306,105 @@ func (s *Server) revokeKey(w http.ResponseWriter, r *http.Request) {
 		return k, err
 	})
 }
+
+// Shows (stockade.Event), holds and bookings, through Options.Bookings.
+
+func viewShow(e stockade.Event) any         { return toShow(e) }
+func viewShowView(v stockade.EventView) any { return toShowView(v) }
+func viewSeats(p stockade.SeatPage) any     { return toSeats(p) }
+func viewHold(h stockade.Hold) any          { return toHold(h) }
+func viewBooking(b stockade.Booking) any    { return toBooking(b) }
+
+func (s *Server) putShow(w http.ResponseWriter, r *http.Request) {
+	var in showBody
+	body, ok := s.input(w, r, &in, "id")
+	if !ok {
+		return
+	}
+	ev, err := in.event(r.PathValue("id"))
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	call(s, w, r, body, http.StatusOK, viewShow, func(ctx context.Context, idem *stockade.Idempotency) (stockade.Event, error) {
+		return s.opts.bookingService().PutEvent(ctx, ev, idem)
+	})
+}
+
+func (s *Server) getShow(w http.ResponseWriter, r *http.Request) {
+	byID(s, w, r, viewShowView, func(ctx context.Context, id string, _ *stockade.Idempotency) (stockade.EventView, error) {
+		return s.opts.bookingService().Event(ctx, id)
+	})
+}
+
+func (s *Server) listSeats(w http.ResponseWriter, r *http.Request) {
+	id := r.PathValue("id")
+	q, err := seatQuery(r)
+	if err == nil {
+		err = checkID("id", id)
+	}
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	call(s, w, r, nil, http.StatusOK, viewSeats, func(ctx context.Context, _ *stockade.Idempotency) (stockade.SeatPage, error) {
+		return s.opts.bookingService().Seats(ctx, id, q)
+	})
+}
+
+func (s *Server) holdSeats(w http.ResponseWriter, r *http.Request) {
+	var in holdBody
+	body, ok := s.input(w, r, &in, "id")
+	if !ok {
+		return
+	}
+	req, err := in.request(r.PathValue("id"))
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	call(s, w, r, body, http.StatusCreated, viewHold, func(ctx context.Context, idem *stockade.Idempotency) (stockade.Hold, error) {
+		return s.opts.bookingService().HoldSeats(ctx, req, idem)
+	})
+}
+
+func (s *Server) getHold(w http.ResponseWriter, r *http.Request) {
+	byID(s, w, r, viewHold, func(ctx context.Context, id string, _ *stockade.Idempotency) (stockade.Hold, error) {
+		return s.opts.bookingService().Hold(ctx, id)
+	})
+}
+
+func (s *Server) extendHold(w http.ResponseWriter, r *http.Request) {
+	var in extendBody
+	body, ok := s.input(w, r, &in, "id")
+	if !ok {
+		return
+	}
+	ttl, err := in.ttl()
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	id := r.PathValue("id")
+	call(s, w, r, body, http.StatusOK, viewHold, func(ctx context.Context, idem *stockade.Idempotency) (stockade.Hold, error) {
+		return s.opts.bookingService().ExtendHold(ctx, id, ttl, idem)
+	})
+}
+
+func (s *Server) confirmHold(w http.ResponseWriter, r *http.Request) {
+	byID(s, w, r, viewBooking, s.opts.bookingService().ConfirmHold)
+}
+
+func (s *Server) releaseHold(w http.ResponseWriter, r *http.Request) {
+	byID(s, w, r, viewHold, s.opts.bookingService().ReleaseHold)
+}
+
+func (s *Server) getBooking(w http.ResponseWriter, r *http.Request) {
+	byID(s, w, r, viewBooking, func(ctx context.Context, id string, _ *stockade.Idempotency) (stockade.Booking, error) {
+		return s.opts.bookingService().Booking(ctx, id)
+	})
+}
+
+func (s *Server) cancelBooking(w http.ResponseWriter, r *http.Request) {
+	byID(s, w, r, viewBooking, s.opts.bookingService().CancelBooking)
+}

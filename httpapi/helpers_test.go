@@ -83,6 +83,8 @@ type apiOptions struct {
 	keyed bool
 	// wrap, if set, stands between the server and the engine.
 	wrap func(stockade.Service) stockade.Service
+	// noBookings: the server has no Options.Bookings.
+	noBookings bool
 }
 
 func newAPI(t *testing.T, o *apiOptions) *api {
@@ -109,10 +111,13 @@ func newAPI(t *testing.T, o *apiOptions) *api {
 	if o.wrap != nil {
 		svc = o.wrap(eng)
 	}
-	opts := Options{Keys: eng, Open: !o.keyed}
+	opts := Options{}
 	if o.server != nil {
 		opts = *o.server
-		opts.Keys, opts.Open = eng, !o.keyed
+	}
+	opts.Keys, opts.Bookings, opts.Open = eng, eng, !o.keyed
+	if o.noBookings {
+		opts.Bookings = nil
 	}
 	server := NewServer(svc, log, &opts, st)
 	srv := httptest.NewServer(checkOpenAPI(t, server))
@@ -231,7 +236,7 @@ func (a *api) snapshot() string {
 }
 
 // ids matches the engine's random record ids and key secrets.
-var ids = regexp.MustCompile(`\b(res|ord|key)_[a-z2-7]{26}\b|\bstk_[a-z2-7]{26}_[a-z2-7]{52}\b`)
+var ids = regexp.MustCompile(`\b(res|ord|key|hld|bkg)_[a-z2-7]{26}\b|\bstk_[a-z2-7]{26}_[a-z2-7]{52}\b`)
 
 // cursors matches the cursors of lists, in a body and in a query: some
 // hold random ids.

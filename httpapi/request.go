@@ -372,16 +372,11 @@ func (b reserveBody) request() (stockade.ReserveRequest, error) {
 		req.Lines = append(req.Lines, line)
 	}
 	if b.TTLSeconds != nil {
-		// Zero would mean the service's default, which the API spells by
-		// leaving ttl_seconds out; a count of seconds too large for a
-		// time.Duration is beyond any ceiling the service can have.
-		switch t := *b.TTLSeconds; {
-		case t < 1:
-			return req, invalidf("ttl_seconds: must be at least 1, got %d (leave it out for the default)", t)
-		case t > maxTTLSeconds:
-			return req, invalidf("ttl_seconds: must be at most %d, got %d", int64(stockade.MaxTTL/time.Second), t)
+		ttl, err := ttlOf(*b.TTLSeconds, strconv.FormatInt(int64(stockade.MaxTTL/time.Second), 10))
+		if err != nil {
+			return req, err
 		}
-		req.TTL = time.Duration(*b.TTLSeconds) * time.Second
+		req.TTL = ttl
 	}
 	if len(b.ShipTo) > 0 && !isNull(b.ShipTo) {
 		var p pointBody
@@ -397,6 +392,20 @@ func (b reserveBody) request() (stockade.ReserveRequest, error) {
 		req.ShipTo = &stockade.Point{Lat: *p.Lat, Lon: *p.Lon}
 	}
 	return req, nil
+}
+
+// ttlOf returns a ttl_seconds given as a duration. Zero would mean the
+// service's default, which the API spells by leaving ttl_seconds out; a
+// count of seconds too large for a time.Duration is beyond any ceiling
+// the service can have, whose maximum, for the message, is most.
+func ttlOf(secs int64, most string) (time.Duration, error) {
+	switch {
+	case secs < 1:
+		return 0, invalidf("ttl_seconds: must be at least 1, got %d (leave it out for the default)", secs)
+	case secs > maxTTLSeconds:
+		return 0, invalidf("ttl_seconds: must be at most %s, got %d", most, secs)
+	}
+	return time.Duration(secs) * time.Second, nil
 }
 
 func isNull(raw json.RawMessage) bool { return string(bytes.TrimSpace(raw)) == "null" }
@@ -563,4 +572,286 @@ func noQuery(r *http.Request) error {
 		return invalidf("query: %s %s takes no query parameters", r.Method, r.URL.Path)
 	}
 	return nil
+}
+
+// The bodies of the shows and holds.
+
+// showBody is the body of PUT /v1/shows/{id}: the show without its id,
+// which is in the path.
+type showBody struct {
+	Name  *string           `json:"name"`
+	Focal json.RawMessage   `json:"focal"`
+	Rows  []json.RawMessage `json:"rows"`
+	Areas []json.RawMessage `json:"areas"`
+}
+
+type xyBody struct {
+	X *float64 `json:"x"`
+	Y *float64 `json:"y"`
+}
+
+type rowBody struct {
+	Section     *string         `json:"section"`
+	Row         *string         `json:"row"`
+	First       *int            `json:"first"`
+	Last        *int            `json:"last"`
+	Category    *string         `json:"category"`
+	Accessible  []*int          `json:"accessible"`
+	Blocked     []*int          `json:"blocked"`
+	AislesAfter []*int          `json:"aisles_after"`
+	Start       json.RawMessage `json:"start"`
+	Step        *float64        `json:"step"`
+}
+
+type areaBody struct {
+	Name     *string `json:"name"`
+	Category *string `json:"category"`
+	Capacity *int64  `json:"capacity"`
+}
+
+// event decodes the nested parts of b into the event the service
+// validates (stockade.Event.Validate). focal and a row's start are the
+// origin when left out.
+func (b showBody) event(id string) (stockade.Event, error) {
+	if err := checkID("id", id); err != nil {
+		return stockade.Event{}, err
+	}
+	if b.Name == nil {
+		return stockade.Event{}, required("name")
+	}
+	ev := stockade.Event{ID: id, Name: *b.Name}
+	var err error
+	if ev.Focal, err = pointOf(b.Focal, "focal"); err != nil {
+		return ev, err
+	}
+	if ev.Rows, err = objects("rows", b.Rows, rowBody.row); err != nil {
+		return ev, err
+	}
+	ev.Areas, err = objects("areas", b.Areas, areaBody.area)
+	return ev, err
+}
+
+func (b rowBody) row(path string) (stockade.SeatRow, error) {
+	var r stockade.SeatRow
+	switch {
+	case b.Section == nil:
+		return r, required(path + ".section")
+	case b.Row == nil:
+		return r, required(path + ".row")
+	case b.First == nil:
+		return r, required(path + ".first")
+	case b.Last == nil:
+		return r, required(path + ".last")
+	}
+	r = stockade.SeatRow{Section: *b.Section, Row: *b.Row, First: *b.First, Last: *b.Last}
+	var err error
+	if r.Category, err = optionalID(path+".category", b.Category); err != nil {
+		return r, err
+	}
+	if b.Step != nil {
+		r.Step = *b.Step
+	}
+	if r.Accessible, err = numbers(path+".accessible", b.Accessible); err != nil {
+		return r, err
+	}
+	if r.Blocked, err = numbers(path+".blocked", b.Blocked); err != nil {
+		return r, err
+	}
+	if r.AislesAfter, err = numbers(path+".aisles_after", b.AislesAfter); err != nil {
+		return r, err
+	}
+	r.Start, err = pointOf(b.Start, path+".start")
+	return r, err
+}
+
+func (b areaBody) area(path string) (stockade.Area, error) {
+	switch {
+	case b.Name == nil:
+		return stockade.Area{}, required(path + ".name")
+	case b.Capacity == nil:
+		return stockade.Area{}, required(path + ".capacity")
+	}
+	category, err := optionalID(path+".category", b.Category)
+	return stockade.Area{Name: *b.Name, Category: category, Capacity: *b.Capacity}, err
+}
+
+// optionalID returns an optional identifier, "" when left out. One that
+// is given must name something: in the domain, "" means none.
+func optionalID(path string, id *string) (string, error) {
+	if id == nil {
+		return "", nil
+	}
+	return *id, checkID(path, *id)
+}
+
+// pointOf decodes a position named path; left out or null, the origin.
+func pointOf(raw json.RawMessage, path string) (stockade.SeatPoint, error) {
+	if len(raw) == 0 || isNull(raw) {
+		return stockade.SeatPoint{}, nil
+	}
+	var p xyBody
+	if err := decode(raw, &p, path); err != nil {
+		return stockade.SeatPoint{}, err
+	}
+	switch {
+	case p.X == nil:
+		return stockade.SeatPoint{}, required(path + ".x")
+	case p.Y == nil:
+		return stockade.SeatPoint{}, required(path + ".y")
+	}
+	return stockade.SeatPoint{X: *p.X, Y: *p.Y}, nil
+}
+
+// numbers returns a list of seat numbers named path, refusing a null in
+// it; nil if it is empty.
+func numbers(path string, ns []*int) ([]int, error) {
+	if len(ns) == 0 {
+		return nil, nil
+	}
+	out := make([]int, len(ns))
+	for i, n := range ns {
+		if n == nil {
+			return nil, invalidf("%s[%d]: want an integer, got null", path, i)
+		}
+		out[i] = *n
+	}
+	return out, nil
+}
+
+// objects decodes raws, the items of the list field, each an object that
+// decodes into a B with its path ("rows[2]") and that conv turns into a
+// T. It returns nil for an empty list.
+func objects[B, T any](field string, raws []json.RawMessage, conv func(B, string) (T, error)) ([]T, error) {
+	if len(raws) == 0 {
+		return nil, nil
+	}
+	out := make([]T, 0, len(raws))
+	for i, raw := range raws {
+		path := field + "[" + strconv.Itoa(i) + "]"
+		if isNull(raw) {
+			return nil, invalidf("%s: want an object, got null", path)
+		}
+		var b B
+		if err := decode(raw, &b, path); err != nil {
+			return nil, err
+		}
+		v, err := conv(b, path)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, v)
+	}
+	return out, nil
+}
+
+// holdBody is the body of POST /v1/shows/{id}/holds.
+type holdBody struct {
+	Seats      []string          `json:"seats"`
+	Best       []json.RawMessage `json:"best_available"`
+	Places     []json.RawMessage `json:"general_admission"`
+	TTLSeconds *int64            `json:"ttl_seconds"`
+}
+
+type bestBody struct {
+	Quantity   *int    `json:"quantity"`
+	Category   *string `json:"category"`
+	Section    *string `json:"section"`
+	Accessible *bool   `json:"accessible"`
+	AllowSplit *bool   `json:"allow_split"`
+}
+
+type placesBody struct {
+	Area     *string `json:"area"`
+	Quantity *int64  `json:"quantity"`
+}
+
+// longestHold names the ceiling of a hold's ttl_seconds, which is the
+// service's (stockade.HoldRequest.Validate).
+const longestHold = "the service's longest hold"
+
+// request decodes the nested parts of b into the request for the show
+// eventID that the service validates (stockade.HoldRequest.Validate).
+func (b holdBody) request(eventID string) (stockade.HoldRequest, error) {
+	req := stockade.HoldRequest{EventID: eventID}
+	if len(b.Seats) > 0 {
+		req.Seats = b.Seats
+	}
+	var err error
+	if req.Best, err = objects("best_available", b.Best, bestBody.best); err != nil {
+		return req, err
+	}
+	if req.Places, err = objects("general_admission", b.Places, placesBody.places); err != nil {
+		return req, err
+	}
+	if b.TTLSeconds != nil {
+		req.TTL, err = ttlOf(*b.TTLSeconds, longestHold)
+	}
+	return req, err
+}
+
+func (b bestBody) best(path string) (stockade.BestSeats, error) {
+	if b.Quantity == nil {
+		return stockade.BestSeats{}, required(path + ".quantity")
+	}
+	best := stockade.BestSeats{Quantity: *b.Quantity}
+	var err error
+	if best.Category, err = optionalID(path+".category", b.Category); err != nil {
+		return best, err
+	}
+	if best.Section, err = optionalID(path+".section", b.Section); err != nil {
+		return best, err
+	}
+	if b.Accessible != nil {
+		best.Accessible = *b.Accessible
+	}
+	if b.AllowSplit != nil {
+		best.AllowSplit = *b.AllowSplit
+	}
+	return best, nil
+}
+
+func (b placesBody) places(path string) (stockade.Places, error) {
+	switch {
+	case b.Area == nil:
+		return stockade.Places{}, required(path + ".area")
+	case b.Quantity == nil:
+		return stockade.Places{}, required(path + ".quantity")
+	}
+	return stockade.Places{Area: *b.Area, Quantity: *b.Quantity}, nil
+}
+
+// extendBody is the body of POST /v1/holds/{id}/extend.
+type extendBody struct {
+	TTLSeconds *int64 `json:"ttl_seconds"`
+}
+
+func (b extendBody) ttl() (time.Duration, error) {
+	if b.TTLSeconds == nil {
+		return 0, required("ttl_seconds")
+	}
+	return ttlOf(*b.TTLSeconds, longestHold)
+}
+
+// seatQuery reads the query of GET /v1/shows/{id}/seats. The status is
+// checked by the service (stockade.SeatQuery.Validate).
+func seatQuery(r *http.Request) (stockade.SeatQuery, error) {
+	var q stockade.SeatQuery
+	err := eachParam(r, func(name, v string) error {
+		if ok, err := pageParam(name, v, stockade.MaxSeatLimit, &q.Cursor, &q.Limit); ok {
+			return err
+		}
+		switch name {
+		case "status":
+			if v == "" {
+				return invalidf("status: must not be empty; leave it out for seats of every status")
+			}
+			q.Status = stockade.SeatStatus(v)
+			return nil
+		case "section":
+			q.Section = v
+			return checkID("section", v)
+		}
+		return invalidf("query: unknown parameter %q (want status, section, cursor, limit)", name)
+	})
+	return q, err
 }

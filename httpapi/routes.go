@@ -15,8 +15,8 @@ type route struct {
 // Every answer is JSON; every error is an RFC 9457 problem document
 // (application/problem+json) with a stable code (errors.go). Mutating
 // requests accept an Idempotency-Key header (idempotency.go), scoped to
-// the API key. A storefront key sees only the reservations and orders it
-// created: those of other keys answer 404.
+// the API key. A storefront key sees only the reservations, orders, holds
+// and bookings it created: those of other keys answer 404.
 var routeTable = []route{
 	// Locations and stock levels.
 	{"PUT /v1/locations/{id}", admins, (*Server).putLocation},                 // {name, lat, lon} → location, 200
@@ -41,6 +41,20 @@ var routeTable = []route{
 	{"GET /v1/orders/{id}", anyRole, (*Server).getOrder},             // → order
 	{"POST /v1/orders/{id}/cancel", shoppers, (*Server).cancelOrder}, // → order, 200
 	{"POST /v1/orders/{id}/fulfill", admins, (*Server).fulfillOrder}, // → order, 200
+
+	// Shows, the seats they sell, holds on them (confirmed → booking,
+	// released, or expired on their own), bookings. A show is a
+	// stockade.Event: /v1/events is the feed below.
+	{"PUT /v1/shows/{id}", admins, (*Server).putShow},                    // {name, focal?, rows?, areas?} → show, 200
+	{"GET /v1/shows/{id}", anyRole, (*Server).getShow},                   // → show with its seat counts
+	{"GET /v1/shows/{id}/seats", anyRole, (*Server).listSeats},           // ?status=&section=&cursor=&limit= → {seats, next_cursor?}
+	{"POST /v1/shows/{id}/holds", shoppers, (*Server).holdSeats},         // {seats?, best_available?, general_admission?, ttl_seconds?} → hold, 201
+	{"GET /v1/holds/{id}", anyRole, (*Server).getHold},                   // → hold
+	{"POST /v1/holds/{id}/extend", shoppers, (*Server).extendHold},       // {ttl_seconds} → hold, 200
+	{"POST /v1/holds/{id}/confirm", shoppers, (*Server).confirmHold},     // → booking, 200
+	{"DELETE /v1/holds/{id}", shoppers, (*Server).releaseHold},           // → hold, 200
+	{"GET /v1/bookings/{id}", anyRole, (*Server).getBooking},             // → booking
+	{"POST /v1/bookings/{id}/cancel", shoppers, (*Server).cancelBooking}, // → booking, 200
 
 	// The ledger.
 	{"GET /v1/movements", auditors, (*Server).movements}, // ?sku=&location=&ref=&cursor=&limit= → {movements, next_cursor?}

@@ -64,6 +64,14 @@ type Options struct {
 	// Without Keys, no key is accepted.
 	Keys stockade.KeyService
 
+	// Bookings sells the seats of shows: the routes under /v1/shows,
+	// /v1/holds and /v1/bookings call it. An *engine.Engine is one as
+	// well as a stockade.Service: pass it both ways. Without Bookings
+	// those routes still answer, as a server that has no shows: PUT
+	// /v1/shows/{id} is refused with 409 invalid_state, and the others
+	// find nothing (404 not_found).
+	Bookings stockade.BookingService
+
 	// Open lets requests without a key through, as the service itself:
 	// every route, everything visible. A request that sends a key is
 	// still checked as usual. Only for a server that nothing untrusted
@@ -192,6 +200,66 @@ func (n noKeys) RevokeKey(_ context.Context, id string) (stockade.APIKey, error)
 
 func (n noKeys) Authenticate(context.Context, string) (stockade.APIKey, error) {
 	return stockade.APIKey{}, stockade.Errorf(stockade.EUnauthenticated, "this server takes no API keys")
+}
+
+// bookingService returns Bookings, or, if there is none, one that has no
+// shows.
+func (o *Options) bookingService() stockade.BookingService {
+	if o.Bookings == nil {
+		return noBookings{}
+	}
+	return o.Bookings
+}
+
+// noBookings is the BookingService of a server without one: it has no
+// shows, holds or bookings, and makes none.
+type noBookings struct{}
+
+// noBookingsYet ends the messages of noBookings.
+const noBookingsYet = ": this server sells no seats (it has no booking service)"
+
+func notSold(what, id string) error {
+	return stockade.Errorf(stockade.ENotFound, fmt.Sprintf("%s %q not found", what, id)+noBookingsYet)
+}
+
+func (noBookings) PutEvent(_ context.Context, e stockade.Event, _ *stockade.Idempotency) (stockade.Event, error) {
+	return stockade.Event{}, stockade.Errorf(stockade.EInvalidState, fmt.Sprintf("show %q cannot be made", e.ID)+noBookingsYet)
+}
+
+func (noBookings) Event(_ context.Context, id string) (stockade.EventView, error) {
+	return stockade.EventView{}, notSold("show", id)
+}
+
+func (noBookings) HoldSeats(_ context.Context, req stockade.HoldRequest, _ *stockade.Idempotency) (stockade.Hold, error) {
+	return stockade.Hold{}, notSold("show", req.EventID)
+}
+
+func (noBookings) Hold(_ context.Context, id string) (stockade.Hold, error) {
+	return stockade.Hold{}, notSold("hold", id)
+}
+
+func (noBookings) ExtendHold(_ context.Context, id string, _ time.Duration, _ *stockade.Idempotency) (stockade.Hold, error) {
+	return stockade.Hold{}, notSold("hold", id)
+}
+
+func (noBookings) ConfirmHold(_ context.Context, id string, _ *stockade.Idempotency) (stockade.Booking, error) {
+	return stockade.Booking{}, notSold("hold", id)
+}
+
+func (noBookings) ReleaseHold(_ context.Context, id string, _ *stockade.Idempotency) (stockade.Hold, error) {
+	return stockade.Hold{}, notSold("hold", id)
+}
+
+func (noBookings) Booking(_ context.Context, id string) (stockade.Booking, error) {
+	return stockade.Booking{}, notSold("booking", id)
+}
+
+func (noBookings) CancelBooking(_ context.Context, id string, _ *stockade.Idempotency) (stockade.Booking, error) {
+	return stockade.Booking{}, notSold("booking", id)
+}
+
+func (noBookings) Seats(_ context.Context, eventID string, _ stockade.SeatQuery) (stockade.SeatPage, error) {
+	return stockade.SeatPage{}, notSold("show", eventID)
 }
 
 // ServeHTTP implements http.Handler: it gives the request an id, bounds

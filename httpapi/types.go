@@ -348,3 +348,215 @@ func toKeys(p stockade.KeyPage) keysJSON {
 func (j keysJSON) domain() stockade.KeyPage {
 	return stockade.KeyPage{Keys: each(j.Keys, keyJSON.domain), Next: j.NextCursor}
 }
+
+// Shows, holds and bookings. A show is what the Go API calls an event
+// (stockade.Event): the routes say "shows" because /v1/events is the feed
+// of domain events. The documents have the fields, and the names, of the
+// domain types' JSON, so that the payload of a hold.* event reads like
+// GET /v1/holds/{id}.
+
+// xyJSON is a position on a show's floor plan.
+type xyJSON struct {
+	X float64 `json:"x"`
+	Y float64 `json:"y"`
+}
+
+// seatRowJSON is a row of a show's map, as it was given.
+type seatRowJSON struct {
+	Section     string  `json:"section"`
+	Row         string  `json:"row"`
+	First       int     `json:"first"`
+	Last        int     `json:"last"`
+	Category    string  `json:"category,omitempty"`
+	Accessible  []int   `json:"accessible,omitempty"`
+	Blocked     []int   `json:"blocked,omitempty"`
+	AislesAfter []int   `json:"aisles_after,omitempty"`
+	Start       xyJSON  `json:"start"`
+	Step        float64 `json:"step,omitempty"`
+}
+
+// areaJSON is a general-admission area with its counts.
+type areaJSON struct {
+	Name     string `json:"name"`
+	Category string `json:"category,omitempty"`
+	Capacity int64  `json:"capacity"`
+	Held     int64  `json:"held"`
+	Booked   int64  `json:"booked"`
+}
+
+// showJSON is a show: its map as it was given, and its areas with their
+// counts. The answer of PUT /v1/shows/{id}.
+type showJSON struct {
+	ID        string        `json:"id"`
+	Name      string        `json:"name"`
+	Focal     xyJSON        `json:"focal"`
+	Rows      []seatRowJSON `json:"rows,omitempty"`
+	Areas     []areaJSON    `json:"areas,omitempty"`
+	CreatedAt time.Time     `json:"created_at"`
+	Version   int64         `json:"version"`
+}
+
+// seatCountJSON is how many seats of a section and category are in a
+// status.
+type seatCountJSON struct {
+	Section  string `json:"section"`
+	Category string `json:"category,omitempty"`
+	Status   string `json:"status"`
+	Count    int64  `json:"count"`
+}
+
+// showViewJSON is the answer of GET /v1/shows/{id}: the show and its
+// seat counts.
+type showViewJSON struct {
+	showJSON
+	Counts []seatCountJSON `json:"counts"`
+}
+
+// seatJSON is one seat of a show.
+type seatJSON struct {
+	ID         string `json:"id"`
+	Section    string `json:"section"`
+	Row        string `json:"row"`
+	Label      string `json:"label"`
+	Order      int    `json:"order"`
+	Category   string `json:"category,omitempty"`
+	Accessible bool   `json:"accessible,omitempty"`
+	Position   xyJSON `json:"position"`
+	Status     string `json:"status"`
+	HoldID     string `json:"hold_id,omitempty"`
+	BookingID  string `json:"booking_id,omitempty"`
+}
+
+// seatsJSON is the answer of GET /v1/shows/{id}/seats: a page of seats in
+// seat order (section, row, place in the row), and the opaque cursor of
+// the next page.
+type seatsJSON struct {
+	Seats      []seatJSON `json:"seats"`
+	NextCursor string     `json:"next_cursor,omitempty"`
+}
+
+// placesJSON is general-admission places of one area.
+type placesJSON struct {
+	Area     string `json:"area"`
+	Quantity int64  `json:"quantity"`
+}
+
+// holdJSON is a hold on seats and places of a show.
+type holdJSON struct {
+	ID        string       `json:"id"`
+	EventID   string       `json:"event_id"`
+	Status    string       `json:"status"`
+	Seats     []string     `json:"seats,omitempty"`
+	Places    []placesJSON `json:"general_admission,omitempty"`
+	Split     bool         `json:"split,omitempty"`
+	CreatedAt time.Time    `json:"created_at"`
+	ExpiresAt time.Time    `json:"expires_at"`
+	BookingID string       `json:"booking_id,omitempty"`
+	Owner     string       `json:"owner,omitempty"`
+	Version   int64        `json:"version"`
+}
+
+// bookingJSON is a confirmed hold.
+type bookingJSON struct {
+	ID        string       `json:"id"`
+	EventID   string       `json:"event_id"`
+	HoldID    string       `json:"hold_id"`
+	Status    string       `json:"status"`
+	Seats     []string     `json:"seats,omitempty"`
+	Places    []placesJSON `json:"general_admission,omitempty"`
+	CreatedAt time.Time    `json:"created_at"`
+	Owner     string       `json:"owner,omitempty"`
+}
+
+func toRow(r stockade.SeatRow) seatRowJSON {
+	return seatRowJSON{Section: r.Section, Row: r.Row, First: r.First, Last: r.Last, Category: r.Category,
+		Accessible: r.Accessible, Blocked: r.Blocked, AislesAfter: r.AislesAfter, Start: xyJSON(r.Start), Step: r.Step}
+}
+
+func toArea(a stockade.Area) areaJSON { return areaJSON(a) }
+
+func toShow(e stockade.Event) showJSON {
+	return showJSON{ID: e.ID, Name: e.Name, Focal: xyJSON(e.Focal), Rows: each(e.Rows, toRow), Areas: each(e.Areas, toArea),
+		CreatedAt: wireTime(e.CreatedAt), Version: e.Version}
+}
+
+func toShowView(v stockade.EventView) showViewJSON {
+	return showViewJSON{showJSON: toShow(v.Event), Counts: each(v.Counts, func(c stockade.SeatCount) seatCountJSON {
+		return seatCountJSON{Section: c.Section, Category: c.Category, Status: string(c.Status), Count: c.Count}
+	})}
+}
+
+func toSeat(s stockade.Seat) seatJSON {
+	return seatJSON{ID: s.ID, Section: s.Section, Row: s.Row, Label: s.Label, Order: s.Order, Category: s.Category,
+		Accessible: s.Accessible, Position: xyJSON(s.Position), Status: string(s.Status), HoldID: s.HoldID, BookingID: s.BookingID}
+}
+
+func toSeats(p stockade.SeatPage) seatsJSON {
+	return seatsJSON{Seats: each(p.Seats, toSeat), NextCursor: p.Next}
+}
+
+func toPlaces(p stockade.Places) placesJSON { return placesJSON(p) }
+
+func toHold(h stockade.Hold) holdJSON {
+	return holdJSON{ID: h.ID, EventID: h.EventID, Status: string(h.Status), Seats: h.Seats, Places: each(h.Places, toPlaces),
+		Split: h.Split, CreatedAt: wireTime(h.CreatedAt), ExpiresAt: wireTime(h.ExpiresAt), BookingID: h.BookingID,
+		Owner: h.Owner, Version: h.Version}
+}
+
+func toBooking(b stockade.Booking) bookingJSON {
+	return bookingJSON{ID: b.ID, EventID: b.EventID, HoldID: b.HoldID, Status: string(b.Status), Seats: b.Seats,
+		Places: each(b.Places, toPlaces), CreatedAt: wireTime(b.CreatedAt), Owner: b.Owner}
+}
+
+// The conversions back, for Client. Lists the answer left out come back
+// nil, as the domain has them.
+
+// orNone returns the items of in in the other form, or nil if there are
+// none.
+func orNone[S, D any](in []S, f func(S) D) []D {
+	if len(in) == 0 {
+		return nil
+	}
+	return each(in, f)
+}
+
+func (r seatRowJSON) domain() stockade.SeatRow {
+	return stockade.SeatRow{Section: r.Section, Row: r.Row, First: r.First, Last: r.Last, Category: r.Category,
+		Accessible: r.Accessible, Blocked: r.Blocked, AislesAfter: r.AislesAfter, Start: stockade.SeatPoint(r.Start), Step: r.Step}
+}
+
+func (a areaJSON) domain() stockade.Area { return stockade.Area(a) }
+
+func (s showJSON) domain() stockade.Event {
+	return stockade.Event{ID: s.ID, Name: s.Name, Focal: stockade.SeatPoint(s.Focal), Rows: orNone(s.Rows, seatRowJSON.domain),
+		Areas: orNone(s.Areas, areaJSON.domain), CreatedAt: s.CreatedAt, Version: s.Version}
+}
+
+func (v showViewJSON) domain() stockade.EventView {
+	return stockade.EventView{Event: v.showJSON.domain(), Counts: each(v.Counts, func(c seatCountJSON) stockade.SeatCount {
+		return stockade.SeatCount{Section: c.Section, Category: c.Category, Status: stockade.SeatStatus(c.Status), Count: c.Count}
+	})}
+}
+
+func (s seatJSON) domain() stockade.Seat {
+	return stockade.Seat{ID: s.ID, Section: s.Section, Row: s.Row, Label: s.Label, Order: s.Order, Category: s.Category,
+		Accessible: s.Accessible, Position: stockade.SeatPoint(s.Position), Status: stockade.SeatStatus(s.Status),
+		HoldID: s.HoldID, BookingID: s.BookingID}
+}
+
+func (j seatsJSON) domain() stockade.SeatPage {
+	return stockade.SeatPage{Seats: each(j.Seats, seatJSON.domain), Next: j.NextCursor}
+}
+
+func (p placesJSON) domain() stockade.Places { return stockade.Places(p) }
+
+func (h holdJSON) domain() stockade.Hold {
+	return stockade.Hold{ID: h.ID, EventID: h.EventID, Status: stockade.HoldStatus(h.Status), Seats: h.Seats,
+		Places: orNone(h.Places, placesJSON.domain), Split: h.Split, CreatedAt: h.CreatedAt, ExpiresAt: h.ExpiresAt,
+		BookingID: h.BookingID, Owner: h.Owner, Version: h.Version}
+}
+
+func (b bookingJSON) domain() stockade.Booking {
+	return stockade.Booking{ID: b.ID, EventID: b.EventID, HoldID: b.HoldID, Status: stockade.BookingStatus(b.Status),
+		Seats: b.Seats, Places: orNone(b.Places, placesJSON.domain), CreatedAt: b.CreatedAt, Owner: b.Owner}
+}

@@ -38,6 +38,7 @@ type serveConfig struct {
 	locker          lockerSpec
 	sweepInterval   time.Duration
 	defaultTTL      time.Duration
+	maxHold         time.Duration // the longest a hold of seats may last
 	requestTimeout  time.Duration
 	shutdownTimeout time.Duration
 	logLevel        slog.Level
@@ -82,13 +83,15 @@ flags:
 		"strategy batch: the most reservations, checkouts and confirms one transaction decides")
 	locker := env.String("locker", "STOCKADE_LOCKER", "memory", lockerUsage)
 	sweep := env.Duration("sweep-interval", "STOCKADE_SWEEP_INTERVAL", time.Second,
-		"how often lapsed reservations are expired and old idempotency records purged")
+		"how often lapsed reservations and holds are expired and old idempotency records purged")
 	eventsURL := env.String("events", "STOCKADE_EVENTS", "",
 		"relay the outbox's events to NATS JetStream at this `URL` (nats://HOST:PORT), stream STOCKADE_EVENTS,\nsubjects stockade.events.<aggregate>.<type>; the service serves while the broker is down")
 	retention := env.Duration("event-retention", "STOCKADE_EVENT_RETENTION", 7*24*time.Hour,
 		"how long events stay in the outbox (GET /v1/events); the sweeper prunes older ones")
 	ttl := env.Duration("default-ttl", "STOCKADE_DEFAULT_TTL", 15*time.Minute,
-		"how long a reservation holds its stock when the request gives no ttl_seconds")
+		"how long a reservation holds its stock, or a hold its seats, when the request gives no ttl_seconds")
+	maxHold := env.Duration("max-hold-lifetime", "STOCKADE_MAX_HOLD_LIFETIME", 2*time.Hour,
+		"the longest a hold of seats may last from its creation, extensions included")
 	reqTimeout := env.Duration("request-timeout", "STOCKADE_REQUEST_TIMEOUT", 10*time.Second,
 		"bound on each request and each batch transaction, lock waits and retries included;\npast it the answer is 503")
 	shutdown := env.Duration("shutdown-timeout", "STOCKADE_SHUTDOWN_TIMEOUT", 15*time.Second,
@@ -124,7 +127,7 @@ flags:
 	for _, d := range []struct {
 		name string
 		v    time.Duration
-	}{{"sweep-interval", *sweep}, {"event-retention", *retention}, {"default-ttl", *ttl}, {"request-timeout", *reqTimeout}, {"shutdown-timeout", *shutdown}} {
+	}{{"sweep-interval", *sweep}, {"event-retention", *retention}, {"default-ttl", *ttl}, {"max-hold-lifetime", *maxHold}, {"request-timeout", *reqTimeout}, {"shutdown-timeout", *shutdown}} {
 		if d.v <= 0 {
 			return c, fmt.Errorf("serve: -%s must be positive, got %v", d.name, d.v)
 		}
@@ -158,6 +161,7 @@ flags:
 	}
 	c.addr, c.strategy, c.maxBatch = *addr, *strategy, *maxBatch
 	c.sweepInterval, c.defaultTTL, c.requestTimeout, c.shutdownTimeout = *sweep, *ttl, *reqTimeout, *shutdown
+	c.maxHold = *maxHold
 	return c, nil
 }
 
@@ -222,14 +226,15 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 	// transaction: it gets the request timeout too, so that a batch held
 	// up by a silent database is bounded as a request is.
 	eng, err := engine.New(st, &engine.Options{
-		Strategy:       c.strategy,
-		Locker:         locker,
-		MaxBatch:       c.maxBatch,
-		DefaultTTL:     c.defaultTTL,
-		EventRetention: c.eventRetention,
-		Timeout:        c.requestTimeout,
-		Logger:         log,
-		Observer:       engineObserver(metrics),
+		Strategy:        c.strategy,
+		Locker:          locker,
+		MaxBatch:        c.maxBatch,
+		DefaultTTL:      c.defaultTTL,
+		MaxHoldLifetime: c.maxHold,
+		EventRetention:  c.eventRetention,
+		Timeout:         c.requestTimeout,
+		Logger:          log,
+		Observer:        engineObserver(metrics),
 	})
 	if err != nil {
 		return fmt.Errorf("serve: %w", err)
@@ -257,6 +262,7 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 		AllowedOrigins: c.corsOrigins,
 		Registry:       metrics,
 		Keys:           eng,
+		Bookings:       eng,
 		Open:           c.open,
 		RateLimit:      c.rateLimit,
 		RateBurst:      c.rateBurst,
