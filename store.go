@@ -400,6 +400,10 @@ type BookingTx interface {
 	// EInvalidState, changing nothing.
 	PutAreas(ctx context.Context, eventID string, areas []Area) error
 
+	// DeleteAreas deletes the areas of an event with the given names
+	// that have no place held or booked, and returns how many it deleted.
+	DeleteAreas(ctx context.Context, eventID string, names []string) (int, error)
+
 	// MovePlaces adds held and booked to the counts of an event's area
 	// if the area exists, neither count would go below zero, and held +
 	// booked would stay within its capacity: it then returns the area

@@ -112,12 +112,15 @@ func (e *Engine) putEvent(ctx context.Context, tx stockade.Tx, c *call, ev stock
 	slices.SortFunc(put, stockade.Seat.Compare)
 	slices.SortFunc(changes, func(a, b stockade.SeatChange) int { return strings.Compare(a.Seat, b.Seat) })
 	changes = slices.DeleteFunc(changes, func(ch stockade.SeatChange) bool { return ch.From == ch.To })
-	if len(old.Areas) > 0 {
-		for _, a := range old.Areas {
-			if !slices.ContainsFunc(ev.Areas, func(b stockade.Area) bool { return b.Name == a.Name }) && a.Held+a.Booked > 0 {
-				return stockade.Event{}, refuse(stockade.EInvalidState, "event %q: area %q has %d places held and %d booked; it cannot go", ev.ID, a.Name, a.Held, a.Booked)
-			}
+	var dropAreas []string
+	for _, a := range old.Areas {
+		if slices.ContainsFunc(ev.Areas, func(b stockade.Area) bool { return b.Name == a.Name }) {
+			continue
 		}
+		if a.Held+a.Booked > 0 {
+			return stockade.Event{}, refuse(stockade.EInvalidState, "event %q: area %q has %d places held and %d booked; it cannot go", ev.ID, a.Name, a.Held, a.Booked)
+		}
+		dropAreas = append(dropAreas, a.Name)
 	}
 	if err := tx.PutEvent(ctx, ev); err != nil {
 		return stockade.Event{}, err
@@ -136,6 +139,11 @@ func (e *Engine) putEvent(ctx context.Context, tx stockade.Tx, c *call, ev stock
 		if err := tx.PutAreas(ctx, ev.ID, ev.Areas); err != nil {
 			return stockade.Event{}, err
 		}
+	}
+	if n, err := tx.DeleteAreas(ctx, ev.ID, dropAreas); err != nil {
+		return stockade.Event{}, err
+	} else if n != len(dropAreas) {
+		return stockade.Event{}, conflictf("event %s: %d of the %d areas to drop took places meanwhile", ev.ID, len(dropAreas)-n, len(dropAreas))
 	}
 	if err := tx.AppendSeatChanges(ctx, changes...); err != nil {
 		return stockade.Event{}, err

@@ -239,9 +239,11 @@ func TestPutEventChanges(t *testing.T) {
 		if !strings.Contains(stockade.ErrorMessage(err), "stalls/A/10 (held)") {
 			t.Errorf("refusal %q", stockade.ErrorMessage(err))
 		}
-		// Unblocking B/10 and dropping B/9 (free) is allowed.
+		// Unblocking B/10, dropping B/9 (free) and the standing area
+		// (nothing taken) is allowed.
 		changed := hall("gig")
 		changed.Rows[1].Blocked, changed.Rows[1].Last = nil, 8
+		changed.Areas = nil
 		changed.Rows = append(changed.Rows, stockade.SeatRow{Section: "circle", Row: "A", First: 1, Last: 2, Start: stockade.SeatPoint{Y: 9}})
 		out, err := en.eng.PutEvent(ctx, changed, nil)
 		if err != nil || out.Version != 2 {
@@ -253,6 +255,11 @@ func TestPutEventChanges(t *testing.T) {
 		if got := en.seatsOf("gig", ""); len(got) != 20 || !slices.Contains(got, "circle/A/2") || slices.Contains(got, "stalls/B/9") {
 			t.Errorf("seats %v", got)
 		}
+		if len(out.Areas) != 0 {
+			t.Errorf("areas %+v, want none", out.Areas)
+		}
+		_, err = en.eng.HoldSeats(ctx, stockade.HoldRequest{EventID: "gig", Places: []stockade.Places{{Area: "standing", Quantity: 1}}}, nil)
+		wantCode(t, err, stockade.ENotFound)
 		en.reconciled()
 	})
 }

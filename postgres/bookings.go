@@ -51,6 +51,8 @@ var (
 	appendSeatChangesSQL string
 	//go:embed queries/seat_changes.sql
 	seatChangesSQL string
+	//go:embed queries/delete_areas.sql
+	deleteAreasSQL string
 	//go:embed queries/free_seat_ids.sql
 	freeSeatIDsSQL string
 	//go:embed queries/insert_holds.sql
@@ -689,4 +691,16 @@ func (t *tx) FreeSeatIDs(ctx context.Context, eventID string) ([]string, error) 
 		return nil, t.fail(ctx, "free seats of event "+strconv.Quote(eventID), err)
 	}
 	return ids, nil
+}
+
+// DeleteAreas implements stockade.BookingTx in one statement.
+func (t *tx) DeleteAreas(ctx context.Context, eventID string, names []string) (int, error) {
+	if len(names) == 0 {
+		return 0, nil
+	}
+	tag, err := t.tx.Exec(ctx, deleteAreasSQL, eventID, names)
+	if err != nil {
+		return 0, t.fail(ctx, "delete areas of event "+strconv.Quote(eventID), err)
+	}
+	return int(tag.RowsAffected()), nil
 }

@@ -38,6 +38,7 @@ var (
 	seatChangesSQL       = query("seat_changes.sql")
 	insertHoldsSQL       = query("insert_holds.sql")
 	freeSeatIDsSQL       = query("free_seat_ids.sql")
+	deleteAreasSQL       = query("delete_areas.sql")
 	holdSQL              = query("hold.sql")
 	setHoldStatusSQL     = query("set_hold_status.sql")
 	extendHoldSQL        = query("extend_hold.sql")
@@ -589,4 +590,24 @@ func (t *tx) FreeSeatIDs(ctx context.Context, eventID string) ([]string, error) 
 		err = r.Scan(&id)
 		return id, err
 	}, freeSeatIDsSQL, eventID)
+}
+
+// DeleteAreas deletes the areas in one statement.
+func (t *tx) DeleteAreas(ctx context.Context, eventID string, names []string) (int, error) {
+	if len(names) == 0 {
+		return 0, nil
+	}
+	list, err := jsonText(names)
+	if err != nil {
+		return 0, fmt.Errorf("sqlite: delete %d areas of event %s: %w", len(names), eventID, err)
+	}
+	res, err := t.tx.ExecContext(ctx, deleteAreasSQL, eventID, list)
+	if err != nil {
+		return 0, wrapf(err, "delete %d areas of event %s", len(names), eventID)
+	}
+	n, err := res.RowsAffected()
+	if err != nil {
+		return 0, wrapf(err, "delete %d areas of event %s", len(names), eventID)
+	}
+	return int(n), nil
 }

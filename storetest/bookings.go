@@ -745,6 +745,32 @@ func testPutAreas(t *testing.T, s stockade.Store) {
 	if got := areas(); !equalSlices(got, want) {
 		t.Errorf("areas after the refused PutAreas = %+v, want %+v", got, want)
 	}
+
+	// DeleteAreas deletes only areas with nothing taken: pit keeps its
+	// places; a missing name counts for nothing.
+	update(t, s, func(tx stockade.Tx) error {
+		if n, err := tx.DeleteAreas(ctx, e.ID, nil); err != nil || n != 0 {
+			return fmt.Errorf("DeleteAreas(none) = %d, %v", n, err)
+		}
+		n, err := tx.DeleteAreas(ctx, e.ID, []string{"pit", "Balcony", "nope"})
+		if err != nil {
+			return err
+		}
+		if n != 1 {
+			t.Errorf("DeleteAreas(pit, Balcony, nope) = %d, want 1", n)
+		}
+		return nil
+	})
+	update(t, s, func(tx stockade.Tx) error {
+		a, ok, err := tx.MovePlaces(ctx, e.ID, "Balcony", 1, 0)
+		if err != nil || ok || a.Name != "" {
+			t.Errorf("MovePlaces(Balcony) after DeleteAreas = %+v, %v, %v; want no area", a, ok, err)
+		}
+		if a, ok, err = tx.MovePlaces(ctx, e.ID, "pit", 0, 0); err != nil || !ok || a != want[0] {
+			t.Errorf("MovePlaces(pit, 0, 0) after DeleteAreas = %+v, %v, %v; want %+v", a, ok, err, want[0])
+		}
+		return err
+	})
 }
 
 func testMovePlaces(t *testing.T, s stockade.Store) {
