@@ -15,6 +15,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/stockade/stockade"
 	"github.com/stockade/stockade/httpapi"
 	"github.com/stockade/stockade/internal/bench"
 )
@@ -50,6 +51,16 @@ workloads:
               lines of distinct SKUs, 1-3 units each, in random order
   booking     20 SKUs; holds of 1-2 units with a short TTL, 70% confirmed
               after 5-50ms, the rest left to expire (swept every 250ms)
+  onsale      one event of -stock seats (default 10000: 10 sections of 25
+              rows of 40); holds of 1-6 best-available seats side by side,
+              or (10%) a named pair of the 24 seats nearest the stage; 80%
+              confirmed at once, the rest left to expire (-hold-ttl). Ends
+              when every seat is booked or at -duration. Reports holds/s,
+              seats booked/s, the seats left and orphans (free seats with
+              no free neighbour); checks that no seat was in two holds or
+              bookings at once and that the seats match what the clients
+              booked. Any error but sold_out, seats_unavailable and
+              hold_expired fails the run
 
 flags:
 `)
@@ -64,8 +75,8 @@ flags:
 	clients := fs.Int("clients", 64, "concurrent clients")
 	duration := fs.Duration("duration", 10*time.Second, "how long each strategy runs")
 	requests := fs.Int("requests", 0, "stop each run after this many requests instead of after -duration")
-	stock := fs.Int64("stock", 0, "on-hand units set on every level before each run\n(default: enough to sell out partway with -requests; 1000000 for flash-sale and 10000 otherwise with -duration)")
-	ttl := fs.Duration("hold-ttl", 2*time.Second, "booking: how long a hold lasts (whole seconds)")
+	stock := fs.Int64("stock", 0, "on-hand units set on every level before each run; onsale: the event's seats\n(default: enough to sell out partway with -requests; 1000000 for flash-sale and 10000 otherwise with -duration)")
+	ttl := fs.Duration("hold-ttl", 2*time.Second, "booking and onsale: how long a hold lasts (whole seconds)")
 	asJSON := fs.Bool("json", false, "print the results as a JSON list, one object per strategy, instead of a table")
 	chart := fs.String("chart", "", "also draw the results as an SVG bar chart into this `file`")
 	level := fs.String("log-level", "error", "`level` of the engines' log: debug, info (strategy fallbacks), warn (calls that gave up) or error")
@@ -89,6 +100,9 @@ flags:
 	}
 	if *stock < 0 {
 		return fail("-stock must not be negative, got %d", *stock)
+	}
+	if *workload == bench.OnSale && *stock != 0 && (*stock < 2 || *stock > stockade.MaxSeats) {
+		return fail("-stock is onsale's seats: between 2 and %d, got %d", stockade.MaxSeats, *stock)
 	}
 	if *ttl < time.Second || *ttl%time.Second != 0 {
 		return fail("-hold-ttl must be whole seconds, at least 1s, got %v", *ttl)

@@ -91,6 +91,58 @@ func TestBenchWorkloadsSQLite(t *testing.T) {
 	}
 }
 
+func TestBenchOnSaleSQLite(t *testing.T) {
+	dir := t.TempDir()
+	chart := filepath.Join(dir, "chart.svg")
+	out, err := runBench(t, nil, "-workload", "onsale", "-store", "sqlite:"+filepath.Join(dir, "bench.db"),
+		"-stock", "300", "-requests", "100", "-clients", "4", "-hold-ttl", "1s", "-strategies", "atomic,lock", "-json", "-chart", chart)
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkBenchJSON(t, out, 100, "atomic", "lock")
+	var rows []struct {
+		OnSale struct {
+			Seats       int            `json:"seats"`
+			Holds       int            `json:"holds"`
+			HoldsPerSec float64        `json:"holds_per_sec"`
+			SeatsPerSec float64        `json:"seats_per_sec"`
+			SeatsLeft   map[string]int `json:"seats_left"`
+			Orphans     *int           `json:"orphans"`
+		} `json:"onsale"`
+	}
+	if err := json.Unmarshal([]byte(out), &rows); err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range rows {
+		on := r.OnSale
+		if on.Seats != 300 || on.Holds == 0 || on.HoldsPerSec <= 0 || on.SeatsPerSec <= 0 || on.Orphans == nil ||
+			on.SeatsLeft["free"]+on.SeatsLeft["booked"] != 300 {
+			t.Errorf("onsale %+v, want 300 seats, holds and seats per second, orphans and the seats left", on)
+		}
+	}
+	svg, err := os.ReadFile(chart)
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkXML(t, svg, "onsale", "300 seats", "atomic", "lock")
+}
+
+// TestBenchURLOnSale sells an event of a running service's over HTTP,
+// its own sweeper freeing the holds left to expire.
+func TestBenchURLOnSale(t *testing.T) {
+	s := startServe(t, nil, "-store", "sqlite:"+filepath.Join(t.TempDir(), "serve.db"), "-sweep-interval", "200ms")
+	out, err := runBench(t, nil, "-url", "http://"+s.addr, "-workload", "onsale", "-stock", "200", "-requests", "100",
+		"-clients", "4", "-hold-ttl", "1s")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"workload onsale", "200 seats", "\nservice at http://" + s.addr, "checked the seats through Seats and Event only", "seats left:"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("table does not say %q:\n%s", want, out)
+		}
+	}
+}
+
 // checkXML checks that data is well-formed XML whose text says each of
 // want.
 func checkXML(t *testing.T, data []byte, want ...string) {
@@ -180,6 +232,8 @@ func TestBenchRefusesBadInput(t *testing.T) {
 		{"url store", []string{"-url", "http://127.0.0.1:1", "-store", "sqlite:x.db"}, nil, "-store does not apply with -url"},
 		{"key without url", []string{"-key", "stk_x"}, nil, "-key goes with -url"},
 		{"ttl", []string{"-hold-ttl", "1500ms"}, nil, "-hold-ttl must be whole seconds"},
+		{"onsale seats", []string{"-workload", "onsale", "-stock", "1"}, nil, "-stock is onsale's seats"},
+		{"onsale too many seats", []string{"-workload", "onsale", "-stock", "100001"}, nil, "-stock is onsale's seats"},
 		{"argument", []string{"extra"}, nil, "unexpected arguments"},
 		{"flag", []string{"-nope"}, nil, "flag provided but not defined"},
 	}

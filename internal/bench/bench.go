@@ -23,10 +23,11 @@ const (
 	FlashSale = "flash-sale"
 	Carts     = "carts"
 	Booking   = "booking"
+	OnSale    = "onsale"
 )
 
 // Workloads returns the workload names, in the order of the documentation.
-func Workloads() []string { return []string{FlashSale, Carts, Booking} }
+func Workloads() []string { return []string{FlashSale, Carts, Booking, OnSale} }
 
 // Strategies returns every engine strategy, in the order they run by
 // default.
@@ -34,13 +35,16 @@ func Strategies() []string { return engine.Strategies() }
 
 // ErrInvariant is returned by Run, with the report, when a run broke an
 // invariant: it oversold, a counter went negative, the committed units do
-// not match the successful requests, or the ledger does not balance.
+// not match the successful requests, or the ledger does not balance; in
+// OnSale also when a seat was in two holds or bookings at once, the seat
+// counts do not match the clients' holds and bookings, or a request
+// failed other than by a refusal.
 var ErrInvariant = errors.New("bench: invariant broken")
 
 // Options configure a Run. A nil *Options is refused: Store or Service is
 // required.
 type Options struct {
-	// Workload is FlashSale, Carts or Booking.
+	// Workload is FlashSale, Carts, Booking or OnSale.
 	// Default: FlashSale.
 	Workload string
 
@@ -60,7 +64,8 @@ type Options struct {
 
 	// Service is a running service to drive as it is (an httpapi.Client):
 	// one run, named by ServiceName. Reconcile cannot be called on it, and
-	// its own sweeper expires booking's holds.
+	// its own sweeper expires booking's and onsale's holds. OnSale needs
+	// it to be a stockade.BookingService too, as an httpapi.Client is.
 	Service stockade.Service
 
 	// ServiceName names the run on Service in the report.
@@ -80,13 +85,15 @@ type Options struct {
 	// Default: 0.
 	Requests int
 
-	// Stock is the on-hand quantity set on every level before a run.
+	// Stock is the on-hand quantity set on every level before a run; in
+	// OnSale, the event's seats (at most stockade.MaxSeats).
 	// Default: with Requests, enough to sell out partway (flash-sale: half
-	// the requests; carts: Requests/10; booking: Requests/4; at least 5);
-	// with Duration, 1,000,000 for flash-sale and 10,000 otherwise.
+	// the requests; carts: Requests/10; booking: Requests/4; at least 5;
+	// onsale: 2 × Requests seats); with Duration, 1,000,000 for flash-sale
+	// and 10,000 otherwise.
 	Stock int64
 
-	// HoldTTL is how long booking's holds last.
+	// HoldTTL is how long booking's and onsale's holds last.
 	// Default: 2s.
 	HoldTTL time.Duration
 
@@ -185,6 +192,14 @@ func (o *Options) withDefaults() (Options, error) {
 	if c.Stock == 0 {
 		c.Stock = defaultStock(c.Workload, c.Requests)
 	}
+	if c.Workload == OnSale {
+		if c.Stock < 2 || c.Stock > stockade.MaxSeats {
+			return c, fmt.Errorf("bench: onsale: stock is the event's seats, between 2 and %d, got %d", stockade.MaxSeats, c.Stock)
+		}
+		if _, ok := c.Service.(stockade.BookingService); c.Service != nil && !ok {
+			return c, fmt.Errorf("bench: onsale: the service (%T) sells no seats: it is not a stockade.BookingService", c.Service)
+		}
+	}
 	return c, nil
 }
 
@@ -202,6 +217,8 @@ func defaultStock(workload string, requests int) int64 {
 		n /= 2
 	case Carts:
 		n /= 10
+	case OnSale:
+		return min(max(2*n, 5), stockade.MaxSeats)
 	default:
 		n /= 4
 	}
@@ -215,7 +232,7 @@ type Report struct {
 	Clients  int           `json:"clients"`
 	Duration time.Duration `json:"duration_ns,omitempty"` // 0 with Requests
 	Requests int           `json:"requests,omitempty"`    // 0 with Duration
-	Stock    int64         `json:"stock"`                 // per level
+	Stock    int64         `json:"stock"`                 // per level; onsale: the event's seats
 	Results  []Result      `json:"results"`
 }
 
@@ -250,10 +267,14 @@ type Result struct {
 
 	// UnitsSold is the units of successful checkouts or confirms.
 	UnitsSold int64 `json:"units_sold"`
-	// Booking: holds left to expire, and holds the in-process sweeps
-	// expired during the run.
+	// Booking and onsale: holds left to expire, and holds the in-process
+	// sweeps expired during the run (and onsale's final sweep).
 	Abandoned int `json:"abandoned_holds,omitempty"`
 	Swept     int `json:"swept_holds,omitempty"`
+
+	// OnSale is what only the onsale workload measures: holds and seats
+	// per second, the seats left, orphans. Nil for the other workloads.
+	OnSale *OnSaleResult `json:"onsale,omitempty"`
 
 	// InvariantsOK is false if any check below failed; Violations says
 	// which.
@@ -290,6 +311,7 @@ func Run(ctx context.Context, opts *Options) (*Report, error) {
 	}
 	if o.Service != nil {
 		t := target{name: o.ServiceName, svc: o.Service}
+		t.bk, _ = o.Service.(stockade.BookingService)
 		res, err := runOne(ctx, o, t, prefix+"svc-")
 		if err != nil {
 			return rep, err
@@ -318,7 +340,8 @@ type target struct {
 	name      string // the strategy, or the service's name
 	effective string
 	svc       stockade.Service
-	eng       *engine.Engine // nil for a service
+	bk        stockade.BookingService // svc, if it sells seats; else nil
+	eng       *engine.Engine          // nil for a service
 }
 
 // newTarget builds the engine of strategy on o.Store. The lock strategy
@@ -337,14 +360,14 @@ func newTarget(ctx context.Context, o Options, strategy string) (target, error) 
 	if err != nil {
 		return target{}, fmt.Errorf("bench: %s: %w", strategy, err)
 	}
-	return target{name: strategy, effective: eng.Strategy(), svc: eng, eng: eng}, nil
+	return target{name: strategy, effective: eng.Strategy(), svc: eng, bk: eng, eng: eng}, nil
 }
 
 // runOne sets up the workload's stock under prefix, runs the clients, and
 // checks the invariants.
 func runOne(ctx context.Context, o Options, t target, prefix string) (Result, error) {
 	w := newWorkload(o.Workload, prefix, o.HoldTTL)
-	if err := w.setup(ctx, t.svc, o.Stock); err != nil {
+	if err := w.setup(ctx, t, o.Stock); err != nil {
 		return Result{}, fmt.Errorf("bench: %s: set up: %w", t.name, err)
 	}
 	fmt.Fprintf(o.Progress, "bench: %s: %s, %d clients, %s\n", t.name, o.Workload, o.Clients, limitText(o))
@@ -415,7 +438,8 @@ func runOne(ctx context.Context, o Options, t target, prefix string) (Result, er
 		tl := newTally()
 		tallies[i] = tl
 		clients.Go(func() {
-			c := &client{svc: t.svc, t: tl, claim: claim, done: &done, rng: newRand(uint64(i))}
+			c := &client{svc: t.svc, bk: t.bk, t: tl, claim: claim, stop: func() { stop.Store(true) },
+				done: &done, rng: newRand(uint64(i))}
 			w.client(ctx, c)
 		})
 	}
@@ -439,7 +463,7 @@ func runOne(ctx context.Context, o Options, t target, prefix string) (Result, er
 	// so that a slow store does not fail the check for lack of time.
 	cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), time.Minute)
 	defer cancel()
-	viol, err := w.check(cctx, t.svc, o.Stock, all)
+	viol, err := w.check(cctx, t, o.Stock, all, &res)
 	if err != nil {
 		return res, fmt.Errorf("bench: %s: check: %w", t.name, err)
 	}
@@ -448,6 +472,8 @@ func runOne(ctx context.Context, o Options, t target, prefix string) (Result, er
 		switch {
 		case err != nil:
 			return res, fmt.Errorf("bench: %s: reconcile: %w", t.name, err)
+		case r.OK && r.Events > 0:
+			res.Reconcile = fmt.Sprintf("ok (%d events match their seat history, %d levels match the whole ledger and the records)", r.Events, r.Levels)
 		case r.OK:
 			res.Reconcile = fmt.Sprintf("ok (%d levels match the whole ledger and the records)", r.Levels)
 		default:
@@ -455,11 +481,17 @@ func runOne(ctx context.Context, o Options, t target, prefix string) (Result, er
 			for _, m := range r.Mismatches {
 				ms = append(ms, m.String())
 			}
+			for _, m := range r.EventMismatches {
+				ms = append(ms, m.String())
+			}
 			res.Reconcile = "mismatches: " + strings.Join(ms, "; ")
-			viol = append(viol, "reconcile: levels do not match the ledger or the records: "+strings.Join(ms, "; "))
+			viol = append(viol, "reconcile: levels or seats do not match the ledger, the records or the seat history: "+strings.Join(ms, "; "))
 		}
 	} else {
 		res.Reconcile = "not available over HTTP: checked the totals through Stock only"
+		if w.on != nil {
+			res.Reconcile = "not available over HTTP: checked the seats through Seats and Event only"
+		}
 	}
 	res.Violations = viol
 	res.InvariantsOK = len(viol) == 0

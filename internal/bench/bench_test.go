@@ -72,6 +72,9 @@ func checkResult(t *testing.T, res bench.Result, requests int) {
 func TestRunWorkloads(t *testing.T) {
 	const requests = 200
 	for _, workload := range bench.Workloads() {
+		if workload == bench.OnSale {
+			continue // TestRunOnSale, with an event of its size
+		}
 		t.Run(workload, func(t *testing.T) {
 			var progress bytes.Buffer
 			rep, err := bench.Run(t.Context(), &bench.Options{

@@ -1,5 +1,5 @@
 // Package bench is "stockade bench": it drives a stockade.Service with
-// many concurrent clients on one of three workloads, measures throughput,
+// many concurrent clients on one of four workloads, measures throughput,
 // latency and outcomes, and checks afterwards that nothing was oversold.
 //
 // In process, Run builds one engine per strategy on the same store and runs
@@ -31,11 +31,30 @@
 //     with a short TTL (Options.HoldTTL), then Confirms 70% of its holds
 //     after a pause of 5–50ms and leaves the rest to expire. In process
 //     the engine's Sweep runs every 250ms, as serve's sweeper would.
+//   - onsale: one event (a stockade.BookingService show) of Stock seats,
+//     default 10,000: rows of 40 seats, 25 rows to a section, sections 5
+//     side by side in tiers one behind the other (10,000 seats: 2 tiers
+//     of 5 sections), the stage in front of the first tier's middle, so
+//     that the distance to it varies by section, row and seat. 90% of
+//     the holds ask for the best 1–6 seats available side by side; 10%
+//     name a pair of seats side by side among the 24 nearest the stage,
+//     which collide with each other and with best available. 80% of the
+//     successful holds are confirmed at once, the rest left to expire
+//     (HoldTTL); Sweep runs every 250ms in process. A client told
+//     sold_out waits 50–100ms before it asks again. The run ends when
+//     every seat is booked, or at Duration or Requests. With Service, the
+//     service must be a stockade.BookingService too.
 //
-// A request is one Service call; booking's reserves and confirms both
-// count. Its outcome is "ok" or the error's stockade code ("booking"
-// prefixes the call: "reserve:ok", "confirm:reservation_expired"), or
-// "error" for an error that is not a *stockade.Error (a transport error).
+// A request is one Service call; booking's reserves and confirms, and
+// onsale's holds and confirms, all count. Its outcome is "ok" or the
+// error's stockade code (booking and onsale prefix the call:
+// "reserve:ok", "confirm:reservation_expired", "hold:sold_out",
+// "hold:seats_unavailable", "confirm:hold_expired"), or "error" for an
+// error that is not a *stockade.Error (a transport error). Onsale also
+// reports, in Result.OnSale, successful holds and seats booked per
+// second, the latency of holds alone, the seats left by status and the
+// orphans among them: free seats whose neighbours in the row are both
+// taken or absent.
 //
 // # Invariants
 //
@@ -47,6 +66,24 @@
 // units of holds not confirmed. In process, engine.Reconcile must also
 // report the whole ledger balanced; over HTTP it cannot be called, and the
 // report says so. A broken invariant makes Run return ErrInvariant.
+//
+// Onsale checks the event's seats (read with Seats) once the holds left
+// to expire have lapsed and a final Sweep freed them (over HTTP, once the
+// service's sweeper did), waiting up to 10s for that. Nothing is released
+// or cancelled in this workload, so: no seat is booked twice; no hold
+// began after a booking of its seat did; in process, no two holds of a
+// seat each came back before the other expired (a booked hold never
+// expires); a seat a client booked is booked by that booking; one whose
+// holds were all left to expire is free, or still held by one of them
+// that had not lapsed when the final sweep began (over HTTP, by any of
+// them); no seat is held or booked by a hold no client got (beyond the
+// seats of requests that failed); the seats booked equal the seats the
+// clients booked; the event's counts by status (Event) equal the seats
+// listed; every hold is what was asked (the named seats, or as many best
+// seats side by side in one row). Any error but sold_out,
+// seats_unavailable and hold_expired breaks the run too. In process
+// engine.Reconcile must also find every event's seats agreeing with their
+// history.
 //
 // Latencies and throughputs are wall-clock measurements of this machine at
 // this moment: compare strategies within one report, not across machines.

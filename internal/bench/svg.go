@@ -43,7 +43,11 @@ func (r *Report) WriteSVG(out io.Writer) error {
 	fmt.Fprintf(w, `<rect width="100%%" height="100%%" fill="#ffffff"/>
 `)
 	text(w, 20, 30, `font-size="18" font-weight="bold" fill="#222"`, "stockade bench: "+r.Workload+" — throughput by strategy")
-	text(w, 20, 52, `fill="#555"`, fmt.Sprintf("%s · %d clients · %s · stock %d per level", r.Store, r.Clients, r.Limit(), r.Stock))
+	stock := fmt.Sprintf("stock %d per level", r.Stock)
+	if r.Workload == OnSale {
+		stock = fmt.Sprintf("%d seats", r.Stock)
+	}
+	text(w, 20, 52, `fill="#555"`, fmt.Sprintf("%s · %d clients · %s · %s", r.Store, r.Clients, r.Limit(), stock))
 
 	plotBottom := chartTop + chartRow*len(r.Results)
 	// Grid and tick labels.

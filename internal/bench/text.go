@@ -9,6 +9,8 @@ import (
 	"slices"
 	"strings"
 	"text/tabwriter"
+
+	"github.com/stockade/stockade"
 )
 
 // describe says what a workload sends, in words.
@@ -20,6 +22,9 @@ func describe(workload string) string {
 		return fmt.Sprintf("%d SKUs (Zipf popularity) over %d locations, checkouts of 1-4 lines of 1-3 units", cartSKUs, cartLocations)
 	case Booking:
 		return fmt.Sprintf("%d SKUs, holds of 1-2 units; %.0f%% confirmed after 5-50ms, the rest left to expire", bookingSKUs, 100*confirmShare)
+	case OnSale:
+		return fmt.Sprintf("one event, rows of %d seats, %d rows to a section; holds of 1-%d best-available seats (%.0f%%) or a named pair of the %d seats nearest the stage; %.0f%% confirmed at once, the rest left to expire",
+			onsaleRowSeats, onsaleSectionRows, onsaleMaxBest, 100*(1-onsaleNamedShare), onsaleHotSeats, 100*onsaleConfirmShare)
 	}
 	return workload
 }
@@ -38,8 +43,19 @@ func (r *Report) Limit() string {
 func (r *Report) WriteText(out io.Writer) error {
 	w := new(bytes.Buffer)
 	fmt.Fprintf(w, "workload %s: %s\n", r.Workload, describe(r.Workload))
-	fmt.Fprintf(w, "store %s, %d clients, %s, stock %d per level\n\n", r.Store, r.Clients, r.Limit(), r.Stock)
+	if r.Workload == OnSale {
+		fmt.Fprintf(w, "store %s, %d clients, %s or until sold out, %d seats\n\n", r.Store, r.Clients, r.Limit(), r.Stock)
+		r.writeOnSale(w)
+	} else {
+		fmt.Fprintf(w, "store %s, %d clients, %s, stock %d per level\n\n", r.Store, r.Clients, r.Limit(), r.Stock)
+		r.writeTable(w)
+	}
+	_, err := out.Write(w.Bytes())
+	return err
+}
 
+// writeTable writes the table and notes of the stock workloads.
+func (r *Report) writeTable(w *bytes.Buffer) {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "strategy\trequests\tok/s\treq/s\tp50 ms\tp95 ms\tp99 ms\tmax ms\terrors\tinvariants\toutcomes")
 	for _, res := range r.Results {
@@ -69,8 +85,55 @@ func (r *Report) WriteText(out io.Writer) error {
 			fmt.Fprintf(w, "  %s: INVARIANT BROKEN: %s\n", res.Strategy, v)
 		}
 	}
-	_, err := out.Write(w.Bytes())
-	return err
+}
+
+// writeOnSale writes the table and notes of OnSale: holds and seats
+// booked per second, latencies, the seats left and orphans.
+func (r *Report) writeOnSale(w *bytes.Buffer) {
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "strategy\trequests\tholds/s\tseats/s\tp50 ms\tp99 ms\thold p99 ms\tmax ms\tbooked\torphans\terrors\tinvariants\toutcomes")
+	for _, res := range r.Results {
+		inv := "ok"
+		if !res.InvariantsOK {
+			inv = "BROKEN"
+		}
+		var on OnSaleResult
+		if res.OnSale != nil {
+			on = *res.OnSale
+		}
+		booked := fmt.Sprintf("%d", on.SeatsBooked)
+		if on.SoldOut {
+			booked += " (all)"
+		}
+		fmt.Fprintf(tw, "%s\t%d\t%.0f\t%.0f\t%.1f\t%.1f\t%.1f\t%.1f\t%s\t%d\t%d\t%s\t%s\n",
+			res.Strategy, res.Requests, on.HoldsPerSec, on.SeatsPerSec, res.P50Ms, res.P99Ms, on.HoldP99Ms, res.MaxMs,
+			booked, on.Orphans, res.Errors, inv, outcomesText(res.Outcomes))
+	}
+	tw.Flush() // writes to a bytes.Buffer cannot fail
+
+	fmt.Fprintln(w, "\nnotes:")
+	for _, res := range r.Results {
+		if res.Effective != "" && res.Effective != res.Strategy {
+			fmt.Fprintf(w, "  %s: runs as %s\n", res.Strategy, strings.TrimPrefix(res.Effective, res.Strategy+" "))
+		}
+		if on := res.OnSale; on != nil {
+			end := fmt.Sprintf("sold out in %.1fs", res.Seconds)
+			if !on.SoldOut {
+				end = "not sold out"
+			}
+			fmt.Fprintf(w, "  %s: %s; %d holds of %d seats, %d booked of %d seats; hold p50 %.1fms; %d holds left to expire, %d swept\n",
+				res.Strategy, end, on.Holds, on.SeatsHeld, on.Bookings, on.SeatsBooked, on.HoldP50Ms, res.Abandoned, res.Swept)
+			fmt.Fprintf(w, "  %s: seats left: %d free (%d of them orphans), %d held, %d booked\n", res.Strategy,
+				on.Left[stockade.SeatFree], on.Orphans, on.Left[stockade.SeatHeld], on.Left[stockade.SeatBooked])
+		}
+		fmt.Fprintf(w, "  %s: reconcile %s\n", res.Strategy, res.Reconcile)
+		if res.Errors > 0 {
+			fmt.Fprintf(w, "  %s: %d errors, first: %s\n", res.Strategy, res.Errors, res.ErrorSample)
+		}
+		for _, v := range res.Violations {
+			fmt.Fprintf(w, "  %s: INVARIANT BROKEN: %s\n", res.Strategy, v)
+		}
+	}
 }
 
 // outcomesText lists outcomes as "ok=120 insufficient_stock=80", ok first.

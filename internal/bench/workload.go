@@ -7,6 +7,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"slices"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -39,6 +40,7 @@ type workload struct {
 	skus []string
 	locs []stockade.Location
 	ttl  time.Duration
+	on   *onsale // OnSale's event and clients; nil for the others
 }
 
 func newWorkload(kind, prefix string, ttl time.Duration) *workload {
@@ -55,15 +57,23 @@ func newWorkload(kind, prefix string, ttl time.Duration) *workload {
 		for i := range bookingSKUs {
 			w.skus = append(w.skus, fmt.Sprintf("%sshow-%02d", prefix, i))
 		}
+	case OnSale:
+		w.locs = nil
+		w.on = &onsale{id: prefix + "show", ttl: ttl}
 	}
 	return w
 }
 
 // sweeps reports whether an in-process run should sweep lapsed holds.
-func (w *workload) sweeps() bool { return w.kind == Booking }
+func (w *workload) sweeps() bool { return w.kind == Booking || w.kind == OnSale }
 
-// setup creates the locations and sets every level's stock.
-func (w *workload) setup(ctx context.Context, svc stockade.Service, stock int64) error {
+// setup creates the locations and sets every level's stock, or OnSale's
+// event of stock seats.
+func (w *workload) setup(ctx context.Context, t target, stock int64) error {
+	if w.on != nil {
+		return w.on.setup(ctx, t.bk, int(stock))
+	}
+	svc := t.svc
 	for _, l := range w.locs {
 		if _, err := svc.PutLocation(ctx, l, nil); err != nil {
 			return fmt.Errorf("location %s: %w", l.ID, err)
@@ -101,8 +111,10 @@ func (w *workload) setup(ctx context.Context, svc stockade.Service, stock int64)
 // client is one goroutine of a run.
 type client struct {
 	svc   stockade.Service
+	bk    stockade.BookingService // svc, for OnSale
 	t     *tally
 	claim func() bool // false when the run is over
+	stop  func()      // ends the run, for every client: OnSale sold out
 	done  *atomic.Int64
 	rng   *rand.Rand
 }
@@ -131,6 +143,8 @@ func (w *workload) client(ctx context.Context, c *client) {
 			c.rng.Shuffle(len(lines), func(i, j int) { lines[i], lines[j] = lines[j], lines[i] })
 			c.checkout(ctx, lines)
 		}
+	case OnSale:
+		w.on.client(ctx, c)
 	case Booking:
 		for c.claim() {
 			lines := []stockade.Line{{
@@ -201,7 +215,7 @@ func (c *client) do(kind string, lines []stockade.Line, sells bool, fn func() er
 				c.t.sold[l.SKU] += l.Quantity
 			}
 		}
-	case code != stockade.EInsufficientStock && code != stockade.EReservationExpired:
+	case !refusal(code):
 		c.t.errors++
 		if c.t.errSample == "" {
 			c.t.errSample = fmt.Sprintf("%s: %v", orDefault(kind, "checkout"), err)
@@ -212,6 +226,17 @@ func (c *client) do(kind string, lines []stockade.Line, sells bool, fn func() er
 	}
 	c.done.Add(1)
 	return err
+}
+
+// refusal reports whether code is an expected refusal of the workloads,
+// not a failure: no stock or seats left, or a hold that ran out.
+func refusal(code string) bool {
+	switch code {
+	case stockade.EInsufficientStock, stockade.EReservationExpired,
+		stockade.ESoldOut, stockade.ESeatsUnavailable, stockade.EHoldExpired:
+		return true
+	}
+	return false
 }
 
 func orDefault(s, def string) string {
@@ -240,6 +265,7 @@ type tally struct {
 	uncertain map[string]int64 // SKU → units of requests that ended in an error
 	holding   map[string]int64 // SKU → units of holds neither confirmed nor expired by Confirm
 	abandoned int
+	on        onsaleTally
 }
 
 func newTally() *tally {
@@ -272,6 +298,7 @@ func (t *tally) merge(o *tally) {
 		}
 	}
 	t.abandoned += o.abandoned
+	t.on.merge(&o.on)
 }
 
 // result summarises a run's merged tally.
@@ -286,7 +313,7 @@ func (t *tally) result(name string, elapsed time.Duration) Result {
 		Abandoned:   t.abandoned,
 	}
 	for k, n := range t.outcomes {
-		if k == "ok" || k == "reserve:ok" || k == "confirm:ok" {
+		if k == "ok" || strings.HasSuffix(k, ":ok") {
 			r.Successes += n
 		}
 	}
@@ -317,8 +344,13 @@ func percentile(sorted []time.Duration, q float64) float64 {
 
 func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
 
-// check reads back every SKU of the run and returns what is wrong.
-func (w *workload) check(ctx context.Context, svc stockade.Service, stock int64, t *tally) ([]string, error) {
+// check reads back every SKU of the run, or OnSale's seats, and returns
+// what is wrong. OnSale also completes res.
+func (w *workload) check(ctx context.Context, tg target, stock int64, t *tally, res *Result) ([]string, error) {
+	if w.on != nil {
+		return w.on.check(ctx, tg, t, res)
+	}
+	svc := tg.svc
 	var viol []string
 	report := func(format string, args ...any) {
 		viol = append(viol, fmt.Sprintf(format, args...))
