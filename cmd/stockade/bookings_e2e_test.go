@@ -19,6 +19,20 @@ import (
 // run under.
 var bookingStrategies = []string{engine.Atomic, engine.RowLock, engine.Lock, engine.Batch}
 
+// eachStoreAndStrategy runs fn as a subtest on each kind of store under
+// each of strategies.
+func eachStoreAndStrategy(t *testing.T, strategies []string, fn func(t *testing.T, kind, strategy string)) {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("builds and runs the binary")
+	}
+	for _, kind := range []string{"sqlite", "postgres"} {
+		for _, strategy := range strategies {
+			t.Run(kind+"/"+strategy, func(t *testing.T) { fn(t, kind, strategy) })
+		}
+	}
+}
+
 // putArena creates the show id: sections × rows × perRow seats, each
 // row's seats side by side, the stage at the front of the middle.
 func putArena(t *testing.T, c *httpapi.Client, id string, sections, rows, perRow int) {
@@ -133,75 +147,61 @@ func noSeatTwice(t *testing.T, c *httpapi.Client, show string, holds []stockade.
 // writer most: the request deadline is raised so that the queue for it is
 // not what the test judges.
 func TestHTTPOnSale(t *testing.T) {
-	if testing.Short() {
-		t.Skip("builds and runs the binary")
-	}
-	for _, kind := range []string{"sqlite", "postgres"} {
-		for _, strategy := range bookingStrategies {
-			t.Run(kind+"/"+strategy, func(t *testing.T) {
-				store := newStore(t, kind)
-				p := startProcess(t, "-store", store, "-strategy", strategy, "-request-timeout", "60s")
-				c := httpapi.NewClient("http://"+p.addr, httpClient)
-				putArena(t, c, "arena", 4, 25, 20)
-				holds, short := onSale(t, []string{p.addr}, "arena", 5000, 64)
-				noSeatTwice(t, c, "arena", holds)
-				// No seat came back, so a quantity refused then is
-				// refused now: sold_out meant no fitting seats.
-				for q := range short {
-					_, err := c.HoldSeats(t.Context(), stockade.HoldRequest{EventID: "arena", Best: []stockade.BestSeats{{Quantity: q}}}, nil)
-					if stockade.ErrorCode(err) != stockade.ESoldOut {
-						t.Errorf("%d seats were refused sold_out, and now: %v", q, err)
-					}
-				}
-				reconcileClean(t, store)
-			})
+	eachStoreAndStrategy(t, bookingStrategies, func(t *testing.T, kind, strategy string) {
+		store := newStore(t, kind)
+		p := startProcess(t, "-store", store, "-strategy", strategy, "-request-timeout", "60s")
+		c := httpapi.NewClient("http://"+p.addr, httpClient)
+		putArena(t, c, "arena", 4, 25, 20)
+		holds, short := onSale(t, []string{p.addr}, "arena", 5000, 64)
+		noSeatTwice(t, c, "arena", holds)
+		// No seat came back, so a quantity refused then is
+		// refused now: sold_out meant no fitting seats.
+		for q := range short {
+			_, err := c.HoldSeats(t.Context(), stockade.HoldRequest{EventID: "arena", Best: []stockade.BestSeats{{Quantity: q}}}, nil)
+			if stockade.ErrorCode(err) != stockade.ESoldOut {
+				t.Errorf("%d seats were refused sold_out, and now: %v", q, err)
+			}
 		}
-	}
+		reconcileClean(t, store)
+	})
 }
 
 // TestHTTPSeatCollision: 500 buyers of the same two named seats at once:
 // one hold, every other buyer refused seats_unavailable.
 func TestHTTPSeatCollision(t *testing.T) {
-	if testing.Short() {
-		t.Skip("builds and runs the binary")
-	}
-	for _, kind := range []string{"sqlite", "postgres"} {
-		for _, strategy := range bookingStrategies {
-			t.Run(kind+"/"+strategy, func(t *testing.T) {
-				store := newStore(t, kind)
-				p := startProcess(t, "-store", store, "-strategy", strategy)
-				c := httpapi.NewClient("http://"+p.addr, httpClient)
-				putArena(t, c, "arena", 1, 2, 10)
-				var (
-					mu    sync.Mutex
-					codes = map[string]int{}
-					holds []stockade.Hold
-					wg    sync.WaitGroup
-					sem   = make(chan struct{}, 100)
-				)
-				const buyers = 500
-				for range buyers {
-					sem <- struct{}{}
-					wg.Go(func() {
-						defer func() { <-sem }()
-						h, err := c.HoldSeats(t.Context(), stockade.HoldRequest{EventID: "arena", Seats: []string{"S0/R00/5", "S0/R00/6"}}, nil)
-						mu.Lock()
-						defer mu.Unlock()
-						codes[stockade.ErrorCode(err)]++
-						if err == nil {
-							holds = append(holds, h)
-						}
-					})
+	eachStoreAndStrategy(t, bookingStrategies, func(t *testing.T, kind, strategy string) {
+		store := newStore(t, kind)
+		p := startProcess(t, "-store", store, "-strategy", strategy)
+		c := httpapi.NewClient("http://"+p.addr, httpClient)
+		putArena(t, c, "arena", 1, 2, 10)
+		var (
+			mu    sync.Mutex
+			codes = map[string]int{}
+			holds []stockade.Hold
+			wg    sync.WaitGroup
+			sem   = make(chan struct{}, 100)
+		)
+		const buyers = 500
+		for range buyers {
+			sem <- struct{}{}
+			wg.Go(func() {
+				defer func() { <-sem }()
+				h, err := c.HoldSeats(t.Context(), stockade.HoldRequest{EventID: "arena", Seats: []string{"S0/R00/5", "S0/R00/6"}}, nil)
+				mu.Lock()
+				defer mu.Unlock()
+				codes[stockade.ErrorCode(err)]++
+				if err == nil {
+					holds = append(holds, h)
 				}
-				wg.Wait()
-				if codes[""] != 1 || codes[stockade.ESeatsUnavailable] != buyers-1 {
-					t.Fatalf("outcomes %v; want one hold and %d seats_unavailable", codes, buyers-1)
-				}
-				noSeatTwice(t, c, "arena", holds)
-				reconcileClean(t, store)
 			})
 		}
-	}
+		wg.Wait()
+		if codes[""] != 1 || codes[stockade.ESeatsUnavailable] != buyers-1 {
+			t.Fatalf("outcomes %v; want one hold and %d seats_unavailable", codes, buyers-1)
+		}
+		noSeatTwice(t, c, "arena", holds)
+		reconcileClean(t, store)
+	})
 }
 
 // TestHTTPHoldExpiry: the seats of a lapsed hold come back by the sweep;
@@ -259,115 +259,108 @@ func TestHTTPHoldExpiry(t *testing.T) {
 // acknowledged hold and booking is there with its seats, no seat is in
 // two of them, and the store reconciles.
 func TestHTTPOnSaleKilled(t *testing.T) {
-	if testing.Short() {
-		t.Skip("builds and runs the binary")
-	}
-	for _, kind := range []string{"sqlite", "postgres"} {
-		for _, strategy := range []string{engine.Atomic, engine.Batch} {
-			t.Run(kind+"/"+strategy, func(t *testing.T) {
-				store := newStore(t, kind)
-				p := startProcess(t, "-store", store, "-strategy", strategy)
-				c := httpapi.NewClient("http://"+p.addr, httpClient)
-				putArena(t, c, "arena", 4, 25, 20)
-				var (
-					mu       sync.Mutex
-					holds    []stockade.Hold
-					bookings []stockade.Booking
-				)
-				ctx, cancel := context.WithCancel(t.Context())
-				var wg sync.WaitGroup
-				for g := range 16 {
-					wg.Go(func() {
-						for i := 0; ctx.Err() == nil; i++ {
-							h, err := c.HoldSeats(context.Background(), stockade.HoldRequest{EventID: "arena", Best: []stockade.BestSeats{{Quantity: 1 + (g+i)%4}}}, nil)
-							if err != nil {
-								return // the process died, or the seats ran out
-							}
-							mu.Lock()
-							holds = append(holds, h)
-							mu.Unlock()
-							if i%5 == 4 {
-								continue // left held
-							}
-							b, err := c.ConfirmHold(context.Background(), h.ID, nil)
-							if err != nil {
-								return
-							}
-							mu.Lock()
-							bookings = append(bookings, b)
-							mu.Unlock()
-						}
-					})
-				}
-				deadline := time.Now().Add(30 * time.Second)
-				for {
-					mu.Lock()
-					n := len(bookings)
-					mu.Unlock()
-					if n >= 100 || time.Now().After(deadline) {
-						break
-					}
-					time.Sleep(10 * time.Millisecond) // the buyers' progress, polled
-				}
-				if err := p.cmd.Process.Signal(syscall.SIGKILL); err != nil {
-					t.Fatal(err)
-				}
-				p.cmd.Wait()
-				cancel()
-				wg.Wait()
-				if len(bookings) == 0 {
-					t.Fatal("no booking was acknowledged before the kill")
-				}
-
-				p2 := startProcess(t, "-store", store, "-strategy", strategy)
-				c2 := httpapi.NewClient("http://"+p2.addr, httpClient)
-				booked := map[string]string{} // hold → its booking
-				for _, b := range bookings {
-					booked[b.HoldID] = b.ID
-				}
-				owner := map[string]string{}
-				for _, h := range holds {
-					got, err := c2.Hold(t.Context(), h.ID)
+	eachStoreAndStrategy(t, []string{engine.Atomic, engine.Batch}, func(t *testing.T, kind, strategy string) {
+		store := newStore(t, kind)
+		p := startProcess(t, "-store", store, "-strategy", strategy)
+		c := httpapi.NewClient("http://"+p.addr, httpClient)
+		putArena(t, c, "arena", 4, 25, 20)
+		var (
+			mu       sync.Mutex
+			holds    []stockade.Hold
+			bookings []stockade.Booking
+		)
+		ctx, cancel := context.WithCancel(t.Context())
+		var wg sync.WaitGroup
+		for g := range 16 {
+			wg.Go(func() {
+				for i := 0; ctx.Err() == nil; i++ {
+					h, err := c.HoldSeats(context.Background(), stockade.HoldRequest{EventID: "arena", Best: []stockade.BestSeats{{Quantity: 1 + (g+i)%4}}}, nil)
 					if err != nil {
-						t.Fatalf("acknowledged hold %s: %v", h.ID, err)
+						return // the process died, or the seats ran out
 					}
-					if !slices.Equal(got.Seats, h.Seats) {
-						t.Fatalf("hold %s has seats %v, was acknowledged with %v", h.ID, got.Seats, h.Seats)
+					mu.Lock()
+					holds = append(holds, h)
+					mu.Unlock()
+					if i%5 == 4 {
+						continue // left held
 					}
-					want := stockade.HoldHeld
-					if booked[h.ID] != "" {
-						want = stockade.HoldConfirmed
+					b, err := c.ConfirmHold(context.Background(), h.ID, nil)
+					if err != nil {
+						return
 					}
-					if got.Status != want && (want != stockade.HoldHeld || got.Status != stockade.HoldConfirmed) {
-						t.Fatalf("hold %s is %s, want %s", h.ID, got.Status, want)
-					}
-					for _, s := range h.Seats {
-						owner[s] = h.ID
-					}
+					mu.Lock()
+					bookings = append(bookings, b)
+					mu.Unlock()
 				}
-				for _, b := range bookings {
-					got, err := c2.Booking(t.Context(), b.ID)
-					if err != nil || got.Status != stockade.BookingBooked || !slices.Equal(got.Seats, b.Seats) {
-						t.Fatalf("acknowledged booking %s: %+v, %v", b.ID, got, err)
-					}
-				}
-				// Every seat of an acknowledged hold is held by it or
-				// booked by its booking; no seat is in two.
-				for _, s := range showSeats(t, c2, "arena") {
-					h, ok := owner[s.ID]
-					switch {
-					case !ok:
-					case s.HoldID != h:
-						t.Fatalf("seat %s of hold %s is %s by hold %q", s.ID, h, s.Status, s.HoldID)
-					case s.Status == stockade.SeatBooked && s.BookingID == "":
-						t.Fatalf("seat %s is booked by no booking", s.ID)
-					}
-				}
-				t.Logf("%d holds and %d bookings acknowledged before the kill", len(holds), len(bookings))
-				reconcileClean(t, store)
 			})
 		}
-	}
+		deadline := time.Now().Add(30 * time.Second)
+		for {
+			mu.Lock()
+			n := len(bookings)
+			mu.Unlock()
+			if n >= 100 || time.Now().After(deadline) {
+				break
+			}
+			time.Sleep(10 * time.Millisecond) // the buyers' progress, polled
+		}
+		if err := p.cmd.Process.Signal(syscall.SIGKILL); err != nil {
+			t.Fatal(err)
+		}
+		p.cmd.Wait()
+		cancel()
+		wg.Wait()
+		if len(bookings) == 0 {
+			t.Fatal("no booking was acknowledged before the kill")
+		}
+
+		p2 := startProcess(t, "-store", store, "-strategy", strategy)
+		c2 := httpapi.NewClient("http://"+p2.addr, httpClient)
+		booked := map[string]string{} // hold → its booking
+		for _, b := range bookings {
+			booked[b.HoldID] = b.ID
+		}
+		owner := map[string]string{}
+		for _, h := range holds {
+			got, err := c2.Hold(t.Context(), h.ID)
+			if err != nil {
+				t.Fatalf("acknowledged hold %s: %v", h.ID, err)
+			}
+			if !slices.Equal(got.Seats, h.Seats) {
+				t.Fatalf("hold %s has seats %v, was acknowledged with %v", h.ID, got.Seats, h.Seats)
+			}
+			want := stockade.HoldHeld
+			if booked[h.ID] != "" {
+				want = stockade.HoldConfirmed
+			}
+			if got.Status != want && (want != stockade.HoldHeld || got.Status != stockade.HoldConfirmed) {
+				t.Fatalf("hold %s is %s, want %s", h.ID, got.Status, want)
+			}
+			for _, s := range h.Seats {
+				owner[s] = h.ID
+			}
+		}
+		for _, b := range bookings {
+			got, err := c2.Booking(t.Context(), b.ID)
+			if err != nil || got.Status != stockade.BookingBooked || !slices.Equal(got.Seats, b.Seats) {
+				t.Fatalf("acknowledged booking %s: %+v, %v", b.ID, got, err)
+			}
+		}
+		// Every seat of an acknowledged hold is held by it or
+		// booked by its booking; no seat is in two.
+		for _, s := range showSeats(t, c2, "arena") {
+			h, ok := owner[s.ID]
+			switch {
+			case !ok:
+			case s.HoldID != h:
+				t.Fatalf("seat %s of hold %s is %s by hold %q", s.ID, h, s.Status, s.HoldID)
+			case s.Status == stockade.SeatBooked && s.BookingID == "":
+				t.Fatalf("seat %s is booked by no booking", s.ID)
+			}
+		}
+		t.Logf("%d holds and %d bookings acknowledged before the kill", len(holds), len(bookings))
+		reconcileClean(t, store)
+	})
 }
 
 // TestHTTPOnSaleTwoProcesses runs two service processes on one
