@@ -9,6 +9,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/jackc/pgx/v5"
+
 	"github.com/stockade/stockade"
 	"github.com/stockade/stockade/engine"
 	"github.com/stockade/stockade/lock/testserver"
@@ -46,6 +48,10 @@ func TestDeadlineSilentDatabase(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
+			// Last of all, end what the blackhole left on the server: a
+			// transaction whose client is gone holds back every reader
+			// of events on the server (its xmin) until it ends.
+			t.Cleanup(func() { endBackends(t, dbURL) })
 			proxy := testserver.NewProxy(t, pg.Addr())
 			u, err := url.Parse(dbURL)
 			if err != nil {
@@ -183,5 +189,32 @@ func wait(t *testing.T, what string, cond func() bool) {
 			t.Fatalf("timed out waiting until %s", what)
 		}
 		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+// endBackends terminates every other session on the database at dbURL
+// and waits until they are gone.
+func endBackends(t *testing.T, dbURL string) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), bound)
+	defer cancel()
+	conn, err := pgx.Connect(ctx, dbURL)
+	if err != nil {
+		t.Errorf("end the database's sessions: %v", err)
+		return
+	}
+	defer conn.Close(ctx)
+	for {
+		var left int
+		err := conn.QueryRow(ctx, `SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity
+			WHERE datname = current_database() AND pid <> pg_backend_pid()`).Scan(&left)
+		if err != nil {
+			t.Errorf("end the database's sessions: %v", err)
+			return
+		}
+		if left == 0 {
+			return
+		}
+		time.Sleep(10 * time.Millisecond) // the server's sessions, polled
 	}
 }

@@ -41,8 +41,21 @@ func TestEvents(t *testing.T) {
 		var pos stockade.EventPosition
 		step := func(what string, want ...string) {
 			t.Helper()
+			// On PostgreSQL an event is read once every transaction of the
+			// server older than its own has ended (see Tx.Events), and
+			// other tests' transactions run on the same server: wait for
+			// the events, which may be late, never lost.
 			var evs []stockade.DomainEvent
-			evs, pos = en.outbox(pos)
+			deadline := time.Now().Add(bound)
+			for {
+				var more []stockade.DomainEvent
+				more, pos = en.outbox(pos)
+				evs = append(evs, more...)
+				if len(evs) >= len(want) || time.Now().After(deadline) {
+					break
+				}
+				time.Sleep(10 * time.Millisecond) // the outbox, polled
+			}
 			var got []string
 			for _, ev := range evs {
 				got = append(got, fmt.Sprintf("%s %s/%d", ev.Type, ev.Aggregate, ev.Version))
