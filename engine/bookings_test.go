@@ -443,3 +443,48 @@ func TestHoldBatch(t *testing.T) {
 	}
 	b.reconciled()
 }
+
+// TestReconcileEvents: a seat or an area changed behind the history's
+// back is reported, and nothing else.
+func TestReconcileEvents(t *testing.T) {
+	forBackends(t, []string{engine.Atomic}, func(t *testing.T, en *env) {
+		ctx := t.Context()
+		if _, err := en.eng.PutEvent(ctx, hall("gig"), nil); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := en.eng.HoldSeats(ctx, stockade.HoldRequest{EventID: "gig", Seats: []string{"stalls/A/1"}}, nil); err != nil {
+			t.Fatal(err)
+		}
+		en.reconciled()
+		err := en.store.Update(ctx, func(tx stockade.Tx) error {
+			seats, err := tx.Seats(ctx, "gig", stockade.SeatFilter{IDs: []string{"stalls/A/2"}}, true)
+			if err != nil {
+				return err
+			}
+			seats[0].Status, seats[0].BookingID = stockade.SeatBooked, "bkg_forged"
+			if err := tx.PutSeats(ctx, "gig", seats); err != nil {
+				return err
+			}
+			_, _, err = tx.MovePlaces(ctx, "gig", "standing", 1, 0)
+			return err
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		rep, err := en.eng.Reconcile(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []string
+		for _, m := range rep.EventMismatches {
+			got = append(got, m.String())
+		}
+		want := []string{
+			"event gig, seat stalls/A/2: booked, but its history ends free",
+			"event gig, area standing: 1 held and 0 booked, but its history sums to 0 and 0",
+		}
+		if rep.OK || rep.Events != 1 || strings.Join(got, "\n") != strings.Join(want, "\n") {
+			t.Errorf("reconcile: ok %v, %d events, mismatches:\n%s\nwant:\n%s", rep.OK, rep.Events, strings.Join(got, "\n"), strings.Join(want, "\n"))
+		}
+	})
+}

@@ -83,6 +83,9 @@ flags:
 			fmt.Fprintln(stdout, m)
 		}
 	}
-	return fmt.Errorf("reconcile: %w (%d of %d levels, %d seats or areas of %d events)", errUnbalanced,
-		len(rep.Mismatches), rep.Levels, len(rep.EventMismatches), rep.Events)
+	what := fmt.Sprintf("%d of %d levels", len(rep.Mismatches), rep.Levels)
+	if len(rep.EventMismatches) > 0 {
+		what += fmt.Sprintf(", %d seats or areas of %d events", len(rep.EventMismatches), rep.Events)
+	}
+	return fmt.Errorf("reconcile: %w (%s)", errUnbalanced, what)
 }
