@@ -192,7 +192,7 @@ func (e *Engine) decideHolds(ctx context.Context, tx stockade.Tx, eventID string
 	if err != nil {
 		return nil, err
 	}
-	lapsed, err := tx.LapsedHolds(ctx, now, eventID, 0)
+	lapsed, err := tx.LapsedHolds(ctx, now, eventID, e.opts.SweepBatch)
 	if err != nil {
 		return nil, err
 	}
