@@ -23,9 +23,9 @@ var (
 // after the commit from a connection of the pool, rather than inside the
 // transaction: PostgreSQL serialises the commits of every transaction that
 // notifies on one lock, which would cap the commits of unrelated SKUs
-// together. One announcement is in flight at a time, and they are spaced
-// by at least notifyEvery, so a busy store sends few however many events
-// it writes. A process that dies between a commit and its announcement
+// together. One announcement is in flight at a time; an idle store's goes
+// at once, and a busy store's are spaced by notifyEvery, so it sends few
+// however many events it writes. A process that dies between a commit and its announcement
 // leaves the readers of other instances to find the events at their next
 // poll.
 //
@@ -36,7 +36,8 @@ var (
 
 const (
 	// notifyEvery is the least time between the starts of two
-	// announcements of one store.
+	// announcements of a busy store: one whose commits kick while an
+	// announcement is being sent.
 	notifyEvery = 5 * time.Millisecond
 	// notifyTimeout bounds one announcement.
 	notifyTimeout = 5 * time.Second
@@ -88,8 +89,10 @@ func (g *signal) announce() {
 	}
 }
 
-// send sends a notification for each kick, one at a time, notifyEvery
-// apart at least. A notification that fails is dropped: readers poll.
+// send sends a notification for each kick, one at a time. A kick that
+// came while one was being sent (the store is busy) waits until
+// notifyEvery after that one's start; a kick of an idle store goes at
+// once. A notification that fails is dropped: readers poll.
 func (g *signal) send() {
 	defer g.wg.Done()
 	for {
@@ -102,7 +105,7 @@ func (g *signal) send() {
 		ctx, cancel := context.WithTimeout(g.ctx, notifyTimeout)
 		_, _ = g.pool.Exec(ctx, notifyEventsSQL)
 		cancel()
-		if !sleep(g.ctx, time.Until(start.Add(notifyEvery))) {
+		if len(g.kick) > 0 && !sleep(g.ctx, time.Until(start.Add(notifyEvery))) {
 			return
 		}
 	}
