@@ -310,6 +310,12 @@ func idempotencyRecords(ctx context.Context, tx stockade.Tx, batch []*pending) (
 			keys = append(keys, p.c.key)
 		}
 	}
+	return recordsOf(ctx, tx, keys)
+}
+
+// recordsOf reads the idempotency records of keys, by key, holding the
+// keys until the transaction ends. It sorts keys.
+func recordsOf(ctx context.Context, tx stockade.Tx, keys []string) (map[string]stockade.IdempotencyRecord, error) {
 	records := map[string]stockade.IdempotencyRecord{}
 	if len(keys) == 0 {
 		return records, nil

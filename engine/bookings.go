@@ -740,31 +740,48 @@ func (e *Engine) confirmHold(ctx context.Context, tx stockade.Tx, c *call, h sto
 }
 
 // moveHeld moves h's seats and places from held to to (free or booked,
-// by booking). h's row is held by the transaction, so its seats are
-// held by it: a seat that does not move means the seats and the holds
-// disagree, an internal error.
+// by booking). h's row is held by the transaction, so its seats are held
+// by it.
 func moveHeld(ctx context.Context, b stockade.BookingTx, h stockade.Hold, to stockade.SeatStatus, booking string) error {
-	if len(h.Seats) > 0 {
-		moves := make([]stockade.SeatMove, len(h.Seats))
-		for i, s := range h.Seats {
-			moves[i] = stockade.SeatMove{Seat: s, From: stockade.SeatHeld, To: to, Hold: h.ID, Booking: booking}
+	return moveTaken(ctx, b, "hold "+h.ID, h.EventID, h.Seats, h.Places, stockade.SeatHeld, to, h.ID, booking)
+}
+
+// moveTaken moves the seats and places of one hold or booking (what names
+// it) from status from to status to, as SeatMoves with hold and booking.
+// The caller holds the hold's or booking's row, so its seats and places
+// are where it says: one that does not move means the seats and the
+// records disagree, an internal error.
+func moveTaken(ctx context.Context, b stockade.BookingTx, what, eventID string, seats []string, places []stockade.Places,
+	from, to stockade.SeatStatus, hold, booking string) error {
+	if len(seats) > 0 {
+		moves := make([]stockade.SeatMove, len(seats))
+		for i, s := range seats {
+			moves[i] = stockade.SeatMove{Seat: s, From: from, To: to, Hold: hold, Booking: booking}
 		}
-		moved, err := b.MoveSeats(ctx, h.EventID, moves)
+		moved, err := b.MoveSeats(ctx, eventID, moves)
 		if err != nil {
 			return err
 		}
 		if len(moved) != len(moves) {
-			return fmt.Errorf("engine: hold %s: %d of its %d seats are not held by it", h.ID, len(moves)-len(moved), len(moves))
+			return fmt.Errorf("engine: %s: %d of its %d seats are not %s by it", what, len(moves)-len(moved), len(moves), from)
 		}
 	}
-	for _, p := range h.Places {
-		booked := int64(0)
-		if to == stockade.SeatBooked {
-			booked = p.Quantity
+	for _, p := range places {
+		var held, booked int64
+		for _, end := range []struct {
+			s stockade.SeatStatus
+			q int64
+		}{{from, -p.Quantity}, {to, p.Quantity}} {
+			switch end.s {
+			case stockade.SeatHeld:
+				held += end.q
+			case stockade.SeatBooked:
+				booked += end.q
+			}
 		}
-		if _, ok, err := b.MovePlaces(ctx, h.EventID, p.Area, -p.Quantity, booked); err != nil || !ok {
+		if _, ok, err := b.MovePlaces(ctx, eventID, p.Area, held, booked); err != nil || !ok {
 			if err == nil {
-				err = fmt.Errorf("engine: hold %s: area %s does not count its %d places", h.ID, p.Area, p.Quantity)
+				err = fmt.Errorf("engine: %s: area %s does not count its %d places", what, p.Area, p.Quantity)
 			}
 			return err
 		}
@@ -876,26 +893,9 @@ func (e *Engine) CancelBooking(ctx context.Context, id string, idem *stockade.Id
 				if err != nil || bk.Status == stockade.BookingCancelled {
 					return bk, err
 				}
-				if len(bk.Seats) > 0 {
-					moves := make([]stockade.SeatMove, len(bk.Seats))
-					for i, s := range bk.Seats {
-						moves[i] = stockade.SeatMove{Seat: s, From: stockade.SeatBooked, To: stockade.SeatFree, Booking: bk.ID}
-					}
-					moved, err := tx.MoveSeats(ctx, bk.EventID, moves)
-					if err != nil {
-						return bk, err
-					}
-					if len(moved) != len(moves) {
-						return bk, fmt.Errorf("engine: booking %s: %d of its %d seats are not booked by it", bk.ID, len(moves)-len(moved), len(moves))
-					}
-				}
-				for _, p := range bk.Places {
-					if _, ok, err := tx.MovePlaces(ctx, bk.EventID, p.Area, 0, -p.Quantity); err != nil || !ok {
-						if err == nil {
-							err = fmt.Errorf("engine: booking %s: area %s does not count its %d places", bk.ID, p.Area, p.Quantity)
-						}
-						return bk, err
-					}
+				err = moveTaken(ctx, tx, "booking "+bk.ID, bk.EventID, bk.Seats, bk.Places, stockade.SeatBooked, stockade.SeatFree, "", bk.ID)
+				if err != nil {
+					return bk, err
 				}
 				if ok, err := tx.SetBookingStatus(ctx, id, stockade.BookingBooked, stockade.BookingCancelled); err != nil || !ok {
 					return bk, statusErr(err, "booking", id)

@@ -164,22 +164,15 @@ type holdOutcome struct {
 // decided again.
 func (e *Engine) decideHolds(ctx context.Context, tx stockade.Tx, eventID string, batch []*holdCall) ([]holdOutcome, error) {
 	now := e.now()
-	keys := make([]string, 0, len(batch))
+	var keys []string
 	for _, h := range batch {
 		if h.c.idem != nil {
 			keys = append(keys, h.c.key)
 		}
 	}
-	records := map[string]stockade.IdempotencyRecord{}
-	if len(keys) > 0 {
-		slices.Sort(keys)
-		recs, err := tx.Idempotencies(ctx, slices.Compact(keys))
-		if err != nil {
-			return nil, err
-		}
-		for _, rec := range recs {
-			records[rec.Key] = rec
-		}
+	records, err := recordsOf(ctx, tx, keys)
+	if err != nil {
+		return nil, err
 	}
 	out := make([]holdOutcome, len(batch))
 	st, err := e.readSeats(ctx, tx, eventID, true)
