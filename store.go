@@ -360,6 +360,12 @@ type BookingTx interface {
 	// their current counts, locking its row with lock.
 	Event(ctx context.Context, id string, lock bool) (Event, error)
 
+	// EventHead returns an event as Event does, locking as it does, but
+	// without its seat map: Rows nil, and Areas those of the event in
+	// name order. It is what a hold needs of an event at every call,
+	// without decoding the map.
+	EventHead(ctx context.Context, id string, lock bool) (Event, error)
+
 	// ListEvents returns up to limit events with an id greater than
 	// after, in id order.
 	ListEvents(ctx context.Context, after string, limit int) ([]Event, error)
@@ -427,10 +433,25 @@ type BookingTx interface {
 	// with lock.
 	Hold(ctx context.Context, id string, lock bool) (Hold, error)
 
-	// SetHoldStatus moves a hold from status from to to (and sets its
-	// booking id when bookingID is not empty) and reports whether it was
-	// in status from.
-	SetHoldStatus(ctx context.Context, id string, from, to HoldStatus, bookingID string) (bool, error)
+	// SeatEpoch returns the seat epoch of an event: a number that grows
+	// in every transaction that frees seats of the event (MoveSeats to
+	// SeatFree, from any status) and in every call with bump, which adds
+	// one and returns the new value. It is 0 until the first. A copy of
+	// the event's free seats read in a transaction that saw epoch E, at
+	// the same event Version, still holds in a later transaction that
+	// sees E, but for seats that writers who do not bump it took
+	// meanwhile. Bumping locks the epoch until the transaction ends.
+	SeatEpoch(ctx context.Context, eventID string, bump bool) (int64, error)
+
+	// Holds returns the holds with the given ids that exist, in id
+	// order, locking their rows in that order with lock.
+	Holds(ctx context.Context, ids []string, lock bool) ([]Hold, error)
+
+	// SetHoldStatus moves the holds that moves name (distinct ids) from
+	// status from to to, each setting its booking id where the move
+	// names one, in one statement where the store can, and returns how
+	// many moved: a hold not in status from, or none, does not.
+	SetHoldStatus(ctx context.Context, from, to HoldStatus, moves ...HoldMove) (int, error)
 
 	// ExtendHold sets a held hold's expiry and reports whether it was
 	// held.
@@ -456,6 +477,13 @@ type BookingTx interface {
 	// SetBookingStatus moves a booking from status from to to and
 	// reports whether it was in status from.
 	SetBookingStatus(ctx context.Context, id string, from, to BookingStatus) (bool, error)
+}
+
+// HoldMove names a hold for BookingTx.SetHoldStatus, and the booking it
+// was confirmed into ("" to keep the one it has).
+type HoldMove struct {
+	Hold    string
+	Booking string
 }
 
 // SeatFilter selects seats for BookingTx.Seats. Zero fields match

@@ -1,10 +1,12 @@
 package engine
 
 import (
+	"cmp"
 	"context"
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"maps"
 	"math"
 	"slices"
 	"strings"
@@ -217,7 +219,8 @@ func (e *Engine) HoldSeats(ctx context.Context, req stockade.HoldRequest, idem *
 			ttl = min(e.opts.DefaultTTL, e.opts.MaxHoldLifetime)
 		}
 		if e.holds != nil {
-			return e.holds.submit(ctx, &holdCall{c: c, req: req, ttl: ttl})
+			out, err := e.holds.submit(ctx, &holdCall{c: c, req: req, ttl: ttl})
+			return out.hold, err
 		}
 		var h stockade.Hold
 		err := c.eventRetried(ctx, req.EventID, func(tx stockade.Tx) (err error) {
@@ -261,7 +264,7 @@ const eventLockPrefix = "stockade:event:"
 func (e *Engine) hold(ctx context.Context, tx stockade.Tx, c *call, req stockade.HoldRequest, ttl time.Duration) (stockade.Hold, error) {
 	now := e.now()
 	if len(req.Best) == 0 { // else choosing them reads the event
-		if _, err := tx.Event(ctx, req.EventID, false); err != nil {
+		if _, err := tx.EventHead(ctx, req.EventID, false); err != nil {
 			return stockade.Hold{}, err
 		}
 	}
@@ -376,11 +379,13 @@ func namedSeats(ctx context.Context, b stockade.BookingTx, eventID string, ids [
 // them taken, so that the holds of a batch are decided one after the
 // other on one read.
 type seatState struct {
-	event string
-	areas []stockade.Area // as read with the seats
-	free  []stockade.Seat
-	spots []seatSpot
-	index map[string]int // seat id → its place in free
+	event   string
+	version int64           // the event's, as read with the seats
+	epoch   int64           // its seat epoch (BookingTx.SeatEpoch), once a hold batch knows it
+	areas   []stockade.Area // as read with the seats
+	free    []stockade.Seat
+	spots   []seatSpot
+	index   map[string]int // seat id → its place in free
 }
 
 // readSeats reads the free seats of an event: their ids, and their
@@ -389,10 +394,16 @@ type seatState struct {
 // event's row is locked for the transaction: holds of one event batch by
 // batch.
 func (e *Engine) readSeats(ctx context.Context, b stockade.BookingTx, eventID string, lockEvent bool) (*seatState, error) {
-	ev, err := b.Event(ctx, eventID, lockEvent)
+	ev, err := b.EventHead(ctx, eventID, lockEvent)
 	if err != nil {
 		return nil, err
 	}
+	return e.freeSeats(ctx, b, ev)
+}
+
+// freeSeats reads the free seats of ev, as readSeats does.
+func (e *Engine) freeSeats(ctx context.Context, b stockade.BookingTx, ev stockade.Event) (*seatState, error) {
+	eventID := ev.ID
 	l, err := e.layouts.get(ctx, b, ev)
 	if err != nil {
 		return nil, err
@@ -401,7 +412,7 @@ func (e *Engine) readSeats(ctx context.Context, b stockade.BookingTx, eventID st
 	if err != nil {
 		return nil, err
 	}
-	st := &seatState{event: eventID, areas: ev.Areas, free: make([]stockade.Seat, 0, len(ids)),
+	st := &seatState{event: eventID, version: ev.Version, areas: ev.Areas, free: make([]stockade.Seat, 0, len(ids)),
 		spots: make([]seatSpot, 0, len(ids)), index: make(map[string]int, len(ids))}
 	for _, id := range ids {
 		i, ok := l.index[id]
@@ -704,6 +715,10 @@ func (e *Engine) ConfirmHold(ctx context.Context, id string, idem *stockade.Idem
 		if err := checkID("hold id", id); err != nil {
 			return stockade.Booking{}, err
 		}
+		if e.holds != nil {
+			out, err := e.holds.submit(ctx, &holdCall{c: c, confirm: id})
+			return out.booking, err
+		}
 		settled := func(tx stockade.Tx, h stockade.Hold) (stockade.Booking, error) {
 			if h.Status == stockade.HoldConfirmed {
 				return tx.Booking(ctx, h.BookingID, false)
@@ -718,32 +733,124 @@ func (e *Engine) ConfirmHold(ctx context.Context, id string, idem *stockade.Idem
 
 // confirmHold books h, held and unlapsed, whose row tx holds.
 func (e *Engine) confirmHold(ctx context.Context, tx stockade.Tx, c *call, h stockade.Hold, now time.Time) (stockade.Booking, error) {
-	bk := stockade.Booking{ID: newID("bkg"), EventID: h.EventID, HoldID: h.ID, Status: stockade.BookingBooked,
-		Seats: h.Seats, Places: h.Places, CreatedAt: now, Owner: h.Owner}
-	if err := moveHeld(ctx, tx, h, stockade.SeatBooked, bk.ID); err != nil {
-		return bk, err
-	}
-	if ok, err := tx.SetHoldStatus(ctx, h.ID, stockade.HoldHeld, stockade.HoldConfirmed, bk.ID); err != nil || !ok {
-		return bk, statusErr(err, "hold", h.ID)
-	}
-	if err := tx.InsertBookings(ctx, bk); err != nil {
-		return bk, err
-	}
-	if err := tx.AppendSeatChanges(ctx, history(h, stockade.SeatHeld, stockade.SeatBooked, bk.ID, c.actor.Name, now)...); err != nil {
-		return bk, err
-	}
-	h.Status, h.BookingID, h.Version = stockade.HoldConfirmed, bk.ID, h.Version+1
 	var ob outbox
-	ob.hold(stockade.EventHoldConfirmed, h, now)
-	ob.booking(stockade.EventBookingBooked, bk, now)
-	return bk, ob.flush(ctx, tx)
+	bks, err := confirmHolds(ctx, tx, []stockade.Hold{h}, []string{c.actor.Name}, now, &ob)
+	if err != nil {
+		return stockade.Booking{}, err
+	}
+	return bks[0], ob.flush(ctx, tx)
 }
 
-// moveHeld moves h's seats and places from held to to (free or booked,
-// by booking). h's row is held by the transaction, so its seats are held
-// by it.
-func moveHeld(ctx context.Context, b stockade.BookingTx, h stockade.Hold, to stockade.SeatStatus, booking string) error {
-	return moveTaken(ctx, b, "hold "+h.ID, h.EventID, h.Seats, h.Places, stockade.SeatHeld, to, h.ID, booking)
+// confirmHolds books hs, held and unlapsed holds of distinct ids whose
+// rows tx holds, each under a new booking, in bulk (see settleHolds), and
+// returns the bookings in the order of hs. The events go to ob.
+func confirmHolds(ctx context.Context, tx stockade.Tx, hs []stockade.Hold, by []string, now time.Time, ob *outbox) ([]stockade.Booking, error) {
+	if len(hs) == 0 {
+		return nil, nil
+	}
+	bks := make([]stockade.Booking, len(hs))
+	for i, h := range hs {
+		bks[i] = stockade.Booking{ID: newID("bkg"), EventID: h.EventID, HoldID: h.ID, Status: stockade.BookingBooked,
+			Seats: h.Seats, Places: h.Places, CreatedAt: now, Owner: h.Owner}
+	}
+	if err := settleHolds(ctx, tx, hs, stockade.HoldConfirmed, bks, by, now, ob); err != nil {
+		return nil, err
+	}
+	if err := tx.InsertBookings(ctx, bks...); err != nil {
+		return nil, err
+	}
+	for _, bk := range bks {
+		ob.booking(stockade.EventBookingBooked, bk, now)
+	}
+	return bks, nil
+}
+
+// settleHolds moves hs, held holds of distinct ids whose rows tx holds,
+// out of held: to HoldConfirmed, which books their seats and places
+// under bks (one booking per hold, in the order of hs), or to
+// HoldReleased or HoldExpired, which free them (bks nil). It writes in
+// bulk, whatever the number of holds: one MoveSeats per event, one
+// MovePlaces per event and area, one SetHoldStatus, one
+// AppendSeatChanges, with by[i] as the actor of hs[i]'s history (none if
+// by is nil); each hold's event goes to ob. A seat or place that does not move means the seats and the
+// records disagree, an internal error.
+func settleHolds(ctx context.Context, tx stockade.Tx, hs []stockade.Hold, to stockade.HoldStatus, bks []stockade.Booking, by []string, now time.Time, ob *outbox) error {
+	if len(hs) == 0 {
+		return nil
+	}
+	seat, typ := stockade.SeatFree, stockade.EventHoldReleased
+	switch to {
+	case stockade.HoldConfirmed:
+		seat, typ = stockade.SeatBooked, stockade.EventHoldConfirmed
+	case stockade.HoldExpired:
+		typ = stockade.EventHoldExpired
+	}
+	type areaKey struct{ event, area string }
+	var (
+		seats   = map[string][]stockade.SeatMove{} // by event
+		places  = map[areaKey]int64{}
+		moves   = make([]stockade.HoldMove, len(hs))
+		changes []stockade.SeatChange
+	)
+	for i, h := range hs {
+		booking := ""
+		if bks != nil {
+			booking = bks[i].ID
+		}
+		for _, id := range h.Seats {
+			seats[h.EventID] = append(seats[h.EventID], stockade.SeatMove{Seat: id, From: stockade.SeatHeld, To: seat, Hold: h.ID, Booking: booking})
+		}
+		for _, p := range h.Places {
+			places[areaKey{h.EventID, p.Area}] += p.Quantity
+		}
+		actor := ""
+		if by != nil {
+			actor = by[i]
+		}
+		moves[i] = stockade.HoldMove{Hold: h.ID, Booking: booking}
+		changes = append(changes, history(h, stockade.SeatHeld, seat, booking, actor, now)...)
+	}
+	for _, event := range slices.Sorted(maps.Keys(seats)) {
+		ms := seats[event]
+		moved, err := tx.MoveSeats(ctx, event, ms)
+		if err != nil {
+			return err
+		}
+		if len(moved) != len(ms) {
+			return fmt.Errorf("engine: %d of the %d seats of %d holds of event %s are not held by them", len(ms)-len(moved), len(ms), len(hs), event)
+		}
+	}
+	for _, k := range slices.SortedFunc(maps.Keys(places), func(a, b areaKey) int {
+		return cmp.Or(strings.Compare(a.event, b.event), strings.Compare(a.area, b.area))
+	}) {
+		q, booked := places[k], int64(0)
+		if seat == stockade.SeatBooked {
+			booked = q
+		}
+		if _, ok, err := tx.MovePlaces(ctx, k.event, k.area, -q, booked); err != nil || !ok {
+			if err == nil {
+				err = fmt.Errorf("engine: area %s of event %s does not count the %d places its holds hold", k.area, k.event, q)
+			}
+			return err
+		}
+	}
+	if n, err := tx.SetHoldStatus(ctx, stockade.HoldHeld, to, moves...); err != nil || n != len(moves) {
+		if err == nil {
+			err = fmt.Errorf("engine: %d of %d holds to set %s were not held", len(moves)-n, len(moves), to)
+		}
+		return err
+	}
+	if err := tx.AppendSeatChanges(ctx, changes...); err != nil {
+		return err
+	}
+	for i, h := range hs {
+		h.Status, h.Version = to, h.Version+1
+		if bks != nil {
+			h.BookingID = bks[i].ID
+		}
+		ob.hold(typ, h, now)
+	}
+	return nil
 }
 
 // moveTaken moves the seats and places of one hold or booking (what names
@@ -815,18 +922,11 @@ func (e *Engine) ReleaseHold(ctx context.Context, id string, idem *stockade.Idem
 					h.Status = stockade.HoldExpired
 					return h, err
 				}
-				if err := moveHeld(ctx, tx, h, stockade.SeatFree, ""); err != nil {
-					return h, err
-				}
-				if ok, err := tx.SetHoldStatus(ctx, id, stockade.HoldHeld, stockade.HoldReleased, ""); err != nil || !ok {
-					return h, statusErr(err, "hold", id)
-				}
-				if err := tx.AppendSeatChanges(ctx, history(h, stockade.SeatHeld, stockade.SeatFree, "", c.actor.Name, now)...); err != nil {
+				var ob outbox
+				if err := settleHolds(ctx, tx, []stockade.Hold{h}, stockade.HoldReleased, nil, []string{c.actor.Name}, now, &ob); err != nil {
 					return h, err
 				}
 				h.Status, h.Version = stockade.HoldReleased, h.Version+1
-				var ob outbox
-				ob.hold(stockade.EventHoldReleased, h, now)
 				return h, ob.flush(ctx, tx)
 			})
 			return err
@@ -836,21 +936,12 @@ func (e *Engine) ReleaseHold(ctx context.Context, id string, idem *stockade.Idem
 }
 
 // expireHolds gives back the seats and places of hs, held holds that
-// lapsed and whose rows the transaction holds, and marks them expired.
+// lapsed and whose rows the transaction holds, and marks them expired, in
+// bulk (see settleHolds).
 func (e *Engine) expireHolds(ctx context.Context, tx stockade.Tx, hs []stockade.Hold, now time.Time) error {
 	var ob outbox
-	for _, h := range hs {
-		if err := moveHeld(ctx, tx, h, stockade.SeatFree, ""); err != nil {
-			return err
-		}
-		if ok, err := tx.SetHoldStatus(ctx, h.ID, stockade.HoldHeld, stockade.HoldExpired, ""); err != nil || !ok {
-			return statusErr(err, "hold", h.ID)
-		}
-		if err := tx.AppendSeatChanges(ctx, history(h, stockade.SeatHeld, stockade.SeatFree, "", "", now)...); err != nil {
-			return err
-		}
-		h.Status, h.Version = stockade.HoldExpired, h.Version+1
-		ob.hold(stockade.EventHoldExpired, h, now)
+	if err := settleHolds(ctx, tx, hs, stockade.HoldExpired, nil, nil, now, &ob); err != nil {
+		return err
 	}
 	return ob.flush(ctx, tx)
 }
@@ -989,7 +1080,7 @@ func (e *Engine) Seats(ctx context.Context, eventID string, q stockade.SeatQuery
 		}
 		var seats []stockade.Seat
 		err = c.view(ctx, func(tx stockade.Tx) (err error) {
-			if _, err := tx.Event(ctx, eventID, false); err != nil {
+			if _, err := tx.EventHead(ctx, eventID, false); err != nil {
 				return err
 			}
 			seats, err = tx.Seats(ctx, eventID, stockade.SeatFilter{Status: q.Status, Section: q.Section, After: after, Limit: limit + 1}, false)

@@ -1,6 +1,7 @@
 package engine_test
 
 import (
+	"context"
 	"fmt"
 	"slices"
 	"strings"
@@ -28,8 +29,8 @@ func hall(id string) stockade.Event {
 	}
 }
 
-// seatsOf returns the event's seats with status, as "ID:hold" ("ID" for
-// a free or blocked seat).
+// seatsOf returns the ids of the event's seats with status, in seat
+// order.
 func (en *env) seatsOf(event string, status stockade.SeatStatus) []string {
 	en.t.Helper()
 	var seats []stockade.Seat
@@ -440,6 +441,178 @@ func TestHoldBatch(t *testing.T) {
 	view, err := b.eng.Event(ctx, "gig")
 	if err != nil || view.Areas[0].Held != 5 {
 		t.Errorf("standing: %+v, %v; want 5 held", view.Areas, err)
+	}
+	b.reconciled()
+}
+
+// TestHoldBatchKeptSeats: a hold batch keeps the event's free seats for
+// the next, and still sees what changed in between: seats that a writer
+// outside the batcher took (a conflict, then a fresh read) and seats
+// that a release freed (the seat epoch moved).
+func TestHoldBatchKeptSeats(t *testing.T) {
+	b := newBatchEnv(t, nil)
+	other := newEnvOn(t, b.h, engine.Atomic, nil) // takes seats without bumping the epoch
+	ctx := t.Context()
+	if _, err := b.eng.PutEvent(ctx, hall("gig"), nil); err != nil {
+		t.Fatal(err)
+	}
+	bestA := func(n int) stockade.HoldRequest {
+		return stockade.HoldRequest{EventID: "gig", Best: []stockade.BestSeats{{Quantity: n, Category: "A"}}}
+	}
+	first, err := b.eng.HoldSeats(ctx, bestA(2), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rest []string
+	for _, id := range b.seatsOf("gig", stockade.SeatFree) {
+		if strings.HasPrefix(id, "stalls/A/") {
+			rest = append(rest, id)
+		}
+	}
+	if _, err := other.eng.HoldSeats(ctx, stockade.HoldRequest{EventID: "gig", Seats: rest}, nil); err != nil {
+		t.Fatal(err)
+	}
+	if h, err := b.eng.HoldSeats(ctx, bestA(1), nil); stockade.ErrorCode(err) != stockade.ESoldOut {
+		t.Fatalf("best A seat after another engine took the rest: %+v, %v; want sold_out", h, err)
+	}
+	if _, err := b.eng.ReleaseHold(ctx, first.ID, nil); err != nil {
+		t.Fatal(err)
+	}
+	again, err := b.eng.HoldSeats(ctx, bestA(2), nil)
+	if err != nil {
+		t.Fatalf("best 2 A seats after a release freed 2: %v", err)
+	}
+	if !slices.Equal(again.Seats, first.Seats) {
+		t.Errorf("after the release the batch held %v, want the released %v", again.Seats, first.Seats)
+	}
+	b.reconciled()
+}
+
+// TestConfirmBatch: under Batch, the confirms that queue while a batch
+// runs are decided together in one transaction, each as it would be
+// alone: a held hold is booked, twice confirmed it gives one booking, a
+// key used again gives the same booking, a lapsed hold is expired and
+// refused, and unknown, released or another storefront's holds are
+// refused, all without spoiling the others.
+func TestConfirmBatch(t *testing.T) {
+	b := newBatchEnv(t, nil)
+	_, shop1, shop2 := b.actors()
+	ctx := t.Context()
+	if _, err := b.eng.PutEvent(ctx, hall("gig"), nil); err != nil {
+		t.Fatal(err)
+	}
+	hold := func(ctx context.Context, ttl time.Duration, seats ...string) stockade.Hold {
+		t.Helper()
+		h, err := b.eng.HoldSeats(ctx, stockade.HoldRequest{EventID: "gig", Seats: seats, TTL: ttl}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return h
+	}
+	mine := hold(shop1, time.Hour, "stalls/A/1", "stalls/A/2")
+	twice := hold(shop1, time.Hour, "stalls/A/3")
+	keyed := hold(shop1, time.Hour, "stalls/A/4")
+	lapsing := hold(shop1, time.Minute, "stalls/A/6")
+	theirs := hold(shop2, time.Hour, "stalls/A/7")
+	released := hold(shop1, time.Hour, "stalls/A/8")
+	if _, err := b.eng.ReleaseHold(shop1, released.ID, nil); err != nil {
+		t.Fatal(err)
+	}
+	b.clock.Advance(2 * time.Minute)
+
+	type result struct {
+		bk  stockade.Booking
+		err error
+	}
+	start := func(id string, idem *stockade.Idempotency) chan result {
+		ch := make(chan result, 1)
+		go func() {
+			bk, err := b.eng.ConfirmHold(shop1, id, idem)
+			ch <- result{bk, err}
+		}()
+		return ch
+	}
+	queue := func(id string, idem *stockade.Idempotency) chan result {
+		t.Helper()
+		n := engine.QueuedHolds(b.eng)
+		ch := start(id, idem)
+		b.wait(fmt.Sprintf("confirm %d is queued", n+1), func() bool { return engine.QueuedHolds(b.eng) == n+1 })
+		return ch
+	}
+	// The first batch confirms theirs as its owner would, and waits in its
+	// transaction while the others queue.
+	b.base = b.h.n.Load()
+	b.h.before = func(n int64) error {
+		if n-b.base == 1 {
+			<-b.open
+		}
+		return nil
+	}
+	first := make(chan result, 1)
+	go func() {
+		bk, err := b.eng.ConfirmHold(shop2, theirs.ID, nil)
+		first <- result{bk, err}
+	}()
+	b.wait("the first batch is in its transaction", func() bool { return b.updates() == 1 })
+
+	key := func(fp string) *stockade.Idempotency { return &stockade.Idempotency{Key: "k-1", Fingerprint: fp} }
+	calls := []struct {
+		ch   chan result
+		want string
+	}{
+		{queue(mine.ID, nil), ""},
+		{queue(twice.ID, nil), ""},
+		{queue(twice.ID, nil), ""}, // the same booking
+		{queue(keyed.ID, key("f")), ""},
+		{queue(keyed.ID, key("f")), ""},                           // the same key: the same booking
+		{queue(mine.ID, key("g")), stockade.EIdempotencyMismatch}, // the key, for another request
+		{queue(lapsing.ID, nil), stockade.EHoldExpired},           // expired, and its seat freed
+		{queue("hld_nosuchhold", nil), stockade.ENotFound},        //
+		{queue(theirs.ID, nil), stockade.ENotFound},               // shop2's, confirmed by the first batch
+		{queue(released.ID, nil), stockade.EInvalidState},         //
+	}
+	b.release()
+	if r := <-first; r.err != nil || r.bk.HoldID != theirs.ID {
+		t.Fatalf("the first confirm: %+v, %v", r.bk, r.err)
+	}
+	got := make([]result, len(calls))
+	for i, c := range calls {
+		got[i] = <-c.ch
+		if code := stockade.ErrorCode(got[i].err); code != c.want {
+			t.Errorf("call %d: %v, want code %q", i+1, got[i].err, c.want)
+		}
+	}
+	if n := b.updates(); n != 2 {
+		t.Errorf("%d write transactions, want 2: the held one and one for the queued confirms", n)
+	}
+	for i, h := range []stockade.Hold{mine, twice, twice, keyed, keyed} {
+		if bk := got[i].bk; bk.ID == "" || bk.HoldID != h.ID || !slices.Equal(bk.Seats, h.Seats) {
+			t.Errorf("call %d: booking %+v, want one of hold %s with seats %v", i+1, bk, h.ID, h.Seats)
+		}
+	}
+	if got[1].bk.ID != got[2].bk.ID || got[3].bk.ID != got[4].bk.ID {
+		t.Errorf("bookings %s and %s of one hold, %s and %s of one key; want one each",
+			got[1].bk.ID, got[2].bk.ID, got[3].bk.ID, got[4].bk.ID)
+	}
+	if got[0].bk.ID == got[1].bk.ID {
+		t.Errorf("two holds got one booking, %s", got[0].bk.ID)
+	}
+	for _, want := range []struct {
+		h      stockade.Hold
+		status stockade.HoldStatus
+	}{{mine, stockade.HoldConfirmed}, {twice, stockade.HoldConfirmed}, {keyed, stockade.HoldConfirmed},
+		{lapsing, stockade.HoldExpired}, {theirs, stockade.HoldConfirmed}, {released, stockade.HoldReleased}} {
+		h, err := b.eng.Hold(ctx, want.h.ID)
+		if err != nil || h.Status != want.status {
+			t.Errorf("hold %s: %+v, %v; want %s", want.h.ID, h, err, want.status)
+		}
+	}
+	booked := strings.Join(b.seatsOf("gig", stockade.SeatBooked), " ")
+	if want := "stalls/A/1 stalls/A/2 stalls/A/3 stalls/A/4 stalls/A/7"; booked != want {
+		t.Errorf("booked seats %s, want %s", booked, want)
+	}
+	if held := b.seatsOf("gig", stockade.SeatHeld); len(held) != 0 {
+		t.Errorf("seats still held: %v", held)
 	}
 	b.reconciled()
 }

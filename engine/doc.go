@@ -180,9 +180,11 @@
 // taken meanwhile; Batch group-commits the holds of each event: the calls
 // that arrive while a batch of the event runs are decided together in
 // the next, in arrival order and each all or nothing, on one read of the
-// event's free seats, and written in bulk; the others write the
-// conditional moves directly and retry when one did not apply. Confirms,
-// releases and extensions run as under Atomic.
+// event's free seats, and written in bulk; the confirms that arrive
+// while a confirm batch runs are decided together in the next, whatever
+// their events, and written in bulk too. The other strategies write the
+// conditional moves directly and retry when one did not apply. Releases
+// and extensions run as under Atomic, as confirms do but under Batch.
 //
 // # Flows and their edge cases
 //

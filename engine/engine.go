@@ -274,7 +274,7 @@ func New(store stockade.Store, opts *Options) (*Engine, error) {
 		}
 	case Batch:
 		e.mode, e.batch = modeBatch, &batcher{e: e}
-		e.holds = &holdBatcher{e: e, events: map[string]*holdQueue{}}
+		e.holds = &holdBatcher{e: e, queues: map[batchKey]*holdQueue{}, seats: map[string]*seatState{}}
 	case Advisory:
 		switch {
 		case f.AdvisoryLocks:

@@ -20,7 +20,8 @@ func QueuedCalls(e *Engine) int {
 // PrefixEnd is prefixEnd, for its test.
 var PrefixEnd = prefixEnd
 
-// QueuedHolds returns how many HoldSeats calls wait in e's hold batcher.
+// QueuedHolds returns how many HoldSeats and ConfirmHold calls wait in
+// e's hold batcher.
 func QueuedHolds(e *Engine) int {
 	if e.holds == nil {
 		return 0
@@ -28,7 +29,7 @@ func QueuedHolds(e *Engine) int {
 	e.holds.mu.Lock()
 	defer e.holds.mu.Unlock()
 	n := 0
-	for _, q := range e.holds.events {
+	for _, q := range e.holds.queues {
 		for _, h := range q.calls {
 			if !h.withdrawn {
 				n++

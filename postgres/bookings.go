@@ -27,6 +27,8 @@ var (
 	putEventSQL string
 	//go:embed queries/event.sql
 	eventSQL string
+	//go:embed queries/event_head.sql
+	eventHeadSQL string
 	//go:embed queries/list_events.sql
 	listEventsSQL string
 	//go:embed queries/put_seats.sql
@@ -59,6 +61,12 @@ var (
 	insertHoldsSQL string
 	//go:embed queries/hold.sql
 	holdSQL string
+	//go:embed queries/holds.sql
+	holdsSQL string
+	//go:embed queries/seat_epoch.sql
+	seatEpochSQL string
+	//go:embed queries/bump_seat_epoch.sql
+	bumpSeatEpochSQL string
 	//go:embed queries/set_hold_status.sql
 	setHoldStatusSQL string
 	//go:embed queries/extend_hold.sql
@@ -152,7 +160,15 @@ func scanEvent(row pgx.Row) (stockade.Event, error) {
 // Event implements stockade.BookingTx. With lock it locks the event's
 // row only: areas are locked by the statements that change them.
 func (t *tx) Event(ctx context.Context, id string, lock bool) (stockade.Event, error) {
-	q := eventSQL
+	return t.event(ctx, eventSQL, id, lock)
+}
+
+// EventHead implements stockade.BookingTx, locking as Event does.
+func (t *tx) EventHead(ctx context.Context, id string, lock bool) (stockade.Event, error) {
+	return t.event(ctx, eventHeadSQL, id, lock)
+}
+
+func (t *tx) event(ctx context.Context, q, id string, lock bool) (stockade.Event, error) {
 	if lock {
 		q += forUpdateOfShow
 	}
@@ -285,7 +301,24 @@ func (t *tx) MoveSeats(ctx context.Context, eventID string, moves []stockade.Sea
 	if err != nil {
 		return nil, t.fail(ctx, fmt.Sprintf("move %d seats of event %q", n, eventID), err)
 	}
+	if len(moved) > 0 && slices.Contains(to, string(stockade.SeatFree)) {
+		if _, err := t.SeatEpoch(ctx, eventID, true); err != nil {
+			return nil, err
+		}
+	}
 	return moved, nil
+}
+
+func (t *tx) SeatEpoch(ctx context.Context, eventID string, bump bool) (int64, error) {
+	q := seatEpochSQL
+	if bump {
+		q = bumpSeatEpochSQL
+	}
+	var epoch int64
+	if err := t.tx.QueryRow(ctx, q, eventID).Scan(&epoch); err != nil {
+		return 0, t.fail(ctx, "seat epoch of event "+strconv.Quote(eventID), err)
+	}
+	return epoch, nil
 }
 
 func (t *tx) SeatCounts(ctx context.Context, eventID string) ([]stockade.SeatCount, error) {
@@ -511,12 +544,35 @@ func (t *tx) Hold(ctx context.Context, id string, lock bool) (stockade.Hold, err
 	return h, nil
 }
 
-func (t *tx) SetHoldStatus(ctx context.Context, id string, from, to stockade.HoldStatus, bookingID string) (bool, error) {
-	tag, err := t.tx.Exec(ctx, setHoldStatusSQL, id, string(from), string(to), bookingID)
-	if err != nil {
-		return false, t.fail(ctx, fmt.Sprintf("set hold %q %s → %s", id, from, to), err)
+func (t *tx) Holds(ctx context.Context, ids []string, lock bool) ([]stockade.Hold, error) {
+	if len(ids) == 0 {
+		return nil, nil
 	}
-	return tag.RowsAffected() == 1, nil
+	q := holdsSQL
+	if lock {
+		q += forUpdate
+	}
+	rows, _ := t.tx.Query(ctx, q, ids)
+	hs, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (stockade.Hold, error) { return scanHold(row) })
+	if err != nil {
+		return nil, t.fail(ctx, fmt.Sprintf("%d holds", len(ids)), err)
+	}
+	return hs, nil
+}
+
+func (t *tx) SetHoldStatus(ctx context.Context, from, to stockade.HoldStatus, moves ...stockade.HoldMove) (int, error) {
+	if len(moves) == 0 {
+		return 0, nil
+	}
+	ids, bookings := make([]string, len(moves)), make([]string, len(moves))
+	for i, m := range moves {
+		ids[i], bookings[i] = m.Hold, m.Booking
+	}
+	tag, err := t.tx.Exec(ctx, setHoldStatusSQL, string(from), string(to), ids, bookings)
+	if err != nil {
+		return 0, t.fail(ctx, fmt.Sprintf("set %d holds %s → %s", len(moves), from, to), err)
+	}
+	return int(tag.RowsAffected()), nil
 }
 
 func (t *tx) ExtendHold(ctx context.Context, id string, expiresAt time.Time) (bool, error) {

@@ -174,7 +174,7 @@ func TestLapsedHoldsSkipLocked(t *testing.T) {
 				return err
 			}
 		}
-		_, err := btx.SetHoldStatus(ctx, "h01", stockade.HoldHeld, stockade.HoldReleased, "")
+		_, err := btx.SetHoldStatus(ctx, stockade.HoldHeld, stockade.HoldReleased, stockade.HoldMove{Hold: "h01"})
 		return err
 	})
 
@@ -189,7 +189,7 @@ func TestLapsedHoldsSkipLocked(t *testing.T) {
 			}
 			<-release
 			// It expires one of them; the others it leaves held.
-			_, err = tx.SetHoldStatus(ctx, "h00", stockade.HoldHeld, stockade.HoldExpired, "")
+			_, err = tx.SetHoldStatus(ctx, stockade.HoldHeld, stockade.HoldExpired, stockade.HoldMove{Hold: "h00"})
 			return err
 		})
 	}()

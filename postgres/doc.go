@@ -84,6 +84,11 @@
 //     and DELETE): a bigserial id, at, show_id, seat, area, quantity,
 //     from_status, to_status, hold_id, booking_id and actor; indexed on
 //     (show_id, seat, id).
+//   - seat_epochs (0007_seat_epochs.sql): show_id and epoch, the number
+//     SeatEpoch reads and bumps and MoveSeats bumps when it frees seats;
+//     a row apart from the event's, without a foreign key, so that a
+//     transaction that frees seats never waits for a hold batch's lock on
+//     the event's row.
 //
 // Events reads only the events of transactions older than the oldest one
 // still running when its snapshot was taken (pg_snapshot_xmin), in (xid,

@@ -25,6 +25,7 @@ var _ stockade.BookingTx = (*tx)(nil)
 var (
 	putShowSQL           = query("put_show.sql")
 	showSQL              = query("show.sql")
+	showHeadSQL          = query("show_head.sql")
 	showsSQL             = query("shows.sql")
 	putSeatsSQL          = query("put_seats.sql")
 	deleteSeatsSQL       = query("delete_seats.sql")
@@ -40,6 +41,9 @@ var (
 	freeSeatIDsSQL       = query("free_seat_ids.sql")
 	deleteAreasSQL       = query("delete_areas.sql")
 	holdSQL              = query("hold.sql")
+	holdsSQL             = query("holds.sql")
+	seatEpochSQL         = query("seat_epoch.sql")
+	bumpSeatEpochSQL     = query("bump_seat_epoch.sql")
 	setHoldStatusSQL     = query("set_hold_status.sql")
 	extendHoldSQL        = query("extend_hold.sql")
 	lapsedHoldsSQL       = query("lapsed_holds.sql")
@@ -160,7 +164,16 @@ func scanShow(row rowScanner) (stockade.Event, error) {
 
 // Event ignores lock; see tx.
 func (t *tx) Event(ctx context.Context, id string, lock bool) (stockade.Event, error) {
-	e, err := scanShow(t.tx.QueryRowContext(ctx, showSQL, id))
+	return t.event(ctx, showSQL, id)
+}
+
+// EventHead ignores lock; see tx.
+func (t *tx) EventHead(ctx context.Context, id string, lock bool) (stockade.Event, error) {
+	return t.event(ctx, showHeadSQL, id)
+}
+
+func (t *tx) event(ctx context.Context, q, id string) (stockade.Event, error) {
+	e, err := scanShow(t.tx.QueryRowContext(ctx, q, id))
 	if errors.Is(err, sql.ErrNoRows) {
 		return stockade.Event{}, stockade.Errorf(stockade.ENotFound, fmt.Sprintf("event %q not found", id))
 	}
@@ -296,7 +309,24 @@ func (t *tx) MoveSeats(ctx context.Context, eventID string, moves []stockade.Sea
 	for i, s := range moved {
 		ids[i] = s.ID
 	}
+	if len(ids) > 0 && slices.ContainsFunc(moves, func(m stockade.SeatMove) bool { return m.To == stockade.SeatFree }) {
+		if _, err := t.SeatEpoch(ctx, eventID, true); err != nil {
+			return nil, err
+		}
+	}
 	return ids, nil
+}
+
+func (t *tx) SeatEpoch(ctx context.Context, eventID string, bump bool) (int64, error) {
+	q := seatEpochSQL
+	if bump {
+		q = bumpSeatEpochSQL
+	}
+	var epoch int64
+	if err := t.tx.QueryRowContext(ctx, q, eventID).Scan(&epoch); err != nil {
+		return 0, wrapf(err, "seat epoch of event %s", eventID)
+	}
+	return epoch, nil
 }
 
 func (t *tx) SeatCounts(ctx context.Context, eventID string) ([]stockade.SeatCount, error) {
@@ -492,12 +522,39 @@ func (t *tx) Hold(ctx context.Context, id string, lock bool) (stockade.Hold, err
 	return h, nil
 }
 
-func (t *tx) SetHoldStatus(ctx context.Context, id string, from, to stockade.HoldStatus, bookingID string) (bool, error) {
-	res, err := t.tx.ExecContext(ctx, setHoldStatusSQL, id, string(from), string(to), bookingID)
-	if err != nil {
-		return false, checkf(err, "invalid hold status", "set hold %s %s → %s", id, from, to)
+// Holds ignores lock; see tx.
+func (t *tx) Holds(ctx context.Context, ids []string, lock bool) ([]stockade.Hold, error) {
+	if len(ids) == 0 {
+		return nil, nil
 	}
-	return affected(res, "set hold %s %s → %s", id, from, to)
+	list, err := json.Marshal(ids)
+	if err != nil {
+		return nil, fmt.Errorf("sqlite: %d holds: %w", len(ids), err)
+	}
+	return queryAll(ctx, t, fmt.Sprintf("%d holds", len(ids)), scanHold, holdsSQL, string(list))
+}
+
+func (t *tx) SetHoldStatus(ctx context.Context, from, to stockade.HoldStatus, moves ...stockade.HoldMove) (int, error) {
+	if len(moves) == 0 {
+		return 0, nil
+	}
+	pairs := make([][2]string, len(moves))
+	for i, m := range moves {
+		pairs[i] = [2]string{m.Hold, m.Booking}
+	}
+	list, err := json.Marshal(pairs)
+	if err != nil {
+		return 0, fmt.Errorf("sqlite: set %d holds %s → %s: %w", len(moves), from, to, err)
+	}
+	res, err := t.tx.ExecContext(ctx, setHoldStatusSQL, string(from), string(to), string(list))
+	if err != nil {
+		return 0, checkf(err, "invalid hold status", "set %d holds %s → %s", len(moves), from, to)
+	}
+	n, err := res.RowsAffected()
+	if err != nil {
+		return 0, wrapf(err, "set %d holds %s → %s", len(moves), from, to)
+	}
+	return int(n), nil
 }
 
 func (t *tx) ExtendHold(ctx context.Context, id string, expiresAt time.Time) (bool, error) {

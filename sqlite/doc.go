@@ -52,7 +52,8 @@
 // outbox), its seats one row each in seats, its general-admission areas'
 // counters in areas (CHECK constraints keep held + booked within
 // capacity), holds and bookings with their seats and places as JSON, and
-// the append-only seat_history (triggers refuse UPDATE and DELETE).
+// the append-only seat_history (triggers refuse UPDATE and DELETE);
+// seat_epochs (0007_seat_epochs.sql) keeps each event's seat epoch.
 // MoveSeats is one UPDATE that moves a seat only from the status, hold or
 // booking its move names, so the check and the write cannot be separated
 // either.

@@ -57,6 +57,7 @@ func RunBookings(t *testing.T, newStore func(t *testing.T) stockade.Store) {
 		{"PutSeatsReplaces", testPutSeatsReplaces},
 		{"DeleteSeats", testDeleteSeats},
 		{"MoveSeats", testMoveSeats},
+		{"SeatEpoch", testSeatEpoch},
 		{"SeatCounts", testSeatCounts},
 		{"PutAreas", testPutAreas},
 		{"MovePlaces", testMovePlaces},
@@ -243,6 +244,13 @@ func testBookingEvent(t *testing.T, s stockade.Store) {
 				return fmt.Errorf("Event(lock %v): %w", lock, err)
 			}
 			checkEvent(t, got, want)
+			// The head: no rows, the areas in name order ("L" < "p").
+			head := want
+			head.Rows, head.Areas = nil, []stockade.Area{want.Areas[1], want.Areas[0]}
+			if got, err = tx.EventHead(ctx, e.ID, lock); err != nil {
+				return fmt.Errorf("EventHead(lock %v): %w", lock, err)
+			}
+			checkEvent(t, got, head)
 			return nil
 		})
 	}
@@ -251,6 +259,8 @@ func testBookingEvent(t *testing.T, s stockade.Store) {
 		wantCode(t, "Event(unknown id)", err, stockade.ENotFound)
 		_, err = tx.Event(ctx, "show-1", false)
 		wantCode(t, "Event(id in another case)", err, stockade.ENotFound)
+		_, err = tx.EventHead(ctx, "no-such-event", false)
+		wantCode(t, "EventHead(unknown id)", err, stockade.ENotFound)
 		return nil
 	})
 
@@ -622,6 +632,85 @@ func testMoveSeats(t *testing.T, s stockade.Store) {
 	checkSeats(t, "the other event's seats", getSeats(t, s, "show-2"), other)
 }
 
+// testSeatEpoch checks that an event's seat epoch grows in each
+// transaction that frees some of its seats, and with each bump, and in
+// nothing else: not when seats are taken, nor when a move frees none.
+func testSeatEpoch(t *testing.T, s stockade.Store) {
+	ctx := t.Context()
+	seedShow(t, s, show("show"))
+	seedShow(t, s, show("show-2"))
+	epoch := func(event string) int64 {
+		t.Helper()
+		var e int64
+		view(t, s, func(tx stockade.Tx) (err error) {
+			e, err = tx.SeatEpoch(ctx, event, false)
+			return err
+		})
+		return e
+	}
+	move := func(ms ...stockade.SeatMove) {
+		t.Helper()
+		update(t, s, func(tx stockade.Tx) error {
+			_, err := tx.MoveSeats(ctx, "show", ms)
+			return err
+		})
+	}
+	const free, held, booked = stockade.SeatFree, stockade.SeatHeld, stockade.SeatBooked
+	if e := epoch("show"); e != 0 {
+		t.Fatalf("a new event's epoch = %d, want 0", e)
+	}
+	if e := epoch("no-such-show"); e != 0 {
+		t.Errorf("an unknown event's epoch = %d, want 0", e)
+	}
+	move(stockade.SeatMove{Seat: "stalls/A/9", From: free, To: held, Hold: "h-1"},
+		stockade.SeatMove{Seat: "stalls/A/10", From: free, To: held, Hold: "h-1"})
+	if e := epoch("show"); e != 0 {
+		t.Errorf("after taking seats the epoch = %d, want 0", e)
+	}
+	move(stockade.SeatMove{Seat: "stalls/A/9", From: held, To: booked, Hold: "h-1", Booking: "b-1"})
+	if e := epoch("show"); e != 0 {
+		t.Errorf("after booking a seat the epoch = %d, want 0", e)
+	}
+	move(stockade.SeatMove{Seat: "stalls/A/10", From: held, To: free, Hold: "h-2"}) // not its hold: frees nothing
+	if e := epoch("show"); e != 0 {
+		t.Errorf("after a move that freed nothing the epoch = %d, want 0", e)
+	}
+	move(stockade.SeatMove{Seat: "stalls/A/10", From: held, To: free, Hold: "h-1"},
+		stockade.SeatMove{Seat: "stalls/A/9", From: booked, To: free, Booking: "b-1"})
+	if e := epoch("show"); e != 1 {
+		t.Errorf("after a transaction freed two seats the epoch = %d, want 1", e)
+	}
+	update(t, s, func(tx stockade.Tx) error {
+		for want := int64(2); want <= 3; want++ {
+			if e, err := tx.SeatEpoch(ctx, "show", true); err != nil || e != want {
+				return fmt.Errorf("SeatEpoch(bump) = %d, %v; want %d", e, err, want)
+			}
+		}
+		if e, err := tx.SeatEpoch(ctx, "show", false); err != nil || e != 3 {
+			return fmt.Errorf("SeatEpoch after two bumps = %d, %v; want 3", e, err)
+		}
+		return nil
+	})
+	if e := epoch("show"); e != 3 {
+		t.Errorf("after the bumps committed the epoch = %d, want 3", e)
+	}
+	if e := epoch("show-2"); e != 0 {
+		t.Errorf("the other event's epoch = %d, want 0", e)
+	}
+	err := s.Update(ctx, func(tx stockade.Tx) error {
+		if _, err := tx.SeatEpoch(ctx, "show-2", true); err != nil {
+			return err
+		}
+		return errors.New("roll back")
+	})
+	if err == nil {
+		t.Fatal("Update that returned an error succeeded")
+	}
+	if e := epoch("show-2"); e != 0 {
+		t.Errorf("after a bump rolled back the epoch = %d, want 0", e)
+	}
+}
+
 func testSeatCounts(t *testing.T, s stockade.Store) {
 	ctx := t.Context()
 	seats := seedShow(t, s, show("show"))
@@ -981,6 +1070,24 @@ func testHolds(t *testing.T, s stockade.Store) {
 		check(h, false)
 		check(h, true)
 	}
+	for _, lock := range []bool{false, true} {
+		btxFor(lock)(t, s, func(tx stockade.Tx) error {
+			got, err := tx.Holds(ctx, []string{"h-2", "no-such-hold", "h-1", "H-3"}, lock)
+			if err != nil {
+				return fmt.Errorf("Holds(lock %v): %w", lock, err)
+			}
+			if len(got) != 3 {
+				t.Fatalf("Holds(h-2, no-such-hold, h-1, H-3) = %d holds, want 3 (H-3, h-1, h-2)", len(got))
+			}
+			for i, want := range []stockade.Hold{h3, h1, h2} { // in id order: "H" sorts before "h"
+				checkHold(t, got[i], want)
+			}
+			if none, err := tx.Holds(ctx, nil, lock); err != nil || len(none) != 0 {
+				t.Errorf("Holds(none) = %v, %v; want none", none, err)
+			}
+			return nil
+		})
+	}
 	view(t, s, func(tx stockade.Tx) error {
 		_, err := tx.Hold(ctx, "no-such-hold", false)
 		wantCode(t, "Hold(unknown id)", err, stockade.ENotFound)
@@ -1021,12 +1128,12 @@ func testHolds(t *testing.T, s stockade.Store) {
 	}
 	for _, st := range steps {
 		update(t, s, func(tx stockade.Tx) error {
-			ok, err := tx.SetHoldStatus(ctx, st.id, st.from, st.to, st.bookingID)
+			n, err := tx.SetHoldStatus(ctx, st.from, st.to, stockade.HoldMove{Hold: st.id, Booking: st.bookingID})
 			if err != nil {
 				return fmt.Errorf("%s: %w", st.name, err)
 			}
-			if ok != st.ok {
-				t.Errorf("%s: SetHoldStatus(%s, %s → %s) = %v, want %v", st.name, st.id, st.from, st.to, ok, st.ok)
+			if ok := n == 1; ok != st.ok {
+				t.Errorf("%s: SetHoldStatus(%s → %s, %s) moved %d, want ok %v", st.name, st.from, st.to, st.id, n, st.ok)
 			}
 			return nil
 		})
@@ -1063,6 +1170,25 @@ func testHolds(t *testing.T, s stockade.Store) {
 	for _, h := range []stockade.Hold{h1, h2, h3} {
 		check(h, false)
 	}
+
+	// Many holds in one call: those in the from status move, each with
+	// its own booking id; the others are left as they are.
+	h5, h6 := hold("h-5", "show", base), hold("h-6", "show", base)
+	update(t, s, func(tx stockade.Tx) error { return tx.InsertHolds(ctx, h5, h6) })
+	update(t, s, func(tx stockade.Tx) error {
+		n, err := tx.SetHoldStatus(ctx, stockade.HoldHeld, stockade.HoldConfirmed,
+			stockade.HoldMove{Hold: h6.ID, Booking: "b-6"}, stockade.HoldMove{Hold: h2.ID, Booking: "b-2"},
+			stockade.HoldMove{Hold: h5.ID, Booking: "b-5"}, stockade.HoldMove{Hold: "no-such-hold", Booking: "b-7"})
+		if err == nil && n != 2 {
+			t.Errorf("SetHoldStatus(h-6, h-2 (released), h-5, unknown) moved %d, want 2", n)
+		}
+		return err
+	})
+	h5.Status, h5.BookingID, h5.Version = stockade.HoldConfirmed, "b-5", h5.Version+1
+	h6.Status, h6.BookingID, h6.Version = stockade.HoldConfirmed, "b-6", h6.Version+1
+	for _, h := range []stockade.Hold{h2, h5, h6} {
+		check(h, false)
+	}
 }
 
 func testLapsedHolds(t *testing.T, s stockade.Store) {
@@ -1086,8 +1212,8 @@ func testLapsedHolds(t *testing.T, s stockade.Store) {
 	hs[5].Places, hs[5].Owner = []stockade.Places{{Area: "pit", Quantity: 3}}, "key_shop1"
 	update(t, s, func(tx stockade.Tx) error { return tx.InsertHolds(ctx, hs...) })
 	update(t, s, func(tx stockade.Tx) error {
-		ok, err := tx.SetHoldStatus(ctx, "h-j", stockade.HoldHeld, stockade.HoldReleased, "")
-		if err == nil && !ok {
+		n, err := tx.SetHoldStatus(ctx, stockade.HoldHeld, stockade.HoldReleased, stockade.HoldMove{Hold: "h-j"})
+		if err == nil && n != 1 {
 			err = errors.New("SetHoldStatus(h-j) found it not held")
 		}
 		return err
@@ -1220,6 +1346,7 @@ type bookingState struct {
 	Changes  []stockade.SeatChange
 	Holds    map[string]string // id → the hold's fields or the error code
 	Bookings map[string]string // id → the booking's fields or the error code
+	Epochs   map[string]int64  // event id → its seat epoch
 }
 
 // takeBookings reads the booking state of s in a View, with the holds and
@@ -1227,7 +1354,7 @@ type bookingState struct {
 func takeBookings(t *testing.T, s stockade.Store) bookingState {
 	t.Helper()
 	ctx := t.Context()
-	st := bookingState{Seats: map[string][]stockade.Seat{}, Holds: map[string]string{}, Bookings: map[string]string{}}
+	st := bookingState{Seats: map[string][]stockade.Seat{}, Holds: map[string]string{}, Bookings: map[string]string{}, Epochs: map[string]int64{}}
 	view(t, s, func(tx stockade.Tx) error {
 		var err error
 		if st.Events, err = tx.ListEvents(ctx, "", 100); err != nil {
@@ -1242,6 +1369,9 @@ func takeBookings(t *testing.T, s stockade.Store) bookingState {
 				return err
 			}
 			st.Changes = append(st.Changes, cs...)
+			if st.Epochs[e.ID], err = tx.SeatEpoch(ctx, e.ID, false); err != nil {
+				return err
+			}
 		}
 		for _, id := range []string{"h-old", "h-new"} {
 			h, err := tx.Hold(ctx, id, false)
@@ -1294,8 +1424,12 @@ var bookingWrites = []struct {
 	{"InsertHolds", func(ctx context.Context, tx stockade.Tx) error {
 		return tx.InsertHolds(ctx, hold("h-new", "old", base, "stalls/B/1"))
 	}},
+	{"SeatEpoch bump", func(ctx context.Context, tx stockade.Tx) error {
+		_, err := tx.SeatEpoch(ctx, "old", true)
+		return err
+	}},
 	{"SetHoldStatus", func(ctx context.Context, tx stockade.Tx) error {
-		_, err := tx.SetHoldStatus(ctx, "h-old", stockade.HoldHeld, stockade.HoldConfirmed, "b-new")
+		_, err := tx.SetHoldStatus(ctx, stockade.HoldHeld, stockade.HoldConfirmed, stockade.HoldMove{Hold: "h-old", Booking: "b-new"})
 		return err
 	}},
 	{"ExtendHold", func(ctx context.Context, tx stockade.Tx) error {
@@ -1403,7 +1537,7 @@ func testInvalidBookingStatus(t *testing.T, s stockade.Store) {
 			return tx.InsertHolds(ctx, h)
 		}},
 		{"SetHoldStatus", func(tx stockade.Tx) error {
-			_, err := tx.SetHoldStatus(ctx, "h-old", stockade.HoldHeld, "lost", "")
+			_, err := tx.SetHoldStatus(ctx, stockade.HoldHeld, "lost", stockade.HoldMove{Hold: "h-old"})
 			return err
 		}},
 		{"InsertBookings", func(tx stockade.Tx) error {

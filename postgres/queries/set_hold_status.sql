@@ -1,7 +1,9 @@
--- Move hold $1 from status $2 to status $3, setting its booking id to $4
--- unless $4 is empty, and counting the change in its version.
-UPDATE holds
-SET status = $3::text,
-    version = version + 1,
-    booking_id = CASE WHEN $4::text = '' THEN booking_id ELSE $4::text END
-WHERE id = $1::text AND status = $2::text;
+-- Move the holds $3 (text[], distinct ids) from status $1 to status $2,
+-- each setting its booking id to the one at its place in $4 (text[])
+-- unless that is empty, and counting the change in its version.
+UPDATE holds AS h
+SET status = $2::text,
+    version = h.version + 1,
+    booking_id = CASE WHEN m.booking_id = '' THEN h.booking_id ELSE m.booking_id END
+FROM unnest($3::text[], $4::text[]) AS m (id, booking_id)
+WHERE h.id = m.id AND h.status = $1::text
