@@ -5,6 +5,7 @@ import (
 	"math"
 	"slices"
 	"strings"
+	"unsafe"
 )
 
 // seatSpot is a seat as best-available selection sees it.
@@ -79,19 +80,6 @@ func b2i(b bool) int {
 	return 0
 }
 
-// besides reports whether b sits directly after a, in the same row with no
-// aisle between.
-func besides(a, b *seatSpot) bool {
-	return b.Order == a.Order+1 && a.Row == b.Row && a.Section == b.Section
-}
-
-// freeSeat is a free seat during selection.
-type freeSeat struct {
-	i    int   // index in the seats given
-	dist int64 // seatDistance
-	fits bool
-}
-
 // bestAvailable picks ask.Quantity seats from seats (indexes into seats, in
 // section, row, order order), or ok false when it cannot. together reports
 // whether the picked seats sit side by side in one row.
@@ -120,114 +108,231 @@ type freeSeat struct {
 // A seat that is not free counts as no seat at all. Seats should be one to
 // a place (section, row, order); two in one place never sit together. The
 // answer depends on the seats, never on their order in seats, and seats is
-// not modified. It costs one sort of the free seats, a scan, and for rule
-// 3 a heap of Quantity seats.
+// not modified. When the free seats are in seat order, as the engine
+// passes them, it costs a scan, for rule 3 another with a heap of
+// Quantity seats, and allocations in proportion to Quantity; else a
+// sorted copy of the free seats first.
 func bestAvailable(seats []seatSpot, ask seatAsk) (picked []int, together bool, ok bool) {
-	q := ask.Quantity
-	if q < 1 {
+	if ask.Quantity < 1 || ask.Quantity > len(seats) {
 		return nil, false, false
 	}
-	nfree, nfit := 0, 0
-	for i := range seats {
-		nfree += b2i(seats[i].Free)
+	if picked, together, ok, inOrder := pickInOrder(seats, ask); inOrder {
+		return picked, together, ok
 	}
-	free := make([]freeSeat, 0, nfree)
+	// The same on a sorted copy of the free seats, mapped back.
+	free := make([]int, 0, len(seats))
 	for i := range seats {
-		if s := &seats[i]; s.Free {
-			f := freeSeat{i: i, dist: seatDistance(s.Distance), fits: ask.fits(s)}
-			nfit += b2i(f.fits)
-			free = append(free, f)
+		if seats[i].Free {
+			free = append(free, i)
 		}
 	}
-	if nfit < q {
-		return nil, false, false
+	slices.SortFunc(free, func(a, b int) int { return compareSeats(&seats[a], &seats[b]) })
+	sorted := make([]seatSpot, len(free))
+	for k, i := range free {
+		sorted[k] = seats[i]
 	}
-	bySeat := func(a, b freeSeat) int { return compareSeats(&seats[a.i], &seats[b.i]) }
-	if !slices.IsSortedFunc(free, bySeat) { // the engine passes seats in seat order
-		slices.SortFunc(free, bySeat)
+	picked, together, ok, _ = pickInOrder(sorted, ask)
+	for k, p := range picked {
+		picked[k] = free[p]
 	}
+	return picked, together, ok
+}
 
-	// Rules 1 and 2: one scan over the runs of free seats side by side,
-	// sliding a window of q fitting seats along each. best[0] is the best
-	// block without orphan (rule 1), best[1] the best block (rule 2); each
-	// is a start in free, or -1. Strictly smaller scores win, so that on a
-	// tie the first block in seat order stays.
-	best := [2]int{-1, -1}
-	var score [2]int64
-	for lo := 0; lo < len(free); {
-		hi := lo + 1
-		for hi < len(free) && besides(&seats[free[hi-1].i], &seats[free[hi].i]) {
-			hi++
-		}
-		n, sum := 0, int64(0) // fitting seats in the window ending at j, and their distances
-		for j := lo; j < hi; j++ {
-			if !free[j].fits {
-				n, sum = 0, 0
-				continue
-			}
-			n++
-			sum += free[j].dist
-			if n > q {
-				sum -= free[j-q].dist
-				n = q
-			}
-			if n < q {
-				continue
-			}
-			// The block is free[a..j]. The run has a-lo free seats before
-			// it and hi-j-1 after it; a side with just one is an orphan.
-			a := j - q + 1
-			if a-lo != 1 && hi-j-1 != 1 && (best[0] < 0 || sum < score[0]) {
-				best[0], score[0] = a, sum
-			}
-			if best[1] < 0 || sum < score[1] {
-				best[1], score[1] = a, sum
-			}
-		}
-		lo = hi
+// pickInOrder is bestAvailable for seats whose free seats are in seat
+// order; inOrder is false, and the rest zero, as soon as two are not.
+//
+// Rules 1 and 2 take one scan over the runs of free seats side by side,
+// which also checks the order: the free seats it has passed are in order,
+// so a run is complete and in order when the next free seat is not beside
+// its last.
+func pickInOrder(seats []seatSpot, ask seatAsk) (picked []int, together, ok, inOrder bool) {
+	q := ask.Quantity
+	var window [16]windowSeat // on the stack for the usual quantities
+	b := blockScan{seats: seats, ask: ask, best: [2]int{-1, -1}}
+	if q <= len(window) {
+		b.window = window[:q]
+	} else {
+		b.window = make([]windowSeat, q)
 	}
-	for _, a := range best {
-		if a >= 0 {
-			picked = make([]int, q)
-			for k := range picked {
-				picked[k] = free[a+k].i
+	r := seatRun{near: math.Inf(1)} // the run so far
+	var p *seatSpot                 // the free seat before s
+	for i := range seats {
+		s := &seats[i]
+		if !s.Free {
+			continue
+		}
+		if p == nil {
+			r.first = i
+		} else {
+			row := sameString(p.Row, s.Row) && sameString(p.Section, s.Section)
+			switch {
+			case row && p.Order < s.Order && s.Order == p.Order+1: // beside p, Order+1 not wrapped
+			case row && p.Order < s.Order, compareSeats(p, s) <= 0: // after p
+				b.run(r)
+				r = seatRun{first: i, near: math.Inf(1)}
+			default:
+				return nil, false, false, false
 			}
-			return picked, true, true
+		}
+		p = s
+		r.last, r.n = i, r.n+1
+		if s.Distance < r.near { // false for NaN
+			r.near = s.Distance
+		}
+	}
+	if r.n > 0 {
+		b.run(r)
+	}
+	for _, a := range b.best {
+		if a >= 0 {
+			picked = make([]int, 0, q)
+			for i := a; len(picked) < q; i++ {
+				if seats[i].Free {
+					picked = append(picked, i)
+				}
+			}
+			return picked, true, true, true
 		}
 	}
 	if !ask.Split {
-		return nil, false, false
+		return nil, false, false, true
 	}
+	picked = nearestSeats(seats, ask)
+	return picked, false, picked != nil, true
+}
 
-	// Rule 3: the nearest fitting seats, in a max-heap of q: the farthest
-	// of the nearest so far is on top, where a nearer seat replaces it.
-	h := make([]nearSeat, 0, q)
-	for p := range free {
-		if !free[p].fits {
+// sameString is a == b, comparing first where the strings are: the
+// engine gives the seats of a section, and of a row, one string each, so
+// that the seats of a row compare without reading their bytes.
+func sameString(a, b string) bool {
+	return len(a) == len(b) && (unsafe.StringData(a) == unsafe.StringData(b) || a == b)
+}
+
+// seatRun is n free seats side by side, from seats[first] to seats[last]:
+// the seats between that are not free count as no seat. near is the
+// smallest Distance of its seats that is not NaN, or +Inf.
+type seatRun struct {
+	first, last, n int
+	near           float64
+}
+
+// blockScan is the search for the best blocks (rules 1 and 2), a run at
+// a time, in seat order.
+type blockScan struct {
+	seats  []seatSpot
+	ask    seatAsk
+	window []windowSeat // the last Quantity fitting seats, a ring
+	// best[0] is the first seat of the best block without orphan (rule
+	// 1), best[1] of the best block (rule 2), or -1; score is theirs.
+	best  [2]int
+	score [2]int64
+}
+
+// windowSeat is a fitting seat in the window: its index in seats and its
+// seatDistance.
+type windowSeat struct {
+	i    int
+	dist int64
+}
+
+// run slides a window of Quantity fitting seats along r. Strictly smaller
+// scores win, so that on a tie the first block in seat order stays.
+func (b *blockScan) run(r seatRun) {
+	ask, q := b.ask, len(b.window)
+	if r.n < q || ask.Section != "" && b.seats[r.first].Section != ask.Section {
+		return
+	}
+	// No block of r scores less than Quantity times its nearest seat
+	// (seatDistance never decreases with Distance, and counts NaN as
+	// farthest): when that cannot beat either best, r cannot change them.
+	if near := seatDistance(r.near); b.best[0] >= 0 && b.best[1] >= 0 && near <= math.MaxInt64/int64(q) {
+		if least := int64(q) * near; least >= b.score[0] && least >= b.score[1] {
+			return
+		}
+	}
+	// pos is the seat's place in the run; the window has fit fitting
+	// seats, sum their distances, and its next seat goes to next.
+	pos, fit, sum, next := -1, 0, int64(0), 0
+	for i := r.first; i <= r.last; i++ {
+		s := &b.seats[i]
+		if !s.Free {
 			continue
 		}
-		switch n := (nearSeat{free[p].dist, p}); {
+		pos++
+		if ask.Category != "" && s.Category != ask.Category || ask.Accessible && !s.Accessible {
+			fit, sum = 0, 0
+			continue
+		}
+		d := seatDistance(s.Distance)
+		if fit == q {
+			sum -= b.window[next].dist // the seat leaving
+		} else {
+			fit++
+		}
+		b.window[next] = windowSeat{i, d}
+		sum += d
+		if next++; next == q {
+			next = 0
+		}
+		if fit < q {
+			continue
+		}
+		// The block is the window, from b.window[next]. The run has
+		// pos-q+1 free seats before it and r.n-pos-1 after it; a side
+		// with just one is an orphan.
+		a := b.window[next].i
+		if pos-q+1 != 1 && r.n-pos-1 != 1 && (b.best[0] < 0 || sum < b.score[0]) {
+			b.best[0], b.score[0] = a, sum
+		}
+		if b.best[1] < 0 || sum < b.score[1] {
+			b.best[1], b.score[1] = a, sum
+		}
+	}
+}
+
+// nearestSeats is rule 3 for seats in seat order: the indexes of the
+// Quantity fitting seats with the smallest seatDistance, ties to the
+// first, in seat order; nil when fewer fit. They gather in a max-heap of
+// Quantity: the farthest of the nearest so far is on top, where a nearer
+// seat replaces it.
+func nearestSeats(seats []seatSpot, ask seatAsk) []int {
+	q := ask.Quantity
+	h := make([]nearSeat, 0, q)
+	var far float64 // the Distance of the seat on top, once h is full
+	for i := range seats {
+		s := &seats[i]
+		// A seat as far as the one on top, or farther, comes after it
+		// and so would not replace it.
+		if len(h) == q && s.Distance >= far || !ask.fits(s) {
+			continue
+		}
+		switch n := (nearSeat{seatDistance(s.Distance), i}); {
 		case len(h) < q:
 			if h = append(h, n); len(h) == q {
 				for k := q/2 - 1; k >= 0; k-- {
 					siftDown(h, k)
 				}
+				far = seats[h[0].p].Distance
 			}
 		case n.before(h[0]):
 			h[0] = n
 			siftDown(h, 0)
+			far = seats[h[0].p].Distance
 		}
 	}
-	slices.SortFunc(h, func(a, b nearSeat) int { return cmp.Compare(a.p, b.p) })
-	picked = make([]int, q)
-	for k, n := range h {
-		picked[k] = free[n.p].i
+	if len(h) < q {
+		return nil
 	}
-	return picked, false, true
+	slices.SortFunc(h, func(a, b nearSeat) int { return cmp.Compare(a.p, b.p) })
+	picked := make([]int, q)
+	for k, n := range h {
+		picked[k] = n.p
+	}
+	return picked
 }
 
-// nearSeat is a fitting seat for rule 3: its seatDistance and its place
-// in seat order.
+// nearSeat is a fitting seat for rule 3: its seatDistance and its index
+// in seats, which are in seat order.
 type nearSeat struct {
 	dist int64
 	p    int

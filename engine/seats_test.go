@@ -614,11 +614,314 @@ func FuzzBestAvailable(f *testing.F) {
 	})
 }
 
-// benchVenue is 10 sections of 25 rows of 40 seats, about half of them
-// taken, in seat order. Sections stand side by side, an aisle of 4 seats
-// between them, facing a stage in the middle of the front; rows 1 to 5
-// are "prem" and the back row is accessible.
-func benchVenue() []seatSpot {
+// bestAvailableReference is bestAvailable as first written: a copy of
+// the free seats, sorted unless they are in seat order, then the rules
+// over it. bestAvailable must give the same answers, index for index.
+func bestAvailableReference(seats []seatSpot, ask seatAsk) (picked []int, together bool, ok bool) {
+	q := ask.Quantity
+	if q < 1 {
+		return nil, false, false
+	}
+	nfree, nfit := 0, 0
+	for i := range seats {
+		nfree += b2i(seats[i].Free)
+	}
+	free := make([]refFreeSeat, 0, nfree)
+	for i := range seats {
+		if s := &seats[i]; s.Free {
+			f := refFreeSeat{i: i, dist: seatDistance(s.Distance), fits: ask.fits(s)}
+			nfit += b2i(f.fits)
+			free = append(free, f)
+		}
+	}
+	if nfit < q {
+		return nil, false, false
+	}
+	bySeat := func(a, b refFreeSeat) int { return compareSeats(&seats[a.i], &seats[b.i]) }
+	if !slices.IsSortedFunc(free, bySeat) {
+		slices.SortFunc(free, bySeat)
+	}
+	best := [2]int{-1, -1}
+	var score [2]int64
+	for lo := 0; lo < len(free); {
+		hi := lo + 1
+		for hi < len(free) && refBesides(&seats[free[hi-1].i], &seats[free[hi].i]) {
+			hi++
+		}
+		n, sum := 0, int64(0)
+		for j := lo; j < hi; j++ {
+			if !free[j].fits {
+				n, sum = 0, 0
+				continue
+			}
+			n++
+			sum += free[j].dist
+			if n > q {
+				sum -= free[j-q].dist
+				n = q
+			}
+			if n < q {
+				continue
+			}
+			a := j - q + 1
+			if a-lo != 1 && hi-j-1 != 1 && (best[0] < 0 || sum < score[0]) {
+				best[0], score[0] = a, sum
+			}
+			if best[1] < 0 || sum < score[1] {
+				best[1], score[1] = a, sum
+			}
+		}
+		lo = hi
+	}
+	for _, a := range best {
+		if a >= 0 {
+			picked = make([]int, q)
+			for k := range picked {
+				picked[k] = free[a+k].i
+			}
+			return picked, true, true
+		}
+	}
+	if !ask.Split {
+		return nil, false, false
+	}
+	h := make([]nearSeat, 0, q)
+	for p := range free {
+		if !free[p].fits {
+			continue
+		}
+		switch n := (nearSeat{free[p].dist, p}); {
+		case len(h) < q:
+			if h = append(h, n); len(h) == q {
+				for k := q/2 - 1; k >= 0; k-- {
+					siftDown(h, k)
+				}
+			}
+		case n.before(h[0]):
+			h[0] = n
+			siftDown(h, 0)
+		}
+	}
+	slices.SortFunc(h, func(a, b nearSeat) int { return cmp.Compare(a.p, b.p) })
+	picked = make([]int, q)
+	for k, n := range h {
+		picked[k] = free[n.p].i
+	}
+	return picked, false, true
+}
+
+type refFreeSeat struct {
+	i    int
+	dist int64
+	fits bool
+}
+
+func refBesides(a, b *seatSpot) bool {
+	return b.Order == a.Order+1 && a.Row == b.Row && a.Section == b.Section
+}
+
+// checkReference fails unless bestAvailable and bestAvailableReference
+// give the same answer.
+func checkReference(t *testing.T, what string, seats []seatSpot, ask seatAsk) {
+	t.Helper()
+	picked, together, ok := bestAvailable(seats, ask)
+	want, wantTogether, wantOK := bestAvailableReference(seats, ask)
+	if !slices.Equal(picked, want) || (picked == nil) != (want == nil) || together != wantTogether || ok != wantOK {
+		t.Fatalf("%s, ask %+v: picked %v together %v ok %v, reference %v together %v ok %v; venue:%s",
+			what, ask, picked, together, ok, want, wantTogether, wantOK, drawVenue(seats))
+	}
+}
+
+// randomSeatMap is seats in seat order, made to catch a fast path out:
+// names whose byte order is not their numeric one, a section or row
+// repeated as another string, rows that start anywhere, aisles, two
+// seats in one place, and distances that tie, round to a tie, or are NaN,
+// negative or beyond maxSeatDistance.
+func randomSeatMap(r *rand.Rand) []seatSpot {
+	names := []string{"1", "2", "9", "10", "A", "B", "a"}
+	distances := []float64{0, 0.25, 0.5, 0.5, 1, 1.0000004, 1.0000005, math.NaN(), -1, 2 * maxSeatDistance}
+	var seats []seatSpot
+	for range 1 + r.IntN(4) {
+		section := names[r.IntN(len(names))]
+		for range 1 + r.IntN(4) {
+			row := names[r.IntN(len(names))]
+			order := r.IntN(5) - 2
+			for range r.IntN(25) {
+				switch r.IntN(12) {
+				case 0:
+					order += 2 // an aisle
+				case 1: // the same place as the seat before
+				default:
+					order++
+				}
+				s := seatSpot{
+					Section:    section,
+					Row:        row,
+					Order:      order,
+					Category:   []string{"std", "std", "prem"}[r.IntN(3)],
+					Accessible: r.IntN(4) == 0,
+					Distance:   distances[r.IntN(len(distances))],
+					Free:       r.IntN(5) != 0,
+				}
+				if r.IntN(3) == 0 {
+					s.Distance = float64(r.IntN(40)) / 8
+				}
+				if r.IntN(4) == 0 { // as a caller that does not intern
+					s.Section, s.Row = strings.Clone(section), strings.Clone(row)
+				}
+				seats = append(seats, s)
+			}
+		}
+	}
+	slices.SortStableFunc(seats, func(a, b seatSpot) int { return compareSeats(&a, &b) })
+	return seats
+}
+
+func randomMapAsk(r *rand.Rand) seatAsk {
+	ask := seatAsk{
+		Quantity:   1 + r.IntN(4),
+		Accessible: r.IntN(8) == 0,
+		Split:      r.IntN(2) == 0,
+	}
+	switch r.IntN(8) {
+	case 0:
+		ask.Quantity = 12 + r.IntN(12) // beyond the window kept on the stack
+	case 1:
+		ask.Quantity = r.IntN(3) - 1
+	}
+	if r.IntN(4) == 0 {
+		ask.Category = []string{"std", "prem", "none"}[r.IntN(3)]
+	}
+	if r.IntN(4) == 0 {
+		ask.Section = []string{"1", "10", "A", "Z"}[r.IntN(4)]
+	}
+	return ask
+}
+
+// TestBestAvailableReference compares bestAvailable with the reference
+// on seats in seat order (its fast path), with the seats not free moved
+// anywhere (still in seat order, as bestAvailable sees it), with two free
+// seats swapped, and shuffled.
+func TestBestAvailableReference(t *testing.T) {
+	r := rand.New(rand.NewPCG(5, 8))
+	for range 20000 {
+		seats, ask := randomSeatMap(r), randomMapAsk(r)
+		checkReference(t, "in order", seats, ask)
+
+		var taken []seatSpot
+		moved := slices.DeleteFunc(slices.Clone(seats), func(s seatSpot) bool {
+			if !s.Free {
+				taken = append(taken, s)
+			}
+			return !s.Free
+		})
+		for _, s := range taken {
+			moved = slices.Insert(moved, r.IntN(len(moved)+1), s)
+		}
+		checkReference(t, "taken seats moved", moved, ask)
+
+		if len(seats) >= 2 {
+			swapped := slices.Clone(seats)
+			k := r.IntN(len(seats) - 1)
+			swapped[k], swapped[k+1] = swapped[k+1], swapped[k]
+			checkReference(t, "two swapped", swapped, ask)
+		}
+
+		shuffled := slices.Clone(seats)
+		r.Shuffle(len(shuffled), func(i, j int) { shuffled[i], shuffled[j] = shuffled[j], shuffled[i] })
+		checkReference(t, "shuffled", shuffled, ask)
+	}
+}
+
+// TestBestAvailableReferenceOnSale compares bestAvailable with the
+// reference on the benchmark's venue as a batch of holds takes its seats,
+// one ask after the other, until none is met.
+func TestBestAvailableReferenceOnSale(t *testing.T) {
+	r := rand.New(rand.NewPCG(6, 9))
+	seats := benchVenue(20)
+	for range 400 {
+		ask := seatAsk{Quantity: 1 + r.IntN(8), Split: r.IntN(4) == 0}
+		switch r.IntN(10) {
+		case 0:
+			ask.Category = "prem"
+		case 1:
+			ask.Accessible = true
+		case 2:
+			ask.Section = fmt.Sprintf("S%02d", r.IntN(10))
+		case 3:
+			ask.Quantity = 20 + r.IntN(40)
+		}
+		checkReference(t, "on sale", seats, ask)
+		picked, _, _ := bestAvailable(seats, ask)
+		for _, i := range picked {
+			seats[i].Free = false
+		}
+	}
+}
+
+// TestBestAvailableAllocs checks that seats in seat order cost
+// allocations for the answer only, not for every seat.
+func TestBestAvailableAllocs(t *testing.T) {
+	seats := benchVenue(50)
+	for _, ask := range []seatAsk{{Quantity: 1}, {Quantity: 4, Category: "prem"}, {Quantity: 16, Section: "S03"}} {
+		if n := testing.AllocsPerRun(20, func() { bestAvailable(seats, ask) }); n > 1 {
+			t.Errorf("ask %+v: %v allocations, want 1", ask, n)
+		}
+	}
+}
+
+// FuzzBestAvailableReference compares bestAvailable with the reference
+// on seats in the order decoded, and then sorted. The first two bytes are
+// the ask as in FuzzBestAvailable, but quantity byte%20; then a seat a
+// byte:
+//
+//	bit 0 section A/B, bit 1 row 1/2, bits 2-3 Order the last seat's
+//	plus 1, plus 0, plus 2 or minus 1, bit 4 taken, bit 5 prem,
+//	bit 6 accessible, bit 7 distance 0.5 more
+func FuzzBestAvailableReference(f *testing.F) {
+	f.Add([]byte{2, 0, 0, 0, 0, 0})
+	f.Add([]byte{3, 1, 0x00, 0x04, 0x08, 0x0c, 0x01, 0x05, 0x10, 0x80, 0x20})
+	f.Add([]byte{17, 0x21, 0x01, 0x00, 0x02, 0x03, 0x40, 0x00, 0x00, 0x84, 0x00})
+	f.Fuzz(func(t *testing.T, data []byte) {
+		if len(data) < 2 || len(data) > 300 {
+			return
+		}
+		ask := seatAsk{
+			Quantity:   int(data[0] % 20),
+			Split:      data[1]&1 != 0,
+			Accessible: data[1]&2 != 0,
+			Category:   []string{"", "std", "prem", ""}[data[1]>>2&3],
+			Section:    []string{"", "A", "B", "Z"}[data[1]>>4&3],
+		}
+		var seats []seatSpot
+		order := 0
+		for k, b := range data[2:] {
+			order += []int{1, 0, 2, -1}[b>>2&3]
+			s := seatSpot{
+				Section:    string("AB"[b&1]),
+				Row:        string("12"[b>>1&1]),
+				Order:      order,
+				Category:   "std",
+				Free:       b&16 == 0,
+				Accessible: b&64 != 0,
+				Distance:   float64(k%4)/4 + float64(b>>7)/2,
+			}
+			if b&32 != 0 {
+				s.Category = "prem"
+			}
+			seats = append(seats, s)
+		}
+		checkReference(t, "as decoded", seats, ask)
+		slices.SortStableFunc(seats, func(a, b seatSpot) int { return compareSeats(&a, &b) })
+		checkReference(t, "sorted", seats, ask)
+	})
+}
+
+// benchVenue is 10 sections of 25 rows of 40 seats in seat order, each
+// taken at random with a chance of 1 in taken. Sections stand side by
+// side, an aisle of 4 seats between them, facing a stage in the middle of
+// the front; rows 1 to 5 are "prem" and the back row is accessible.
+func benchVenue(taken int) []seatSpot {
 	r := rand.New(rand.NewPCG(1, 2))
 	const sections, rows, perRow = 10, 25, 40
 	var seats []seatSpot
@@ -637,7 +940,7 @@ func benchVenue() []seatSpot {
 					Category:   "std",
 					Accessible: row == rows-1,
 					Distance:   math.Hypot(x, y),
-					Free:       r.IntN(2) == 0,
+					Free:       r.IntN(taken) != 0,
 				}
 				if row < 5 {
 					s.Category = "prem"
@@ -650,9 +953,12 @@ func benchVenue() []seatSpot {
 }
 
 func BenchmarkBestAvailable(b *testing.B) {
-	seats := benchVenue()
+	seats := benchVenue(2)
 	shuffled := slices.Clone(seats)
 	rand.New(rand.NewPCG(3, 4)).Shuffle(len(shuffled), func(i, j int) { shuffled[i], shuffled[j] = shuffled[j], shuffled[i] })
+	// As the engine sees an event on sale: its free seats, a few of them
+	// taken by the holds decided before in the batch.
+	onSale := benchVenue(50)
 	for _, bc := range []struct {
 		name  string
 		seats []seatSpot
@@ -668,6 +974,10 @@ func BenchmarkBestAvailable(b *testing.B) {
 		{"q=30,split", seats, seatAsk{Quantity: 30, Split: true}},
 		{"q=4,shuffled", shuffled, seatAsk{Quantity: 4}},
 		{"q=30,split,shuffled", shuffled, seatAsk{Quantity: 30, Split: true}},
+		{"onsale,q=2", onSale, seatAsk{Quantity: 2}},
+		{"onsale,q=4,prem", onSale, seatAsk{Quantity: 4, Category: "prem"}},
+		{"onsale,q=6,accessible", onSale, seatAsk{Quantity: 6, Accessible: true}},
+		{"onsale,q=60,split", onSale, seatAsk{Quantity: 60, Split: true}},
 	} {
 		b.Run(bc.name, func(b *testing.B) {
 			b.ReportAllocs()
