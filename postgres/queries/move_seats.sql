@@ -7,10 +7,15 @@
 --
 -- locked takes every seat named first, in seat order, as Seats with lock
 -- does, so that no two transactions that lock seats wait on each other in
--- a cycle, whatever order the update's join meets the rows in. A seat that
--- a concurrent transaction changed is waited for and locked in its latest
--- version, and READ COMMITTED re-checks the update's condition on that
--- version: of concurrent moves out of the same status, one wins.
+-- a cycle. The update waits for it through a condition on no row (a
+-- one-time filter, checked before the update reads a seat), not a join:
+-- a prepared statement's generic plan expects a handful of seats and
+-- would join them in a nested loop, quadratic in a batch's hundreds. A
+-- seat that a concurrent transaction changed is waited for and locked in
+-- its latest version, and READ COMMITTED re-checks the update's condition
+-- on that version: of concurrent moves out of the same status, one wins.
+-- The update names the seats by primary key (id = ANY) as well as through
+-- the moves, so that the planner reads them by it, not all the event's.
 WITH locked AS MATERIALIZED (
 	SELECT s.id
 	FROM seats s
@@ -24,8 +29,8 @@ WITH locked AS MATERIALIZED (
 	    booking_id = CASE m.to_status WHEN 'booked' THEN m.booking_id ELSE '' END
 	FROM unnest($2::text[], $3::text[], $4::text[], $5::text[], $6::text[])
 	     AS m (seat, from_status, to_status, hold_id, booking_id)
-	     JOIN locked l ON l.id = m.seat
-	WHERE s.show_id = $1::text AND s.id = m.seat
+	WHERE (SELECT count(*) FROM locked) >= 0
+	  AND s.show_id = $1::text AND s.id = ANY ($2::text[]) AND s.id = m.seat
 	  AND s.status = m.from_status
 	  AND (m.from_status <> 'held' OR s.hold_id = m.hold_id)
 	  AND (m.from_status <> 'booked' OR s.booking_id = m.booking_id)
