@@ -92,6 +92,10 @@ type BookingService interface {
 	// Seats returns a page of an event's seats that match q, in seat
 	// order, and the cursor of the next page.
 	Seats(ctx context.Context, eventID string, q SeatQuery) (SeatPage, error)
+
+	// SeatHistory returns a page of an event's seat history that matches
+	// q, oldest row first, and the cursor of the next page.
+	SeatHistory(ctx context.Context, eventID string, q SeatHistoryQuery) (SeatHistoryPage, error)
 }
 
 const (
@@ -134,6 +138,64 @@ func (q SeatQuery) Validate() error {
 type SeatPage struct {
 	Seats []Seat
 	// Next is the cursor of the following page; empty on the last page.
+	Next string
+}
+
+const (
+	// DefaultSeatHistoryLimit is the size of a page of seat history when
+	// the query sets no Limit; MaxSeatHistoryLimit the largest it may ask
+	// for.
+	DefaultSeatHistoryLimit = 1000
+	MaxSeatHistoryLimit     = 10000
+)
+
+// SeatHistoryQuery asks BookingService.SeatHistory for one page of an
+// event's seat history. Zero fields match everything.
+type SeatHistoryQuery struct {
+	// Seat keeps the rows of one seat, by id; Area those of one
+	// general-admission area. A row is of a seat or of an area, so a
+	// query gives one of them at most.
+	Seat string
+	Area string
+	// Cursor is the Next of the page before; empty for the first page.
+	// It is opaque: only a cursor the service gave out is accepted.
+	Cursor string
+	// Limit is the most rows in the page: 1 to MaxSeatHistoryLimit, or 0
+	// for DefaultSeatHistoryLimit.
+	Limit int
+}
+
+// Validate refuses a query with a malformed seat or area, with both, or
+// with a Limit out of range. The service checks the Cursor when it reads
+// it.
+func (q SeatHistoryQuery) Validate() error {
+	if err := validateOptionalID("seat", q.Seat); err != nil {
+		return err
+	}
+	if err := validateOptionalID("area", q.Area); err != nil {
+		return err
+	}
+	if q.Seat != "" && q.Area != "" {
+		return invalidf("area: must not be given with seat (a row is of a seat or of an area), got seat %q and area %q", q.Seat, q.Area)
+	}
+	if q.Limit < 0 || q.Limit > MaxSeatHistoryLimit {
+		return invalidf("limit: must be between 1 and %d (0 for %d), got %d", MaxSeatHistoryLimit, DefaultSeatHistoryLimit, q.Limit)
+	}
+	return nil
+}
+
+// SeatHistoryPage is one page of an event's seat history, oldest row
+// first.
+//
+// Following Next from the first page until it is empty reads the rows
+// that match, in id order, each once, as MovementPage reads the ledger:
+// on PostgreSQL a row that commits after a page ending at a larger id was
+// read falls behind the cursor; once writes have stopped, a walk from the
+// first page reads every row.
+type SeatHistoryPage struct {
+	Changes []SeatChange
+	// Next is the cursor of the following page; empty when no more rows
+	// matched when this page was read.
 	Next string
 }
 

@@ -133,3 +133,25 @@ func TestHoldRequestValidate(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) { wantInvalid(t, tc.req.Validate(2*time.Hour), tc.want) })
 	}
 }
+
+// TestSeatHistoryQueryValidate: a seat or an area, each an id, not both,
+// and a limit in range; the cursor is the service's to check.
+func TestSeatHistoryQueryValidate(t *testing.T) {
+	tests := []struct {
+		name string
+		q    stockade.SeatHistoryQuery
+		want string
+	}{
+		{"everything", stockade.SeatHistoryQuery{}, ""},
+		{"a seat, a page", stockade.SeatHistoryQuery{Seat: "s/A/1", Cursor: "anything", Limit: stockade.MaxSeatHistoryLimit}, ""},
+		{"an area", stockade.SeatHistoryQuery{Area: "floor", Limit: 1}, ""},
+		{"seat and area", stockade.SeatHistoryQuery{Seat: "s/A/1", Area: "floor"}, `area: must not be given with seat (a row is of a seat or of an area), got seat "s/A/1" and area "floor"`},
+		{"seat too long", stockade.SeatHistoryQuery{Seat: strings.Repeat("s", stockade.MaxIDLength+1)}, "seat: "},
+		{"area with a control character", stockade.SeatHistoryQuery{Area: "flo\nor"}, "area: "},
+		{"negative limit", stockade.SeatHistoryQuery{Limit: -1}, "limit: must be between 1 and 10000 (0 for 1000), got -1"},
+		{"limit too large", stockade.SeatHistoryQuery{Limit: stockade.MaxSeatHistoryLimit + 1}, "limit: must be between 1 and 10000 (0 for 1000), got 10001"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) { wantInvalid(t, tc.q.Validate(), tc.want) })
+	}
+}

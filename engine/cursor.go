@@ -18,22 +18,32 @@ const movementCursorTag = 'm'
 var cursorEncoding = base64.RawURLEncoding.Strict()
 
 // movementCursor returns the cursor of the page after the row with id.
-func movementCursor(id int64) string {
-	var b [9]byte
-	b[0] = movementCursorTag
-	binary.BigEndian.PutUint64(b[1:], uint64(id))
-	return cursorEncoding.EncodeToString(b[:])
-}
+func movementCursor(id int64) string { return rowCursor(movementCursorTag, id) }
 
 // parseMovementCursor returns the id a cursor made by movementCursor
 // holds, or 0 for the empty cursor (the first page). Anything else is
 // refused with EInvalid.
-func parseMovementCursor(s string) (int64, error) {
+func parseMovementCursor(s string) (int64, error) { return parseRowCursor(s, movementCursorTag) }
+
+// rowCursor returns a cursor that holds a row id after tag: the tag byte
+// and the id as 8 bytes big-endian. Lists of rows with ids (the ledger,
+// the seat history) page with it.
+func rowCursor(tag byte, id int64) string {
+	var b [9]byte
+	b[0] = tag
+	binary.BigEndian.PutUint64(b[1:], uint64(id))
+	return cursorEncoding.EncodeToString(b[:])
+}
+
+// parseRowCursor reads a cursor that rowCursor made with tag: the id it
+// holds, or 0 for the empty cursor (the first page). Anything else is
+// refused with EInvalid.
+func parseRowCursor(s string, tag byte) (int64, error) {
 	if s == "" {
 		return 0, nil
 	}
 	b, err := cursorEncoding.DecodeString(s)
-	if err == nil && len(b) == 9 && b[0] == movementCursorTag {
+	if err == nil && len(b) == 9 && b[0] == tag {
 		if id := binary.BigEndian.Uint64(b[1:]); id > 0 && id <= math.MaxInt64 {
 			return int64(id), nil
 		}

@@ -172,7 +172,8 @@
 // may be extended within Options.MaxHoldLifetime of its creation, and
 // expires lazily in any hold of its event and at the sweep.
 // ConfirmHold books it (EHoldExpired once it lapsed), ReleaseHold frees
-// it, CancelBooking frees a booking.
+// it, CancelBooking frees a booking. Seats lists an event's seats, and
+// SeatHistory its history, oldest row first, a page at a time.
 //
 // Strategies for holds: Lock takes one lease per event, as the designs
 // that lock a whole event do, and serialises its buyers; RowLock locks

@@ -89,6 +89,9 @@ var examples = map[string]func(f fixture) example{
 	},
 	"GET /v1/shows/{id}":       func(fixture) example { return example{"/v1/shows/gala", "", 200} },
 	"GET /v1/shows/{id}/seats": func(fixture) example { return example{"/v1/shows/gala/seats?limit=2", "", 200} },
+	"GET /v1/shows/{id}/history": func(fixture) example {
+		return example{"/v1/shows/gala/history?seat=stalls/A/1&limit=2", "", 200}
+	},
 	"POST /v1/shows/{id}/holds": func(fixture) example {
 		return example{"/v1/shows/gala/holds", `{"best_available":[{"quantity":2}]}`, 201}
 	},

@@ -89,6 +89,45 @@ func (a *api) allSeats(path string, limit int) ([]seatJSON, int) {
 	}
 }
 
+// allHistory follows the cursors of GET path (a history query without a
+// cursor), limit rows a page, as allSeats does, and returns every row and
+// the number of pages.
+func (a *api) allHistory(path string, limit int) ([]seatChangeJSON, int) {
+	a.t.Helper()
+	sep := "?"
+	if strings.Contains(path, "?") {
+		sep = "&"
+	}
+	var rows []seatChangeJSON
+	cursor, pages := "", 0
+	for {
+		q := fmt.Sprintf("%slimit=%d", sep, limit)
+		if cursor != "" {
+			q += "&cursor=" + url.QueryEscape(cursor)
+		}
+		page := decodeAs[seatHistoryJSON](a.t, a.must(200, "GET", path+q, nil))
+		pages++
+		if len(page.Changes) > limit || (page.NextCursor != "" && len(page.Changes) != limit) {
+			a.t.Fatalf("page %d of %s: %d rows and next_cursor %q, limit %d", pages, path, len(page.Changes), page.NextCursor, limit)
+		}
+		rows = append(rows, page.Changes...)
+		if page.NextCursor == "" {
+			return rows, pages
+		}
+		cursor = page.NextCursor
+	}
+}
+
+// moves returns the rows as "FROM>TO HOLD BOOKING QUANTITY" lines, with
+// ids renamed as the golden files name them.
+func moves(rows []seatChangeJSON, seen map[string]string) string {
+	var b strings.Builder
+	for _, c := range rows {
+		fmt.Fprintf(&b, "%s>%s %s %s %d\n", c.From, c.To, c.HoldID, c.BookingID, c.Quantity)
+	}
+	return rename(b.String(), seen)
+}
+
 // seatNumber is the number of a seat id SECTION/ROW/N.
 func seatNumber(t *testing.T, id string) int {
 	t.Helper()
@@ -297,6 +336,34 @@ func TestBookingFlow(t *testing.T) {
 		t.Errorf("after everything went back: %+v", view)
 	}
 
+	// The history tells it too, oldest first, a page at a time: a named
+	// seat, held, booked and given back; the standing places, held and
+	// expired; and the whole show, each row once, in id order.
+	seen := map[string]string{named.ID: "named", bk.ID: "booking", places.ID: "standing"}
+	a1, pages := a.allHistory("/v1/shows/gala/history?seat=stalls/A/1", 2)
+	if got, want := moves(a1, seen), "free>held named  1\nheld>booked named booking 1\nbooked>free named booking 1\n"; got != want || pages != 2 {
+		t.Errorf("history of stalls/A/1 in %d pages:\n%s\nwant in 2:\n%s", pages, got, want)
+	}
+	for _, c := range a1 {
+		if c.Seat != "stalls/A/1" || c.Area != "" || c.EventID != "gala" {
+			t.Errorf("a row of stalls/A/1: %+v", c)
+		}
+	}
+	standing, _ := a.allHistory("/v1/shows/gala/history?area=standing", 10)
+	if got, want := moves(standing, seen), "free>held standing  4\nheld>free standing  4\n"; got != want {
+		t.Errorf("history of standing:\n%s\nwant:\n%s", got, want)
+	}
+	all, pages := a.allHistory("/v1/shows/gala/history", 3)
+	whole := decodeAs[seatHistoryJSON](t, a.must(200, "GET", "/v1/shows/gala/history", nil))
+	if !reflect.DeepEqual(all, whole.Changes) || whole.NextCursor != "" || pages != (len(all)+2)/3 {
+		t.Errorf("the history in %d pages of 3 (%d rows) and at once (%d rows) differ", pages, len(all), len(whole.Changes))
+	}
+	for i := 1; i < len(all); i++ {
+		if all[i].ID <= all[i-1].ID {
+			t.Errorf("the history out of id order: row %d has id %d after %d", i, all[i].ID, all[i-1].ID)
+		}
+	}
+
 	// The feed tells it all, each payload in the shape of the API's
 	// answer (checkOpenAPI validates them against the document).
 	page := decodeAs[eventsJSON](t, a.must(200, "GET", "/v1/events?aggregate=hold&aggregate_id="+named.ID, nil))
@@ -361,6 +428,12 @@ func TestBookingShapes(t *testing.T) {
 	step("booking_cancel", 200, "POST", "/v1/bookings/"+bk+"/cancel", nil)
 	held := a.must(201, "POST", "/v1/shows/gala/holds", `{"seats":["stalls/B/1"]}`).id(t)
 	step("hold_release", 200, "DELETE", "/v1/holds/"+held, nil)
+	page.NextCursor = nil
+	if err := json.Unmarshal(step("show_history_page", 200, "GET", "/v1/shows/gala/history?seat=stalls/A/1&limit=2", nil).body, &page); err != nil || page.NextCursor == nil {
+		t.Fatalf("first page of the history: next_cursor %v, %v", page.NextCursor, err)
+	}
+	step("show_history_next_page", 200, "GET", "/v1/shows/gala/history?seat=stalls/A/1&limit=2&cursor="+url.QueryEscape(*page.NextCursor), nil)
+	step("show_history_area", 200, "GET", "/v1/shows/gala/history?area=standing", nil)
 }
 
 // TestBookingBadInputChangesNothing sends bad requests to the booking
@@ -440,6 +513,17 @@ func TestBookingBadInputChangesNothing(t *testing.T) {
 		{"seats malformed cursor", "GET", "/v1/shows/gala/seats?cursor=abc", nil, 400, "invalid", "cursor: malformed"},
 		{"seats unknown parameter", "GET", "/v1/shows/gala/seats?row=A", nil, 400, "invalid", `unknown parameter "row"`},
 		{"seats of no show", "GET", "/v1/shows/opera/seats", nil, 404, "not_found", `"opera" not found`},
+
+		// The history's query.
+		{"history limit 0", "GET", "/v1/shows/gala/history?limit=0", nil, 400, "invalid", "limit: want an integer between 1 and 10000"},
+		{"history limit too large", "GET", "/v1/shows/gala/history?limit=10001", nil, 400, "invalid", "limit: want an integer between 1 and 10000"},
+		{"history seat and area", "GET", "/v1/shows/gala/history?seat=stalls/A/1&area=standing", nil, 400, "invalid", "area: must not be given with seat"},
+		{"history empty seat", "GET", "/v1/shows/gala/history?seat=", nil, 400, "invalid", "seat: required, must not be empty"},
+		{"history empty area", "GET", "/v1/shows/gala/history?area=", nil, 400, "invalid", "area: required, must not be empty"},
+		{"history malformed cursor", "GET", "/v1/shows/gala/history?cursor=abc", nil, 400, "invalid", "cursor: malformed"},
+		{"history empty cursor", "GET", "/v1/shows/gala/history?cursor=", nil, 400, "invalid", "cursor: must not be empty"},
+		{"history unknown parameter", "GET", "/v1/shows/gala/history?status=free", nil, 400, "invalid", `unknown parameter "status"`},
+		{"history of no show", "GET", "/v1/shows/opera/history", nil, 404, "not_found", `"opera" not found`},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -600,6 +684,34 @@ func TestBookingClient(t *testing.T) {
 	if _, err := c.Seats(ctx, "gala", stockade.SeatQuery{Cursor: "x"}); stockade.ErrorCode(err) != stockade.EInvalid {
 		t.Errorf("Seats(malformed cursor) = %v, want %s", err, stockade.EInvalid)
 	}
+
+	// The history of what the client did, a page at a time.
+	hq := stockade.SeatHistoryQuery{Seat: "stalls/A/1", Limit: 2}
+	same(t, "SeatHistory", func() (any, error) { return c.SeatHistory(ctx, "gala", hq) }, func() (any, error) { return a.eng.SeatHistory(ctx, "gala", hq) })
+	hp, err := c.SeatHistory(ctx, "gala", hq)
+	must(err)
+	if len(hp.Changes) != 2 || hp.Next == "" || hp.Changes[0].To != stockade.SeatHeld || hp.Changes[0].HoldID != h.ID {
+		t.Fatalf("SeatHistory(%+v) = %+v, want 2 rows from the hold %s and a next cursor", hq, hp, h.ID)
+	}
+	hq.Cursor = hp.Next
+	same(t, "SeatHistory after a cursor", func() (any, error) { return c.SeatHistory(ctx, "gala", hq) }, func() (any, error) { return a.eng.SeatHistory(ctx, "gala", hq) })
+	aq := stockade.SeatHistoryQuery{Area: "standing"}
+	same(t, "SeatHistory of an area", func() (any, error) { return c.SeatHistory(ctx, "gala", aq) }, func() (any, error) { return a.eng.SeatHistory(ctx, "gala", aq) })
+	for _, tc := range []struct {
+		name  string
+		event string
+		q     stockade.SeatHistoryQuery
+		code  string
+	}{
+		{"malformed cursor", "gala", stockade.SeatHistoryQuery{Cursor: "x"}, stockade.EInvalid},
+		{"a seat cursor", "gala", stockade.SeatHistoryQuery{Cursor: page.Next}, stockade.EInvalid},
+		{"seat and area", "gala", stockade.SeatHistoryQuery{Seat: "stalls/A/1", Area: "standing"}, stockade.EInvalid},
+		{"no show", "opera", stockade.SeatHistoryQuery{}, stockade.ENotFound},
+	} {
+		if _, err := c.SeatHistory(ctx, tc.event, tc.q); stockade.ErrorCode(err) != tc.code {
+			t.Errorf("SeatHistory(%s) = %v, want %s", tc.name, err, tc.code)
+		}
+	}
 }
 
 // TestNoBookingService: a server without Options.Bookings serves the
@@ -615,6 +727,7 @@ func TestNoBookingService(t *testing.T) {
 		{"PUT", "/v1/shows/gala", galaMap, 409, stockade.EInvalidState},
 		{"GET", "/v1/shows/gala", "", 404, stockade.ENotFound},
 		{"GET", "/v1/shows/gala/seats", "", 404, stockade.ENotFound},
+		{"GET", "/v1/shows/gala/history", "", 404, stockade.ENotFound},
 		{"POST", "/v1/shows/gala/holds", `{"seats":["stalls/A/1"]}`, 404, stockade.ENotFound},
 		{"GET", "/v1/holds/hld_1", "", 404, stockade.ENotFound},
 		{"POST", "/v1/holds/hld_1/extend", `{"ttl_seconds":60}`, 404, stockade.ENotFound},

@@ -509,6 +509,24 @@ func (c *Client) Seats(ctx context.Context, eventID string, q stockade.SeatQuery
 	return out.domain(), nil
 }
 
+// SeatHistory implements stockade.BookingService: one page, oldest row
+// first, whose Next is the server's cursor, to pass back as is in
+// q.Cursor.
+func (c *Client) SeatHistory(ctx context.Context, eventID string, q stockade.SeatHistoryQuery) (stockade.SeatHistoryPage, error) {
+	v := url.Values{}
+	if q.Seat != "" {
+		v.Set("seat", q.Seat)
+	}
+	if q.Area != "" {
+		v.Set("area", q.Area)
+	}
+	var out seatHistoryJSON
+	if err := c.do(ctx, http.MethodGet, pagePath("/v1/shows/"+seg(eventID)+"/history", v, q.Cursor, q.Limit), nil, &out, nil); err != nil {
+		return stockade.SeatHistoryPage{}, err
+	}
+	return out.domain(), nil
+}
+
 // HoldSeats implements stockade.BookingService. The TTL goes over the
 // wire in whole seconds, rounded up.
 func (c *Client) HoldSeats(ctx context.Context, req stockade.HoldRequest, idem *stockade.Idempotency) (stockade.Hold, error) {

@@ -99,8 +99,8 @@
 // as for locations). Seats the new map drops or changes must be free or
 // blocked, and an area that goes must have no places taken, or the map is
 // 409 "invalid_state" naming them. GET /v1/shows/{id} adds how many seats
-// are in each status by section and category, and GET
-// /v1/shows/{id}/seats lists the seats (below).
+// are in each status by section and category, GET /v1/shows/{id}/seats
+// lists the seats, and GET /v1/shows/{id}/history their history (below).
 //
 // POST /v1/shows/{id}/holds holds, all or nothing, named seats (each
 // must be free: 409 "seats_unavailable" names those that are not),
@@ -154,6 +154,15 @@
 // row, place in the row), filtered by ?status= (free, held, booked,
 // blocked) and ?section=, in pages of ?limit= (1 to 10000, 1000 if left
 // out), with next_cursor as above.
+//
+// GET /v1/shows/{id}/history reads a show's append-only seat history,
+// oldest row first: each change of a seat's status, and each move of an
+// area's places, with the hold, booking and key that made it (none of
+// those to a storefront key, which sees the seats' statuses only).
+// ?seat= keeps one seat's rows, ?area= one area's, not both (400). Pages
+// are as the seats' (1 to 10000 rows, 1000 if left out), and its cursors
+// as the ledger's: stockade.SeatHistoryPage says when a row that commits
+// late can fall behind one.
 //
 // GET /v1/locations lists the locations in id order, in pages of ?limit=
 // (1 to 1000, 100 if left out), with next_cursor as above; GET

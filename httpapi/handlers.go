@@ -309,11 +309,12 @@ func (s *Server) revokeKey(w http.ResponseWriter, r *http.Request) {
 
 // Shows (stockade.Event), holds and bookings, through Options.Bookings.
 
-func viewShow(e stockade.Event) any         { return toShow(e) }
-func viewShowView(v stockade.EventView) any { return toShowView(v) }
-func viewSeats(p stockade.SeatPage) any     { return toSeats(p) }
-func viewHold(h stockade.Hold) any          { return toHold(h) }
-func viewBooking(b stockade.Booking) any    { return toBooking(b) }
+func viewShow(e stockade.Event) any                  { return toShow(e) }
+func viewShowView(v stockade.EventView) any          { return toShowView(v) }
+func viewSeats(p stockade.SeatPage) any              { return toSeats(p) }
+func viewSeatHistory(p stockade.SeatHistoryPage) any { return toSeatHistory(p) }
+func viewHold(h stockade.Hold) any                   { return toHold(h) }
+func viewBooking(b stockade.Booking) any             { return toBooking(b) }
 
 func (s *Server) putShow(w http.ResponseWriter, r *http.Request) {
 	var in showBody
@@ -349,6 +350,21 @@ func (s *Server) listSeats(w http.ResponseWriter, r *http.Request) {
 	}
 	call(s, w, r, nil, http.StatusOK, viewSeats, func(ctx context.Context, _ *stockade.Idempotency) (stockade.SeatPage, error) {
 		return s.opts.bookingService().Seats(ctx, id, q)
+	})
+}
+
+func (s *Server) listSeatHistory(w http.ResponseWriter, r *http.Request) {
+	id := r.PathValue("id")
+	q, err := seatHistoryQuery(r)
+	if err == nil {
+		err = checkID("id", id)
+	}
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	call(s, w, r, nil, http.StatusOK, viewSeatHistory, func(ctx context.Context, _ *stockade.Idempotency) (stockade.SeatHistoryPage, error) {
+		return s.opts.bookingService().SeatHistory(ctx, id, q)
 	})
 }
 

@@ -855,3 +855,25 @@ func seatQuery(r *http.Request) (stockade.SeatQuery, error) {
 	})
 	return q, err
 }
+
+// seatHistoryQuery reads the query of GET /v1/shows/{id}/history. A seat
+// and an area together are refused by the service
+// (stockade.SeatHistoryQuery.Validate).
+func seatHistoryQuery(r *http.Request) (stockade.SeatHistoryQuery, error) {
+	var q stockade.SeatHistoryQuery
+	err := eachParam(r, func(name, v string) error {
+		if ok, err := pageParam(name, v, stockade.MaxSeatHistoryLimit, &q.Cursor, &q.Limit); ok {
+			return err
+		}
+		switch name {
+		case "seat":
+			q.Seat = v
+		case "area":
+			q.Area = v
+		default:
+			return invalidf("query: unknown parameter %q (want seat, area, cursor, limit)", name)
+		}
+		return checkID(name, v)
+	})
+	return q, err
+}

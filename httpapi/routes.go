@@ -48,6 +48,7 @@ var routeTable = []route{
 	{"PUT /v1/shows/{id}", admins, (*Server).putShow},                    // {name, focal?, rows?, areas?} → show, 200
 	{"GET /v1/shows/{id}", anyRole, (*Server).getShow},                   // → show with its seat counts
 	{"GET /v1/shows/{id}/seats", anyRole, (*Server).listSeats},           // ?status=&section=&cursor=&limit= → {seats, next_cursor?}
+	{"GET /v1/shows/{id}/history", anyRole, (*Server).listSeatHistory},   // ?seat=&area=&cursor=&limit= → {changes, next_cursor?}, oldest first
 	{"POST /v1/shows/{id}/holds", shoppers, (*Server).holdSeats},         // {seats?, best_available?, general_admission?, ttl_seconds?} → hold, 201
 	{"GET /v1/holds/{id}", anyRole, (*Server).getHold},                   // → hold
 	{"POST /v1/holds/{id}/extend", shoppers, (*Server).extendHold},       // {ttl_seconds} → hold, 200

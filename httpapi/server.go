@@ -262,6 +262,10 @@ func (noBookings) Seats(_ context.Context, eventID string, _ stockade.SeatQuery)
 	return stockade.SeatPage{}, notSold("show", eventID)
 }
 
+func (noBookings) SeatHistory(_ context.Context, eventID string, _ stockade.SeatHistoryQuery) (stockade.SeatHistoryPage, error) {
+	return stockade.SeatHistoryPage{}, notSold("show", eventID)
+}
+
 // ServeHTTP implements http.Handler: it gives the request an id, bounds
 // its time, routes it, answers unknown routes and methods with problem
 // documents, and records one log line and the metrics of each request.

@@ -435,6 +435,31 @@ type seatsJSON struct {
 	NextCursor string     `json:"next_cursor,omitempty"`
 }
 
+// seatChangeJSON is one row of a show's seat history: a seat moving
+// from one status to another, or quantity places of an area.
+type seatChangeJSON struct {
+	ID        int64     `json:"id"`
+	At        time.Time `json:"at"`
+	EventID   string    `json:"event_id"`
+	Seat      string    `json:"seat,omitempty"`
+	Area      string    `json:"area,omitempty"`
+	Quantity  int64     `json:"quantity"`
+	From      string    `json:"from"`
+	To        string    `json:"to"`
+	HoldID    string    `json:"hold_id,omitempty"`
+	BookingID string    `json:"booking_id,omitempty"`
+	// Actor is the name of the API key whose call made the change.
+	Actor string `json:"actor,omitempty"`
+}
+
+// seatHistoryJSON is the answer of GET /v1/shows/{id}/history: a page of
+// the show's seat history, oldest row first, and the opaque cursor of
+// the next page.
+type seatHistoryJSON struct {
+	Changes    []seatChangeJSON `json:"changes"`
+	NextCursor string           `json:"next_cursor,omitempty"`
+}
+
 // placesJSON is general-admission places of one area.
 type placesJSON struct {
 	Area     string `json:"area"`
@@ -495,6 +520,15 @@ func toSeats(p stockade.SeatPage) seatsJSON {
 	return seatsJSON{Seats: each(p.Seats, toSeat), NextCursor: p.Next}
 }
 
+func toSeatChange(c stockade.SeatChange) seatChangeJSON {
+	return seatChangeJSON{ID: c.ID, At: wireTime(c.At), EventID: c.EventID, Seat: c.Seat, Area: c.Area, Quantity: c.Quantity,
+		From: string(c.From), To: string(c.To), HoldID: c.HoldID, BookingID: c.BookingID, Actor: c.Actor}
+}
+
+func toSeatHistory(p stockade.SeatHistoryPage) seatHistoryJSON {
+	return seatHistoryJSON{Changes: each(p.Changes, toSeatChange), NextCursor: p.Next}
+}
+
 func toPlaces(p stockade.Places) placesJSON { return placesJSON(p) }
 
 func toHold(h stockade.Hold) holdJSON {
@@ -546,6 +580,15 @@ func (s seatJSON) domain() stockade.Seat {
 
 func (j seatsJSON) domain() stockade.SeatPage {
 	return stockade.SeatPage{Seats: each(j.Seats, seatJSON.domain), Next: j.NextCursor}
+}
+
+func (c seatChangeJSON) domain() stockade.SeatChange {
+	return stockade.SeatChange{ID: c.ID, At: c.At, EventID: c.EventID, Seat: c.Seat, Area: c.Area, Quantity: c.Quantity,
+		From: stockade.SeatStatus(c.From), To: stockade.SeatStatus(c.To), HoldID: c.HoldID, BookingID: c.BookingID, Actor: c.Actor}
+}
+
+func (j seatHistoryJSON) domain() stockade.SeatHistoryPage {
+	return stockade.SeatHistoryPage{Changes: each(j.Changes, seatChangeJSON.domain), Next: j.NextCursor}
 }
 
 func (p placesJSON) domain() stockade.Places { return stockade.Places(p) }
