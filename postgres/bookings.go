@@ -192,19 +192,8 @@ func (t *tx) ListEvents(ctx context.Context, after string, limit int) ([]stockad
 	return es, nil
 }
 
-// analyzeSeatsAt is how many seats one PutSeats writes from which it
-// analyzes the seats table too.
-const analyzeSeatsAt = 1000
-
 // PutSeats implements stockade.BookingTx with one INSERT … ON CONFLICT DO
 // UPDATE from parallel arrays. A seat named twice fails the statement.
-//
-// Writing analyzeSeatsAt seats or more also analyzes the seats table, in
-// the transaction (which counts its own rows): an event is often put on
-// sale as soon as it is created, before autovacuum has analyzed its seats,
-// and without statistics the planner reads all of an event's seats where
-// a hold's statements need the few they name (MoveSeats takes the seats
-// of a whole batch by primary key).
 func (t *tx) PutSeats(ctx context.Context, eventID string, seats []stockade.Seat) error {
 	if len(seats) == 0 {
 		return nil
@@ -226,11 +215,6 @@ func (t *tx) PutSeats(ctx context.Context, eventID string, seats []stockade.Seat
 		xs, ys, statuses, holds, bks)
 	if err != nil {
 		return t.fail(ctx, fmt.Sprintf("put %d seats of event %q", n, eventID), eventMissing(eventID, err))
-	}
-	if n >= analyzeSeatsAt {
-		if _, err := t.tx.Exec(ctx, "ANALYZE seats"); err != nil {
-			return t.fail(ctx, fmt.Sprintf("analyze seats after putting %d of event %q", n, eventID), err)
-		}
 	}
 	return nil
 }
