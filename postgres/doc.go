@@ -68,8 +68,10 @@
 //     id), indexed in seat order on (show_id, section, row, ord). Every
 //     statement that locks seats takes them in seat order: Seats with lock
 //     (ORDER BY … FOR UPDATE), and MoveSeats, one UPDATE … FROM unnest of
-//     the moves that first locks the seats it names. A status change
-//     writes no indexed column, so it can be a HOT update (fillfactor 80).
+//     the moves that first locks the seats it names. The free seats are
+//     also indexed alone, in seat order with their ids (seats_free, a
+//     partial index that FreeSeatIDs reads without the table); a status
+//     change updates it, so it is not a HOT update.
 //   - areas (show_id → shows, name, category, capacity, held, booked),
 //     keyed by (show_id, name). CHECK constraints keep held and booked at
 //     zero or above and their sum within the capacity. PutAreas locks the
