@@ -194,6 +194,7 @@ func (t *tx) ListEvents(ctx context.Context, after string, limit int) ([]stockad
 
 // PutSeats implements stockade.BookingTx with one INSERT … ON CONFLICT DO
 // UPDATE from parallel arrays. A seat named twice fails the statement.
+// Many seats have the table vacuumed after the commit (upkeep.go).
 func (t *tx) PutSeats(ctx context.Context, eventID string, seats []stockade.Seat) error {
 	if len(seats) == 0 {
 		return nil
@@ -216,6 +217,7 @@ func (t *tx) PutSeats(ctx context.Context, eventID string, seats []stockade.Seat
 	if err != nil {
 		return t.fail(ctx, fmt.Sprintf("put %d seats of event %q", n, eventID), eventMissing(eventID, err))
 	}
+	t.seatsPut += n
 	return nil
 }
 

@@ -117,6 +117,15 @@
 // announcement that is lost (the process died after its commit) delays
 // readers until their next poll; it loses nothing.
 //
+// A transaction that puts 1,000 seats or more (an event's new map) has
+// the seats table vacuumed and analyzed in the background once it
+// commits, one VACUUM at a time, stopped by Close: an event is often put
+// on sale at once, and until autovacuum reaches the table the planner
+// knows neither the new seats' numbers nor which pages are all visible,
+// and reads every seat of the event where a hold needs a few. A VACUUM
+// that fails (a role that does not own the table) leaves the table to
+// autovacuum.
+//
 // Identifiers are text in the "C" collation, so ORDER BY sorts them byte by
 // byte, as stockade.Key.Compare does, whatever the database's locale.
 // Times are timestamptz: microsecond precision, returned in UTC.

@@ -66,6 +66,7 @@ type Store struct {
 	ownsPool bool
 	grace    time.Duration // Options.CancelGrace
 	signal   *signal       // LISTEN/NOTIFY of committed events
+	upkeep   *upkeep       // vacuums the seats table after large puts
 }
 
 var (
@@ -97,7 +98,7 @@ func Open(ctx context.Context, url string, opts *Options) (*Store, error) {
 	if err != nil {
 		return nil, fmt.Errorf("postgres: open: %w", err)
 	}
-	s := &Store{pool: pool, ownsPool: true, grace: grace, signal: newSignal(pool)}
+	s := &Store{pool: pool, ownsPool: true, grace: grace, signal: newSignal(pool), upkeep: newUpkeep(pool)}
 	if err := s.Ping(ctx); err != nil {
 		pool.Close()
 		return nil, err
@@ -109,7 +110,7 @@ func Open(ctx context.Context, url string, opts *Options) (*Store, error) {
 // Close leaves it open. See Open for the context handling it should have;
 // a failed transaction gets the default CancelGrace to roll back.
 func New(pool *pgxpool.Pool) *Store {
-	return &Store{pool: pool, grace: defaultCancelGrace, signal: newSignal(pool)}
+	return &Store{pool: pool, grace: defaultCancelGrace, signal: newSignal(pool), upkeep: newUpkeep(pool)}
 }
 
 // Update implements stockade.Store. fn runs in a READ COMMITTED read-write
@@ -155,6 +156,9 @@ func (s *Store) run(ctx context.Context, opts pgx.TxOptions, fn func(tx stockade
 	if t.appended {
 		s.signal.announce()
 	}
+	if t.seatsPut >= vacuumSeatsAt {
+		s.upkeep.seatsPut()
+	}
 	return nil
 }
 
@@ -197,11 +201,12 @@ func (s *Store) Ping(ctx context.Context) error {
 // the package documentation). The first call starts listening.
 func (s *Store) EventsCommitted() <-chan struct{} { return s.signal.events() }
 
-// Close implements stockade.Store. It stops listening for events and
-// closes the pool if Open made it, waiting for connections in use to be
-// released.
+// Close implements stockade.Store. It stops listening for events, stops
+// a vacuum of the seats table that runs, and closes the pool if Open
+// made it, waiting for connections in use to be released.
 func (s *Store) Close() error {
 	s.signal.close()
+	s.upkeep.close()
 	if s.ownsPool {
 		s.pool.Close()
 	}

@@ -120,6 +120,9 @@ type tx struct {
 	// appended: the transaction wrote events, which Update announces
 	// once it has committed.
 	appended bool
+	// seatsPut counts the seats the transaction put; from vacuumSeatsAt,
+	// Update has the seats table vacuumed once it has committed.
+	seatsPut int
 }
 
 var _ stockade.Tx = (*tx)(nil)
