@@ -1,6 +1,8 @@
 // Package stockade is the domain of the stockade inventory service: stock
 // per SKU and location, reservations that expire on their own, all-or-nothing
-// orders, and the movement ledger that always balances.
+// orders, and the movement ledger that always balances; the seats and places
+// of events, held and booked; and the payments of what is held, as a payment
+// system reports them, whose statuses move only as PaymentTransitions allows.
 //
 // The package holds the nouns and the service interfaces and imports only the
 // standard library. Adapters live in their own packages (sqlite, postgres,
