@@ -141,8 +141,11 @@ func TestRunOwnServers(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.impl, func(t *testing.T) {
 			o := &lockbench.Options{
-				Addr:      "127.0.0.1:1", // never dialled: no Redis implementation runs
-				Duration:  300 * time.Millisecond,
+				Addr: "127.0.0.1:1", // never dialled: no Redis implementation runs
+				// Long enough for eight redlock contenders on five nodes to
+				// finish a section on a loaded machine: in 300 ms one run
+				// finished none.
+				Duration:  time.Second,
 				Workloads: small,
 				Impls:     []string{tc.impl},
 			}
