@@ -234,15 +234,10 @@ func (e *Engine) decide(ctx context.Context, tx stockade.Tx, batch []*pending) (
 		o := &out[i]
 		idem := p.c.idem
 		if idem != nil {
-			rec, ok := records[p.c.key]
-			replay, err := e.admit(p.c.op, idem, rec, ok, now)
-			if o.err = err; err == nil && replay {
-				o.replayed = true
-				if p.r != nil && !p.checkout {
-					o.err = recall(rec, &o.res)
-				} else {
-					o.err = recall(rec, &o.ord)
-				}
+			if p.r != nil && !p.checkout {
+				o.replayed, o.err = replayed(e, p.c, records, now, &o.res)
+			} else {
+				o.replayed, o.err = replayed(e, p.c, records, now, &o.ord)
 			}
 			if o.err != nil || o.replayed {
 				continue

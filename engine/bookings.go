@@ -734,35 +734,36 @@ func (e *Engine) ConfirmHold(ctx context.Context, id string, idem *stockade.Idem
 // confirmHold books h, held and unlapsed, whose row tx holds.
 func (e *Engine) confirmHold(ctx context.Context, tx stockade.Tx, c *call, h stockade.Hold, now time.Time) (stockade.Booking, error) {
 	var ob outbox
-	bks, err := confirmHolds(ctx, tx, []stockade.Hold{h}, []string{c.actor.Name}, now, &ob)
-	if err != nil {
+	bk := newBooking(h, now)
+	if err := confirmHolds(ctx, tx, []stockade.Hold{h}, []stockade.Booking{bk}, []string{c.actor.Name}, now, &ob); err != nil {
 		return stockade.Booking{}, err
 	}
-	return bks[0], ob.flush(ctx, tx)
+	return bk, ob.flush(ctx, tx)
+}
+
+// newBooking returns the booking that confirming h at now makes.
+func newBooking(h stockade.Hold, now time.Time) stockade.Booking {
+	return stockade.Booking{ID: newID("bkg"), EventID: h.EventID, HoldID: h.ID, Status: stockade.BookingBooked,
+		Seats: h.Seats, Places: h.Places, CreatedAt: now, Owner: h.Owner}
 }
 
 // confirmHolds books hs, held and unlapsed holds of distinct ids whose
-// rows tx holds, each under a new booking, in bulk (see settleHolds), and
-// returns the bookings in the order of hs. The events go to ob.
-func confirmHolds(ctx context.Context, tx stockade.Tx, hs []stockade.Hold, by []string, now time.Time, ob *outbox) ([]stockade.Booking, error) {
+// rows tx holds, under bks (newBooking's, one per hold, in the order of
+// hs), in bulk (see settleHolds). The events go to ob.
+func confirmHolds(ctx context.Context, tx stockade.Tx, hs []stockade.Hold, bks []stockade.Booking, by []string, now time.Time, ob *outbox) error {
 	if len(hs) == 0 {
-		return nil, nil
-	}
-	bks := make([]stockade.Booking, len(hs))
-	for i, h := range hs {
-		bks[i] = stockade.Booking{ID: newID("bkg"), EventID: h.EventID, HoldID: h.ID, Status: stockade.BookingBooked,
-			Seats: h.Seats, Places: h.Places, CreatedAt: now, Owner: h.Owner}
+		return nil
 	}
 	if err := settleHolds(ctx, tx, hs, stockade.HoldConfirmed, bks, by, now, ob); err != nil {
-		return nil, err
+		return err
 	}
 	if err := tx.InsertBookings(ctx, bks...); err != nil {
-		return nil, err
+		return err
 	}
 	for _, bk := range bks {
 		ob.booking(stockade.EventBookingBooked, bk, now)
 	}
-	return bks, nil
+	return nil
 }
 
 // settleHolds moves hs, held holds of distinct ids whose rows tx holds,

@@ -308,13 +308,8 @@ func (e *Engine) decideHolds(ctx context.Context, tx stockade.Tx, eventID string
 	)
 	for i, h := range batch {
 		o := &out[i]
-		if idem := h.c.idem; idem != nil {
-			rec, ok := records[h.c.key]
-			replay, err := e.admit(h.c.op, idem, rec, ok, now)
-			if o.err = err; err == nil && replay {
-				o.replayed, o.err = true, recall(rec, &o.hold)
-			}
-			if o.err != nil || o.replayed {
+		if h.c.idem != nil {
+			if o.replayed, o.err = replayed(e, h.c, records, now, &o.hold); o.err != nil || o.replayed {
 				continue
 			}
 		}
@@ -400,10 +395,10 @@ func (e *Engine) decideHolds(ctx context.Context, tx stockade.Tx, eventID string
 // decideConfirms is one attempt of a confirm batch. It reads the records
 // of the calls' idempotency keys and the calls' holds, holding them (in
 // id order), and decides each call in arrival order as ConfirmHold would
-// alone: a held, unlapsed hold is booked; a confirmed one answers its
-// booking (also to a second confirm of one hold in the batch); a lapsed
-// one is expired and refused with EHoldExpired. It then writes the batch
-// in bulk (expireHolds, confirmHolds), the events and the records.
+// alone: a held, unlapsed hold is booked (a second confirm of it in the
+// batch gets the same booking); a confirmed one answers its booking; a
+// lapsed one is expired and refused with EHoldExpired. It then writes the
+// batch in bulk (expireHolds, confirmHolds), the events and the records.
 func (e *Engine) decideConfirms(ctx context.Context, tx stockade.Tx, batch []*holdCall) ([]holdOutcome, error) {
 	now := e.now()
 	var keys, ids []string
@@ -427,38 +422,19 @@ func (e *Engine) decideConfirms(ctx context.Context, tx stockade.Tx, batch []*ho
 		holds[h.ID] = h
 	}
 
-	// Each call either is decided at once (o.err, or a replay), or waits
-	// for the booking of its hold, or shares the outcome of an earlier
-	// call with its idempotency key.
 	var (
-		out     = make([]holdOutcome, len(batch))
-		booking = make([]int, len(batch)) // 1 + the index in book of the hold a call books, or 0
-		same    = make([]int, len(batch)) // 1 + the index of an earlier call with the same key, or 0
-		firstOf = map[string]int{}        // record key → the call that holds it in this batch
-		book    []stockade.Hold           // to confirm, in order of first call
-		by      []string                  // the actor of each hold's first call
-		booked  = map[string]int{}        // hold id → 1 + its index in book
-		lapsed  []stockade.Hold
-		expired = map[string]bool{}
+		out    = make([]holdOutcome, len(batch))
+		book   []stockade.Hold                 // to confirm, in the order of their first calls
+		bks    []stockade.Booking              // their bookings
+		by     []string                        // the actor of each one's first call
+		booked = map[string]stockade.Booking{} // by hold id, for a second call
+		lapsed []stockade.Hold
+		recs   []stockade.IdempotencyRecord
 	)
 	for i, h := range batch {
 		o := &out[i]
-		if idem := h.c.idem; idem != nil {
-			if j, ok := firstOf[h.c.key]; ok {
-				if batch[j].c.idem.Fingerprint != idem.Fingerprint {
-					o.err = refuse(stockade.EIdempotencyMismatch, "idempotency key %q was used for another request", idem.Key)
-				} else {
-					same[i] = 1 + j
-				}
-				continue
-			}
-			firstOf[h.c.key] = i
-			rec, ok := records[h.c.key]
-			replay, err := e.admit(h.c.op, idem, rec, ok, now)
-			if o.err = err; err == nil && replay {
-				o.replayed, o.err = true, recall(rec, &o.booking)
-			}
-			if o.err != nil || o.replayed {
+		if h.c.idem != nil {
+			if o.replayed, o.err = replayed(e, h.c, records, now, &o.booking); o.err != nil || o.replayed {
 				continue
 			}
 		}
@@ -473,48 +449,39 @@ func (e *Engine) decideConfirms(ctx context.Context, tx stockade.Tx, batch []*ho
 		case hold.Status != stockade.HoldHeld:
 			o.err = refuse(stockade.EInvalidState, "hold %q is %s, not held", hold.ID, hold.Status)
 		case hold.ExpiresAt.Before(now):
-			if !expired[hold.ID] {
-				expired[hold.ID] = true
-				lapsed = append(lapsed, hold)
-			}
+			lapsed = append(lapsed, hold)
+			hold.Status = stockade.HoldExpired
+			holds[hold.ID] = hold // as a second confirm of it will find it
 			o.err = holdExpired(hold)
 		default:
-			if booked[hold.ID] == 0 {
-				book, by = append(book, hold), append(by, h.c.actor.Name)
-				booked[hold.ID] = len(book)
+			bk, ok := booked[hold.ID]
+			if !ok {
+				bk = newBooking(hold, now)
+				book, bks, by = append(book, hold), append(bks, bk), append(by, h.c.actor.Name)
+				booked[hold.ID] = bk
 			}
-			booking[i] = booked[hold.ID]
+			o.booking = bk
 		}
-		if o.err != nil && !isRefusal(o.err) {
-			return nil, o.err
+		switch {
+		case o.err != nil && !isRefusal(o.err):
+			return nil, o.err // the store failed
+		case o.err != nil || h.c.idem == nil:
+			continue // a refusal is not recorded: a retry runs afresh
 		}
+		// Recorded with the batch, and replayed to a later call of the
+		// batch with the key.
+		rec, err := e.record(h.c.op, h.c.key, h.c.idem, o.booking)
+		if err != nil {
+			return nil, err
+		}
+		recs, records[h.c.key] = append(recs, rec), rec
 	}
-	var ob outbox
 	if err := e.expireHolds(ctx, tx, lapsed, now); err != nil {
 		return nil, err
 	}
-	bks, err := confirmHolds(ctx, tx, book, by, now, &ob)
-	if err != nil {
+	var ob outbox
+	if err := confirmHolds(ctx, tx, book, bks, by, now, &ob); err != nil {
 		return nil, err
-	}
-	var recs []stockade.IdempotencyRecord
-	for i, h := range batch {
-		o := &out[i]
-		if booking[i] > 0 {
-			o.booking = bks[booking[i]-1]
-		}
-		if same[i] > 0 {
-			*o = out[same[i]-1]
-			o.replayed = o.err == nil
-			continue
-		}
-		if idem := h.c.idem; idem != nil && o.err == nil && !o.replayed {
-			rec, err := e.record(h.c.op, h.c.key, idem, o.booking)
-			if err != nil {
-				return nil, err
-			}
-			recs = append(recs, rec)
-		}
 	}
 	if err := ob.flush(ctx, tx); err != nil {
 		return nil, err

@@ -99,6 +99,20 @@ func recordKey(keyID, key string) string {
 	return keyID + "\x1f" + key
 }
 
+// replayed decides a batched call c that has an idempotency key against
+// records, the records of the batch's keys (those the batch has made so
+// far included), at now, as once does alone: it reports whether the call
+// is answered from its key's record, decoded into dst, or the refusal if
+// the key was used for another call.
+func replayed[T any](e *Engine, c *call, records map[string]stockade.IdempotencyRecord, now time.Time, dst *T) (bool, error) {
+	rec, ok := records[c.key]
+	replay, err := e.admit(c.op, c.idem, rec, ok, now)
+	if err != nil || !replay {
+		return false, err
+	}
+	return true, recall(rec, dst)
+}
+
 // recall decodes the result stored in rec into dst.
 func recall[T any](rec stockade.IdempotencyRecord, dst *T) error {
 	if err := json.Unmarshal(rec.Result, dst); err != nil {
