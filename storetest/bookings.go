@@ -662,23 +662,23 @@ func testSeatEpoch(t *testing.T, s stockade.Store) {
 	if e := epoch("no-such-show"); e != 0 {
 		t.Errorf("an unknown event's epoch = %d, want 0", e)
 	}
-	move(stockade.SeatMove{Seat: "stalls/A/9", From: free, To: held, Hold: "h-1"},
-		stockade.SeatMove{Seat: "stalls/A/10", From: free, To: held, Hold: "h-1"})
-	if e := epoch("show"); e != 0 {
-		t.Errorf("after taking seats the epoch = %d, want 0", e)
+	steps := []struct {
+		after string
+		moves []stockade.SeatMove
+		want  int64
+	}{
+		{"taking seats", []stockade.SeatMove{{Seat: "stalls/A/9", From: free, To: held, Hold: "h-1"},
+			{Seat: "stalls/A/10", From: free, To: held, Hold: "h-1"}}, 0},
+		{"booking a seat", []stockade.SeatMove{{Seat: "stalls/A/9", From: held, To: booked, Hold: "h-1", Booking: "b-1"}}, 0},
+		{"a move that freed nothing (not its hold)", []stockade.SeatMove{{Seat: "stalls/A/10", From: held, To: free, Hold: "h-2"}}, 0},
+		{"a transaction freed two seats", []stockade.SeatMove{{Seat: "stalls/A/10", From: held, To: free, Hold: "h-1"},
+			{Seat: "stalls/A/9", From: booked, To: free, Booking: "b-1"}}, 1},
 	}
-	move(stockade.SeatMove{Seat: "stalls/A/9", From: held, To: booked, Hold: "h-1", Booking: "b-1"})
-	if e := epoch("show"); e != 0 {
-		t.Errorf("after booking a seat the epoch = %d, want 0", e)
-	}
-	move(stockade.SeatMove{Seat: "stalls/A/10", From: held, To: free, Hold: "h-2"}) // not its hold: frees nothing
-	if e := epoch("show"); e != 0 {
-		t.Errorf("after a move that freed nothing the epoch = %d, want 0", e)
-	}
-	move(stockade.SeatMove{Seat: "stalls/A/10", From: held, To: free, Hold: "h-1"},
-		stockade.SeatMove{Seat: "stalls/A/9", From: booked, To: free, Booking: "b-1"})
-	if e := epoch("show"); e != 1 {
-		t.Errorf("after a transaction freed two seats the epoch = %d, want 1", e)
+	for _, st := range steps {
+		move(st.moves...)
+		if e := epoch("show"); e != st.want {
+			t.Errorf("after %s the epoch = %d, want %d", st.after, e, st.want)
+		}
 	}
 	update(t, s, func(tx stockade.Tx) error {
 		for want := int64(2); want <= 3; want++ {
