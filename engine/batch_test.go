@@ -90,6 +90,16 @@ func (b *batchEnv) hold(req stockade.ReserveRequest) *started {
 // holdKeyed is hold with the first call's context and idempotency key.
 func (b *batchEnv) holdKeyed(ctx context.Context, req stockade.ReserveRequest, idem *stockade.Idempotency) *started {
 	b.t.Helper()
+	var c *started
+	b.first(func() { c = b.startKeyed(ctx, req, false, idem) })
+	return c
+}
+
+// first runs start, which starts a first call of any kind, and waits
+// until that call's batch is in its transaction, which waits until
+// release: the calls started next queue behind it.
+func (b *batchEnv) first(start func()) {
+	b.t.Helper()
 	b.base = b.h.n.Load()
 	b.h.before = func(n int64) error {
 		n -= b.base
@@ -101,9 +111,8 @@ func (b *batchEnv) holdKeyed(ctx context.Context, req stockade.ReserveRequest, i
 		}
 		return nil
 	}
-	c := b.startKeyed(ctx, req, false, idem)
+	start()
 	b.wait("the first batch is in its transaction", func() bool { return b.updates() == 1 })
-	return c
 }
 
 // release lets the held batch run.

@@ -394,15 +394,8 @@ func TestHoldBatch(t *testing.T) {
 		return ch
 	}
 	// The first batch holds B/1 and waits in its transaction.
-	b.base = b.h.n.Load()
-	b.h.before = func(n int64) error {
-		if n-b.base == 1 {
-			<-b.open
-		}
-		return nil
-	}
-	first := start(stockade.HoldRequest{EventID: "gig", Seats: []string{"stalls/B/1"}}, nil)
-	b.wait("the first batch is in its transaction", func() bool { return b.updates() == 1 })
+	var first chan result
+	b.first(func() { first = start(stockade.HoldRequest{EventID: "gig", Seats: []string{"stalls/B/1"}}, nil) })
 
 	key := func() *stockade.Idempotency { return &stockade.Idempotency{Key: "k-1", Fingerprint: "f"} }
 	calls := []struct {
@@ -541,19 +534,13 @@ func TestConfirmBatch(t *testing.T) {
 	}
 	// The first batch confirms theirs as its owner would, and waits in its
 	// transaction while the others queue.
-	b.base = b.h.n.Load()
-	b.h.before = func(n int64) error {
-		if n-b.base == 1 {
-			<-b.open
-		}
-		return nil
-	}
 	first := make(chan result, 1)
-	go func() {
-		bk, err := b.eng.ConfirmHold(shop2, theirs.ID, nil)
-		first <- result{bk, err}
-	}()
-	b.wait("the first batch is in its transaction", func() bool { return b.updates() == 1 })
+	b.first(func() {
+		go func() {
+			bk, err := b.eng.ConfirmHold(shop2, theirs.ID, nil)
+			first <- result{bk, err}
+		}()
+	})
 
 	key := func(fp string) *stockade.Idempotency { return &stockade.Idempotency{Key: "k-1", Fingerprint: fp} }
 	calls := []struct {
