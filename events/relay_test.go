@@ -178,11 +178,15 @@ func published(t *testing.T, js jetstream.JetStream) []stockade.DomainEvent {
 
 // drained waits until the stream holds as many messages as st has
 // events, and checks that it holds each event once, in position order.
+// The outbox is read again at each poll: a writer's transaction that
+// its caller gave up on at its deadline may still commit, after the
+// writers have returned.
 func drained(t *testing.T, st stockade.Store, js jetstream.JetStream) {
 	t.Helper()
-	want := outbox(t, st)
+	var want []stockade.DomainEvent
 	deadline := time.Now().Add(60 * time.Second)
 	for {
+		want = outbox(t, st)
 		s, err := js.Stream(t.Context(), "STOCKADE_EVENTS")
 		if err == nil {
 			if info, err := s.Info(t.Context()); err == nil && info.State.Msgs >= uint64(len(want)) {
