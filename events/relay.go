@@ -204,11 +204,15 @@ var errBusy = errors.New("events: another instance has the relay's turn")
 // Each message carries the event's id as its Nats-Msg-Id, so a batch
 // published again (the process died after the broker had it and before
 // the checkpoint moved, or an acknowledgement was lost) is dropped by the
-// broker as a duplicate, within the stream's duplicate window. Messages
-// are sent in position order on one connection, so they are stored in
-// that order; only a batch that failed part way and is sent again may
-// store a retried event after later ones it had sent, which the events'
-// versions tell apart.
+// broker as a duplicate, within the stream's duplicate window. Each but
+// the turn's first also carries the id of the event before it as the
+// stream's expected last message id, so the broker stores an event only
+// right after the one before it: a message that was lost (the broker
+// stopped part way through a batch, or was not ready when it came back)
+// makes every later one of its batch fail, never land ahead of it, and
+// a turn's leftovers that arrive late (retried by the client, or sent
+// from its reconnect buffer) are duplicates or land in order. The stream
+// holds the outbox in position order.
 //
 // Where the store runs one write transaction at a time (SQLite), the turn
 // does not hold the store while it waits for the broker: it reads, then
@@ -310,13 +314,16 @@ type message struct {
 // publish sends evs in order and waits for every acknowledgement.
 func (r *Relay) publish(ctx context.Context, evs []stockade.DomainEvent) error {
 	acks := make([]jetstream.PubAckFuture, 0, len(evs))
-	for _, ev := range evs {
+	for i, ev := range evs {
 		data, err := json.Marshal(message{ev, ev.Position.Cursor()})
 		if err != nil {
 			return fmt.Errorf("events: encode %s: %w", ev.ID, err)
 		}
 		msg := &nats.Msg{Subject: r.Subject(ev), Data: data, Header: nats.Header{}}
 		msg.Header.Set(jetstream.MsgIDHeader, ev.ID)
+		if i > 0 {
+			msg.Header.Set(jetstream.ExpectedLastMsgIDHeader, evs[i-1].ID)
+		}
 		ack, err := r.js.PublishMsgAsync(msg)
 		if err != nil {
 			return fmt.Errorf("events: publish %s: %w", ev.ID, err)

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -292,6 +293,59 @@ func TestRelayBrokerDown(t *testing.T) {
 	drained(t, st, js)
 	stop()
 	<-done
+}
+
+// TestRelayGap: when the broker refuses a message in the middle of a
+// batch (here, one larger than the stream allows), it stores none of the
+// batch's later ones, and once the message fits, the stream holds the
+// outbox in order with nothing skipped.
+func TestRelayGap(t *testing.T) {
+	_, js := broker(t)
+	st := openSQLite(t)
+	eng := shop(t, st, 20)
+	ctx := t.Context()
+	// Reservations of one line, but the second of twenty: its held event
+	// is the only one larger than the stream below allows.
+	for _, lines := range []int{1, 20, 1, 1} {
+		req := stockade.ReserveRequest{}
+		for i := range lines {
+			req.Lines = append(req.Lines, stockade.Line{SKU: fmt.Sprintf("sku-%d", i), Quantity: 1})
+		}
+		if _, err := eng.Reserve(ctx, req, nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+	all := outbox(t, st)
+	cfg := jetstream.StreamConfig{
+		Name:       "STOCKADE_EVENTS",
+		Subjects:   []string{"stockade.events.>"},
+		MaxMsgSize: 1500,
+	}
+	if _, err := js.CreateStream(ctx, cfg); err != nil {
+		t.Fatal(err)
+	}
+	relay := events.New(st, js, nil)
+	if n, err := relay.Once(ctx); err == nil {
+		t.Fatalf("Once with a message the stream refuses = %d, nil; want an error", n)
+	}
+	got := published(t, js)
+	large := slices.IndexFunc(all, func(ev stockade.DomainEvent) bool {
+		return ev.Type == stockade.EventReservationHeld && len(ev.Payload) > int(cfg.MaxMsgSize)
+	})
+	if large < 0 || large == len(all)-1 {
+		t.Fatalf("no event larger than %d bytes with events after it", cfg.MaxMsgSize)
+	}
+	if len(got) != large {
+		t.Fatalf("the stream holds %d events, want the %d before the refused one", len(got), large)
+	}
+	cfg.MaxMsgSize = 0
+	if _, err := js.UpdateStream(ctx, cfg); err != nil {
+		t.Fatal(err)
+	}
+	if n, err := relay.Once(ctx); err != nil || n != len(all) {
+		t.Fatalf("Once after the stream takes it = %d, %v; want %d", n, err, len(all))
+	}
+	drained(t, st, js)
 }
 
 // TestRelayPublishesAgain: a batch published again, as after a process
