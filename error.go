@@ -29,6 +29,10 @@ const (
 	ESoldOut          = "sold_out"
 	EHoldExpired      = "hold_expired"
 
+	// EPaymentExists refuses a second payment for a reservation, hold or
+	// order; its message names the first.
+	EPaymentExists = "payment_exists"
+
 	// EUnauthenticated refuses a call that carries no API key, or one
 	// that is malformed, unknown or revoked.
 	EUnauthenticated = "unauthenticated"

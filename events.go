@@ -40,6 +40,19 @@ const (
 
 	EventBookingBooked    = "booking.booked" // a confirmed hold
 	EventBookingCancelled = "booking.cancelled"
+
+	EventPaymentCreated = "payment.created"
+	// EventPaymentMoved: a payment's status moved (an outcome, or a
+	// cancel).
+	EventPaymentMoved = "payment.moved"
+	// EventPaymentResolved: what the payment did to its target is
+	// settled: confirmed, released, reordered or needs_refund (see
+	// PaymentResolution).
+	EventPaymentResolved = "payment.resolved"
+	// EventPaymentStuck: a payment was still in flight when its target's
+	// grace period ran out; its target is kept until a person or a late
+	// outcome settles it.
+	EventPaymentStuck = "payment.stuck"
 )
 
 // Aggregates: what an event is about.
@@ -50,6 +63,7 @@ const (
 	AggregateEvent       = "event"       // id: the event's (the show's) id
 	AggregateHold        = "hold"        // id: the hold's id
 	AggregateBooking     = "booking"     // id: the booking's id
+	AggregatePayment     = "payment"     // id: the payment's id
 )
 
 // DomainEvent is one state change, as the outbox keeps it. (An Event, in
@@ -178,9 +192,9 @@ func (q DomainEventQuery) Validate() error {
 		}
 	}
 	switch q.Aggregate {
-	case "", AggregateLevel, AggregateReservation, AggregateOrder, AggregateEvent, AggregateHold, AggregateBooking:
+	case "", AggregateLevel, AggregateReservation, AggregateOrder, AggregateEvent, AggregateHold, AggregateBooking, AggregatePayment:
 	default:
-		return invalidf("aggregate: must be level, reservation, order, event, hold or booking, got %q", q.Aggregate)
+		return invalidf("aggregate: must be level, reservation, order, event, hold, booking or payment, got %q", q.Aggregate)
 	}
 	if q.AggregateID != "" {
 		if q.Aggregate == "" {
@@ -207,6 +221,7 @@ var EventTypes = []string{
 	EventEventPut,
 	EventHoldHeld, EventHoldExtended, EventHoldConfirmed, EventHoldReleased, EventHoldExpired,
 	EventBookingBooked, EventBookingCancelled,
+	EventPaymentCreated, EventPaymentMoved, EventPaymentResolved, EventPaymentStuck,
 }
 
 // DomainEventPage is the events after a query's cursor, in commit order.

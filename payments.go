@@ -193,6 +193,44 @@ func (t PaymentTarget) Validate() error {
 	return ValidateID("target.id", t.ID)
 }
 
+// InFlight reports whether a payment in status s may still move money:
+// the payment system is working on it (processing) or holds the money
+// (authorized). A hold or reservation whose payment is in flight is not
+// expired when it lapses (see PaymentGrace).
+func (s PaymentStatus) InFlight() bool { return s == PaymentProcessing || s == PaymentAuthorized }
+
+// PaymentResolution is what a payment has done to what it pays for.
+type PaymentResolution string
+
+// Payment resolutions.
+const (
+	// Unresolved: nothing yet. A payment that is settled and unresolved
+	// is one whose target had lapsed, being taken again (see
+	// ResolvedReordered).
+	Unresolved PaymentResolution = ""
+	// ResolvedConfirmed: the payment settled while its reservation or
+	// hold was held, which became Payment.Order or Payment.Booking (for
+	// an order, Order is the order itself).
+	ResolvedConfirmed PaymentResolution = "confirmed"
+	// ResolvedReleased: the payment failed or was cancelled, and its
+	// reservation or hold was released, or its order cancelled (or it had
+	// lapsed already).
+	ResolvedReleased PaymentResolution = "released"
+	// ResolvedReordered: the payment settled after its reservation or
+	// hold had lapsed, and the same stock or seats were still free and
+	// were taken again, into Payment.Order or Payment.Booking.
+	ResolvedReordered PaymentResolution = "reordered"
+	// ResolvedNeedsRefund: the payment settled after its reservation or
+	// hold had lapsed, and the stock or seats were gone: nothing was
+	// sold twice, and the money must go back, by a person or the payment
+	// system.
+	ResolvedNeedsRefund PaymentResolution = "needs_refund"
+)
+
+// PaymentResolutions are the payment resolutions, in the order of the
+// constants.
+var PaymentResolutions = []PaymentResolution{Unresolved, ResolvedConfirmed, ResolvedReleased, ResolvedReordered, ResolvedNeedsRefund}
+
 // Payment is the payment of one target, as the payment system reports
 // it. Amount is in the currency's minor units (cents), as the client
 // gave it; stockade does not check it against prices it does not keep.
@@ -204,20 +242,37 @@ type Payment struct {
 	Status    PaymentStatus `json:"status"`
 	CreatedAt time.Time     `json:"created_at"`
 	UpdatedAt time.Time     `json:"updated_at"`
+	// Resolution is what the payment has done to its target, and Order
+	// or Booking what it became.
+	Resolution PaymentResolution `json:"resolution,omitempty"`
+	Order      string            `json:"order_id,omitempty"`
+	Booking    string            `json:"booking_id,omitempty"`
+	// StuckAt is when the payment was found still in flight after its
+	// target's grace period ran out: its target is kept, and a person
+	// must look. Zero if it never was.
+	StuckAt time.Time `json:"stuck_at,omitzero"`
 	// Version counts the payment's changes: 1 when created.
 	Version int64  `json:"version"`
 	Owner   string `json:"owner,omitempty"`
 }
 
-// PaymentChange is one move of a payment's status, as its history keeps
-// it: who or what moved it, and why.
+// Stuck reports whether p waits for a person: found in flight after its
+// grace period, and not resolved since.
+func (p Payment) Stuck() bool { return !p.StuckAt.IsZero() && p.Resolution == Unresolved }
+
+// PaymentChange is one change of a payment, as its history keeps it:
+// a move of its status (From → To), or, with From equal to To, a change
+// of its resolution or its being found stuck; who or what made it, and
+// why.
 type PaymentChange struct {
-	PaymentID string        `json:"payment_id"`
-	From      PaymentStatus `json:"from"`
-	To        PaymentStatus `json:"to"`
-	At        time.Time     `json:"at"`
+	PaymentID  string            `json:"payment_id"`
+	From       PaymentStatus     `json:"from"`
+	To         PaymentStatus     `json:"to"`
+	Resolution PaymentResolution `json:"resolution,omitempty"`
+	At         time.Time         `json:"at"`
 	// Actor is the API key's name, or the source of an outcome
-	// ("webhook", "jetstream").
+	// ("webhook", "jetstream"), or the service's own ("" for the
+	// sweeper).
 	Actor  string `json:"actor,omitempty"`
 	Reason string `json:"reason,omitempty"`
 }
@@ -283,4 +338,46 @@ func (o PaymentOutcome) Validate() error {
 		return invalidf("status: must be one of %s, got %q", listStatuses(PaymentStatuses[1:]), o.Status)
 	}
 	return ValidateText("reason", o.Reason)
+}
+
+// PaymentQuery selects a page of payments, newest first. Zero fields
+// match everything.
+type PaymentQuery struct {
+	Status PaymentStatus
+	// Stuck keeps the payments that wait for a person: stuck in flight
+	// (Payment.Stuck).
+	Stuck bool
+	// Resolution, if not empty, keeps the payments with this resolution
+	// ("unresolved" for none yet).
+	Resolution string
+	// Cursor is the Next of the page before; empty for the first page.
+	Cursor string
+	// Limit is the most in the page: 1 to MaxListLimit, or 0 for
+	// DefaultListLimit.
+	Limit int
+}
+
+// ResolutionUnresolved is how a PaymentQuery asks for the payments with
+// no resolution yet.
+const ResolutionUnresolved = "unresolved"
+
+// Validate checks the status, the resolution and the limit of q.
+func (q PaymentQuery) Validate() error {
+	if q.Status != "" && !q.Status.Valid() {
+		return invalidf("status: must be one of %s, got %q", listStatuses(PaymentStatuses), q.Status)
+	}
+	if q.Resolution != "" && q.Resolution != ResolutionUnresolved && !slices.Contains(PaymentResolutions[1:], PaymentResolution(q.Resolution)) {
+		return invalidf("resolution: must be %s, %s, got %q", ResolutionUnresolved, listStatuses(PaymentResolutions[1:]), q.Resolution)
+	}
+	if q.Limit < 0 || q.Limit > MaxListLimit {
+		return invalidf("limit: must be between 1 and %d, got %d", MaxListLimit, q.Limit)
+	}
+	return nil
+}
+
+// PaymentPage is a page of payments, newest first.
+type PaymentPage struct {
+	Payments []Payment
+	// Next is the cursor of the following page; empty on the last page.
+	Next string
 }

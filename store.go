@@ -283,6 +283,85 @@ type Tx interface {
 	AdvisoryLock(ctx context.Context, keys []Key) error
 
 	BookingTx
+	PaymentTx
+}
+
+// PaymentTx is the part of a transaction that keeps payments, their
+// history and the inbox of the outcomes applied to them. Every method
+// returns *Error with ENotFound for a missing row where it says so;
+// other errors are internal (or wrap ErrConflict).
+//
+// Holds and reservations whose payment is in flight
+// (PaymentStatus.InFlight) are left out by LapsedReservations and
+// LapsedHolds: they lapse only through LapsedPayments. That holds for a
+// lapsed target that a transaction waits for and then locks only if a
+// payment's status changes under its target's row lock: change a
+// payment with the target's row locked (Reservation, Hold or Order with
+// lock), then the payment's (Payment with lock), in that order.
+type PaymentTx interface {
+	// InsertPayment stores a new payment. An id in use, or a target that
+	// has a payment already, is an error wrapping ErrConflict: read with
+	// PaymentFor first, under the target's row lock.
+	InsertPayment(ctx context.Context, p Payment) error
+
+	// Payment returns a payment (ENotFound if there is none), locking
+	// its row with lock.
+	Payment(ctx context.Context, id string, lock bool) (Payment, error)
+
+	// PaymentFor returns the payment of a target, if it has one, locking
+	// its row with lock.
+	PaymentFor(ctx context.Context, target PaymentTarget, lock bool) (Payment, bool, error)
+
+	// UpdatePayment writes p's status, resolution, order, booking,
+	// stuck time, update time and version over the payment with p's id
+	// if its version is p.Version-1, and reports whether it was.
+	UpdatePayment(ctx context.Context, p Payment) (bool, error)
+
+	// ListPayments returns the payments that match f, newest first (by
+	// created_at, then id, both descending).
+	ListPayments(ctx context.Context, f PaymentFilter) ([]Payment, error)
+
+	// LapsedPayments returns up to limit (≤ 0: no limit) payments in
+	// flight, not yet stuck, whose target is a held reservation or hold
+	// that expired strictly before before, by the target's expiry,
+	// oldest first. It locks nothing: lock the target, then the payment,
+	// and check again.
+	LapsedPayments(ctx context.Context, before time.Time, limit int) ([]Payment, error)
+
+	// AppendPaymentChanges adds rows to the payments' history.
+	AppendPaymentChanges(ctx context.Context, cs ...PaymentChange) error
+
+	// PaymentChanges returns the history of a payment, oldest first.
+	PaymentChanges(ctx context.Context, paymentID string) ([]PaymentChange, error)
+
+	// RecordOutcome adds an outcome's id to the inbox and reports
+	// whether it was new: false if an outcome with that id was recorded
+	// before (by a transaction that committed; one still running is
+	// waited for). The record commits or rolls back with the
+	// transaction, so an outcome counts as applied exactly when its
+	// effect committed.
+	RecordOutcome(ctx context.Context, eventID, paymentID string, at time.Time) (bool, error)
+
+	// PurgeOutcomes removes inbox records made strictly before before
+	// and returns how many.
+	PurgeOutcomes(ctx context.Context, before time.Time) (int, error)
+}
+
+// PaymentFilter selects payments for ListPayments. Zero fields match
+// everything.
+type PaymentFilter struct {
+	Status PaymentStatus
+	// Stuck keeps the payments that are stuck (Payment.Stuck).
+	Stuck bool
+	// Resolution, if not nil, keeps the payments with this resolution.
+	Resolution *PaymentResolution
+	// Owner is the id of the API key that created them.
+	Owner string
+	// BeforeAt and BeforeID are the cursor, as in ListFilter.
+	BeforeAt time.Time
+	BeforeID string
+	// Limit is the most rows returned; it is always set (1 or more).
+	Limit int
 }
 
 // Guard is the condition of an UpdateLevel beyond "nothing goes negative".

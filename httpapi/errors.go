@@ -22,6 +22,7 @@ var statusOf = map[string]int{
 	stockade.ESeatsUnavailable:    http.StatusConflict,
 	stockade.ESoldOut:             http.StatusConflict,
 	stockade.EHoldExpired:         http.StatusGone,
+	stockade.EPaymentExists:       http.StatusConflict,
 	stockade.EIdempotencyMismatch: http.StatusUnprocessableEntity,
 	stockade.EUnavailable:         http.StatusServiceUnavailable,
 	stockade.EUnauthenticated:     http.StatusUnauthorized,

@@ -589,7 +589,9 @@ func (t *tx) ExtendHold(ctx context.Context, id string, expiresAt time.Time) (bo
 // sweeper) with FOR UPDATE SKIP LOCKED, so that sweepers take disjoint
 // sets and never wait; with one (a hold that needs the event's seats)
 // with FOR UPDATE, which waits for a hold another transaction has locked
-// and then leaves it out if it is no longer held and lapsed.
+// and then leaves it out if it is no longer held and lapsed. Holds whose
+// payment is in flight are left out by the query and, once the rows are
+// locked, by a second statement (see leaveInFlight).
 func (t *tx) LapsedHolds(ctx context.Context, now time.Time, eventID string, limit int) ([]stockade.Hold, error) {
 	var rows pgx.Rows
 	if eventID == "" {
@@ -601,7 +603,7 @@ func (t *tx) LapsedHolds(ctx context.Context, now time.Time, eventID string, lim
 	if err != nil {
 		return nil, t.fail(ctx, "lapsed holds", err)
 	}
-	return hs, nil
+	return leaveInFlight(ctx, t, "lapsed holds", stockade.PayHold, hs, func(h stockade.Hold) string { return h.ID })
 }
 
 // InsertBookings implements stockade.BookingTx in one statement. An id in

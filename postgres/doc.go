@@ -91,6 +91,19 @@
 //     a row apart from the event's, without a foreign key, so that a
 //     transaction that frees seats never waits for a hold batch's lock on
 //     the event's row.
+//   - payments (0008_payments.sql): one row per payment, with at most one
+//     per target, a unique constraint on (target_kind, target_id). A
+//     second insert for a target, from any instance, waits for the first
+//     at the constraint and then fails with a unique violation, which
+//     wraps stockade.ErrConflict. Indexed for each filter of ListPayments,
+//     and, partially, on the payments in flight not found stuck, which
+//     LapsedPayments reads before it looks up their targets.
+//   - payment_changes, the payments' history, append-only like movements
+//     (a trigger refuses UPDATE and DELETE), with a foreign key to
+//     payments; and payment_inbox, the ids of the outcomes applied,
+//     indexed on received_at for purging. RecordOutcome is one INSERT …
+//     ON CONFLICT DO NOTHING, which waits for a transaction inserting the
+//     same id and inserts nothing if that one commits.
 //
 // Events reads only the events of transactions older than the oldest one
 // still running when its snapshot was taken (pg_snapshot_xmin), in (xid,
@@ -146,6 +159,11 @@
 // on each other in a cycle. LapsedReservations takes held, lapsed
 // reservations oldest expiry first with FOR UPDATE SKIP LOCKED, so
 // sweepers on several instances take disjoint sets and never wait.
+// LapsedReservations and LapsedHolds leave out the targets whose payment
+// is in flight twice: in their query, and in a second statement once they
+// have locked the rows. A row they waited for is checked again on its own
+// new version alone, so only a statement that starts after the wait sees
+// a payment put in flight under the row's lock meanwhile.
 // AdvisoryLock takes pg_advisory_xact_lock on each key's LockID (a
 // SHA-256-based 64-bit hash), in the order of the ids; two keys whose ids
 // collide share a lock, which only serializes them more.

@@ -327,6 +327,18 @@ func checkError(pe *pgconn.PgError) *stockade.Error {
 		return stockade.Errorf(stockade.EInvalid, "area capacity below zero")
 	case "areas_within_capacity", "areas_held_check", "areas_booked_check":
 		return stockade.Errorf(stockade.EInvalidState, "an area's held and booked places would exceed its capacity or go below zero")
+	case "payments_target_kind_check":
+		return stockade.Errorf(stockade.EInvalid, "invalid payment target kind")
+	case "payments_amount_check":
+		return stockade.Errorf(stockade.EInvalid, "payment amount not above zero")
+	case "payments_currency_check":
+		return stockade.Errorf(stockade.EInvalid, "payment currency not three characters")
+	case "payments_status_check", "payment_changes_from_status_check", "payment_changes_to_status_check":
+		return stockade.Errorf(stockade.EInvalid, "invalid payment status")
+	case "payments_resolution_check", "payment_changes_resolution_check":
+		return stockade.Errorf(stockade.EInvalid, "invalid payment resolution")
+	case "payments_version_check":
+		return stockade.Errorf(stockade.EInvalid, "payment version below 1")
 	}
 	return stockade.Errorf(stockade.EInvalid, "refused by check constraint "+pe.ConstraintName)
 }

@@ -500,6 +500,11 @@ func (t *tx) SetReservationStatus(ctx context.Context, id string, from, to stock
 	return tag.RowsAffected() == 1, nil
 }
 
+// LapsedReservations implements stockade.Tx: without keys (a sweeper)
+// with FOR UPDATE SKIP LOCKED, with keys with FOR UPDATE (see the
+// queries). Reservations whose payment is in flight are left out by the
+// query and, once the rows are locked, by a second statement (see
+// leaveInFlight).
 func (t *tx) LapsedReservations(ctx context.Context, now time.Time, keys []stockade.Key, limit int) ([]stockade.Reservation, error) {
 	var lim *int64 // NULL: no limit
 	if limit > 0 {
@@ -517,7 +522,7 @@ func (t *tx) LapsedReservations(ctx context.Context, now time.Time, keys []stock
 	if err != nil {
 		return nil, t.fail(ctx, "lapsed reservations", err)
 	}
-	return rs, nil
+	return leaveInFlight(ctx, t, "lapsed reservations", stockade.PayReservation, rs, func(r stockade.Reservation) string { return r.ID })
 }
 
 func (t *tx) InsertOrders(ctx context.Context, orders ...stockade.Order) error {

@@ -58,6 +58,14 @@
 // booking its move names, so the check and the write cannot be separated
 // either.
 //
+// Payments (0008_payments.sql) keep one row per payment, with at most one
+// per target (a unique constraint on its kind and id: a second insert
+// fails with an error wrapping stockade.ErrConflict, as on PostgreSQL),
+// the append-only payment_changes (triggers refuse UPDATE and DELETE) and
+// payment_inbox, the ids of the outcomes applied. LapsedReservations and
+// LapsedHolds leave out the targets whose payment is in flight; as for
+// everything an Update reads, that stays true until it commits.
+//
 // Commits are durable against a crash of the process; with
 // synchronous=NORMAL, the last transactions before a power loss may be
 // lost, never half-applied.

@@ -71,6 +71,7 @@ func Run(t *testing.T, newStore func(t *testing.T) stockade.Store) {
 		t.Run(tc.name, func(t *testing.T) { tc.run(t, newStore(t)) })
 	}
 	t.Run("Bookings", func(t *testing.T) { RunBookings(t, newStore) })
+	t.Run("Payments", func(t *testing.T) { RunPayments(t, newStore) })
 }
 
 // hangTimeout bounds every wait of the suite. It only turns a hang (a

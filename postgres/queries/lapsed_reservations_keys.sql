@@ -13,6 +13,12 @@ WHERE r.status = 'held' AND r.expires_at < $1::timestamptz
 	WHERE a.reservation_id = r.id
 	  AND (a.sku, a.location) IN (SELECT * FROM unnest($3::text[], $4::text[]))
   )
+  AND NOT EXISTS (
+	SELECT 1
+	FROM payments p
+	WHERE p.target_kind = 'reservation' AND p.target_id = r.id
+	  AND p.status IN ('processing', 'authorized')
+  )
 ORDER BY r.expires_at, r.id
 LIMIT $2::bigint
 FOR UPDATE OF r;

@@ -1,7 +1,16 @@
 -- Up to ?2 (-1 for all) held reservations that expired before ?1 (Unix
--- microseconds), oldest expiry first.
+-- microseconds), oldest expiry first, but for those whose payment is in
+-- flight (processing or authorized): they lapse through LapsedPayments.
+-- The payment of each is one lookup of the unique constraint on the
+-- target.
 SELECT id, status, created_at, expires_at, order_id, lines, allocations, owner
 FROM reservations
 WHERE status = 'held' AND expires_at < ?1
+  AND NOT EXISTS (
+	SELECT 1
+	FROM payments p
+	WHERE p.target_kind = 'reservation' AND p.target_id = reservations.id
+	  AND p.status IN ('processing', 'authorized')
+  )
 ORDER BY expires_at, id
 LIMIT ?2;

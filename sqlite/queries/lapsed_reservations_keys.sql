@@ -8,5 +8,11 @@ WHERE status = 'held' AND expires_at < ?1
 	FROM reservation_allocations
 	WHERE (sku, location) IN (SELECT value ->> 0, value ->> 1 FROM json_each(?3))
   )
+  AND NOT EXISTS (
+	SELECT 1
+	FROM payments p
+	WHERE p.target_kind = 'reservation' AND p.target_id = reservations.id
+	  AND p.status IN ('processing', 'authorized')
+  )
 ORDER BY expires_at, id
 LIMIT ?2;

@@ -1,0 +1,287 @@
+package postgres
+
+import (
+	"context"
+	_ "embed"
+	"errors"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/jackc/pgx/v5/pgtype"
+
+	"github.com/stockade/stockade"
+)
+
+// Payments: the payments of reservations, holds and orders, their history
+// and the inbox of the outcomes applied to them. See
+// migrations/0008_payments.sql.
+
+var (
+	//go:embed queries/insert_payment.sql
+	insertPaymentSQL string
+	//go:embed queries/payment.sql
+	paymentSQL string
+	//go:embed queries/payment_for.sql
+	paymentForSQL string
+	//go:embed queries/update_payment.sql
+	updatePaymentSQL string
+	//go:embed queries/list_payments.sql
+	listPaymentsSQL string
+	//go:embed queries/lapsed_payments.sql
+	lapsedPaymentsSQL string
+	//go:embed queries/append_payment_changes.sql
+	appendPaymentChangesSQL string
+	//go:embed queries/payment_changes.sql
+	paymentChangesSQL string
+	//go:embed queries/record_outcome.sql
+	recordOutcomeSQL string
+	//go:embed queries/purge_outcomes.sql
+	purgeOutcomesSQL string
+	//go:embed queries/payments_in_flight.sql
+	paymentsInFlightSQL string
+)
+
+var _ stockade.PaymentTx = (*tx)(nil)
+
+// stuckAt is a payment's stuck time as stored: NULL for never.
+func stuckAt(at time.Time) pgtype.Timestamptz {
+	return pgtype.Timestamptz{Time: at, Valid: !at.IsZero()}
+}
+
+// InsertPayment implements stockade.PaymentTx in one statement. An id in
+// use, or a target that has a payment, is a unique violation, which wraps
+// stockade.ErrConflict; a transaction inserting a payment for the same
+// target is waited for first.
+func (t *tx) InsertPayment(ctx context.Context, p stockade.Payment) error {
+	_, err := t.tx.Exec(ctx, insertPaymentSQL, p.ID, string(p.Target.Kind), p.Target.ID, p.Amount, p.Currency,
+		string(p.Status), string(p.Resolution), p.Order, p.Booking, p.Owner, p.CreatedAt, p.UpdatedAt,
+		stuckAt(p.StuckAt), p.Version)
+	if err != nil {
+		return t.fail(ctx, fmt.Sprintf("insert payment %q of %s", p.ID, p.Target), err)
+	}
+	return nil
+}
+
+// scanPayment scans id, target_kind, target_id, amount, currency, status,
+// resolution, order_id, booking_id, owner, created_at, updated_at,
+// stuck_at, version.
+func scanPayment(row pgx.Row) (stockade.Payment, error) {
+	var (
+		p                        stockade.Payment
+		kind, status, resolution string
+		stuck                    pgtype.Timestamptz
+	)
+	err := row.Scan(&p.ID, &kind, &p.Target.ID, &p.Amount, &p.Currency, &status, &resolution, &p.Order, &p.Booking,
+		&p.Owner, &p.CreatedAt, &p.UpdatedAt, &stuck, &p.Version)
+	if err != nil {
+		return p, err
+	}
+	p.Target.Kind, p.Status, p.Resolution = stockade.PaymentTargetKind(kind), stockade.PaymentStatus(status), stockade.PaymentResolution(resolution)
+	p.CreatedAt, p.UpdatedAt = p.CreatedAt.UTC(), p.UpdatedAt.UTC()
+	if stuck.Valid {
+		p.StuckAt = stuck.Time.UTC()
+	}
+	return p, nil
+}
+
+func (t *tx) Payment(ctx context.Context, id string, lock bool) (stockade.Payment, error) {
+	q := paymentSQL
+	if lock {
+		q += forUpdate
+	}
+	p, err := scanPayment(t.tx.QueryRow(ctx, q, id))
+	switch {
+	case errors.Is(err, pgx.ErrNoRows):
+		return stockade.Payment{}, stockade.Errorf(stockade.ENotFound, fmt.Sprintf("payment %q not found", id))
+	case err != nil:
+		return stockade.Payment{}, t.fail(ctx, "payment "+strconv.Quote(id), err)
+	}
+	return p, nil
+}
+
+func (t *tx) PaymentFor(ctx context.Context, target stockade.PaymentTarget, lock bool) (stockade.Payment, bool, error) {
+	q := paymentForSQL
+	if lock {
+		q += forUpdate
+	}
+	p, err := scanPayment(t.tx.QueryRow(ctx, q, string(target.Kind), target.ID))
+	switch {
+	case errors.Is(err, pgx.ErrNoRows):
+		return stockade.Payment{}, false, nil
+	case err != nil:
+		return stockade.Payment{}, false, t.fail(ctx, "payment of "+target.String(), err)
+	}
+	return p, true, nil
+}
+
+// UpdatePayment implements stockade.PaymentTx with one conditional
+// UPDATE, whose WHERE holds the version.
+func (t *tx) UpdatePayment(ctx context.Context, p stockade.Payment) (bool, error) {
+	tag, err := t.tx.Exec(ctx, updatePaymentSQL, p.ID, string(p.Status), string(p.Resolution), p.Order, p.Booking,
+		stuckAt(p.StuckAt), p.UpdatedAt, p.Version)
+	if err != nil {
+		return false, t.fail(ctx, fmt.Sprintf("update payment %q to version %d", p.ID, p.Version), err)
+	}
+	return tag.RowsAffected() == 1, nil
+}
+
+// ListPayments implements stockade.PaymentTx: list_payments.sql with only
+// the conditions in use spelled out, so that each combination gets a plan
+// on its index.
+func (t *tx) ListPayments(ctx context.Context, f stockade.PaymentFilter) ([]stockade.Payment, error) {
+	var (
+		q    strings.Builder
+		args []any
+		and  = "\nWHERE "
+	)
+	q.WriteString(listPaymentsSQL)
+	arg := func(v any) string {
+		args = append(args, v)
+		return "$" + strconv.Itoa(len(args))
+	}
+	cond := func(expr string) {
+		q.WriteString(and + expr)
+		and = " AND "
+	}
+	if f.Status != "" {
+		cond("status = " + arg(string(f.Status)) + "::text")
+	}
+	if f.Stuck {
+		cond("stuck_at IS NOT NULL AND resolution = ''")
+	}
+	if f.Resolution != nil {
+		cond("resolution = " + arg(string(*f.Resolution)) + "::text")
+	}
+	if f.Owner != "" {
+		cond("owner = " + arg(f.Owner) + "::text")
+	}
+	if !f.BeforeAt.IsZero() {
+		cond("(created_at, id) < (" + arg(f.BeforeAt) + "::timestamptz, " + arg(f.BeforeID) + "::text)")
+	}
+	q.WriteString("\nORDER BY created_at DESC, id DESC\nLIMIT " + arg(f.Limit) + "::bigint")
+	rows, _ := t.tx.Query(ctx, q.String(), args...)
+	ps, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (stockade.Payment, error) { return scanPayment(row) })
+	if err != nil {
+		return nil, t.fail(ctx, "list payments", err)
+	}
+	return ps, nil
+}
+
+// LapsedPayments implements stockade.PaymentTx without locks. A limit of
+// 0 or less means no limit.
+func (t *tx) LapsedPayments(ctx context.Context, before time.Time, limit int) ([]stockade.Payment, error) {
+	rows, _ := t.tx.Query(ctx, lapsedPaymentsSQL, before, limitArg(limit, false))
+	ps, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (stockade.Payment, error) { return scanPayment(row) })
+	if err != nil {
+		return nil, t.fail(ctx, "lapsed payments", err)
+	}
+	return ps, nil
+}
+
+// AppendPaymentChanges implements stockade.PaymentTx in one statement. A
+// change of a payment that does not exist is refused with ENotFound, by
+// the foreign key.
+func (t *tx) AppendPaymentChanges(ctx context.Context, cs ...stockade.PaymentChange) error {
+	if len(cs) == 0 {
+		return nil
+	}
+	n := len(cs)
+	var (
+		ids, from, to, resolutions = make([]string, n), make([]string, n), make([]string, n), make([]string, n)
+		at                         = make([]pgtype.Timestamptz, n)
+		actors, reasons            = make([]string, n), make([]string, n)
+	)
+	for i, c := range cs {
+		ids[i], from[i], to[i], resolutions[i] = c.PaymentID, string(c.From), string(c.To), string(c.Resolution)
+		at[i] = pgtype.Timestamptz{Time: c.At, Valid: !c.At.IsZero()}
+		actors[i], reasons[i] = c.Actor, c.Reason
+	}
+	_, err := t.tx.Exec(ctx, appendPaymentChangesSQL, ids, from, to, resolutions, at, actors, reasons)
+	if err != nil {
+		return t.fail(ctx, fmt.Sprintf("append %d payment changes", n), paymentMissing(err))
+	}
+	return nil
+}
+
+// paymentMissing wraps err, from an insert of payment changes, with
+// ENotFound when it is the foreign-key violation of a missing payment.
+func paymentMissing(err error) error {
+	if pe, ok := errors.AsType[*pgconn.PgError](err); ok && pe.Code == foreignKeyViolation &&
+		pe.ConstraintName == "payment_changes_payment_id_fkey" {
+		return fmt.Errorf("%w: %w", stockade.Errorf(stockade.ENotFound, "payment not found ("+pe.Detail+")"), err)
+	}
+	return err
+}
+
+func (t *tx) PaymentChanges(ctx context.Context, paymentID string) ([]stockade.PaymentChange, error) {
+	rows, _ := t.tx.Query(ctx, paymentChangesSQL, paymentID)
+	cs, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (stockade.PaymentChange, error) {
+		var (
+			c                    stockade.PaymentChange
+			from, to, resolution string
+		)
+		err := row.Scan(&c.PaymentID, &from, &to, &resolution, &c.At, &c.Actor, &c.Reason)
+		c.From, c.To, c.Resolution = stockade.PaymentStatus(from), stockade.PaymentStatus(to), stockade.PaymentResolution(resolution)
+		c.At = c.At.UTC()
+		return c, err
+	})
+	if err != nil {
+		return nil, t.fail(ctx, "changes of payment "+strconv.Quote(paymentID), err)
+	}
+	return cs, nil
+}
+
+// RecordOutcome implements stockade.PaymentTx with one INSERT … ON
+// CONFLICT DO NOTHING, which waits for a transaction inserting the same
+// id and then inserts nothing if that one committed.
+func (t *tx) RecordOutcome(ctx context.Context, eventID, paymentID string, at time.Time) (bool, error) {
+	tag, err := t.tx.Exec(ctx, recordOutcomeSQL, eventID, paymentID, at)
+	if err != nil {
+		return false, t.fail(ctx, fmt.Sprintf("record outcome %q of payment %q", eventID, paymentID), err)
+	}
+	return tag.RowsAffected() == 1, nil
+}
+
+func (t *tx) PurgeOutcomes(ctx context.Context, before time.Time) (int, error) {
+	tag, err := t.tx.Exec(ctx, purgeOutcomesSQL, before)
+	if err != nil {
+		return 0, t.fail(ctx, "purge outcomes", err)
+	}
+	return int(tag.RowsAffected()), nil
+}
+
+// leaveInFlight returns vs, the reservations or holds (targets of kind)
+// that LapsedReservations or LapsedHolds has just locked, without those
+// whose payment is in flight. Their query leaves those out already, but as
+// of its snapshot, taken before it has the rows: PostgreSQL checks a row
+// it waited for again on the row's new version, not on the payments, so a
+// payment put in flight under the row's lock after the snapshot goes
+// unseen (TestLapsedWaitsForPayment). This statement's snapshot is taken
+// once every row is locked. Since a payment is moved only under its
+// target's lock (PaymentTx: lock the target, then the payment), it sees
+// every move that could have put one in flight, and none can happen
+// before the transaction ends. The rows it leaves out stay locked until
+// then.
+func leaveInFlight[T any](ctx context.Context, t *tx, what string, kind stockade.PaymentTargetKind, vs []T, id func(T) string) ([]T, error) {
+	if len(vs) == 0 {
+		return vs, nil
+	}
+	ids := make([]string, len(vs))
+	for i, v := range vs {
+		ids[i] = id(v)
+	}
+	rows, _ := t.tx.Query(ctx, paymentsInFlightSQL, string(kind), ids)
+	inFlight, err := pgx.CollectRows(rows, pgx.RowTo[string])
+	if err != nil {
+		return nil, t.fail(ctx, what, err)
+	}
+	if len(inFlight) == 0 {
+		return vs, nil
+	}
+	return slices.DeleteFunc(vs, func(v T) bool { return slices.Contains(inFlight, id(v)) }), nil
+}

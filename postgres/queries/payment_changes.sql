@@ -1,0 +1,6 @@
+-- The history of payment $1 (id), oldest first, from
+-- payment_changes_payment.
+SELECT payment_id, from_status, to_status, resolution, at, actor, reason
+FROM payment_changes
+WHERE payment_id = $1::text
+ORDER BY id;

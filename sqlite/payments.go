@@ -1,0 +1,231 @@
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	sqlite3 "modernc.org/sqlite/lib"
+
+	"github.com/stockade/stockade"
+)
+
+// Payments: the payments of reservations, holds and orders, their history
+// and the inbox of the outcomes applied to them. See
+// migrations/0008_payments.sql. As everywhere in this store, the lock
+// arguments are ignored: an Update holds the whole database.
+
+var _ stockade.PaymentTx = (*tx)(nil)
+
+var (
+	insertPaymentSQL        = query("insert_payment.sql")
+	paymentSQL              = query("payment.sql")
+	paymentForSQL           = query("payment_for.sql")
+	updatePaymentSQL        = query("update_payment.sql")
+	listPaymentsSQL         = query("list_payments.sql")
+	lapsedPaymentsSQL       = query("lapsed_payments.sql")
+	appendPaymentChangesSQL = query("append_payment_changes.sql")
+	paymentChangesSQL       = query("payment_changes.sql")
+	recordOutcomeSQL        = query("record_outcome.sql")
+	purgeOutcomesSQL        = query("purge_outcomes.sql")
+)
+
+// invalidPayment is the error of a payment that a CHECK constraint
+// refused.
+const invalidPayment = "invalid payment target kind, amount, currency, status, resolution or version"
+
+// stuckMicros is a payment's stuck time as stored: NULL for never.
+func stuckMicros(at time.Time) any {
+	if at.IsZero() {
+		return nil
+	}
+	return micros(at)
+}
+
+// InsertPayment wraps stockade.ErrConflict when the id or the target has
+// a payment, as the PostgreSQL store does: a writer here holds the whole
+// database, so a caller that checked PaymentFor in the same transaction
+// meets it only for an id that collides, which a retry with a new id
+// cures.
+func (t *tx) InsertPayment(ctx context.Context, p stockade.Payment) error {
+	_, err := t.tx.ExecContext(ctx, insertPaymentSQL, p.ID, string(p.Target.Kind), p.Target.ID, p.Amount, p.Currency,
+		string(p.Status), string(p.Resolution), p.Order, p.Booking, p.Owner, micros(p.CreatedAt), micros(p.UpdatedAt),
+		stuckMicros(p.StuckAt), p.Version)
+	if err == nil {
+		return nil
+	}
+	switch sqliteCode(err) {
+	case sqlite3.SQLITE_CONSTRAINT_PRIMARYKEY, sqlite3.SQLITE_CONSTRAINT_UNIQUE:
+		return fmt.Errorf("sqlite: insert payment %s of %s: id or target has a payment: %w: %w", p.ID, p.Target, stockade.ErrConflict, err)
+	}
+	return checkf(err, invalidPayment, "insert payment %s of %s", p.ID, p.Target)
+}
+
+// scanPayment reads a payment's columns: id, target_kind, target_id,
+// amount, currency, status, resolution, order_id, booking_id, owner,
+// created_at, updated_at, stuck_at, version.
+func scanPayment(row rowScanner) (stockade.Payment, error) {
+	var (
+		p                        stockade.Payment
+		kind, status, resolution string
+		created, updated         int64
+		stuck                    sql.NullInt64
+	)
+	err := row.Scan(&p.ID, &kind, &p.Target.ID, &p.Amount, &p.Currency, &status, &resolution, &p.Order, &p.Booking,
+		&p.Owner, &created, &updated, &stuck, &p.Version)
+	if err != nil {
+		return p, err
+	}
+	p.Target.Kind, p.Status, p.Resolution = stockade.PaymentTargetKind(kind), stockade.PaymentStatus(status), stockade.PaymentResolution(resolution)
+	p.CreatedAt, p.UpdatedAt = fromMicros(created), fromMicros(updated)
+	if stuck.Valid {
+		p.StuckAt = fromMicros(stuck.Int64)
+	}
+	return p, nil
+}
+
+// Payment ignores lock; see tx.
+func (t *tx) Payment(ctx context.Context, id string, lock bool) (stockade.Payment, error) {
+	p, err := scanPayment(t.tx.QueryRowContext(ctx, paymentSQL, id))
+	if errors.Is(err, sql.ErrNoRows) {
+		return stockade.Payment{}, stockade.Errorf(stockade.ENotFound, fmt.Sprintf("payment %q not found", id))
+	}
+	if err != nil {
+		return stockade.Payment{}, wrapf(err, "payment %s", id)
+	}
+	return p, nil
+}
+
+// PaymentFor ignores lock; see tx.
+func (t *tx) PaymentFor(ctx context.Context, target stockade.PaymentTarget, lock bool) (stockade.Payment, bool, error) {
+	p, err := scanPayment(t.tx.QueryRowContext(ctx, paymentForSQL, string(target.Kind), target.ID))
+	if errors.Is(err, sql.ErrNoRows) {
+		return stockade.Payment{}, false, nil
+	}
+	if err != nil {
+		return stockade.Payment{}, false, wrapf(err, "payment of %s", target)
+	}
+	return p, true, nil
+}
+
+func (t *tx) UpdatePayment(ctx context.Context, p stockade.Payment) (bool, error) {
+	res, err := t.tx.ExecContext(ctx, updatePaymentSQL, p.ID, string(p.Status), string(p.Resolution), p.Order, p.Booking,
+		stuckMicros(p.StuckAt), micros(p.UpdatedAt), p.Version)
+	if err != nil {
+		return false, checkf(err, invalidPayment, "update payment %s to version %d", p.ID, p.Version)
+	}
+	return affected(res, "update payment %s to version %d", p.ID, p.Version)
+}
+
+// ListPayments appends to list_payments.sql only the conditions in use,
+// so that each combination gets a plan on its index.
+func (t *tx) ListPayments(ctx context.Context, f stockade.PaymentFilter) ([]stockade.Payment, error) {
+	var (
+		where []string
+		args  []any
+	)
+	cond := func(expr string, vs ...any) {
+		where = append(where, expr)
+		args = append(args, vs...)
+	}
+	if f.Status != "" {
+		cond(`status = ?`, string(f.Status))
+	}
+	if f.Stuck {
+		cond(`stuck_at IS NOT NULL AND resolution = ''`)
+	}
+	if f.Resolution != nil {
+		cond(`resolution = ?`, string(*f.Resolution))
+	}
+	if f.Owner != "" {
+		cond(`owner = ?`, f.Owner)
+	}
+	if !f.BeforeAt.IsZero() {
+		cond(`(created_at, id) < (?, ?)`, micros(f.BeforeAt), f.BeforeID)
+	}
+	var q strings.Builder
+	q.WriteString(listPaymentsSQL)
+	if len(where) > 0 {
+		q.WriteString(`WHERE ` + strings.Join(where, ` AND `) + "\n")
+	}
+	q.WriteString(`ORDER BY created_at DESC, id DESC LIMIT ?`)
+	return queryAll(ctx, t, "list payments", scanPayment, q.String(), append(args, f.Limit)...)
+}
+
+// LapsedPayments takes no locks (see tx). A limit of 0 or less means no
+// limit.
+func (t *tx) LapsedPayments(ctx context.Context, before time.Time, limit int) ([]stockade.Payment, error) {
+	if limit <= 0 {
+		limit = -1 // SQLite: no limit
+	}
+	return queryAll(ctx, t, "lapsed payments", scanPayment, lapsedPaymentsSQL, micros(before), limit)
+}
+
+// AppendPaymentChanges refuses a change of a payment that does not exist
+// with ENotFound, and a status or resolution outside the domain's
+// constants with EInvalid.
+func (t *tx) AppendPaymentChanges(ctx context.Context, cs ...stockade.PaymentChange) error {
+	err := t.insertRows(ctx, appendPaymentChangesSQL, 7, len(cs), func(i int, row []any) []any {
+		c := cs[i]
+		return append(row, c.PaymentID, string(c.From), string(c.To), string(c.Resolution), micros(c.At), c.Actor, c.Reason)
+	})
+	if err == nil {
+		return nil
+	}
+	what := fmt.Sprintf("append %d payment changes", len(cs))
+	if sqliteCode(err) == sqlite3.SQLITE_CONSTRAINT_FOREIGNKEY {
+		return fmt.Errorf("sqlite: %s: %w: %w", what, paymentsNotFound(cs), err)
+	}
+	return checkf(err, "invalid payment status or resolution", "%s", what)
+}
+
+// paymentsNotFound is the error of changes of which one names a payment
+// that does not exist: SQLite does not say which, unless all name one.
+func paymentsNotFound(cs []stockade.PaymentChange) *stockade.Error {
+	for _, c := range cs[1:] {
+		if c.PaymentID != cs[0].PaymentID {
+			return stockade.Errorf(stockade.ENotFound, "a payment of the changes not found")
+		}
+	}
+	return stockade.Errorf(stockade.ENotFound, fmt.Sprintf("payment %q not found", cs[0].PaymentID))
+}
+
+func (t *tx) PaymentChanges(ctx context.Context, paymentID string) ([]stockade.PaymentChange, error) {
+	return queryAll(ctx, t, "changes of payment "+paymentID, func(row rowScanner) (stockade.PaymentChange, error) {
+		var (
+			c                    stockade.PaymentChange
+			from, to, resolution string
+			at                   int64
+		)
+		err := row.Scan(&c.PaymentID, &from, &to, &resolution, &at, &c.Actor, &c.Reason)
+		c.From, c.To, c.Resolution = stockade.PaymentStatus(from), stockade.PaymentStatus(to), stockade.PaymentResolution(resolution)
+		c.At = fromMicros(at)
+		return c, err
+	}, paymentChangesSQL, paymentID)
+}
+
+// RecordOutcome is one INSERT … ON CONFLICT DO NOTHING: with one writer at
+// a time, a record another transaction is writing is committed or gone
+// before this one runs.
+func (t *tx) RecordOutcome(ctx context.Context, eventID, paymentID string, at time.Time) (bool, error) {
+	res, err := t.tx.ExecContext(ctx, recordOutcomeSQL, eventID, paymentID, micros(at))
+	if err != nil {
+		return false, wrapf(err, "record outcome %s of payment %s", eventID, paymentID)
+	}
+	return affected(res, "record outcome %s of payment %s", eventID, paymentID)
+}
+
+func (t *tx) PurgeOutcomes(ctx context.Context, before time.Time) (int, error) {
+	res, err := t.tx.ExecContext(ctx, purgeOutcomesSQL, micros(before))
+	if err != nil {
+		return 0, wrapf(err, "purge outcomes")
+	}
+	n, err := res.RowsAffected()
+	if err != nil {
+		return 0, wrapf(err, "purge outcomes")
+	}
+	return int(n), nil
+}

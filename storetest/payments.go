@@ -1,0 +1,1240 @@
+package storetest
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"reflect"
+	"slices"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/stockade/stockade"
+)
+
+// RunPayments runs the conformance cases of stockade.PaymentTx, one
+// subtest each, as Run does for the rest of the store. Every transaction
+// of the store must implement stockade.PaymentTx.
+//
+// Beyond the documentation of PaymentTx, the cases fix these choices:
+//
+//   - Times come back in UTC and equal what was stored to the
+//     microsecond; a zero StuckAt comes back zero.
+//   - A target is its kind and its id, byte for byte: a hold and a
+//     reservation with the same id are two targets. InsertPayment refuses
+//     an id in use, or a target with a payment, with an error wrapping
+//     stockade.ErrConflict on every store, changing nothing; of many
+//     transactions inserting a payment for one target at once, exactly one
+//     succeeds, whether or not they looked with PaymentFor first.
+//   - UpdatePayment writes only the fields it names; of an unknown id it
+//     returns false and no error.
+//   - ListPayments sorts newest first, payments created at the same time
+//     in descending byte order of their ids; its filters combine with
+//     AND, Stuck keeping those that Payment.Stuck reports and a Resolution
+//     of "" the unresolved ones; the cursor is strict, as ListReservations'.
+//   - LapsedPayments's bound is strict; payments whose targets expired at
+//     the same time come in id order. A payment found stuck is left out
+//     even once it is resolved: it is no longer for the sweeper.
+//   - LapsedReservations and LapsedHolds leave out a target whose payment
+//     is in flight, whether or not it was found stuck. Those they leave out
+//     do not use up their limit, though a call may return fewer than its
+//     limit where a payment moved while it ran.
+//   - AppendPaymentChanges refuses a change of a payment that does not
+//     exist with ENotFound; PaymentChanges of one returns none, and no
+//     error. The history keeps the order the rows were appended in, not
+//     the order of their times.
+//   - RecordOutcome compares ids byte for byte; PurgeOutcomes keeps a
+//     record received exactly at before. A record of a transaction that
+//     rolled back was never made.
+//   - A target kind, status or resolution outside the domain's constants,
+//     an amount of 0 or less, a currency of other than three characters or
+//     a version below 1 is refused with EInvalid, changing nothing.
+func RunPayments(t *testing.T, newStore func(t *testing.T) stockade.Store) {
+	t.Helper()
+	tests := []struct {
+		name string
+		run  func(t *testing.T, s stockade.Store)
+	}{
+		{"Payment", testPayment},
+		{"PaymentConflict", testPaymentConflict},
+		{"ConcurrentPaymentInsert", testConcurrentPaymentInsert},
+		{"UpdatePayment", testUpdatePayment},
+		{"ListPayments", testListPayments},
+		{"LapsedPayments", testLapsedPayments},
+		{"LapsedWithPayments", testLapsedWithPayments},
+		{"PaymentChanges", testPaymentChanges},
+		{"Outcomes", testOutcomes},
+		{"ConcurrentOutcome", testConcurrentOutcome},
+		{"InvalidPayment", testInvalidPayment},
+		{"PaymentUpdateRollsBack", testPaymentUpdateRollsBack},
+		{"PaymentViewIsReadOnly", testPaymentViewIsReadOnly},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) { tc.run(t, newStore(t)) })
+	}
+}
+
+// payment returns a pending payment of a target, created at created.
+func payment(id string, kind stockade.PaymentTargetKind, targetID string, created time.Time) stockade.Payment {
+	return stockade.Payment{ID: id, Target: stockade.PaymentTarget{Kind: kind, ID: targetID}, Amount: 1250,
+		Currency: "EUR", Status: stockade.PaymentPending, CreatedAt: created, UpdatedAt: created, Version: 1}
+}
+
+// checkPayment fails the test unless got is want as a store returns it.
+func checkPayment(t *testing.T, got, want stockade.Payment) {
+	t.Helper()
+	checkMicros(t, "payment "+want.ID+" CreatedAt", got.CreatedAt, want.CreatedAt)
+	checkMicros(t, "payment "+want.ID+" UpdatedAt", got.UpdatedAt, want.UpdatedAt)
+	if want.StuckAt.IsZero() {
+		if !got.StuckAt.IsZero() {
+			t.Errorf("payment %s StuckAt = %v, want zero", want.ID, got.StuckAt)
+		}
+	} else {
+		checkMicros(t, "payment "+want.ID+" StuckAt", got.StuckAt, want.StuckAt)
+	}
+	g, w := got, want
+	g.CreatedAt, g.UpdatedAt, g.StuckAt = time.Time{}, time.Time{}, time.Time{}
+	w.CreatedAt, w.UpdatedAt, w.StuckAt = time.Time{}, time.Time{}, time.Time{}
+	if g != w {
+		t.Errorf("payment = %+v, want %+v", got, want)
+	}
+}
+
+// insertPayments inserts ps in one Update.
+func insertPayments(t *testing.T, s stockade.Store, ps ...stockade.Payment) {
+	t.Helper()
+	update(t, s, func(tx stockade.Tx) error {
+		for _, p := range ps {
+			if err := tx.InsertPayment(t.Context(), p); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+}
+
+// getPayment returns payment id, read in a View, or the error.
+func getPayment(t *testing.T, s stockade.Store, id string) (stockade.Payment, error) {
+	t.Helper()
+	var (
+		p   stockade.Payment
+		err error
+	)
+	view(t, s, func(tx stockade.Tx) error {
+		p, err = tx.Payment(t.Context(), id, false)
+		return nil
+	})
+	return p, err
+}
+
+// allPayments returns every payment, newest first.
+func allPayments(t *testing.T, s stockade.Store) []stockade.Payment {
+	t.Helper()
+	var ps []stockade.Payment
+	view(t, s, func(tx stockade.Tx) error {
+		var err error
+		ps, err = tx.ListPayments(t.Context(), stockade.PaymentFilter{Limit: 1000})
+		return err
+	})
+	return ps
+}
+
+func testPayment(t *testing.T, s stockade.Store) {
+	ctx := t.Context()
+	p1 := payment("p-1", stockade.PayReservation, "r-1", base)
+	p1.Status, p1.Owner, p1.UpdatedAt = stockade.PaymentProcessing, "key_Shop1", base.Add(time.Second)
+	p2 := payment("p-2", stockade.PayHold, "h-1", base.Add(time.Minute))
+	p2.Amount, p2.Currency, p2.Status, p2.Resolution = 1_000_000_000_000_000, "JPY", stockade.PaymentSucceeded, stockade.ResolvedConfirmed
+	p2.Booking, p2.StuckAt, p2.UpdatedAt, p2.Version = "b-1", base.Add(20*time.Minute), base.Add(30*time.Minute), 4
+	p3 := payment("P-3", stockade.PayOrder, "o-1", base.Add(-time.Minute))
+	p3.Amount, p3.Status, p3.Resolution, p3.Order, p3.Version = 1, stockade.PaymentRefunded, stockade.ResolvedReordered, "o-1", 3
+	// The same id as p1's target, of another kind: another target.
+	p4 := payment("p-4", stockade.PayHold, "r-1", base)
+	p4.Status, p4.Resolution, p4.Order = stockade.PaymentCaptured, stockade.ResolvedNeedsRefund, "o-9"
+	insertPayments(t, s, p1, p2, p3, p4)
+
+	for _, want := range []stockade.Payment{p1, p2, p3, p4} {
+		for _, lock := range []bool{false, true} {
+			txFor(lock)(t, s, func(tx stockade.Tx) error {
+				got, err := tx.Payment(ctx, want.ID, lock)
+				if err != nil {
+					return fmt.Errorf("Payment(%s, lock %v): %w", want.ID, lock, err)
+				}
+				checkPayment(t, got, want)
+				got, ok, err := tx.PaymentFor(ctx, want.Target, lock)
+				if err != nil || !ok {
+					return fmt.Errorf("PaymentFor(%s, lock %v) = %v, %v; want %s", want.Target, lock, ok, err, want.ID)
+				}
+				checkPayment(t, got, want)
+				return nil
+			})
+		}
+	}
+	for _, lock := range []bool{false, true} {
+		txFor(lock)(t, s, func(tx stockade.Tx) error {
+			for _, target := range []stockade.PaymentTarget{
+				{Kind: stockade.PayReservation, ID: "no-such-reservation"},
+				{Kind: stockade.PayReservation, ID: "R-1"}, // another case
+				{Kind: stockade.PayOrder, ID: "r-1"},       // another kind
+				{Kind: stockade.PayReservation, ID: "h-1"},
+			} {
+				got, ok, err := tx.PaymentFor(ctx, target, lock)
+				if err != nil || ok {
+					t.Errorf("PaymentFor(%s, lock %v) = %+v, %v, %v; want none", target, lock, got, ok, err)
+				}
+			}
+			_, err := tx.Payment(ctx, "no-such-payment", lock)
+			wantCode(t, "Payment(unknown id)", err, stockade.ENotFound)
+			_, err = tx.Payment(ctx, "P-1", lock)
+			wantCode(t, "Payment(id in another case)", err, stockade.ENotFound)
+			return nil
+		})
+	}
+}
+
+// testPaymentConflict checks that an id in use and a target with a
+// payment are refused, wrapping stockade.ErrConflict, changing nothing.
+func testPaymentConflict(t *testing.T, s stockade.Store) {
+	ctx := t.Context()
+	p1 := payment("p-1", stockade.PayReservation, "r-1", base)
+	p1.Owner = "key_a"
+	insertPayments(t, s, p1)
+
+	sameID := payment("p-1", stockade.PayReservation, "r-2", base.Add(time.Minute))
+	sameTarget := payment("p-2", stockade.PayReservation, "r-1", base.Add(time.Minute))
+	sameTarget.Status, sameTarget.Amount = stockade.PaymentFailed, 99
+	for _, tc := range []struct {
+		name string
+		p    stockade.Payment
+	}{
+		{"an id in use", sameID},
+		{"a target with a payment", sameTarget},
+	} {
+		err := s.Update(ctx, func(tx stockade.Tx) error { return tx.InsertPayment(ctx, tc.p) })
+		if !errors.Is(err, stockade.ErrConflict) {
+			t.Errorf("InsertPayment with %s: %v, want an error wrapping stockade.ErrConflict", tc.name, err)
+		}
+	}
+	// A payment inserted before the refused one in its transaction is
+	// rolled back with it.
+	p3 := payment("p-3", stockade.PayReservation, "r-3", base)
+	if err := s.Update(ctx, func(tx stockade.Tx) error {
+		if err := tx.InsertPayment(ctx, p3); err != nil {
+			return err
+		}
+		return tx.InsertPayment(ctx, sameTarget)
+	}); !errors.Is(err, stockade.ErrConflict) {
+		t.Errorf("InsertPayment of p-3, then of a target with a payment: %v, want an error wrapping stockade.ErrConflict", err)
+	}
+	if got := allPayments(t, s); len(got) != 1 {
+		t.Fatalf("payments after the refused inserts = %+v, want p-1 alone", got)
+	} else {
+		checkPayment(t, got[0], p1)
+	}
+	view(t, s, func(tx stockade.Tx) error {
+		for _, target := range []stockade.PaymentTarget{sameID.Target, p3.Target} {
+			if got, ok, err := tx.PaymentFor(ctx, target, false); err != nil || ok {
+				t.Errorf("PaymentFor(%s) after the refused inserts = %+v, %v, %v; want none", target, got, ok, err)
+			}
+		}
+		got, ok, err := tx.PaymentFor(ctx, p1.Target, false)
+		if err != nil || !ok {
+			return fmt.Errorf("PaymentFor(%s) = %v, %v", p1.Target, ok, err)
+		}
+		checkPayment(t, got, p1)
+		return nil
+	})
+	// The same target id of another kind is free.
+	insertPayments(t, s, payment("p-4", stockade.PayHold, "r-1", base))
+}
+
+// testConcurrentPaymentInsert has many transactions insert a payment for
+// one target at once: exactly one succeeds, however the store lets them
+// overlap. First without looking, as two instances that both found no
+// payment do; then as the engine does, reading with PaymentFor first and
+// retrying on a conflict.
+func testConcurrentPaymentInsert(t *testing.T, s stockade.Store) {
+	ctx, cancel := context.WithTimeout(t.Context(), hangTimeout)
+	defer cancel()
+	const workers = 50
+
+	t.Run("blind", func(t *testing.T) {
+		target := stockade.PaymentTarget{Kind: stockade.PayReservation, ID: "r-race"}
+		var won, lost atomic.Int64
+		errs := make(chan error, workers)
+		start := make(chan struct{})
+		var wg sync.WaitGroup
+		for w := range workers {
+			wg.Go(func() {
+				<-start
+				p := payment(fmt.Sprintf("p-blind-%02d", w), target.Kind, target.ID, base)
+				err := s.Update(ctx, func(tx stockade.Tx) error { return tx.InsertPayment(ctx, p) })
+				switch {
+				case err == nil:
+					won.Add(1)
+				case errors.Is(err, stockade.ErrConflict):
+					lost.Add(1)
+				default:
+					errs <- err
+				}
+			})
+		}
+		close(start)
+		wg.Wait()
+		close(errs)
+		for err := range errs {
+			t.Errorf("InsertPayment: %v (want success or an error wrapping stockade.ErrConflict)", err)
+		}
+		if won.Load() != 1 || lost.Load() != workers-1 {
+			t.Errorf("%d inserts of a payment for one target succeeded and %d conflicted, want 1 and %d", won.Load(), lost.Load(), workers-1)
+		}
+		view(t, s, func(tx stockade.Tx) error {
+			got, ok, err := tx.PaymentFor(ctx, target, false)
+			if err != nil || !ok || got.Target != target {
+				t.Errorf("PaymentFor(%s) after the race = %+v, %v, %v", target, got, ok, err)
+			}
+			return err
+		})
+	})
+
+	t.Run("look first", func(t *testing.T) {
+		target := stockade.PaymentTarget{Kind: stockade.PayHold, ID: "h-race"}
+		var inserted, found, conflicts atomic.Int64
+		errs := make(chan error, workers)
+		start := make(chan struct{})
+		var wg sync.WaitGroup
+		for w := range workers {
+			wg.Go(func() {
+				<-start
+				var ins bool
+				n, err := retry(ctx, func() error {
+					return s.Update(ctx, func(tx stockade.Tx) error {
+						ins = false
+						_, ok, err := tx.PaymentFor(ctx, target, true)
+						if err != nil || ok {
+							return err
+						}
+						ins = true
+						return tx.InsertPayment(ctx, payment(fmt.Sprintf("p-look-%02d", w), target.Kind, target.ID, base))
+					})
+				})
+				conflicts.Add(int64(n))
+				switch {
+				case err != nil:
+					errs <- err
+				case ins:
+					inserted.Add(1)
+				default:
+					found.Add(1)
+				}
+			})
+		}
+		close(start)
+		wg.Wait()
+		close(errs)
+		for err := range errs {
+			t.Errorf("insert: %v", err)
+		}
+		if inserted.Load() != 1 || found.Load() != workers-1 {
+			t.Errorf("%d transactions inserted the target's payment and %d found it, want 1 and %d (%d conflicts retried)",
+				inserted.Load(), found.Load(), workers-1, conflicts.Load())
+		}
+	})
+
+	if got := allPayments(t, s); len(got) != 2 {
+		t.Errorf("%d payments after the races, want 2", len(got))
+	}
+}
+
+func testUpdatePayment(t *testing.T, s stockade.Store) {
+	ctx := t.Context()
+	orig := payment("p-1", stockade.PayReservation, "r-1", base)
+	orig.Owner = "key_a"
+	other := payment("p-2", stockade.PayHold, "h-1", base)
+	insertPayments(t, s, orig, other)
+
+	processing := orig
+	processing.Status, processing.UpdatedAt, processing.Version = stockade.PaymentProcessing, base.Add(time.Minute), 2
+	stale := orig
+	stale.Status, stale.Version = stockade.PaymentFailed, 2 // written over version 1, which is gone
+	ahead := processing
+	ahead.Status, ahead.Version = stockade.PaymentFailed, 4
+	// Every field UpdatePayment writes, and some it must not.
+	settled := processing
+	settled.Status, settled.Resolution, settled.Order, settled.Booking = stockade.PaymentSucceeded, stockade.ResolvedReordered, "o-1", "b-1"
+	settled.StuckAt, settled.UpdatedAt, settled.Version = base.Add(5*time.Minute), base.Add(10*time.Minute), 3
+	tampered := settled
+	tampered.Amount, tampered.Currency, tampered.Owner = 1, "USD", "key_b"
+	tampered.Target = stockade.PaymentTarget{Kind: stockade.PayOrder, ID: "o-2"}
+	tampered.CreatedAt = base.Add(time.Hour)
+	unstuck := settled
+	unstuck.StuckAt, unstuck.Resolution, unstuck.UpdatedAt, unstuck.Version = time.Time{}, stockade.Unresolved, base.Add(11*time.Minute), 4
+	unknown := unstuck
+	unknown.ID, unknown.Version = "no-such-payment", 2
+
+	steps := []struct {
+		name  string
+		write stockade.Payment
+		ok    bool
+		want  stockade.Payment // p-1 after the step
+	}{
+		{"version 1 → 2", processing, true, processing},
+		{"over a version that is gone", stale, false, processing},
+		{"a version ahead", ahead, false, processing},
+		{"every field, others ignored", tampered, true, settled},
+		{"again, over version 3 which is gone", tampered, false, settled},
+		{"no stuck time, unresolved", unstuck, true, unstuck},
+		{"unknown id", unknown, false, unstuck},
+	}
+	for _, st := range steps {
+		update(t, s, func(tx stockade.Tx) error {
+			ok, err := tx.UpdatePayment(ctx, st.write)
+			if err != nil {
+				return fmt.Errorf("%s: %w", st.name, err)
+			}
+			if ok != st.ok {
+				t.Errorf("%s: UpdatePayment(version %d) = %v, want %v", st.name, st.write.Version, ok, st.ok)
+			}
+			return nil
+		})
+		got, err := getPayment(t, s, orig.ID)
+		if err != nil {
+			t.Fatalf("%s: %v", st.name, err)
+		}
+		checkPayment(t, got, st.want)
+	}
+	if got, err := getPayment(t, s, other.ID); err != nil {
+		t.Errorf("Payment(%s): %v", other.ID, err)
+	} else {
+		checkPayment(t, got, other)
+	}
+	if _, err := getPayment(t, s, unknown.ID); stockade.ErrorCode(err) != stockade.ENotFound {
+		t.Errorf("UpdatePayment of an unknown id made it: %v", err)
+	}
+}
+
+// paymentListFixture is how the list test pays for each record of
+// listFixture: its status, its resolution and whether it was found stuck.
+// Stuck are r-2 and r-7 (Payment.Stuck); r-5 was found stuck and has been
+// resolved since.
+var paymentListFixture = map[string]struct {
+	status     stockade.PaymentStatus
+	resolution stockade.PaymentResolution
+	stuck      bool
+}{
+	"r-1":  {stockade.PaymentFailed, stockade.ResolvedReleased, false},
+	"r-2":  {stockade.PaymentProcessing, stockade.Unresolved, true},
+	"r-3":  {stockade.PaymentPending, stockade.Unresolved, false},
+	"r-4":  {stockade.PaymentSucceeded, stockade.ResolvedConfirmed, false},
+	"r-5":  {stockade.PaymentSucceeded, stockade.ResolvedNeedsRefund, true},
+	"r-6":  {stockade.PaymentProcessing, stockade.Unresolved, false},
+	"r-7":  {stockade.PaymentAuthorized, stockade.Unresolved, true},
+	"R-9":  {stockade.PaymentProcessing, stockade.Unresolved, false},
+	"r-10": {stockade.PaymentSucceeded, stockade.ResolvedConfirmed, false},
+}
+
+func testListPayments(t *testing.T, s stockade.Store) {
+	ctx := t.Context()
+	byID := map[string]stockade.Payment{}
+	var ps []stockade.Payment
+	for i, rec := range listFixture {
+		p := payment(rec.id, stockade.PayReservation, fmt.Sprintf("res-%d", i), rec.created)
+		f := paymentListFixture[rec.id]
+		p.Owner, p.Status, p.Resolution = rec.owner, f.status, f.resolution
+		p.UpdatedAt = rec.created.Add(time.Hour)
+		if f.stuck {
+			p.StuckAt = rec.created.Add(30 * time.Minute)
+		}
+		byID[p.ID] = p
+		ps = append(ps, p)
+	}
+	insertPayments(t, s, ps...)
+	list := func(tx stockade.Tx, f stockade.PaymentFilter) ([]listed, error) {
+		got, err := tx.ListPayments(ctx, f)
+		var rows []listed
+		for _, p := range got {
+			checkPayment(t, p, byID[p.ID])
+			rows = append(rows, listed{p.ID, p.CreatedAt})
+		}
+		return rows, err
+	}
+
+	at := func(minutes int) time.Time { return base.Add(time.Duration(minutes) * time.Minute) }
+	resolution := func(r stockade.PaymentResolution) *stockade.PaymentResolution { return &r }
+	processing, succeeded := stockade.PaymentProcessing, stockade.PaymentSucceeded
+	tests := []struct {
+		name string
+		f    stockade.PaymentFilter
+		want []string
+	}{
+		{"all, newest first, ties by id", stockade.PaymentFilter{Limit: 100}, listNewestFirst},
+		{"limit", stockade.PaymentFilter{Limit: 3}, []string{"r-6", "R-9", "r-5"}},
+		{"limit 1", stockade.PaymentFilter{Limit: 1}, []string{"r-6"}},
+		{"status", stockade.PaymentFilter{Status: processing, Limit: 100}, []string{"r-6", "R-9", "r-2"}},
+		{"another status", stockade.PaymentFilter{Status: stockade.PaymentAuthorized, Limit: 100}, []string{"r-7"}},
+		{"a status no payment has", stockade.PaymentFilter{Status: stockade.PaymentRefunded, Limit: 100}, nil},
+		{"stuck", stockade.PaymentFilter{Stuck: true, Limit: 100}, []string{"r-2", "r-7"}},
+		{"resolution", stockade.PaymentFilter{Resolution: resolution(stockade.ResolvedConfirmed), Limit: 100}, []string{"r-10", "r-4"}},
+		{"another resolution", stockade.PaymentFilter{Resolution: resolution(stockade.ResolvedNeedsRefund), Limit: 100}, []string{"r-5"}},
+		{"unresolved", stockade.PaymentFilter{Resolution: resolution(stockade.Unresolved), Limit: 100},
+			[]string{"r-6", "R-9", "r-3", "r-2", "r-7"}},
+		{"owner", stockade.PaymentFilter{Owner: "key_a", Limit: 100}, []string{"R-9", "r-5", "r-10", "r-3", "r-1", "r-7"}},
+		{"another owner", stockade.PaymentFilter{Owner: "key_b", Limit: 100}, []string{"r-6", "r-2"}},
+		{"an owner with nothing", stockade.PaymentFilter{Owner: "key_A", Limit: 100}, nil},
+		{"status and owner", stockade.PaymentFilter{Status: processing, Owner: "key_a", Limit: 100}, []string{"R-9"}},
+		{"status and stuck", stockade.PaymentFilter{Status: processing, Stuck: true, Limit: 100}, []string{"r-2"}},
+		{"stuck and owner", stockade.PaymentFilter{Stuck: true, Owner: "key_a", Limit: 100}, []string{"r-7"}},
+		{"stuck and resolved", stockade.PaymentFilter{Stuck: true, Resolution: resolution(stockade.ResolvedNeedsRefund), Limit: 100}, nil},
+		{"unresolved and owner", stockade.PaymentFilter{Resolution: resolution(stockade.Unresolved), Owner: "key_b", Limit: 100},
+			[]string{"r-6", "r-2"}},
+		{"cursor within a tie", stockade.PaymentFilter{BeforeAt: at(1), BeforeID: "r-3", Limit: 100}, []string{"r-2", "r-1", "r-7"}},
+		{"cursor, byte order of ids", stockade.PaymentFilter{BeforeAt: at(2), BeforeID: "r-5", Limit: 100},
+			[]string{"r-10", "r-4", "r-3", "r-2", "r-1", "r-7"}},
+		{"cursor, upper case sorts first", stockade.PaymentFilter{BeforeAt: at(3), BeforeID: "r-6", Limit: 2}, []string{"R-9", "r-5"}},
+		{"cursor with no id: strictly before", stockade.PaymentFilter{BeforeAt: at(1), Limit: 100}, []string{"r-1", "r-7"}},
+		{"cursor at the last row", stockade.PaymentFilter{BeforeAt: at(-1), BeforeID: "r-7", Limit: 100}, nil},
+		{"status and cursor", stockade.PaymentFilter{Status: processing, BeforeAt: at(3), BeforeID: "r-6", Limit: 100},
+			[]string{"R-9", "r-2"}},
+		{"stuck and cursor", stockade.PaymentFilter{Stuck: true, BeforeAt: at(1), BeforeID: "r-2", Limit: 100}, []string{"r-7"}},
+		{"every filter but stuck", stockade.PaymentFilter{Status: succeeded, Resolution: resolution(stockade.ResolvedConfirmed),
+			Owner: "key_a", BeforeAt: at(3), BeforeID: "R-9", Limit: 100}, []string{"r-10"}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			view(t, s, func(tx stockade.Tx) error {
+				rows, err := list(tx, tc.f)
+				if err != nil {
+					return err
+				}
+				if got := listedIDs(rows); !equalSlices(got, tc.want) {
+					t.Errorf("ListPayments(%+v) = %q, want %q", tc.f, got, tc.want)
+				}
+				return nil
+			})
+		})
+	}
+
+	// Walking page by page, each page's cursor the last row of the page
+	// before, reads every row once, in order.
+	walks := []struct {
+		name string
+		f    stockade.PaymentFilter
+		want []string
+	}{
+		{"all", stockade.PaymentFilter{}, listNewestFirst},
+		{"owner", stockade.PaymentFilter{Owner: "key_a"}, []string{"R-9", "r-5", "r-10", "r-3", "r-1", "r-7"}},
+		{"status", stockade.PaymentFilter{Status: processing}, []string{"r-6", "R-9", "r-2"}},
+		{"unresolved", stockade.PaymentFilter{Resolution: resolution(stockade.Unresolved)}, []string{"r-6", "R-9", "r-3", "r-2", "r-7"}},
+		{"stuck", stockade.PaymentFilter{Stuck: true}, []string{"r-2", "r-7"}},
+	}
+	for _, w := range walks {
+		for _, limit := range []int{1, 2, 3, len(listFixture)} {
+			t.Run(fmt.Sprintf("walk %s by %d", w.name, limit), func(t *testing.T) {
+				var got []string
+				f := w.f
+				f.Limit = limit
+				for page := 0; ; page++ {
+					if page > len(listFixture)+1 {
+						t.Fatalf("walk did not end after %d pages: %q", page, got)
+					}
+					var rows []listed
+					view(t, s, func(tx stockade.Tx) error {
+						var err error
+						rows, err = list(tx, f)
+						return err
+					})
+					if len(rows) > limit {
+						t.Fatalf("page %d has %d rows, limit %d", page, len(rows), limit)
+					}
+					got = append(got, listedIDs(rows)...)
+					if len(rows) < limit {
+						break
+					}
+					last := rows[len(rows)-1]
+					f.BeforeAt, f.BeforeID = last.created, last.id
+				}
+				if !slices.Equal(got, w.want) {
+					t.Errorf("walk by %d read %q, want %q", limit, got, w.want)
+				}
+			})
+		}
+	}
+}
+
+// payFor returns a payment of a target in a status, created an hour
+// before now.
+func payFor(id string, kind stockade.PaymentTargetKind, targetID string, status stockade.PaymentStatus) stockade.Payment {
+	p := payment(id, kind, targetID, base.Add(-time.Hour))
+	p.Status = status
+	return p
+}
+
+func testLapsedPayments(t *testing.T, s stockade.Store) {
+	ctx := t.Context()
+	now := base
+	res := func(id string, status stockade.ReservationStatus, expires time.Duration) stockade.Reservation {
+		return reservation(id, status, now.Add(expires), keyA1)
+	}
+	hld := func(id string, status stockade.HoldStatus, expires time.Duration) stockade.Hold {
+		h := hold(id, "show", now.Add(expires))
+		h.Status = status
+		return h
+	}
+	update(t, s, func(tx stockade.Tx) error {
+		if err := tx.InsertReservations(ctx,
+			res("r-proc", stockade.Held, -3*time.Hour),
+			res("r-auth", stockade.Held, -time.Hour),
+			res("r-pending", stockade.Held, -2*time.Hour),
+			res("r-stuck", stockade.Held, -4*time.Hour),
+			res("r-resolved", stockade.Held, -4*time.Hour),
+			res("r-succeeded", stockade.Held, -2*time.Hour),
+			res("r-later", stockade.Held, time.Hour),
+			res("r-now", stockade.Held, 0), // expires at now: not before it
+			res("r-released", stockade.Released, -5*time.Hour),
+			res("r-kind", stockade.Held, -7*time.Hour),
+			res("r-none", stockade.Held, -6*time.Hour),
+		); err != nil {
+			return err
+		}
+		return tx.InsertHolds(ctx,
+			hld("h-proc", stockade.HoldHeld, -150*time.Minute),
+			hld("h-auth", stockade.HoldHeld, -5*time.Hour),
+			hld("h-tie", stockade.HoldHeld, -3*time.Hour), // as r-proc
+			hld("h-expired", stockade.HoldExpired, -5*time.Hour),
+			hld("h-later", stockade.HoldHeld, time.Hour),
+			hld("h-failed", stockade.HoldHeld, -5*time.Hour),
+		)
+	})
+	processing, authorized := stockade.PaymentProcessing, stockade.PaymentAuthorized
+	stuck := payFor("p-r-stuck", stockade.PayReservation, "r-stuck", processing)
+	stuck.StuckAt = now.Add(-10 * time.Minute)
+	resolved := payFor("p-r-resolved", stockade.PayReservation, "r-resolved", authorized)
+	resolved.StuckAt, resolved.Resolution = now.Add(-10*time.Minute), stockade.ResolvedNeedsRefund
+	ps := []stockade.Payment{
+		payFor("p-r-proc", stockade.PayReservation, "r-proc", processing),
+		payFor("p-r-auth", stockade.PayReservation, "r-auth", authorized),
+		payFor("p-r-pending", stockade.PayReservation, "r-pending", stockade.PaymentPending),
+		stuck,
+		resolved,
+		payFor("p-r-succeeded", stockade.PayReservation, "r-succeeded", stockade.PaymentSucceeded),
+		payFor("p-r-later", stockade.PayReservation, "r-later", processing),
+		payFor("p-r-now", stockade.PayReservation, "r-now", processing),
+		payFor("p-r-released", stockade.PayReservation, "r-released", processing),
+		// A hold's payment whose id is that of a lapsed reservation: the
+		// kind is part of the target.
+		payFor("p-r-kind", stockade.PayHold, "r-kind", processing),
+		payFor("p-h-proc", stockade.PayHold, "h-proc", processing),
+		payFor("p-h-auth", stockade.PayHold, "h-auth", authorized),
+		payFor("p-h-tie", stockade.PayHold, "h-tie", processing),
+		payFor("p-h-expired", stockade.PayHold, "h-expired", authorized),
+		payFor("p-h-later", stockade.PayHold, "h-later", processing),
+		payFor("p-h-failed", stockade.PayHold, "h-failed", stockade.PaymentFailed),
+		payFor("p-o-1", stockade.PayOrder, "o-1", processing),
+		payFor("p-missing", stockade.PayReservation, "no-such-reservation", processing),
+	}
+	ps[1].Owner, ps[11].Owner = "key_a", "key_b"
+	insertPayments(t, s, ps...)
+	byID := map[string]stockade.Payment{}
+	for _, p := range ps {
+		byID[p.ID] = p
+	}
+
+	all := []string{"p-h-auth", "p-h-tie", "p-r-proc", "p-h-proc", "p-r-auth"}
+	tests := []struct {
+		name   string
+		before time.Time
+		limit  int
+		want   []string
+	}{
+		{"all, oldest expiry first, ties by id", now, 10, all},
+		{"no limit", now, 0, all},
+		{"limit", now, 2, all[:2]},
+		{"limit 1", now, 1, all[:1]},
+		{"before is strict", now.Add(-3 * time.Hour), 10, all[:1]},
+		{"an earlier bound", now.Add(-2 * time.Hour), 10, all[:4]},
+		{"before them all", now.Add(-5 * time.Hour), 10, nil},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			for _, in := range []func(t *testing.T, s stockade.Store, fn func(tx stockade.Tx) error){view, update} {
+				in(t, s, func(tx stockade.Tx) error {
+					got, err := tx.LapsedPayments(ctx, tc.before, tc.limit)
+					if err != nil {
+						return err
+					}
+					var ids []string
+					for _, p := range got {
+						ids = append(ids, p.ID)
+					}
+					if !equalSlices(ids, tc.want) {
+						t.Fatalf("LapsedPayments(%v, limit %d) = %q, want %q", tc.before.Sub(now), tc.limit, ids, tc.want)
+					}
+					for _, p := range got {
+						checkPayment(t, p, byID[p.ID])
+					}
+					return nil
+				})
+			}
+		})
+	}
+}
+
+// testLapsedWithPayments checks that LapsedReservations and LapsedHolds
+// leave out the reservations and holds whose payment is in flight, and
+// only those.
+func testLapsedWithPayments(t *testing.T, s stockade.Store) {
+	ctx := t.Context()
+	now := base
+	ago := func(hours int) time.Time { return now.Add(-time.Duration(hours) * time.Hour) }
+	rs := []stockade.Reservation{
+		reservation("r-none", stockade.Held, ago(1), keyB1),
+		reservation("r-pending", stockade.Held, ago(2), keyA1),
+		reservation("r-processing", stockade.Held, ago(3), keyA1),
+		reservation("r-authorized", stockade.Held, ago(4), keyA1, keyB1),
+		reservation("r-succeeded", stockade.Held, ago(5), keyA1),
+		reservation("r-failed", stockade.Held, ago(6), keyA1),
+		reservation("r-stuck", stockade.Held, ago(7), keyA1),
+		reservation("r-kind", stockade.Held, ago(8), keyA1),
+	}
+	hs := []stockade.Hold{
+		hold("h-none", "E1", ago(1)),
+		hold("h-pending", "E1", ago(2)),
+		hold("h-processing", "E1", ago(3)),
+		hold("h-authorized", "E2", ago(4)),
+		hold("h-captured", "E1", ago(5)),
+		hold("h-cancelled", "E2", ago(6)),
+		hold("h-stuck", "E1", ago(7)),
+		hold("h-kind", "E1", ago(8)),
+	}
+	stuckR := payFor("p-r-stuck", stockade.PayReservation, "r-stuck", stockade.PaymentProcessing)
+	stuckH := payFor("p-h-stuck", stockade.PayHold, "h-stuck", stockade.PaymentAuthorized)
+	stuckR.StuckAt, stuckH.StuckAt = now.Add(-time.Minute), now.Add(-time.Minute)
+	rProcessing := payFor("p-r-processing", stockade.PayReservation, "r-processing", stockade.PaymentProcessing)
+	hProcessing := payFor("p-h-processing", stockade.PayHold, "h-processing", stockade.PaymentProcessing)
+	ps := []stockade.Payment{
+		payFor("p-r-pending", stockade.PayReservation, "r-pending", stockade.PaymentPending),
+		rProcessing,
+		payFor("p-r-authorized", stockade.PayReservation, "r-authorized", stockade.PaymentAuthorized),
+		payFor("p-r-succeeded", stockade.PayReservation, "r-succeeded", stockade.PaymentSucceeded),
+		payFor("p-r-failed", stockade.PayReservation, "r-failed", stockade.PaymentFailed),
+		stuckR,
+		payFor("p-r-kind", stockade.PayHold, "r-kind", stockade.PaymentProcessing),
+		payFor("p-h-pending", stockade.PayHold, "h-pending", stockade.PaymentPending),
+		hProcessing,
+		payFor("p-h-authorized", stockade.PayHold, "h-authorized", stockade.PaymentAuthorized),
+		payFor("p-h-captured", stockade.PayHold, "h-captured", stockade.PaymentCaptured),
+		payFor("p-h-cancelled", stockade.PayHold, "h-cancelled", stockade.PaymentCancelled),
+		stuckH,
+		payFor("p-h-kind", stockade.PayReservation, "h-kind", stockade.PaymentAuthorized),
+	}
+	update(t, s, func(tx stockade.Tx) error {
+		if err := tx.InsertReservations(ctx, rs...); err != nil {
+			return err
+		}
+		if err := tx.InsertHolds(ctx, hs...); err != nil {
+			return err
+		}
+		for _, p := range ps {
+			if err := tx.InsertPayment(ctx, p); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+
+	type lapsedCase struct {
+		name  string
+		keys  []stockade.Key // reservations
+		event string         // holds
+		limit int
+		want  []string
+	}
+	check := func(t *testing.T, reservations, holds []lapsedCase) {
+		t.Helper()
+		for _, tc := range reservations {
+			update(t, s, func(tx stockade.Tx) error {
+				got, err := tx.LapsedReservations(ctx, now, tc.keys, tc.limit)
+				if err != nil {
+					return fmt.Errorf("%s: %w", tc.name, err)
+				}
+				var ids []string
+				for _, r := range got {
+					ids = append(ids, r.ID)
+				}
+				if !equalSlices(ids, tc.want) {
+					t.Errorf("%s: LapsedReservations(%v, limit %d) = %q, want %q", tc.name, tc.keys, tc.limit, ids, tc.want)
+				}
+				return nil
+			})
+		}
+		for _, tc := range holds {
+			update(t, s, func(tx stockade.Tx) error {
+				got, err := tx.LapsedHolds(ctx, now, tc.event, tc.limit)
+				if err != nil {
+					return fmt.Errorf("%s: %w", tc.name, err)
+				}
+				var ids []string
+				for _, h := range got {
+					ids = append(ids, h.ID)
+				}
+				if !equalSlices(ids, tc.want) {
+					t.Errorf("%s: LapsedHolds(%q, limit %d) = %q, want %q", tc.name, tc.event, tc.limit, ids, tc.want)
+				}
+				return nil
+			})
+		}
+	}
+	check(t, []lapsedCase{
+		{name: "sweeper", want: []string{"r-kind", "r-failed", "r-succeeded", "r-pending", "r-none"}},
+		{name: "sweeper, limit", limit: 2, want: []string{"r-kind", "r-failed"}},
+		{name: "keys", keys: []stockade.Key{keyA1}, want: []string{"r-kind", "r-failed", "r-succeeded", "r-pending"}},
+		{name: "keys of an in-flight reservation only", keys: []stockade.Key{keyB1}, want: []string{"r-none"}},
+	}, []lapsedCase{
+		{name: "sweeper", want: []string{"h-kind", "h-cancelled", "h-captured", "h-pending", "h-none"}},
+		{name: "sweeper, limit", limit: 3, want: []string{"h-kind", "h-cancelled", "h-captured"}},
+		{name: "an event", event: "E1", want: []string{"h-kind", "h-captured", "h-pending", "h-none"}},
+		{name: "another event", event: "E2", want: []string{"h-cancelled"}},
+	})
+
+	// Once their payments land, they lapse again.
+	update(t, s, func(tx stockade.Tx) error {
+		for _, p := range []stockade.Payment{rProcessing, hProcessing} {
+			p.Status, p.UpdatedAt, p.Version = stockade.PaymentFailed, now, p.Version+1
+			if ok, err := tx.UpdatePayment(ctx, p); err != nil || !ok {
+				return fmt.Errorf("UpdatePayment(%s) = %v, %v", p.ID, ok, err)
+			}
+		}
+		return nil
+	})
+	check(t, []lapsedCase{
+		{name: "sweeper, payment failed", want: []string{"r-kind", "r-failed", "r-succeeded", "r-processing", "r-pending", "r-none"}},
+		{name: "keys, payment failed", keys: []stockade.Key{keyA1}, limit: 4,
+			want: []string{"r-kind", "r-failed", "r-succeeded", "r-processing"}},
+	}, []lapsedCase{
+		{name: "sweeper, payment failed", want: []string{"h-kind", "h-cancelled", "h-captured", "h-processing", "h-pending", "h-none"}},
+		{name: "an event, payment failed", event: "E1", limit: 4, want: []string{"h-kind", "h-captured", "h-processing", "h-pending"}},
+	})
+}
+
+// checkPaymentChanges fails the test unless got is want.
+func checkPaymentChanges(t *testing.T, what string, got, want []stockade.PaymentChange) {
+	t.Helper()
+	if len(got) != len(want) {
+		t.Fatalf("%s: %d rows, want %d: %+v", what, len(got), len(want), got)
+	}
+	for i := range got {
+		checkMicros(t, fmt.Sprintf("%s [%d] At", what, i), got[i].At, want[i].At)
+		g, w := got[i], want[i]
+		g.At, w.At = time.Time{}, time.Time{}
+		if g != w {
+			t.Errorf("%s: [%d] = %+v, want %+v", what, i, g, w)
+		}
+	}
+}
+
+func testPaymentChanges(t *testing.T, s stockade.Store) {
+	ctx := t.Context()
+	insertPayments(t, s, payment("p-1", stockade.PayReservation, "r-1", base), payment("P-2", stockade.PayHold, "h-1", base))
+	pending, processing, succeeded := stockade.PaymentPending, stockade.PaymentProcessing, stockade.PaymentSucceeded
+	first := []stockade.PaymentChange{
+		{PaymentID: "p-1", From: pending, To: processing, At: base, Actor: "webhook", Reason: "payment_intent.processing"},
+		{PaymentID: "P-2", From: pending, To: stockade.PaymentCancelled, At: base.Add(time.Second), Actor: "key_Shop"},
+		{PaymentID: "p-1", From: processing, To: processing, At: base.Add(time.Minute), Reason: "in flight after the grace period"},
+	}
+	second := []stockade.PaymentChange{
+		// Earlier than the rows before it: the history keeps the order of
+		// appending.
+		{PaymentID: "p-1", From: processing, To: succeeded, At: base.Add(-time.Minute), Actor: "jetstream"},
+		{PaymentID: "p-1", From: succeeded, To: succeeded, Resolution: stockade.ResolvedReordered, At: base.Add(2 * time.Minute)},
+		{PaymentID: "P-2", From: stockade.PaymentCancelled, To: stockade.PaymentCancelled, Resolution: stockade.ResolvedReleased,
+			At: base.Add(3 * time.Minute), Actor: "key_Shop", Reason: "released"},
+	}
+	update(t, s, func(tx stockade.Tx) error {
+		if err := tx.AppendPaymentChanges(ctx); err != nil {
+			return fmt.Errorf("AppendPaymentChanges(none): %w", err)
+		}
+		return tx.AppendPaymentChanges(ctx, first...)
+	})
+	update(t, s, func(tx stockade.Tx) error { return tx.AppendPaymentChanges(ctx, second...) })
+
+	// A change of a payment that does not exist is refused, and the rows
+	// before it in the call with it.
+	err := s.Update(ctx, func(tx stockade.Tx) error {
+		return tx.AppendPaymentChanges(ctx,
+			stockade.PaymentChange{PaymentID: "p-1", From: succeeded, To: stockade.PaymentRefunded, At: base},
+			stockade.PaymentChange{PaymentID: "no-such-payment", From: pending, To: processing, At: base})
+	})
+	wantCode(t, "AppendPaymentChanges(unknown payment)", err, stockade.ENotFound)
+	err = s.Update(ctx, func(tx stockade.Tx) error {
+		return tx.AppendPaymentChanges(ctx, stockade.PaymentChange{PaymentID: "P-1", From: pending, To: processing, At: base})
+	})
+	wantCode(t, "AppendPaymentChanges(payment id in another case)", err, stockade.ENotFound)
+
+	tests := []struct {
+		id   string
+		want []stockade.PaymentChange
+	}{
+		{"p-1", []stockade.PaymentChange{first[0], first[2], second[0], second[1]}},
+		{"P-2", []stockade.PaymentChange{first[1], second[2]}},
+		{"p-2", nil},
+		{"no-such-payment", nil},
+	}
+	for _, tc := range tests {
+		for _, in := range []func(t *testing.T, s stockade.Store, fn func(tx stockade.Tx) error){view, update} {
+			in(t, s, func(tx stockade.Tx) error {
+				got, err := tx.PaymentChanges(ctx, tc.id)
+				if err != nil {
+					return fmt.Errorf("PaymentChanges(%s): %w", tc.id, err)
+				}
+				checkPaymentChanges(t, "PaymentChanges("+tc.id+")", got, tc.want)
+				return nil
+			})
+		}
+	}
+}
+
+// recorded reports, in an Update that it rolls back, whether each outcome
+// id was recorded: RecordOutcome is the only way to read the inbox.
+func recorded(t *testing.T, s stockade.Store, ids ...string) map[string]bool {
+	t.Helper()
+	ctx := t.Context()
+	got := map[string]bool{}
+	err := s.Update(ctx, func(tx stockade.Tx) error {
+		for _, id := range ids {
+			isNew, err := tx.RecordOutcome(ctx, id, "p-probe", base)
+			if err != nil {
+				return err
+			}
+			got[id] = !isNew
+		}
+		return errBoom
+	})
+	if !errors.Is(err, errBoom) {
+		t.Fatalf("RecordOutcome: %v", err)
+	}
+	return got
+}
+
+func testOutcomes(t *testing.T, s stockade.Store) {
+	ctx := t.Context()
+	record := func(eventID string, at time.Time) bool {
+		t.Helper()
+		var isNew bool
+		update(t, s, func(tx stockade.Tx) error {
+			var err error
+			isNew, err = tx.RecordOutcome(ctx, eventID, "p-1", at)
+			return err
+		})
+		return isNew
+	}
+	if !record("evt-1", base) {
+		t.Errorf("RecordOutcome(evt-1) the first time = false, want true")
+	}
+	if record("evt-1", base.Add(time.Minute)) {
+		t.Errorf("RecordOutcome(evt-1) again = true, want false")
+	}
+	update(t, s, func(tx stockade.Tx) error {
+		first, err := tx.RecordOutcome(ctx, "evt-2", "p-2", base)
+		if err != nil {
+			return err
+		}
+		again, err := tx.RecordOutcome(ctx, "evt-2", "p-2", base)
+		if err != nil {
+			return err
+		}
+		if !first || again {
+			t.Errorf("RecordOutcome(evt-2) twice in one transaction = %v, %v; want true, false", first, again)
+		}
+		return nil
+	})
+	if !record("EVT-1", base) {
+		t.Errorf("RecordOutcome(EVT-1) = false, want true: ids are compared byte for byte")
+	}
+	// A record whose transaction rolls back was never made.
+	err := s.Update(ctx, func(tx stockade.Tx) error {
+		if isNew, err := tx.RecordOutcome(ctx, "evt-3", "p-1", base); err != nil || !isNew {
+			return fmt.Errorf("RecordOutcome(evt-3) = %v, %v", isNew, err)
+		}
+		return errBoom
+	})
+	if !errors.Is(err, errBoom) {
+		t.Fatalf("Update returned %v, want fn's error", err)
+	}
+	want := map[string]bool{"evt-1": true, "evt-2": true, "EVT-1": true, "evt-3": false, "Evt-1": false}
+	if got := recorded(t, s, "evt-1", "evt-2", "EVT-1", "evt-3", "Evt-1"); !reflect.DeepEqual(got, want) {
+		t.Errorf("recorded outcomes = %v, want %v", got, want)
+	}
+
+	// Purging: strictly before its time.
+	for i, at := range []time.Time{base.Add(-time.Minute), base.Add(time.Minute), base.Add(2 * time.Minute)} {
+		if !record(fmt.Sprintf("evt-old-%d", i), at) {
+			t.Errorf("RecordOutcome(evt-old-%d) = false, want true", i)
+		}
+	}
+	purge := func(before time.Time) int {
+		t.Helper()
+		var n int
+		update(t, s, func(tx stockade.Tx) error {
+			var err error
+			n, err = tx.PurgeOutcomes(ctx, before)
+			return err
+		})
+		return n
+	}
+	// evt-1, evt-2, EVT-1 were received at base, evt-old-0 before.
+	if n := purge(base.Add(time.Minute)); n != 4 {
+		t.Errorf("PurgeOutcomes(base+1m) = %d, want 4", n)
+	}
+	if n := purge(base.Add(time.Minute)); n != 0 {
+		t.Errorf("PurgeOutcomes(base+1m) again = %d, want 0", n)
+	}
+	want = map[string]bool{"evt-1": false, "evt-2": false, "EVT-1": false, "evt-old-0": false, "evt-old-1": true, "evt-old-2": true}
+	if got := recorded(t, s, "evt-1", "evt-2", "EVT-1", "evt-old-0", "evt-old-1", "evt-old-2"); !reflect.DeepEqual(got, want) {
+		t.Errorf("recorded outcomes after the purge = %v, want %v", got, want)
+	}
+	// A purged id is new again.
+	if !record("evt-1", base.Add(3*time.Minute)) {
+		t.Errorf("RecordOutcome(evt-1) after its purge = false, want true")
+	}
+}
+
+// testConcurrentOutcome has many transactions record one outcome at once,
+// as deliveries of one webhook to many instances do: exactly one finds it
+// new, whichever commits first.
+func testConcurrentOutcome(t *testing.T, s stockade.Store) {
+	ctx, cancel := context.WithTimeout(t.Context(), hangTimeout)
+	defer cancel()
+	const workers = 50
+	var fresh, seen, conflicts atomic.Int64
+	errs := make(chan error, workers)
+	start := make(chan struct{})
+	var wg sync.WaitGroup
+	for range workers {
+		wg.Go(func() {
+			<-start
+			var isNew bool
+			n, err := retry(ctx, func() error {
+				return s.Update(ctx, func(tx stockade.Tx) error {
+					var err error
+					if isNew, err = tx.RecordOutcome(ctx, "evt-race", "p-1", base); err != nil {
+						return err
+					}
+					time.Sleep(time.Millisecond) // the outcome's effect: widen the window before commit
+					return nil
+				})
+			})
+			conflicts.Add(int64(n))
+			switch {
+			case err != nil:
+				errs <- err
+			case isNew:
+				fresh.Add(1)
+			default:
+				seen.Add(1)
+			}
+		})
+	}
+	close(start)
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Errorf("RecordOutcome: %v", err)
+	}
+	if fresh.Load() != 1 || seen.Load() != workers-1 {
+		t.Errorf("%d transactions found the outcome new and %d recorded before, want 1 and %d (%d conflicts retried)",
+			fresh.Load(), seen.Load(), workers-1, conflicts.Load())
+	}
+}
+
+// paymentState is everything of the payment tables that the rollback,
+// read-only and invalid tests look at.
+type paymentState struct {
+	Payments []stockade.Payment
+	Changes  map[string][]stockade.PaymentChange
+	Outcomes map[string]bool
+}
+
+// takePayments reads the payment state of s, with the payments and
+// outcomes of the writes fixtures.
+func takePayments(t *testing.T, s stockade.Store) paymentState {
+	t.Helper()
+	st := paymentState{Payments: allPayments(t, s), Changes: map[string][]stockade.PaymentChange{}}
+	view(t, s, func(tx stockade.Tx) error {
+		for _, id := range []string{"p-old", "p-new"} {
+			cs, err := tx.PaymentChanges(t.Context(), id)
+			if err != nil {
+				return err
+			}
+			st.Changes[id] = cs
+		}
+		return nil
+	})
+	st.Outcomes = recorded(t, s, "evt-old", "evt-new")
+	return st
+}
+
+// paymentWrites are one of each kind of payment write, for the rollback
+// and read-only tests. They expect the state that seedPaymentWrites
+// makes.
+var paymentWrites = []struct {
+	name string
+	fn   func(ctx context.Context, tx stockade.Tx) error
+}{
+	{"InsertPayment", func(ctx context.Context, tx stockade.Tx) error {
+		return tx.InsertPayment(ctx, payment("p-new", stockade.PayHold, "h-new", base))
+	}},
+	{"UpdatePayment", func(ctx context.Context, tx stockade.Tx) error {
+		p := payment("p-old", stockade.PayReservation, "r-old", base)
+		p.Status, p.StuckAt, p.Version = stockade.PaymentProcessing, base.Add(time.Minute), 2
+		ok, err := tx.UpdatePayment(ctx, p)
+		if err == nil && !ok {
+			err = errors.New("UpdatePayment(p-old) found another version")
+		}
+		return err
+	}},
+	{"AppendPaymentChanges", func(ctx context.Context, tx stockade.Tx) error {
+		return tx.AppendPaymentChanges(ctx, stockade.PaymentChange{PaymentID: "p-old", From: stockade.PaymentPending,
+			To: stockade.PaymentProcessing, At: base.Add(time.Minute)})
+	}},
+	{"RecordOutcome", func(ctx context.Context, tx stockade.Tx) error {
+		isNew, err := tx.RecordOutcome(ctx, "evt-new", "p-old", base)
+		if err == nil && !isNew {
+			err = errors.New("RecordOutcome(evt-new) found it recorded")
+		}
+		return err
+	}},
+	{"PurgeOutcomes", func(ctx context.Context, tx stockade.Tx) error {
+		n, err := tx.PurgeOutcomes(ctx, base)
+		if err == nil && n != 1 {
+			err = fmt.Errorf("PurgeOutcomes purged %d, want evt-old", n)
+		}
+		return err
+	}},
+}
+
+// seedPaymentWrites makes the state paymentWrites expect and returns it.
+func seedPaymentWrites(t *testing.T, s stockade.Store) paymentState {
+	t.Helper()
+	ctx := t.Context()
+	update(t, s, func(tx stockade.Tx) error {
+		if err := tx.InsertPayment(ctx, payment("p-old", stockade.PayReservation, "r-old", base)); err != nil {
+			return err
+		}
+		if err := tx.AppendPaymentChanges(ctx, stockade.PaymentChange{PaymentID: "p-old", From: stockade.PaymentPending,
+			To: stockade.PaymentPending, At: base, Reason: "created"}); err != nil {
+			return err
+		}
+		_, err := tx.RecordOutcome(ctx, "evt-old", "p-old", base.Add(-time.Minute))
+		return err
+	})
+	return takePayments(t, s)
+}
+
+func testPaymentUpdateRollsBack(t *testing.T, s stockade.Store) {
+	ctx := t.Context()
+	before := seedPaymentWrites(t, s)
+	all := func(tx stockade.Tx) error {
+		for _, w := range paymentWrites {
+			if err := w.fn(ctx, tx); err != nil {
+				return fmt.Errorf("%s: %w", w.name, err)
+			}
+		}
+		return nil
+	}
+	err := s.Update(ctx, func(tx stockade.Tx) error {
+		if err := all(tx); err != nil {
+			return err
+		}
+		return errBoom
+	})
+	if !errors.Is(err, errBoom) {
+		t.Fatalf("Update returned %v, want fn's error", err)
+	}
+	if after := takePayments(t, s); !reflect.DeepEqual(after, before) {
+		t.Errorf("Update whose fn failed left changes:\nbefore %+v\nafter  %+v", before, after)
+	}
+	// The same writes commit when fn returns nil.
+	update(t, s, all)
+	after := takePayments(t, s)
+	if len(after.Payments) != 2 || len(after.Changes["p-old"]) != 2 || !after.Outcomes["evt-new"] || after.Outcomes["evt-old"] {
+		t.Errorf("state after the writes committed = %+v", after)
+	}
+}
+
+func testPaymentViewIsReadOnly(t *testing.T, s stockade.Store) {
+	ctx := t.Context()
+	before := seedPaymentWrites(t, s)
+	for _, w := range paymentWrites {
+		err := s.View(ctx, func(tx stockade.Tx) error { return w.fn(ctx, tx) })
+		if err == nil {
+			t.Errorf("%s in View succeeded, want an error", w.name)
+		}
+	}
+	if after := takePayments(t, s); !reflect.DeepEqual(after, before) {
+		t.Errorf("writes in View left changes:\nbefore %+v\nafter  %+v", before, after)
+	}
+}
+
+// testInvalidPayment checks that what the schema cannot hold is refused
+// with EInvalid, changing nothing.
+func testInvalidPayment(t *testing.T, s stockade.Store) {
+	ctx := t.Context()
+	before := seedPaymentWrites(t, s)
+	type write struct {
+		name string
+		fn   func(tx stockade.Tx) error
+	}
+	var writes []write
+	for _, c := range []struct {
+		name   string
+		change func(p *stockade.Payment)
+	}{
+		{"target kind", func(p *stockade.Payment) { p.Target.Kind = "level" }},
+		{"status", func(p *stockade.Payment) { p.Status = "lost" }},
+		{"empty status", func(p *stockade.Payment) { p.Status = "" }},
+		{"resolution", func(p *stockade.Payment) { p.Resolution = "lost" }},
+		{"amount 0", func(p *stockade.Payment) { p.Amount = 0 }},
+		{"negative amount", func(p *stockade.Payment) { p.Amount = -1250 }},
+		{"currency", func(p *stockade.Payment) { p.Currency = "EURO" }},
+		{"no currency", func(p *stockade.Payment) { p.Currency = "" }},
+		{"version 0", func(p *stockade.Payment) { p.Version = 0 }},
+	} {
+		p := payment("p-invalid", stockade.PayReservation, "r-invalid", base)
+		c.change(&p)
+		writes = append(writes, write{"InsertPayment: " + c.name, func(tx stockade.Tx) error { return tx.InsertPayment(ctx, p) }})
+	}
+	for _, c := range []struct {
+		name   string
+		change func(p *stockade.Payment)
+	}{
+		{"status", func(p *stockade.Payment) { p.Status = "lost" }},
+		{"resolution", func(p *stockade.Payment) { p.Resolution = "lost" }},
+	} {
+		p := payment("p-old", stockade.PayReservation, "r-old", base)
+		p.Version = 2
+		c.change(&p)
+		writes = append(writes, write{"UpdatePayment: " + c.name, func(tx stockade.Tx) error {
+			_, err := tx.UpdatePayment(ctx, p)
+			return err
+		}})
+	}
+	for _, c := range []struct {
+		name   string
+		change stockade.PaymentChange
+	}{
+		{"from", stockade.PaymentChange{PaymentID: "p-old", From: "lost", To: stockade.PaymentPending, At: base}},
+		{"to", stockade.PaymentChange{PaymentID: "p-old", From: stockade.PaymentPending, To: "lost", At: base}},
+		{"resolution", stockade.PaymentChange{PaymentID: "p-old", From: stockade.PaymentPending, To: stockade.PaymentPending,
+			Resolution: "lost", At: base}},
+	} {
+		writes = append(writes, write{"AppendPaymentChanges: " + c.name, func(tx stockade.Tx) error { return tx.AppendPaymentChanges(ctx, c.change) }})
+	}
+	for _, w := range writes {
+		wantCode(t, w.name, s.Update(ctx, w.fn), stockade.EInvalid)
+	}
+	if after := takePayments(t, s); !reflect.DeepEqual(after, before) {
+		t.Errorf("refused writes left changes:\nbefore %+v\nafter  %+v", before, after)
+	}
+}
