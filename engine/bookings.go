@@ -682,6 +682,13 @@ func lapsing[T any](ctx context.Context, c *call, id string, settled func(tx sto
 			case h.Status != stockade.HoldHeld:
 				return zero, refuse(stockade.EInvalidState, "hold %q is %s, not held", id, h.Status)
 			case h.ExpiresAt.Before(now):
+				// One whose payment is in flight has not lapsed.
+				if in, err := paying(ctx, tx, stockade.PaymentTarget{Kind: stockade.PayHold, ID: id}); err != nil || in {
+					if err != nil {
+						return zero, err
+					}
+					return fn(tx, h, now)
+				}
 				lapsed = h.ExpiresAt
 				if err := e.expireHolds(ctx, tx, []stockade.Hold{h}, now); err != nil {
 					return zero, err
@@ -985,26 +992,36 @@ func (e *Engine) CancelBooking(ctx context.Context, id string, idem *stockade.Id
 				if err != nil || bk.Status == stockade.BookingCancelled {
 					return bk, err
 				}
-				err = moveTaken(ctx, tx, "booking "+bk.ID, bk.EventID, bk.Seats, bk.Places, stockade.SeatBooked, stockade.SeatFree, "", bk.ID)
-				if err != nil {
-					return bk, err
-				}
-				if ok, err := tx.SetBookingStatus(ctx, id, stockade.BookingBooked, stockade.BookingCancelled); err != nil || !ok {
-					return bk, statusErr(err, "booking", id)
-				}
-				h := stockade.Hold{ID: bk.HoldID, EventID: bk.EventID, Seats: bk.Seats, Places: bk.Places}
-				if err := tx.AppendSeatChanges(ctx, history(h, stockade.SeatBooked, stockade.SeatFree, bk.ID, c.actor.Name, now)...); err != nil {
+				var ob outbox
+				if err := cancelBooked(ctx, tx, bk, c.actor.Name, now, &ob); err != nil {
 					return bk, err
 				}
 				bk.Status = stockade.BookingCancelled
-				var ob outbox
-				ob.booking(stockade.EventBookingCancelled, bk, now)
 				return bk, ob.flush(ctx, tx)
 			})
 			return err
 		})
 		return bk, err
 	})
+}
+
+// cancelBooked cancels bk, a booked booking whose row tx holds, for the
+// actor named by: its seats and places go back, and its event goes to ob.
+func cancelBooked(ctx context.Context, tx stockade.Tx, bk stockade.Booking, by string, now time.Time, ob *outbox) error {
+	err := moveTaken(ctx, tx, "booking "+bk.ID, bk.EventID, bk.Seats, bk.Places, stockade.SeatBooked, stockade.SeatFree, "", bk.ID)
+	if err != nil {
+		return err
+	}
+	if ok, err := tx.SetBookingStatus(ctx, bk.ID, stockade.BookingBooked, stockade.BookingCancelled); err != nil || !ok {
+		return statusErr(err, "booking", bk.ID)
+	}
+	h := stockade.Hold{ID: bk.HoldID, EventID: bk.EventID, Seats: bk.Seats, Places: bk.Places}
+	if err := tx.AppendSeatChanges(ctx, history(h, stockade.SeatBooked, stockade.SeatFree, bk.ID, by, now)...); err != nil {
+		return err
+	}
+	bk.Status = stockade.BookingCancelled
+	ob.booking(stockade.EventBookingCancelled, bk, now)
+	return nil
 }
 
 // sweepHolds expires lapsed holds, Options.SweepBatch per transaction,

@@ -105,6 +105,21 @@ type Options struct {
 	// Default: 168h (a week).
 	EventRetention time.Duration
 
+	// PaymentGrace is how long a reservation or hold whose payment is in
+	// flight (processing or authorized) is kept past its expiry before
+	// the sweeper marks the payment stuck. It is kept after that too, for
+	// a person or a late outcome to settle: it never lapses while its
+	// payment may still move money.
+	// Default: 10m.
+	PaymentGrace time.Duration
+
+	// OutcomeRetention is how long the inbox remembers an applied
+	// payment outcome's id, so that a delivery again of it changes
+	// nothing; Sweep purges older records. It should outlast the
+	// payment system's redeliveries.
+	// Default: 168h (a week).
+	OutcomeRetention time.Duration
+
 	// EventPoll is how often a reader of events that waits reads again
 	// without being woken. Commits of this engine wake readers at once,
 	// and so do other instances' on a store that signals them
@@ -148,6 +163,7 @@ type Event struct {
 	Expired  int           // for a sweep: how many lapsed reservations it expired
 	Purged   int           // for a sweep: how many old idempotency records it purged
 	Pruned   int           // for a sweep: how many old events it pruned
+	Stuck    int           // for a sweep: how many payments it found stuck
 	Replayed bool          // the call returned an earlier call's stored result
 }
 
@@ -192,6 +208,12 @@ func (o *Options) withDefaults() Options {
 	}
 	if c.MaxHoldLifetime <= 0 {
 		c.MaxHoldLifetime = 2 * time.Hour
+	}
+	if c.PaymentGrace <= 0 {
+		c.PaymentGrace = 10 * time.Minute
+	}
+	if c.OutcomeRetention <= 0 {
+		c.OutcomeRetention = 7 * 24 * time.Hour
 	}
 	if c.EventPoll <= 0 {
 		c.EventPoll = time.Second

@@ -103,6 +103,15 @@ func (o *outbox) booking(typ string, bk stockade.Booking, at time.Time) {
 	o.add(typ, stockade.AggregateBooking, bk.ID, version, at, bk)
 }
 
+// payment adds an event of typ about p, as it is after the change.
+func (o *outbox) payment(typ string, p stockade.Payment, at time.Time) {
+	p.CreatedAt, p.UpdatedAt = wire(p.CreatedAt), wire(p.UpdatedAt)
+	if !p.StuckAt.IsZero() {
+		p.StuckAt = wire(p.StuckAt)
+	}
+	o.add(typ, stockade.AggregatePayment, p.ID, p.Version, at, p)
+}
+
 // flush appends the events collected so far in tx, and empties o.
 func (o *outbox) flush(ctx context.Context, tx stockade.Tx) error {
 	if o.err != nil {

@@ -46,7 +46,16 @@ func (e *Engine) Confirm(ctx context.Context, id string, idem *stockade.Idempote
 				if r.Status != stockade.Held {
 					return notHeld(ctx, tx, r)
 				}
-				if r.ExpiresAt.Before(now) {
+				lapsed := r.ExpiresAt.Before(now)
+				if lapsed {
+					// One whose payment is in flight has not lapsed.
+					in, err := paying(ctx, tx, stockade.PaymentTarget{Kind: stockade.PayReservation, ID: id})
+					if err != nil {
+						return stockade.Order{}, err
+					}
+					lapsed = !in
+				}
+				if lapsed {
 					expired = r.ExpiresAt
 					if err := e.expire(ctx, tx, []stockade.Reservation{r}, now); err != nil {
 						return stockade.Order{}, err
@@ -161,17 +170,10 @@ func (e *Engine) Release(ctx context.Context, id string, idem *stockade.Idempote
 					r.Status = stockade.Expired
 				default:
 					var ob outbox
-					if err := shift(ctx, tx, r.Allocations, stockade.MoveRelease, &ob, now); err != nil {
-						return r, err
-					}
-					if ok, err := tx.SetReservationStatus(ctx, id, stockade.Held, stockade.Released, ""); err != nil || !ok {
-						return r, statusErr(err, "reservation", id)
-					}
-					if err := tx.AppendMovements(ctx, movements(r.Allocations, stockade.MoveRelease, id, "", c.actor.Name, now)...); err != nil {
+					if err := releaseHeld(ctx, tx, r, c.actor.Name, now, &ob); err != nil {
 						return r, err
 					}
 					r.Status = stockade.Released
-					ob.reservation(stockade.EventReservationReleased, r, now)
 					if err := ob.flush(ctx, tx); err != nil {
 						return r, err
 					}
@@ -185,6 +187,23 @@ func (e *Engine) Release(ctx context.Context, id string, idem *stockade.Idempote
 		}
 		return r, nil
 	})
+}
+
+// releaseHeld releases r, a held reservation whose row tx holds, for the
+// actor named by: its stock goes back, and its event goes to ob.
+func releaseHeld(ctx context.Context, tx stockade.Tx, r stockade.Reservation, by string, now time.Time, ob *outbox) error {
+	if err := shift(ctx, tx, r.Allocations, stockade.MoveRelease, ob, now); err != nil {
+		return err
+	}
+	if ok, err := tx.SetReservationStatus(ctx, r.ID, stockade.Held, stockade.Released, ""); err != nil || !ok {
+		return statusErr(err, "reservation", r.ID)
+	}
+	if err := tx.AppendMovements(ctx, movements(r.Allocations, stockade.MoveRelease, r.ID, "", by, now)...); err != nil {
+		return err
+	}
+	r.Status = stockade.Released
+	ob.reservation(stockade.EventReservationReleased, r, now)
+	return nil
 }
 
 // CancelOrder implements stockade.Service: a committed order's stock goes
@@ -231,21 +250,10 @@ func (e *Engine) finishOrder(ctx context.Context, op, id string, idem *stockade.
 					return o, refuse(stockade.EInvalidState, "order %q is %s, not committed", id, o.Status)
 				}
 				var ob outbox
-				if err := shift(ctx, tx, o.Allocations, kind, &ob, now); err != nil {
+				if o, err = finish(ctx, tx, o, to, kind, c.actor.Name, now, &ob); err != nil {
 					return o, err
 				}
-				if ok, err := tx.SetOrderStatus(ctx, id, stockade.Committed, to); err != nil || !ok {
-					return o, statusErr(err, "order", id)
-				}
-				if err := tx.AppendMovements(ctx, movements(o.Allocations, kind, id, "", c.actor.Name, now)...); err != nil {
-					return o, err
-				}
-				o.Status = to
-				ob.order(orderEvents[to], o, now)
-				if err := ob.flush(ctx, tx); err != nil {
-					return o, err
-				}
-				return o, nil
+				return o, ob.flush(ctx, tx)
 			})
 			return err
 		})
@@ -254,6 +262,24 @@ func (e *Engine) finishOrder(ctx context.Context, op, id string, idem *stockade.
 		}
 		return o, nil
 	})
+}
+
+// finish moves o, a committed order whose row tx holds, to status to
+// for the actor named by, moving its levels' counters as ledger rows of
+// kind do, and returns it; its events go to ob.
+func finish(ctx context.Context, tx stockade.Tx, o stockade.Order, to stockade.OrderStatus, kind stockade.MovementKind, by string, now time.Time, ob *outbox) (stockade.Order, error) {
+	if err := shift(ctx, tx, o.Allocations, kind, ob, now); err != nil {
+		return o, err
+	}
+	if ok, err := tx.SetOrderStatus(ctx, o.ID, stockade.Committed, to); err != nil || !ok {
+		return o, statusErr(err, "order", o.ID)
+	}
+	if err := tx.AppendMovements(ctx, movements(o.Allocations, kind, o.ID, "", by, now)...); err != nil {
+		return o, err
+	}
+	o.Status = to
+	ob.order(orderEvents[to], o, now)
+	return o, nil
 }
 
 // shift moves the counters of the level of each allocation as ledger rows

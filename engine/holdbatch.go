@@ -428,7 +428,7 @@ func (e *Engine) decideConfirms(ctx context.Context, tx stockade.Tx, batch []*ho
 		bks    []stockade.Booking              // their bookings
 		by     []string                        // the actor of each one's first call
 		booked = map[string]stockade.Booking{} // by hold id, for a second call
-		lapsed []stockade.Hold
+		expire []stockade.Hold
 		recs   []stockade.IdempotencyRecord
 	)
 	for i, h := range batch {
@@ -439,6 +439,15 @@ func (e *Engine) decideConfirms(ctx context.Context, tx stockade.Tx, batch []*ho
 			}
 		}
 		hold, ok := holds[h.confirm]
+		lapsed := ok && hold.Status == stockade.HoldHeld && hold.ExpiresAt.Before(now)
+		if lapsed {
+			// One whose payment is in flight has not lapsed.
+			in, err := paying(ctx, tx, stockade.PaymentTarget{Kind: stockade.PayHold, ID: hold.ID})
+			if err != nil {
+				return nil, err
+			}
+			lapsed = !in
+		}
 		switch {
 		case !ok || !h.c.actor.Sees(hold.Owner):
 			o.err = refuse(stockade.ENotFound, "hold %q not found", h.confirm)
@@ -448,8 +457,8 @@ func (e *Engine) decideConfirms(ctx context.Context, tx stockade.Tx, batch []*ho
 			o.booking, o.err = tx.Booking(ctx, hold.BookingID, false)
 		case hold.Status != stockade.HoldHeld:
 			o.err = refuse(stockade.EInvalidState, "hold %q is %s, not held", hold.ID, hold.Status)
-		case hold.ExpiresAt.Before(now):
-			lapsed = append(lapsed, hold)
+		case lapsed:
+			expire = append(expire, hold)
 			hold.Status = stockade.HoldExpired
 			holds[hold.ID] = hold // as a second confirm of it will find it
 			o.err = holdExpired(hold)
@@ -476,7 +485,7 @@ func (e *Engine) decideConfirms(ctx context.Context, tx stockade.Tx, batch []*ho
 		}
 		recs, records[h.c.key] = append(recs, rec), rec
 	}
-	if err := e.expireHolds(ctx, tx, lapsed, now); err != nil {
+	if err := e.expireHolds(ctx, tx, expire, now); err != nil {
 		return nil, err
 	}
 	var ob outbox

@@ -337,6 +337,12 @@ func (e *Engine) plan(ctx context.Context, tx stockade.Tx, r *request, confirm [
 		if t.Status != stockade.Held || !t.ExpiresAt.Before(now) {
 			continue
 		}
+		if in, err := paying(ctx, tx, stockade.PaymentTarget{Kind: stockade.PayReservation, ID: id}); err != nil || in {
+			if err != nil {
+				return nil, err
+			}
+			continue // its payment is in flight: it has not lapsed
+		}
 		if !slices.ContainsFunc(p.lapsed, func(l stockade.Reservation) bool { return l.ID == id }) {
 			p.lapsed = append(p.lapsed, t)
 		}

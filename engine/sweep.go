@@ -9,12 +9,17 @@ import (
 )
 
 // Sweep expires every held reservation and hold of seats that has
-// lapsed, in transactions of Options.SweepBatch, purges idempotency records older than
-// Options.IdempotencyTTL, and prunes events older than
-// Options.EventRetention, SweepBatch at a time. It returns how many
-// reservations and holds it expired, and reports the run to Options.Observer as an
-// Event of Op "sweep" with how many reservations it expired, records it
-// purged and events it pruned.
+// lapsed, in transactions of Options.SweepBatch, but those whose payment
+// is in flight; purges idempotency records older than
+// Options.IdempotencyTTL; prunes events older than
+// Options.EventRetention, SweepBatch at a time; and looks after payments:
+// it marks stuck those still in flight Options.PaymentGrace after their
+// target lapsed, resolves those that settled after it lapsed and were
+// left unresolved, and purges the inbox (see the package's payments). It
+// returns how many reservations and holds it expired, and reports the
+// run to Options.Observer as an Event of Op "sweep" with how many
+// reservations it expired, records it purged, events it pruned and
+// payments it found stuck.
 //
 // On a store with SkipLocked (PostgreSQL) sweepers on many instances
 // take disjoint batches and never wait for each other nor for a request
@@ -24,10 +29,14 @@ func (e *Engine) Sweep(ctx context.Context) (expired int, err error) {
 	defer cancel()
 	c := &call{e: e, op: "sweep", start: time.Now()}
 	expired, purged, pruned, err := e.sweep(ctx, c)
+	stuck := 0
+	if err == nil {
+		stuck, _, err = e.sweepPayments(ctx, c)
+	}
 	err = c.classify(ctx, err)
 	if obs := e.opts.Observer; obs != nil {
 		obs(Event{Op: c.op, Code: stockade.ErrorCode(err), Attempts: c.attempts, Retries: c.retries,
-			Duration: time.Since(c.start), Expired: expired, Purged: purged, Pruned: pruned})
+			Duration: time.Since(c.start), Expired: expired, Purged: purged, Pruned: pruned, Stuck: stuck})
 	}
 	return expired, err
 }
@@ -63,6 +72,10 @@ func (e *Engine) sweep(ctx context.Context, c *call) (expired, purged, pruned in
 	err = c.update(ctx, func(tx stockade.Tx) error {
 		n, err := tx.PurgeIdempotency(ctx, e.now().Add(-e.opts.IdempotencyTTL))
 		purged = n
+		if err != nil {
+			return err
+		}
+		_, err = tx.PurgeOutcomes(ctx, e.now().Add(-e.opts.OutcomeRetention))
 		return err
 	})
 	if err != nil {
