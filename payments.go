@@ -1,6 +1,7 @@
 package stockade
 
 import (
+	"context"
 	"fmt"
 	"slices"
 	"strings"
@@ -12,6 +13,38 @@ import (
 // that the stock or seats it pays for are confirmed when it succeeds and
 // given back when it fails, whatever order and however many times the
 // payment system's outcomes arrive.
+
+// PaymentService keeps the payments of reservations, holds and orders
+// and applies what payment systems report of them: what the HTTP API
+// exposes and the engine implements, beside Service. Refusals are
+// *Error: EPaymentExists for a second payment of a target (the message
+// names the first), EInvalidState for a move the status table does not
+// allow (the message names the current status).
+type PaymentService interface {
+	// CreatePayment records the pending payment of a held reservation or
+	// hold, or a committed order.
+	CreatePayment(ctx context.Context, req NewPaymentRequest, idem *Idempotency) (Payment, error)
+
+	// Payment returns a payment (ENotFound if unknown).
+	Payment(ctx context.Context, id string) (Payment, error)
+
+	// Payments returns a page of the payments that match q, newest
+	// first, and the cursor of the next page.
+	Payments(ctx context.Context, q PaymentQuery) (PaymentPage, error)
+
+	// PaymentHistory returns every change of a payment, oldest first.
+	PaymentHistory(ctx context.Context, id string) ([]PaymentChange, error)
+
+	// ApplyOutcome applies what the payment system reports of a payment,
+	// once per outcome id and in any order, and confirms or gives back
+	// what the payment pays for. source names where the outcome came
+	// from ("webhook", "jetstream"), or is empty for the caller's key.
+	ApplyOutcome(ctx context.Context, o PaymentOutcome, source string) (Payment, error)
+
+	// CancelPayment cancels a pending or authorized payment and gives
+	// back what it pays for.
+	CancelPayment(ctx context.Context, id, reason string, idem *Idempotency) (Payment, error)
+}
 
 // PaymentStatus is where a payment is, modelled on Stripe's
 // PaymentIntent: a payment starts pending; processing while the payment

@@ -30,6 +30,8 @@ import (
 // or seats again if they are free, and is marked needs_refund if they
 // are not: nothing is sold twice, and no payment is lost.
 
+var _ stockade.PaymentService = (*Engine)(nil)
+
 // target is what a payment pays for, as a transaction read it: one of
 // a reservation, a hold or an order, by Kind.
 type target struct {
