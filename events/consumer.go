@@ -1,6 +1,7 @@
 package events
 
 import (
+	"bytes"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -9,6 +10,7 @@ import (
 	"fmt"
 	"log/slog"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -19,11 +21,14 @@ import (
 )
 
 // Commands that other systems send the service through JetStream, by
-// subject (after ConsumerOptions.Subject): the body names the
-// reservation, {"reservation_id": "res_…"}.
+// subject (after ConsumerOptions.Subject). The body of a reservation's
+// names it, {"reservation_id": "res_…"}; that of a payment outcome is a
+// stockade.PaymentOutcome, {"event_id": …, "payment_id": …, "status": …,
+// "reason": …}, sent by the payment system.
 const (
-	CommandConfirm = "reservation.confirm" // Service.Confirm
-	CommandRelease = "reservation.release" // Service.Release
+	CommandConfirm        = "reservation.confirm" // Service.Confirm
+	CommandRelease        = "reservation.release" // Service.Release
+	CommandPaymentOutcome = "payment.outcome"     // PaymentService.ApplyOutcome
 )
 
 // ConsumerOptions configures a Consumer. A nil *ConsumerOptions means all
@@ -63,6 +68,12 @@ type ConsumerOptions struct {
 	// Default: "stockade.deadletter".
 	DeadLetter string
 
+	// Workers is how many messages the consumer handles at once. Each
+	// command takes the row locks it needs, so commands of one
+	// reservation or payment handled at once queue in the database.
+	// Default: 8.
+	Workers int
+
 	// Logger receives what went to the dead letters, and failures.
 	// Default: slog.Default().
 	Logger *slog.Logger
@@ -91,6 +102,9 @@ func (o *ConsumerOptions) withDefaults() ConsumerOptions {
 	if out.DeadLetter == "" {
 		out.DeadLetter = "stockade.deadletter"
 	}
+	if out.Workers <= 0 {
+		out.Workers = 8
+	}
 	if out.Logger == nil {
 		out.Logger = slog.Default()
 	}
@@ -109,6 +123,13 @@ func (o *ConsumerOptions) withDefaults() ConsumerOptions {
 // producer's duplicate, finds the record and changes nothing. The message
 // is acknowledged, and the consumer waits for the broker to confirm it
 // (AckSync), only once the effect has committed.
+//
+// A payment outcome is applied once by its own id, the event_id the
+// payment system gave it, whatever message carries it: the payment
+// service keeps the inbox (stockade.PaymentService.ApplyOutcome). Its
+// deliveries all count as applied. Outcomes are applied only where the
+// service is also a stockade.PaymentService, as the engine is; elsewhere
+// they go to the dead letters.
 type Consumer struct {
 	svc  stockade.Service
 	js   jetstream.JetStream
@@ -178,6 +199,17 @@ func (c *Consumer) consume(ctx context.Context) error {
 	stop := context.AfterFunc(ctx, it.Stop)
 	defer stop()
 	defer it.Stop()
+	msgs := make(chan jetstream.Msg)
+	var wg sync.WaitGroup
+	for range c.opts.Workers {
+		wg.Go(func() {
+			for msg := range msgs {
+				c.handle(ctx, msg)
+			}
+		})
+	}
+	defer wg.Wait()
+	defer close(msgs)
 	for {
 		msg, err := it.Next()
 		if err != nil {
@@ -186,7 +218,7 @@ func (c *Consumer) consume(ctx context.Context) error {
 			}
 			return fmt.Errorf("events: consumer %s: %w", c.opts.Durable, err) // Run sets it up again
 		}
-		c.handle(ctx, msg)
+		msgs <- msg
 	}
 }
 
@@ -228,8 +260,11 @@ func (c *Consumer) handle(ctx context.Context, msg jetstream.Msg) {
 // apply runs msg's command under its message's idempotency key.
 func (c *Consumer) apply(ctx context.Context, msg jetstream.Msg, meta *jetstream.MsgMetadata) error {
 	name, ok := strings.CutPrefix(msg.Subject(), c.opts.Subject+".")
-	if !ok || (name != CommandConfirm && name != CommandRelease) {
-		return stockade.Errorf(stockade.EInvalid, fmt.Sprintf("unknown command %q (want %s or %s)", name, CommandConfirm, CommandRelease))
+	switch {
+	case ok && name == CommandPaymentOutcome:
+		return c.applyOutcome(ctx, msg)
+	case !ok || (name != CommandConfirm && name != CommandRelease):
+		return stockade.Errorf(stockade.EInvalid, fmt.Sprintf("unknown command %q (want %s, %s or %s)", name, CommandConfirm, CommandRelease, CommandPaymentOutcome))
 	}
 	var cmd command
 	dec := json.NewDecoder(strings.NewReader(string(msg.Data())))
@@ -263,6 +298,25 @@ func (c *Consumer) apply(ctx context.Context, msg jetstream.Msg, meta *jetstream
 	} else {
 		c.applied.Add(1)
 	}
+	return nil
+}
+
+// applyOutcome applies the payment outcome msg carries.
+func (c *Consumer) applyOutcome(ctx context.Context, msg jetstream.Msg) error {
+	payments, ok := c.svc.(stockade.PaymentService)
+	if !ok {
+		return stockade.Errorf(stockade.EInvalid, "this service keeps no payments")
+	}
+	var o stockade.PaymentOutcome
+	dec := json.NewDecoder(bytes.NewReader(msg.Data()))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&o); err != nil {
+		return stockade.Errorf(stockade.EInvalid, `body: want {"event_id": …, "payment_id": …, "status": …, "reason": …}: `+err.Error())
+	}
+	if _, err := payments.ApplyOutcome(ctx, o, "jetstream"); err != nil {
+		return err
+	}
+	c.applied.Add(1)
 	return nil
 }
 

@@ -2,6 +2,7 @@ package events_test
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"math/rand/v2"
 	"strings"
@@ -206,13 +207,21 @@ func TestConsumerDeadLetters(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for i, tc := range cases {
-		msg, err := s.GetLastMsgForSubject(t.Context(), "stockade.deadletter."+tc.name)
+	letters := map[string]*jetstream.RawStreamMsg{} // by message id: the workers handle them in any order
+	for seq := uint64(1); seq <= 4; seq++ {
+		msg, err := s.GetMsg(t.Context(), seq)
 		if err != nil {
-			t.Fatalf("dead letter of %s: %v", tc.name, err)
+			t.Fatalf("dead letter %d: %v", seq, err)
 		}
-		if tc.name == events.CommandConfirm && i == 0 {
-			continue // the last on its subject is the next case's
+		if want := "stockade.deadletter." + strings.TrimPrefix(msg.Header.Get("Stockade-Subject"), "stockade.commands."); msg.Subject != want {
+			t.Errorf("dead letter %d on %s, want %s", seq, msg.Subject, want)
+		}
+		letters[msg.Header.Get(jetstream.MsgIDHeader)] = msg
+	}
+	for i, tc := range cases {
+		msg := letters[fmt.Sprintf("bad-%d", i)]
+		if msg == nil {
+			t.Fatalf("no dead letter of case %d", i)
 		}
 		if msg.Header.Get("Stockade-Code") != tc.code || msg.Header.Get("Stockade-Reason") == "" || string(msg.Data) != tc.body ||
 			!strings.HasSuffix(msg.Header.Get("Stockade-Subject"), tc.name) {
@@ -225,5 +234,86 @@ func TestConsumerDeadLetters(t *testing.T) {
 	}
 	if info.State.Msgs != 4 {
 		t.Errorf("the dead letters hold %d messages, want 4", info.State.Msgs)
+	}
+}
+
+// TestConsumerPaymentOutcomes: the outcomes of 200 payments (processing,
+// then succeeded or, for every fourth, failed), each stored three times
+// under message ids of their own and all shuffled, are applied once
+// each by the consumer's workers: every paid reservation is confirmed
+// once, every other released, and the ledger reconciles. An outcome
+// that contradicts the payment, and a malformed one, go to the dead
+// letters.
+func TestConsumerPaymentOutcomes(t *testing.T) {
+	_, js := broker(t)
+	commandStream(t, js)
+	st := openPostgres(t)
+	eng := shop(t, st, 1)
+	res := held(t, eng, 200)
+	pays := make([]stockade.Payment, len(res))
+	var sends []string // bodies
+	for i, id := range res {
+		p, err := eng.CreatePayment(t.Context(), stockade.NewPaymentRequest{
+			Target: stockade.PaymentTarget{Kind: stockade.PayReservation, ID: id}, Amount: 990, Currency: "EUR"}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		pays[i] = p
+		end := stockade.PaymentSucceeded
+		if i%4 == 0 {
+			end = stockade.PaymentFailed
+		}
+		for j, status := range []stockade.PaymentStatus{stockade.PaymentProcessing, end} {
+			body, _ := json.Marshal(stockade.PaymentOutcome{EventID: fmt.Sprintf("psp-%d-%d", i, j), PaymentID: p.ID, Status: status})
+			sends = append(sends, string(body), string(body), string(body))
+		}
+	}
+	for n, i := range rand.Perm(len(sends)) {
+		send(t, js, events.CommandPaymentOutcome, fmt.Sprintf("msg-%d", n), sends[i])
+	}
+	send(t, js, events.CommandPaymentOutcome, "bad-1", `{"event_id":"psp-x","payment_id":"`+pays[1].ID+`","status":"failed"}`) // after succeeded
+	send(t, js, events.CommandPaymentOutcome, "bad-2", `{"payment":"nobody"}`)
+	c := events.NewConsumer(eng, js, nil)
+	stop := running(t, c)
+	until(t, "every delivery handled", func() bool { a, _, dl, _ := c.Counts(); return a+dl == int64(len(sends))+2 })
+	stop()
+	if a, _, dl, r := c.Counts(); a != int64(len(sends)) || dl != 2 || r != 0 {
+		t.Errorf("applied %d, dead letters %d, retries %d; want %d, 2, 0", a, dl, r, len(sends))
+	}
+	for i, p := range pays {
+		got, err := eng.Payment(t.Context(), p.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		r, err := eng.Reservation(t.Context(), res[i])
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, wantRes := stockade.PaymentSucceeded, stockade.Confirmed
+		if i%4 == 0 {
+			want, wantRes = stockade.PaymentFailed, stockade.Released
+		}
+		if got.Status != want || r.Status != wantRes || got.Resolution == stockade.Unresolved {
+			t.Errorf("payment %d: %s/%s, reservation %s; want %s, %s", i, got.Status, got.Resolution, r.Status, want, wantRes)
+		}
+		hist, err := eng.PaymentHistory(t.Context(), p.ID)
+		if err != nil || len(hist) == 0 || len(hist) > 2 {
+			t.Errorf("payment %d: history %+v, %v; want each outcome at most once", i, hist, err)
+		}
+	}
+	rep, err := eng.Reconcile(t.Context())
+	if err != nil || !rep.OK {
+		t.Fatalf("reconcile: %+v, %v", rep, err)
+	}
+	page, err := eng.Movements(t.Context(), stockade.MovementQuery{SKU: "sku-0", Limit: stockade.MaxMovementLimit})
+	if err != nil {
+		t.Fatal(err)
+	}
+	kinds := map[stockade.MovementKind]int{}
+	for _, m := range page.Movements {
+		kinds[m.Kind]++
+	}
+	if kinds[stockade.MoveConfirm] != 150 || kinds[stockade.MoveRelease] != 50 {
+		t.Errorf("ledger: %v; want 150 confirms and 50 releases", kinds)
 	}
 }

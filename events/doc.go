@@ -28,11 +28,13 @@
 //
 // The other way, a Consumer applies the commands other systems send on a
 // stream of their own (stockade.commands.reservation.confirm and
-// .release, {"reservation_id": "res_…"}) through a durable consumer that
-// the instances share. Each runs under an idempotency key made of its
+// .release, {"reservation_id": "res_…"}, and a payment system's
+// stockade.commands.payment.outcome, a stockade.PaymentOutcome) through
+// a durable consumer that the instances share. Each runs under an idempotency key made of its
 // message id, whose record the service writes in the transaction of the
 // effect: that record is the command's inbox row, so a redelivery, or a
-// duplicate a producer sent, changes nothing. The message is acknowledged
+// duplicate a producer sent, changes nothing. A payment outcome has an
+// inbox of its own, by the outcome's event id. The message is acknowledged
 // (and the acknowledgement confirmed) only after the commit. A command
 // that can never apply (unknown, malformed, a reservation missing or in
 // the wrong state) goes to the dead letters at once, with its reason; one
