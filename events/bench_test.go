@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"slices"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -13,6 +14,7 @@ import (
 	"github.com/nats-io/nats.go/jetstream"
 
 	"github.com/stockade/stockade"
+	"github.com/stockade/stockade/engine"
 	"github.com/stockade/stockade/events"
 )
 
@@ -116,4 +118,121 @@ func BenchmarkRelayLag(b *testing.B) {
 	slices.Sort(lags)
 	b.ReportMetric(float64(lags[len(lags)/2].Microseconds())/1000, "p50-ms")
 	b.ReportMetric(float64(lags[len(lags)*99/100].Microseconds())/1000, "p99-ms")
+}
+
+// timedPayments is the engine as the consumer sees it, noting when each
+// outcome's transaction has committed (ApplyOutcome returned).
+type timedPayments struct {
+	*engine.Engine
+	mu   sync.Mutex
+	done map[string]time.Time // by payment id
+}
+
+func (p *timedPayments) ApplyOutcome(ctx context.Context, o stockade.PaymentOutcome, source string) (stockade.Payment, error) {
+	pay, err := p.Engine.ApplyOutcome(ctx, o, source)
+	if err == nil && pay.Resolution == stockade.ResolvedConfirmed {
+		p.mu.Lock()
+		if _, ok := p.done[pay.ID]; !ok {
+			p.done[pay.ID] = time.Now()
+		}
+		p.mu.Unlock()
+	}
+	return pay, err
+}
+
+// BenchmarkSaga is the checkout saga end to end on PostgreSQL, the
+// engine under strategy batch: 64 buyers each hold a unit (Reserve),
+// create its payment, and have the payment system report it succeeded
+// on the commands stream of JetStream, where the consumer, as serve
+// runs it, applies the outcome: the reservation becomes an order. It
+// reports orders/s (b.N orders, from the first hold to the last
+// confirmation) and the p50 and p99 from an outcome's publication to
+// the commit of its confirmation.
+//
+//	go test -run '^$' -bench Saga -benchtime 20000x ./events/
+func BenchmarkSaga(b *testing.B) {
+	st := openPostgres(b)
+	_, js := broker(b)
+	eng, err := engine.New(st, &engine.Options{Strategy: engine.Batch})
+	if err != nil {
+		b.Fatal(err)
+	}
+	stockShop(b, eng, 100, int64(b.N))
+	svc := &timedPayments{Engine: eng, done: map[string]time.Time{}}
+	ctx, stop := context.WithCancel(b.Context())
+	defer stop()
+	consumer := events.NewConsumer(svc, js, nil)
+	go consumer.Run(ctx)
+	var (
+		published sync.Map // payment id → time.Time
+		next      atomic.Int64
+		wg        sync.WaitGroup
+	)
+	b.ResetTimer()
+	start := time.Now()
+	for range 64 {
+		wg.Go(func() {
+			for i := next.Add(1); i <= int64(b.N); i = next.Add(1) {
+				r, err := eng.Reserve(ctx, stockade.ReserveRequest{Lines: []stockade.Line{{SKU: fmt.Sprintf("sku-%d", i%100), Quantity: 1}}}, nil)
+				if err != nil {
+					b.Error(err)
+					return
+				}
+				p, err := eng.CreatePayment(ctx, stockade.NewPaymentRequest{Target: stockade.PaymentTarget{Kind: stockade.PayReservation, ID: r.ID},
+					Amount: 1999, Currency: "EUR"}, nil)
+				if err != nil {
+					b.Error(err)
+					return
+				}
+				body, _ := json.Marshal(stockade.PaymentOutcome{EventID: "psp-" + p.ID, PaymentID: p.ID, Status: stockade.PaymentSucceeded})
+				msg := &nats.Msg{Subject: "stockade.commands." + events.CommandPaymentOutcome, Data: body, Header: nats.Header{}}
+				msg.Header.Set(jetstream.MsgIDHeader, "psp-"+p.ID)
+				published.Store(p.ID, time.Now())
+				if _, err := js.PublishMsg(ctx, msg); err != nil {
+					b.Error(err)
+					return
+				}
+			}
+		})
+	}
+	wg.Wait()
+	for {
+		svc.mu.Lock()
+		n := len(svc.done)
+		svc.mu.Unlock()
+		if n >= b.N || b.Failed() {
+			break
+		}
+		time.Sleep(time.Millisecond) // the consumer's progress, polled
+	}
+	elapsed := time.Since(start)
+	b.StopTimer()
+	var lat []time.Duration
+	svc.mu.Lock()
+	for id, at := range svc.done {
+		if t0, ok := published.Load(id); ok {
+			lat = append(lat, at.Sub(t0.(time.Time)))
+		}
+	}
+	svc.mu.Unlock()
+	slices.Sort(lat)
+	b.ReportMetric(float64(b.N)/elapsed.Seconds(), "orders/s")
+	if len(lat) > 0 {
+		b.ReportMetric(float64(lat[len(lat)/2].Microseconds())/1000, "p50-ms")
+		b.ReportMetric(float64(lat[len(lat)*99/100].Microseconds())/1000, "p99-ms")
+	}
+}
+
+// stockShop gives n SKUs at location east enough stock for orders
+// orders between them.
+func stockShop(b *testing.B, eng *engine.Engine, n int, orders int64) {
+	b.Helper()
+	if _, err := eng.PutLocation(b.Context(), stockade.Location{ID: "east", Name: "East"}, nil); err != nil {
+		b.Fatal(err)
+	}
+	for i := range n {
+		if _, err := eng.SetStock(b.Context(), stockade.Key{SKU: fmt.Sprintf("sku-%d", i), Location: "east"}, orders, nil, nil); err != nil {
+			b.Fatal(err)
+		}
+	}
 }
