@@ -143,6 +143,10 @@ type Order struct {
 	// Owner is the id of the API key that created the order (or its
 	// reservation); empty if it was made without one.
 	Owner string `json:"owner,omitempty"`
+	// Version counts the order's changes: 1 when it is committed, one
+	// more at each change of its status. A client that changes an order
+	// only as it last read it gives it (If-Match, expected_version).
+	Version int64 `json:"version"`
 }
 
 // MovementKind says why a level changed.

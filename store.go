@@ -178,16 +178,17 @@ type Tx interface {
 	// no longer held once it has them: a lapsed hold never blocks a sale.
 	LapsedReservations(ctx context.Context, now time.Time, keys []Key, limit int) ([]Reservation, error)
 
-	// InsertOrders stores new orders, in one statement where the store
-	// can. An id in use is an error, as for InsertReservations.
+	// InsertOrders stores new orders, at version 1, in one statement
+	// where the store can. An id in use is an error, as for
+	// InsertReservations.
 	InsertOrders(ctx context.Context, orders ...Order) error
 
 	// Order returns an order (ENotFound if there is none), locking its
 	// row with lock.
 	Order(ctx context.Context, id string, lock bool) (Order, error)
 
-	// SetOrderStatus moves an order from status from to to and reports
-	// whether it was in status from.
+	// SetOrderStatus moves an order from status from to to, one version
+	// on, and reports whether it was in status from.
 	SetOrderStatus(ctx context.Context, id string, from, to OrderStatus) (bool, error)
 
 	// Idempotency returns the record for key, if there is one. In an

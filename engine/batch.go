@@ -219,7 +219,7 @@ func (e *Engine) decide(ctx context.Context, tx stockade.Tx, batch []*pending) (
 			return nil, err
 		}
 		if p.checkout {
-			o.ord = stockade.Order{ID: newID("ord"), Status: stockade.Committed, CreatedAt: now, Lines: p.r.lines, Allocations: allocs, Owner: p.c.actor.KeyID}
+			o.ord = stockade.Order{ID: newID("ord"), Status: stockade.Committed, CreatedAt: now, Lines: p.r.lines, Allocations: allocs, Owner: p.c.actor.KeyID, Version: 1}
 			w.orders, w.movements = append(w.orders, o.ord), append(w.movements, movements(allocs, stockade.MoveCheckout, o.ord.ID, "", p.c.actor.Name, now)...)
 			ob.order(stockade.EventOrderCommitted, o.ord, now)
 			return o.ord, nil

@@ -80,11 +80,7 @@ func (o *outbox) reservation(typ string, r stockade.Reservation, at time.Time) {
 // order adds an event of typ about ord, as it is after the change.
 func (o *outbox) order(typ string, ord stockade.Order, at time.Time) {
 	ord.CreatedAt = wire(ord.CreatedAt)
-	version := int64(2)
-	if ord.Status == stockade.Committed {
-		version = 1
-	}
-	o.add(typ, stockade.AggregateOrder, ord.ID, version, at, ord)
+	o.add(typ, stockade.AggregateOrder, ord.ID, ord.Version, at, ord)
 }
 
 // hold adds an event of typ about h, as it is after the change.

@@ -128,6 +128,7 @@ func confirmHeld(ctx context.Context, tx stockade.Tx, r stockade.Reservation, by
 		Allocations:   r.Allocations,
 		ReservationID: r.ID,
 		Owner:         r.Owner,
+		Version:       1,
 	}
 	if ok, err := tx.SetReservationStatus(ctx, r.ID, stockade.Held, stockade.Confirmed, o.ID); err != nil || !ok {
 		return stockade.Order{}, nil, statusErr(err, "reservation", r.ID)
@@ -277,7 +278,7 @@ func finish(ctx context.Context, tx stockade.Tx, o stockade.Order, to stockade.O
 	if err := tx.AppendMovements(ctx, movements(o.Allocations, kind, o.ID, "", by, now)...); err != nil {
 		return o, err
 	}
-	o.Status = to
+	o.Status, o.Version = to, o.Version+1
 	ob.order(orderEvents[to], o, now)
 	return o, nil
 }

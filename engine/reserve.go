@@ -72,7 +72,7 @@ func (e *Engine) Checkout(ctx context.Context, req stockade.ReserveRequest, idem
 				if err != nil {
 					return stockade.Order{}, err
 				}
-				o := stockade.Order{ID: newID("ord"), Status: stockade.Committed, CreatedAt: now, Lines: r.lines, Allocations: allocs, Owner: c.actor.KeyID}
+				o := stockade.Order{ID: newID("ord"), Status: stockade.Committed, CreatedAt: now, Lines: r.lines, Allocations: allocs, Owner: c.actor.KeyID, Version: 1}
 				var ob outbox
 				ob.order(stockade.EventOrderCommitted, o, now)
 				return o, e.commit(ctx, tx, p, writes{

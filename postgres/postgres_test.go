@@ -410,7 +410,7 @@ func TestRoundTrip(t *testing.T) {
 		if err != nil {
 			return err
 		}
-		o.Status, o.CreatedAt = stockade.Fulfilled, at.UTC()
+		o.Status, o.CreatedAt, o.Version = stockade.Fulfilled, at.UTC(), 2
 		if fmt.Sprintf("%#v", gotO) != fmt.Sprintf("%#v", o) {
 			t.Errorf("Order = %#v\nwant %#v", gotO, o)
 		}

@@ -576,7 +576,7 @@ func scanOrder(row pgx.Row) (stockade.Order, error) {
 		status        string
 		lines, allocs []byte
 	)
-	if err := row.Scan(&o.ID, &status, &o.CreatedAt, &o.ReservationID, &lines, &allocs, &o.Owner); err != nil {
+	if err := row.Scan(&o.ID, &status, &o.CreatedAt, &o.ReservationID, &lines, &allocs, &o.Owner, &o.Version); err != nil {
 		return o, err
 	}
 	o.Status, o.CreatedAt = stockade.OrderStatus(status), o.CreatedAt.UTC()

@@ -167,7 +167,7 @@ func scanOrder(row rowScanner) (stockade.Order, error) {
 	var o stockade.Order
 	var status, lines, allocs string
 	var created int64
-	if err := row.Scan(&o.ID, &status, &created, &o.ReservationID, &lines, &allocs, &o.Owner); err != nil {
+	if err := row.Scan(&o.ID, &status, &created, &o.ReservationID, &lines, &allocs, &o.Owner, &o.Version); err != nil {
 		return o, err
 	}
 	o.Status, o.CreatedAt = stockade.OrderStatus(status), fromMicros(created)

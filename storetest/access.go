@@ -79,9 +79,9 @@ func testListOrders(t *testing.T, s stockade.Store) {
 	var orders []stockade.Order
 	for i, rec := range listFixture {
 		o := stockade.Order{ID: rec.id, Status: statuses[rec.status], CreatedAt: rec.created, Owner: rec.owner,
-			ReservationID: fmt.Sprintf("res-%d", i),
-			Lines:         []stockade.Line{{SKU: "A", Quantity: int64(i + 1)}},
-			Allocations:   []stockade.Allocation{{SKU: "A", Location: "w1", Quantity: int64(i + 1)}}}
+			ReservationID: fmt.Sprintf("res-%d", i), Version: 1, // as InsertOrders stores them
+			Lines:       []stockade.Line{{SKU: "A", Quantity: int64(i + 1)}},
+			Allocations: []stockade.Allocation{{SKU: "A", Location: "w1", Quantity: int64(i + 1)}}}
 		byID[o.ID] = o
 		orders = append(orders, o)
 	}

@@ -39,7 +39,7 @@ func checkOrder(t *testing.T, got, want stockade.Order) {
 	t.Helper()
 	checkTime(t, "order "+want.ID+" CreatedAt", got.CreatedAt, want.CreatedAt)
 	if got.ID != want.ID || got.Status != want.Status || got.ReservationID != want.ReservationID || got.Owner != want.Owner ||
-		!equalSlices(got.Lines, want.Lines) || !equalSlices(got.Allocations, want.Allocations) {
+		got.Version != want.Version || !equalSlices(got.Lines, want.Lines) || !equalSlices(got.Allocations, want.Allocations) {
 		t.Errorf("order = %+v, want %+v", got, want)
 	}
 }
@@ -229,10 +229,10 @@ func testLapsedReservations(t *testing.T, s stockade.Store) {
 func testOrders(t *testing.T, s stockade.Store) {
 	ctx := t.Context()
 	seed(t, s, level{Key: keyA1, OnHand: 10}, level{Key: keyB1, OnHand: 10})
-	o1 := stockade.Order{ID: "o-1", Status: stockade.Committed, CreatedAt: base, ReservationID: "r-1", Owner: "key_shop1",
+	o1 := stockade.Order{ID: "o-1", Status: stockade.Committed, CreatedAt: base, ReservationID: "r-1", Owner: "key_shop1", Version: 1,
 		Lines:       []stockade.Line{{SKU: "A", Quantity: 2}, {SKU: "B", Quantity: 1, Location: "w1"}},
 		Allocations: []stockade.Allocation{{SKU: "A", Location: "w1", Quantity: 2}, {SKU: "B", Location: "w1", Quantity: 1}}}
-	o2 := stockade.Order{ID: "o-2", Status: stockade.Committed, CreatedAt: base.Add(time.Minute),
+	o2 := stockade.Order{ID: "o-2", Status: stockade.Committed, CreatedAt: base.Add(time.Minute), Version: 1,
 		Lines:       []stockade.Line{{SKU: "A", Quantity: 1, Location: "w1"}},
 		Allocations: []stockade.Allocation{{SKU: "A", Location: "w1", Quantity: 1}}}
 	update(t, s, func(tx stockade.Tx) error {
@@ -290,7 +290,9 @@ func testOrders(t *testing.T, s stockade.Store) {
 			return nil
 		})
 	}
+	// Each moved once: one version on; the refused moves changed nothing.
 	o1.Status, o2.Status = stockade.Fulfilled, stockade.Cancelled
+	o1.Version, o2.Version = 2, 2
 	check(o1, false)
 	check(o2, false)
 }
