@@ -8,6 +8,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/stockade/stockade"
 )
@@ -49,8 +50,9 @@ func bearerOf(secret string) string { return "Authorization: Bearer " + secret }
 
 // fixture is what the example requests refer to: a reservation, an
 // order, a hold and a booking of the storefront key, on the show "gala",
-// and the spare key.
-type fixture struct{ reservation, order, hold, booking, key string }
+// the pending payment of another reservation of the storefront key, and
+// the spare key.
+type fixture struct{ reservation, order, hold, booking, payment, key string }
 
 // example is a request to a route that its allowed roles can make with
 // success, and the status of that success.
@@ -103,22 +105,50 @@ var examples = map[string]func(f fixture) example{
 	"DELETE /v1/holds/{id}":         func(f fixture) example { return example{"/v1/holds/" + f.hold, "", 200} },
 	"GET /v1/bookings/{id}":         func(f fixture) example { return example{"/v1/bookings/" + f.booking, "", 200} },
 	"POST /v1/bookings/{id}/cancel": func(f fixture) example { return example{"/v1/bookings/" + f.booking + "/cancel", "", 200} },
-	"GET /v1/movements":             func(fixture) example { return example{"/v1/movements", "", 200} },
-	"GET /v1/events":                func(fixture) example { return example{"/v1/events", "", 200} },
-	"GET /v1/events/stream":         func(fixture) example { return example{"/v1/events/stream", "", 200} },
-	"POST /v1/keys":                 func(fixture) example { return example{"/v1/keys", `{"name":"new","role":"reader"}`, 201} },
-	"GET /v1/keys":                  func(fixture) example { return example{"/v1/keys", "", 200} },
-	"DELETE /v1/keys/{id}":          func(f fixture) example { return example{"/v1/keys/" + f.key, "", 200} },
-	"GET /healthz":                  func(fixture) example { return example{"/healthz", "", 200} },
-	"GET /readyz":                   func(fixture) example { return example{"/readyz", "", 200} },
-	"GET /metrics":                  func(fixture) example { return example{"/metrics", "", 200} },
-	"GET /openapi.json":             func(fixture) example { return example{"/openapi.json", "", 200} },
+	"POST /v1/payments": func(f fixture) example {
+		return example{"/v1/payments", `{"target":{"kind":"reservation","id":"` + f.reservation + `"},"amount":1250,"currency":"EUR"}`, 201}
+	},
+	"GET /v1/payments":              func(fixture) example { return example{"/v1/payments?status=pending", "", 200} },
+	"GET /v1/payments/{id}":         func(f fixture) example { return example{"/v1/payments/" + f.payment, "", 200} },
+	"GET /v1/payments/{id}/history": func(f fixture) example { return example{"/v1/payments/" + f.payment + "/history", "", 200} },
+	"POST /v1/payments/{id}/cancel": func(f fixture) example { return example{"/v1/payments/" + f.payment + "/cancel", "", 200} },
+	"POST /v1/payments/{id}/outcomes": func(f fixture) example {
+		return example{"/v1/payments/" + f.payment + "/outcomes", `{"event_id":"evt-1","status":"processing"}`, 200}
+	},
+	"POST /v1/payments/webhook": func(f fixture) example {
+		return example{"/v1/payments/webhook", `{"event_id":"evt-1","payment_id":"` + f.payment + `","status":"succeeded"}`, 200}
+	},
+	"GET /v1/movements":     func(fixture) example { return example{"/v1/movements", "", 200} },
+	"GET /v1/events":        func(fixture) example { return example{"/v1/events", "", 200} },
+	"GET /v1/events/stream": func(fixture) example { return example{"/v1/events/stream", "", 200} },
+	"POST /v1/keys":         func(fixture) example { return example{"/v1/keys", `{"name":"new","role":"reader"}`, 201} },
+	"GET /v1/keys":          func(fixture) example { return example{"/v1/keys", "", 200} },
+	"DELETE /v1/keys/{id}":  func(f fixture) example { return example{"/v1/keys/" + f.key, "", 200} },
+	"GET /healthz":          func(fixture) example { return example{"/healthz", "", 200} },
+	"GET /readyz":           func(fixture) example { return example{"/readyz", "", 200} },
+	"GET /metrics":          func(fixture) example { return example{"/metrics", "", 200} },
+	"GET /openapi.json":     func(fixture) example { return example{"/openapi.json", "", 200} },
+}
+
+// exampleHeaders are the header lines an example needs besides the key,
+// by route: the webhook's signature.
+var exampleHeaders = map[string]func(e example) []string{
+	"POST " + webhookPath: func(e example) []string { return []string{signHeader(e.body, time.Now())} },
+}
+
+// headersOf returns the header lines the example e of the route pattern
+// needs besides the key.
+func headersOf(pattern string, e example) []string {
+	if h, ok := exampleHeaders[pattern]; ok {
+		return h(e)
+	}
+	return nil
 }
 
 // keyedAPI returns a server that takes only keys, its keys, and a
 // fixture: stock of widget, the show gala (a row of 10 seats and a
-// standing area of 50), and a reservation, an order, a hold and a
-// booking made with the storefront key.
+// standing area of 50), and a reservation, an order, a hold, a booking
+// and a payment of another reservation made with the storefront key.
 func keyedAPI(t *testing.T) (*api, keys, fixture) {
 	t.Helper()
 	a := newAPI(t, &apiOptions{keyed: true})
@@ -133,6 +163,9 @@ func keyedAPI(t *testing.T) (*api, keys, fixture) {
 	f.hold = a.must(201, "POST", "/v1/shows/gala/holds", `{"seats":["stalls/A/1"],"general_admission":[{"area":"standing","quantity":2}]}`, bearerOf(ks.storefront)).id(t)
 	held := a.must(201, "POST", "/v1/shows/gala/holds", `{"seats":["stalls/A/10"]}`, bearerOf(ks.storefront)).id(t)
 	f.booking = a.must(200, "POST", "/v1/holds/"+held+"/confirm", nil, bearerOf(ks.storefront)).id(t)
+	paid := a.must(201, "POST", "/v1/reservations", `{"lines":[{"sku":"widget","quantity":1}]}`, bearerOf(ks.storefront)).id(t)
+	f.payment = a.must(201, "POST", "/v1/payments", `{"target":{"kind":"reservation","id":"`+paid+`"},"amount":1250,"currency":"EUR"}`,
+		bearerOf(ks.storefront)).id(t)
 	return a, ks, f
 }
 
@@ -159,6 +192,7 @@ func (a *api) everything() string {
 	add(a.eng.Keys(ctx, stockade.KeyQuery{Limit: stockade.MaxKeyLimit}))
 	add(a.eng.Event(ctx, "gala"))
 	add(a.eng.Seats(ctx, "gala", stockade.SeatQuery{Limit: stockade.MaxSeatLimit}))
+	add(a.eng.Payments(ctx, stockade.PaymentQuery{Limit: stockade.MaxListLimit}))
 	add(a.eng.Events(ctx, stockade.DomainEventQuery{Limit: stockade.MaxEventLimit})) // holds and bookings too
 	return b.String()
 }
@@ -184,7 +218,7 @@ func TestRouteRoles(t *testing.T) {
 			if rt.access == public {
 				a, _, f := keyedAPI(t)
 				e := ex(f)
-				a.must(e.status, method, e.path, nil)
+				a.must(e.status, method, e.path, orNil(e.body), headersOf(rt.pattern, e)...)
 				return
 			}
 			a, ks, f := keyedAPI(t)
@@ -261,14 +295,18 @@ func TestRouteRoles(t *testing.T) {
 
 // TestRoutePolicy checks the route table against the roles' promises: a
 // reader changes nothing; a storefront reads no ledger and no keys, and
-// changes only reservations, orders, holds and bookings, and ships none
-// and makes no show; /v1 is never public.
+// changes only reservations, orders, holds, bookings and payments, and
+// ships none, makes no show and reports no payment's outcome; /v1 is
+// never public, but for the payment webhook, which is signed.
 func TestRoutePolicy(t *testing.T) {
 	shops := func(method, path string) bool { // what a storefront may change
 		for _, prefix := range []string{"/v1/reservations", "/v1/orders", "/v1/holds", "/v1/bookings"} {
 			if strings.HasPrefix(path, prefix) {
 				return true
 			}
+		}
+		if method == "POST" && (path == "/v1/payments" || path == "/v1/payments/{id}/cancel") {
+			return true
 		}
 		return method == "POST" && strings.HasPrefix(path, "/v1/shows/") && strings.HasSuffix(path, "/holds")
 	}
@@ -284,7 +322,7 @@ func TestRoutePolicy(t *testing.T) {
 				t.Errorf("%s: a storefront may call it", rt.pattern)
 			}
 		}
-		if rt.access == public && strings.HasPrefix(path, "/v1/") {
+		if rt.access == public && strings.HasPrefix(path, "/v1/") && rt.pattern != "POST "+webhookPath {
 			t.Errorf("%s: public", rt.pattern)
 		}
 		if !rt.access.allows(stockade.RoleAdmin) && rt.access != public {

@@ -16,7 +16,8 @@ import (
 
 // Access
 //
-// Every /v1 route needs an API key, sent as "Authorization: Bearer
+// Every /v1 route but the payment webhook (webhook.go, which checks a
+// signature instead) needs an API key, sent as "Authorization: Bearer
 // <secret>", whose role the route's entry in the route table allows
 // (routes.go). A request without a key, or with one that is malformed,
 // unknown or revoked, is answered 401 with a WWW-Authenticate challenge; a

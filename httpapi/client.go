@@ -17,8 +17,8 @@ import (
 	"github.com/stockade/stockade"
 )
 
-// Client is a stockade.Service and a stockade.BookingService over the
-// HTTP API of a stockade server.
+// Client is a stockade.Service, a stockade.BookingService and a
+// stockade.PaymentService over the HTTP API of a stockade server.
 // A refusal comes back as the *stockade.Error the server sent (its code
 // and detail); transport failures and unexpected answers are other errors.
 //
@@ -37,6 +37,7 @@ type Client struct {
 var (
 	_ stockade.Service        = (*Client)(nil)
 	_ stockade.BookingService = (*Client)(nil)
+	_ stockade.PaymentService = (*Client)(nil)
 )
 
 // WithKey returns a client that sends secret, an API key, with every
@@ -63,20 +64,34 @@ const maxResponseBytes = 64 << 20
 // do sends a request with in (if not nil) as its JSON body, under idem's
 // key if idem is not nil, and decodes a 2xx answer into out.
 func (c *Client) do(ctx context.Context, method, path string, in, out any, idem *stockade.Idempotency) error {
-	var body io.Reader
+	var body []byte
 	if in != nil {
 		b, err := json.Marshal(in)
 		if err != nil {
 			return fmt.Errorf("httpapi: %s %s: %w", method, path, err)
 		}
-		body = bytes.NewReader(b)
+		body = b
 	}
-	req, err := http.NewRequestWithContext(ctx, method, c.base+path, body)
+	return c.send(ctx, method, path, body, nil, out, idem)
+}
+
+// send sends a request with body (if not nil) as its JSON body and the
+// header lines of header, under idem's key if idem is not nil, and
+// decodes a 2xx answer into out.
+func (c *Client) send(ctx context.Context, method, path string, body []byte, header http.Header, out any, idem *stockade.Idempotency) error {
+	var rd io.Reader
+	if body != nil {
+		rd = bytes.NewReader(body)
+	}
+	req, err := http.NewRequestWithContext(ctx, method, c.base+path, rd)
 	if err != nil {
 		return fmt.Errorf("httpapi: %s %s: %w", method, path, err)
 	}
+	for name, vs := range header {
+		req.Header[name] = vs
+	}
 	req.Header.Set("Accept", "application/json, application/problem+json")
-	if in != nil {
+	if body != nil {
 		req.Header.Set("Content-Type", "application/json")
 	}
 	if c.key != "" {
@@ -576,6 +591,114 @@ func (c *Client) booking(ctx context.Context, method, path string, idem *stockad
 	var out bookingJSON
 	if err := c.do(ctx, method, path, nil, &out, idem); err != nil {
 		return stockade.Booking{}, err
+	}
+	return out.domain(), nil
+}
+
+// newPaymentJSON is the body of POST /v1/payments as the client sends
+// it.
+type newPaymentJSON struct {
+	Target   paymentTargetJSON `json:"target"`
+	Amount   int64             `json:"amount"`
+	Currency string            `json:"currency"`
+}
+
+// outcomeJSON is an outcome as the client sends it: to
+// /v1/payments/{id}/outcomes without PaymentID, which is in the path, and
+// to the webhook with it.
+type outcomeJSON struct {
+	EventID   string `json:"event_id"`
+	PaymentID string `json:"payment_id,omitempty"`
+	Status    string `json:"status"`
+	Reason    string `json:"reason,omitempty"`
+}
+
+// CreatePayment implements stockade.PaymentService.
+func (c *Client) CreatePayment(ctx context.Context, req stockade.NewPaymentRequest, idem *stockade.Idempotency) (stockade.Payment, error) {
+	in := newPaymentJSON{Target: paymentTargetJSON{Kind: string(req.Target.Kind), ID: req.Target.ID}, Amount: req.Amount, Currency: req.Currency}
+	return c.payment(ctx, http.MethodPost, "/v1/payments", in, idem)
+}
+
+// Payment implements stockade.PaymentService.
+func (c *Client) Payment(ctx context.Context, id string) (stockade.Payment, error) {
+	return c.payment(ctx, http.MethodGet, "/v1/payments/"+seg(id), nil, nil)
+}
+
+// Payments implements stockade.PaymentService: one page, whose Next is
+// the server's cursor, to pass back as is in q.Cursor.
+func (c *Client) Payments(ctx context.Context, q stockade.PaymentQuery) (stockade.PaymentPage, error) {
+	v := url.Values{}
+	if q.Status != "" {
+		v.Set("status", string(q.Status))
+	}
+	if q.Stuck {
+		v.Set("stuck", "true")
+	}
+	if q.Resolution != "" {
+		v.Set("resolution", q.Resolution)
+	}
+	var out paymentsJSON
+	if err := c.do(ctx, http.MethodGet, pagePath("/v1/payments", v, q.Cursor, q.Limit), nil, &out, nil); err != nil {
+		return stockade.PaymentPage{}, err
+	}
+	return out.domain(), nil
+}
+
+// PaymentHistory implements stockade.PaymentService.
+func (c *Client) PaymentHistory(ctx context.Context, id string) ([]stockade.PaymentChange, error) {
+	var out paymentHistoryJSON
+	if err := c.do(ctx, http.MethodGet, "/v1/payments/"+seg(id)+"/history", nil, &out, nil); err != nil {
+		return nil, err
+	}
+	return out.domain(), nil
+}
+
+// ApplyOutcome implements stockade.PaymentService: POST
+// /v1/payments/{id}/outcomes, an operator's call that needs an admin key.
+// source is not sent: the server records the outcome under the name of
+// the client's key. A payment system reports outcomes with Webhook
+// instead.
+func (c *Client) ApplyOutcome(ctx context.Context, o stockade.PaymentOutcome, source string) (stockade.Payment, error) {
+	if err := stockade.ValidateID("payment_id", o.PaymentID); err != nil {
+		return stockade.Payment{}, err // it goes in the path, which cannot be empty
+	}
+	in := outcomeJSON{EventID: o.EventID, Status: string(o.Status), Reason: o.Reason}
+	return c.payment(ctx, http.MethodPost, "/v1/payments/"+seg(o.PaymentID)+"/outcomes", in, nil)
+}
+
+// CancelPayment implements stockade.PaymentService. An empty reason
+// sends no body.
+func (c *Client) CancelPayment(ctx context.Context, id, reason string, idem *stockade.Idempotency) (stockade.Payment, error) {
+	var in any
+	if reason != "" {
+		in = map[string]string{"reason": reason}
+	}
+	return c.payment(ctx, http.MethodPost, "/v1/payments/"+seg(id)+"/cancel", in, idem)
+}
+
+// Webhook reports o to the server as a payment system does: it posts o
+// to POST /v1/payments/webhook, signed with secret at the current time
+// (SignWebhook), without the client's API key. The answer is the
+// payment after o, or as it was if o's event id was applied before.
+func (c *Client) Webhook(ctx context.Context, secret []byte, o stockade.PaymentOutcome) (stockade.Payment, error) {
+	body, err := json.Marshal(outcomeJSON{EventID: o.EventID, PaymentID: o.PaymentID, Status: string(o.Status), Reason: o.Reason})
+	if err != nil {
+		return stockade.Payment{}, fmt.Errorf("httpapi: POST %s: %w", webhookPath, err)
+	}
+	unkeyed := *c
+	unkeyed.key = ""
+	var out paymentJSON
+	header := http.Header{headerSignature: {SignWebhook(secret, body, time.Now())}}
+	if err := unkeyed.send(ctx, http.MethodPost, webhookPath, body, header, &out, nil); err != nil {
+		return stockade.Payment{}, err
+	}
+	return out.domain(), nil
+}
+
+func (c *Client) payment(ctx context.Context, method, path string, in any, idem *stockade.Idempotency) (stockade.Payment, error) {
+	var out paymentJSON
+	if err := c.do(ctx, method, path, in, &out, idem); err != nil {
+		return stockade.Payment{}, err
 	}
 	return out.domain(), nil
 }

@@ -1,16 +1,18 @@
 // Package httpapi serves stockade's HTTP API: JSON in and out, errors as
 // RFC 9457 problem+json documents carrying a stable code. It adapts one
-// dependency, HTTP, to a stockade.Service, and to a
-// stockade.BookingService for the seats of shows; it holds no state of
-// its own beyond its metrics.
+// dependency, HTTP, to a stockade.Service, to a stockade.BookingService
+// for the seats of shows, and to a stockade.PaymentService for the
+// payments of what it sells; it holds no state of its own beyond its
+// metrics.
 //
-//	eng, err := engine.New(store, nil) // a stockade.Service, KeyService and BookingService
-//	api := httpapi.NewServer(eng, log, &httpapi.Options{Keys: eng, Bookings: eng}, store) // /readyz pings the store
+//	eng, err := engine.New(store, nil) // a stockade.Service, KeyService, BookingService and PaymentService
+//	api := httpapi.NewServer(eng, log, &httpapi.Options{Keys: eng, Bookings: eng, Payments: eng,
+//		WebhookSecrets: [][]byte{webhookSecret}}, store) // /readyz pings the store
 //	srv := &http.Server{Addr: "127.0.0.1:8080", Handler: api}
 //	err = srv.ListenAndServe()
 //
 //	_, secret, err := eng.CreateKey(ctx, stockade.NewKeyRequest{Name: "shop", Role: stockade.RoleStorefront})
-//	c := httpapi.NewClient("http://localhost:8080", nil).WithKey(secret) // a Service and a BookingService too
+//	c := httpapi.NewClient("http://localhost:8080", nil).WithKey(secret) // a Service, BookingService and PaymentService too
 //	r, err := c.Reserve(ctx, stockade.ReserveRequest{Lines: []stockade.Line{{SKU: "widget", Quantity: 2}}}, nil)
 //	if stockade.ErrorCode(err) == stockade.EInsufficientStock { … }
 //
@@ -31,13 +33,14 @@
 // RateBurst, or the key's own rate) is 429 "rate_limited" with
 // Retry-After. These refusals come before the body is read, and change
 // nothing. The call then reaches the service as the key's stockade.Actor:
-// a storefront key finds only the reservations, orders, holds and
-// bookings it created (another's answers 404, word for word as a missing
-// one), its
-// Idempotency-Keys are its own, and ledger rows name the key. A server
-// with Options.Open lets requests without a key in as the service itself,
-// with every role and no rate limit; a request with a key is checked all
-// the same. GET /healthz, /readyz, /metrics and /openapi.json are public.
+// a storefront key finds only the reservations, orders, holds, bookings
+// and payments it created (another's answers 404, word for word as a
+// missing one), its Idempotency-Keys are its own, and ledger rows name the
+// key. A server with Options.Open lets requests without a key in as the
+// service itself, with every role and no rate limit; a request with a key
+// is checked all the same. GET /healthz, /readyz, /metrics and
+// /openapi.json are public; POST /v1/payments/webhook needs no key either,
+// but a signature (see The payment webhook, below).
 //
 // # Input
 //
@@ -74,6 +77,15 @@
 //	seats, best_available, general_admission   at least one; 100 seats and places in all
 //	best_available[].quantity, …quantity       1 to 100
 //	ttl_seconds (hold, extension)              1 to the longest hold, 7200 (2 hours) by default
+//
+// and for payments:
+//
+//	target.kind                                reservation, hold or order
+//	amount                                     1 to 10^15, in the currency's minor units (cents)
+//	currency                                   three capital letters (ISO 4217), such as EUR
+//	event_id, payment_id                       an id as above
+//	status (an outcome)                        any payment status but pending
+//	reason (a cancel, an outcome)              at most 1024 bytes, no control characters
 //
 // Where an optional id is given (a category, the section of
 // best_available) it must not be empty: the domain reads "" as none.
@@ -123,6 +135,91 @@
 // A server without Options.Bookings serves these routes as one that has
 // no shows: PUT /v1/shows/{id} is 409 "invalid_state", the rest 404.
 //
+// # Payments
+//
+// stockade moves no money: a payment records what a payment system
+// reports of the payment of one reservation, hold or order, so that what
+// it pays for is confirmed when it succeeds and given back when it fails.
+// POST /v1/payments records the pending payment of a held reservation or
+// hold, or a committed order: {"target": {"kind": "reservation", "id":
+// "res_…"}, "amount": 1250, "currency": "EUR"}, 201. A target has one
+// payment at most: a second is 409 "payment_exists", naming the first. The
+// client then sends its buyer to the payment system, which reports the
+// payment's outcomes to the webhook (below), at least once each and in any
+// order, each under an event id of its own.
+//
+// Each outcome is applied once, by its event id. The statuses and the
+// moves between them are stockade.PaymentTransitions, modelled on Stripe's
+// PaymentIntent. The first outcome that settles the payment (succeeded,
+// captured) confirms its reservation into an order or its hold into a
+// booking, in the same transaction (order_id, booking_id; resolution
+// "confirmed"); the first that fails or cancels it releases them, or
+// cancels the order (resolution "released"). An outcome delivered again,
+// or one the payment is already past (processing after succeeded), changes
+// nothing and answers 200 with the payment as it is; one the table leads
+// to in several moves (a refunded that overtook its succeeded) moves the
+// payment there; one that contradicts what came before (failed after succeeded)
+// is 409 "invalid_state", its detail naming the payment's status, and is
+// not recorded.
+//
+// While a payment is processing or authorized, its reservation or hold
+// does not expire: past the engine's grace period the payment is marked
+// stuck (stuck_at; GET /v1/payments?stuck=true lists those not resolved
+// since) and its target kept, for a person or a late outcome to settle. A
+// payment that settles after its target lapsed takes the same stock or
+// seats again (resolution "reordered"), or, if they are gone, is marked
+// "needs_refund": nothing is sold twice.
+//
+// POST /v1/payments/{id}/cancel, with an optional {"reason": …}, cancels
+// a pending or authorized payment and gives back what it pays for; any
+// other status is 409 "invalid_state". POST /v1/payments/{id}/outcomes,
+// {"event_id", "status", "reason"?}, lets an admin key report an outcome
+// by hand, recorded in the history under the key's name. GET
+// /v1/payments/{id}/history lists every change of a payment, oldest first;
+// GET /v1/payments lists payments newest first, filtered by ?status=,
+// ?stuck=true and ?resolution= (one of the resolutions, or "unresolved"),
+// paged as the reservations are. The events payment.created,
+// payment.moved, payment.resolved and payment.stuck carry the payment as
+// GET /v1/payments/{id} shows it. A server without Options.Payments serves
+// these routes as one that has no payments: POST /v1/payments is 409
+// "invalid_state", the list is empty, and the rest is 404.
+//
+// # The payment webhook
+//
+// A payment system posts each outcome, {"event_id", "payment_id",
+// "status", "reason"?}, to POST /v1/payments/webhook, with no API key but
+// a header that signs the body with a secret the server shares with it
+// (Options.WebhookSecrets):
+//
+//	Stockade-Signature: t=<unix seconds>,v1=<lowercase hex HMAC-SHA256 of "<t>.<body>">
+//
+// The request passes if a v1 entry matches the body, byte for byte, with
+// one of the server's secrets (compared in constant time), and t is within
+// Options.WebhookTolerance (5 minutes) of the server's clock, either way.
+// Otherwise it is 401 "unauthenticated", its detail saying why: the header
+// is missing or malformed, no signature matches, or it is stale. Signing
+// the time keeps a captured request from being replayed later; within the
+// tolerance a replay changes nothing, since each event id is applied once.
+// Several v1 entries, and several secrets on the server, let a secret be
+// rotated: give the server the new secret beside the old, move the payment
+// system to it, then drop the old one. Entries other than t and v1 are
+// ignored. A server with no secret answers the webhook 404 "not_found".
+// The body is read up to Options.MaxBodyBytes, and the outcome is recorded
+// as the webhook's.
+//
+// A payment system written in Go signs with SignWebhook, or posts with
+// Client.Webhook:
+//
+//	body, err := json.Marshal(stockade.PaymentOutcome{EventID: "evt_81", PaymentID: id, Status: stockade.PaymentSucceeded})
+//	req, err := http.NewRequestWithContext(ctx, "POST", base+"/v1/payments/webhook", bytes.NewReader(body))
+//	req.Header.Set("Stockade-Signature", httpapi.SignWebhook(secret, body, time.Now()))
+//
+// and one written in anything else computes the same HMAC:
+//
+//	t=$(date +%s)
+//	v1=$(printf '%s.%s' "$t" "$body" | openssl dgst -sha256 -hmac "$secret" | sed 's/^.* //')
+//	curl -H "Stockade-Signature: t=$t,v1=$v1" -H 'Content-Type: application/json' --data-binary "$body" "$base/v1/payments/webhook"
+//
 // # Idempotency
 //
 // Every mutating request takes an Idempotency-Key header (1 to 128
@@ -137,7 +234,10 @@
 // through after a restock). A request that failed with 503 either
 // committed, and its retry gets the stored answer, or did not, and its
 // retry runs afresh. The same key with another request is 422
-// idempotency_mismatch.
+// idempotency_mismatch. Revoking a key, and reporting a payment's outcome
+// (by hand or by the webhook), are idempotent by themselves, an outcome by
+// its event id: their Idempotency-Key is checked, and nothing is stored
+// under it.
 //
 // # Lists
 //

@@ -15,6 +15,18 @@ import (
 // It returns the body, for the request hash, or answers the refusal
 // itself and returns false.
 func (s *Server) input(w http.ResponseWriter, r *http.Request, dst any, ids ...string) ([]byte, bool) {
+	return s.readInput(w, r, dst, dst != nil, ids)
+}
+
+// optionalInput is input for a route whose body may be left out: an
+// empty body leaves dst as it is.
+func (s *Server) optionalInput(w http.ResponseWriter, r *http.Request, dst any, ids ...string) ([]byte, bool) {
+	return s.readInput(w, r, dst, false, ids)
+}
+
+// readInput serves input and optionalInput: a body is required if
+// required is set.
+func (s *Server) readInput(w http.ResponseWriter, r *http.Request, dst any, required bool, ids []string) ([]byte, bool) {
 	for _, name := range ids {
 		if err := checkID(name, r.PathValue(name)); err != nil {
 			s.writeError(w, r, err)
@@ -30,10 +42,10 @@ func (s *Server) input(w http.ResponseWriter, r *http.Request, dst any, ids ...s
 		s.writeBadRequest(w, r, err)
 		return nil, false
 	}
+	if len(body) == 0 && !required {
+		return body, true
+	}
 	if dst == nil {
-		if len(body) == 0 {
-			return body, true
-		}
 		dst = &struct{}{}
 	}
 	if err := decode(body, dst, ""); err != nil {
@@ -423,4 +435,81 @@ func (s *Server) getBooking(w http.ResponseWriter, r *http.Request) {
 
 func (s *Server) cancelBooking(w http.ResponseWriter, r *http.Request) {
 	byID(s, w, r, viewBooking, s.opts.bookingService().CancelBooking)
+}
+
+// Payments, through Options.Payments.
+
+func viewPayment(p stockade.Payment) any                 { return toPayment(p) }
+func viewPayments(p stockade.PaymentPage) any            { return toPayments(p) }
+func viewPaymentHistory(cs []stockade.PaymentChange) any { return toPaymentHistory(cs) }
+
+func (s *Server) createPayment(w http.ResponseWriter, r *http.Request) {
+	var in paymentBody
+	body, ok := s.input(w, r, &in)
+	if !ok {
+		return
+	}
+	req, err := in.request()
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	call(s, w, r, body, http.StatusCreated, viewPayment, func(ctx context.Context, idem *stockade.Idempotency) (stockade.Payment, error) {
+		return s.opts.paymentService().CreatePayment(ctx, req, idem)
+	})
+}
+
+func (s *Server) listPayments(w http.ResponseWriter, r *http.Request) {
+	q, err := paymentQuery(r)
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	call(s, w, r, nil, http.StatusOK, viewPayments, func(ctx context.Context, _ *stockade.Idempotency) (stockade.PaymentPage, error) {
+		return s.opts.paymentService().Payments(ctx, q)
+	})
+}
+
+func (s *Server) getPayment(w http.ResponseWriter, r *http.Request) {
+	byID(s, w, r, viewPayment, func(ctx context.Context, id string, _ *stockade.Idempotency) (stockade.Payment, error) {
+		return s.opts.paymentService().Payment(ctx, id)
+	})
+}
+
+func (s *Server) paymentHistory(w http.ResponseWriter, r *http.Request) {
+	byID(s, w, r, viewPaymentHistory, func(ctx context.Context, id string, _ *stockade.Idempotency) ([]stockade.PaymentChange, error) {
+		return s.opts.paymentService().PaymentHistory(ctx, id)
+	})
+}
+
+func (s *Server) cancelPayment(w http.ResponseWriter, r *http.Request) {
+	var in cancelPaymentBody
+	body, ok := s.optionalInput(w, r, &in, "id")
+	if !ok {
+		return
+	}
+	id, reason := r.PathValue("id"), in.reason()
+	call(s, w, r, body, http.StatusOK, viewPayment, func(ctx context.Context, idem *stockade.Idempotency) (stockade.Payment, error) {
+		return s.opts.paymentService().CancelPayment(ctx, id, reason, idem)
+	})
+}
+
+// paymentOutcome applies an outcome that an operator reports of the
+// payment in the path, recorded under the name of the caller's key. The
+// outcome's event id makes it idempotent: an Idempotency-Key is checked,
+// as on every mutating request, but nothing is stored under it.
+func (s *Server) paymentOutcome(w http.ResponseWriter, r *http.Request) {
+	var in outcomeBody
+	body, ok := s.input(w, r, &in, "id")
+	if !ok {
+		return
+	}
+	o, err := in.outcome(r.PathValue("id"))
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	call(s, w, r, body, http.StatusOK, viewPayment, func(ctx context.Context, _ *stockade.Idempotency) (stockade.Payment, error) {
+		return s.opts.paymentService().ApplyOutcome(ctx, o, "")
+	})
 }

@@ -2,6 +2,7 @@ package httpapi
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"flag"
 	"fmt"
@@ -14,13 +15,18 @@ import (
 	"regexp"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/stockade/stockade"
 	"github.com/stockade/stockade/engine"
+	"github.com/stockade/stockade/lock/testserver"
+	"github.com/stockade/stockade/postgres"
 	"github.com/stockade/stockade/sqlite"
 )
+
+func TestMain(m *testing.M) { os.Exit(testserver.Main(m)) }
 
 var update = flag.Bool("update", false, "rewrite testdata/*.golden with the responses")
 
@@ -85,14 +91,45 @@ type apiOptions struct {
 	wrap func(stockade.Service) stockade.Service
 	// noBookings: the server has no Options.Bookings.
 	noBookings bool
+	// noPayments: the server has no Options.Payments.
+	noPayments bool
+	// noWebhook: the server has no Options.WebhookSecrets. Otherwise,
+	// unless server gives its own, it has webhookSecret.
+	noWebhook bool
+	// postgres: the store is PostgreSQL, a database of its own on the
+	// shared server, rather than SQLite.
+	postgres bool
 }
 
-func newAPI(t *testing.T, o *apiOptions) *api {
+// webhookSecret is the webhook secret of the test servers.
+var webhookSecret = []byte("whsec_test_0123456789")
+
+// store is what a test server needs of its store: the engine's, which
+// /readyz pings, and migrations.
+type store interface {
+	stockade.Store
+	Migrate(ctx context.Context) error
+	Close() error
+}
+
+// openStore opens a fresh, migrated store: SQLite in a temporary
+// directory, or with pg a database of its own on the shared PostgreSQL
+// server.
+func openStore(t *testing.T, pg bool) store {
 	t.Helper()
-	if o == nil {
-		o = &apiOptions{}
+	var (
+		st  store
+		err error
+	)
+	if pg {
+		url, uerr := testserver.SharedPostgres(t).CreateDatabase(fmt.Sprintf("httpapi_%d", databases.Add(1)))
+		if uerr != nil {
+			t.Fatal(uerr)
+		}
+		st, err = postgres.Open(t.Context(), url, nil)
+	} else {
+		st, err = sqlite.Open(t.Context(), filepath.Join(t.TempDir(), "api.db"), nil)
 	}
-	st, err := sqlite.Open(t.Context(), filepath.Join(t.TempDir(), "api.db"), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -100,6 +137,17 @@ func newAPI(t *testing.T, o *apiOptions) *api {
 	if err := st.Migrate(t.Context()); err != nil {
 		t.Fatal(err)
 	}
+	return st
+}
+
+var databases atomic.Int64
+
+func newAPI(t *testing.T, o *apiOptions) *api {
+	t.Helper()
+	if o == nil {
+		o = &apiOptions{}
+	}
+	st := openStore(t, o.postgres)
 	clk := &clock{now: start}
 	logs := &syncBuffer{}
 	log := slog.New(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
@@ -115,9 +163,15 @@ func newAPI(t *testing.T, o *apiOptions) *api {
 	if o.server != nil {
 		opts = *o.server
 	}
-	opts.Keys, opts.Bookings, opts.Open = eng, eng, !o.keyed
+	opts.Keys, opts.Bookings, opts.Payments, opts.Open = eng, eng, eng, !o.keyed
 	if o.noBookings {
 		opts.Bookings = nil
+	}
+	if o.noPayments {
+		opts.Payments = nil
+	}
+	if opts.WebhookSecrets == nil && !o.noWebhook {
+		opts.WebhookSecrets = [][]byte{webhookSecret}
 	}
 	server := NewServer(svc, log, &opts, st)
 	srv := httptest.NewServer(checkOpenAPI(t, server))

@@ -24,6 +24,7 @@ import (
 	valerrors "github.com/pb33f/libopenapi-validator/errors"
 	"github.com/pb33f/libopenapi-validator/helpers"
 	"github.com/pb33f/libopenapi-validator/schema_validation"
+	"github.com/pb33f/libopenapi/datamodel/high/base"
 	v3 "github.com/pb33f/libopenapi/datamodel/high/v3"
 
 	"github.com/stockade/stockade"
@@ -397,14 +398,50 @@ func TestOpenAPIDocument(t *testing.T) {
 // Mutating operations that store nothing under an Idempotency-Key, and
 // so never answer with Idempotent-Replayed nor 422.
 var notReplayed = map[string]string{
-	"POST /v1/keys":        "refuses an Idempotency-Key: replaying would mean keeping the secret",
-	"DELETE /v1/keys/{id}": "checks the Idempotency-Key, but revoking is idempotent by itself",
+	"POST /v1/keys":                   "refuses an Idempotency-Key: replaying would mean keeping the secret",
+	"DELETE /v1/keys/{id}":            "checks the Idempotency-Key, but revoking is idempotent by itself",
+	"POST /v1/payments/{id}/outcomes": "checks the Idempotency-Key, but the event id makes an outcome idempotent",
+	"POST /v1/payments/webhook":       "checks the Idempotency-Key, but the event id makes an outcome idempotent",
+}
+
+// signedBy names the security scheme of the operations that need no API
+// key because their body is signed: the payment webhook.
+const signedBy = "webhookSignature"
+
+// needsKey reports whether op needs an API key: it has the document's
+// default security (the bearer scheme), or names it.
+func needsKey(op *v3.Operation) bool {
+	if op.Security == nil {
+		return true
+	}
+	for _, req := range op.Security {
+		if has(req, "bearer") {
+			return true
+		}
+	}
+	return false
+}
+
+// has reports whether req names the security scheme name.
+func has(req *base.SecurityRequirement, name string) bool {
+	return req.Requirements != nil && slices.Contains(slices.Collect(req.Requirements.KeysFromOldest()), name)
+}
+
+// signed reports whether op is authenticated by a signature of its body.
+func signed(op *v3.Operation) bool {
+	for _, req := range op.Security {
+		if has(req, signedBy) {
+			return true
+		}
+	}
+	return false
 }
 
 // checkOperation checks the promises that hold for every operation:
 // request ids both ways, Idempotency-Key on every POST, PUT and DELETE,
-// the roles in the description and the key on /v1, the problems of
-// access and of bodies, and the problems every request may get.
+// the roles in the description and the key on /v1 (or, on the webhook,
+// the signature), the problems of access and of bodies, and the problems
+// every request may get.
 func checkOperation(t *testing.T, name string, op *v3.Operation) {
 	t.Helper()
 	params := map[string]bool{}
@@ -420,13 +457,19 @@ func checkOperation(t *testing.T, name string, op *v3.Operation) {
 	if takesKey := mutating && name != "POST /v1/keys"; params["header Idempotency-Key"] != takesKey {
 		t.Errorf("%s: Idempotency-Key documented %v, want %v", name, params["header Idempotency-Key"], takesKey)
 	}
-	public := !strings.Contains(name, " /v1/")
-	if public != (op.Security != nil && len(op.Security) == 0) {
-		t.Errorf("%s: security %v, want public %v", name, op.Security, public)
+	v1 := strings.Contains(name, " /v1/")
+	switch {
+	case v1 && !needsKey(op) && !signed(op):
+		t.Errorf("%s: security %v: a /v1 operation needs an API key or a signature", name, op.Security)
+	case !v1 && (op.Security == nil || len(op.Security) != 0):
+		t.Errorf("%s: security %v, want public", name, op.Security)
 	}
 	want := []int{500, 503}
-	if !public {
+	switch {
+	case needsKey(op):
 		want = append(want, 400, 401, 429)
+	case signed(op):
+		want = append(want, 400, 401, 404)
 	}
 	if op.RequestBody != nil {
 		want = append(want, 413, 415)
@@ -459,7 +502,7 @@ var rolesLine = regexp.MustCompile(`(?m)^Roles: ([a-z, ]+)\.`)
 // documentedRoles returns the roles that op's description names, "admin,
 // reader", or "public" for an operation that needs no key.
 func documentedRoles(op *v3.Operation) string {
-	if op.Security != nil && len(op.Security) == 0 {
+	if !needsKey(op) {
 		return "public"
 	}
 	if m := rolesLine.FindStringSubmatch(op.Description); m != nil {

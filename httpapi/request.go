@@ -877,3 +877,135 @@ func seatHistoryQuery(r *http.Request) (stockade.SeatHistoryQuery, error) {
 	})
 	return q, err
 }
+
+// The bodies and the query of the payments.
+
+// paymentBody is the body of POST /v1/payments.
+type paymentBody struct {
+	Target   json.RawMessage `json:"target"`
+	Amount   *int64          `json:"amount"`
+	Currency *string         `json:"currency"`
+}
+
+type targetBody struct {
+	Kind *string `json:"kind"`
+	ID   *string `json:"id"`
+}
+
+// request decodes the target of b into the request the service
+// validates (stockade.NewPaymentRequest.Validate).
+func (b paymentBody) request() (stockade.NewPaymentRequest, error) {
+	var req stockade.NewPaymentRequest
+	if len(b.Target) == 0 || isNull(b.Target) {
+		return req, required("target")
+	}
+	var t targetBody
+	if err := decode(b.Target, &t, "target"); err != nil {
+		return req, err
+	}
+	switch {
+	case t.Kind == nil:
+		return req, required("target.kind")
+	case t.ID == nil:
+		return req, required("target.id")
+	case b.Amount == nil:
+		return req, required("amount")
+	case b.Currency == nil:
+		return req, required("currency")
+	}
+	req.Target = stockade.PaymentTarget{Kind: stockade.PaymentTargetKind(*t.Kind), ID: *t.ID}
+	req.Amount, req.Currency = *b.Amount, *b.Currency
+	return req, nil
+}
+
+// cancelPaymentBody is the body of POST /v1/payments/{id}/cancel, which
+// may be left out.
+type cancelPaymentBody struct {
+	Reason *string `json:"reason"`
+}
+
+func (b cancelPaymentBody) reason() string {
+	if b.Reason == nil {
+		return ""
+	}
+	return *b.Reason
+}
+
+// outcomeBody is the body of POST /v1/payments/{id}/outcomes: an outcome
+// without its payment's id, which is in the path.
+type outcomeBody struct {
+	EventID *string `json:"event_id"`
+	Status  *string `json:"status"`
+	Reason  *string `json:"reason"`
+}
+
+// outcome returns the outcome of b for the payment id, which the service
+// validates (stockade.PaymentOutcome.Validate).
+func (b outcomeBody) outcome(id string) (stockade.PaymentOutcome, error) {
+	switch {
+	case b.EventID == nil:
+		return stockade.PaymentOutcome{}, required("event_id")
+	case b.Status == nil:
+		return stockade.PaymentOutcome{}, required("status")
+	}
+	o := stockade.PaymentOutcome{EventID: *b.EventID, PaymentID: id, Status: stockade.PaymentStatus(*b.Status)}
+	if b.Reason != nil {
+		o.Reason = *b.Reason
+	}
+	return o, nil
+}
+
+// webhookBody is the body of POST /v1/payments/webhook: an outcome, as a
+// payment system reports it.
+type webhookBody struct {
+	EventID   *string `json:"event_id"`
+	PaymentID *string `json:"payment_id"`
+	Status    *string `json:"status"`
+	Reason    *string `json:"reason"`
+}
+
+func (b webhookBody) outcome() (stockade.PaymentOutcome, error) {
+	switch {
+	case b.EventID == nil:
+		return stockade.PaymentOutcome{}, required("event_id")
+	case b.PaymentID == nil:
+		return stockade.PaymentOutcome{}, required("payment_id")
+	}
+	return outcomeBody{EventID: b.EventID, Status: b.Status, Reason: b.Reason}.outcome(*b.PaymentID)
+}
+
+// paymentQuery reads the query of GET /v1/payments. The status and the
+// resolution are checked by the service (stockade.PaymentQuery.Validate).
+func paymentQuery(r *http.Request) (stockade.PaymentQuery, error) {
+	var q stockade.PaymentQuery
+	err := eachParam(r, func(name, v string) error {
+		if ok, err := pageParam(name, v, stockade.MaxListLimit, &q.Cursor, &q.Limit); ok {
+			return err
+		}
+		switch name {
+		case "status":
+			if v == "" {
+				return invalidf("status: must not be empty; leave it out for payments of every status")
+			}
+			q.Status = stockade.PaymentStatus(v)
+			return nil
+		case "resolution":
+			if v == "" {
+				return invalidf("resolution: must not be empty; leave it out for payments of every resolution")
+			}
+			q.Resolution = v
+			return nil
+		case "stuck":
+			switch v {
+			case "true":
+				q.Stuck = true
+			case "false":
+			default:
+				return invalidf("stuck: want true or false, got %q", v)
+			}
+			return nil
+		}
+		return invalidf("query: unknown parameter %q (want status, stuck, resolution, cursor, limit)", name)
+	})
+	return q, err
+}

@@ -15,8 +15,9 @@ type route struct {
 // Every answer is JSON; every error is an RFC 9457 problem document
 // (application/problem+json) with a stable code (errors.go). Mutating
 // requests accept an Idempotency-Key header (idempotency.go), scoped to
-// the API key. A storefront key sees only the reservations, orders, holds
-// and bookings it created: those of other keys answer 404.
+// the API key. A storefront key sees only the reservations, orders, holds,
+// bookings and payments it created: those of other keys answer 404. The
+// payment webhook needs no key: its signature authenticates it.
 var routeTable = []route{
 	// Locations and stock levels.
 	{"PUT /v1/locations/{id}", admins, (*Server).putLocation},                 // {name, lat, lon} → location, 200
@@ -56,6 +57,18 @@ var routeTable = []route{
 	{"DELETE /v1/holds/{id}", shoppers, (*Server).releaseHold},           // → hold, 200
 	{"GET /v1/bookings/{id}", anyRole, (*Server).getBooking},             // → booking
 	{"POST /v1/bookings/{id}/cancel", shoppers, (*Server).cancelBooking}, // → booking, 200
+
+	// Payments of reservations, holds and orders, as payment systems
+	// report them: outcomes arrive by the signed webhook (webhook.go), or
+	// from an operator; the first that settles a payment confirms what it
+	// pays for, the first that fails it gives that back.
+	{"POST /v1/payments", shoppers, (*Server).createPayment},              // {target: {kind, id}, amount, currency} → payment, 201
+	{"GET /v1/payments", anyRole, (*Server).listPayments},                 // ?status=&stuck=&resolution=&cursor=&limit= → {payments, next_cursor?}
+	{"GET /v1/payments/{id}", anyRole, (*Server).getPayment},              // → payment
+	{"GET /v1/payments/{id}/history", anyRole, (*Server).paymentHistory},  // → {changes}, oldest first
+	{"POST /v1/payments/{id}/cancel", shoppers, (*Server).cancelPayment},  // {reason?} → payment, 200
+	{"POST /v1/payments/{id}/outcomes", admins, (*Server).paymentOutcome}, // {event_id, status, reason?} → payment, 200
+	{"POST " + webhookPath, public, (*Server).paymentWebhook},             // Stockade-Signature, {event_id, payment_id, status, reason?} → payment, 200
 
 	// The ledger.
 	{"GET /v1/movements", auditors, (*Server).movements}, // ?sku=&location=&ref=&cursor=&limit= → {movements, next_cursor?}

@@ -72,6 +72,29 @@ type Options struct {
 	// find nothing (404 not_found).
 	Bookings stockade.BookingService
 
+	// Payments keeps the payments of reservations, holds and orders: the
+	// routes under /v1/payments call it. An *engine.Engine is one too.
+	// Without Payments those routes still answer, as a server that has no
+	// payments: POST /v1/payments is refused with 409 invalid_state, the
+	// list is empty, and the others find nothing (404 not_found).
+	Payments stockade.PaymentService
+
+	// WebhookSecrets are the secrets shared with the payment systems that
+	// post outcomes to POST /v1/payments/webhook, which takes a request
+	// whose Stockade-Signature matches one of them (see SignWebhook).
+	// Several let a secret be rotated: add the new one, move the payment
+	// system to it, then drop the old one. Without any, the webhook
+	// answers 404 not_found.
+	// Default: none.
+	WebhookSecrets [][]byte
+
+	// WebhookTolerance is how far the time a webhook request was signed
+	// at may be from the server's clock, either way; a request signed
+	// longer ago is refused as stale, so that a captured one cannot be
+	// replayed later.
+	// Default: 5m.
+	WebhookTolerance time.Duration
+
 	// Open lets requests without a key through, as the service itself:
 	// every route, everything visible. A request that sends a key is
 	// still checked as usual. Only for a server that nothing untrusted
@@ -121,6 +144,9 @@ func (o *Options) withDefaults() Options {
 	}
 	if out.RateLimit == 0 {
 		out.RateLimit = 100
+	}
+	if out.WebhookTolerance <= 0 {
+		out.WebhookTolerance = 5 * time.Minute
 	}
 	return out
 }
@@ -264,6 +290,50 @@ func (noBookings) Seats(_ context.Context, eventID string, _ stockade.SeatQuery)
 
 func (noBookings) SeatHistory(_ context.Context, eventID string, _ stockade.SeatHistoryQuery) (stockade.SeatHistoryPage, error) {
 	return stockade.SeatHistoryPage{}, notSold("show", eventID)
+}
+
+// paymentService returns Payments, or, if there is none, one that has no
+// payments.
+func (o *Options) paymentService() stockade.PaymentService {
+	if o.Payments == nil {
+		return noPayments{}
+	}
+	return o.Payments
+}
+
+// noPayments is the PaymentService of a server without one: it has no
+// payments, and makes none.
+type noPayments struct{}
+
+// noPaymentsYet ends the messages of noPayments.
+const noPaymentsYet = ": this server takes no payments (it has no payment service)"
+
+func noPayment(id string) error {
+	return stockade.Errorf(stockade.ENotFound, fmt.Sprintf("payment %q not found", id)+noPaymentsYet)
+}
+
+func (noPayments) CreatePayment(_ context.Context, req stockade.NewPaymentRequest, _ *stockade.Idempotency) (stockade.Payment, error) {
+	return stockade.Payment{}, stockade.Errorf(stockade.EInvalidState, fmt.Sprintf("the payment of %s cannot be made", req.Target)+noPaymentsYet)
+}
+
+func (noPayments) Payment(_ context.Context, id string) (stockade.Payment, error) {
+	return stockade.Payment{}, noPayment(id)
+}
+
+func (noPayments) Payments(_ context.Context, q stockade.PaymentQuery) (stockade.PaymentPage, error) {
+	return stockade.PaymentPage{}, q.Validate()
+}
+
+func (noPayments) PaymentHistory(_ context.Context, id string) ([]stockade.PaymentChange, error) {
+	return nil, noPayment(id)
+}
+
+func (noPayments) ApplyOutcome(_ context.Context, o stockade.PaymentOutcome, _ string) (stockade.Payment, error) {
+	return stockade.Payment{}, noPayment(o.PaymentID)
+}
+
+func (noPayments) CancelPayment(_ context.Context, id, _ string, _ *stockade.Idempotency) (stockade.Payment, error) {
+	return stockade.Payment{}, noPayment(id)
 }
 
 // ServeHTTP implements http.Handler: it gives the request an id, bounds

@@ -84,6 +84,9 @@ type orderJSON struct {
 	CreatedAt     time.Time `json:"created_at"`
 	// Owner is the id of the API key that made it, if one did.
 	Owner string `json:"owner,omitempty"`
+	// Version is 1 when the order is committed, one more at each change
+	// of its status.
+	Version int64 `json:"version"`
 }
 
 // movementJSON is a row of the ledger: the change to one level's counters.
@@ -207,7 +210,8 @@ func toReservation(r stockade.Reservation) reservationJSON {
 
 func toOrder(o stockade.Order) orderJSON {
 	return orderJSON{ID: o.ID, Status: string(o.Status), Lines: toLines(o.Lines),
-		Allocations: toAllocations(o.Allocations), ReservationID: o.ReservationID, CreatedAt: wireTime(o.CreatedAt), Owner: o.Owner}
+		Allocations: toAllocations(o.Allocations), ReservationID: o.ReservationID, CreatedAt: wireTime(o.CreatedAt), Owner: o.Owner,
+		Version: o.Version}
 }
 
 func toMovements(p stockade.MovementPage) movementsJSON {
@@ -263,7 +267,8 @@ func (r reservationJSON) domain() stockade.Reservation {
 
 func (o orderJSON) domain() stockade.Order {
 	return stockade.Order{ID: o.ID, Status: stockade.OrderStatus(o.Status), CreatedAt: o.CreatedAt,
-		Lines: domainLines(o.Lines), Allocations: domainAllocations(o.Allocations), ReservationID: o.ReservationID, Owner: o.Owner}
+		Lines: domainLines(o.Lines), Allocations: domainAllocations(o.Allocations), ReservationID: o.ReservationID, Owner: o.Owner,
+		Version: o.Version}
 }
 
 func (ms movementsJSON) domain() stockade.MovementPage {
@@ -602,4 +607,108 @@ func (h holdJSON) domain() stockade.Hold {
 func (b bookingJSON) domain() stockade.Booking {
 	return stockade.Booking{ID: b.ID, EventID: b.EventID, HoldID: b.HoldID, Status: stockade.BookingStatus(b.Status),
 		Seats: b.Seats, Places: orNone(b.Places, placesJSON.domain), CreatedAt: b.CreatedAt, Owner: b.Owner}
+}
+
+// Payments. The documents have the fields, and the names, of the domain
+// types' JSON, so that the payload of a payment.* event reads like GET
+// /v1/payments/{id}.
+
+// paymentTargetJSON names what a payment pays for.
+type paymentTargetJSON struct {
+	Kind string `json:"kind"`
+	ID   string `json:"id"`
+}
+
+// paymentJSON is a payment, as the payment system reported it, and what
+// it did to its target.
+type paymentJSON struct {
+	ID         string            `json:"id"`
+	Target     paymentTargetJSON `json:"target"`
+	Amount     int64             `json:"amount"`
+	Currency   string            `json:"currency"`
+	Status     string            `json:"status"`
+	CreatedAt  time.Time         `json:"created_at"`
+	UpdatedAt  time.Time         `json:"updated_at"`
+	Resolution string            `json:"resolution,omitempty"`
+	OrderID    string            `json:"order_id,omitempty"`
+	BookingID  string            `json:"booking_id,omitempty"`
+	// StuckAt is when the payment was found in flight after its target's
+	// grace period; left out if it never was.
+	StuckAt *time.Time `json:"stuck_at,omitempty"`
+	Version int64      `json:"version"`
+	Owner   string     `json:"owner,omitempty"`
+}
+
+// paymentsJSON is the answer of GET /v1/payments: a page of payments,
+// newest first, and the opaque cursor of the next page.
+type paymentsJSON struct {
+	Payments   []paymentJSON `json:"payments"`
+	NextCursor string        `json:"next_cursor,omitempty"`
+}
+
+// paymentChangeJSON is one change of a payment: a move of its status,
+// or, with from equal to to, of its resolution or its being found stuck.
+type paymentChangeJSON struct {
+	PaymentID  string    `json:"payment_id"`
+	From       string    `json:"from"`
+	To         string    `json:"to"`
+	Resolution string    `json:"resolution,omitempty"`
+	At         time.Time `json:"at"`
+	// Actor is the name of the API key that made the change, or where
+	// the outcome came from ("webhook").
+	Actor  string `json:"actor,omitempty"`
+	Reason string `json:"reason,omitempty"`
+}
+
+// paymentHistoryJSON is the answer of GET /v1/payments/{id}/history:
+// every change of the payment, oldest first.
+type paymentHistoryJSON struct {
+	Changes []paymentChangeJSON `json:"changes"`
+}
+
+func toPayment(p stockade.Payment) paymentJSON {
+	out := paymentJSON{ID: p.ID, Target: paymentTargetJSON{Kind: string(p.Target.Kind), ID: p.Target.ID}, Amount: p.Amount,
+		Currency: p.Currency, Status: string(p.Status), CreatedAt: wireTime(p.CreatedAt), UpdatedAt: wireTime(p.UpdatedAt),
+		Resolution: string(p.Resolution), OrderID: p.Order, BookingID: p.Booking, Version: p.Version, Owner: p.Owner}
+	if !p.StuckAt.IsZero() {
+		at := wireTime(p.StuckAt)
+		out.StuckAt = &at
+	}
+	return out
+}
+
+func toPayments(p stockade.PaymentPage) paymentsJSON {
+	return paymentsJSON{Payments: each(p.Payments, toPayment), NextCursor: p.Next}
+}
+
+func toPaymentChange(c stockade.PaymentChange) paymentChangeJSON {
+	return paymentChangeJSON{PaymentID: c.PaymentID, From: string(c.From), To: string(c.To), Resolution: string(c.Resolution),
+		At: wireTime(c.At), Actor: c.Actor, Reason: c.Reason}
+}
+
+func toPaymentHistory(cs []stockade.PaymentChange) paymentHistoryJSON {
+	return paymentHistoryJSON{Changes: each(cs, toPaymentChange)}
+}
+
+func (p paymentJSON) domain() stockade.Payment {
+	out := stockade.Payment{ID: p.ID, Target: stockade.PaymentTarget{Kind: stockade.PaymentTargetKind(p.Target.Kind), ID: p.Target.ID},
+		Amount: p.Amount, Currency: p.Currency, Status: stockade.PaymentStatus(p.Status), CreatedAt: p.CreatedAt, UpdatedAt: p.UpdatedAt,
+		Resolution: stockade.PaymentResolution(p.Resolution), Order: p.OrderID, Booking: p.BookingID, Version: p.Version, Owner: p.Owner}
+	if p.StuckAt != nil {
+		out.StuckAt = *p.StuckAt
+	}
+	return out
+}
+
+func (j paymentsJSON) domain() stockade.PaymentPage {
+	return stockade.PaymentPage{Payments: orNone(j.Payments, paymentJSON.domain), Next: j.NextCursor}
+}
+
+func (c paymentChangeJSON) domain() stockade.PaymentChange {
+	return stockade.PaymentChange{PaymentID: c.PaymentID, From: stockade.PaymentStatus(c.From), To: stockade.PaymentStatus(c.To),
+		Resolution: stockade.PaymentResolution(c.Resolution), At: c.At, Actor: c.Actor, Reason: c.Reason}
+}
+
+func (j paymentHistoryJSON) domain() []stockade.PaymentChange {
+	return orNone(j.Changes, paymentChangeJSON.domain)
 }
