@@ -41,6 +41,7 @@ func TestHelp(t *testing.T) {
 		{[]string{"bench"}, "usage: stockade bench [flags]"},
 		{[]string{"locks"}, "usage: stockade locks <subcommand> [flags]"},
 		{[]string{"locks", "bench"}, "usage: stockade locks bench [flags]"},
+		{[]string{"payments", "stuck"}, "usage: stockade payments stuck [flags]"},
 		{[]string{"version"}, "usage: stockade version"},
 	}
 	for _, c := range commands {

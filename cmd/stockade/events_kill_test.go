@@ -285,3 +285,155 @@ func TestKilledBeforeAck(t *testing.T) {
 	}
 	reconcileClean(t, store)
 }
+
+// TestKilledBeforeOutcomeAck: the outcomes of 60 payments (processing,
+// then succeeded or, for every third, failed) are each stored three
+// times, each round shuffled. serve applies them; the broker is paused
+// while it does, so that the outcomes it has taken commit and their
+// acknowledgements cannot be confirmed; serve is killed there with
+// SIGKILL, the broker resumed, and a new process finishes the work. Each
+// outcome is applied once: every paid reservation is confirmed and every
+// other released, one ledger row each, each payment's history holds each
+// of its moves once, nothing went to the dead letters, and the store
+// reconciles.
+func TestKilledBeforeOutcomeAck(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and runs the binary")
+	}
+	n := testserver.NewNATS(t)
+	js := jetStream(t, n)
+	ctx := t.Context()
+	if _, err := js.CreateStream(ctx, jetstream.StreamConfig{Name: "STOCKADE_COMMANDS",
+		Subjects: []string{"stockade.commands.>"}, Storage: jetstream.FileStorage, Duplicates: 100 * time.Millisecond}); err != nil {
+		t.Fatal(err)
+	}
+	store := newDatabase(t)
+	args := []string{"-store", store, "-events", n.URL()}
+	p := startProcess(t, "-store", store)
+	c := httpapi.NewClient("http://"+p.addr, httpClient)
+	stockUp(t, c, "widget", 1000)
+	const count = 60
+	res, pays := make([]string, count), make([]string, count)
+	for i := range res {
+		r, err := c.Reserve(ctx, stockade.ReserveRequest{Lines: []stockade.Line{{SKU: "widget", Quantity: 1}}}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		pay, err := c.CreatePayment(ctx, stockade.NewPaymentRequest{Target: stockade.PaymentTarget{Kind: stockade.PayReservation, ID: r.ID},
+			Amount: 2500, Currency: "EUR"}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		res[i], pays[i] = r.ID, pay.ID
+	}
+	paid := func(i int) bool { return i%3 != 0 }
+	rng := rand.New(rand.NewPCG(3, 4))
+	for round := range 3 {
+		for _, k := range rng.Perm(2 * count) {
+			i, status := k/2, stockade.PaymentProcessing
+			if k%2 == 1 {
+				status = stockade.PaymentFailed
+				if paid(i) {
+					status = stockade.PaymentSucceeded
+				}
+			}
+			body, err := json.Marshal(stockade.PaymentOutcome{EventID: fmt.Sprintf("psp-%d", k), PaymentID: pays[i], Status: status})
+			if err != nil {
+				t.Fatal(err)
+			}
+			msg := &nats.Msg{Subject: "stockade.commands.payment.outcome", Data: body, Header: nats.Header{}}
+			msg.Header.Set(jetstream.MsgIDHeader, fmt.Sprintf("out-%d", k))
+			if _, err := js.PublishMsg(ctx, msg); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if round < 2 {
+			time.Sleep(150 * time.Millisecond) // past the stream's duplicate window: the copies are stored
+		}
+	}
+	if err := p.cmd.Process.Kill(); err != nil {
+		t.Fatal(err)
+	}
+	p.cmd.Wait()
+
+	held := func(c *httpapi.Client) int {
+		page, err := c.Reservations(ctx, stockade.ListQuery{Status: string(stockade.Held), Limit: 1000})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return len(page.Reservations)
+	}
+	p = startProcess(t, args...)
+	c = httpapi.NewClient("http://"+p.addr, httpClient)
+	waitFor(t, "the first outcomes applied", func() bool { return held(c) < count })
+	if err := n.Pause(); err != nil {
+		t.Fatal(err)
+	}
+	paused := held(c)
+	waitFor(t, "an outcome applied while the broker is paused", func() bool { return held(c) < paused })
+	if err := p.cmd.Process.Kill(); err != nil {
+		t.Fatal(err)
+	}
+	p.cmd.Wait()
+	if err := n.Resume(); err != nil {
+		t.Fatal(err)
+	}
+
+	p = startProcess(t, args...)
+	c = httpapi.NewClient("http://"+p.addr, httpClient)
+	t.Logf("%d of %d reservations were settled when the process was killed", count-held(c), count)
+	waitFor(t, "every outcome applied", func() bool { return held(c) == 0 })
+	cons, err := js.Consumer(ctx, "STOCKADE_COMMANDS", "stockade")
+	if err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, "every delivery acknowledged", func() bool {
+		info, err := cons.Info(ctx)
+		return err == nil && info.NumPending == 0 && info.NumAckPending == 0
+	})
+	refs := make([]string, count)
+	for i, id := range res {
+		r, err := c.Reservation(ctx, id)
+		want := stockade.Released
+		refs[i] = id
+		if paid(i) {
+			want, refs[i] = stockade.Confirmed, r.OrderID
+		}
+		if err != nil || r.Status != want {
+			t.Errorf("reservation %d: %s, %v; want %s", i, r.Status, err, want)
+		}
+		hist, err := c.PaymentHistory(ctx, pays[i])
+		if err != nil {
+			t.Fatal(err)
+		}
+		moves := map[string]int{}
+		for _, h := range hist {
+			moves[string(h.From)+">"+string(h.To)]++
+		}
+		for m, k := range moves {
+			if k != 1 {
+				t.Errorf("payment %d: the move %s %d times in its history", i, m, k)
+			}
+		}
+	}
+	settled := map[string]int{}
+	for m, err := range c.AllMovements(ctx, stockade.MovementQuery{SKU: "widget"}) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		if m.Kind == stockade.MoveConfirm || m.Kind == stockade.MoveRelease {
+			settled[m.Ref]++
+		}
+	}
+	for i, ref := range refs {
+		if settled[ref] != 1 {
+			t.Errorf("reservation %d: %d confirm or release rows in the ledger, want 1", i, settled[ref])
+		}
+	}
+	if dl, err := js.Stream(ctx, "STOCKADE_COMMANDS_DEADLETTER"); err == nil {
+		if info, err := dl.Info(ctx); err != nil || info.State.Msgs != 0 {
+			t.Errorf("dead letters: %+v, %v; want none", info.State, err)
+		}
+	}
+	reconcileClean(t, store)
+}

@@ -5,6 +5,7 @@
 //	stockade reconcile  check the stock levels against the movement ledger
 //	stockade keys       create, list and revoke API keys
 //	stockade events     events tail: print a running service's events as they commit
+//	stockade payments   list the payments that need a person, show one
 //	stockade bench      compare the strategies on a workload
 //	stockade locks      lock tools: locks bench
 //	stockade version    print the version, the Go version and the revision
@@ -42,6 +43,8 @@ commands:
              any difference (exit status 2 if there is one); changes nothing
   keys       create, list and revoke the API keys requests authenticate with
   events     "events tail" prints a running service's events as they commit
+  payments   "payments stuck" lists the payments that need a person;
+             "payments show -id ID" prints one with its history
   bench      run a workload (flash-sale, carts, booking) on each strategy and compare
   locks      lock tools: "locks bench" compares lock implementations side by side
   version    print the version, the Go version and the source revision
@@ -79,6 +82,8 @@ func dispatch(ctx context.Context, args []string, getenv func(string) string, st
 		return eventsCmd(ctx, rest, getenv, stdout, stderr)
 	case "keys":
 		return keys(ctx, rest, getenv, stdout, stderr)
+	case "payments":
+		return payments(ctx, rest, getenv, stdout, stderr)
 	case "locks":
 		return locks(ctx, rest, getenv, stdout, stderr)
 	case "bench":

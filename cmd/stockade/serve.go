@@ -10,6 +10,7 @@ import (
 	"net"
 	"net/http"
 	"net/url"
+	"os"
 	"slices"
 	"strings"
 	"sync"
@@ -49,6 +50,8 @@ type serveConfig struct {
 	rateBurst       int
 	eventRetention  time.Duration
 	events          string // a NATS URL to relay the outbox to, or ""
+	paymentGrace    time.Duration
+	webhookSecrets  [][]byte // of the payment webhook; none: it is off
 }
 
 func parseServe(args []string, getenv func(string) string, stdout, stderr io.Writer) (serveConfig, error) {
@@ -106,6 +109,10 @@ flags:
 		"each API key's `requests` per second, unless the key has its own; over it, 429 with Retry-After;\n-1: no limit")
 	rateBurst := env.Int("rate-burst", "STOCKADE_RATE_BURST", 0,
 		"the `size` of the token bucket of a key at -rate-limit: how many requests it may make at once;\n0: twice -rate-limit (a key with a rate of its own gets twice its rate)")
+	grace := env.Duration("payment-grace", "STOCKADE_PAYMENT_GRACE", 10*time.Minute,
+		"how long a reservation or hold whose payment is in flight is kept past its expiry before the\npayment is marked stuck (it is kept after that too, until an outcome or a person settles it)")
+	webhookSecrets := env.String("webhook-secret-file", "STOCKADE_WEBHOOK_SECRET_FILE", "",
+		"`file` of the payment webhook's shared secrets, one per line (two while one is rotated);\nempty: POST /v1/payments/webhook is off")
 	level := env.String("log-level", "STOCKADE_LOG_LEVEL", "info",
 		"`level` of the log: debug (one line per request), info, warn or error")
 	if err := env.Parse(args); err != nil {
@@ -127,7 +134,7 @@ flags:
 	for _, d := range []struct {
 		name string
 		v    time.Duration
-	}{{"sweep-interval", *sweep}, {"event-retention", *retention}, {"default-ttl", *ttl}, {"max-hold-lifetime", *maxHold}, {"request-timeout", *reqTimeout}, {"shutdown-timeout", *shutdown}} {
+	}{{"sweep-interval", *sweep}, {"event-retention", *retention}, {"default-ttl", *ttl}, {"max-hold-lifetime", *maxHold}, {"request-timeout", *reqTimeout}, {"shutdown-timeout", *shutdown}, {"payment-grace", *grace}} {
 		if d.v <= 0 {
 			return c, fmt.Errorf("serve: -%s must be positive, got %v", d.name, d.v)
 		}
@@ -161,8 +168,42 @@ flags:
 	}
 	c.addr, c.strategy, c.maxBatch = *addr, *strategy, *maxBatch
 	c.sweepInterval, c.defaultTTL, c.requestTimeout, c.shutdownTimeout = *sweep, *ttl, *reqTimeout, *shutdown
-	c.maxHold = *maxHold
+	c.maxHold, c.paymentGrace = *maxHold, *grace
+	if *webhookSecrets != "" {
+		if c.webhookSecrets, err = readSecrets(*webhookSecrets); err != nil {
+			return c, fmt.Errorf("serve: -webhook-secret-file: %w", err)
+		}
+	}
 	return c, nil
+}
+
+// minSecretBytes is the shortest webhook secret accepted: 128 bits of a
+// random secret written as hex.
+const minSecretBytes = 32
+
+// readSecrets reads a file of secrets, one per line; blank lines and
+// lines that start with # are skipped. It refuses a file with none, or
+// with a secret shorter than minSecretBytes.
+func readSecrets(path string) ([][]byte, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	var secrets [][]byte
+	for i, line := range strings.Split(string(data), "\n") {
+		line = strings.TrimSpace(line)
+		if line == "" || strings.HasPrefix(line, "#") {
+			continue
+		}
+		if len(line) < minSecretBytes {
+			return nil, fmt.Errorf("%s:%d: a secret of %d bytes; want at least %d (such as 32 random bytes in hex: openssl rand -hex 32)", path, i+1, len(line), minSecretBytes)
+		}
+		secrets = append(secrets, []byte(line))
+	}
+	if len(secrets) == 0 {
+		return nil, fmt.Errorf("%s holds no secret", path)
+	}
+	return secrets, nil
 }
 
 // The bounds of -max-body-bytes: a reservation of the most lines fits in
@@ -232,6 +273,7 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 		DefaultTTL:      c.defaultTTL,
 		MaxHoldLifetime: c.maxHold,
 		EventRetention:  c.eventRetention,
+		PaymentGrace:    c.paymentGrace,
 		Timeout:         c.requestTimeout,
 		Logger:          log,
 		Observer:        engineObserver(metrics),
@@ -263,6 +305,8 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 		Registry:       metrics,
 		Keys:           eng,
 		Bookings:       eng,
+		Payments:       eng,
+		WebhookSecrets: c.webhookSecrets,
 		Open:           c.open,
 		RateLimit:      c.rateLimit,
 		RateBurst:      c.rateBurst,

@@ -3,6 +3,7 @@ package main
 import (
 	"bufio"
 	"context"
+	"fmt"
 	"io"
 	"net/http"
 	"os"
@@ -137,6 +138,10 @@ func TestRunRefusesBadInput(t *testing.T) {
 		{"origin not http", []string{"stockade", "serve", "-cors-origins", "ftp://shop.example"}, "want an origin"},
 		{"any origin and more", []string{"stockade", "serve", "-cors-origins", "*,https://shop.example"}, "give it alone"},
 		{"events not nats", []string{"stockade", "serve", "-events", "kafka://broker:9092"}, "want nats://HOST:PORT"},
+		{"payment grace not positive", []string{"stockade", "serve", "-payment-grace", "0s"}, "-payment-grace must be positive"},
+		{"no webhook secret file", []string{"stockade", "serve", "-webhook-secret-file", filepath.Join(t.TempDir(), "none")}, "no such file"},
+		{"webhook secret too short", []string{"stockade", "serve", "-webhook-secret-file", secretFile(t, "# rotated weekly\nshort\n")}, ":2: a secret of 5 bytes"},
+		{"no webhook secret", []string{"stockade", "serve", "-webhook-secret-file", secretFile(t, "\n# none yet\n")}, "holds no secret"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -237,5 +242,55 @@ func TestServeLimitsAndCORS(t *testing.T) {
 		if got := resp.Header.Get("Access-Control-Allow-Origin"); got != want {
 			t.Errorf("preflight from %s: Access-Control-Allow-Origin %q, want %q", origin, got, want)
 		}
+	}
+}
+
+// secretFile writes a webhook secret file of content and returns its path.
+func secretFile(t *testing.T, content string) string {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "webhook-secrets")
+	if err := os.WriteFile(path, []byte(content), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+// TestServeWebhook: serve with a file of two webhook secrets (one being
+// rotated out) applies outcomes signed with either, and refuses one
+// signed with another; the outcome confirms the paid reservation.
+func TestServeWebhook(t *testing.T) {
+	old, current := strings.Repeat("o", 32), strings.Repeat("c", 40)
+	s := startServe(t, nil, "-store", "sqlite:"+filepath.Join(t.TempDir(), "pay.db"),
+		"-webhook-secret-file", secretFile(t, "# the one being rotated out, then the new one\n"+old+"\n"+current+"\n"))
+	c := httpapi.NewClient("http://"+s.addr, nil)
+	ctx := t.Context()
+	stockUp(t, c, "widget", 10)
+	pay := func() stockade.Payment {
+		t.Helper()
+		r, err := c.Reserve(ctx, stockade.ReserveRequest{Lines: []stockade.Line{{SKU: "widget", Quantity: 2}}}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		p, err := c.CreatePayment(ctx, stockade.NewPaymentRequest{Target: stockade.PaymentTarget{Kind: stockade.PayReservation, ID: r.ID},
+			Amount: 1000, Currency: "EUR"}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	for i, secret := range []string{old, current} {
+		p := pay()
+		got, err := c.Webhook(ctx, []byte(secret), stockade.PaymentOutcome{EventID: fmt.Sprintf("evt-%d", i), PaymentID: p.ID, Status: stockade.PaymentSucceeded})
+		if err != nil || got.Resolution != stockade.ResolvedConfirmed || got.Order == "" {
+			t.Fatalf("an outcome signed with secret %d: %+v, %v", i, got, err)
+		}
+	}
+	p := pay()
+	_, err := c.Webhook(ctx, []byte(strings.Repeat("x", 32)), stockade.PaymentOutcome{EventID: "evt-x", PaymentID: p.ID, Status: stockade.PaymentSucceeded})
+	if stockade.ErrorCode(err) != stockade.EUnauthenticated {
+		t.Fatalf("an outcome signed with another secret: %v, want %s", err, stockade.EUnauthenticated)
+	}
+	if got, err := c.Payment(ctx, p.ID); err != nil || got.Status != stockade.PaymentPending {
+		t.Errorf("the payment of the refused outcome: %+v, %v", got, err)
 	}
 }
