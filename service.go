@@ -75,11 +75,14 @@ type Service interface {
 	// the cursor of the next page.
 	Orders(ctx context.Context, q ListQuery) (OrderPage, error)
 
-	// CancelOrder gives a committed order's stock back.
-	CancelOrder(ctx context.Context, id string, idem *Idempotency) (Order, error)
+	// CancelOrder gives a committed order's stock back. With
+	// expectedVersion it is a compare-and-set (EVersionConflict if the
+	// order's version differs).
+	CancelOrder(ctx context.Context, id string, expectedVersion *int64, idem *Idempotency) (Order, error)
 
 	// FulfillOrder ships a committed order: its stock leaves on-hand.
-	FulfillOrder(ctx context.Context, id string, idem *Idempotency) (Order, error)
+	// With expectedVersion it is a compare-and-set, as CancelOrder.
+	FulfillOrder(ctx context.Context, id string, expectedVersion *int64, idem *Idempotency) (Order, error)
 
 	// Events returns the events after q's cursor that match q, in commit
 	// order, waiting up to q.Wait for one if there is none yet.

@@ -80,7 +80,7 @@ func TestActors(t *testing.T) {
 		if stockade.ErrorCode(err) != stockade.ENotFound {
 			t.Errorf("shop-2 reads shop-1's order: %v", err)
 		}
-		_, err = en.eng.CancelOrder(shop2, o.ID, nil)
+		_, err = en.eng.CancelOrder(shop2, o.ID, nil, nil)
 		if stockade.ErrorCode(err) != stockade.ENotFound {
 			t.Errorf("shop-2 cancels shop-1's order: %v", err)
 		}

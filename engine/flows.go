@@ -209,17 +209,19 @@ func releaseHeld(ctx context.Context, tx stockade.Tx, r stockade.Reservation, by
 
 // CancelOrder implements stockade.Service: a committed order's stock goes
 // back to available. Cancelling a cancelled order changes nothing and
-// returns it; a fulfilled one is EInvalidState.
-func (e *Engine) CancelOrder(ctx context.Context, id string, idem *stockade.Idempotency) (stockade.Order, error) {
-	return e.finishOrder(ctx, "cancel", id, idem, stockade.Cancelled, stockade.MoveCancel)
+// returns it; a fulfilled one is EInvalidState. With expectedVersion, an
+// order at another version is EVersionConflict, naming its version.
+func (e *Engine) CancelOrder(ctx context.Context, id string, expectedVersion *int64, idem *stockade.Idempotency) (stockade.Order, error) {
+	return e.finishOrder(ctx, "cancel", id, expectedVersion, idem, stockade.Cancelled, stockade.MoveCancel)
 }
 
 // FulfillOrder implements stockade.Service: a committed order's stock
 // leaves (committed and on hand both go down). Fulfilling a fulfilled
 // order changes nothing and returns it; a cancelled one is
-// EInvalidState.
-func (e *Engine) FulfillOrder(ctx context.Context, id string, idem *stockade.Idempotency) (stockade.Order, error) {
-	return e.finishOrder(ctx, "fulfill", id, idem, stockade.Fulfilled, stockade.MoveFulfill)
+// EInvalidState. With expectedVersion, an order at another version is
+// EVersionConflict, naming its version.
+func (e *Engine) FulfillOrder(ctx context.Context, id string, expectedVersion *int64, idem *stockade.Idempotency) (stockade.Order, error) {
+	return e.finishOrder(ctx, "fulfill", id, expectedVersion, idem, stockade.Fulfilled, stockade.MoveFulfill)
 }
 
 // orderEvents are the event types of the statuses an order moves to.
@@ -228,12 +230,17 @@ var orderEvents = map[stockade.OrderStatus]string{
 	stockade.Fulfilled: stockade.EventOrderFulfilled,
 }
 
-// finishOrder moves a committed order to status to, moving its levels'
-// counters as ledger rows of kind do.
-func (e *Engine) finishOrder(ctx context.Context, op, id string, idem *stockade.Idempotency, to stockade.OrderStatus, kind stockade.MovementKind) (stockade.Order, error) {
+// finishOrder moves a committed order, at expectedVersion if it is not
+// nil, to status to, moving its levels' counters as ledger rows of kind
+// do. An order in status to already is returned as it is, whatever its
+// version: the change a client asked for is made.
+func (e *Engine) finishOrder(ctx context.Context, op, id string, expectedVersion *int64, idem *stockade.Idempotency, to stockade.OrderStatus, kind stockade.MovementKind) (stockade.Order, error) {
 	return run(e, ctx, op, idem, func(ctx context.Context, c *call) (stockade.Order, error) {
 		if err := checkID("order id", id); err != nil {
 			return stockade.Order{}, err
+		}
+		if expectedVersion != nil && *expectedVersion < 1 {
+			return stockade.Order{}, refuse(stockade.EInvalid, "expected_version: must be 1 or more, got %d", *expectedVersion)
 		}
 		var o stockade.Order
 		err := c.update(ctx, func(tx stockade.Tx) (err error) {
@@ -243,11 +250,12 @@ func (e *Engine) finishOrder(ctx context.Context, op, id string, idem *stockade.
 				if err != nil {
 					return o, err
 				}
-				switch o.Status {
-				case to:
+				switch {
+				case o.Status == to:
 					return o, nil
-				case stockade.Committed:
-				default:
+				case expectedVersion != nil && *expectedVersion != o.Version:
+					return o, refuse(stockade.EVersionConflict, "order %q is at version %d (%s), not %d", id, o.Version, o.Status, *expectedVersion)
+				case o.Status != stockade.Committed:
 					return o, refuse(stockade.EInvalidState, "order %q is %s, not committed", id, o.Status)
 				}
 				var ob outbox

@@ -85,14 +85,14 @@ func TestLifecycle(t *testing.T) {
 		}
 		_, err = en.eng.Release(ctx, r.ID, nil)
 		wantCode(t, err, stockade.EInvalidState)
-		if o, err = en.eng.FulfillOrder(ctx, o.ID, nil); err != nil || o.Status != stockade.Fulfilled {
+		if o, err = en.eng.FulfillOrder(ctx, o.ID, nil, nil); err != nil || o.Status != stockade.Fulfilled {
 			t.Fatalf("fulfill = %+v, %v", o, err)
 		}
 		want([3]int64{7, 0, 0})
-		if again, err := en.eng.FulfillOrder(ctx, o.ID, nil); err != nil || again.Status != stockade.Fulfilled {
+		if again, err := en.eng.FulfillOrder(ctx, o.ID, nil, nil); err != nil || again.Status != stockade.Fulfilled {
 			t.Errorf("fulfill again = %+v, %v", again, err)
 		}
-		_, err = en.eng.CancelOrder(ctx, o.ID, nil)
+		_, err = en.eng.CancelOrder(ctx, o.ID, nil, nil)
 		wantCode(t, err, stockade.EInvalidState)
 		if got := en.kinds(r.ID); got != "reserve" {
 			t.Errorf("ledger of the reservation: %s", got)
@@ -126,11 +126,11 @@ func TestLifecycle(t *testing.T) {
 			t.Fatal(err)
 		}
 		want([3]int64{7, 0, 4})
-		if o, err = en.eng.CancelOrder(ctx, o.ID, nil); err != nil || o.Status != stockade.Cancelled {
+		if o, err = en.eng.CancelOrder(ctx, o.ID, nil, nil); err != nil || o.Status != stockade.Cancelled {
 			t.Fatalf("cancel = %+v, %v", o, err)
 		}
 		want([3]int64{7, 0, 0})
-		_, err = en.eng.FulfillOrder(ctx, o.ID, nil)
+		_, err = en.eng.FulfillOrder(ctx, o.ID, nil, nil)
 		wantCode(t, err, stockade.EInvalidState)
 		if got := en.kinds(o.ID); got != "checkout,cancel" {
 			t.Errorf("ledger of the checkout: %s", got)
@@ -429,8 +429,8 @@ func TestValidation(t *testing.T) {
 			{"confirm unknown", func() error { _, err := en.eng.Confirm(ctx, "res_nope", nil); return err }, stockade.ENotFound},
 			{"confirm empty id", func() error { _, err := en.eng.Confirm(ctx, "", nil); return err }, stockade.EInvalid},
 			{"release unknown", func() error { _, err := en.eng.Release(ctx, "res_nope", nil); return err }, stockade.ENotFound},
-			{"cancel unknown", func() error { _, err := en.eng.CancelOrder(ctx, "ord_nope", nil); return err }, stockade.ENotFound},
-			{"fulfill unknown", func() error { _, err := en.eng.FulfillOrder(ctx, "ord_nope", nil); return err }, stockade.ENotFound},
+			{"cancel unknown", func() error { _, err := en.eng.CancelOrder(ctx, "ord_nope", nil, nil); return err }, stockade.ENotFound},
+			{"fulfill unknown", func() error { _, err := en.eng.FulfillOrder(ctx, "ord_nope", nil, nil); return err }, stockade.ENotFound},
 			{"reservation unknown", func() error { _, err := en.eng.Reservation(ctx, "res_nope"); return err }, stockade.ENotFound},
 			{"order unknown", func() error { _, err := en.eng.Order(ctx, "ord_nope"); return err }, stockade.ENotFound},
 			{"stock of unknown sku", func() error { _, err := en.eng.Stock(ctx, "ghost"); return err }, stockade.ENotFound},
@@ -448,5 +448,37 @@ func TestValidation(t *testing.T) {
 				t.Errorf("level %s changed: %+v, then %+v", before.levels[i].Key(), before.levels[i], after.levels[i])
 			}
 		}
+	})
+}
+
+// TestOrderExpectedVersion: a cancel or a fulfilment at another version
+// than the order's is EVersionConflict naming it, and changes nothing;
+// at its version it goes through, one version on.
+func TestOrderExpectedVersion(t *testing.T) {
+	forBackends(t, []string{engine.Atomic}, func(t *testing.T, en *env) {
+		ctx := t.Context()
+		en.location("w1", 0, 0)
+		en.stock("tee", "w1", 5)
+		o, err := en.eng.Checkout(ctx, lines(line("tee", 2, "")), nil)
+		if err != nil || o.Version != 1 {
+			t.Fatalf("checkout: %+v, %v", o, err)
+		}
+		_, err = en.eng.CancelOrder(ctx, o.ID, ptr(int64(2)), nil)
+		wantCode(t, err, stockade.EVersionConflict)
+		if !strings.Contains(err.Error(), "version 1") {
+			t.Errorf("refusal %q does not name the version", err)
+		}
+		_, err = en.eng.FulfillOrder(ctx, o.ID, ptr(int64(0)), nil)
+		wantCode(t, err, stockade.EInvalid)
+		if got := en.counters("tee", "w1"); got != [3]int64{5, 0, 2} {
+			t.Fatalf("counters %v after the refusals", got)
+		}
+		if o, err = en.eng.FulfillOrder(ctx, o.ID, ptr(int64(1)), nil); err != nil || o.Version != 2 || o.Status != stockade.Fulfilled {
+			t.Fatalf("fulfil at version 1: %+v, %v", o, err)
+		}
+		if got, err := en.eng.Order(ctx, o.ID); err != nil || got.Version != 2 {
+			t.Errorf("the order read again: %+v, %v", got, err)
+		}
+		en.balanced()
 	})
 }

@@ -301,14 +301,25 @@ func (c *Client) Order(ctx context.Context, id string) (stockade.Order, error) {
 	return c.order(ctx, http.MethodGet, "/v1/orders/"+seg(id), nil, nil)
 }
 
-// CancelOrder implements stockade.Service.
-func (c *Client) CancelOrder(ctx context.Context, id string, idem *stockade.Idempotency) (stockade.Order, error) {
-	return c.order(ctx, http.MethodPost, "/v1/orders/"+seg(id)+"/cancel", nil, idem)
+// CancelOrder implements stockade.Service; expectedVersion goes as the
+// body's expected_version.
+func (c *Client) CancelOrder(ctx context.Context, id string, expectedVersion *int64, idem *stockade.Idempotency) (stockade.Order, error) {
+	return c.order(ctx, http.MethodPost, "/v1/orders/"+seg(id)+"/cancel", orderChange(expectedVersion), idem)
 }
 
-// FulfillOrder implements stockade.Service.
-func (c *Client) FulfillOrder(ctx context.Context, id string, idem *stockade.Idempotency) (stockade.Order, error) {
-	return c.order(ctx, http.MethodPost, "/v1/orders/"+seg(id)+"/fulfill", nil, idem)
+// FulfillOrder implements stockade.Service; expectedVersion goes as the
+// body's expected_version.
+func (c *Client) FulfillOrder(ctx context.Context, id string, expectedVersion *int64, idem *stockade.Idempotency) (stockade.Order, error) {
+	return c.order(ctx, http.MethodPost, "/v1/orders/"+seg(id)+"/fulfill", orderChange(expectedVersion), idem)
+}
+
+// orderChange is the body of a change of an order: none without an
+// expected version.
+func orderChange(expectedVersion *int64) any {
+	if expectedVersion == nil {
+		return nil
+	}
+	return orderChangeBody{ExpectedVersion: expectedVersion}
 }
 
 func (c *Client) order(ctx context.Context, method, path string, in any, idem *stockade.Idempotency) (stockade.Order, error) {

@@ -68,7 +68,7 @@ func TestClientMirrorsEngine(t *testing.T) {
 		t.Errorf("Confirm = %+v", o)
 	}
 	same(t, "Order", func() (any, error) { return c.Order(ctx, o.ID) }, func() (any, error) { return a.eng.Order(ctx, o.ID) })
-	if o, err = c.FulfillOrder(ctx, o.ID, nil); err != nil || o.Status != stockade.Fulfilled {
+	if o, err = c.FulfillOrder(ctx, o.ID, nil, nil); err != nil || o.Status != stockade.Fulfilled {
 		t.Errorf("FulfillOrder = %+v, %v", o, err)
 	}
 
@@ -81,7 +81,7 @@ func TestClientMirrorsEngine(t *testing.T) {
 	must(err)
 	o, err = c.Checkout(ctx, stockade.ReserveRequest{Lines: []stockade.Line{{SKU: "gizmo/2", Quantity: 1, Location: "west"}}}, nil)
 	must(err)
-	if o, err = c.CancelOrder(ctx, o.ID, nil); err != nil || o.Status != stockade.Cancelled {
+	if o, err = c.CancelOrder(ctx, o.ID, nil, nil); err != nil || o.Status != stockade.Cancelled {
 		t.Errorf("CancelOrder = %+v, %v", o, err)
 	}
 	r, err = c.Reserve(ctx, stockade.ReserveRequest{Lines: []stockade.Line{{SKU: "gizmo/2", Quantity: 1}}}, nil)

@@ -3,6 +3,7 @@ package httpapi
 import (
 	"context"
 	"net/http"
+	"strconv"
 
 	"github.com/stockade/stockade"
 )
@@ -203,18 +204,53 @@ func (s *Server) release(w http.ResponseWriter, r *http.Request) {
 	byID(s, w, r, viewReservation, s.svc.Release)
 }
 
+// getOrder answers with the order and, as its ETag, its version in
+// quotes, for an If-Match on a change of it.
 func (s *Server) getOrder(w http.ResponseWriter, r *http.Request) {
 	byID(s, w, r, viewOrder, func(ctx context.Context, id string, _ *stockade.Idempotency) (stockade.Order, error) {
-		return s.svc.Order(ctx, id)
+		o, err := s.svc.Order(ctx, id)
+		if err == nil {
+			w.Header().Set("ETag", orderETag(o))
+		}
+		return o, err
 	})
 }
 
+// orderETag is the entity tag of an order: its version in quotes.
+func orderETag(o stockade.Order) string { return `"` + strconv.FormatInt(o.Version, 10) + `"` }
+
 func (s *Server) cancelOrder(w http.ResponseWriter, r *http.Request) {
-	byID(s, w, r, viewOrder, s.svc.CancelOrder)
+	s.changeOrder(w, r, s.svc.CancelOrder)
 }
 
 func (s *Server) fulfillOrder(w http.ResponseWriter, r *http.Request) {
-	byID(s, w, r, viewOrder, s.svc.FulfillOrder)
+	s.changeOrder(w, r, s.svc.FulfillOrder)
+}
+
+// changeOrder serves a cancel or a fulfilment (fn) of the order in the
+// path: at the version that the optional body's expected_version or the
+// If-Match header gives, if one does. The answer carries the order's
+// new ETag.
+func (s *Server) changeOrder(w http.ResponseWriter, r *http.Request,
+	fn func(ctx context.Context, id string, expectedVersion *int64, idem *stockade.Idempotency) (stockade.Order, error)) {
+	var in orderChangeBody
+	body, ok := s.optionalInput(w, r, &in, "id")
+	if !ok {
+		return
+	}
+	expected, err := in.expectedVersion(r.Header)
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	id := r.PathValue("id")
+	call(s, w, r, body, http.StatusOK, viewOrder, func(ctx context.Context, idem *stockade.Idempotency) (stockade.Order, error) {
+		o, err := fn(ctx, id, expected, idem)
+		if err == nil {
+			w.Header().Set("ETag", orderETag(o))
+		}
+		return o, err
+	})
 }
 
 // byID serves a route whose only input is the path value id.

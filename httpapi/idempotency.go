@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"net/http"
+	"strings"
 
 	"github.com/stockade/stockade"
 )
@@ -51,6 +52,11 @@ func requestHash(r *http.Request, body []byte) string {
 	h := sha256.New()
 	h.Write([]byte(r.Method + " " + r.URL.EscapedPath() + "\n"))
 	h.Write(body)
+	if ims := r.Header.Values("If-Match"); len(ims) > 0 {
+		// A precondition is part of the request: the same key with
+		// another one is another request.
+		h.Write([]byte("\nIf-Match: " + strings.Join(ims, ", ")))
+	}
 	return hex.EncodeToString(h.Sum(nil))
 }
 

@@ -288,6 +288,38 @@ func (b locationBody) location(id string) (stockade.Location, error) {
 	return stockade.Location{ID: id, Name: *b.Name, Lat: *b.Lat, Lon: *b.Lon}, nil
 }
 
+// orderChangeBody is the optional body of a cancel or a fulfilment: the
+// version the client last read the order at.
+type orderChangeBody struct {
+	ExpectedVersion *int64 `json:"expected_version,omitempty"`
+}
+
+// expectedVersion returns the version a change of an order expects: the
+// body's expected_version, or the If-Match header's entity tag, a
+// version in quotes ("2") as GET /v1/orders/{id} gives it in its ETag.
+// Both may be given if they agree. nil if neither is.
+func (b orderChangeBody) expectedVersion(h http.Header) (*int64, error) {
+	ims := h.Values("If-Match")
+	if len(ims) == 0 {
+		return b.ExpectedVersion, nil
+	}
+	tag := strings.TrimSpace(ims[0])
+	unquoted, ok := strings.CutPrefix(tag, `"`)
+	if ok {
+		unquoted, ok = strings.CutSuffix(unquoted, `"`)
+	}
+	v, err := strconv.ParseInt(unquoted, 10, 64)
+	switch {
+	case len(ims) > 1 || strings.Contains(tag, ","):
+		return nil, stockade.Errorf(stockade.EInvalid, "If-Match: give one entity tag, the order's version in quotes, such as \"1\"")
+	case !ok || err != nil || v < 1:
+		return nil, stockade.Errorf(stockade.EInvalid, fmt.Sprintf("If-Match: want the order's version in quotes, such as \"1\" (its ETag), got %s", tag))
+	case b.ExpectedVersion != nil && *b.ExpectedVersion != v:
+		return nil, stockade.Errorf(stockade.EInvalid, fmt.Sprintf("If-Match %s and expected_version %d disagree", tag, *b.ExpectedVersion))
+	}
+	return &v, nil
+}
+
 type setStockBody struct {
 	OnHand          *int64 `json:"on_hand"`
 	ExpectedVersion *int64 `json:"expected_version"`
