@@ -346,6 +346,24 @@ type PaymentTx interface {
 	// PurgeOutcomes removes inbox records made strictly before before
 	// and returns how many.
 	PurgeOutcomes(ctx context.Context, before time.Time) (int, error)
+
+	// RecordOutcomes adds the outcomes' ids to the inbox, as
+	// RecordOutcome does each, and returns the ids of those that were
+	// new, in id order: the others were recorded before (by a
+	// transaction that committed; one still running is waited for). The
+	// event ids must be distinct. The store takes them in id order, so
+	// that transactions that each record one set at once never wait for
+	// each other in a cycle, however their sets overlap.
+	RecordOutcomes(ctx context.Context, outcomes []OutcomeRecord, at time.Time) ([]string, error)
+
+	// ForgetOutcomes removes the inbox records of the event ids, so that
+	// outcomes this transaction recorded and then refused are not counted
+	// as applied when it commits. It returns how many it removed.
+	ForgetOutcomes(ctx context.Context, eventIDs []string) (int, error)
+
+	// Payments returns the payments with the given ids that exist, in id
+	// order, locking their rows in that order with lock.
+	Payments(ctx context.Context, ids []string, lock bool) ([]Payment, error)
 }
 
 // PaymentFilter selects payments for ListPayments. Zero fields match
@@ -363,6 +381,12 @@ type PaymentFilter struct {
 	BeforeID string
 	// Limit is the most rows returned; it is always set (1 or more).
 	Limit int
+}
+
+// OutcomeRecord is an outcome as the inbox keeps it: its event id and
+// the payment it is about.
+type OutcomeRecord struct {
+	EventID, PaymentID string
 }
 
 // Guard is the condition of an UpdateLevel beyond "nothing goes negative".

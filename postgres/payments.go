@@ -44,6 +44,12 @@ var (
 	purgeOutcomesSQL string
 	//go:embed queries/payments_in_flight.sql
 	paymentsInFlightSQL string
+	//go:embed queries/record_outcomes.sql
+	recordOutcomesSQL string
+	//go:embed queries/forget_outcomes.sql
+	forgetOutcomesSQL string
+	//go:embed queries/payments.sql
+	paymentsSQL string
 )
 
 var _ stockade.PaymentTx = (*tx)(nil)
@@ -253,6 +259,55 @@ func (t *tx) PurgeOutcomes(ctx context.Context, before time.Time) (int, error) {
 		return 0, t.fail(ctx, "purge outcomes", err)
 	}
 	return int(tag.RowsAffected()), nil
+}
+
+// RecordOutcomes implements stockade.PaymentTx with one INSERT … ON
+// CONFLICT DO NOTHING RETURNING of the outcomes in event id order. As
+// RecordOutcome, it waits for a transaction inserting one of the ids and
+// then inserts nothing for it if that one committed; taking the ids in
+// order is what keeps two such waits from forming a cycle.
+func (t *tx) RecordOutcomes(ctx context.Context, outcomes []stockade.OutcomeRecord, at time.Time) ([]string, error) {
+	if len(outcomes) == 0 {
+		return nil, nil
+	}
+	eventIDs, paymentIDs := make([]string, len(outcomes)), make([]string, len(outcomes))
+	for i, o := range outcomes {
+		eventIDs[i], paymentIDs[i] = o.EventID, o.PaymentID
+	}
+	rows, _ := t.tx.Query(ctx, recordOutcomesSQL, eventIDs, paymentIDs, at)
+	ids, err := pgx.CollectRows(rows, pgx.RowTo[string])
+	if err != nil {
+		return nil, t.fail(ctx, fmt.Sprintf("record %d outcomes", len(outcomes)), err)
+	}
+	slices.Sort(ids)
+	return ids, nil
+}
+
+func (t *tx) ForgetOutcomes(ctx context.Context, eventIDs []string) (int, error) {
+	if len(eventIDs) == 0 {
+		return 0, nil
+	}
+	tag, err := t.tx.Exec(ctx, forgetOutcomesSQL, eventIDs)
+	if err != nil {
+		return 0, t.fail(ctx, fmt.Sprintf("forget %d outcomes", len(eventIDs)), err)
+	}
+	return int(tag.RowsAffected()), nil
+}
+
+func (t *tx) Payments(ctx context.Context, ids []string, lock bool) ([]stockade.Payment, error) {
+	if len(ids) == 0 {
+		return nil, nil
+	}
+	q := paymentsSQL
+	if lock {
+		q += forUpdate
+	}
+	rows, _ := t.tx.Query(ctx, q, ids)
+	ps, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (stockade.Payment, error) { return scanPayment(row) })
+	if err != nil {
+		return nil, t.fail(ctx, fmt.Sprintf("%d payments", len(ids)), err)
+	}
+	return ps, nil
 }
 
 // leaveInFlight returns vs, the reservations or holds (targets of kind)

@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -31,6 +32,9 @@ var (
 	paymentChangesSQL       = query("payment_changes.sql")
 	recordOutcomeSQL        = query("record_outcome.sql")
 	purgeOutcomesSQL        = query("purge_outcomes.sql")
+	recordOutcomesSQL       = query("record_outcomes.sql")
+	forgetOutcomesSQL       = query("forget_outcomes.sql")
+	paymentsSQL             = query("payments.sql")
 )
 
 // invalidPayment is the error of a payment that a CHECK constraint
@@ -228,4 +232,65 @@ func (t *tx) PurgeOutcomes(ctx context.Context, before time.Time) (int, error) {
 		return 0, wrapf(err, "purge outcomes")
 	}
 	return int(n), nil
+}
+
+// RecordOutcomes is one INSERT … ON CONFLICT DO NOTHING RETURNING of rows
+// read from a JSON array, as PutIdempotency is: one statement however
+// many outcomes, binding two parameters. JSON carries the ids unchanged
+// as long as they are UTF-8, which stockade.ValidateID requires. With one
+// writer at a time, no record is being written by another transaction
+// while it runs.
+func (t *tx) RecordOutcomes(ctx context.Context, outcomes []stockade.OutcomeRecord, at time.Time) ([]string, error) {
+	if len(outcomes) == 0 {
+		return nil, nil
+	}
+	pairs := make([][2]string, len(outcomes))
+	for i, o := range outcomes {
+		pairs[i] = [2]string{o.EventID, o.PaymentID}
+	}
+	list, err := jsonText(pairs)
+	if err != nil {
+		return nil, fmt.Errorf("sqlite: record %d outcomes: %w", len(outcomes), err)
+	}
+	ids, err := queryAll(ctx, t, fmt.Sprintf("record %d outcomes", len(outcomes)), func(row rowScanner) (string, error) {
+		var id string
+		err := row.Scan(&id)
+		return id, err
+	}, recordOutcomesSQL, list, micros(at))
+	if err != nil {
+		return nil, err
+	}
+	slices.Sort(ids)
+	return ids, nil
+}
+
+func (t *tx) ForgetOutcomes(ctx context.Context, eventIDs []string) (int, error) {
+	if len(eventIDs) == 0 {
+		return 0, nil
+	}
+	list, err := jsonText(eventIDs)
+	if err != nil {
+		return 0, fmt.Errorf("sqlite: forget %d outcomes: %w", len(eventIDs), err)
+	}
+	res, err := t.tx.ExecContext(ctx, forgetOutcomesSQL, list)
+	if err != nil {
+		return 0, wrapf(err, "forget %d outcomes", len(eventIDs))
+	}
+	n, err := res.RowsAffected()
+	if err != nil {
+		return 0, wrapf(err, "forget %d outcomes", len(eventIDs))
+	}
+	return int(n), nil
+}
+
+// Payments ignores lock; see tx.
+func (t *tx) Payments(ctx context.Context, ids []string, lock bool) ([]stockade.Payment, error) {
+	if len(ids) == 0 {
+		return nil, nil
+	}
+	list, err := jsonText(ids)
+	if err != nil {
+		return nil, fmt.Errorf("sqlite: %d payments: %w", len(ids), err)
+	}
+	return queryAll(ctx, t, fmt.Sprintf("%d payments", len(ids)), scanPayment, paymentsSQL, list)
 }

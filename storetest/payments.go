@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"reflect"
 	"slices"
 	"sync"
@@ -48,6 +49,18 @@ import (
 //   - RecordOutcome compares ids byte for byte; PurgeOutcomes keeps a
 //     record received exactly at before. A record of a transaction that
 //     rolled back was never made.
+//   - RecordOutcome and RecordOutcomes keep one inbox: an id either
+//     recorded is not new to the other, in the same transaction or a
+//     later one. RecordOutcomes returns none, not an error, when every id
+//     was recorded before; it takes any number of outcomes in one call.
+//     Of many transactions recording overlapping sets at once, each id is
+//     new to exactly one; on a store with RowLocks none of them conflicts.
+//   - ForgetOutcomes compares ids byte for byte and counts only the
+//     records it removed; an id with no record is no error. A forgotten
+//     id is new again.
+//   - Payments compares ids byte for byte, sorts in their byte order and
+//     leaves out those that do not exist; it returns what Payment does.
+//   - RecordOutcomes, ForgetOutcomes and Payments of no ids return none.
 //   - A target kind, status or resolution outside the domain's constants,
 //     an amount of 0 or less, a currency of other than three characters or
 //     a version below 1 is refused with EInvalid, changing nothing.
@@ -67,6 +80,10 @@ func RunPayments(t *testing.T, newStore func(t *testing.T) stockade.Store) {
 		{"PaymentChanges", testPaymentChanges},
 		{"Outcomes", testOutcomes},
 		{"ConcurrentOutcome", testConcurrentOutcome},
+		{"RecordOutcomes", testRecordOutcomes},
+		{"ConcurrentOutcomes", testConcurrentOutcomes},
+		{"ForgetOutcomes", testForgetOutcomes},
+		{"PaymentsByID", testPaymentsByID},
 		{"InvalidPayment", testInvalidPayment},
 		{"PaymentUpdateRollsBack", testPaymentUpdateRollsBack},
 		{"PaymentViewIsReadOnly", testPaymentViewIsReadOnly},
@@ -141,8 +158,9 @@ func allPayments(t *testing.T, s stockade.Store) []stockade.Payment {
 	return ps
 }
 
-func testPayment(t *testing.T, s stockade.Store) {
-	ctx := t.Context()
+// paymentFixtures returns payments p-1, p-2, P-3 and p-4, which between
+// them set every field and use every target kind.
+func paymentFixtures() []stockade.Payment {
 	p1 := payment("p-1", stockade.PayReservation, "r-1", base)
 	p1.Status, p1.Owner, p1.UpdatedAt = stockade.PaymentProcessing, "key_Shop1", base.Add(time.Second)
 	p2 := payment("p-2", stockade.PayHold, "h-1", base.Add(time.Minute))
@@ -153,9 +171,15 @@ func testPayment(t *testing.T, s stockade.Store) {
 	// The same id as p1's target, of another kind: another target.
 	p4 := payment("p-4", stockade.PayHold, "r-1", base)
 	p4.Status, p4.Resolution, p4.Order = stockade.PaymentCaptured, stockade.ResolvedNeedsRefund, "o-9"
-	insertPayments(t, s, p1, p2, p3, p4)
+	return []stockade.Payment{p1, p2, p3, p4}
+}
 
-	for _, want := range []stockade.Payment{p1, p2, p3, p4} {
+func testPayment(t *testing.T, s stockade.Store) {
+	ctx := t.Context()
+	ps := paymentFixtures()
+	insertPayments(t, s, ps...)
+
+	for _, want := range ps {
 		for _, lock := range []bool{false, true} {
 			txFor(lock)(t, s, func(tx stockade.Tx) error {
 				got, err := tx.Payment(ctx, want.ID, lock)
@@ -1048,6 +1072,338 @@ func testConcurrentOutcome(t *testing.T, s stockade.Store) {
 	}
 }
 
+// outcomeRecords returns an outcome record of each event id, of payment
+// p-1.
+func outcomeRecords(eventIDs ...string) []stockade.OutcomeRecord {
+	rs := make([]stockade.OutcomeRecord, len(eventIDs))
+	for i, id := range eventIDs {
+		rs[i] = stockade.OutcomeRecord{EventID: id, PaymentID: "p-1"}
+	}
+	return rs
+}
+
+// recordOutcomes records the outcomes of eventIDs, received at at, in an
+// Update of its own, and returns those RecordOutcomes found new.
+func recordOutcomes(t *testing.T, s stockade.Store, at time.Time, eventIDs ...string) []string {
+	t.Helper()
+	var fresh []string
+	update(t, s, func(tx stockade.Tx) error {
+		var err error
+		fresh, err = tx.RecordOutcomes(t.Context(), outcomeRecords(eventIDs...), at)
+		if err != nil {
+			return fmt.Errorf("RecordOutcomes of %d outcomes: %w", len(eventIDs), err)
+		}
+		return nil
+	})
+	return fresh
+}
+
+// wantIDs fails the test unless got is want, in that order (nil and
+// empty alike).
+func wantIDs(t *testing.T, what string, got, want []string) {
+	t.Helper()
+	if !slices.Equal(got, want) {
+		t.Errorf("%s = %q, want %q", what, got, want)
+	}
+}
+
+func testRecordOutcomes(t *testing.T, s stockade.Store) {
+	ctx := t.Context()
+	// Given out of order; byte order puts upper case first.
+	wantIDs(t, "RecordOutcomes(evt-3, evt-1, EVT-2, evt-2)", recordOutcomes(t, s, base, "evt-3", "evt-1", "EVT-2", "evt-2"),
+		[]string{"EVT-2", "evt-1", "evt-2", "evt-3"})
+	// An overlap: only the new ones.
+	wantIDs(t, "RecordOutcomes(evt-4, evt-2, evt-0, evt-3)", recordOutcomes(t, s, base, "evt-4", "evt-2", "evt-0", "evt-3"),
+		[]string{"evt-0", "evt-4"})
+	wantIDs(t, "RecordOutcomes(evt-1, evt-4) again", recordOutcomes(t, s, base, "evt-1", "evt-4"), nil)
+
+	// One inbox with RecordOutcome, both ways, in one transaction.
+	update(t, s, func(tx stockade.Tx) error {
+		if isNew, err := tx.RecordOutcome(ctx, "evt-1", "p-1", base); err != nil || isNew {
+			return fmt.Errorf("RecordOutcome(evt-1) after RecordOutcomes recorded it = %v, %v; want false", isNew, err)
+		}
+		if isNew, err := tx.RecordOutcome(ctx, "evt-5", "p-1", base); err != nil || !isNew {
+			return fmt.Errorf("RecordOutcome(evt-5) = %v, %v; want true", isNew, err)
+		}
+		fresh, err := tx.RecordOutcomes(ctx, outcomeRecords("evt-6", "evt-5"), base)
+		if err != nil {
+			return err
+		}
+		wantIDs(t, "RecordOutcomes(evt-6, evt-5) after RecordOutcome(evt-5) in its transaction", fresh, []string{"evt-6"})
+		if isNew, err := tx.RecordOutcome(ctx, "evt-6", "p-1", base); err != nil || isNew {
+			return fmt.Errorf("RecordOutcome(evt-6) after RecordOutcomes recorded it in its transaction = %v, %v; want false", isNew, err)
+		}
+		return nil
+	})
+	// And in a later one.
+	update(t, s, func(tx stockade.Tx) error {
+		_, err := tx.RecordOutcome(ctx, "evt-7", "p-2", base)
+		return err
+	})
+	wantIDs(t, "RecordOutcomes(evt-8, evt-7, evt-6) after RecordOutcome(evt-7) committed",
+		recordOutcomes(t, s, base, "evt-8", "evt-7", "evt-6"), []string{"evt-8"})
+
+	// A record of a transaction that rolls back was never made.
+	err := s.Update(ctx, func(tx stockade.Tx) error {
+		fresh, err := tx.RecordOutcomes(ctx, outcomeRecords("evt-9", "evt-10"), base)
+		if err != nil {
+			return err
+		}
+		wantIDs(t, "RecordOutcomes(evt-9, evt-10) rolled back", fresh, []string{"evt-10", "evt-9"})
+		return errBoom
+	})
+	if !errors.Is(err, errBoom) {
+		t.Fatalf("Update returned %v, want fn's error", err)
+	}
+
+	// No outcomes: none new, and no error.
+	update(t, s, func(tx stockade.Tx) error {
+		for _, none := range [][]stockade.OutcomeRecord{nil, {}} {
+			fresh, err := tx.RecordOutcomes(ctx, none, base)
+			if err != nil || len(fresh) != 0 {
+				return fmt.Errorf("RecordOutcomes(%#v) = %q, %v; want none", none, fresh, err)
+			}
+		}
+		return nil
+	})
+
+	want := map[string]bool{"EVT-2": true, "Evt-1": false, "evt-0": true, "evt-1": true, "evt-2": true, "evt-3": true, "evt-4": true,
+		"evt-5": true, "evt-6": true, "evt-7": true, "evt-8": true, "evt-9": false, "evt-10": false}
+	if got := recorded(t, s, slices.Sorted(maps.Keys(want))...); !reflect.DeepEqual(got, want) {
+		t.Errorf("recorded outcomes = %v, want %v", got, want)
+	}
+
+	// The records keep the time given: PurgeOutcomes removes by it.
+	wantIDs(t, "RecordOutcomes(evt-old-1, evt-old-2)", recordOutcomes(t, s, base.Add(-time.Hour), "evt-old-2", "evt-old-1"),
+		[]string{"evt-old-1", "evt-old-2"})
+	update(t, s, func(tx stockade.Tx) error {
+		n, err := tx.PurgeOutcomes(ctx, base)
+		if err == nil && n != 2 {
+			err = fmt.Errorf("PurgeOutcomes(base) = %d, want evt-old-1 and evt-old-2", n)
+		}
+		return err
+	})
+
+	// Many outcomes in one call, half of them recorded before: more than
+	// a store may bind as parameters of one statement.
+	const many = 20_000
+	ids := make([]string, many)
+	for i := range ids {
+		ids[i] = fmt.Sprintf("evt-many-%05d", i)
+	}
+	var odd []string
+	for i := 1; i < many; i += 2 {
+		odd = append(odd, ids[i])
+	}
+	if fresh := recordOutcomes(t, s, base, odd...); !slices.Equal(fresh, odd) {
+		t.Errorf("RecordOutcomes of %d outcomes found %d new, want every one, in order", len(odd), len(fresh))
+	}
+	reversed := slices.Clone(ids)
+	slices.Reverse(reversed)
+	var even []string
+	for i := 0; i < many; i += 2 {
+		even = append(even, ids[i])
+	}
+	if fresh := recordOutcomes(t, s, base, reversed...); !slices.Equal(fresh, even) {
+		t.Errorf("RecordOutcomes of %d outcomes, the odd ones recorded before, found %d new, want the %d even ones, in order",
+			many, len(fresh), len(even))
+	}
+}
+
+// testConcurrentOutcomes has many transactions record overlapping sets
+// of outcomes at once, each given in an order of its own, as the batches
+// of many instances receiving the same deliveries do: each outcome is new
+// to exactly one of them. On a store with RowLocks, where they run side
+// by side, none may conflict: RecordOutcomes takes the ids in id order,
+// so they never wait for each other in a cycle.
+func testConcurrentOutcomes(t *testing.T, s stockade.Store) {
+	ctx, cancel := context.WithTimeout(t.Context(), hangTimeout)
+	defer cancel()
+	// Worker w records ids[w*stride : w*stride+span]: each id is in up
+	// to span/stride sets, and the sets are long enough that statements
+	// taking them in opposite orders meet midway.
+	const workers, stride, span = 20, 25, 500
+	ids := make([]string, (workers-1)*stride+span)
+	for i := range ids {
+		ids[i] = fmt.Sprintf("evt-%04d", i)
+	}
+	set := func(w int) []string { return ids[w*stride : w*stride+span] }
+	rowLocks := s.Features().RowLocks
+	try := retry
+	if rowLocks {
+		try = func(ctx context.Context, fn func() error) (int, error) { return 0, fn() }
+	}
+
+	fresh := make([][]string, workers) // fresh[w]: the ids new to worker w
+	var conflicts atomic.Int64
+	errs := make(chan error, workers)
+	start := make(chan struct{})
+	var wg sync.WaitGroup
+	for w := range workers {
+		mine := slices.Clone(set(w))
+		if w%2 == 1 {
+			slices.Reverse(mine)
+		}
+		wg.Go(func() {
+			<-start
+			n, err := try(ctx, func() error {
+				return s.Update(ctx, func(tx stockade.Tx) error {
+					var err error
+					if fresh[w], err = tx.RecordOutcomes(ctx, outcomeRecords(mine...), base); err != nil {
+						return err
+					}
+					time.Sleep(time.Millisecond) // the outcomes' effects: widen the window before commit
+					return nil
+				})
+			})
+			conflicts.Add(int64(n))
+			if err != nil {
+				switch {
+				case errors.Is(err, context.DeadlineExceeded):
+					err = fmt.Errorf("%w (deadlocked?)", err)
+				case rowLocks && errors.Is(err, stockade.ErrConflict):
+					err = fmt.Errorf("%w (with RowLocks, ids taken in id order must not conflict)", err)
+				}
+				errs <- fmt.Errorf("worker %d: RecordOutcomes: %w", w, err)
+			}
+		})
+	}
+	close(start)
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Error(err)
+	}
+	if t.Failed() {
+		return
+	}
+	t.Logf("%d conflicts retried", conflicts.Load())
+	times := map[string]int{}
+	for w, got := range fresh {
+		if !slices.IsSorted(got) {
+			t.Errorf("worker %d: RecordOutcomes returned %d ids, not in id order", w, len(got))
+		}
+		for _, id := range got {
+			if !slices.Contains(set(w), id) {
+				t.Errorf("worker %d: RecordOutcomes returned %s, which it did not record", w, id)
+			}
+			times[id]++
+		}
+	}
+	for _, id := range ids {
+		if times[id] != 1 {
+			t.Errorf("outcome %s was new to %d transactions, want 1", id, times[id])
+		}
+	}
+	// Every one is recorded: none is new to a transaction that then rolls
+	// back.
+	err := s.Update(ctx, func(tx stockade.Tx) error {
+		fresh, err := tx.RecordOutcomes(ctx, outcomeRecords(ids...), base)
+		if err != nil {
+			return err
+		}
+		if len(fresh) > 0 {
+			t.Errorf("%d outcomes not recorded after the race, %s the first", len(fresh), fresh[0])
+		}
+		return errBoom
+	})
+	if !errors.Is(err, errBoom) {
+		t.Fatalf("Update returned %v, want fn's error", err)
+	}
+}
+
+func testForgetOutcomes(t *testing.T, s stockade.Store) {
+	ctx := t.Context()
+	forget := func(tx stockade.Tx, want int, ids ...string) error {
+		t.Helper()
+		n, err := tx.ForgetOutcomes(ctx, ids)
+		if err == nil && n != want {
+			t.Errorf("ForgetOutcomes(%q) = %d, want %d", ids, n, want)
+		}
+		return err
+	}
+	recordOutcomes(t, s, base, "evt-1", "evt-2", "evt-3", "EVT-1")
+
+	// What a transaction recorded and then refused, it forgets before it
+	// commits; the rest commits.
+	update(t, s, func(tx stockade.Tx) error {
+		fresh, err := tx.RecordOutcomes(ctx, outcomeRecords("evt-4", "evt-5", "evt-6"), base)
+		if err != nil {
+			return err
+		}
+		wantIDs(t, "RecordOutcomes(evt-4, evt-5, evt-6)", fresh, []string{"evt-4", "evt-5", "evt-6"})
+		return forget(tx, 2, "evt-6", "evt-5")
+	})
+	// Records that committed before; ids without one remove nothing.
+	update(t, s, func(tx stockade.Tx) error { return forget(tx, 1, "evt-1", "Evt-2", "no-such-outcome") })
+	// A rollback keeps them.
+	err := s.Update(ctx, func(tx stockade.Tx) error {
+		if err := forget(tx, 2, "evt-2", "evt-3"); err != nil {
+			return err
+		}
+		return errBoom
+	})
+	if !errors.Is(err, errBoom) {
+		t.Fatalf("Update returned %v, want fn's error", err)
+	}
+	// No ids: nothing removed, and no error.
+	update(t, s, func(tx stockade.Tx) error {
+		if err := forget(tx, 0); err != nil {
+			return err
+		}
+		return forget(tx, 0, []string{}...)
+	})
+
+	want := map[string]bool{"evt-1": false, "evt-2": true, "evt-3": true, "EVT-1": true, "Evt-2": false,
+		"evt-4": true, "evt-5": false, "evt-6": false}
+	if got := recorded(t, s, slices.Sorted(maps.Keys(want))...); !reflect.DeepEqual(got, want) {
+		t.Errorf("recorded outcomes = %v, want %v", got, want)
+	}
+	// A forgotten id is new again.
+	wantIDs(t, "RecordOutcomes(evt-6, evt-1, evt-2) after evt-1 and evt-6 were forgotten",
+		recordOutcomes(t, s, base, "evt-6", "evt-1", "evt-2"), []string{"evt-1", "evt-6"})
+}
+
+func testPaymentsByID(t *testing.T, s stockade.Store) {
+	ctx := t.Context()
+	ps := paymentFixtures() // p-1, p-2, P-3, p-4
+	insertPayments(t, s, ps...)
+	byID := map[string]stockade.Payment{}
+	for _, p := range ps {
+		byID[p.ID] = p
+	}
+	tests := []struct {
+		name string
+		ids  []string
+		want []string
+	}{
+		{"every one, out of order", []string{"p-4", "p-1", "P-3", "p-2"}, []string{"P-3", "p-1", "p-2", "p-4"}},
+		{"missing ones left out", []string{"p-2", "no-such-payment", "P-1", "r-1", "p-4"}, []string{"p-2", "p-4"}},
+		{"none that exists", []string{"P-1", "p-3"}, nil},
+		{"no ids", nil, nil},
+		{"an empty list", []string{}, nil},
+	}
+	for _, tc := range tests {
+		for _, lock := range []bool{false, true} {
+			txFor(lock)(t, s, func(tx stockade.Tx) error {
+				got, err := tx.Payments(ctx, tc.ids, lock)
+				if err != nil {
+					return fmt.Errorf("%s: Payments(%q, lock %v): %w", tc.name, tc.ids, lock, err)
+				}
+				ids := make([]string, len(got))
+				for i, p := range got {
+					ids[i] = p.ID
+					if want, ok := byID[p.ID]; ok {
+						checkPayment(t, p, want)
+					}
+				}
+				wantIDs(t, fmt.Sprintf("%s: Payments(%q, lock %v)", tc.name, tc.ids, lock), ids, tc.want)
+				return nil
+			})
+		}
+	}
+}
+
 // paymentState is everything of the payment tables that the rollback,
 // read-only and invalid tests look at.
 type paymentState struct {
@@ -1071,7 +1427,7 @@ func takePayments(t *testing.T, s stockade.Store) paymentState {
 		}
 		return nil
 	})
-	st.Outcomes = recorded(t, s, "evt-old", "evt-new")
+	st.Outcomes = recorded(t, s, "evt-old", "evt-new", "evt-forget", "evt-bulk-1", "evt-bulk-2")
 	return st
 }
 
@@ -1105,6 +1461,21 @@ var paymentWrites = []struct {
 		}
 		return err
 	}},
+	{"RecordOutcomes", func(ctx context.Context, tx stockade.Tx) error {
+		fresh, err := tx.RecordOutcomes(ctx, []stockade.OutcomeRecord{{EventID: "evt-bulk-2", PaymentID: "p-old"},
+			{EventID: "evt-bulk-1", PaymentID: "p-old"}}, base)
+		if err == nil && !slices.Equal(fresh, []string{"evt-bulk-1", "evt-bulk-2"}) {
+			err = fmt.Errorf("RecordOutcomes(evt-bulk-2, evt-bulk-1) found %q new, want both", fresh)
+		}
+		return err
+	}},
+	{"ForgetOutcomes", func(ctx context.Context, tx stockade.Tx) error {
+		n, err := tx.ForgetOutcomes(ctx, []string{"evt-forget", "no-such-outcome"})
+		if err == nil && n != 1 {
+			err = fmt.Errorf("ForgetOutcomes forgot %d, want evt-forget", n)
+		}
+		return err
+	}},
 	{"PurgeOutcomes", func(ctx context.Context, tx stockade.Tx) error {
 		n, err := tx.PurgeOutcomes(ctx, base)
 		if err == nil && n != 1 {
@@ -1126,7 +1497,10 @@ func seedPaymentWrites(t *testing.T, s stockade.Store) paymentState {
 			To: stockade.PaymentPending, At: base, Reason: "created"}); err != nil {
 			return err
 		}
-		_, err := tx.RecordOutcome(ctx, "evt-old", "p-old", base.Add(-time.Minute))
+		if _, err := tx.RecordOutcome(ctx, "evt-old", "p-old", base.Add(-time.Minute)); err != nil {
+			return err
+		}
+		_, err := tx.RecordOutcome(ctx, "evt-forget", "p-old", base)
 		return err
 	})
 	return takePayments(t, s)
@@ -1158,7 +1532,8 @@ func testPaymentUpdateRollsBack(t *testing.T, s stockade.Store) {
 	// The same writes commit when fn returns nil.
 	update(t, s, all)
 	after := takePayments(t, s)
-	if len(after.Payments) != 2 || len(after.Changes["p-old"]) != 2 || !after.Outcomes["evt-new"] || after.Outcomes["evt-old"] {
+	outcomes := map[string]bool{"evt-old": false, "evt-new": true, "evt-forget": false, "evt-bulk-1": true, "evt-bulk-2": true}
+	if len(after.Payments) != 2 || len(after.Changes["p-old"]) != 2 || !reflect.DeepEqual(after.Outcomes, outcomes) {
 		t.Errorf("state after the writes committed = %+v", after)
 	}
 }
