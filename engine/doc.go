@@ -187,6 +187,17 @@
 // conditional moves directly and retry when one did not apply. Releases
 // and extensions run as under Atomic, as confirms do but under Batch.
 //
+// The engine is also a stockade.PaymentService: a client records the
+// payment of a held reservation or hold, or a committed order
+// (CreatePayment, one per target), and the payment system's outcomes
+// (ApplyOutcome) confirm or give back what it pays for, each applied once
+// by its event id and in any order; payments.go tells the saga, the
+// payment-aware expiry (Options.PaymentGrace, stuck payments) and what a
+// success after a lapse does. Under Batch, outcomes group-commit too: those
+// that arrive while an outcome batch runs are decided together in the
+// next, with the inbox rows, the payments and their targets read and
+// locked in bulk.
+//
 // # Flows and their edge cases
 //
 //   - Reserve holds for the request's TTL (Options.DefaultTTL if zero, at
@@ -203,7 +214,8 @@
 //     confirmed one, EInvalidState (cancel the order).
 //   - CancelOrder and FulfillOrder act on committed orders, return the
 //     order unchanged if it already has the status asked for, and are
-//     EInvalidState on the other final status.
+//     EInvalidState on the other final status. With an expected version
+//     they are a compare-and-set (EVersionConflict naming the order's).
 //   - SetStock writes at the version it read, so its MoveSet row carries
 //     the exact change; with an expected version it is a compare-and-set
 //     (EVersionConflict). Below reserved + committed it is
@@ -212,8 +224,11 @@
 //     committed (EInsufficientStock); a positive delta creates a missing
 //     level.
 //   - Sweep expires lapsed holds in batches of Options.SweepBatch, each a
-//     transaction, and purges idempotency records older than
-//     Options.IdempotencyTTL. On PostgreSQL (SkipLocked) any number of
+//     transaction, but those whose payment is in flight; marks stuck the
+//     payments still in flight Options.PaymentGrace after their hold
+//     lapsed; and purges idempotency records older than
+//     Options.IdempotencyTTL and inbox records older than
+//     Options.OutcomeRetention. On PostgreSQL (SkipLocked) any number of
 //     instances may sweep at once; each reservation is expired once.
 //
 // # Idempotency

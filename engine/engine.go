@@ -252,9 +252,10 @@ type Engine struct {
 	// serialStore: the store has no row locks, so its write transactions
 	// run one at a time (stockade.Features).
 	serialStore bool
-	batch       *batcher     // Batch strategy only
-	holds       *holdBatcher // Batch strategy only
-	layouts     layouts      // of the events whose seats were chosen lately
+	batch       *batcher        // Batch strategy only
+	holds       *holdBatcher    // Batch strategy only
+	outcomes    *outcomeBatcher // Batch strategy only
+	layouts     layouts         // of the events whose seats were chosen lately
 	// written wakes the readers of events at each commit of a write
 	// transaction.
 	written notifier
@@ -297,6 +298,7 @@ func New(store stockade.Store, opts *Options) (*Engine, error) {
 	case Batch:
 		e.mode, e.batch = modeBatch, &batcher{e: e}
 		e.holds = &holdBatcher{e: e, queues: map[batchKey]*holdQueue{}, seats: map[string]*seatState{}}
+		e.outcomes = &outcomeBatcher{e: e}
 	case Advisory:
 		switch {
 		case f.AdvisoryLocks:

@@ -225,32 +225,15 @@ func (e *Engine) ApplyOutcome(ctx context.Context, o stockade.PaymentOutcome, so
 		if by == "" {
 			by = c.actor.Name
 		}
-		var p stockade.Payment
-		err := c.update(ctx, func(tx stockade.Tx) error {
-			now := e.now()
-			fresh, err := tx.RecordOutcome(ctx, o.EventID, o.PaymentID, now)
-			if err != nil {
-				return err
-			}
-			if p, err = tx.Payment(ctx, o.PaymentID, false); err != nil || !fresh {
-				c.replayed = err == nil
-				return err
-			}
-			t, err := readTarget(ctx, tx, p.Target, true)
-			if err != nil {
-				return err
-			}
-			if p, err = tx.Payment(ctx, o.PaymentID, true); err != nil {
-				return err
-			}
-			switch effect, err := p.Status.Outcome(o.Status); {
-			case err != nil:
-				return err
-			case effect == stockade.OutcomeStale:
-				return nil // recorded as applied, changing nothing
-			}
-			return e.movePayment(ctx, tx, &p, t, o.Status, by, o.Reason, now)
-		})
+		var (
+			p   stockade.Payment
+			err error
+		)
+		if e.outcomes != nil {
+			p, err = e.outcomes.submit(ctx, &outcomeCall{c: c, o: o, by: by})
+		} else {
+			p, err = e.applyOutcome(ctx, c, o, by)
+		}
 		if err != nil {
 			return stockade.Payment{}, err
 		}
@@ -259,6 +242,37 @@ func (e *Engine) ApplyOutcome(ctx context.Context, o stockade.PaymentOutcome, so
 		}
 		return p, nil
 	})
+}
+
+// applyOutcome applies o, for by, in a transaction of its own.
+func (e *Engine) applyOutcome(ctx context.Context, c *call, o stockade.PaymentOutcome, by string) (stockade.Payment, error) {
+	var p stockade.Payment
+	err := c.update(ctx, func(tx stockade.Tx) error {
+		now := e.now()
+		fresh, err := tx.RecordOutcome(ctx, o.EventID, o.PaymentID, now)
+		if err != nil {
+			return err
+		}
+		if p, err = tx.Payment(ctx, o.PaymentID, false); err != nil || !fresh {
+			c.replayed = err == nil
+			return err
+		}
+		t, err := readTarget(ctx, tx, p.Target, true)
+		if err != nil {
+			return err
+		}
+		if p, err = tx.Payment(ctx, o.PaymentID, true); err != nil {
+			return err
+		}
+		switch effect, err := p.Status.Outcome(o.Status); {
+		case err != nil:
+			return err
+		case effect == stockade.OutcomeStale:
+			return nil // recorded as applied, changing nothing
+		}
+		return e.movePayment(ctx, tx, &p, t, o.Status, by, o.Reason, now)
+	})
+	return p, err
 }
 
 // CancelPayment cancels a payment that is pending or authorized (one
@@ -306,32 +320,43 @@ func (e *Engine) CancelPayment(ctx context.Context, id, reason string, idem *sto
 // ApplyOutcome); and writes the payment, its history row and its events.
 func (e *Engine) movePayment(ctx context.Context, tx stockade.Tx, p *stockade.Payment, t target, to stockade.PaymentStatus, by, why string, now time.Time) error {
 	var ob outbox
+	change, err := movePayment(ctx, tx, p, t, to, by, why, now, &ob)
+	if err != nil {
+		return err
+	}
+	if err := tx.AppendPaymentChanges(ctx, change); err != nil {
+		return err
+	}
+	return ob.flush(ctx, tx)
+}
+
+// movePayment is the work of Engine.movePayment but for the history row,
+// which it returns, and the events, which it adds to ob: a batch writes
+// both for all its moves at once.
+func movePayment(ctx context.Context, tx stockade.Tx, p *stockade.Payment, t target, to stockade.PaymentStatus, by, why string, now time.Time, ob *outbox) (stockade.PaymentChange, error) {
 	change := stockade.PaymentChange{PaymentID: p.ID, From: p.Status, To: to, At: now, Actor: by, Reason: why}
 	p.Status, p.UpdatedAt, p.Version = to, now, p.Version+1
 	if p.Resolution == stockade.Unresolved {
 		var err error
 		switch {
 		case to.Settled():
-			err = settle(ctx, tx, p, t, by, now, &ob)
+			err = settle(ctx, tx, p, t, by, now, ob)
 		case to == stockade.PaymentFailed || to == stockade.PaymentCancelled:
-			err = compensate(ctx, tx, p, t, by, now, &ob)
+			err = compensate(ctx, tx, p, t, by, now, ob)
 		}
 		if err != nil {
-			return err
+			return change, err
 		}
 		change.Resolution = p.Resolution
 	}
 	if ok, err := tx.UpdatePayment(ctx, *p); err != nil || !ok {
-		return statusErr(err, "payment", p.ID)
-	}
-	if err := tx.AppendPaymentChanges(ctx, change); err != nil {
-		return err
+		return change, statusErr(err, "payment", p.ID)
 	}
 	ob.payment(stockade.EventPaymentMoved, *p, now)
 	if change.Resolution != stockade.Unresolved {
 		ob.payment(stockade.EventPaymentResolved, *p, now)
 	}
-	return ob.flush(ctx, tx)
+	return change, nil
 }
 
 // settle confirms what p, a payment that has just settled, pays for: a

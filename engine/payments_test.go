@@ -604,3 +604,87 @@ func TestPaymentTransitionsRefused(t *testing.T) {
 	}
 	en.balanced()
 }
+
+// TestPaymentOutcomeRace: each of 50 payments gets a "succeeded" and a
+// "failed" at once, with outcomes of payments that do not exist among
+// them, from 100 goroutines (under batch, decided in shared batches).
+// Exactly one of each pair applies and decides the reservation; the
+// other is refused, and is not recorded as applied: sent again, it is
+// refused again, while the one that applied answers as applied.
+func TestPaymentOutcomeRace(t *testing.T) {
+	forBackends(t, []string{engine.Atomic, engine.Batch}, func(t *testing.T, en *env) {
+		ctx := t.Context()
+		const n = 50
+		en.location("w1", 0, 0)
+		en.stock("tee", "w1", n)
+		pays := make([]stockade.Payment, n)
+		for i := range pays {
+			r, err := en.eng.Reserve(ctx, lines(line("tee", 1, "")), nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			pays[i] = en.pay(stockade.PayReservation, r.ID)
+		}
+		outcome := func(i int, status stockade.PaymentStatus) stockade.PaymentOutcome {
+			return stockade.PaymentOutcome{EventID: fmt.Sprintf("%s-%d", status, i), PaymentID: pays[i].ID, Status: status}
+		}
+		var (
+			wg      sync.WaitGroup
+			mu      sync.Mutex
+			applied = map[string]bool{} // event ids
+		)
+		start := make(chan struct{})
+		for i := range n {
+			for _, status := range []stockade.PaymentStatus{stockade.PaymentSucceeded, stockade.PaymentFailed} {
+				wg.Go(func() {
+					<-start
+					_, err := en.eng.ApplyOutcome(ctx, outcome(i, status), "jetstream")
+					switch stockade.ErrorCode(err) {
+					case "":
+						mu.Lock()
+						applied[outcome(i, status).EventID] = true
+						mu.Unlock()
+					case stockade.EInvalidState:
+					default:
+						t.Errorf("outcome %s of payment %d: %v", status, i, err)
+					}
+				})
+			}
+			wg.Go(func() {
+				<-start
+				_, err := en.eng.ApplyOutcome(ctx, stockade.PaymentOutcome{EventID: fmt.Sprintf("ghost-%d", i), PaymentID: fmt.Sprintf("pay_ghost_%d", i),
+					Status: stockade.PaymentSucceeded}, "jetstream")
+				if stockade.ErrorCode(err) != stockade.ENotFound {
+					t.Errorf("outcome of a missing payment: %v", err)
+				}
+			})
+		}
+		close(start)
+		wg.Wait()
+		for i, p := range pays {
+			won, lost := stockade.PaymentSucceeded, stockade.PaymentFailed
+			if applied[outcome(i, lost).EventID] {
+				won, lost = lost, won
+			}
+			if !applied[outcome(i, won).EventID] || applied[outcome(i, lost).EventID] {
+				t.Fatalf("payment %d: applied %v and %v", i, applied[outcome(i, won).EventID], applied[outcome(i, lost).EventID])
+			}
+			if _, err := en.eng.ApplyOutcome(ctx, outcome(i, lost), "jetstream"); stockade.ErrorCode(err) != stockade.EInvalidState {
+				t.Errorf("payment %d: the refused %s again: %v, want it refused again", i, lost, err)
+			}
+			got, err := en.eng.ApplyOutcome(ctx, outcome(i, won), "jetstream")
+			if err != nil || got.Status != won {
+				t.Errorf("payment %d: the applied %s again: %+v, %v", i, won, got, err)
+			}
+			r, err := en.eng.Reservation(ctx, p.Target.ID)
+			want := stockade.Confirmed
+			if won == stockade.PaymentFailed {
+				want = stockade.Released
+			}
+			if err != nil || r.Status != want {
+				t.Errorf("payment %d %s: reservation %s, %v", i, won, r.Status, err)
+			}
+		}
+		en.balanced()
+	})
+}

@@ -473,21 +473,12 @@ func (e *Engine) commit(ctx context.Context, tx stockade.Tx, p *plan, w writes) 
 	if err := ob.flush(ctx, tx); err != nil {
 		return err
 	}
-	sums := map[stockade.Key]stockade.Delta{}
 	gives := map[stockade.Key]bool{} // levels that give stock: guarded
 	for _, m := range ms {
 		k := stockade.Key{SKU: m.SKU, Location: m.Location}
-		d := sums[k]
-		d.OnHand, d.Reserved, d.Committed = d.OnHand+m.OnHand, d.Reserved+m.Reserved, d.Committed+m.Committed
-		sums[k] = d
 		gives[k] = gives[k] || m.Kind == stockade.MoveReserve || m.Kind == stockade.MoveCheckout
 	}
-	var changes []stockade.LevelChange
-	for _, k := range sortedKeys(sums) {
-		if d := sums[k]; d != (stockade.Delta{}) {
-			changes = append(changes, stockade.LevelChange{Key: k, Delta: d})
-		}
-	}
+	changes := levelChanges(ms)
 	if p.locked {
 		ls, err := tx.UpdateLevels(ctx, changes)
 		if err != nil {
@@ -611,6 +602,25 @@ func moved(kind stockade.MovementKind, q int64) stockade.Delta {
 		panic("engine: no per-unit move for ledger rows of kind " + string(kind))
 	}
 	return stockade.Delta{OnHand: u.OnHand * q, Reserved: u.Reserved * q, Committed: u.Committed * q}
+}
+
+// levelChanges returns the change to each level that the ledger rows ms
+// make together, in key order, leaving out those that sum to nothing.
+func levelChanges(ms []stockade.Movement) []stockade.LevelChange {
+	sums := map[stockade.Key]stockade.Delta{}
+	for _, m := range ms {
+		k := stockade.Key{SKU: m.SKU, Location: m.Location}
+		d := sums[k]
+		d.OnHand, d.Reserved, d.Committed = d.OnHand+m.OnHand, d.Reserved+m.Reserved, d.Committed+m.Committed
+		sums[k] = d
+	}
+	var changes []stockade.LevelChange
+	for _, k := range sortedKeys(sums) {
+		if d := sums[k]; d != (stockade.Delta{}) {
+			changes = append(changes, stockade.LevelChange{Key: k, Delta: d})
+		}
+	}
+	return changes
 }
 
 // movements returns one ledger row of kind per allocation, made by the

@@ -144,7 +144,8 @@ func (p *timedPayments) ApplyOutcome(ctx context.Context, o stockade.PaymentOutc
 // engine under strategy batch: 64 buyers each hold a unit (Reserve),
 // create its payment, and have the payment system report it succeeded
 // on the commands stream of JetStream, where the consumer, as serve
-// runs it, applies the outcome: the reservation becomes an order. It
+// runs it, applies the outcome (in the engine's outcome batches): the
+// reservation becomes an order. It
 // reports orders/s (b.N orders, from the first hold to the last
 // confirmation) and the p50 and p99 from an outcome's publication to
 // the commit of its confirmation.

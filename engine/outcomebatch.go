@@ -1,0 +1,391 @@
+package engine
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/stockade/stockade"
+)
+
+// outcomeBatcher group-commits the ApplyOutcome calls of one engine under
+// the Batch strategy, as batcher does Reserve and Confirm: while a batch
+// transaction runs, the outcomes that arrive queue, and the next
+// transaction decides them all, up to Options.MaxBatch, in arrival
+// order, each as it would be alone. A call that finds the queue idle
+// starts a batch at once; the queue's goroutine exits when it is empty.
+//
+// A payment system reports many payments at once (the consumer's
+// workers apply its messages concurrently): one transaction per outcome
+// pays a commit and a dozen statements for each, where a batch pays one
+// commit and reads, locks and records for all of them in bulk.
+type outcomeBatcher struct {
+	e *Engine
+
+	mu      sync.Mutex
+	calls   []*outcomeCall // queued, in arrival order
+	running bool           // a goroutine drains the queue
+}
+
+// outcomeCall is one ApplyOutcome call in the batcher.
+type outcomeCall struct {
+	c  *call
+	o  stockade.PaymentOutcome
+	by string
+
+	// Guarded by outcomeBatcher.mu.
+	taken     bool
+	withdrawn bool
+
+	done     chan struct{} // closed once the fields below are set
+	attempts int
+	p        stockade.Payment
+	replayed bool
+	err      error
+}
+
+// submit queues oc and waits for the batch that decides it. A caller
+// whose context ends while its call is queued withdraws it; one whose
+// call is in a running batch learns only that its outcome is unknown
+// (the outcome may have been applied: the payment system delivers it
+// again, and the inbox answers).
+func (b *outcomeBatcher) submit(ctx context.Context, oc *outcomeCall) (stockade.Payment, error) {
+	oc.done = make(chan struct{})
+	b.mu.Lock()
+	b.calls = append(b.calls, oc)
+	if !b.running {
+		b.running = true
+		go b.drain()
+	}
+	b.mu.Unlock()
+
+	c := oc.c
+	select {
+	case <-oc.done:
+	case <-ctx.Done():
+		b.mu.Lock()
+		oc.withdrawn = !oc.taken
+		b.mu.Unlock()
+		if oc.withdrawn {
+			return stockade.Payment{}, fmt.Errorf("engine: %s: queued for a batch: %w", c.op, ctx.Err())
+		}
+		select {
+		case <-oc.done:
+		default:
+			err := fmt.Errorf("engine: %s: in a batch: %w: %w", c.op, stockade.Errorf(stockade.EUnavailable,
+				"the request did not finish before its deadline and its outcome is unknown; report the outcome again to learn it"), ctx.Err())
+			c.e.log.Warn("engine: call left its batch undecided", "op", c.op, "err", err)
+			return stockade.Payment{}, err
+		}
+	}
+	c.attempts += oc.attempts
+	c.replayed = oc.replayed
+	return oc.p, oc.err
+}
+
+// drain runs batches until the queue is empty.
+func (b *outcomeBatcher) drain() {
+	for {
+		b.mu.Lock()
+		var batch []*outcomeCall
+		n := 0
+		for ; n < len(b.calls) && len(batch) < b.e.opts.MaxBatch; n++ {
+			if oc := b.calls[n]; !oc.withdrawn {
+				oc.taken = true
+				batch = append(batch, oc)
+			}
+		}
+		clear(b.calls[:n])
+		b.calls = b.calls[n:]
+		if len(batch) == 0 {
+			b.running = false
+			b.mu.Unlock()
+			return
+		}
+		b.mu.Unlock()
+		b.e.runOutcomeBatch(batch)
+	}
+}
+
+// runOutcomeBatch decides every call of batch in one write transaction,
+// retried whole on conflicts, under a context of its own bounded by
+// Options.Timeout, as runBatch does.
+func (e *Engine) runOutcomeBatch(batch []*outcomeCall) {
+	ctx, cancel := context.WithTimeout(context.Background(), e.opts.Timeout)
+	defer cancel()
+	c := &call{e: e, op: "outcome batch", start: time.Now()}
+	err := c.retry(ctx, func(ctx context.Context) error {
+		return e.store.Update(ctx, func(tx stockade.Tx) error { return e.decideOutcomes(ctx, tx, batch) })
+	})
+	if err != nil {
+		err = fmt.Errorf("engine: batch of %d payment outcomes: %w", len(batch), err)
+	} else {
+		e.written.notify()
+	}
+	if obs := e.opts.Observer; obs != nil {
+		obs(Event{Op: "batch", Code: stockade.ErrorCode(err), Attempts: c.attempts, Retries: c.retries, Duration: time.Since(c.start), Calls: len(batch)})
+	}
+	for _, oc := range batch {
+		oc.attempts = c.attempts
+		if err != nil {
+			oc.p, oc.replayed, oc.err = stockade.Payment{}, false, err
+		}
+		close(oc.done)
+	}
+}
+
+// decideOutcomes is one attempt of an outcome batch. It records the
+// outcomes' ids in the inbox in one statement (in id order, so that
+// batches that overlap wait for each other in one order), reads their
+// payments, locks the payments' targets and then the payments, each kind
+// in id order, and decides each new outcome in arrival order on the
+// payment as the outcomes before it in the batch left it, as
+// applyOutcome would alone. An outcome it refuses is taken out of the
+// inbox again; one recorded before is answered with its payment. The
+// history rows and the events of the batch are written at once.
+func (e *Engine) decideOutcomes(ctx context.Context, tx stockade.Tx, batch []*outcomeCall) error {
+	now := e.now()
+	first := map[string]int{} // by event id: the first call that carries it
+	var recs []stockade.OutcomeRecord
+	for i, oc := range batch {
+		oc.p, oc.replayed, oc.err = stockade.Payment{}, false, nil // a retried attempt starts afresh
+		if _, ok := first[oc.o.EventID]; !ok {
+			first[oc.o.EventID] = i
+			recs = append(recs, stockade.OutcomeRecord{EventID: oc.o.EventID, PaymentID: oc.o.PaymentID})
+		}
+	}
+	slices.SortFunc(recs, func(a, b stockade.OutcomeRecord) int { return strings.Compare(a.EventID, b.EventID) })
+	freshIDs, err := tx.RecordOutcomes(ctx, recs, now)
+	if err != nil {
+		return err
+	}
+	fresh := map[string]bool{}
+	for _, id := range freshIDs {
+		fresh[id] = true
+	}
+
+	// The payments as they were, and the targets of those with new
+	// outcomes, locked; then those payments, locked.
+	read, err := tx.Payments(ctx, paymentIDs(batch, nil), false)
+	if err != nil {
+		return err
+	}
+	payments := map[string]stockade.Payment{}
+	for _, p := range read {
+		payments[p.ID] = p
+	}
+	targets, err := lockTargets(ctx, tx, batch, fresh, payments)
+	if err != nil {
+		return err
+	}
+	locked, err := tx.Payments(ctx, paymentIDs(batch, fresh), true)
+	if err != nil {
+		return err
+	}
+	for _, p := range locked {
+		payments[p.ID] = p
+	}
+
+	var (
+		ob      outbox
+		changes []stockade.PaymentChange
+		forget  []string
+		orders  []stockade.Order    // of the reservations confirmed in bulk
+		rows    []stockade.Movement // their ledger rows
+	)
+	for i, oc := range batch {
+		if j := first[oc.o.EventID]; j != i {
+			continue // answered below, as the call before it with its id
+		}
+		p, ok := payments[oc.o.PaymentID]
+		switch {
+		case !ok:
+			oc.err = refuse(stockade.ENotFound, "payment %q not found", oc.o.PaymentID)
+		case !fresh[oc.o.EventID]:
+			oc.replayed = true
+		default:
+			effect, err := p.Status.Outcome(oc.o.Status)
+			switch {
+			case err != nil:
+				oc.err = err
+			case effect == stockade.OutcomeApply:
+				var change stockade.PaymentChange
+				t := targets[p.Target]
+				if t.kind == stockade.PayReservation && t.res.Status == stockade.Held && oc.o.Status.Settled() && p.Resolution == stockade.Unresolved {
+					// The common case, a paid reservation: its order, its
+					// ledger rows and its levels are written with the
+					// batch's.
+					var (
+						o  stockade.Order
+						ms []stockade.Movement
+					)
+					o, ms, change, err = confirmPaid(ctx, tx, &p, t.res, oc.o, oc.by, now, &ob)
+					orders, rows = append(orders, o), append(rows, ms...)
+				} else {
+					change, err = movePayment(ctx, tx, &p, t, oc.o.Status, oc.by, oc.o.Reason, now, &ob)
+				}
+				if err != nil {
+					return err
+				}
+				changes = append(changes, change)
+				payments[p.ID] = p
+			}
+		}
+		if oc.err != nil && fresh[oc.o.EventID] {
+			forget = append(forget, oc.o.EventID)
+		}
+	}
+	if len(forget) > 0 {
+		if _, err := tx.ForgetOutcomes(ctx, forget); err != nil {
+			return err
+		}
+	}
+	if len(orders) > 0 {
+		if err := tx.InsertOrders(ctx, orders...); err != nil {
+			return err
+		}
+		if err := tx.AppendMovements(ctx, rows...); err != nil {
+			return err
+		}
+		levels := levelChanges(rows)
+		ls, err := tx.UpdateLevels(ctx, levels)
+		if err != nil {
+			return err
+		}
+		if len(ls) != len(levels) {
+			return fmt.Errorf("engine: %d of %d levels refused the confirms of paid reservations: their counters do not cover the reservations that hold them", len(levels)-len(ls), len(levels))
+		}
+		for i, l := range ls {
+			ob.level("", l, levels[i].Delta, now)
+		}
+	}
+	if len(changes) > 0 {
+		if err := tx.AppendPaymentChanges(ctx, changes...); err != nil {
+			return err
+		}
+	}
+	if err := ob.flush(ctx, tx); err != nil {
+		return err
+	}
+	// Every call answers with its payment as the batch leaves it.
+	for i, oc := range batch {
+		if j := first[oc.o.EventID]; j != i {
+			oc.err, oc.replayed = batch[j].err, batch[j].err == nil
+		}
+		if oc.err == nil {
+			oc.p = payments[oc.o.PaymentID]
+		}
+	}
+	return nil
+}
+
+// confirmPaid is movePayment of p, whose first settling outcome o is,
+// for a batch, where p's target is r, a held reservation: it confirms r
+// and returns its order and the order's ledger rows, for the batch to
+// insert and to move the levels of, and p's history row.
+func confirmPaid(ctx context.Context, tx stockade.Tx, p *stockade.Payment, r stockade.Reservation, o stockade.PaymentOutcome, by string, now time.Time, ob *outbox) (stockade.Order, []stockade.Movement, stockade.PaymentChange, error) {
+	change := stockade.PaymentChange{PaymentID: p.ID, From: p.Status, To: o.Status, At: now, Actor: by, Reason: o.Reason}
+	ord, ms, err := confirmHeld(ctx, tx, r, by, ob, now)
+	if err != nil {
+		return ord, ms, change, err
+	}
+	p.Status, p.UpdatedAt, p.Version = o.Status, now, p.Version+1
+	p.Resolution, p.Order = stockade.ResolvedConfirmed, ord.ID
+	change.Resolution = p.Resolution
+	if ok, err := tx.UpdatePayment(ctx, *p); err != nil || !ok {
+		return ord, ms, change, statusErr(err, "payment", p.ID)
+	}
+	ob.payment(stockade.EventPaymentMoved, *p, now)
+	ob.payment(stockade.EventPaymentResolved, *p, now)
+	return ord, ms, change, nil
+}
+
+// paymentIDs returns the distinct payment ids of the calls of batch, in
+// id order: all of them with fresh nil, else those of the calls whose
+// outcome is fresh.
+func paymentIDs(batch []*outcomeCall, fresh map[string]bool) []string {
+	var ids []string
+	for _, oc := range batch {
+		if fresh == nil || fresh[oc.o.EventID] {
+			ids = append(ids, oc.o.PaymentID)
+		}
+	}
+	slices.Sort(ids)
+	return slices.Compact(ids)
+}
+
+// lockTargets locks the targets of the payments of the fresh outcomes of
+// batch, each kind in id order (reservations, holds, then orders), and
+// then the stock levels of the reservations and orders, in key order;
+// it returns the targets by target.
+func lockTargets(ctx context.Context, tx stockade.Tx, batch []*outcomeCall, fresh map[string]bool, payments map[string]stockade.Payment) (map[stockade.PaymentTarget]target, error) {
+	ids := map[stockade.PaymentTargetKind][]string{}
+	for _, pid := range paymentIDs(batch, fresh) {
+		if p, ok := payments[pid]; ok {
+			ids[p.Target.Kind] = append(ids[p.Target.Kind], p.Target.ID)
+		}
+	}
+	out := map[stockade.PaymentTarget]target{}
+	for _, kind := range []stockade.PaymentTargetKind{stockade.PayReservation, stockade.PayHold, stockade.PayOrder} {
+		list := ids[kind]
+		slices.Sort(list)
+		switch kind {
+		case stockade.PayReservation:
+			rs, err := tx.Reservations(ctx, list, true)
+			if err != nil {
+				return nil, err
+			}
+			for _, r := range rs {
+				out[stockade.PaymentTarget{Kind: kind, ID: r.ID}] = target{kind: kind, res: r}
+			}
+		case stockade.PayHold:
+			hs, err := tx.Holds(ctx, list, true)
+			if err != nil {
+				return nil, err
+			}
+			for _, h := range hs {
+				out[stockade.PaymentTarget{Kind: kind, ID: h.ID}] = target{kind: kind, hold: h}
+			}
+		default:
+			for _, id := range list {
+				o, err := tx.Order(ctx, id, true)
+				if err != nil {
+					return nil, err
+				}
+				out[stockade.PaymentTarget{Kind: kind, ID: id}] = target{kind: kind, ord: o}
+			}
+		}
+	}
+	var keys []stockade.Key
+	for _, pid := range paymentIDs(batch, fresh) {
+		p, ok := payments[pid]
+		if !ok {
+			continue
+		}
+		t, ok := out[p.Target]
+		if !ok {
+			return nil, fmt.Errorf("engine: %s of payment %s is missing", p.Target, p.ID)
+		}
+		allocs := t.res.Allocations
+		if t.kind == stockade.PayOrder {
+			allocs = t.ord.Allocations
+		}
+		for _, a := range allocs {
+			keys = append(keys, a.Key())
+		}
+	}
+	// The levels the outcomes may move, locked in key order as every
+	// batch locks them: moved one outcome at a time, in arrival order,
+	// they would be locked in any order, and batches that lock them in
+	// key order would wait for this one in a cycle.
+	slices.SortFunc(keys, stockade.Key.Compare)
+	if keys = slices.Compact(keys); len(keys) > 0 {
+		if _, err := tx.Levels(ctx, keys, true); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
