@@ -319,8 +319,9 @@ func paymentIDs(batch []*outcomeCall, fresh map[string]bool) []string {
 
 // lockTargets locks the targets of the payments of the fresh outcomes of
 // batch, each kind in id order (reservations, holds, then orders), and
-// then the stock levels of the reservations and orders, in key order;
-// it returns the targets by target.
+// then the stock levels of the reservations and orders whose outcomes
+// may move stock (those that settle, fail or cancel), in key order; it
+// returns the targets by target.
 func lockTargets(ctx context.Context, tx stockade.Tx, batch []*outcomeCall, fresh map[string]bool, payments map[string]stockade.Payment) (map[stockade.PaymentTarget]target, error) {
 	ids := map[stockade.PaymentTargetKind][]string{}
 	for _, pid := range paymentIDs(batch, fresh) {
@@ -359,6 +360,12 @@ func lockTargets(ctx context.Context, tx stockade.Tx, batch []*outcomeCall, fres
 			}
 		}
 	}
+	moves := map[string]bool{} // payments whose outcomes may move stock
+	for _, oc := range batch {
+		if s := oc.o.Status; fresh[oc.o.EventID] && (s.Settled() || s == stockade.PaymentFailed || s == stockade.PaymentCancelled) {
+			moves[oc.o.PaymentID] = true
+		}
+	}
 	var keys []stockade.Key
 	for _, pid := range paymentIDs(batch, fresh) {
 		p, ok := payments[pid]
@@ -368,6 +375,9 @@ func lockTargets(ctx context.Context, tx stockade.Tx, batch []*outcomeCall, fres
 		t, ok := out[p.Target]
 		if !ok {
 			return nil, fmt.Errorf("engine: %s of payment %s is missing", p.Target, p.ID)
+		}
+		if !moves[pid] {
+			continue
 		}
 		allocs := t.res.Allocations
 		if t.kind == stockade.PayOrder {

@@ -111,21 +111,7 @@ func TestConsumerAppliesOnce(t *testing.T) {
 			t.Errorf("reservation %d: %s, %v; want %s", i, r.Status, err, want)
 		}
 	}
-	rep, err := eng.Reconcile(t.Context())
-	if err != nil || !rep.OK {
-		t.Fatalf("reconcile: %+v, %v", rep, err)
-	}
-	page, err := eng.Movements(t.Context(), stockade.MovementQuery{SKU: "sku-0", Limit: stockade.MaxMovementLimit})
-	if err != nil {
-		t.Fatal(err)
-	}
-	kinds := map[stockade.MovementKind]int{}
-	for _, m := range page.Movements {
-		kinds[m.Kind]++
-	}
-	if kinds[stockade.MoveConfirm] != 5 || kinds[stockade.MoveRelease] != 5 {
-		t.Errorf("ledger: %v; want 5 confirms and 5 releases", kinds)
-	}
+	settled(t, eng, 5, 5)
 }
 
 // lostAck is a service whose Confirm commits and then fails as a process
@@ -301,6 +287,13 @@ func TestConsumerPaymentOutcomes(t *testing.T) {
 			t.Errorf("payment %d: history %+v, %v; want each outcome at most once", i, hist, err)
 		}
 	}
+	settled(t, eng, 150, 50)
+}
+
+// settled checks that eng reconciles and that the ledger of sku-0 holds
+// confirms confirm rows and releases release rows.
+func settled(t *testing.T, eng *engine.Engine, confirms, releases int) {
+	t.Helper()
 	rep, err := eng.Reconcile(t.Context())
 	if err != nil || !rep.OK {
 		t.Fatalf("reconcile: %+v, %v", rep, err)
@@ -313,7 +306,7 @@ func TestConsumerPaymentOutcomes(t *testing.T) {
 	for _, m := range page.Movements {
 		kinds[m.Kind]++
 	}
-	if kinds[stockade.MoveConfirm] != 150 || kinds[stockade.MoveRelease] != 50 {
-		t.Errorf("ledger: %v; want 150 confirms and 50 releases", kinds)
+	if kinds[stockade.MoveConfirm] != confirms || kinds[stockade.MoveRelease] != releases {
+		t.Errorf("ledger: %v; want %d confirms and %d releases", kinds, confirms, releases)
 	}
 }

@@ -208,49 +208,7 @@ func TestKilledBeforeAck(t *testing.T) {
 			time.Sleep(150 * time.Millisecond) // past the stream's duplicate window: the copies are stored
 		}
 	}
-	if err := p.cmd.Process.Kill(); err != nil {
-		t.Fatal(err)
-	}
-	p.cmd.Wait()
-
-	held := func(c *httpapi.Client) int {
-		page, err := c.Reservations(ctx, stockade.ListQuery{Status: string(stockade.Held), Limit: 1000})
-		if err != nil {
-			t.Fatal(err)
-		}
-		return len(page.Reservations)
-	}
-	args := []string{"-store", store, "-events", n.URL()}
-	p = startProcess(t, args...)
-	c = httpapi.NewClient("http://"+p.addr, httpClient)
-	waitFor(t, "the first commands applied", func() bool { return held(c) < commands })
-	if err := n.Pause(); err != nil {
-		t.Fatal(err)
-	}
-	// The consumer goes on with the messages it has taken: each commits,
-	// and its acknowledgement waits for the paused broker.
-	paused := held(c)
-	waitFor(t, "a command applied while the broker is paused", func() bool { return held(c) < paused })
-	if err := p.cmd.Process.Kill(); err != nil {
-		t.Fatal(err)
-	}
-	p.cmd.Wait()
-	if err := n.Resume(); err != nil {
-		t.Fatal(err)
-	}
-
-	p = startProcess(t, args...)
-	c = httpapi.NewClient("http://"+p.addr, httpClient)
-	t.Logf("%d of %d reservations were settled when the process was killed", commands-held(c), commands)
-	waitFor(t, "every command applied", func() bool { return held(c) == 0 })
-	cons, err := js.Consumer(ctx, "STOCKADE_COMMANDS", "stockade")
-	if err != nil {
-		t.Fatal(err)
-	}
-	waitFor(t, "every delivery acknowledged", func() bool {
-		info, err := cons.Info(ctx)
-		return err == nil && info.NumPending == 0 && info.NumAckPending == 0
-	})
+	c = killWhileAcknowledging(t, n, js, p, store, commands)
 
 	refs := make([]string, commands) // of each reservation's confirm or release row
 	for i, id := range res {
@@ -264,26 +222,7 @@ func TestKilledBeforeAck(t *testing.T) {
 			t.Errorf("reservation %d: %s, %v; want %s", i, r.Status, err, want)
 		}
 	}
-	settled := map[string]int{}
-	for m, err := range c.AllMovements(ctx, stockade.MovementQuery{SKU: "widget"}) {
-		if err != nil {
-			t.Fatal(err)
-		}
-		if m.Kind == stockade.MoveConfirm || m.Kind == stockade.MoveRelease {
-			settled[m.Ref]++
-		}
-	}
-	for i, ref := range refs {
-		if settled[ref] != 1 {
-			t.Errorf("reservation %d: %d confirm or release rows in the ledger, want 1", i, settled[ref])
-		}
-	}
-	if dl, err := js.Stream(ctx, "STOCKADE_COMMANDS_DEADLETTER"); err == nil {
-		if info, err := dl.Info(ctx); err != nil || info.State.Msgs != 0 {
-			t.Errorf("dead letters: %+v, %v; want none", info.State, err)
-		}
-	}
-	reconcileClean(t, store)
+	settledOnce(t, c, js, store, refs)
 }
 
 // TestKilledBeforeOutcomeAck: the outcomes of 60 payments (processing,
@@ -308,7 +247,6 @@ func TestKilledBeforeOutcomeAck(t *testing.T) {
 		t.Fatal(err)
 	}
 	store := newDatabase(t)
-	args := []string{"-store", store, "-events", n.URL()}
 	p := startProcess(t, "-store", store)
 	c := httpapi.NewClient("http://"+p.addr, httpClient)
 	stockUp(t, c, "widget", 1000)
@@ -351,46 +289,7 @@ func TestKilledBeforeOutcomeAck(t *testing.T) {
 			time.Sleep(150 * time.Millisecond) // past the stream's duplicate window: the copies are stored
 		}
 	}
-	if err := p.cmd.Process.Kill(); err != nil {
-		t.Fatal(err)
-	}
-	p.cmd.Wait()
-
-	held := func(c *httpapi.Client) int {
-		page, err := c.Reservations(ctx, stockade.ListQuery{Status: string(stockade.Held), Limit: 1000})
-		if err != nil {
-			t.Fatal(err)
-		}
-		return len(page.Reservations)
-	}
-	p = startProcess(t, args...)
-	c = httpapi.NewClient("http://"+p.addr, httpClient)
-	waitFor(t, "the first outcomes applied", func() bool { return held(c) < count })
-	if err := n.Pause(); err != nil {
-		t.Fatal(err)
-	}
-	paused := held(c)
-	waitFor(t, "an outcome applied while the broker is paused", func() bool { return held(c) < paused })
-	if err := p.cmd.Process.Kill(); err != nil {
-		t.Fatal(err)
-	}
-	p.cmd.Wait()
-	if err := n.Resume(); err != nil {
-		t.Fatal(err)
-	}
-
-	p = startProcess(t, args...)
-	c = httpapi.NewClient("http://"+p.addr, httpClient)
-	t.Logf("%d of %d reservations were settled when the process was killed", count-held(c), count)
-	waitFor(t, "every outcome applied", func() bool { return held(c) == 0 })
-	cons, err := js.Consumer(ctx, "STOCKADE_COMMANDS", "stockade")
-	if err != nil {
-		t.Fatal(err)
-	}
-	waitFor(t, "every delivery acknowledged", func() bool {
-		info, err := cons.Info(ctx)
-		return err == nil && info.NumPending == 0 && info.NumAckPending == 0
-	})
+	c = killWhileAcknowledging(t, n, js, p, store, count)
 	refs := make([]string, count)
 	for i, id := range res {
 		r, err := c.Reservation(ctx, id)
@@ -416,6 +315,74 @@ func TestKilledBeforeOutcomeAck(t *testing.T) {
 			}
 		}
 	}
+	settledOnce(t, c, js, store, refs)
+}
+
+// killWhileAcknowledging runs the commands stored on the broker n, each
+// settling one of the total held reservations of store: it kills p (a
+// serve that consumes nothing), then starts one that consumes, pauses
+// the broker once it has settled some, so that the commands it has taken
+// commit and their acknowledgements wait, kills it there with SIGKILL,
+// resumes the broker and starts a third that finishes the work. It
+// returns a client of the third once every command is applied and every
+// delivery acknowledged.
+func killWhileAcknowledging(t *testing.T, n *testserver.NATS, js jetstream.JetStream, p *process, store string, total int) *httpapi.Client {
+	t.Helper()
+	ctx := t.Context()
+	if err := p.cmd.Process.Kill(); err != nil {
+		t.Fatal(err)
+	}
+	p.cmd.Wait()
+	held := func(c *httpapi.Client) int {
+		page, err := c.Reservations(ctx, stockade.ListQuery{Status: string(stockade.Held), Limit: 1000})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return len(page.Reservations)
+	}
+	// One command at a time, so that the broker's pause finds commands
+	// still to apply: with many workers they may all be applied at once.
+	args := []string{"-store", store, "-events", n.URL(), "-events-workers", "1"}
+	p = startProcess(t, args...)
+	c := httpapi.NewClient("http://"+p.addr, httpClient)
+	waitFor(t, "the first commands applied", func() bool { return held(c) < total })
+	if err := n.Pause(); err != nil {
+		t.Fatal(err)
+	}
+	// The consumer goes on with the messages it has taken: each commits,
+	// and its acknowledgement waits for the paused broker.
+	paused := held(c)
+	waitFor(t, "a command applied while the broker is paused", func() bool { return held(c) < paused })
+	if err := p.cmd.Process.Kill(); err != nil {
+		t.Fatal(err)
+	}
+	p.cmd.Wait()
+	if err := n.Resume(); err != nil {
+		t.Fatal(err)
+	}
+
+	p = startProcess(t, args...)
+	c = httpapi.NewClient("http://"+p.addr, httpClient)
+	t.Logf("%d of %d reservations were settled when the process was killed", total-held(c), total)
+	waitFor(t, "every command applied", func() bool { return held(c) == 0 })
+	cons, err := js.Consumer(ctx, "STOCKADE_COMMANDS", "stockade")
+	if err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, "every delivery acknowledged", func() bool {
+		info, err := cons.Info(ctx)
+		return err == nil && info.NumPending == 0 && info.NumAckPending == 0
+	})
+	return c
+}
+
+// settledOnce checks that the ledger of widget holds one confirm or
+// release row of each of refs (a reservation's release, or the order of
+// its confirm), that no command went to the dead letters, and that
+// store reconciles.
+func settledOnce(t *testing.T, c *httpapi.Client, js jetstream.JetStream, store string, refs []string) {
+	t.Helper()
+	ctx := t.Context()
 	settled := map[string]int{}
 	for m, err := range c.AllMovements(ctx, stockade.MovementQuery{SKU: "widget"}) {
 		if err != nil {

@@ -50,6 +50,7 @@ type serveConfig struct {
 	rateBurst       int
 	eventRetention  time.Duration
 	events          string // a NATS URL to relay the outbox to, or ""
+	eventsWorkers   int    // commands the consumer applies at once
 	paymentGrace    time.Duration
 	webhookSecrets  [][]byte // of the payment webhook; none: it is off
 }
@@ -89,6 +90,8 @@ flags:
 		"how often lapsed reservations and holds are expired and old idempotency records purged")
 	eventsURL := env.String("events", "STOCKADE_EVENTS", "",
 		"relay the outbox's events to NATS JetStream at this `URL` (nats://HOST:PORT), stream STOCKADE_EVENTS,\nsubjects stockade.events.<aggregate>.<type>; the service serves while the broker is down")
+	eventsWorkers := env.Int("events-workers", "STOCKADE_EVENTS_WORKERS", 128,
+		"with -events: how many commands (payment outcomes, confirms, releases) the consumer applies at once;\nunder -strategy batch the outcomes that wait together are applied in one transaction")
 	retention := env.Duration("event-retention", "STOCKADE_EVENT_RETENTION", 7*24*time.Hour,
 		"how long events stay in the outbox (GET /v1/events); the sweeper prunes older ones")
 	ttl := env.Duration("default-ttl", "STOCKADE_DEFAULT_TTL", 15*time.Minute,
@@ -163,6 +166,10 @@ flags:
 		}
 		c.events = *eventsURL
 	}
+	if *eventsWorkers < 1 || *eventsWorkers > 10_000 {
+		return c, fmt.Errorf("serve: -events-workers must be between 1 and 10000, got %d", *eventsWorkers)
+	}
+	c.eventsWorkers = *eventsWorkers
 	if err := c.logLevel.UnmarshalText([]byte(*level)); err != nil {
 		return c, fmt.Errorf("serve: -log-level %q: want debug, info, warn or error", *level)
 	}
@@ -349,7 +356,7 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 			return fmt.Errorf("serve: -events %s: %w", redact(c.events), err)
 		}
 		relay := events.New(st, js, &events.Options{Wake: eng.Written, Logger: log})
-		consumer := events.NewConsumer(eng, js, &events.ConsumerOptions{Logger: log})
+		consumer := events.NewConsumer(eng, js, &events.ConsumerOptions{Workers: c.eventsWorkers, Logger: log})
 		relayMetrics(metrics, relay, consumer)
 		sweeper.Go(func() { relay.Run(sweepCtx) })
 		sweeper.Go(func() { consumer.Run(sweepCtx) })
