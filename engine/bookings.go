@@ -597,7 +597,8 @@ func history(h stockade.Hold, from, to stockade.SeatStatus, booking, by string, 
 
 // Hold returns a hold. A held hold whose expiry has passed reads as
 // expired, as it is to every call, although the sweeper may not have
-// given its seats back yet.
+// given its seats back yet; one whose payment is in flight is still
+// held.
 func (e *Engine) Hold(ctx context.Context, id string) (stockade.Hold, error) {
 	return run(e, ctx, "get hold", nil, func(ctx context.Context, c *call) (stockade.Hold, error) {
 		if err := checkID("hold id", id); err != nil {
@@ -605,12 +606,19 @@ func (e *Engine) Hold(ctx context.Context, id string) (stockade.Hold, error) {
 		}
 		var h stockade.Hold
 		err := c.view(ctx, func(tx stockade.Tx) (err error) {
-			h, err = c.hold(ctx, tx, id, false)
-			return err
+			if h, err = c.hold(ctx, tx, id, false); err != nil {
+				return err
+			}
+			if h.Status == stockade.HoldHeld && h.ExpiresAt.Before(e.now()) {
+				// Lapsed, unless its payment is in flight, which keeps it.
+				in, err := paying(ctx, tx, stockade.PaymentTarget{Kind: stockade.PayHold, ID: id})
+				if !in {
+					h.Status = stockade.HoldExpired
+				}
+				return err
+			}
+			return nil
 		})
-		if err == nil && h.Status == stockade.HoldHeld && h.ExpiresAt.Before(e.now()) {
-			h.Status = stockade.HoldExpired
-		}
 		return h, err
 	})
 }

@@ -609,7 +609,8 @@ func (e *Engine) Stock(ctx context.Context, sku string) (stockade.Stock, error) 
 // Reservation implements stockade.Service. A held reservation whose
 // expiry has passed is reported expired, as Confirm would treat it, even
 // before the sweeper (or a request for its stock) has given its stock
-// back.
+// back; one whose payment is in flight is still held, as it is to every
+// call.
 func (e *Engine) Reservation(ctx context.Context, id string) (stockade.Reservation, error) {
 	return run(e, ctx, "reservation", nil, func(ctx context.Context, c *call) (stockade.Reservation, error) {
 		if err := checkID("reservation id", id); err != nil {
@@ -618,14 +619,21 @@ func (e *Engine) Reservation(ctx context.Context, id string) (stockade.Reservati
 		var r stockade.Reservation
 		err := c.view(ctx, func(tx stockade.Tx) error {
 			var err error
-			r, err = c.reservation(ctx, tx, id, false)
-			return err
+			if r, err = c.reservation(ctx, tx, id, false); err != nil {
+				return err
+			}
+			if r.Status == stockade.Held && r.ExpiresAt.Before(e.now()) {
+				// Lapsed, unless its payment is in flight, which keeps it.
+				in, err := paying(ctx, tx, stockade.PaymentTarget{Kind: stockade.PayReservation, ID: id})
+				if !in {
+					r.Status = stockade.Expired
+				}
+				return err
+			}
+			return nil
 		})
 		if err != nil {
 			return stockade.Reservation{}, err
-		}
-		if r.Status == stockade.Held && r.ExpiresAt.Before(e.now()) {
-			r.Status = stockade.Expired
 		}
 		return r, nil
 	})

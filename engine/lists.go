@@ -10,9 +10,10 @@ import (
 )
 
 // Reservations implements stockade.Service. A held reservation whose
-// expiry has passed is reported expired, as Reservation reports it; the
-// status filter is on the stored status, so it is listed with the held
-// ones until the sweeper (or a request for its stock) expires it.
+// expiry has passed is reported expired, as Reservation reports it (but
+// one whose payment is in flight, which keeps it held); the status
+// filter is on the stored status, so it is listed with the held ones
+// until the sweeper (or a request for its stock) expires it.
 func (e *Engine) Reservations(ctx context.Context, q stockade.ListQuery) (stockade.ReservationPage, error) {
 	return run(e, ctx, "reservations", nil, func(ctx context.Context, c *call) (stockade.ReservationPage, error) {
 		if err := q.ValidateReservations(); err != nil {
@@ -24,17 +25,27 @@ func (e *Engine) Reservations(ctx context.Context, q stockade.ListQuery) (stocka
 		}
 		var rs []stockade.Reservation
 		err = c.view(ctx, func(tx stockade.Tx) (err error) {
-			rs, err = tx.ListReservations(ctx, f)
-			return err
+			if rs, err = tx.ListReservations(ctx, f); err != nil {
+				return err
+			}
+			now := e.now()
+			for i := range rs {
+				if rs[i].Status != stockade.Held || !rs[i].ExpiresAt.Before(now) {
+					continue
+				}
+				// Lapsed, unless its payment is in flight, which keeps it.
+				in, err := paying(ctx, tx, stockade.PaymentTarget{Kind: stockade.PayReservation, ID: rs[i].ID})
+				if err != nil {
+					return err
+				}
+				if !in {
+					rs[i].Status = stockade.Expired
+				}
+			}
+			return nil
 		})
 		if err != nil {
 			return stockade.ReservationPage{}, err
-		}
-		now := e.now()
-		for i := range rs {
-			if rs[i].Status == stockade.Held && rs[i].ExpiresAt.Before(now) {
-				rs[i].Status = stockade.Expired
-			}
 		}
 		page := stockade.ReservationPage{Reservations: rs}
 		if limit := f.Limit - 1; len(rs) > limit {

@@ -195,6 +195,9 @@ func TestPaymentHolds(t *testing.T) {
 		if n, err := en.eng.Sweep(ctx); err != nil || n != 0 {
 			t.Fatalf("Sweep = %d, %v; want nothing expired", n, err)
 		}
+		if got, err := en.eng.Hold(ctx, h.ID); err != nil || got.Status != stockade.HoldHeld {
+			t.Errorf("a lapsed hold whose payment is in flight reads %s, %v; want held", got.Status, err)
+		}
 		if bk, err := en.eng.ConfirmHold(ctx, h.ID, nil); err != nil || bk.HoldID != h.ID {
 			t.Fatalf("confirm a lapsed hold whose payment is in flight: %+v, %v", bk, err)
 		}
@@ -405,6 +408,19 @@ func TestPaymentStuck(t *testing.T) {
 		if got := en.counters("tee", "w1"); got != [3]int64{5, 5, 0} {
 			t.Fatalf("counters %v within the grace period", got)
 		}
+		// All three read as held, alone or listed: their payments keep them.
+		if got, err := en.eng.Reservation(ctx, r3.ID); err != nil || got.Status != stockade.Held {
+			t.Errorf("a lapsed reservation whose payment is in flight reads %s, %v; want held", got.Status, err)
+		}
+		page, err := en.eng.Reservations(ctx, stockade.ListQuery{})
+		if err != nil || len(page.Reservations) != 3 {
+			t.Fatalf("list: %+v, %v", page, err)
+		}
+		for _, r := range page.Reservations {
+			if r.Status != stockade.Held {
+				t.Errorf("listed: reservation %s reads %s; want held, its payment in flight", r.ID, r.Status)
+			}
+		}
 		// A client may still confirm one: it has not lapsed.
 		if o, err := en.eng.Confirm(ctx, r3.ID, nil); err != nil || o.ReservationID != r3.ID {
 			t.Fatalf("confirm a lapsed reservation whose payment is in flight: %+v, %v", o, err)
@@ -417,11 +433,11 @@ func TestPaymentStuck(t *testing.T) {
 		if ev := en.lastEvent("sweep"); ev.Stuck != 2 {
 			t.Errorf("sweep event: %d stuck, want 2", ev.Stuck)
 		}
-		page, err := en.eng.Payments(ctx, stockade.PaymentQuery{Stuck: true})
-		if err != nil || len(page.Payments) != 2 {
-			t.Fatalf("stuck payments: %+v, %v", page, err)
+		stuck, err := en.eng.Payments(ctx, stockade.PaymentQuery{Stuck: true})
+		if err != nil || len(stuck.Payments) != 2 {
+			t.Fatalf("stuck payments: %+v, %v", stuck, err)
 		}
-		for _, p := range page.Payments {
+		for _, p := range stuck.Payments {
 			if !p.Stuck() || p.Status != stockade.PaymentProcessing {
 				t.Errorf("stuck payment %+v", p)
 			}
