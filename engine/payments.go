@@ -244,35 +244,16 @@ func (e *Engine) ApplyOutcome(ctx context.Context, o stockade.PaymentOutcome, so
 	})
 }
 
-// applyOutcome applies o, for by, in a transaction of its own.
+// applyOutcome applies o, for by, in a transaction of its own: a batch of
+// one, decided as an outcome batch decides each of its calls.
 func (e *Engine) applyOutcome(ctx context.Context, c *call, o stockade.PaymentOutcome, by string) (stockade.Payment, error) {
-	var p stockade.Payment
-	err := c.update(ctx, func(tx stockade.Tx) error {
-		now := e.now()
-		fresh, err := tx.RecordOutcome(ctx, o.EventID, o.PaymentID, now)
-		if err != nil {
-			return err
-		}
-		if p, err = tx.Payment(ctx, o.PaymentID, false); err != nil || !fresh {
-			c.replayed = err == nil
-			return err
-		}
-		t, err := readTarget(ctx, tx, p.Target, true)
-		if err != nil {
-			return err
-		}
-		if p, err = tx.Payment(ctx, o.PaymentID, true); err != nil {
-			return err
-		}
-		switch effect, err := p.Status.Outcome(o.Status); {
-		case err != nil:
-			return err
-		case effect == stockade.OutcomeStale:
-			return nil // recorded as applied, changing nothing
-		}
-		return e.movePayment(ctx, tx, &p, t, o.Status, by, o.Reason, now)
-	})
-	return p, err
+	oc := &outcomeCall{c: c, o: o, by: by}
+	err := c.update(ctx, func(tx stockade.Tx) error { return e.decideOutcomes(ctx, tx, []*outcomeCall{oc}) })
+	if err != nil {
+		return stockade.Payment{}, err
+	}
+	c.replayed = oc.replayed
+	return oc.p, oc.err
 }
 
 // CancelPayment cancels a payment that is pending or authorized (one
