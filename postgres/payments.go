@@ -38,8 +38,6 @@ var (
 	appendPaymentChangesSQL string
 	//go:embed queries/payment_changes.sql
 	paymentChangesSQL string
-	//go:embed queries/record_outcome.sql
-	recordOutcomeSQL string
 	//go:embed queries/purge_outcomes.sql
 	purgeOutcomesSQL string
 	//go:embed queries/payments_in_flight.sql
@@ -242,15 +240,10 @@ func (t *tx) PaymentChanges(ctx context.Context, paymentID string) ([]stockade.P
 	return cs, nil
 }
 
-// RecordOutcome implements stockade.PaymentTx with one INSERT … ON
-// CONFLICT DO NOTHING, which waits for a transaction inserting the same
-// id and then inserts nothing if that one committed.
+// RecordOutcome implements stockade.PaymentTx as RecordOutcomes of one.
 func (t *tx) RecordOutcome(ctx context.Context, eventID, paymentID string, at time.Time) (bool, error) {
-	tag, err := t.tx.Exec(ctx, recordOutcomeSQL, eventID, paymentID, at)
-	if err != nil {
-		return false, t.fail(ctx, fmt.Sprintf("record outcome %q of payment %q", eventID, paymentID), err)
-	}
-	return tag.RowsAffected() == 1, nil
+	ids, err := t.RecordOutcomes(ctx, []stockade.OutcomeRecord{{EventID: eventID, PaymentID: paymentID}}, at)
+	return len(ids) == 1, err
 }
 
 func (t *tx) PurgeOutcomes(ctx context.Context, before time.Time) (int, error) {
@@ -262,10 +255,10 @@ func (t *tx) PurgeOutcomes(ctx context.Context, before time.Time) (int, error) {
 }
 
 // RecordOutcomes implements stockade.PaymentTx with one INSERT … ON
-// CONFLICT DO NOTHING RETURNING of the outcomes in event id order. As
-// RecordOutcome, it waits for a transaction inserting one of the ids and
-// then inserts nothing for it if that one committed; taking the ids in
-// order is what keeps two such waits from forming a cycle.
+// CONFLICT DO NOTHING RETURNING of the outcomes in event id order. It
+// waits for a transaction inserting one of the ids and then inserts
+// nothing for it if that one committed; taking the ids in order is what
+// keeps two such waits from forming a cycle.
 func (t *tx) RecordOutcomes(ctx context.Context, outcomes []stockade.OutcomeRecord, at time.Time) ([]string, error) {
 	if len(outcomes) == 0 {
 		return nil, nil

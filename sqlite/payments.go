@@ -30,7 +30,6 @@ var (
 	lapsedPaymentsSQL       = query("lapsed_payments.sql")
 	appendPaymentChangesSQL = query("append_payment_changes.sql")
 	paymentChangesSQL       = query("payment_changes.sql")
-	recordOutcomeSQL        = query("record_outcome.sql")
 	purgeOutcomesSQL        = query("purge_outcomes.sql")
 	recordOutcomesSQL       = query("record_outcomes.sql")
 	forgetOutcomesSQL       = query("forget_outcomes.sql")
@@ -211,15 +210,10 @@ func (t *tx) PaymentChanges(ctx context.Context, paymentID string) ([]stockade.P
 	}, paymentChangesSQL, paymentID)
 }
 
-// RecordOutcome is one INSERT … ON CONFLICT DO NOTHING: with one writer at
-// a time, a record another transaction is writing is committed or gone
-// before this one runs.
+// RecordOutcome is RecordOutcomes of one.
 func (t *tx) RecordOutcome(ctx context.Context, eventID, paymentID string, at time.Time) (bool, error) {
-	res, err := t.tx.ExecContext(ctx, recordOutcomeSQL, eventID, paymentID, micros(at))
-	if err != nil {
-		return false, wrapf(err, "record outcome %s of payment %s", eventID, paymentID)
-	}
-	return affected(res, "record outcome %s of payment %s", eventID, paymentID)
+	ids, err := t.RecordOutcomes(ctx, []stockade.OutcomeRecord{{EventID: eventID, PaymentID: paymentID}}, at)
+	return len(ids) == 1, err
 }
 
 func (t *tx) PurgeOutcomes(ctx context.Context, before time.Time) (int, error) {
