@@ -170,13 +170,7 @@ func TestKilledBeforeAck(t *testing.T) {
 	n := testserver.NewNATS(t)
 	js := jetStream(t, n)
 	ctx := t.Context()
-	// The commands' stream, with a short duplicate window, so that each
-	// command is stored three times, as a producer that sends again after
-	// the window would.
-	if _, err := js.CreateStream(ctx, jetstream.StreamConfig{Name: "STOCKADE_COMMANDS",
-		Subjects: []string{"stockade.commands.>"}, Storage: jetstream.FileStorage, Duplicates: 100 * time.Millisecond}); err != nil {
-		t.Fatal(err)
-	}
+	commandStream(t, js)
 	store := newDatabase(t)
 	p := startProcess(t, "-store", store)
 	c := httpapi.NewClient("http://"+p.addr, httpClient)
@@ -242,10 +236,7 @@ func TestKilledBeforeOutcomeAck(t *testing.T) {
 	n := testserver.NewNATS(t)
 	js := jetStream(t, n)
 	ctx := t.Context()
-	if _, err := js.CreateStream(ctx, jetstream.StreamConfig{Name: "STOCKADE_COMMANDS",
-		Subjects: []string{"stockade.commands.>"}, Storage: jetstream.FileStorage, Duplicates: 100 * time.Millisecond}); err != nil {
-		t.Fatal(err)
-	}
+	commandStream(t, js)
 	store := newDatabase(t)
 	p := startProcess(t, "-store", store)
 	c := httpapi.NewClient("http://"+p.addr, httpClient)
@@ -403,4 +394,15 @@ func settledOnce(t *testing.T, c *httpapi.Client, js jetstream.JetStream, store 
 		}
 	}
 	reconcileClean(t, store)
+}
+
+// commandStream makes the commands' stream with a short duplicate
+// window, so that a command sent in rounds is stored once per round, as
+// a producer that sends again after the window would have it.
+func commandStream(t *testing.T, js jetstream.JetStream) {
+	t.Helper()
+	if _, err := js.CreateStream(t.Context(), jetstream.StreamConfig{Name: "STOCKADE_COMMANDS",
+		Subjects: []string{"stockade.commands.>"}, Storage: jetstream.FileStorage, Duplicates: 100 * time.Millisecond}); err != nil {
+		t.Fatal(err)
+	}
 }
