@@ -384,8 +384,36 @@ type seatState struct {
 	epoch   int64           // its seat epoch (BookingTx.SeatEpoch), once a hold batch knows it
 	areas   []stockade.Area // as read with the seats
 	free    []stockade.Seat
-	spots   []seatSpot
+	spots   []seatSpot     // Free changes through setFree
 	index   map[string]int // seat id → its place in free
+
+	// rows indexes spots from the second choice of best-available
+	// seats on: a state a batch keeps answers many.
+	rows      *seatRows
+	choices   int
+	unordered bool // spots are not in seat order: rows cannot index them
+}
+
+// setFree sets the Free of spot i.
+func (st *seatState) setFree(i int, free bool) {
+	if st.rows != nil {
+		st.rows.setFree(i, free)
+		return
+	}
+	st.spots[i].Free = free
+}
+
+// bestSeats is bestAvailable on st's spots.
+func (st *seatState) bestSeats(ask seatAsk) (picked []int, together, ok bool) {
+	if st.rows == nil && st.choices > 0 && !st.unordered {
+		st.rows, st.unordered = newSeatRows(st.spots)
+		st.unordered = !st.unordered
+	}
+	st.choices++
+	if st.rows != nil {
+		return st.rows.best(ask)
+	}
+	return bestAvailable(st.spots, ask)
 }
 
 // readSeats reads the free seats of an event: their ids, and their
@@ -523,19 +551,19 @@ func (st *seatState) choose(req stockade.HoldRequest, named map[string]stockade.
 	var marked []int
 	undo := func() {
 		for _, i := range marked {
-			st.spots[i].Free = true
+			st.setFree(i, true)
 		}
 	}
 	if st != nil {
 		for _, id := range ids {
 			if i, ok := st.index[id]; ok {
-				st.spots[i].Free = false
+				st.setFree(i, false)
 				marked = append(marked, i)
 			}
 		}
 	}
 	for _, ask := range req.Best {
-		picked, together, ok := bestAvailable(st.spots, seatAsk{Quantity: ask.Quantity, Category: ask.Category, Section: ask.Section,
+		picked, together, ok := st.bestSeats(seatAsk{Quantity: ask.Quantity, Category: ask.Category, Section: ask.Section,
 			Accessible: ask.Accessible, Split: ask.AllowSplit})
 		if !ok {
 			err := soldOut(req.EventID, ask, st.spots)
@@ -543,7 +571,7 @@ func (st *seatState) choose(req stockade.HoldRequest, named map[string]stockade.
 			return nil, nil, false, err
 		}
 		for _, i := range picked {
-			st.spots[i].Free = false
+			st.setFree(i, false)
 			marked = append(marked, i)
 			best = append(best, st.free[i].ID)
 		}

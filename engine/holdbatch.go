@@ -525,7 +525,7 @@ func (st *seatState) release(ids []string) {
 	}
 	for _, id := range ids {
 		if i, ok := st.index[id]; ok {
-			st.spots[i].Free = true
+			st.setFree(i, true)
 		}
 	}
 }

@@ -146,6 +146,41 @@ func bestAvailable(seats []seatSpot, ask seatAsk) (picked []int, together bool, 
 // so a run is complete and in order when the next free seat is not beside
 // its last.
 func pickInOrder(seats []seatSpot, ask seatAsk) (picked []int, together, ok, inOrder bool) {
+	best, _, inOrder := scanBlocks(seats, ask)
+	if !inOrder {
+		return nil, false, false, false
+	}
+	picked, together, ok = pickBlock(seats, ask, best)
+	return picked, together, ok, true
+}
+
+// pickBlock finishes a choice on seats in seat order whose best blocks
+// (as scanBlocks finds them) are best: the block of rule 1, else that of
+// rule 2, else rule 3's seats if ask allows them apart.
+func pickBlock(seats []seatSpot, ask seatAsk, best [2]int) (picked []int, together, ok bool) {
+	for _, a := range best {
+		if a >= 0 {
+			picked = make([]int, 0, ask.Quantity)
+			for i := a; len(picked) < ask.Quantity; i++ {
+				if seats[i].Free {
+					picked = append(picked, i)
+				}
+			}
+			return picked, true, true
+		}
+	}
+	if !ask.Split {
+		return nil, false, false
+	}
+	picked = nearestSeats(seats, ask)
+	return picked, false, picked != nil
+}
+
+// scanBlocks finds the best blocks of seats for rules 1 and 2: best[0] is
+// the first seat of the best block that leaves no orphan, best[1] of the
+// best block, -1 for none; score is theirs. inOrder is false, and the
+// rest zero, as soon as two free seats are not in seat order.
+func scanBlocks(seats []seatSpot, ask seatAsk) (best [2]int, score [2]int64, inOrder bool) {
 	q := ask.Quantity
 	var window [16]windowSeat // on the stack for the usual quantities
 	b := blockScan{seats: seats, ask: ask, best: [2]int{-1, -1}}
@@ -171,7 +206,7 @@ func pickInOrder(seats []seatSpot, ask seatAsk) (picked []int, together, ok, inO
 				b.run(r)
 				r = seatRun{first: i, near: math.Inf(1)}
 			default:
-				return nil, false, false, false
+				return [2]int{-1, -1}, [2]int64{}, false
 			}
 		}
 		p = s
@@ -183,22 +218,7 @@ func pickInOrder(seats []seatSpot, ask seatAsk) (picked []int, together, ok, inO
 	if r.n > 0 {
 		b.run(r)
 	}
-	for _, a := range b.best {
-		if a >= 0 {
-			picked = make([]int, 0, q)
-			for i := a; len(picked) < q; i++ {
-				if seats[i].Free {
-					picked = append(picked, i)
-				}
-			}
-			return picked, true, true, true
-		}
-	}
-	if !ask.Split {
-		return nil, false, false, true
-	}
-	picked = nearestSeats(seats, ask)
-	return picked, false, picked != nil, true
+	return b.best, b.score, true
 }
 
 // sameString is a == b, comparing first where the strings are: the

@@ -11,6 +11,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"runtime/pprof"
 	"slices"
 	"strings"
 	"time"
@@ -28,6 +29,7 @@ type benchConfig struct {
 	key      string // the API key sent with -url
 	asJSON   bool
 	chart    string
+	cpuProf  string // write a CPU profile of the process here
 	logLevel slog.Level
 }
 
@@ -79,6 +81,7 @@ flags:
 	ttl := fs.Duration("hold-ttl", 2*time.Second, "booking and onsale: how long a hold lasts (whole seconds)")
 	asJSON := fs.Bool("json", false, "print the results as a JSON list, one object per strategy, instead of a table")
 	chart := fs.String("chart", "", "also draw the results as an SVG bar chart into this `file`")
+	cpuProf := fs.String("cpuprofile", "", "write a CPU profile of this process (engines and clients; not the database) to `file`, for go tool pprof")
 	level := fs.String("log-level", "error", "`level` of the engines' log: debug, info (strategy fallbacks), warn (calls that gave up) or error")
 	if err := env.Parse(args); err != nil {
 		return c, fmt.Errorf("bench: %w", err)
@@ -154,7 +157,7 @@ flags:
 	} else {
 		c.opts.Duration = *duration
 	}
-	c.asJSON, c.chart = *asJSON, *chart
+	c.asJSON, c.chart, c.cpuProf = *asJSON, *chart, *cpuProf
 	return c, nil
 }
 
@@ -200,6 +203,13 @@ func benchCmd(ctx context.Context, args []string, getenv func(string) string, st
 		}
 	}
 
+	if c.cpuProf != "" {
+		stop, err := startCPUProfile(c.cpuProf)
+		if err != nil {
+			return err
+		}
+		defer stop()
+	}
 	rep, runErr := bench.Run(ctx, &o)
 	if rep == nil {
 		return runErr
@@ -228,6 +238,22 @@ func benchCmd(ctx context.Context, args []string, getenv func(string) string, st
 		return runErr
 	}
 	return nil
+}
+
+// startCPUProfile profiles the process into path until stop is called.
+func startCPUProfile(path string) (stop func(), err error) {
+	f, err := os.Create(path)
+	if err != nil {
+		return nil, fmt.Errorf("bench: -cpuprofile: %w", err)
+	}
+	if err := pprof.StartCPUProfile(f); err != nil {
+		f.Close()
+		return nil, fmt.Errorf("bench: -cpuprofile: %w", err)
+	}
+	return func() {
+		pprof.StopCPUProfile()
+		f.Close()
+	}, nil
 }
 
 // writeChart writes rep's SVG chart to path.
