@@ -166,6 +166,13 @@ func benchCmd(ctx context.Context, args []string, getenv func(string) string, st
 	if err != nil {
 		return err
 	}
+	if c.cpuProf != "" {
+		stop, err := startCPUProfile(c.cpuProf)
+		if err != nil {
+			return err
+		}
+		defer stop()
+	}
 	o := c.opts
 	o.Progress = stderr
 	o.Logger = slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: c.logLevel}))
@@ -203,13 +210,6 @@ func benchCmd(ctx context.Context, args []string, getenv func(string) string, st
 		}
 	}
 
-	if c.cpuProf != "" {
-		stop, err := startCPUProfile(c.cpuProf)
-		if err != nil {
-			return err
-		}
-		defer stop()
-	}
 	rep, runErr := bench.Run(ctx, &o)
 	if rep == nil {
 		return runErr

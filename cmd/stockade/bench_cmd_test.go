@@ -93,11 +93,16 @@ func TestBenchWorkloadsSQLite(t *testing.T) {
 
 func TestBenchOnSaleSQLite(t *testing.T) {
 	dir := t.TempDir()
-	chart := filepath.Join(dir, "chart.svg")
+	chart, prof := filepath.Join(dir, "chart.svg"), filepath.Join(dir, "cpu.pprof")
 	out, err := runBench(t, nil, "-workload", "onsale", "-store", "sqlite:"+filepath.Join(dir, "bench.db"),
-		"-stock", "300", "-requests", "100", "-clients", "4", "-hold-ttl", "1s", "-strategies", "atomic,lock", "-json", "-chart", chart)
+		"-stock", "300", "-requests", "100", "-clients", "4", "-hold-ttl", "1s", "-strategies", "atomic,lock", "-json", "-chart", chart,
+		"-cpuprofile", prof)
 	if err != nil {
 		t.Fatal(err)
+	}
+	// A profile is gzipped protocol buffers.
+	if b, err := os.ReadFile(prof); err != nil || len(b) < 2 || b[0] != 0x1f || b[1] != 0x8b {
+		t.Errorf("-cpuprofile wrote %d bytes (%v), want a gzipped profile", len(b), err)
 	}
 	checkBenchJSON(t, out, 100, "atomic", "lock")
 	var rows []struct {
@@ -234,6 +239,7 @@ func TestBenchRefusesBadInput(t *testing.T) {
 		{"ttl", []string{"-hold-ttl", "1500ms"}, nil, "-hold-ttl must be whole seconds"},
 		{"onsale seats", []string{"-workload", "onsale", "-stock", "1"}, nil, "-stock is onsale's seats"},
 		{"onsale too many seats", []string{"-workload", "onsale", "-stock", "100001"}, nil, "-stock is onsale's seats"},
+		{"cpuprofile", []string{"-cpuprofile", filepath.Join("no", "such", "dir", "cpu.pprof")}, nil, "bench: -cpuprofile:"},
 		{"argument", []string{"extra"}, nil, "unexpected arguments"},
 		{"flag", []string{"-nope"}, nil, "flag provided but not defined"},
 	}
