@@ -53,6 +53,20 @@
 // AcquireAll takes a set of keys all-or-nothing, in sorted order, so callers
 // with overlapping key sets cannot deadlock one another.
 //
+// # Semaphores and read-write locks
+//
+// A backend that implements Semaphores grants up to a key's limit of
+// permits at once, each in a lease of its own: permits of a vanished
+// holder come back when its lease ends, a Release gives back its own
+// permits once however often it is retried, and a caller of several
+// permits first in line is not passed by callers of one. A permit has no
+// fencing token (see Semaphores for why).
+//
+// A backend that implements RWLockers grants shared and exclusive leases
+// on a key in arrival order, so that neither writers nor readers starve;
+// exclusive leases carry fencing tokens. Both are checked by the suites in
+// locktest (RunSemaphores, RunRWLockers).
+//
 // # Errors
 //
 // ErrNotAcquired, ErrLost, ErrReleased, ErrUnavailable and ErrInvalid are

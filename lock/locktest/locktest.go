@@ -28,6 +28,7 @@ type Option func(*config)
 type config struct {
 	revoke  func(t *testing.T, key string)
 	waiters func(t *testing.T, key string) int
+	queued  func(t *testing.T, key string) int // semaphores and read-write locks
 	ttl     time.Duration
 }
 

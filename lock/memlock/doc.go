@@ -35,6 +35,19 @@
 //   - Memory: only held keys are remembered. A key that is released or
 //     expires with nobody waiting is forgotten.
 //
+// # Semaphores and read-write locks
+//
+// A Locker is also lock.Semaphores and lock.RWLockers, on keys apart from
+// its locks'. Both are one mechanism: a key with a limit of permits and
+// one queue in arrival order whose first waiter alone may be granted,
+// when its permits fit. A read-write lock has lock.MaxPermits permits; a
+// reader takes one and a writer all of them, so a writer excludes
+// everyone, and a queued writer holds back the readers that come after
+// it. Exclusive leases take their fencing tokens from the locks' counter.
+//
+//	sem, err := locker.AcquirePermits(ctx, "exports", 4, 1) // one of 4
+//	rd, err := locker.AcquireShared(ctx, "catalog")
+//
 // # Limits
 //
 // A memlock Locker protects only the process it lives in: two processes,

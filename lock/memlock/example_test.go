@@ -161,3 +161,53 @@ func Example_fencing() {
 	// A writes: stale token 1, already saw 2
 	// on hand: 9
 }
+
+// At most four exports run at once; a fifth caller is told at once that
+// none is free, and gets one as soon as an export ends.
+func ExampleLocker_AcquirePermits() {
+	locker := memlock.New(nil)
+	ctx := context.Background()
+	var running []lock.Lease
+	for range 4 {
+		p, _ := locker.AcquirePermits(ctx, "exports", 4, 1)
+		running = append(running, p)
+	}
+	_, err := locker.TryAcquirePermits(ctx, "exports", 4, 1)
+	fmt.Println("fifth:", errors.Is(err, lock.ErrNotAcquired))
+
+	_ = running[0].Release(ctx)
+	p, err := locker.TryAcquirePermits(ctx, "exports", 4, 1)
+	fmt.Println("after one ends:", err, "token:", p.Token())
+	// Output:
+	// fifth: true
+	// after one ends: <nil> token: 0
+}
+
+// Readers share the catalog; a writer waits for them, and readers who
+// come after the writer wait for it.
+func ExampleLocker_AcquireExclusive() {
+	locker := memlock.New(nil)
+	ctx := context.Background()
+	r, _ := locker.AcquireShared(ctx, "catalog")
+
+	written := make(chan uint64)
+	go func() {
+		w, _ := locker.AcquireExclusive(ctx, "catalog")
+		written <- w.Token()
+		_ = w.Release(ctx)
+	}()
+	for { // until the writer is queued: a new reader is then refused
+		r2, err := locker.TryAcquireShared(ctx, "catalog")
+		if err != nil {
+			break
+		}
+		_ = r2.Release(ctx)
+		time.Sleep(time.Millisecond)
+	}
+	fmt.Println("a reader behind the writer waits")
+	_ = r.Release(ctx)
+	fmt.Println("writer's token:", <-written)
+	// Output:
+	// a reader behind the writer waits
+	// writer's token: 1
+}

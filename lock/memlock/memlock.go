@@ -36,9 +36,10 @@ func (o *Options) withDefaults() Options {
 // Locker is an in-process lock.Locker. Create it with New; it is safe for
 // concurrent use, and all leases taken through it exclude each other.
 type Locker struct {
-	mu    sync.Mutex
-	keys  map[string]*entry // an entry lives exactly as long as its key is held
-	token uint64            // the last fencing token granted, across all keys
+	mu       sync.Mutex
+	keys     map[string]*entry // an entry lives exactly as long as its key is held
+	weighted map[wname]*wentry // semaphores and read-write locks, while held or waited for
+	token    uint64            // the last fencing token granted, across all keys
 }
 
 var _ lock.Locker = (*Locker)(nil)
@@ -46,7 +47,7 @@ var _ lock.Locker = (*Locker)(nil)
 // New returns an empty Locker.
 func New(opts *Options) *Locker {
 	o := opts.withDefaults()
-	return &Locker{keys: make(map[string]*entry), token: o.FirstToken - 1}
+	return &Locker{keys: make(map[string]*entry), weighted: make(map[wname]*wentry), token: o.FirstToken - 1}
 }
 
 // entry is a held key and the callers waiting for it. Waiters exist only

@@ -25,6 +25,42 @@ func TestConformance(t *testing.T) {
 	}
 }
 
+func TestSemaphoresConformance(t *testing.T) {
+	l := New(nil)
+	locktest.RunSemaphores(t, func(*testing.T) lock.Semaphores { return l },
+		locktest.WithQueued(func(_ *testing.T, key string) int { return l.queuedFor(wname{semaphores, key}) }))
+	if n := l.weightedSize(); n != 0 {
+		t.Errorf("%d semaphores still held or waited for after the suite", n)
+	}
+}
+
+func TestRWLockersConformance(t *testing.T) {
+	l := New(nil)
+	locktest.RunRWLockers(t, func(*testing.T) lock.RWLockers { return l },
+		locktest.WithQueued(func(_ *testing.T, key string) int { return l.queuedFor(wname{rwLocks, key}) }))
+	if n := l.weightedSize(); n != 0 {
+		t.Errorf("%d read-write locks still held or waited for after the suite", n)
+	}
+}
+
+// queuedFor is how many callers wait for name.
+func (l *Locker) queuedFor(name wname) int {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if e := l.weighted[name]; e != nil {
+		return e.waiters.Len()
+	}
+	return 0
+}
+
+// weightedSize is how many semaphores and read-write locks are held or
+// waited for.
+func (l *Locker) weightedSize() int {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return len(l.weighted)
+}
+
 // revoke forgets key's holder without telling it, as a restarted server
 // would; the holder learns of it from Refresh or its deadline.
 func (l *Locker) revoke(key string) {
