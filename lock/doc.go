@@ -67,6 +67,21 @@
 // exclusive leases carry fencing tokens. Both are checked by the suites in
 // locktest (RunSemaphores, RunRWLockers).
 //
+// The backends share one mechanism for both. A key (apart from the keys
+// of locks, and semaphores apart from read-write locks) has a limit of
+// permits and an arrival-ordered queue of entries, holders and waiters,
+// each asking n permits. An entry is granted exactly when the permits of
+// every live entry that arrived before it, plus its own, fit the limit:
+// first come, first served, and a waiter behind a waiting caller of many
+// permits waits behind it even when it would fit. A read-write lock is a
+// key of MaxPermits permits: a reader asks one, a writer all of them, so a
+// writer is granted when nobody arrived before it, and readers behind a
+// waiting writer wait. Every entry is leased, a waiter's too (kept alive
+// while it waits), so that a holder or a waiter that died is dropped when
+// its lease ends; dropping an entry, as a Release, an expiry or a waiter
+// that gave up does, wakes the entries it lets through. memlock is the
+// reference; locktest.RunSemaphores and RunRWLockers check every backend.
+//
 // # Errors
 //
 // ErrNotAcquired, ErrLost, ErrReleased, ErrUnavailable and ErrInvalid are
