@@ -82,6 +82,13 @@
 // that gave up does, wakes the entries it lets through. memlock is the
 // reference; locktest.RunSemaphores and RunRWLockers check every backend.
 //
+// # Inspecting
+//
+// A backend that implements Inspector lists who holds each key and how
+// many wait, and one that implements Breaker frees a stuck key: its
+// leases are lost, and the next holder's token is larger than theirs.
+// memlock implements both.
+//
 // # Errors
 //
 // ErrNotAcquired, ErrLost, ErrReleased, ErrUnavailable and ErrInvalid are

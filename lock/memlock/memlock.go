@@ -65,6 +65,7 @@ type hold struct {
 	key   string
 	token uint64
 	timer *time.Timer // fires at deadline and expires the hold
+	at    time.Time   // when it was granted
 
 	// Guarded by l.mu.
 	deadline time.Time
@@ -168,7 +169,8 @@ func (l *Locker) abandon(key string, w *waiter) {
 // grant makes a new hold the holder of e. l.mu must be held.
 func (l *Locker) grant(key string, e *entry, ttl time.Duration) *hold {
 	l.token++
-	h := &hold{l: l, key: key, token: l.token, deadline: time.Now().Add(ttl)}
+	now := time.Now()
+	h := &hold{l: l, key: key, token: l.token, at: now, deadline: now.Add(ttl)}
 	h.timer = time.AfterFunc(ttl, h.expire)
 	e.holder = h
 	return h

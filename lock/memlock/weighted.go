@@ -64,6 +64,7 @@ type whold struct {
 	n     int
 	token uint64      // exclusive leases only
 	timer *time.Timer // fires at deadline and expires the hold
+	at    time.Time   // when it was granted
 
 	// Guarded by l.mu.
 	deadline time.Time
@@ -188,7 +189,8 @@ func (l *Locker) abandonWeighted(name wname, w *wwaiter) {
 
 // grantWeighted makes a new hold of n permits on e. l.mu must be held.
 func (l *Locker) grantWeighted(name wname, e *wentry, n int, exclusive bool, ttl time.Duration) *whold {
-	h := &whold{l: l, name: name, n: n, deadline: time.Now().Add(ttl)}
+	now := time.Now()
+	h := &whold{l: l, name: name, n: n, at: now, deadline: now.Add(ttl)}
 	if exclusive {
 		l.token++
 		h.token = l.token
