@@ -16,9 +16,10 @@ import (
 	"github.com/stockade/stockade/lock/testserver"
 )
 
-// The benchmarks run etcdlock next to etcd's own concurrency.Mutex, each
-// goroutine with a client of its own, and report acquisitions per second
-// and, when goroutines share a key, the hand-off time: from the holder's
+// The benchmarks run etcdlock next to etcd's own concurrency.Mutex, and
+// its semaphores and read-write locks next to its locks, each goroutine
+// with a client of its own, and report acquisitions per second and, when
+// goroutines take turns on a key, the hand-off time: from the holder's
 // release call to the next holder's return from Acquire.
 //
 //	go test -run '^$' -bench . -benchtime 400x ./etcdlock/
@@ -29,10 +30,74 @@ func BenchmarkHandoff(b *testing.B) { benchLockers(b, 8, 1, 5*time.Millisecond) 
 // BenchmarkUncontended: 16 goroutines, each on a key of its own, no hold.
 func BenchmarkUncontended(b *testing.B) { benchLockers(b, 16, 16, 0) }
 
+// BenchmarkSemaphore: 8 goroutines take and give back permits of one
+// key, no hold: a lock next to semaphores of 1 and of 4 permits.
+func BenchmarkSemaphore(b *testing.B) {
+	const goroutines = 8
+	endpoint := testserver.SharedEtcd(b).Endpoint()
+	b.Run("Acquire", func(b *testing.B) {
+		opts := &etcdlock.Options{Prefix: "/" + b.Name() + "/"}
+		bench(b, goroutines, 0, func(b *testing.B, g int) mutex {
+			return leaseMutex(etcdlock.New(newClient(b, endpoint), opts).Acquire)
+		})
+	})
+	for _, limit := range []int{1, 4} {
+		b.Run(fmt.Sprintf("AcquirePermits-limit-%d", limit), func(b *testing.B) {
+			opts := &etcdlock.Options{Prefix: "/" + b.Name() + "/"}
+			bench(b, goroutines, 0, func(b *testing.B, g int) mutex {
+				l := etcdlock.New(newClient(b, endpoint), opts)
+				m := leaseMutex(func(ctx context.Context, key string, opts ...lock.Option) (lock.Lease, error) {
+					return l.AcquirePermits(ctx, key, limit, 1, opts...)
+				})
+				m.shared = limit > 1
+				return m
+			})
+		})
+	}
+}
+
+// BenchmarkRWLock: 16 readers and a writer on one key, each holding it
+// 2ms, next to 17 goroutines taking turns on a lock with the same hold.
+func BenchmarkRWLock(b *testing.B) {
+	const readers, hold = 16, 2 * time.Millisecond
+	endpoint := testserver.SharedEtcd(b).Endpoint()
+	b.Run("Acquire", func(b *testing.B) {
+		opts := &etcdlock.Options{Prefix: "/" + b.Name() + "/"}
+		bench(b, readers+1, hold, func(b *testing.B, g int) mutex {
+			return leaseMutex(etcdlock.New(newClient(b, endpoint), opts).Acquire)
+		})
+	})
+	b.Run("AcquireShared+AcquireExclusive", func(b *testing.B) {
+		opts := &etcdlock.Options{Prefix: "/" + b.Name() + "/"}
+		bench(b, readers+1, hold, func(b *testing.B, g int) mutex {
+			l := etcdlock.New(newClient(b, endpoint), opts)
+			m := leaseMutex(l.AcquireShared)
+			if g == 0 {
+				m = leaseMutex(l.AcquireExclusive)
+			}
+			m.shared = true
+			return m
+		})
+	})
+}
+
 // mutex is one goroutine's lock on its key.
 type mutex struct {
 	lock   func(ctx context.Context) error
 	unlock func(ctx context.Context) error
+	shared bool // holders overlap: there are no hand-offs to time
+}
+
+// leaseMutex is the mutex of a goroutine that takes key "0" with acquire.
+func leaseMutex(acquire func(ctx context.Context, key string, opts ...lock.Option) (lock.Lease, error)) mutex {
+	var held lock.Lease
+	return mutex{
+		lock: func(ctx context.Context) (err error) {
+			held, err = acquire(ctx, "0")
+			return err
+		},
+		unlock: func(ctx context.Context) error { return held.Release(ctx) },
+	}
 }
 
 func benchLockers(b *testing.B, goroutines, keys int, hold time.Duration) {
@@ -91,7 +156,7 @@ func bench(b *testing.B, goroutines int, hold time.Duration, newMutex func(b *te
 					b.Error(err)
 					return
 				}
-				if r := released.Load(); r != 0 {
+				if r := released.Load(); r != 0 && !m.shared {
 					mu.Lock()
 					handoffs = append(handoffs, time.Since(start)-time.Duration(r))
 					mu.Unlock()

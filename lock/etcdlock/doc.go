@@ -1,5 +1,5 @@
-// Package etcdlock is a lock.Locker on an etcd cluster, through the
-// official clientv3 client.
+// Package etcdlock is a lock.Locker, lock.Semaphores and lock.RWLockers
+// on an etcd cluster, through the official clientv3 client.
 //
 //	client, err := clientv3.New(clientv3.Config{Endpoints: []string{"localhost:2379"}})
 //	if err != nil {
@@ -59,6 +59,60 @@
 // waiter could pass for an owner (etcd issue 12017). Lease.IsOwner, for
 // guarding writes to etcd itself, is true exactly while the key exists
 // with the revision it was created at.
+//
+// # Semaphores and read-write locks
+//
+// Semaphores (AcquirePermits) and read-write locks (AcquireShared,
+// AcquireExclusive) have queues like the locks', in namespaces of their
+// own:
+//
+//	Prefix + "%sem/" + key + "/" + ID of the etcd lease, in hex
+//	Prefix + "%rw/" + key + "/" + ID of the etcd lease, in hex
+//
+// with key escaped as a lock key is; an escaped key holds no '%' but in
+// %25 and %2F, so neither namespace shares a queue with a lock or with the
+// other. Each key holds the permits it asks for and the key's limit, as
+// "n/limit" (a lock's key holds nothing: the only permit of one). A
+// read-write lock has lock.MaxPermits permits: a reader asks for one, a
+// writer for all of them. Every key, a waiter's as well as a holder's, is
+// attached to an etcd lease of its own with the caller's TTL, which the
+// client keeps alive while the caller waits: the key of a caller that died
+// goes with its etcd lease, and so do the permits it held or held back.
+//
+// A key is granted when the permits asked by the keys created before it,
+// plus its own, are within the limit. A lock is the case of one permit of
+// one. The rule is checked on the queue as read by the transaction that
+// puts the key, so at one revision; keys put later cannot change it, and
+// deleted ones only let more through, so a granted key stays granted.
+// Until then the caller watches the queue's deletions, as a lock's waiter
+// does (from the current revision, reading the queue again if the watch
+// started after the read), and checks the rule again on each deletion of a
+// key ahead of it, without asking etcd. That is one watch per waiter: any
+// deletion ahead may let a caller of several permits through, not only its
+// predecessor's, so it cannot watch just the key ahead of it as a lock
+// could, and watching each key ahead would cost as many watches as the
+// queue is long per waiter. The price is that every deletion in a queue
+// reaches each of its waiters.
+//
+// The rule serves in arrival order and blocks at the head of the line: a
+// caller of many permits holds back those behind it even when they would
+// fit, so it is not starved; a writer waits for the readers ahead of it and
+// holds back those behind it. TryAcquirePermits, TryAcquireShared and
+// TryAcquireExclusive put their key in a transaction conditional on the
+// queue being empty, or on no key in it having been written since the read
+// the rule granted it on, so a refusal leaves no trace. A caller whose
+// limit differs from a key's ahead of it is refused with lock.ErrInvalid
+// (and takes its key back out).
+//
+// Release, loss and giving up work as for locks: a release deletes only
+// the caller's key, guarded by its create revision, and returns its etcd
+// lease to the pool; a waiter that gives up deletes its key even if it was
+// granted meanwhile; every deletion is the wake-up of the waiters it lets
+// through. An exclusive lease's token is its key's create revision, like a
+// lock's. Permits and shared leases have no token (Token returns 0): up to
+// the limit of them are held at once, and no number can tell a resource
+// which older holders have ended; a write that must be fenced needs a lock
+// or an exclusive lease.
 //
 // # Guarantees
 //

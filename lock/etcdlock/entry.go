@@ -7,6 +7,7 @@ import (
 	"sync"
 	"time"
 
+	"go.etcd.io/etcd/api/v3/mvccpb"
 	"go.etcd.io/etcd/api/v3/v3rpc/rpctypes"
 	clientv3 "go.etcd.io/etcd/client/v3"
 
@@ -19,8 +20,10 @@ import (
 // time. It implements lease.Backend for the lease it becomes.
 type entry struct {
 	l     *Locker
-	name  string // the lock key
-	queue string // prefix of the lock key's queue
+	name  string  // the lock key
+	queue string  // prefix of the lock key's queue
+	ask   permits // what our key asks for: the only permit of one, for a lock
+	value string  // what our key holds: ask.String(), or nothing for a lock
 
 	// Set while acquiring, read-only once held.
 	key    string       // our etcd key: queue + the ID of the etcd lease it was put with, in hex
@@ -70,38 +73,51 @@ func (e *entry) take(ctx context.Context, wait bool) (contended bool, w *watcher
 
 func (e *entry) take1(ctx context.Context, wait bool) (contended bool, w *watcher, err error) {
 	if !wait {
-		free, err := e.putIfFree(ctx)
-		if err == nil && !free {
+		granted, err := e.putIfGranted(ctx)
+		if err == nil && !granted {
 			return true, nil, fmt.Errorf("%w: %q is held", lock.ErrNotAcquired, e.name)
 		}
 		return false, nil, err
 	}
-	preds, rev, err := e.enqueue(ctx)
-	if err != nil || len(preds) == 0 {
+	ahead, rev, err := e.enqueue(ctx)
+	if err != nil || e.ask.fits(ahead) {
 		return false, nil, err
 	}
-	w, err = e.waitTurn(ctx, preds, rev)
+	w, err = e.waitTurn(ctx, ahead, rev)
 	return true, w, err
 }
 
-// putIfFree puts our key if the queue is empty, in one transaction, and
-// reports whether it did.
-func (e *entry) putIfFree(ctx context.Context) (bool, error) {
-	resp, err := call(ctx, e.l, func(ctx context.Context) (*clientv3.TxnResponse, error) {
-		return e.l.client.Txn(ctx).
-			If(clientv3.Compare(clientv3.CreateRevision(e.queue), "=", 0).WithPrefix()).
-			Then(clientv3.OpPut(e.key, "", clientv3.WithLease(e.el.id))).
-			Commit()
-	})
-	if err != nil {
-		return false, err
+// putIfGranted puts our key if the grant rule lets it through at once,
+// and reports whether it did. The first transaction puts it if the queue
+// is empty and reads the queue otherwise; while the queue it read would
+// let our key through, it tries again, on the condition that no key in the
+// queue was written since that read. A refusal leaves no trace in the
+// queue.
+func (e *entry) putIfGranted(ctx context.Context) (bool, error) {
+	var read int64 // the revision the queue was read at; 0: not read, taken to be empty
+	for {
+		resp, err := call(ctx, e.l, func(ctx context.Context) (*clientv3.TxnResponse, error) {
+			return e.l.client.Txn(ctx).
+				If(clientv3.Compare(clientv3.ModRevision(e.queue), "<", read+1).WithPrefix()).
+				Then(clientv3.OpPut(e.key, e.value, clientv3.WithLease(e.el.id))).
+				Else(clientv3.OpGet(e.queue, clientv3.WithPrefix())).
+				Commit()
+		})
+		if err != nil {
+			return false, err
+		}
+		if resp.Succeeded {
+			e.rev = resp.Header.Revision
+			return true, nil
+		}
+		// Nothing was put: every key in the queue is ahead of ours.
+		ahead, err := e.keysAhead(resp.Responses[0].GetResponseRange().Kvs)
+		if err != nil || !e.ask.fits(ahead) {
+			e.clean = true
+			return false, err
+		}
+		read = resp.Header.Revision
 	}
-	if !resp.Succeeded {
-		e.clean = true
-		return false, nil
-	}
-	e.rev = resp.Header.Revision
-	return true, nil
 }
 
 // errNameTaken means a key of our key's name exists already. Key names
@@ -110,14 +126,15 @@ func (e *entry) putIfFree(ctx context.Context) (bool, error) {
 var errNameTaken = errors.New("etcd key exists already")
 
 // enqueue puts our key at the tail of the queue and returns the keys ahead
-// of it as of revision rev, all in one transaction.
-func (e *entry) enqueue(ctx context.Context) (preds map[string]bool, rev int64, err error) {
+// of it as of revision rev, with the permits each asks for, all in one
+// transaction.
+func (e *entry) enqueue(ctx context.Context) (ahead map[string]int, rev int64, err error) {
 	resp, err := call(ctx, e.l, func(ctx context.Context) (*clientv3.TxnResponse, error) {
 		return e.l.client.Txn(ctx).
 			If(clientv3.Compare(clientv3.CreateRevision(e.key), "=", 0)).
 			Then(
-				clientv3.OpPut(e.key, "", clientv3.WithLease(e.el.id)),
-				clientv3.OpGet(e.queue, clientv3.WithPrefix(), clientv3.WithKeysOnly()),
+				clientv3.OpPut(e.key, e.value, clientv3.WithLease(e.el.id)),
+				clientv3.OpGet(e.queue, clientv3.WithPrefix()),
 			).Commit()
 	})
 	if err != nil {
@@ -129,22 +146,17 @@ func (e *entry) enqueue(ctx context.Context) (preds map[string]bool, rev int64, 
 	// Our key is new, so its create revision is the transaction's, and
 	// every other key in the queue is older.
 	e.rev = resp.Header.Revision
-	preds = make(map[string]bool)
-	for _, kv := range resp.Responses[1].GetResponseRange().Kvs {
-		if kv.CreateRevision < e.rev {
-			preds[string(kv.Key)] = true
-		}
-	}
-	return preds, e.rev, nil
+	ahead, err = e.keysAhead(resp.Responses[1].GetResponseRange().Kvs)
+	return ahead, e.rev, err
 }
 
-// ahead reads the keys ahead of ours in the queue, checking in the same
-// transaction that ours is still there.
-func (e *entry) ahead(ctx context.Context) (map[string]bool, error) {
+// ahead reads the keys ahead of ours in the queue, with the permits each
+// asks for, checking in the same transaction that ours is still there.
+func (e *entry) ahead(ctx context.Context) (map[string]int, error) {
 	resp, err := call(ctx, e.l, func(ctx context.Context) (*clientv3.TxnResponse, error) {
 		return e.l.client.Txn(ctx).
 			If(clientv3.Compare(clientv3.CreateRevision(e.key), "=", e.rev)).
-			Then(clientv3.OpGet(e.queue, clientv3.WithPrefix(), clientv3.WithKeysOnly(), clientv3.WithMaxCreateRev(e.rev-1))).
+			Then(clientv3.OpGet(e.queue, clientv3.WithPrefix(), clientv3.WithMaxCreateRev(e.rev-1))).
 			Commit()
 	})
 	if err != nil {
@@ -153,23 +165,43 @@ func (e *entry) ahead(ctx context.Context) (map[string]bool, error) {
 	if !resp.Succeeded {
 		return nil, e.placeLost()
 	}
-	preds := make(map[string]bool)
-	for _, kv := range resp.Responses[0].GetResponseRange().Kvs {
-		if kv.CreateRevision < e.rev {
-			preds[string(kv.Key)] = true
+	return e.keysAhead(resp.Responses[0].GetResponseRange().Kvs)
+}
+
+// keysAhead returns the keys of kvs, keys of our queue, that are ahead of
+// ours, with the permits each asks for: those created before ours, or all
+// of them while ours is not put. A key of our name that is not ours is
+// errNameTaken, and one that counts another limit than ours
+// lock.ErrInvalid.
+func (e *entry) keysAhead(kvs []*mvccpb.KeyValue) (map[string]int, error) {
+	ahead := make(map[string]int, len(kvs))
+	for _, kv := range kvs {
+		switch {
+		case e.rev != 0 && kv.CreateRevision >= e.rev:
+			continue
+		case string(kv.Key) == e.key:
+			return nil, fmt.Errorf("%s: %w", e.key, errNameTaken)
 		}
+		p, err := parsePermits(kv.Value)
+		if err != nil {
+			return nil, fmt.Errorf("%w: etcd key %s: %w", lock.ErrInvalid, kv.Key, err)
+		}
+		if p.limit != e.ask.limit {
+			return nil, fmt.Errorf("%w: %q has a limit of %d, asked with %d", lock.ErrInvalid, e.name, p.limit, e.ask.limit)
+		}
+		ahead[string(kv.Key)] = p.n
 	}
-	return preds, nil
+	return ahead, nil
 }
 
 func (e *entry) placeLost() error {
 	return fmt.Errorf("%w: %q: our place in the queue is gone (its etcd lease expired or was revoked)", lock.ErrNotAcquired, e.name)
 }
 
-// waitTurn waits until none of the keys ahead of ours is left. preds are
-// those keys as of revision rev. It returns the queue watch, whose later
-// events the holder goes on reading.
-func (e *entry) waitTurn(ctx context.Context, preds map[string]bool, rev int64) (*watcher, error) {
+// waitTurn waits until the keys ahead of ours that are left let ours
+// through (see permits.fits). ahead are those keys as of revision rev. It
+// returns the queue watch, whose later events the holder goes on reading.
+func (e *entry) waitTurn(ctx context.Context, ahead map[string]int, rev int64) (*watcher, error) {
 	// Keep our place however long the wait: the client renews the etcd
 	// lease every TTL/3 until the wait ends.
 	kaCtx, stopKeepAlive := context.WithCancel(ctx)
@@ -190,12 +222,12 @@ func (e *entry) waitTurn(ctx context.Context, preds map[string]bool, rev int64) 
 	if created > rev {
 		// Something was written between our read of the queue and the
 		// start of the watch, which reports only what comes after it.
-		if preds, err = e.ahead(ctx); err != nil {
+		if ahead, err = e.ahead(ctx); err != nil {
 			w.stop()
 			return nil, err
 		}
 	}
-	for len(preds) > 0 {
+	for !e.ask.fits(ahead) {
 		ev, err := w.next(ctx.Done())
 		switch {
 		case errors.Is(err, errStopped):
@@ -208,7 +240,7 @@ func (e *entry) waitTurn(ctx context.Context, preds map[string]bool, rev int64) 
 			if w, _, err = e.watchQueue(ctx); err != nil {
 				return nil, err
 			}
-			if preds, err = e.ahead(ctx); err != nil {
+			if ahead, err = e.ahead(ctx); err != nil {
 				w.stop()
 				return nil, err
 			}
@@ -217,7 +249,7 @@ func (e *entry) waitTurn(ctx context.Context, preds map[string]bool, rev int64) 
 			w.stop()
 			return nil, e.placeLost()
 		default:
-			delete(preds, string(ev.Kv.Key))
+			delete(ahead, string(ev.Kv.Key))
 		}
 	}
 	return w, nil
@@ -388,7 +420,7 @@ func (e *entry) moveLease(ctx context.Context, old etcdLease, secs int64) error 
 	resp, err := call(ctx, e.l, func(ctx context.Context) (*clientv3.TxnResponse, error) {
 		return e.l.client.Txn(ctx).
 			If(clientv3.Compare(clientv3.CreateRevision(e.key), "=", e.rev)).
-			Then(clientv3.OpPut(e.key, "", clientv3.WithLease(el.id))).
+			Then(clientv3.OpPut(e.key, e.value, clientv3.WithLease(el.id))).
 			Commit()
 	})
 	if err != nil || !resp.Succeeded {

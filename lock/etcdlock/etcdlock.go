@@ -44,9 +44,10 @@ func (o *Options) withDefaults() Options {
 	return out
 }
 
-// Locker is a lock.Locker on an etcd cluster. It is safe for concurrent use
-// and holds no resources of its own: leases end with Release or loss, and
-// the client stays the caller's to close.
+// Locker is a lock.Locker, lock.Semaphores and lock.RWLockers on an etcd
+// cluster. It is safe for concurrent use and holds no resources of its
+// own: leases end with Release or loss, and the client stays the caller's
+// to close.
 type Locker struct {
 	client   *clientv3.Client
 	opts     Options
@@ -54,7 +55,11 @@ type Locker struct {
 	cleanups lease.Cleanups // leaves of abandoned acquisitions, revocations
 }
 
-var _ lock.Locker = (*Locker)(nil)
+var (
+	_ lock.Locker     = (*Locker)(nil)
+	_ lock.Semaphores = (*Locker)(nil)
+	_ lock.RWLockers  = (*Locker)(nil)
+)
 
 // New returns a Locker that talks to etcd through client. Endpoints,
 // authentication and TLS are whatever the client was configured with.
@@ -74,24 +79,33 @@ func (l *Locker) Close() error {
 
 // Acquire implements lock.Locker. The lease it returns is a *Lease.
 func (l *Locker) Acquire(ctx context.Context, key string, opts ...lock.Option) (lock.Lease, error) {
-	return l.acquire(ctx, key, true, opts)
+	return l.acquire(ctx, key, lockRequest, true, opts)
 }
 
 // TryAcquire implements lock.Locker. The lease it returns is a *Lease.
 func (l *Locker) TryAcquire(ctx context.Context, key string, opts ...lock.Option) (lock.Lease, error) {
-	return l.acquire(ctx, key, false, opts)
+	return l.acquire(ctx, key, lockRequest, false, opts)
 }
 
-func (l *Locker) acquire(ctx context.Context, key string, wait bool, opts []lock.Option) (lock.Lease, error) {
+// acquire takes a place in key's queue of r's space for r's permits, and
+// returns once they are granted; without wait, only if they are granted at
+// once.
+func (l *Locker) acquire(ctx context.Context, key string, r request, wait bool, opts []lock.Option) (lock.Lease, error) {
 	a, ctx, err := lease.Begin(ctx, key, wait, opts)
 	if err != nil {
 		return nil, err
 	}
 	defer a.End()
+	if err := lock.CheckPermits(r.ask.limit, r.ask.n); err != nil {
+		return nil, a.Refuse(ctx, err)
+	}
 	if ctx.Err() != nil {
 		return nil, a.Refuse(ctx, nil)
 	}
-	e := &entry{l: l, name: key, queue: l.queuePrefix(key)}
+	e := &entry{l: l, name: key, queue: l.queuePrefix(r.space, key), ask: r.ask}
+	if r.space != locks {
+		e.value = r.ask.String()
+	}
 	if err := e.setLease(l.lease(ctx, a.Config.TTL)); err != nil {
 		return nil, a.Refuse(ctx, err)
 	}
@@ -108,8 +122,12 @@ func (l *Locker) acquire(ctx context.Context, key string, wait bool, opts []lock
 		return nil, a.Refuse(ctx, err)
 	}
 
+	var token uint64
+	if r.fenced {
+		token = uint64(e.rev)
+	}
 	le := &Lease{e: e}
-	le.l = lease.New(key, uint64(e.rev), validUntil, a.Config, e)
+	le.l = lease.New(key, token, validUntil, a.Config, e)
 	e.lease = le.l
 	go e.guard(w)
 	a.Granted(le.Token())
@@ -121,9 +139,10 @@ func (l *Locker) acquire(ctx context.Context, key string, wait bool, opts []lock
 // queue of "a/b".
 var keyEscaper = strings.NewReplacer("%", "%25", "/", "%2F")
 
-// queuePrefix returns the prefix shared by the etcd keys of key's queue.
-func (l *Locker) queuePrefix(key string) string {
-	return l.opts.Prefix + keyEscaper.Replace(key) + "/"
+// queuePrefix returns the prefix shared by the etcd keys of key's queue in
+// space sp.
+func (l *Locker) queuePrefix(sp space, key string) string {
+	return l.opts.Prefix + string(sp) + keyEscaper.Replace(key) + "/"
 }
 
 // errNoAnswer is the cause of a request cut short by RequestTimeout.
@@ -142,8 +161,9 @@ func call[T any](ctx context.Context, l *Locker, f func(context.Context) (T, err
 	return v, err
 }
 
-// Lease is a lease on one key, as returned by Acquire and TryAcquire. It
-// implements lock.Lease, and IsOwner guards writes to etcd itself.
+// Lease is a lease on one key, as returned by Acquire and TryAcquire, and
+// by the methods of semaphores and read-write locks. It implements
+// lock.Lease, and IsOwner guards writes to etcd itself.
 type Lease struct {
 	l *lease.Lease
 	e *entry
@@ -155,7 +175,8 @@ var _ lock.Lease = (*Lease)(nil)
 func (l *Lease) Key() string { return l.l.Key() }
 
 // Token implements lock.Lease. It is the create revision of the
-// lease's etcd key.
+// lease's etcd key for a lock or an exclusive lease, and 0 for permits and
+// shared leases.
 func (l *Lease) Token() uint64 { return l.l.Token() }
 
 // Done implements lock.Lease.
@@ -172,8 +193,9 @@ func (l *Lease) Refresh(ctx context.Context, ttl time.Duration) error { return l
 // Release implements lock.Lease.
 func (l *Lease) Release(ctx context.Context) error { return l.l.Release(ctx) }
 
-// IsOwner returns a comparison that holds while this lease holds its key:
-// the lease's etcd key still exists with the revision it was created at.
+// IsOwner returns a comparison that holds while this lease holds its key
+// (or its permits): the lease's etcd key still exists with the revision it
+// was created at.
 // Put it in the If of an etcd transaction to make a write to etcd
 // conditional on the lock, atomically:
 //

@@ -6,9 +6,16 @@ import (
 	"github.com/stockade/stockade/lock"
 )
 
-// QueuePrefix returns the prefix of the etcd keys of key's queue for a
-// Locker with opts.
-func QueuePrefix(opts *Options, key string) string { return New(nil, opts).queuePrefix(key) }
+// QueuePrefix returns the prefix of the etcd keys of lock key's queue for
+// a Locker with opts; SemaphorePrefix and RWLockPrefix, those of the
+// queues of semaphores and read-write locks.
+func QueuePrefix(opts *Options, key string) string { return New(nil, opts).queuePrefix(locks, key) }
+
+func SemaphorePrefix(opts *Options, key string) string {
+	return New(nil, opts).queuePrefix(semaphores, key)
+}
+
+func RWLockPrefix(opts *Options, key string) string { return New(nil, opts).queuePrefix(rwLocks, key) }
 
 // ReleaseAgain sends le's release to etcd again, as a retry after an
 // attempt whose outcome was unknown would. (A retry after a successful
