@@ -19,7 +19,7 @@ const locksUsage = `usage: stockade locks <subcommand> [flags]
 subcommands:
   bench    run lock implementations one after another on three workloads and
            print a table: four on Redis (stockade, redsync, bsm, setnx), and
-           redlock, pglock and etcdlock when their servers are given
+           redlock, redsync5, pglock and etcdlock when their servers are given
 
 "stockade locks bench -h" lists its flags.
 `
@@ -51,10 +51,10 @@ func locksBench(ctx context.Context, args []string, getenv func(string) string, 
 Runs each lock implementation on each workload for -duration and prints
 ops/s, lock utilization, acquire wait, hand-off latency, per-goroutine
 share, failures and overlap violations. The Redis implementations share the
-server of -redis; redlock, pglock and etcdlock run on the servers of
--redlock, -postgres and -etcd, and by default run when those are given.
-Keys are prefixed "lockbench:<random>:" and deleted afterwards; nothing is
-flushed.
+server of -redis; redlock and redsync5 run on the servers of -redlock,
+pglock on -postgres and etcdlock on -etcd, and by default each runs when
+its servers are given. Keys are prefixed "lockbench:<random>:" and deleted
+afterwards; nothing is flushed.
 
 workloads:
 `)
@@ -72,6 +72,8 @@ implementations:
             release with a Lua compare-and-DEL
   redlock   lock/redlock over the -redlock servers: a majority must grant;
             fair queue and hand-off on every node
+  redsync5  go-redsync/redsync/v4 over the -redlock servers, a pool each,
+            default options as redsync
   pglock    lock/pglock: PostgreSQL advisory locks, waiting in the server's
             lock queue, one pinned pool connection per goroutine
   etcdlock  lock/etcdlock: a queue of keys ordered by revision, woken by a
@@ -94,7 +96,7 @@ flags:
 	rounds := fs.Int("rounds", 1, "how many times each implementation runs each workload, taking turns; the table shows each one's median round")
 	workloads := fs.String("workloads", "a,b,c", "comma-separated workloads to run")
 	impls := fs.String("impls", "", "comma-separated `implementations` to run, from "+strings.Join(lockbench.Impls(), ",")+
-		"\n(default: the four Redis ones, and each of redlock, pglock, etcdlock whose server is given)")
+		"\n(default: the four Redis ones, and each of redlock, redsync5, pglock, etcdlock whose servers are given)")
 	bsmWait := fs.Duration("bsm-wait", time.Second, "bound on each bsm acquisition (its context deadline)")
 	asJSON := fs.Bool("json", false, "print the results as JSON instead of a table")
 	if err := parseFlags(fs, args, stdout); err != nil {
@@ -121,6 +123,7 @@ flags:
 	}
 	servers := map[string]string{
 		"redlock":  *redlockAddrs,
+		"redsync5": *redlockAddrs,
 		"pglock":   *postgresURL,
 		"etcdlock": *etcdEndpoints,
 	}
@@ -163,6 +166,7 @@ flags:
 // one of its own.
 var serverFlag = map[string]string{
 	"redlock":  "its Redis servers: give -redlock ADDR,ADDR,… or set STOCKADE_REDLOCK_ADDRS",
+	"redsync5": "its Redis servers: give -redlock ADDR,ADDR,… or set STOCKADE_REDLOCK_ADDRS",
 	"pglock":   "a PostgreSQL database: give -postgres URL or set STOCKADE_POSTGRES_URL",
 	"etcdlock": "an etcd cluster: give -etcd ENDPOINT,… or set STOCKADE_ETCD_ENDPOINTS",
 }

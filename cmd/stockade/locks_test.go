@@ -53,8 +53,9 @@ func TestLocksBenchPrintsTable(t *testing.T) {
 // Redis server.
 var redisImpls = []string{"stockade", "redsync", "bsm", "setnx"}
 
-// TestLocksBenchOwnServers gives redlock, pglock and etcdlock their servers
-// through the environment: then they run by default, after the Redis ones.
+// TestLocksBenchOwnServers gives redlock, redsync5, pglock and etcdlock
+// their servers through the environment: then they run by default, after
+// the Redis ones.
 func TestLocksBenchOwnServers(t *testing.T) {
 	var nodes []string
 	for range 5 {
@@ -131,8 +132,9 @@ func TestLocksRefusesBadInput(t *testing.T) {
 		{"unknown workload", []string{"locks", "bench", "-workloads", "a,d"}, `-workloads: unknown workload "d" (want some of a,b,c)`},
 		{"no workload", []string{"locks", "bench", "-workloads", ","}, "-workloads: no workload given"},
 		{"repeated impl", []string{"locks", "bench", "-impls", "bsm,bsm"}, `-impls: implementation "bsm" given twice`},
-		{"unknown impl", []string{"locks", "bench", "-impls", "etcd"}, `-impls: unknown implementation "etcd" (want some of stockade,redsync,bsm,setnx,redlock,pglock,etcdlock)`},
+		{"unknown impl", []string{"locks", "bench", "-impls", "etcd"}, `-impls: unknown implementation "etcd" (want some of stockade,redsync,bsm,setnx,redlock,redsync5,pglock,etcdlock)`},
 		{"redlock without servers", []string{"locks", "bench", "-impls", "setnx,redlock"}, "-impls: redlock needs its Redis servers: give -redlock ADDR,ADDR,… or set STOCKADE_REDLOCK_ADDRS"},
+		{"redsync5 without servers", []string{"locks", "bench", "-impls", "redsync5"}, "-impls: redsync5 needs its Redis servers: give -redlock ADDR,ADDR,… or set STOCKADE_REDLOCK_ADDRS"},
 		{"pglock without database", []string{"locks", "bench", "-impls", "pglock"}, "-impls: pglock needs a PostgreSQL database: give -postgres URL or set STOCKADE_POSTGRES_URL"},
 		{"etcdlock without cluster", []string{"locks", "bench", "-impls", "etcdlock"}, "-impls: etcdlock needs an etcd cluster: give -etcd ENDPOINT,… or set STOCKADE_ETCD_ENDPOINTS"},
 		{"unreachable redlock node", []string{"locks", "bench", "-redlock", "127.0.0.1:1", "-impls", "redlock", "-duration", "1ms"}, "redlock node 127.0.0.1:1"},

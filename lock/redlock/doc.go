@@ -14,16 +14,18 @@
 //
 // Every node runs the same scripts as redislock, and concurrent calls to a
 // node share pipelines as they do there. An attempt asks all nodes in
-// parallel, each bounded by NodeTimeout × TTL. It succeeds when a
-// majority grant and the time left, TTL − elapsed − drift (DriftFactor ×
-// TTL + 2 ms), is still positive; that is the lease's validity, counted from
-// before the requests were sent. A failed attempt gives back the nodes it
-// won. Refresh extends the lock on every node and succeeds on a majority;
-// only then does it re-create the lock on nodes that lost it (a node that
-// restarted empty), so the lease keeps a full majority behind it. Release
-// frees every node. It returns once a majority confirm they held the lock,
-// or with lock.ErrLost once enough have said they did not that no majority
-// did: a lease left on a minority was lost, whatever the nodes still hold.
+// parallel, each bounded by NodeTimeout × TTL, and ends as soon as its
+// outcome is decided: once a majority granted, or once so many refused that
+// no majority can. It succeeds when a majority grant and the time left,
+// TTL − elapsed − drift (DriftFactor × TTL + 2 ms), is still positive; that
+// is the lease's validity, counted from before the requests were sent. A
+// failed attempt gives back the nodes it won. Refresh extends the lock on
+// every node and succeeds on a majority; only then does it re-create the
+// lock on nodes that lost it (a node that restarted empty), so the lease
+// keeps a full majority behind it. Release frees every node. It returns
+// once a majority confirm they held the lock, or with lock.ErrLost once
+// enough have said they did not that no majority did: a lease left on a
+// minority was lost, whatever the nodes still hold.
 //
 // Waiting is fair and notified, as in redislock: each node queues waiters by
 // the time they arrived at this process, so all nodes agree on who is next
@@ -32,7 +34,13 @@
 // handed it over. A waiter that won some nodes but not a majority yields
 // them: each goes to whoever is first in that node's queue, which is the
 // waiter itself unless someone arrived earlier, so two waiters never end
-// up holding a minority each.
+// up holding a minority each. Nodes that did not answer an attempt are not
+// waited for: the waiter's next attempt asks them again, and claims or
+// yields what they hold for it then (a failed TryAcquire releases them).
+// A node that is down therefore costs a waiter no time before it queues on
+// the others, and the caller that just released the key cannot take it
+// again past the waiters: with a minority of nodes down, waiters are still
+// served in arrival order.
 //
 // Failures: with up to N − quorum nodes down, stopped or partitioned, locks
 // are still granted (more slowly, since a silent node costs its timeout).

@@ -183,31 +183,34 @@ func (l *Locker) acquire(ctx context.Context, key string, wait bool, opts []lock
 	// nodes agree on who is next and hand the lock to the same waiter.
 	score := a.Start.UnixMicro()
 
-	// try makes one attempt; it returns the lease, or nil and the
-	// outcome (a refusal error, or nil to keep waiting). A waiting caller
-	// forgives a couple of attempts in a row that could not reach a
-	// majority, since one slow answer is enough for that when some nodes
-	// are down; then it gives up rather than wait out its context.
+	// try makes one attempt, queueing on the nodes if queue is set; it
+	// returns the lease, or nil and the outcome (a refusal error, or nil
+	// to keep waiting) with the number of nodes the caller still holds. A
+	// waiting caller forgives a couple of attempts in a row that could not
+	// reach a majority, since one slow answer is enough for that when some
+	// nodes are down; then it gives up rather than wait out its context.
+	// Only TryAcquire's attempt is final: every attempt of Acquire is
+	// followed by another, or by leave.
 	unreachable := 0
-	try := func(wait bool) (le lock.Lease, expires time.Duration, kept int, err error) {
+	try := func(queue bool) (le lock.Lease, expires time.Duration, kept int, err error) {
 		sent := time.Now()
-		token, expires, kept, err := b.attempt(ctx, cfg.TTL, wait, score)
+		token, expires, err := b.attempt(ctx, cfg.TTL, queue, score)
 		validity := cfg.TTL - time.Since(sent) - l.drift(cfg.TTL)
 		switch {
 		case err == nil && validity > 0:
 			a.Granted(token)
 			return lease.New(key, token, sent.Add(validity), cfg, b), 0, 0, nil
 		case err == nil: // granted, but too late to be of use
-			return nil, 0, b.giveBack(wait, score, cfg.TTL), nil
+			return nil, 0, b.giveBack(queue, !wait, score, cfg.TTL), nil
 		case errors.Is(err, lock.ErrUnavailable):
-			if unreachable++; wait && unreachable < maxUnreachable {
-				return nil, 0, 0, nil
+			if unreachable++; queue && unreachable < maxUnreachable {
+				return nil, 0, b.giveBack(true, false, score, cfg.TTL), nil
 			}
 			l.cleanups.Run(b.leave)
 			return nil, 0, 0, a.Refuse(ctx, err)
 		}
 		unreachable = 0
-		return nil, expires, kept, nil
+		return nil, expires, b.giveBack(queue, !wait, score, cfg.TTL), nil
 	}
 
 	// A free key costs one attempt: no subscriptions, no queues.
@@ -306,7 +309,8 @@ type backend struct {
 	ttl    time.Duration // of the acquisition, for per-node timeouts
 
 	mu       sync.Mutex
-	granted  []bool            // nodes that granted (or may have granted) the last attempt
+	granted  []bool            // nodes that granted the last attempt
+	unsure   []bool            // nodes that did not answer the last attempt: they may have granted it
 	settled  []<-chan struct{} // settled[i] is closed when the last attempt's call to node i has returned
 	then     []func()          // then[i] runs once the last attempt's call to node i has returned
 	token    uint64            // the lease's token, once granted
@@ -430,14 +434,16 @@ func count[T any](vals []T, errs []error, ok func(T) bool) int {
 	return n
 }
 
-// attempt asks every node for the lock once. It returns the token (the
-// largest of the granting nodes' tokens) when a majority granted, else
-// ErrNotAcquired, or a *QuorumError when too many nodes failed to answer
-// for a majority ever to be reached. On failure the nodes that granted
-// (or did not answer) are given back, and kept says how many of them the
-// waiter still holds.
-func (b *backend) attempt(ctx context.Context, ttl time.Duration, wait bool, score int64) (token uint64, expires time.Duration, kept int, err error) {
-	n := len(b.locker.nodes)
+// attempt asks every node for the lock once, queueing the caller on them
+// if queue is set. It returns the token (the largest of the granting
+// nodes' tokens) when a majority granted, else ErrNotAcquired, or a
+// *QuorumError when too many nodes failed to answer for a majority ever to
+// be reached. It returns as soon as the outcome is decided: once a
+// majority granted, or once so many refused that no majority can, without
+// waiting for nodes that are down to time out. The nodes that granted it,
+// and those that did not answer, are left to giveBack.
+func (b *backend) attempt(ctx context.Context, ttl time.Duration, queue bool, score int64) (token uint64, expires time.Duration, err error) {
+	n, quorum := len(b.locker.nodes), b.locker.quorum
 	settled := make([]<-chan struct{}, n)
 	then := make([]func(), n)
 	res, errs := callNodes(b.locker, ctx, b.locker.nodeTimeout(ttl), func(ctx context.Context, i int, nd node, done func(*redisq.Call)) bool {
@@ -450,19 +456,22 @@ func (b *backend) attempt(ctx context.Context, ttl time.Duration, wait bool, sco
 			if next != nil {
 				next()
 			}
-		}, ttl, wait, score).Done()
+		}, ttl, queue, score).Done()
 		return true
 	}, redisq.AcquireResult, func(res []redisq.Result, errs []error) bool {
-		return count(res, errs, func(r redisq.Result) bool { return r.Granted }) >= b.locker.quorum
+		granted := count(res, errs, func(r redisq.Result) bool { return r.Granted })
+		refused := count(res, errs, func(r redisq.Result) bool { return !r.Granted })
+		return granted >= quorum || refused > n-quorum
 	})
 	granted := make([]bool, n)
+	unsure := make([]bool, n)
 	var ok int
 	var failed []*NodeError
 	for i := range n {
 		switch {
 		case errs[i] != nil:
 			failed = append(failed, &NodeError{Node: i, Err: errs[i]})
-			granted[i] = true // it may have granted before the reply was lost
+			unsure[i] = true // it may have granted before the reply was lost
 		case res[i].Granted:
 			granted[i] = true
 			ok++
@@ -472,19 +481,19 @@ func (b *backend) attempt(ctx context.Context, ttl time.Duration, wait bool, sco
 		}
 	}
 	b.mu.Lock()
-	b.granted, b.settled, b.then = granted, settled, then
-	if ok >= b.locker.quorum {
+	b.granted, b.unsure, b.settled, b.then = granted, unsure, settled, then
+	if ok >= quorum {
 		b.token = token
 	}
 	b.mu.Unlock()
-	if ok >= b.locker.quorum {
-		return token, 0, 0, nil
+	switch {
+	case ok >= quorum:
+		return token, 0, nil
+	case len(failed) > n-quorum:
+		return 0, 0, b.locker.quorumError("acquire", b.key, failed)
+	default:
+		return 0, expires, lock.ErrNotAcquired
 	}
-	if len(failed) > n-b.locker.quorum {
-		b.locker.cleanups.Run(func() { b.giveBack(false, score, ttl) })
-		return 0, 0, 0, b.locker.quorumError("acquire", b.key, failed)
-	}
-	return 0, expires, b.giveBack(wait, score, ttl), lock.ErrNotAcquired
 }
 
 // thenNode runs fn once the last acquire attempt's call to node i has
@@ -523,23 +532,30 @@ func (b *backend) afterAttempt(i int) {
 	}
 }
 
-// giveBack returns the nodes of the last attempt that granted the lock or
-// did not answer. A waiter yields them: each goes to the first in that
-// node's queue, which is the waiter itself (it keeps the node) unless
-// someone queued earlier. That keeps every node serving the earliest
-// waiter, so no two waiters end up holding a minority each. A caller that
-// will not wait releases them. It returns the number of nodes kept.
-func (b *backend) giveBack(wait bool, score int64, ttl time.Duration) int {
+// giveBack returns the nodes that granted the last attempt, and after a
+// final attempt also those that did not answer it. A waiter (queue) yields
+// them: each goes to the first in that node's queue, which is the waiter
+// itself (it keeps the node) unless someone queued earlier. That keeps
+// every node serving the earliest waiter, so no two waiters end up holding
+// a minority each. A caller that is not queued releases them. It returns
+// the number of nodes kept.
+//
+// After an attempt that is not final, the nodes that did not answer are
+// left alone: the next attempt asks them again, and claims or gives back
+// whatever they hold for the caller then. Waiting here for nodes that are
+// down would keep the caller away from the queues of the others, where a
+// caller that just released the key would take it again meanwhile.
+func (b *backend) giveBack(queue, final bool, score int64, ttl time.Duration) int {
 	b.mu.Lock()
-	granted := b.granted
+	granted, unsure := b.granted, b.unsure
 	b.mu.Unlock()
 	kept, _, _ := eachNode(b.locker, context.Background(), 2*b.locker.nodeTimeout(ttl), func(ctx context.Context, i int, n node) (bool, error) {
-		if !granted[i] {
+		if !granted[i] && !(final && unsure[i]) {
 			return false, nil
 		}
 		b.afterAttempt(i)
 		switch {
-		case wait:
+		case queue:
 			r, err := b.q.Yield(ctx, n.pipe, score, ttl)
 			n.notes.Handed(r)
 			return r.Kept, err

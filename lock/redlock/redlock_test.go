@@ -167,6 +167,59 @@ func TestMinorityDown(t *testing.T) {
 	}
 }
 
+// TestMinorityDownFairness kills two of five nodes and has eight goroutines
+// take one key in turn, waiting for it each time: waiters must still be
+// served in arrival order, so every goroutine gets about an eighth of the
+// turns and none starves. The bound is on counts, not time: in a fair
+// queue a goroutine that is slow to come back (a -race stall) only loses
+// the turns it was not waiting for, and over 400 turns a few of those stay
+// far inside a factor of two.
+func TestMinorityDownFairness(t *testing.T) {
+	srvs := cluster(t, 5)
+	addrs := addrsOf(srvs)
+	lockers := []*redlock.Locker{newLocker(t, addrs, nil), newLocker(t, addrs, nil)}
+	for _, s := range srvs[:2] {
+		if err := s.Kill(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	const goroutines, turns = 8, 400
+	var inside, taken atomic.Int64
+	counts := make([]int, goroutines)
+	var wg sync.WaitGroup
+	for g := range goroutines {
+		l := lockers[g%len(lockers)]
+		wg.Go(func() {
+			for taken.Load() < turns {
+				le, err := l.Acquire(t.Context(), "k", lock.WithTTL(2*time.Second), lock.WithWait(20*time.Second))
+				if err != nil {
+					t.Errorf("goroutine %d: acquire: %v", g, err)
+					return
+				}
+				if inside.Add(1) != 1 {
+					t.Error("two holders at once")
+				}
+				if taken.Add(1) <= turns {
+					counts[g]++
+					time.Sleep(2 * time.Millisecond)
+				}
+				inside.Add(-1)
+				if err := le.Release(t.Context()); err != nil {
+					t.Errorf("goroutine %d: release: %v", g, err)
+				}
+			}
+		})
+	}
+	wg.Wait()
+	mean := float64(turns) / goroutines
+	for g, n := range counts {
+		if share := float64(n) / mean; share < 0.5 || share > 2 {
+			t.Errorf("goroutine %d took %d of %d turns, %.2f× the mean; want 0.5×–2×", g, n, turns, share)
+		}
+	}
+	t.Logf("turns per goroutine: %v", counts)
+}
+
 // TestMajorityDown stops three of five nodes: acquisition fails promptly
 // with ErrUnavailable, and the per-node errors are reachable.
 func TestMajorityDown(t *testing.T) {

@@ -1,6 +1,7 @@
 // Package lockbench measures lock implementations side by side, one after
 // another, on the same workloads: our lock/redislock and three common
-// alternatives against the same Redis server, and our lock/redlock,
+// alternatives against the same Redis server, our lock/redlock and
+// go-redsync/redsync against the same five Redis servers, and our
 // lock/pglock and lock/etcdlock on servers of their own. It backs
 // "stockade locks bench".
 //
@@ -39,6 +40,11 @@
 //     Options.RedlockAddrs (a client each, with ContextTimeoutEnabled), with
 //     default Options and a 10 s TTL: a grant needs a majority of the nodes,
 //     and waiters queue fairly on every node, as with stockade.
+//   - redsync5: redsync as above, over the same nodes as redlock (a go-redis
+//     v9 pool each, its client configured as redlock's), with every option
+//     at its default: each try asks every node, each bounded by 5% of the
+//     8 s expiry, and succeeds on a majority. The two Redlock
+//     implementations thus run on the same servers.
 //   - pglock: lock/pglock on PostgreSQL session advisory locks, with
 //     default Options and a 10 s TTL, on a pgx pool of its own with one
 //     connection per goroutine and four to spare: every waiting and every
@@ -48,8 +54,9 @@
 //     leases count whole seconds). Waiters queue by the create revision of
 //     their keys and are woken by a watch.
 //
-// The first four need only the Redis server at Options.Addr; redlock,
-// pglock and etcdlock need their own servers. By default every
+// The first four need only the Redis server at Options.Addr; redlock and
+// redsync5 share the servers of Options.RedlockAddrs, and pglock and
+// etcdlock need their own. By default every
 // implementation whose server is given runs, in the order above. A server
 // is checked before the first cell, and only if an implementation to run
 // needs it.
@@ -107,7 +114,7 @@
 // Every key of a run starts with "lockbench:" and 16 random hex digits,
 // followed by the implementation, the workload and the round. Each cell's keys are
 // deleted when the cell ends, and the run's prefix once more at the end: on
-// Redis and on every redlock node with SCAN + UNLINK, on etcd with a
+// Redis and on every Redlock node with SCAN + UNLINK, on etcd with a
 // prefix delete. Nothing else in those databases is read, written or
 // flushed. etcdlock keeps the etcd leases of released locks for reuse;
 // they have no keys and etcd drops them when their TTL runs out. On

@@ -12,6 +12,7 @@ import (
 
 	bsmlock "github.com/bsm/redislock"
 	"github.com/go-redsync/redsync/v4"
+	redsyncredis "github.com/go-redsync/redsync/v4/redis"
 	"github.com/go-redsync/redsync/v4/redis/goredis/v9"
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/redis/go-redis/v9"
@@ -60,6 +61,7 @@ var impls = []impl{
 	{"bsm", onRedis, onOneRedis(newBSM)},
 	{"setnx", onRedis, onOneRedis(newSetNX)},
 	{"redlock", onRedlock, openRedlock},
+	{"redsync5", onRedlock, openRedsync5},
 	{"pglock", onPostgres, openPGLock},
 	{"etcdlock", onEtcd, openEtcdLock},
 }
@@ -119,11 +121,45 @@ func newStockade(c *redis.Client, prefix string, o Options) locker {
 	return &ourLocker{l: l, ttl: o.TTL, closeFn: l.Close}
 }
 
-// redlock: our lock/redlock over the RedlockAddrs nodes, a client each.
-// ContextTimeoutEnabled lets the per-node timeout cut a call to a node that
-// stopped answering.
+// redlock: our lock/redlock over the RedlockAddrs nodes.
 func openRedlock(ctx context.Context, o Options, w Workload, prefix string) (locker, error) {
-	var clients []redis.UniversalClient
+	clients, closeAll, err := dialRedlockNodes(ctx, o, w)
+	if err != nil {
+		return nil, err
+	}
+	universal := make([]redis.UniversalClient, len(clients))
+	for i, c := range clients {
+		universal[i] = c
+	}
+	l, err := redlock.New(universal, &redlock.Options{Prefix: prefix})
+	if err != nil {
+		closeAll()
+		return nil, err
+	}
+	return &ourLocker{l: l, ttl: o.TTL, closeFn: func() error { return errors.Join(l.Close(), closeAll()) }}, nil
+}
+
+// redsync5: go-redsync/redsync over the RedlockAddrs nodes, a pool each,
+// with every option at its default, as redsync on one Redis.
+func openRedsync5(ctx context.Context, o Options, w Workload, prefix string) (locker, error) {
+	clients, closeAll, err := dialRedlockNodes(ctx, o, w)
+	if err != nil {
+		return nil, err
+	}
+	pools := make([]redsyncredis.Pool, len(clients))
+	for i, c := range clients {
+		pools[i] = goredis.NewPool(c)
+	}
+	return withConns{&redsyncLocker{rs: redsync.New(pools...), prefix: prefix}, closeAll}, nil
+}
+
+// dialRedlockNodes opens a client of each RedlockAddrs node, with its pool
+// warmed and as large as the crowd, and returns them with the function
+// that closes them all. ContextTimeoutEnabled lets a per-node timeout (each
+// Redlock implementation has one) cut a call to a node that stopped
+// answering.
+func dialRedlockNodes(ctx context.Context, o Options, w Workload) ([]*redis.Client, func() error, error) {
+	var clients []*redis.Client
 	closeAll := func() error {
 		var errs []error
 		for _, c := range clients {
@@ -136,15 +172,10 @@ func openRedlock(ctx context.Context, o Options, w Workload, prefix string) (loc
 		clients = append(clients, c)
 		if err := warmRedis(ctx, c, w.Goroutines); err != nil {
 			closeAll()
-			return nil, fmt.Errorf("redlock node %s: %w", addr, err)
+			return nil, nil, fmt.Errorf("redlock node %s: %w", addr, err)
 		}
 	}
-	l, err := redlock.New(clients, &redlock.Options{Prefix: prefix})
-	if err != nil {
-		closeAll()
-		return nil, err
-	}
-	return &ourLocker{l: l, ttl: o.TTL, closeFn: func() error { return errors.Join(l.Close(), closeAll()) }}, nil
+	return clients, closeAll, nil
 }
 
 // pglock: our lock/pglock on a pool of its own. Every waiting and every
@@ -217,9 +248,9 @@ func warmPool(ctx context.Context, pool *pgxpool.Pool, n int) error {
 	return nil
 }
 
-// redsync: every option at its default (8s expiry, 32 tries, 50–250 ms
-// random delay between tries). One Mutex per acquisition, as its value is
-// per acquisition.
+// redsync and redsync5: every option at its default (8s expiry, 32 tries,
+// 50–250 ms random delay between tries). One Mutex per acquisition, as its
+// value is per acquisition.
 type redsyncLocker struct {
 	rs     *redsync.Redsync
 	prefix string

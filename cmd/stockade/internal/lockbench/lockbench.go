@@ -57,9 +57,9 @@ func Workloads() []Workload {
 }
 
 // Impls returns the names of every implementation, in the order they run.
-// The first four run on the Redis server at Options.Addr; redlock,
-// pglock and etcdlock need servers of their own (Options.RedlockAddrs,
-// PostgresURL, EtcdEndpoints).
+// The first four run on the Redis server at Options.Addr; redlock and
+// redsync5 on the servers of Options.RedlockAddrs, pglock on
+// Options.PostgresURL and etcdlock on Options.EtcdEndpoints.
 func Impls() []string {
 	names := make([]string, len(impls))
 	for i, im := range impls {
@@ -76,9 +76,9 @@ type Options struct {
 	Addr string
 
 	// RedlockAddrs are the addresses of the independent Redis servers that
-	// redlock runs on, one per node: five make a quorum of three. Only
-	// keys under the run's prefix are written to them.
-	// Default: none (redlock cannot run).
+	// redlock and redsync5 run on, one per node: five make a quorum of
+	// three. Only keys under the run's prefix are written to them.
+	// Default: none (redlock and redsync5 cannot run).
 	RedlockAddrs []string
 
 	// PostgresURL is the connection string, a URL or keyword/value pairs,
@@ -113,11 +113,11 @@ type Options struct {
 	// Impls names the implementations to run, from Impls(). Each must
 	// have its server set.
 	// Default: stockade, redsync, bsm and setnx, then each of redlock,
-	// pglock and etcdlock whose server is set.
+	// redsync5, pglock and etcdlock whose servers are set.
 	Impls []string
 
-	// TTL is the lease time-to-live for every implementation but redsync,
-	// which keeps its own default expiry (8s). etcdlock rounds it up to
+	// TTL is the lease time-to-live for every implementation but redsync
+	// and redsync5, which keep their own default expiry (8s). etcdlock rounds it up to
 	// whole seconds, and etcd raises it to its minimum lease TTL (2s by
 	// default).
 	// Default: 10s.

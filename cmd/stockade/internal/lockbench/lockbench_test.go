@@ -109,22 +109,24 @@ func TestRunRounds(t *testing.T) {
 // TestRunOwnServers runs each implementation that needs a server of its
 // own, against real servers, and checks that it left nothing behind.
 func TestRunOwnServers(t *testing.T) {
+	redlockNodes := func(t *testing.T, o *lockbench.Options) func(*testing.T) {
+		for range 5 {
+			o.RedlockAddrs = append(o.RedlockAddrs, testserver.NewRedis(t).Addr())
+		}
+		return func(t *testing.T) {
+			for _, addr := range o.RedlockAddrs {
+				checkNoRedisKeys(t, addr)
+			}
+		}
+	}
 	tests := []struct {
 		impl string
 		// setup starts the servers, sets them in o and returns the
 		// check that the run left nothing behind.
 		setup func(t *testing.T, o *lockbench.Options) (leftNothing func(t *testing.T))
 	}{
-		{"redlock", func(t *testing.T, o *lockbench.Options) func(*testing.T) {
-			for range 5 {
-				o.RedlockAddrs = append(o.RedlockAddrs, testserver.NewRedis(t).Addr())
-			}
-			return func(t *testing.T) {
-				for _, addr := range o.RedlockAddrs {
-					checkNoRedisKeys(t, addr)
-				}
-			}
-		}},
+		{"redlock", redlockNodes},
+		{"redsync5", redlockNodes},
 		{"pglock", func(t *testing.T, o *lockbench.Options) func(*testing.T) {
 			url, err := testserver.SharedPostgres(t).CreateDatabase(fmt.Sprintf("lockbench_%d", databases.Add(1)))
 			if err != nil {
@@ -314,6 +316,7 @@ func TestRunRefusesBadOptions(t *testing.T) {
 		{"no keys", lockbench.Options{Workloads: []lockbench.Workload{{Name: "x", Goroutines: 1}}}, "invalid workload"},
 		{"empty workloads", lockbench.Options{Workloads: []lockbench.Workload{}}, "no workloads"},
 		{"redlock without nodes", lockbench.Options{Impls: []string{"stockade", "redlock"}}, `implementation "redlock" needs the addresses of its Redis servers (RedlockAddrs)`},
+		{"redsync5 without nodes", lockbench.Options{Impls: []string{"redsync5"}}, `implementation "redsync5" needs the addresses of its Redis servers (RedlockAddrs)`},
 		{"pglock without database", lockbench.Options{Impls: []string{"pglock"}}, `implementation "pglock" needs a PostgreSQL database (PostgresURL)`},
 		{"etcdlock without cluster", lockbench.Options{Impls: []string{"etcdlock"}}, `implementation "etcdlock" needs an etcd cluster (EtcdEndpoints)`},
 		{"repeated redlock node", lockbench.Options{RedlockAddrs: []string{"127.0.0.1:2", "127.0.0.1:2"}}, "want distinct, non-empty addresses"},
@@ -339,6 +342,7 @@ func TestRunUnreachableServer(t *testing.T) {
 	}{
 		{"redis", lockbench.Options{Addr: "127.0.0.1:1"}, "redis at 127.0.0.1:1"},
 		{"redlock", lockbench.Options{RedlockAddrs: []string{"127.0.0.1:1"}, Impls: []string{"redlock"}}, "redlock node 127.0.0.1:1"},
+		{"redsync5", lockbench.Options{RedlockAddrs: []string{"127.0.0.1:1"}, Impls: []string{"redsync5"}}, "redlock node 127.0.0.1:1"},
 		{"postgres", lockbench.Options{PostgresURL: "postgres://nobody:secret@127.0.0.1:1/db", Impls: []string{"pglock"}}, "postgres at 127.0.0.1:1/db"},
 		{"etcd", lockbench.Options{EtcdEndpoints: []string{"http://127.0.0.1:1"}, Impls: []string{"etcdlock"}}, "etcd at http://127.0.0.1:1"},
 	}

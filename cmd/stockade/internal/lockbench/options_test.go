@@ -13,7 +13,7 @@ func TestDefaultImplsFollowServers(t *testing.T) {
 	}{
 		{"redis only", Options{}, []string{"stockade", "redsync", "bsm", "setnx"}},
 		{"redlock", Options{RedlockAddrs: []string{"r1:6379", "r2:6379", "r3:6379"}},
-			[]string{"stockade", "redsync", "bsm", "setnx", "redlock"}},
+			[]string{"stockade", "redsync", "bsm", "setnx", "redlock", "redsync5"}},
 		{"postgres", Options{PostgresURL: "postgres://pg/bench"},
 			[]string{"stockade", "redsync", "bsm", "setnx", "pglock"}},
 		{"etcd", Options{EtcdEndpoints: []string{"http://etcd:2379"}},
@@ -33,7 +33,7 @@ func TestDefaultImplsFollowServers(t *testing.T) {
 			}
 		})
 	}
-	if got, want := Impls(), []string{"stockade", "redsync", "bsm", "setnx", "redlock", "pglock", "etcdlock"}; !slices.Equal(got, want) {
+	if got, want := Impls(), []string{"stockade", "redsync", "bsm", "setnx", "redlock", "redsync5", "pglock", "etcdlock"}; !slices.Equal(got, want) {
 		t.Errorf("Impls() = %q, want %q", got, want)
 	}
 }
