@@ -309,8 +309,11 @@
 // conflict, never first attempts), stockade_engine_batches_total{outcome}
 // and stockade_engine_batch_calls, stockade_reservations_expired_total and
 // stockade_idempotency_records_purged_total (the sweeper), and under the
-// lock strategy stockade_lock_events_total{kind},
-// stockade_lock_wait_seconds{outcome} and stockade_lock_hold_seconds{end}.
+// lock strategy the leases' metrics as the module lock/lockprom records
+// them, with the prefix stockade_lock and keys classed by the engine's
+// prefixes (stockade:sku:, stockade:event:): acquisitions_total,
+// failures_total{reason}, wait_seconds, hold_seconds, active_leases,
+// lost_total and renew_failures_total.
 //
 // Every request has an id: its X-Request-Id header if that is 1 to 128
 // printable ASCII characters, else a new random one, sent back in

@@ -89,6 +89,14 @@
 // leases are lost, and the next holder's token is larger than theirs.
 // memlock implements both.
 //
+// # Observing leases
+//
+// WithObserver reports each acquisition, refusal, release, failed renewal
+// and loss to an Observer, for metrics and logs. The module
+// github.com/stockade/stockade/lock/lockprom records them in Prometheus
+// metrics; it is a module of its own, so that this one does not depend on
+// client_golang.
+//
 // # Errors
 //
 // ErrNotAcquired, ErrLost, ErrReleased, ErrUnavailable and ErrInvalid are

@@ -12,6 +12,7 @@ require (
 	github.com/redis/go-redis/v9 v9.23.0
 	github.com/stockade/stockade v0.0.0
 	github.com/stockade/stockade/lock v0.0.0
+	github.com/stockade/stockade/lock/lockprom v0.0.0
 	go.etcd.io/etcd/client/v3 v3.7.3
 	go.uber.org/zap v1.27.1
 	google.golang.org/grpc v1.83.2
@@ -60,9 +61,10 @@ require (
 	modernc.org/sqlite v1.61.1 // indirect
 )
 
-// Inside this repository the binary builds from the root and lock modules
-// as they are, with or without go.work.
+// Inside this repository the binary builds from the root, lock and lockprom
+// modules as they are, with or without go.work.
 replace (
 	github.com/stockade/stockade => ../..
 	github.com/stockade/stockade/lock => ../../lock
+	github.com/stockade/stockade/lock/lockprom => ../../lock/lockprom
 )

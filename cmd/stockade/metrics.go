@@ -10,6 +10,7 @@ import (
 	"github.com/stockade/stockade/events"
 	"github.com/stockade/stockade/httpapi"
 	"github.com/stockade/stockade/lock"
+	"github.com/stockade/stockade/lock/lockprom"
 )
 
 // The metrics of the engine, its sweeper and its locks, registered in the
@@ -106,33 +107,20 @@ func (l observedLocker) with(opts []lock.Option) []lock.Option {
 	return append(opts[:len(opts):len(opts)], lock.WithObserver(obs))
 }
 
-// observeLocker registers the lock metrics in reg and returns l with
-// every lease reporting its waits, holds and losses to them.
+// observeLocker registers the lock metrics in reg, lockprom's under the
+// names stockade_lock_…, and returns l with every lease reporting to them.
+// The keys are classed by the engine's lock key prefixes, a SKU's and an
+// event's. reg is the server's own registry: metrics of the same names
+// there are a bug, and it panics as promauto does for the metrics beside
+// them.
 func observeLocker(l lock.Locker, reg prometheus.Registerer) lock.Locker {
-	f := promauto.With(reg)
-	events := f.NewCounterVec(prometheus.CounterOpts{
-		Name: "stockade_lock_events_total",
-		Help: "Lease events of the lock strategy: acquired, not_acquired, released, renew_failed, lost.",
-	}, []string{"kind"})
-	wait := f.NewHistogramVec(prometheus.HistogramOpts{
-		Name:    "stockade_lock_wait_seconds",
-		Help:    "Time spent waiting for a lease, by outcome (acquired or not_acquired).",
-		Buckets: httpapi.LatencyBuckets,
-	}, []string{"outcome"})
-	held := f.NewHistogramVec(prometheus.HistogramOpts{
-		Name:    "stockade_lock_hold_seconds",
-		Help:    "Time a lease was held, by how it ended (released or lost).",
-		Buckets: httpapi.LatencyBuckets,
-	}, []string{"end"})
-	obs := lock.ObserverFunc(func(e lock.Event) {
-		events.WithLabelValues(e.Kind.String()).Inc()
-		switch e.Kind {
-		case lock.Acquired, lock.NotAcquired:
-			wait.WithLabelValues(e.Kind.String()).Observe(e.Wait.Seconds())
-		case lock.Released, lock.Lost:
-			held.WithLabelValues(e.Kind.String()).Observe(e.Held.Seconds())
-		}
+	obs, err := lockprom.New(reg, &lockprom.Options{
+		Prefix: "stockade_lock",
+		Class:  lockprom.PrefixClass("stockade:sku:", "stockade:event:"),
 	})
+	if err != nil {
+		panic(err)
+	}
 	return observedLocker{Locker: l, obs: obs}
 }
 

@@ -1,8 +1,10 @@
 package main
 
 import (
+	"errors"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -12,6 +14,8 @@ import (
 	"github.com/prometheus/client_golang/prometheus/testutil"
 
 	"github.com/stockade/stockade/engine"
+	"github.com/stockade/stockade/lock"
+	"github.com/stockade/stockade/lock/memlock"
 )
 
 // TestEngineObserver feeds engine events to the observer and reads the
@@ -58,6 +62,68 @@ stockade_idempotency_records_purged_total 2
 	}
 	if n := testutil.CollectAndCount(reg, "stockade_engine_call_duration_seconds"); n != 3 {
 		t.Errorf("%d duration series, want one per op but batch: sweep, reserve, checkout", n)
+	}
+}
+
+// TestLockMetrics: every lease of the lock strategy's locker reports to
+// the stockade_lock_ metrics, its key classed by the engine's prefixes,
+// and an observer the caller set still hears of it.
+func TestLockMetrics(t *testing.T) {
+	reg := prometheus.NewRegistry()
+	locker := observeLocker(memlock.New(nil), reg)
+	ctx := t.Context()
+
+	var theirs []string
+	skus, err := lock.AcquireAll(ctx, locker, []string{"stockade:sku:a", "stockade:sku:b"},
+		lock.WithObserver(lock.ObserverFunc(func(e lock.Event) { theirs = append(theirs, e.Kind.String()+" "+e.Key) })))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := locker.TryAcquire(ctx, "stockade:sku:a"); !errors.Is(err, lock.ErrNotAcquired) {
+		t.Fatalf("TryAcquire of a held SKU: %v", err)
+	}
+	for _, key := range []string{"stockade:event:e1", "elsewhere"} {
+		lease, err := locker.Acquire(ctx, key)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := lease.Release(ctx); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := skus.Release(ctx); err != nil {
+		t.Fatal(err)
+	}
+
+	if err := testutil.GatherAndCompare(reg, strings.NewReader(`
+# HELP stockade_lock_acquisitions_total Leases granted, by class and whether the key was held or queued for when asked ("true" or "false").
+# TYPE stockade_lock_acquisitions_total counter
+stockade_lock_acquisitions_total{class="other",contended="false"} 1
+stockade_lock_acquisitions_total{class="stockade:event:",contended="false"} 1
+stockade_lock_acquisitions_total{class="stockade:sku:",contended="false"} 2
+# HELP stockade_lock_failures_total Acquisitions that gave up, by class and reason: timeout, canceled, held, unavailable, invalid or other.
+# TYPE stockade_lock_failures_total counter
+stockade_lock_failures_total{class="stockade:sku:",reason="held"} 1
+# HELP stockade_lock_active_leases Leases granted and not yet released or lost, by class.
+# TYPE stockade_lock_active_leases gauge
+stockade_lock_active_leases{class="other"} 0
+stockade_lock_active_leases{class="stockade:event:"} 0
+stockade_lock_active_leases{class="stockade:sku:"} 0
+`), "stockade_lock_acquisitions_total", "stockade_lock_failures_total", "stockade_lock_active_leases", "stockade_lock_lost_total"); err != nil {
+		t.Error(err)
+	}
+	for name, want := range map[string]int{
+		"stockade_lock_wait_seconds": 4, // acquired for each class, and the SKU's refusal
+		"stockade_lock_hold_seconds": 3, // released, for each class
+	} {
+		if n, err := testutil.GatherAndCount(reg, name); err != nil || n != want {
+			t.Errorf("%s: %d series (%v), want %d", name, n, err, want)
+		}
+	}
+	slices.Sort(theirs)
+	want := []string{"acquired stockade:sku:a", "acquired stockade:sku:b", "released stockade:sku:a", "released stockade:sku:b"}
+	if !slices.Equal(theirs, want) {
+		t.Errorf("the caller's observer heard %q, want %q", theirs, want)
 	}
 }
 
