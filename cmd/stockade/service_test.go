@@ -252,19 +252,31 @@ func TestServeSweepsAndServesMetrics(t *testing.T) {
 	if _, err := c.Confirm(ctx, r.ID, nil); stockade.ErrorCode(err) != stockade.EReservationExpired {
 		t.Fatalf("confirm of an expired hold: %v, want %s", err, stockade.EReservationExpired)
 	}
-	code, body := get(t, "http://"+s.addr+"/metrics")
-	if code != http.StatusOK {
-		t.Fatalf("GET /metrics = %d", code)
-	}
-	for _, want := range []string{
+	// The sweep records its metrics once its transaction has committed,
+	// a moment after the stock is back: read them until they are there.
+	wants := []string{
 		`stockade_http_requests_total{method="POST",route="/v1/reservations",status="201"} 1`,
 		`stockade_reservations_total{op="reserve",outcome="ok"} 1`,
 		`stockade_engine_calls_total{op="reserve",outcome="ok"} 1`,
 		`stockade_reservations_expired_total 1`,
 		`stockade_engine_call_duration_seconds_count{op="sweep"}`,
-	} {
-		if !strings.Contains(body, want) {
-			t.Errorf("/metrics has no %q", want)
+	}
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+		code, body := get(t, "http://"+s.addr+"/metrics")
+		if code != http.StatusOK {
+			t.Fatalf("GET /metrics = %d", code)
+		}
+		var missing []string
+		for _, want := range wants {
+			if !strings.Contains(body, want) {
+				missing = append(missing, want)
+			}
+		}
+		if len(missing) == 0 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("/metrics has no %q", missing)
 		}
 	}
 	if !strings.Contains(s.log.String(), "msg=request method=POST route=/v1/reservations") {
