@@ -1,6 +1,7 @@
 // Package pglock is a lock.Locker on PostgreSQL advisory locks, through a
 // pgx connection pool, plus LockTx, which locks a key for the rest of a
-// transaction.
+// transaction. Its Locker is also lock.RWLockers, on shared advisory
+// locks, and lock.Semaphores, on a table.
 //
 //	pool, err := pgxpool.New(ctx, "postgres://app@db/app") // sized for the leases held at once
 //	locker := pglock.New(pool, nil)
@@ -123,10 +124,82 @@
 // beyond the transaction. LockTx and a Locker with the same Prefix exclude
 // each other on the same key.
 //
+// # Read-write locks
+//
+// A read-write lock is a session advisory lock too, on an id of its own
+// (see RWLockID: the SHA-256 of "rw\x00"+Prefix+key), so that the
+// read-write lock on a key and the lock on the same key are apart. A
+// reader takes it with pg_advisory_lock_shared (TryAcquireShared with
+// pg_try_advisory_lock_shared), a writer with pg_advisory_lock (and
+// pg_try_advisory_lock), each on a pinned connection, and everything said
+// above of a lock's lease holds for both: the TTL and idle_session_timeout,
+// the check every CheckInterval, Refresh (which looks in pg_locks for the
+// lock in its mode, ShareLock or ExclusiveLock), Release, cancellation,
+// Close. A writer's lease carries a fencing token from the sequence; a
+// reader's has none (Token returns 0).
+//
+// Fairness is PostgreSQL's own. Its lock manager keeps one queue per lock
+// in arrival order, and grants a new request only if it conflicts neither
+// with the holders nor with any request already waiting; a release wakes
+// the waiters from the front for as long as each conflicts with nobody
+// granted or waiting ahead of it. So readers that come after a waiting
+// writer wait for it, pg_try_advisory_lock_shared is refused while a
+// writer waits, and a writer waits only for those ahead of it: neither side
+// starves. (locktest.RunRWLockers checks this against the server.)
+//
+// # Semaphores
+//
+// Advisory locks cannot count, so permits are rows of a table, created
+// with CREATE TABLE IF NOT EXISTS on first use (Options.Schema and
+// Options.Semaphores; see semaphore_table.sql). Each holder or waiter of
+// a key has an entry: the key, an arrival number from a bigserial, the
+// permits n it asks for, the key's limit, random owner bits that only its
+// caller knows, and expires_at. Nothing else is stored: an entry holds its
+// permits exactly when the permits of the live entries that arrived
+// before it, plus its own, fit the limit, evaluated in SQL at each check.
+// That is first come, first served, and a caller of many permits first in
+// line holds back the callers of one behind it. To create the table up
+// front, or for a role that may not create objects, run
+// semaphore_table.sql with the table's name in it, and grant SELECT,
+// INSERT, UPDATE and DELETE on it and USAGE on its arrival sequence.
+//
+// Every statement on a key runs in a batch whose implicit transaction
+// first takes a transaction-level advisory lock on the key (in a
+// namespace of its own), so statements on a key run one at a time and
+// arrival order is the order in which entries are seen. Every statement
+// also deletes the key's expired entries. A holder's entry expires at its
+// TTL (Refresh and WithAutoRenew extend it); a key's limit is that of its
+// live entries, and a call with another gets lock.ErrInvalid. A held
+// lease pins no connection: it is a row. Its local deadline runs from
+// before the statement that saw the grant, so it ends before the entry
+// expires on the server.
+//
+// A waiter waits on a pool connection of its own, pinned while it waits,
+// that LISTENs on the key's channel (lock_semaphore_ and the hex of the
+// key's id). A statement that deletes entries (a Release, a waiter giving
+// up, an expiry found) NOTIFYs the channel when entries arrived after
+// them; the waiters then check. A waiter also checks every CheckInterval,
+// and when the first entry ahead of it expires, so that it never depends
+// on a notification alone: a vanished holder's permits come back when its
+// entry expires on the server. Each check keeps the waiter's entry alive
+// for 3 CheckIntervals more: the entry of a waiter that died stops holding
+// back those behind it within that time. A waiter that stalled longer
+// finds its entry gone and queues again, at the back. When ctx ends (or
+// the WithWait bound passes) the waiter deletes its entry, which gives
+// back a grant that raced with the cancellation and wakes those behind.
+// Release deletes only the caller's entry (by its arrival and owner bits),
+// returns lock.ErrLost if it had expired, and is safe to retry.
+//
+// A permit has no fencing token (Token returns 0): up to limit holders
+// hold at once, and no single rising number could tell a resource which
+// of them are current. Fence writes with a lock or a writer's lease.
+//
 // # Pool size and proxies
 //
-// Every held lease pins one connection of the pool, and so does every
-// Acquire while it waits; AcquireAll on n keys pins n. An Acquire that finds
+// Every held lease of a lock or a read-write lock pins one connection of
+// the pool, and so does every Acquire (AcquireShared, AcquireExclusive,
+// AcquirePermits) while it waits; AcquireAll on n keys pins n. A held
+// semaphore lease pins none. An Acquire that finds
 // the pool exhausted waits for a connection, within its context and WithWait
 // bound, and so does TryAcquire. Size the pool (pgxpool's MaxConns, by
 // default the larger of 4 and the number of CPUs) for the leases held and

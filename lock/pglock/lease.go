@@ -23,14 +23,40 @@ type backend struct {
 	locker *Locker
 	key    string
 	id     int64
+	mode   *lockMode
 	lease  *lease.Lease // set before watch starts
 
 	mu   sync.Mutex
 	conn *pgxpool.Conn // nil once given back to the pool or discarded
 }
 
+// lockMode is how a lease's session holds its advisory lock: exclusively
+// (a lock, or a read-write lock's writer), with a fencing token, or shared
+// (a read-write lock's reader), without one.
+type lockMode struct {
+	name   string // the mode as pg_locks shows it
+	try    string // SQL: take the lock if it is free and nobody waits
+	wait   string // SQL: queue for the lock
+	unlock string // SQL: release it
+	token  bool   // the grant draws a fencing token
+}
+
+var (
+	exclusive = &lockMode{name: "ExclusiveLock", try: tryAcquireSQL, wait: acquireSQL, unlock: releaseSQL, token: true}
+	shared    = &lockMode{name: "ShareLock", try: tryAcquireSharedSQL, wait: acquireSharedSQL, unlock: releaseSharedSQL}
+)
+
+// args are the arguments of m.try and m.wait: the lock id, the token
+// sequence (if m draws tokens) and the idle_session_timeout.
+func (m *lockMode) args(id int64, seq, idle string) []any {
+	if m.token {
+		return []any{id, seq, idle}
+	}
+	return []any{id, idle}
+}
+
 // Refresh implements lease.Backend: it checks on the server that the
-// session still holds the lock, and sets the session's idle_session_timeout
+// session still holds the lock in its mode, and sets the session's idle_session_timeout
 // for ttl. The lease then moves its local deadline.
 func (b *backend) Refresh(ctx context.Context, ttl time.Duration) error {
 	b.mu.Lock()
@@ -39,7 +65,7 @@ func (b *backend) Refresh(ctx context.Context, ttl time.Duration) error {
 		return fmt.Errorf("%w: %q: its connection is gone", lock.ErrLost, b.key)
 	}
 	var held bool
-	err := b.conn.QueryRow(ctx, heldSQL, b.id, b.locker.opts.idleTimeout(ttl)).Scan(&held, nil)
+	err := b.conn.QueryRow(ctx, heldSQL, b.id, b.locker.opts.idleTimeout(ttl), b.mode.name).Scan(&held, nil)
 	switch {
 	case err == nil && held:
 		return nil
@@ -64,7 +90,7 @@ func (b *backend) Release(ctx context.Context) error {
 		return fmt.Errorf("%w: %q: its connection is gone", lock.ErrLost, b.key)
 	}
 	var released bool
-	err := b.conn.QueryRow(ctx, releaseSQL, b.id).Scan(&released, nil)
+	err := b.conn.QueryRow(ctx, b.mode.unlock, b.id).Scan(&released, nil)
 	closed := b.conn.Conn().IsClosed()
 	switch {
 	case err == nil && released:

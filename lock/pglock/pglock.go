@@ -51,7 +51,8 @@ type Options struct {
 	// Default: "lock:".
 	Prefix string
 
-	// Schema holds the fencing-token sequence. It must exist.
+	// Schema holds the fencing-token sequence and the semaphore table. It
+	// must exist.
 	// Default: "public".
 	Schema string
 
@@ -60,6 +61,12 @@ type Options struct {
 	// found missing.
 	// Default: "lock_token_seq".
 	Sequence string
+
+	// Semaphores is the name of the table of semaphore entries (see
+	// Semaphores in the package documentation). It is created with CREATE
+	// TABLE IF NOT EXISTS when first found missing.
+	// Default: "lock_semaphore".
+	Semaphores string
 
 	// CheckInterval is how often each held lease checks that its connection
 	// is alive, with an empty query. A lease whose connection died (the
@@ -91,6 +98,9 @@ func (o *Options) withDefaults() Options {
 	if out.Sequence == "" {
 		out.Sequence = "lock_token_seq"
 	}
+	if out.Semaphores == "" {
+		out.Semaphores = "lock_semaphore"
+	}
 	if out.CheckInterval <= 0 {
 		out.CheckInterval = time.Second
 	}
@@ -115,15 +125,17 @@ func IdleTimeout(ttl time.Duration, opts *Options) time.Duration {
 
 // idleTimeoutMS is IdleTimeout in milliseconds.
 func (o *Options) idleTimeoutMS(ttl time.Duration) int64 {
-	ceilMS := func(d time.Duration) int64 {
-		ms := int64(d / time.Millisecond)
-		if d%time.Millisecond != 0 {
-			ms++
-		}
-		return ms
-	}
 	// Milliseconds of two Durations add up without overflow.
 	return min(ceilMS(max(ttl, o.CheckInterval))+ceilMS(o.CheckInterval), math.MaxInt32)
+}
+
+// ceilMS is d in whole milliseconds, rounded up.
+func ceilMS(d time.Duration) int64 {
+	ms := int64(d / time.Millisecond)
+	if d%time.Millisecond != 0 {
+		ms++
+	}
+	return ms
 }
 
 // idleTimeout is the idle_session_timeout value, in milliseconds, as the
@@ -163,10 +175,15 @@ type Locker struct {
 	pool     *pgxpool.Pool
 	opts     Options
 	seq      string
+	sem      semaphoreSQL
 	cleanups lease.Cleanups // of the connections of abandoned acquisitions
 }
 
-var _ lock.Locker = (*Locker)(nil)
+var (
+	_ lock.Locker     = (*Locker)(nil)
+	_ lock.RWLockers  = (*Locker)(nil)
+	_ lock.Semaphores = (*Locker)(nil)
+)
 
 // New returns a Locker that takes its connections from pool. The pool must
 // connect to PostgreSQL directly or through a session-pooling proxy, not a
@@ -174,7 +191,7 @@ var _ lock.Locker = (*Locker)(nil)
 // enough for every lease held and every Acquire waiting at once.
 func New(pool *pgxpool.Pool, opts *Options) *Locker {
 	o := opts.withDefaults()
-	return &Locker{pool: pool, opts: o, seq: o.sequence()}
+	return &Locker{pool: pool, opts: o, seq: o.sequence(), sem: newSemaphoreSQL(&o)}
 }
 
 // Close waits for the clean-ups that outlived their callers: connections
@@ -189,22 +206,24 @@ func (l *Locker) Close() error {
 // Acquire implements lock.Locker. It waits in PostgreSQL's lock queue; ctx
 // ending, or the WithWait bound passing, cancels the wait on the server.
 func (l *Locker) Acquire(ctx context.Context, key string, opts ...lock.Option) (lock.Lease, error) {
-	return l.acquire(ctx, key, true, opts)
+	return l.acquire(ctx, key, lockID(l.opts.Prefix, key), exclusive, true, opts)
 }
 
 // TryAcquire implements lock.Locker. It does not wait for the key, but it
 // does wait (bounded by ctx) for a free connection from the pool.
 func (l *Locker) TryAcquire(ctx context.Context, key string, opts ...lock.Option) (lock.Lease, error) {
-	return l.acquire(ctx, key, false, opts)
+	return l.acquire(ctx, key, lockID(l.opts.Prefix, key), exclusive, false, opts)
 }
 
-func (l *Locker) acquire(ctx context.Context, key string, wait bool, opts []lock.Option) (lock.Lease, error) {
+// acquire takes advisory lock id, of key, in mode m: the lease of a lock,
+// or of either side of a read-write lock.
+func (l *Locker) acquire(ctx context.Context, key string, id int64, m *lockMode, wait bool, opts []lock.Option) (lock.Lease, error) {
 	a, ctx, err := lease.Begin(ctx, key, wait, opts)
 	if err != nil {
 		return nil, err
 	}
 	defer a.End()
-	b := &backend{locker: l, key: key, id: lockID(l.opts.Prefix, key)}
+	b := &backend{locker: l, key: key, id: id, mode: m}
 	token, granted, contended, err := b.take(ctx, wait, a.Config.TTL)
 	a.Contended = contended
 	if err != nil || !granted {
@@ -220,9 +239,10 @@ func (l *Locker) acquire(ctx context.Context, key string, wait bool, opts []lock
 	return b.lease, nil
 }
 
-// take pins a pool connection and takes the lock on it: at once if it is
-// free, else (with wait) by queueing on the server. With the grant, it sets
-// the session's idle_session_timeout for ttl. On success the connection
+// take pins a pool connection and takes the lock on it in b.mode: at once
+// if it is free, else (with wait) by queueing on the server. With the
+// grant, it draws a token (exclusive mode only) and sets the session's
+// idle_session_timeout for ttl. On success the connection
 // stays pinned in b.conn. A failure leaves nothing held: the connection
 // goes back to the pool only once it is known to hold no lock on the key
 // (and has its default timeout back), and is discarded otherwise.
@@ -235,7 +255,7 @@ func (b *backend) take(ctx context.Context, wait bool, ttl time.Duration) (token
 		}
 		var tok *int64
 		// The second column, the timeout as set, is not needed.
-		err = conn.QueryRow(ctx, tryAcquireSQL, b.id, seq, idle).Scan(&tok, nil)
+		err = conn.QueryRow(ctx, b.mode.try, b.mode.args(b.id, seq, idle)...).Scan(&tok, nil)
 		switch {
 		case err == nil:
 		case errors.Is(err, pgx.ErrNoRows): // held, or waiters queued
@@ -336,7 +356,7 @@ func (b *backend) wait(ctx context.Context, conn *pgxpool.Conn, seq, idle string
 	)
 	go func() {
 		defer close(done)
-		qerr = queryCancellable(ctx, conn, conn.Conn().PgConn(), acquireSQL, []any{b.id, seq, idle}, &got, nil)
+		qerr = queryCancellable(ctx, conn, conn.Conn().PgConn(), b.mode.wait, b.mode.args(b.id, seq, idle), &got, nil)
 	}()
 	select {
 	case <-done:
@@ -362,9 +382,9 @@ func (b *backend) wait(ctx context.Context, conn *pgxpool.Conn, seq, idle string
 }
 
 // giveBack returns conn to the pool once it is known to hold no lock on id,
-// releasing the lock if it does and resetting idle_session_timeout; if that
-// cannot be done, it discards the connection, which ends the session and so
-// frees whatever it held.
+// releasing the lock (in either mode) if it does and resetting
+// idle_session_timeout; if that cannot be done, it discards the
+// connection, which ends the session and so frees whatever it held.
 func giveBack(conn *pgxpool.Conn, id int64) {
 	if !conn.Conn().IsClosed() {
 		ctx, cancel := context.WithTimeout(context.Background(), cleanupTimeout)

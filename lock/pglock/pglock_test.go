@@ -26,7 +26,7 @@ const bound = 20 * time.Second
 var databases atomic.Int64
 
 // newDatabase creates a database for the test on srv and returns its URL.
-func newDatabase(t *testing.T, srv *testserver.Postgres) string {
+func newDatabase(t testing.TB, srv *testserver.Postgres) string {
 	t.Helper()
 	url, err := srv.CreateDatabase(fmt.Sprintf("pglock_%d", databases.Add(1)))
 	if err != nil {
@@ -37,7 +37,7 @@ func newDatabase(t *testing.T, srv *testserver.Postgres) string {
 
 // newPool returns a pool of up to maxConns connections to url, closed when
 // the test ends (after the leases it holds are released).
-func newPool(t *testing.T, url string, maxConns int32) *pgxpool.Pool {
+func newPool(t testing.TB, url string, maxConns int32) *pgxpool.Pool {
 	t.Helper()
 	cfg, err := pgxpool.ParseConfig(url)
 	if err != nil {

@@ -1,9 +1,11 @@
--- Release advisory lock $1 (bigint) if this session holds it, quietly, and
--- put the session's idle_session_timeout back to its default, as
--- release.sql does. Used to clean up after a cancelled or failed wait,
--- which may have been granted the lock just as it gave up, and after a lost
--- lease.
-SELECT (SELECT count(pg_advisory_unlock($1))
+-- Release advisory lock $1 (bigint) if this session holds it, in either
+-- mode, quietly, and put the session's idle_session_timeout back to its
+-- default, as release.sql does. Used to clean up after a cancelled or
+-- failed wait, which may have been granted the lock just as it gave up,
+-- and after a lost lease.
+SELECT (SELECT count(CASE WHEN mode = 'ShareLock'
+                          THEN pg_advisory_unlock_shared($1)
+                          ELSE pg_advisory_unlock($1) END)
         FROM pg_locks
         WHERE locktype = 'advisory'
           AND pid = pg_backend_pid()
