@@ -41,33 +41,33 @@ const (
 
 // KeyState is one key of one kind at the moment it was read.
 type KeyState struct {
-	Key  string
-	Kind KeyKind
+	Key  string  `json:"key"`
+	Kind KeyKind `json:"kind"`
 	// Limit is a semaphore's number of permits; 0 for other kinds.
-	Limit int `json:",omitempty"`
+	Limit int `json:"limit,omitzero"`
 	// Holders hold the key, in the order they were granted it.
-	Holders []Holder
+	Holders []Holder `json:"holders"`
 	// Waiters is how many callers wait for the key.
-	Waiters int
+	Waiters int `json:"waiters"`
 	// WaiterIDs names the waiters, first in line first, where the backend
 	// knows them; a backend that does not leaves it empty.
-	WaiterIDs []string `json:",omitempty"`
+	WaiterIDs []string `json:"waiter_ids,omitempty"`
 }
 
 // Holder is one lease on a key.
 type Holder struct {
 	// ID names the lease where the backend can (never the secret that
 	// proves ownership); empty if it cannot.
-	ID string `json:",omitempty"`
+	ID string `json:"id,omitzero"`
 	// Token is the lease's fencing token; 0 for a permit or a shared lease.
-	Token uint64
+	Token uint64 `json:"token,omitzero"`
 	// Permits is how many permits a semaphore's lease holds; 0 otherwise.
-	Permits int `json:",omitempty"`
+	Permits int `json:"permits,omitzero"`
 	// Shared is true for a read-write lock's shared lease.
-	Shared bool `json:",omitempty"`
+	Shared bool `json:"shared,omitzero"`
 	// AcquiredAt is when the lease was granted, zero if unknown.
-	AcquiredAt time.Time
+	AcquiredAt time.Time `json:"acquired_at,omitzero"`
 	// ExpiresAt is when the lease ends unless refreshed, zero if the
 	// backend knows no such time (a session-bound lease).
-	ExpiresAt time.Time
+	ExpiresAt time.Time `json:"expires_at,omitzero"`
 }

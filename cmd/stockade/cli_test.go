@@ -41,6 +41,9 @@ func TestHelp(t *testing.T) {
 		{[]string{"bench"}, "usage: stockade bench [flags]"},
 		{[]string{"locks"}, "usage: stockade locks <subcommand> [flags]"},
 		{[]string{"locks", "bench"}, "usage: stockade locks bench [flags]"},
+		{[]string{"locks", "ls"}, "usage: stockade locks ls [flags]"},
+		{[]string{"locks", "show"}, "usage: stockade locks show [flags] KEY"},
+		{[]string{"locks", "break"}, "usage: stockade locks break [flags] KEY"},
 		{[]string{"payments", "stuck"}, "usage: stockade payments stuck [flags]"},
 		{[]string{"version"}, "usage: stockade version"},
 	}

@@ -63,12 +63,24 @@ func (e *envFlags) Float64(name, variable string, def float64, usage string) *fl
 // environment to the flags not given. -h prints the usage as parseFlags
 // does.
 func (e *envFlags) Parse(args []string) error {
+	rest, err := e.ParseArgs(args)
+	if err == nil && len(rest) > 0 {
+		return fmt.Errorf("unexpected arguments %q", rest)
+	}
+	return err
+}
+
+// ParseArgs is Parse for a command that takes arguments after its flags:
+// it returns them.
+func (e *envFlags) ParseArgs(args []string) ([]string, error) {
 	if err := parseFlags(e.fs, args, e.help); err != nil {
-		return err
+		return nil, err
 	}
-	if e.fs.NArg() > 0 {
-		return fmt.Errorf("unexpected arguments %q", e.fs.Args())
-	}
+	return e.fs.Args(), e.applyEnv()
+}
+
+// applyEnv sets the flags not given from their environment variables.
+func (e *envFlags) applyEnv() error {
 	var errs []error
 	for _, name := range e.order {
 		variable := e.env[name]

@@ -17,11 +17,14 @@ import (
 const locksUsage = `usage: stockade locks <subcommand> [flags]
 
 subcommands:
+  ls       list the keys held or waited for on the lock servers (-locker)
+  show     show one key's holders and waiters
+  break    free a stuck key: its leases are lost, its waiters get it
   bench    run lock implementations one after another on three workloads and
            print a table: four on Redis (stockade, redsync, bsm, setnx), and
            redlock, redsync5, pglock and etcdlock when their servers are given
 
-"stockade locks bench -h" lists its flags.
+"stockade locks SUBCOMMAND -h" lists its flags.
 `
 
 // locks runs the distributed-lock tools.
@@ -33,6 +36,8 @@ func locks(ctx context.Context, args []string, getenv func(string) string, stdou
 	switch args[0] {
 	case "bench":
 		return locksBench(ctx, args[1:], getenv, stdout, stderr)
+	case "ls", "show", "break":
+		return locksInspect(ctx, args[0], args[1:], getenv, stdout, stderr)
 	case "help", "-h", "-help", "--help":
 		fmt.Fprint(stdout, locksUsage)
 		return nil

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/stockade/stockade/lock"
+	"github.com/stockade/stockade/lock/locktest"
 	"github.com/stockade/stockade/lock/memlock"
 )
 
@@ -105,4 +106,9 @@ func waitFor(t *testing.T, cond func() bool) {
 		}
 		time.Sleep(time.Millisecond)
 	}
+}
+
+func TestInspectorConformance(t *testing.T) {
+	l := memlock.New(nil)
+	locktest.RunInspector(t, func(*testing.T) lock.Locker { return l })
 }

@@ -1,0 +1,131 @@
+package main
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"strings"
+	"testing"
+	"time"
+
+	clientv3 "go.etcd.io/etcd/client/v3"
+	"go.uber.org/zap"
+
+	"github.com/stockade/stockade/lock"
+	"github.com/stockade/stockade/lock/etcdlock"
+	"github.com/stockade/stockade/lock/testserver"
+)
+
+// TestLocksInspect lists, shows and breaks keys that a locker on a real
+// etcd holds, as an operator would from another process.
+func TestLocksInspect(t *testing.T) {
+	endpoint := testserver.SharedEtcd(t).Endpoint()
+	client, err := clientv3.New(clientv3.Config{Endpoints: []string{endpoint}, DialTimeout: 5 * time.Second, Logger: zap.NewNop()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { client.Close() })
+	l := etcdlock.New(client, nil) // the namespace serve's locker uses
+	t.Cleanup(func() { l.Close() })
+	ctx := t.Context()
+	prefix := fmt.Sprintf("inspect-%x/", rand.Uint64())
+	key := prefix + "sku"
+
+	holder, err := l.Acquire(ctx, key, lock.WithTTL(time.Minute))
+	if err != nil {
+		t.Fatal(err)
+	}
+	next := make(chan lock.Lease, 1)
+	go func() {
+		le, err := l.Acquire(ctx, key)
+		if err != nil {
+			t.Errorf("waiter: %v", err)
+		}
+		next <- le
+	}()
+	sem, err := l.AcquirePermits(ctx, prefix+"exports", 4, 3, lock.WithTTL(time.Minute))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sem.Release(ctx)
+
+	locker := "etcd://" + endpoint
+	var states []lock.KeyState
+	for deadline := time.Now().Add(20 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+		out, _, err := runCmd(t, nil, "locks", "ls", "-locker", locker, "-prefix", prefix, "-json")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := json.Unmarshal([]byte(out), &states); err != nil {
+			t.Fatalf("ls -json: %v\n%s", err, out)
+		}
+		if len(states) == 2 && states[0].Waiters == 1 || time.Now().After(deadline) {
+			break
+		}
+	}
+	if len(states) != 2 || states[0].Key != key || states[0].Kind != lock.KindLock || states[0].Waiters != 1 ||
+		len(states[0].Holders) != 1 || states[0].Holders[0].Token != holder.Token() ||
+		states[1].Kind != lock.KindSemaphore || states[1].Limit != 4 || states[1].Holders[0].Permits != 3 {
+		t.Fatalf("ls -json = %+v; want %s held by token %d with a waiter, and a semaphore of 4 with 3 taken", states, key, holder.Token())
+	}
+
+	out, _, err := runCmd(t, nil, "locks", "ls", "-locker", locker, "-prefix", prefix)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"KIND", key, "semaphore/4", "1 (3 permits)", fmt.Sprint(holder.Token())} {
+		if !strings.Contains(out, want) {
+			t.Errorf("ls prints no %q:\n%s", want, out)
+		}
+	}
+	out, _, err = runCmd(t, nil, "locks", "show", "-locker", locker, key)
+	if err != nil || !strings.Contains(out, "holder ") || !strings.Contains(out, "waiters ") {
+		t.Errorf("show = %v:\n%s\nwant the holder and the waiter", err, out)
+	}
+
+	out, _, err = runCmd(t, nil, "locks", "break", "-locker", locker, key)
+	if err != nil || !strings.Contains(out, "broke "+key) {
+		t.Fatalf("break = %v:\n%s", err, out)
+	}
+	select {
+	case <-holder.Done():
+	case <-time.After(20 * time.Second):
+		t.Fatal("the broken holder's lease did not end")
+	}
+	if !errors.Is(holder.Err(), lock.ErrLost) {
+		t.Errorf("broken holder: Err() = %v; want ErrLost", holder.Err())
+	}
+	le := <-next
+	if le == nil || le.Token() <= holder.Token() {
+		t.Fatalf("the waiter after the break: %v; want a token above %d", le, holder.Token())
+	}
+	defer le.Release(ctx)
+
+	if out, _, err := runCmd(t, nil, "locks", "show", "-locker", locker, prefix+"free"); err != nil || !strings.Contains(out, "is free") {
+		t.Errorf("show of a free key = %v: %s", err, out)
+	}
+}
+
+// TestLocksInspectRefuses: the commands say what is wrong before they
+// touch a server.
+func TestLocksInspectRefuses(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"ls"}, "-locker is required"},
+		{[]string{"ls", "-locker", "memory"}, "lives inside the serve process"},
+		{[]string{"ls", "-locker", "postgres"}, "needs -store"},
+		{[]string{"ls", "-locker", "nats://x"}, "unsupported"},
+		{[]string{"ls", "-locker", "etcd://127.0.0.1:1", "extra"}, "unexpected arguments"},
+		{[]string{"show", "-locker", "etcd://127.0.0.1:1"}, "want one KEY"},
+		{[]string{"break", "-locker", "etcd://127.0.0.1:1", "a", "b"}, "want one KEY"},
+		{[]string{"show", "-locker", "etcd://127.0.0.1:1", ""}, "empty key"},
+	} {
+		_, _, err := runCmd(t, nil, append([]string{"locks"}, tc.args...)...)
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("locks %q: %v; want an error with %q", tc.args, err, tc.want)
+		}
+	}
+}
