@@ -162,11 +162,23 @@ func (p *permits) enqueue(ctx context.Context, db batcher, r request, waiterMS *
 	return e, nil
 }
 
-// try adds p's entry if it holds at once.
+// try adds p's entry if it holds at once. Its statement runs in a
+// statementContext, as a waiter's do; a grant that comes back after ctx
+// ended is given back, and the caller refused.
 func (p *permits) try(ctx context.Context, r request, a *lease.Attempt) (sent time.Time, granted bool, err error) {
 	sent = time.Now()
-	e, err := p.enqueue(ctx, p.locker.pool, r, nil)
+	sctx, cancel := p.statementContext(ctx)
+	defer cancel()
+	e, err := p.enqueue(sctx, p.locker.pool, r, nil)
 	a.Contended = err == nil && !e.granted
+	if err == nil && e.granted && ctx.Err() != nil {
+		p.locker.cleanups.Run(func() {
+			rctx, cancel := p.statementContext(context.Background())
+			defer cancel()
+			_ = p.Release(rctx) // else the entry lapses after its TTL
+		})
+		return sent, false, nil
+	}
 	return sent, err == nil && e.granted, err
 }
 
