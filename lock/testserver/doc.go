@@ -1,7 +1,8 @@
 // Package testserver starts real, throwaway servers for tests: redis-server,
-// PostgreSQL, a single etcd member and nats-server with JetStream, each a
-// process on a free loopback port with its own temporary directory. It uses
-// the binaries installed on the machine, and pgx to talk to PostgreSQL.
+// a Redis Cluster of three redis-servers, PostgreSQL, a single etcd member
+// and nats-server with JetStream, each a process on free loopback ports
+// with its own temporary directory. It uses the binaries installed on the
+// machine, pgx to talk to PostgreSQL and go-redis to form a Redis Cluster.
 //
 // It is the kit the lock backends and the stockade service test with, and
 // it is exported, as net/http/httptest is, so that a program using the lock
@@ -40,6 +41,20 @@
 //	r := testserver.NewRedisWith(t, &testserver.RedisOptions{TLS: true})
 //	c := redis.NewClient(&redis.Options{Addr: r.TLSAddr(), TLSConfig: r.TLSConfig()})
 //
+// A Redis Cluster is three masters without replicas, each a Redis handle
+// of its own, with the 16384 slots split in three ranges. It is ready when
+// every node reports cluster_state:ok. NodeFor tells which node serves a
+// key, so a test can pick keys on different masters, or fail the master of
+// one. A restarted node rejoins with its slots but no data, and the others
+// refuse commands until they trust it again: WaitOK waits for that.
+//
+//	c := testserver.NewRedisCluster(t, nil) // or SharedRedisCluster(t)
+//	rc := redis.NewClusterClient(&redis.ClusterOptions{Addrs: c.Addrs()})
+//	n := c.NodeFor("lock:{sku-1}")
+//	n.Kill()
+//	n.Restart()
+//	err := c.WaitOK()
+//
 // A NATS server runs with JetStream, its store in the server's directory,
 // so streams survive Kill and Restart; a client connects to URL:
 //
@@ -48,8 +63,9 @@
 //	n.Stop()                         // the broker is down until Restart
 //	n.Restart()                      // same port, same streams
 //
-// StartRedis, StartPostgres, StartEtcd and StartNATS do the same without a
-// testing.TB and with options; the caller closes what they return.
+// StartRedis, StartRedisCluster, StartPostgres, StartEtcd and StartNATS do
+// the same without a testing.TB and with options; the caller closes what
+// they return.
 //
 // A Proxy sits between a client and any server to break the network
 // rather than the server: Cut resets every connection, Blackhole keeps
@@ -77,7 +93,8 @@
 //
 // # Guarantees and failure modes
 //
-//   - A server is ready when it answers: Redis its INFO, PostgreSQL a query,
+//   - A server is ready when it answers: Redis its INFO (a Redis Cluster
+//     when every node also reports cluster_state:ok), PostgreSQL a query,
 //     etcd its /health and member list, NATS the INFO line it greets a
 //     connection with (JetStream enabled, streams already recovered). It must
 //     also prove to be the process that was started, not another test
@@ -96,8 +113,8 @@
 //     survive a crash of the machine, which tests do not simulate.
 //   - Stop and Kill on a server that is not running return nil. Every method
 //     is safe for concurrent use; lifecycle operations run one at a time.
-//   - Shared servers refuse Stop, Kill, Pause, Resume, Restart and Close with
-//     ErrShared.
+//   - Shared servers, and the nodes of the shared Redis Cluster, refuse Stop,
+//     Kill, Pause, Resume, Restart and Close with ErrShared.
 //
 // Linux is the supported platform. On other Unix systems a crashed test
 // binary may leave servers running.

@@ -24,6 +24,7 @@ type Redis struct {
 	addr    string
 	tlsAddr string
 	tls     *tlsFiles
+	busPort int // a cluster node's bus port; 0 outside a cluster
 }
 
 // RedisOptions configure StartRedis. A nil *RedisOptions uses the defaults.
@@ -58,6 +59,12 @@ func StartRedis(opts *RedisOptions) (*Redis, error) {
 	if opts != nil {
 		o = *opts
 	}
+	return startRedis(o, nil)
+}
+
+// startRedis starts redis-server with o, as a Redis Cluster node with the
+// options of cluster unless it is nil.
+func startRedis(o RedisOptions, cluster *RedisClusterOptions) (*Redis, error) {
 	o.init()
 	path, err := exec.LookPath("redis-server")
 	if err != nil {
@@ -89,7 +96,12 @@ func StartRedis(opts *RedisOptions) (*Redis, error) {
 	r.version = binaryVersion(path, nil)
 	nports := 1
 	if r.tls != nil {
-		nports = 2
+		nports++
+	}
+	if cluster != nil {
+		// The bus port is chosen too: the default, port+10000, may be
+		// taken or beyond 65535.
+		nports++
 	}
 	err = r.p.startFresh(nports, func(ports []int) []string {
 		port := strconv.Itoa(ports[0])
@@ -112,6 +124,16 @@ func StartRedis(opts *RedisOptions) (*Redis, error) {
 				"--tls-key-file", r.tls.key,
 				"--tls-ca-cert-file", r.tls.ca,
 				"--tls-auth-clients", "no",
+			)
+		}
+		if cluster != nil {
+			r.busPort = ports[len(ports)-1]
+			args = append(args,
+				"--cluster-enabled", "yes",
+				"--cluster-port", strconv.Itoa(r.busPort),
+				"--cluster-announce-ip", "127.0.0.1",
+				"--cluster-config-file", filepath.Join(dir, "nodes.conf"),
+				"--cluster-node-timeout", strconv.FormatInt(cluster.NodeTimeout.Milliseconds(), 10),
 			)
 		}
 		return append(args, o.Args...)

@@ -16,7 +16,7 @@ const requireEnv = "STOCKADE_REQUIRE_SERVERS"
 var (
 	mainRunning atomic.Bool
 
-	sharedRedis, sharedPostgres, sharedEtcd, sharedNATS lazy
+	sharedRedis, sharedRedisCluster, sharedPostgres, sharedEtcd, sharedNATS lazy
 
 	closersMu sync.Mutex
 	closers   []func() error
@@ -66,6 +66,16 @@ func SharedRedis(t testing.TB) *Redis {
 	return shared(t, "SharedRedis", &sharedRedis, func() (*Redis, error) { return StartRedis(nil) })
 }
 
+// SharedRedisCluster returns the Redis Cluster shared by every test in the
+// binary, started with the default options on first use. Tests must not
+// stop, kill or pause its nodes (those methods return ErrShared) and
+// should use distinct keys. It skips the test when redis-server is
+// missing; see the package documentation.
+func SharedRedisCluster(t testing.TB) *RedisCluster {
+	t.Helper()
+	return shared(t, "SharedRedisCluster", &sharedRedisCluster, func() (*RedisCluster, error) { return StartRedisCluster(nil) })
+}
+
 // SharedPostgres returns the PostgreSQL server shared by every test in the
 // binary, starting it on first use. Tests must not stop, kill or pause it
 // (those methods return ErrShared); use CreateDatabase for isolation. It
@@ -108,6 +118,15 @@ func NewRedisWith(t testing.TB, opts *RedisOptions) *Redis {
 	return private(t, func() (*Redis, error) { return StartRedis(opts) })
 }
 
+// NewRedisCluster starts a Redis Cluster private to the test, whose nodes
+// it may stop, kill, pause and restart. It is closed when the test ends.
+// It skips the test when redis-server is missing; see the package
+// documentation.
+func NewRedisCluster(t testing.TB, opts *RedisClusterOptions) *RedisCluster {
+	t.Helper()
+	return private(t, func() (*RedisCluster, error) { return StartRedisCluster(opts) })
+}
+
 // NewPostgres starts a PostgreSQL server private to the test, which may
 // stop, kill, pause and restart it. It is closed when the test ends. It
 // takes seconds (initdb), so prefer SharedPostgres with CreateDatabase
@@ -135,9 +154,10 @@ func NewNATS(t testing.TB) *NATS {
 	return private(t, func() (*NATS, error) { return StartNATS(nil) })
 }
 
-// handle is what Redis, Postgres, Etcd and NATS have in common.
+// handle is what Redis, RedisCluster, Postgres, Etcd and NATS have in
+// common.
 type handle interface {
-	proc() *process
+	procs() []*process
 	Version() string
 	Close() error
 }
@@ -145,10 +165,15 @@ type handle interface {
 // announce prints which server a test started, so a test log shows which
 // tests ran against real servers (go test -v passes it through).
 func announce(t testing.TB, h handle, kind string) {
-	fmt.Printf("testserver: %s %s %s started for %s\n", kind, h.proc().name, h.Version(), t.Name())
+	ps := h.procs()
+	what := ps[0].name
+	if len(ps) > 1 {
+		what = fmt.Sprintf("cluster of %d %s", len(ps), what)
+	}
+	fmt.Printf("testserver: %s %s %s started for %s\n", kind, what, h.Version(), t.Name())
 }
 
-func (s *server) proc() *process { return s.p }
+func (s *server) procs() []*process { return []*process{s.p} }
 
 func shared[T handle](t testing.TB, fn string, l *lazy, start func() (T, error)) T {
 	t.Helper()
@@ -161,10 +186,11 @@ func shared[T handle](t testing.TB, fn string, l *lazy, start func() (T, error))
 			l.err = err
 			return
 		}
-		p := srv.proc()
-		p.shared = true
 		closersMu.Lock()
-		closers = append(closers, p.close)
+		for _, p := range srv.procs() {
+			p.shared = true
+			closers = append(closers, p.close)
+		}
 		closersMu.Unlock()
 		l.srv = srv
 		announce(t, srv, "shared")
