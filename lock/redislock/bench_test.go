@@ -3,6 +3,8 @@ package redislock_test
 import (
 	"context"
 	"fmt"
+	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -80,4 +82,107 @@ func lockUnlock(b *testing.B, pb *testing.PB, acquire func(context.Context, stri
 			return
 		}
 	}
+}
+
+// BenchmarkSemaphore measures one acquire and release of a permit of a
+// semaphore shared by every goroutine, whose limit they never reach,
+// against one acquire and release of a lock on a key per goroutine: at
+// the same concurrency neither ever waits, so the two differ by the cost
+// of their scripts and of sending them.
+//
+//	go test -run '^$' -bench Semaphore ./redislock/
+func BenchmarkSemaphore(b *testing.B) {
+	c := redis.NewClient(&redis.Options{Addr: testserver.SharedRedis(b).Addr(), PoolSize: 64})
+	b.Cleanup(func() { c.Close() })
+	l := redislock.New(c, &redislock.Options{Prefix: "bench:"})
+	b.Cleanup(func() { l.Close() })
+	const parallelism = 8 // × GOMAXPROCS goroutines
+
+	b.Run("mutex", func(b *testing.B) {
+		b.SetParallelism(parallelism)
+		b.RunParallel(func(pb *testing.PB) {
+			lockUnlock(b, pb, l.TryAcquire, fmt.Sprintf("k%d", time.Now().UnixNano()))
+		})
+		reportRate(b, float64(b.N), "ops/s")
+	})
+	b.Run("semaphore", func(b *testing.B) {
+		key := fmt.Sprintf("sem%d", time.Now().UnixNano())
+		acquire := func(ctx context.Context, key string, opts ...lock.Option) (lock.Lease, error) {
+			return l.TryAcquirePermits(ctx, key, lock.MaxPermits, 1, opts...)
+		}
+		b.SetParallelism(parallelism)
+		b.RunParallel(func(pb *testing.PB) { lockUnlock(b, pb, acquire, key) })
+		reportRate(b, float64(b.N), "ops/s")
+	})
+}
+
+// BenchmarkRWLock has 16 readers and a writer take turns on one key, each
+// holding it for a millisecond, against the same 17 callers taking a lock
+// on one key: readers share the read-write lock, so they read many times
+// as often as through the lock. An operation is a read.
+//
+//	go test -run '^$' -bench RWLock ./redislock/
+func BenchmarkRWLock(b *testing.B) {
+	const readers, hold = 16, time.Millisecond
+	c := redis.NewClient(&redis.Options{Addr: testserver.SharedRedis(b).Addr(), PoolSize: 64})
+	b.Cleanup(func() { c.Close() })
+	l := redislock.New(c, &redislock.Options{Prefix: "bench:"})
+	b.Cleanup(func() { l.Close() })
+
+	b.Run("rwlock", func(b *testing.B) {
+		readWrite(b, readers, hold, l.AcquireShared, l.AcquireExclusive, fmt.Sprintf("rw%d", time.Now().UnixNano()))
+	})
+	b.Run("mutex", func(b *testing.B) {
+		readWrite(b, readers, hold, l.Acquire, l.Acquire, fmt.Sprintf("rwm%d", time.Now().UnixNano()))
+	})
+}
+
+// readWrite runs readers goroutines that read key and one that writes it,
+// each holding it for hold, until b.N reads are done, and reports the
+// reads and writes per second.
+func readWrite(b *testing.B, readers int, hold time.Duration, read, write acquireFunc, key string) {
+	ctx, stop := context.WithCancel(b.Context())
+	defer stop()
+	var reads, writes atomic.Int64
+	// loop takes key with acquire and holds it, and calls done after each
+	// release, until the benchmark has done its reads.
+	loop := func(acquire acquireFunc, done func()) {
+		for ctx.Err() == nil {
+			le, err := acquire(ctx, key, lock.WithTTL(10*time.Second))
+			if err != nil {
+				if ctx.Err() == nil {
+					b.Error(err)
+				}
+				return
+			}
+			time.Sleep(hold)
+			if err := le.Release(context.WithoutCancel(ctx)); err != nil {
+				b.Error(err)
+				return
+			}
+			done()
+		}
+	}
+	var wg sync.WaitGroup
+	for range readers {
+		wg.Go(func() {
+			loop(read, func() {
+				if reads.Add(1) >= int64(b.N) {
+					stop()
+				}
+			})
+		})
+	}
+	wg.Go(func() { loop(write, func() { writes.Add(1) }) })
+	wg.Wait()
+	reportRate(b, float64(reads.Load()), "reads/s")
+	reportRate(b, float64(writes.Load()), "writes/s")
+}
+
+// acquireFunc is a Locker's Acquire, or a method of the same shape.
+type acquireFunc = func(context.Context, string, ...lock.Option) (lock.Lease, error)
+
+// reportRate reports n operations over the benchmark's time as a rate.
+func reportRate(b *testing.B, n float64, unit string) {
+	b.ReportMetric(n/b.Elapsed().Seconds(), unit)
 }

@@ -85,4 +85,68 @@
 // acquire and release each run one script that reads and writes only the
 // lock key.
 // The scripts need Redis 6.2 or later (SET with GET and KEEPTTL).
+//
+// # Semaphores and read-write locks
+//
+// A Locker is also lock.Semaphores and lock.RWLockers, on keys apart from
+// its locks'. Both are one mechanism: a key with a limit of permits, its
+// holders, and one queue of waiters in arrival order whose first waiter
+// alone may be granted, when its permits fit. A read-write lock has
+// lock.MaxPermits permits: a reader takes one and a writer all of them, so
+// a writer excludes everyone and a queued writer holds back the readers
+// that come after it.
+//
+//	permit, err := locker.AcquirePermits(ctx, "exports", 4, 1) // one of 4
+//	read, err := locker.AcquireShared(ctx, "catalog")
+//
+// Acquire, release and refresh are Lua scripts (the weighted_*.lua files),
+// run atomically on the server. A key is three Redis keys: a hash of its
+// limit, the permits held, the arrival counter and one field per waiter
+// (its permits, TTL and when it was last seen alive); the holders, a
+// sorted set of "<owner id>:<permits>" scored by when their leases end;
+// and the queue, a sorted set of waiters scored by the arrival number the
+// server gave them. A free key with nobody queued costs one round trip to
+// acquire and one to release, and the calls of a Locker's goroutines share
+// pipelines, as the locks' do.
+//
+// A release, and a waiter that gives up, grant in the script the waiters
+// at the front of the queue that then fit, and publish each grant on the
+// key's channel; a waiter, subscribed through the Locker's one pub/sub
+// connection, holds its permits as soon as the message (or, within the
+// releaser's Locker, the reply) arrives. As with locks, a hand-off holds
+// the permits for at most WaiterTimeout until the new holder extends them
+// to its TTL, waiters re-announce themselves every WaiterTimeout/3 and
+// re-check when the first holder's lease would end, and a waiter that
+// stopped announcing itself is dropped when it reaches the front: a
+// waiter that died holds up the queue for about WaiterTimeout, never for
+// a TTL. The permits of a holder that vanished come back when its lease
+// ends: holders whose lease ended are counted until permits do not fit,
+// and then dropped.
+//
+// A permit carries no fencing token (Token returns 0): a semaphore has up
+// to its limit of holders at once, and no single number can tell a
+// resource which older permits have ended and which are still current. A
+// write that must never come from a stale holder takes a lock or an
+// exclusive lease. An exclusive lease's token is the Redis server's time
+// in microseconds, or one more than the key's last token if that is not
+// smaller: tokens rise, per key, unless the server's clock steps back.
+// Shared leases carry none.
+//
+// The keys of a semaphore are Prefix + "{" + key + "}:sem" (the hash) and
+// that plus ":h" (holders) and ":q" (queue); grants are published on the
+// channel with suffix ":c". A read-write lock's keys end in ":rw" in place
+// of ":sem". All of them share the key's hash tag, so a key's scripts run
+// on one Redis Cluster slot, and all expire together, some time after the
+// last lease or waiter would; the hash keeps the last token until then.
+// A single Redis that loses its data can grant permits twice, as it can
+// grant a lock twice (see Failure modes).
+//
+// Measured on a shared 2-core machine (go test -run '^$' -bench
+// 'Semaphore|RWLock' -benchtime 2s ./redislock/): a permit of a semaphore
+// shared by 16 goroutines is taken and given back at about 0.7 times the
+// rate of a lock on a key per goroutine, whose scripts touch one Redis
+// key rather than three; 16 readers and a writer that each hold a
+// read-write lock for 1 ms read about 5 times as often as the same 17
+// callers taking turns on a lock. A writer that always waits bounds that
+// ratio at 8.5, as every read phase is then followed by a write.
 package redislock

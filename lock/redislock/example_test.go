@@ -147,3 +147,82 @@ func ExampleLocker_Acquire_autoRenew() {
 	// still held past its TTL: true
 	// lease lost, stopping: lock: lease lost
 }
+
+// At most four exports run at once, across every process that shares the
+// Redis: a fifth caller is told at once that none is free, and gets one as
+// soon as an export ends. Permits carry no fencing token.
+func ExampleLocker_AcquirePermits() {
+	ctx := context.Background()
+	client := redis.NewClient(&redis.Options{Addr: os.Getenv("STOCKADE_REDIS_ADDR")})
+	defer client.Close()
+	locker := redislock.New(client, nil)
+	defer locker.Close()
+
+	var running []lock.Lease
+	for range 4 {
+		p, err := locker.AcquirePermits(ctx, "exports", 4, 1, lock.WithTTL(time.Minute))
+		if err != nil {
+			fmt.Println(err)
+			return
+		}
+		running = append(running, p)
+	}
+	_, err := locker.TryAcquirePermits(ctx, "exports", 4, 1)
+	fmt.Println("fifth:", errors.Is(err, lock.ErrNotAcquired))
+
+	_ = running[0].Release(ctx)
+	p, err := locker.TryAcquirePermits(ctx, "exports", 4, 1)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Println("after one ends: token", p.Token())
+	for _, le := range append(running[1:], p) {
+		_ = le.Release(ctx)
+	}
+	// Output:
+	// fifth: true
+	// after one ends: token 0
+}
+
+// Readers share the catalog; a writer waits for them, and readers who
+// come after the writer wait for it. The writer's lease carries a fencing
+// token.
+func ExampleLocker_AcquireExclusive() {
+	ctx := context.Background()
+	client := redis.NewClient(&redis.Options{Addr: os.Getenv("STOCKADE_REDIS_ADDR")})
+	defer client.Close()
+	locker := redislock.New(client, nil)
+	defer locker.Close()
+
+	r, err := locker.AcquireShared(ctx, "catalog")
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	written := make(chan uint64)
+	go func() {
+		w, err := locker.AcquireExclusive(ctx, "catalog", lock.WithWait(5*time.Second))
+		if err != nil {
+			fmt.Println(err)
+			close(written)
+			return
+		}
+		written <- w.Token()
+		_ = w.Release(ctx)
+	}()
+	for { // until the writer is queued: a new reader is then refused
+		r2, err := locker.TryAcquireShared(ctx, "catalog")
+		if err != nil {
+			break
+		}
+		_ = r2.Release(ctx)
+		time.Sleep(time.Millisecond)
+	}
+	fmt.Println("a reader behind the writer waits")
+	_ = r.Release(ctx)
+	fmt.Println("the writer has a token:", <-written > 0)
+	// Output:
+	// a reader behind the writer waits
+	// the writer has a token: true
+}

@@ -48,9 +48,10 @@ func (o *Options) withDefaults() Options {
 // Sentinel-managed primary) through a go-redis client. It is safe for
 // concurrent use. Close it to free its notification connection.
 type Locker struct {
-	pipe  *redisq.Pipe
-	opts  Options
-	notes *redisq.Notifier
+	pipe    *redisq.Pipe
+	scripts *batcher // of semaphores and read-write locks
+	opts    Options
+	notes   *redisq.Notifier
 
 	cleanups lease.Cleanups // leaves of abandoned acquisitions
 }
@@ -60,7 +61,12 @@ var _ lock.Locker = (*Locker)(nil)
 // New returns a Locker that uses client for every command. AUTH, the
 // database number and TLS are whatever the client was configured with.
 func New(client redis.UniversalClient, opts *Options) *Locker {
-	return &Locker{pipe: redisq.NewPipe(client), opts: opts.withDefaults(), notes: redisq.NewNotifier(client, nil)}
+	return &Locker{
+		pipe:    redisq.NewPipe(client),
+		scripts: &batcher{client: client},
+		opts:    opts.withDefaults(),
+		notes:   redisq.NewNotifier(client, nil),
+	}
 }
 
 // Close stops the Locker's notification connection and waits for the
