@@ -3,6 +3,7 @@ package redislock_test
 import (
 	"context"
 	"fmt"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -173,10 +174,25 @@ func readWrite(b *testing.B, readers int, hold time.Duration, read, write acquir
 			})
 		})
 	}
-	wg.Go(func() { loop(write, func() { writes.Add(1) }) })
+	// The writer's waits: each from its Acquire to its grant.
+	var waits []time.Duration
+	timedWrite := func(ctx context.Context, key string, opts ...lock.Option) (lock.Lease, error) {
+		start := time.Now()
+		le, err := write(ctx, key, opts...)
+		if err == nil {
+			waits = append(waits, time.Since(start))
+		}
+		return le, err
+	}
+	wg.Go(func() { loop(timedWrite, func() { writes.Add(1) }) })
 	wg.Wait()
 	reportRate(b, float64(reads.Load()), "reads/s")
 	reportRate(b, float64(writes.Load()), "writes/s")
+	if len(waits) > 0 {
+		slices.Sort(waits)
+		p99 := waits[min(len(waits)-1, len(waits)*99/100)]
+		b.ReportMetric(float64(p99.Microseconds())/1000, "writer-p99-ms")
+	}
 }
 
 // acquireFunc is a Locker's Acquire, or a method of the same shape.
