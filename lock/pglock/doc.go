@@ -1,7 +1,8 @@
 // Package pglock is a lock.Locker on PostgreSQL advisory locks, through a
 // pgx connection pool, plus LockTx, which locks a key for the rest of a
 // transaction. Its Locker is also lock.RWLockers, on shared advisory
-// locks, and lock.Semaphores, on a table.
+// locks, and lock.Semaphores, on a table; and a lock.Inspector and a
+// lock.Breaker (see Inspecting).
 //
 //	pool, err := pgxpool.New(ctx, "postgres://app@db/app") // sized for the leases held at once
 //	locker := pglock.New(pool, nil)
@@ -194,6 +195,46 @@
 // hold at once, and no single rising number could tell a resource which
 // of them are current. Fence writes with a lock or a writer's lease.
 //
+// # Inspecting
+//
+// The Locker is a lock.Inspector and a lock.Breaker. The server knows an
+// advisory lock by its id only, so each pinned session says what it holds
+// or waits for in its application_name, which pg_stat_activity shows to
+// every role:
+//
+//	lock:<kind>:<token>:<key>   // lock:lock:1042:sku:42, lock:rwlock:0:sku:42
+//
+// with kind lock or rwlock, the token 0 for a waiter and a reader, and
+// the key without Prefix, '%' and its bytes other than printable ASCII
+// escaped as %XX. The statement that grants the lock sets the name, as
+// does the try that comes before a wait, so naming takes no round trip of
+// its own; the statement that unlocks, or the clean-up of a cancelled wait
+// or a lost lease, resets it to the connection's own before the connection
+// goes back to the pool.
+//
+// Inspect reads pg_locks joined with pg_stat_activity: the advisory locks
+// of the current database that sessions named so hold or wait for, with
+// every session on them (a LockTx holder shows as a holder without a
+// token). Holders and waiters are named by their backend's pid, the
+// waiters in the order their waits began. A holder's AcquiredAt and
+// ExpiresAt are zero: the server keeps neither, and the TTL is the
+// client's. pg_stat_activity keeps the first 63 bytes of a name, so a
+// longer one shows its key cut short, and cannot be told from a key of
+// another Prefix that starts alike; InspectKey finds a key exactly,
+// whatever its length, by its ids (LockID and RWLockID). Semaphores are
+// read from their table: holders by the grant rule, with their entries'
+// expires_at, and holders and waiters named by their arrival numbers.
+//
+// Break terminates the sessions that hold the key's lock and read-write
+// lock, as pg_terminate_backend does, which takes the holders' role or
+// pg_signal_backend: the server frees their locks and grants them to the
+// waiters, and each holder's lease is lost within CheckInterval. A session
+// that holds the key with LockTx, or any other client's, ends too. Break
+// also deletes the entries that hold the key's permits and wakes its
+// waiters; a holder of permits learns of it at its next Refresh or
+// Release, or when its TTL passes. Tokens come from one sequence, so the
+// next holder's is larger than any broken one's.
+//
 // # Pool size and proxies
 //
 // Every held lease of a lock or a read-write lock pins one connection of
@@ -223,7 +264,7 @@
 // exclude each other when they need not, never the reverse), only less
 // concurrent. Among n keys in use at once, a collision has a chance of about
 // n²/2⁶⁵ — for a million keys, about one in 37 million. To see who holds a
-// key:
+// key (InspectKey does this; see Inspecting):
 //
 //	SELECT pid FROM pg_locks WHERE locktype = 'advisory' AND granted
 //	  AND classid = (id >> 32) & 4294967295 AND objid = id & 4294967295 AND objsubid = 1;

@@ -83,3 +83,47 @@ func ExampleIdleTimeout() {
 	// 2s
 	// 15s
 }
+
+func ExampleLocker_Inspect() {
+	ctx := context.Background()
+	pool, err := pgxpool.New(ctx, os.Getenv("STOCKADE_POSTGRES_URL"))
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	defer pool.Close()
+
+	locker := pglock.New(pool, &pglock.Options{Prefix: "booking:"})
+	states, err := locker.Inspect(ctx, "event-7/")
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	for _, st := range states {
+		for _, h := range st.Holders {
+			// A lock's holder: its backend's pid and its token.
+			fmt.Println(st.Kind, st.Key, "held by pid", h.ID, "with token", h.Token)
+		}
+		fmt.Println(st.Kind, st.Key, "waited for by", st.Waiters)
+	}
+}
+
+func ExampleLocker_Break() {
+	ctx := context.Background()
+	pool, err := pgxpool.New(ctx, os.Getenv("STOCKADE_POSTGRES_URL"))
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	defer pool.Close()
+
+	locker := pglock.New(pool, &pglock.Options{Prefix: "booking:"})
+	// Ends the sessions holding the key: their leases are lost, and the
+	// waiters are granted it with larger tokens.
+	broken, err := locker.Break(ctx, "event-7/seat-12")
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Println("broke", len(broken), "kinds of the key")
+}

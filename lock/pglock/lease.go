@@ -22,6 +22,7 @@ import (
 type backend struct {
 	locker *Locker
 	key    string
+	kind   lock.KeyKind // lock.KindLock or lock.KindRWLock
 	id     int64
 	mode   *lockMode
 	lease  *lease.Lease // set before watch starts
@@ -46,13 +47,15 @@ var (
 	shared    = &lockMode{name: "ShareLock", try: tryAcquireSharedSQL, wait: acquireSharedSQL, unlock: releaseSharedSQL}
 )
 
-// args are the arguments of m.try and m.wait: the lock id, the token
-// sequence (if m draws tokens) and the idle_session_timeout.
-func (m *lockMode) args(id int64, seq, idle string) []any {
-	if m.token {
-		return []any{id, seq, idle}
+// args are the arguments of b.mode.wait, and, followed by whether a
+// refusal will wait, of b.mode.try: the lock id, the token sequence (if the
+// mode draws tokens), the idle_session_timeout, and the kind and the key
+// that the session's application_name shows (see sessionKey).
+func (b *backend) args(seq, idle string) []any {
+	if b.mode.token {
+		return []any{b.id, seq, idle, string(b.kind), sessionKey(b.key)}
 	}
-	return []any{id, idle}
+	return []any{b.id, idle, string(b.kind), sessionKey(b.key)}
 }
 
 // Refresh implements lease.Backend: it checks on the server that the
@@ -82,7 +85,8 @@ func (b *backend) Refresh(ctx context.Context, ttl time.Duration) error {
 }
 
 // Release implements lease.Backend: it unlocks, resets the session's
-// idle_session_timeout and gives the connection back to the pool.
+// idle_session_timeout and application_name and gives the connection back
+// to the pool.
 func (b *backend) Release(ctx context.Context) error {
 	b.mu.Lock()
 	defer b.mu.Unlock()
@@ -90,7 +94,7 @@ func (b *backend) Release(ctx context.Context) error {
 		return fmt.Errorf("%w: %q: its connection is gone", lock.ErrLost, b.key)
 	}
 	var released bool
-	err := b.conn.QueryRow(ctx, b.mode.unlock, b.id).Scan(&released, nil)
+	err := b.conn.QueryRow(ctx, b.mode.unlock, b.id).Scan(&released, nil, nil)
 	closed := b.conn.Conn().IsClosed()
 	switch {
 	case err == nil && released:

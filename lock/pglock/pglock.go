@@ -35,6 +35,8 @@ var (
 	releaseIfHeldSQL string
 	//go:embed sequence.sql
 	sequenceSQL string
+	//go:embed session_name.sql
+	sessionNameSQL string
 )
 
 // cleanupTimeout bounds the clean-up of a connection after a failed or
@@ -206,24 +208,25 @@ func (l *Locker) Close() error {
 // Acquire implements lock.Locker. It waits in PostgreSQL's lock queue; ctx
 // ending, or the WithWait bound passing, cancels the wait on the server.
 func (l *Locker) Acquire(ctx context.Context, key string, opts ...lock.Option) (lock.Lease, error) {
-	return l.acquire(ctx, key, lockID(l.opts.Prefix, key), exclusive, true, opts)
+	return l.acquire(ctx, key, lock.KindLock, exclusive, true, opts)
 }
 
 // TryAcquire implements lock.Locker. It does not wait for the key, but it
 // does wait (bounded by ctx) for a free connection from the pool.
 func (l *Locker) TryAcquire(ctx context.Context, key string, opts ...lock.Option) (lock.Lease, error) {
-	return l.acquire(ctx, key, lockID(l.opts.Prefix, key), exclusive, false, opts)
+	return l.acquire(ctx, key, lock.KindLock, exclusive, false, opts)
 }
 
-// acquire takes advisory lock id, of key, in mode m: the lease of a lock,
-// or of either side of a read-write lock.
-func (l *Locker) acquire(ctx context.Context, key string, id int64, m *lockMode, wait bool, opts []lock.Option) (lock.Lease, error) {
+// acquire takes the advisory lock of key of kind (a lock, or a read-write
+// lock) in mode m: the lease of a lock, or of either side of a read-write
+// lock.
+func (l *Locker) acquire(ctx context.Context, key string, kind lock.KeyKind, m *lockMode, wait bool, opts []lock.Option) (lock.Lease, error) {
 	a, ctx, err := lease.Begin(ctx, key, wait, opts)
 	if err != nil {
 		return nil, err
 	}
 	defer a.End()
-	b := &backend{locker: l, key: key, id: id, mode: m}
+	b := &backend{locker: l, key: key, kind: kind, id: l.advisoryID(kind, key), mode: m}
 	token, granted, contended, err := b.take(ctx, wait, a.Config.TTL)
 	a.Contended = contended
 	if err != nil || !granted {
@@ -240,12 +243,13 @@ func (l *Locker) acquire(ctx context.Context, key string, id int64, m *lockMode,
 }
 
 // take pins a pool connection and takes the lock on it in b.mode: at once
-// if it is free, else (with wait) by queueing on the server. With the
-// grant, it draws a token (exclusive mode only) and sets the session's
-// idle_session_timeout for ttl. On success the connection
-// stays pinned in b.conn. A failure leaves nothing held: the connection
-// goes back to the pool only once it is known to hold no lock on the key
-// (and has its default timeout back), and is discarded otherwise.
+// if it is free, else (with wait) by queueing on the server, the session
+// named as a waiter (see Inspecting in the package documentation). With the grant, it draws a token
+// (exclusive mode only), sets the session's idle_session_timeout for ttl
+// and names it as the holder. On success the connection stays pinned in
+// b.conn. A failure leaves nothing held: the connection goes back to the
+// pool only once it is known to hold no lock on the key (and has its
+// default timeout and name back), and is discarded otherwise.
 func (b *backend) take(ctx context.Context, wait bool, ttl time.Duration) (token uint64, granted, contended bool, err error) {
 	seq, idle := b.locker.seq, b.locker.opts.idleTimeout(ttl)
 	for attempt := 0; ; attempt++ {
@@ -253,16 +257,18 @@ func (b *backend) take(ctx context.Context, wait bool, ttl time.Duration) (token
 		if conn, err = b.locker.pool.Acquire(ctx); err != nil {
 			return 0, false, false, err
 		}
-		var tok *int64
-		// The second column, the timeout as set, is not needed.
-		err = conn.QueryRow(ctx, b.mode.try, b.mode.args(b.id, seq, idle)...).Scan(&tok, nil)
+		var (
+			taken bool
+			tok   *int64
+		)
+		// The last columns, the timeout and the name as set, are not needed.
+		err = conn.QueryRow(ctx, b.mode.try, append(b.args(seq, idle), wait)...).Scan(&taken, &tok, nil, nil)
 		switch {
+		case err == nil && taken:
+		case err == nil && !wait: // held, or waiters queued
+			conn.Release() // a refused try holds nothing and named nothing
+			return 0, false, true, nil
 		case err == nil:
-		case errors.Is(err, pgx.ErrNoRows): // held, or waiters queued
-			if !wait {
-				conn.Release() // a refused try holds nothing
-				return 0, false, true, nil
-			}
 			contended = true
 			var left bool
 			if err, left = b.wait(ctx, conn, seq, idle, &tok); left {
@@ -286,7 +292,7 @@ func (b *backend) take(ctx context.Context, wait bool, ttl time.Duration) (token
 			return 0, false, false, err
 		}
 		if tok == nil { // granted, but the sequence is missing
-			if tok, err = createAndDraw(ctx, conn.Conn(), &b.locker.opts); err != nil {
+			if tok, err = b.drawAfterGrant(ctx, conn); err != nil {
 				b.locker.cleanups.Run(func() { giveBack(conn, b.id) })
 				return 0, false, contended, err
 			}
@@ -294,6 +300,20 @@ func (b *backend) take(ctx context.Context, wait bool, ttl time.Duration) (token
 		b.conn = conn
 		return uint64(*tok), true, contended, nil
 	}
+}
+
+// drawAfterGrant creates the token sequence, draws a token and names the
+// session's holder with it: what the grant's statement could not do when
+// the sequence did not exist yet.
+func (b *backend) drawAfterGrant(ctx context.Context, conn *pgxpool.Conn) (*int64, error) {
+	tok, err := createAndDraw(ctx, conn.Conn(), &b.locker.opts)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := conn.Exec(ctx, sessionNameSQL, string(b.kind), *tok, sessionKey(b.key)); err != nil {
+		return nil, fmt.Errorf("name session: %w", err)
+	}
+	return tok, nil
 }
 
 // execQuerier is what creating the sequence and drawing a token need: a
@@ -356,7 +376,7 @@ func (b *backend) wait(ctx context.Context, conn *pgxpool.Conn, seq, idle string
 	)
 	go func() {
 		defer close(done)
-		qerr = queryCancellable(ctx, conn, conn.Conn().PgConn(), b.mode.wait, b.mode.args(b.id, seq, idle), &got, nil)
+		qerr = queryCancellable(ctx, conn, conn.Conn().PgConn(), b.mode.wait, b.args(seq, idle), &got, nil, nil)
 	}()
 	select {
 	case <-done:
@@ -383,8 +403,9 @@ func (b *backend) wait(ctx context.Context, conn *pgxpool.Conn, seq, idle string
 
 // giveBack returns conn to the pool once it is known to hold no lock on id,
 // releasing the lock (in either mode) if it does and resetting
-// idle_session_timeout; if that cannot be done, it discards the
-// connection, which ends the session and so frees whatever it held.
+// idle_session_timeout and application_name; if that cannot be done, it
+// discards the connection, which ends the session and so frees whatever it
+// held.
 func giveBack(conn *pgxpool.Conn, id int64) {
 	if !conn.Conn().IsClosed() {
 		ctx, cancel := context.WithTimeout(context.Background(), cleanupTimeout)

@@ -1,8 +1,8 @@
 -- Release advisory lock $1 (bigint) if this session holds it, in either
--- mode, quietly, and put the session's idle_session_timeout back to its
--- default, as release.sql does. Used to clean up after a cancelled or
--- failed wait, which may have been granted the lock just as it gave up,
--- and after a lost lease.
+-- mode, quietly, and put the session's idle_session_timeout and
+-- application_name back to their defaults, as release.sql does. Used to
+-- clean up after a cancelled or failed wait, which may have been granted
+-- the lock just as it gave up, and after a lost lease.
 SELECT (SELECT count(CASE WHEN mode = 'ShareLock'
                           THEN pg_advisory_unlock_shared($1)
                           ELSE pg_advisory_unlock($1) END)
@@ -14,4 +14,5 @@ SELECT (SELECT count(CASE WHEN mode = 'ShareLock'
           AND objid = ($1::bigint & 4294967295)::oid
           AND objsubid = 1),
        CASE WHEN current_setting('idle_session_timeout', true) IS NOT NULL
-            THEN set_config('idle_session_timeout', NULL, false) END;
+            THEN set_config('idle_session_timeout', NULL, false) END,
+       set_config('application_name', NULL, false);

@@ -31,28 +31,37 @@ func rwLockID(prefix, key string) int64 {
 	return lockID("rw\x00"+prefix, key)
 }
 
+// advisoryID is the advisory lock id of key of kind: lock.KindLock (see
+// LockID) or lock.KindRWLock (see RWLockID).
+func (l *Locker) advisoryID(kind lock.KeyKind, key string) int64 {
+	if kind == lock.KindRWLock {
+		return rwLockID(l.opts.Prefix, key)
+	}
+	return lockID(l.opts.Prefix, key)
+}
+
 // AcquireShared implements lock.RWLockers with pg_advisory_lock_shared,
 // which waits in PostgreSQL's lock queue behind any writer queued earlier.
 // It waits, and is cancelled, as Acquire is.
 func (l *Locker) AcquireShared(ctx context.Context, key string, opts ...lock.Option) (lock.Lease, error) {
-	return l.acquire(ctx, key, rwLockID(l.opts.Prefix, key), shared, true, opts)
+	return l.acquire(ctx, key, lock.KindRWLock, shared, true, opts)
 }
 
 // TryAcquireShared implements lock.RWLockers with
 // pg_try_advisory_lock_shared, which PostgreSQL refuses while a writer
 // holds or waits for the key.
 func (l *Locker) TryAcquireShared(ctx context.Context, key string, opts ...lock.Option) (lock.Lease, error) {
-	return l.acquire(ctx, key, rwLockID(l.opts.Prefix, key), shared, false, opts)
+	return l.acquire(ctx, key, lock.KindRWLock, shared, false, opts)
 }
 
 // AcquireExclusive implements lock.RWLockers with pg_advisory_lock: the
 // lease carries a fencing token, as Acquire's does.
 func (l *Locker) AcquireExclusive(ctx context.Context, key string, opts ...lock.Option) (lock.Lease, error) {
-	return l.acquire(ctx, key, rwLockID(l.opts.Prefix, key), exclusive, true, opts)
+	return l.acquire(ctx, key, lock.KindRWLock, exclusive, true, opts)
 }
 
 // TryAcquireExclusive implements lock.RWLockers with
 // pg_try_advisory_lock.
 func (l *Locker) TryAcquireExclusive(ctx context.Context, key string, opts ...lock.Option) (lock.Lease, error) {
-	return l.acquire(ctx, key, rwLockID(l.opts.Prefix, key), exclusive, false, opts)
+	return l.acquire(ctx, key, lock.KindRWLock, exclusive, false, opts)
 }

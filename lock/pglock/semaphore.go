@@ -31,6 +31,10 @@ var (
 	semaphoreRefreshSQL string
 	//go:embed semaphore_release.sql
 	semaphoreReleaseSQL string
+	//go:embed semaphore_inspect.sql
+	semaphoreInspectSQL string
+	//go:embed semaphore_break.sql
+	semaphoreBreakSQL string
 )
 
 // waiterChecks is how many CheckIntervals a waiter's entry outlives its
@@ -44,18 +48,21 @@ const waiterChecks = 3
 type semaphoreSQL struct {
 	tableID                                 int64 // the advisory lock taken to create the table
 	table, enqueue, check, refresh, release string
+	inspect, breakHolders                   string
 }
 
 func newSemaphoreSQL(o *Options) semaphoreSQL {
 	name := pgx.Identifier{o.Schema, o.Semaphores}.Sanitize()
 	r := strings.NewReplacer("__TABLE__", name)
 	return semaphoreSQL{
-		tableID: lockID("table\x00", name),
-		table:   r.Replace(semaphoreTableSQL),
-		enqueue: r.Replace(semaphoreEnqueueSQL),
-		check:   r.Replace(semaphoreCheckSQL),
-		refresh: r.Replace(semaphoreRefreshSQL),
-		release: r.Replace(semaphoreReleaseSQL),
+		tableID:      lockID("table\x00", name),
+		table:        r.Replace(semaphoreTableSQL),
+		enqueue:      r.Replace(semaphoreEnqueueSQL),
+		check:        r.Replace(semaphoreCheckSQL),
+		refresh:      r.Replace(semaphoreRefreshSQL),
+		release:      r.Replace(semaphoreReleaseSQL),
+		inspect:      r.Replace(semaphoreInspectSQL),
+		breakHolders: r.Replace(semaphoreBreakSQL),
 	}
 }
 
