@@ -38,12 +38,13 @@
 // # Semaphores and read-write locks
 //
 // A Locker is also lock.Semaphores and lock.RWLockers, on keys apart from
-// its locks'. Both are one mechanism: a key with a limit of permits and
-// one queue in arrival order whose first waiter alone may be granted,
-// when its permits fit. A read-write lock has lock.MaxPermits permits; a
-// reader takes one and a writer all of them, so a writer excludes
-// everyone, and a queued writer holds back the readers that come after
-// it. Exclusive leases take their fencing tokens from the locks' counter.
+// its locks'. All three are one mechanism: a key with a limit of permits
+// and one queue in arrival order whose first waiter alone may be granted,
+// when its permits fit. A lock is the one permit of one. A read-write lock
+// has lock.MaxPermits permits; a reader takes one and a writer all of
+// them, so a writer excludes everyone, and a queued writer holds back the
+// readers that come after it. Locks and exclusive leases take their
+// fencing tokens from one counter.
 //
 //	sem, err := locker.AcquirePermits(ctx, "exports", 4, 1) // one of 4
 //	rd, err := locker.AcquireShared(ctx, "catalog")

@@ -23,11 +23,6 @@ func (l *Locker) Inspect(_ context.Context, prefix string) ([]lock.KeyState, err
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	var out []lock.KeyState
-	for key, e := range l.keys {
-		if strings.HasPrefix(key, prefix) {
-			out = append(out, e.state(key))
-		}
-	}
 	for name, e := range l.weighted {
 		if strings.HasPrefix(name.key, prefix) {
 			out = append(out, e.state(name))
@@ -47,16 +42,16 @@ func (l *Locker) InspectKey(_ context.Context, key string) ([]lock.KeyState, err
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	var out []lock.KeyState
-	if e := l.keys[key]; e != nil {
-		out = append(out, e.state(key))
-	}
-	for _, sp := range []space{semaphores, rwLocks} {
+	for _, sp := range spaces {
 		if e := l.weighted[wname{sp, key}]; e != nil {
 			out = append(out, e.state(wname{sp, key}))
 		}
 	}
 	return out, nil
 }
+
+// spaces are the kinds of key, in the order Inspect lists them.
+var spaces = []space{locks, semaphores, rwLocks}
 
 // Break implements lock.Breaker: every lease on key, of every kind, is
 // lost as if it had expired, and the key goes to its waiters. The tokens
@@ -70,14 +65,9 @@ func (l *Locker) Break(ctx context.Context, key string) ([]lock.KeyState, error)
 	l.mu.Lock()
 	var (
 		lost    []lostLease
-		hand    handover
 		granted []wgrant
 	)
-	if e := l.keys[key]; e != nil && e.holder != nil {
-		lost = append(lost, lostLease{e.holder.lease, e.holder.token})
-		hand = l.handOff(key, e)
-	}
-	for _, sp := range []space{semaphores, rwLocks} {
+	for _, sp := range spaces {
 		e := l.weighted[wname{sp, key}]
 		if e == nil {
 			continue
@@ -94,7 +84,6 @@ func (l *Locker) Break(ctx context.Context, key string) ([]lock.KeyState, error)
 			b.lease.Lose(fmt.Errorf("memlock: %q was broken by an operator (token %d): %w", key, b.token, lock.ErrLost))
 		}
 	}
-	hand.deliver()
 	deliverAll(granted)
 	return broken, nil
 }
@@ -110,18 +99,12 @@ func kindOrder(k lock.KeyKind) int {
 }
 
 // state is e's state. l.mu must be held.
-func (e *entry) state(key string) lock.KeyState {
-	st := lock.KeyState{Key: key, Kind: lock.KindLock, Waiters: e.waiters.Len()}
-	if h := e.holder; h != nil {
-		st.Holders = []lock.Holder{{Token: h.token, AcquiredAt: h.at, ExpiresAt: h.deadline}}
-	}
-	return st
-}
-
-// state is e's state. l.mu must be held.
 func (e *wentry) state(name wname) lock.KeyState {
 	st := lock.KeyState{Key: name.key, Kind: lock.KindSemaphore, Limit: e.limit, Waiters: e.waiters.Len()}
-	if name.space == rwLocks {
+	switch name.space {
+	case locks:
+		st.Kind, st.Limit = lock.KindLock, 0
+	case rwLocks:
 		st.Kind, st.Limit = lock.KindRWLock, 0
 	}
 	for h := range e.holds {
@@ -129,7 +112,7 @@ func (e *wentry) state(name wname) lock.KeyState {
 		switch {
 		case name.space == semaphores:
 			hd.Permits = h.n
-		case h.n < rwLimit:
+		case name.space == rwLocks && h.n < rwLimit:
 			hd.Shared = true
 		}
 		st.Holders = append(st.Holders, hd)

@@ -53,8 +53,7 @@ func (l *Locker) queuedFor(name wname) int {
 	return 0
 }
 
-// weightedSize is how many semaphores and read-write locks are held or
-// waited for.
+// weightedSize is how many keys of every kind are held or waited for.
 func (l *Locker) weightedSize() int {
 	l.mu.Lock()
 	defer l.mu.Unlock()
@@ -65,40 +64,31 @@ func (l *Locker) weightedSize() int {
 // would; the holder learns of it from Refresh or its deadline.
 func (l *Locker) revoke(key string) {
 	l.mu.Lock()
-	e := l.keys[key]
-	if e == nil {
-		l.mu.Unlock()
-		return
-	}
-	next := l.handOff(key, e)
+	grants := l.endHolder(key)
 	l.mu.Unlock()
-	next.deliver()
+	deliverAll(grants)
 }
 
-// waiting returns how many acquirers are queued for key.
-func (l *Locker) waiting(key string) int {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	if e := l.keys[key]; e != nil {
-		return e.waiters.Len()
+// endHolder ends the hold of lock key, as its Release would, and returns
+// the grants to deliver. l.mu must be held.
+func (l *Locker) endHolder(key string) []wgrant {
+	e := l.weighted[wname{locks, key}]
+	if e == nil {
+		return nil
 	}
-	return 0
-}
-
-func (l *Locker) size() int {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return len(l.keys)
-}
-
-func (l *Locker) queued(key string) int {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	if e := l.keys[key]; e != nil {
-		return e.waiters.Len()
+	for h := range e.holds {
+		return h.end(e)
 	}
-	return 0
+	return nil
 }
+
+// waiting returns how many acquirers are queued for lock key.
+func (l *Locker) waiting(key string) int { return l.queuedFor(wname{locks, key}) }
+
+// size is how many keys of every kind are held or waited for.
+func (l *Locker) size() int { return l.weightedSize() }
+
+func (l *Locker) queued(key string) int { return l.waiting(key) }
 
 // waitQueued waits until n callers are queued for key.
 func waitQueued(t *testing.T, l *Locker, key string, n int) {
@@ -227,9 +217,9 @@ func TestHandedOverWhileGivingUp(t *testing.T) {
 
 			l.mu.Lock()
 			cancel()
-			h := l.handOff("k", l.keys["k"]) // what the holder's Release does
+			grants := l.endHolder("k") // what the holder's Release does
 			l.mu.Unlock()
-			h.deliver()
+			deliverAll(grants)
 
 			if err := <-gaveUp; !errors.Is(err, lock.ErrNotAcquired) || !errors.Is(err, context.Canceled) {
 				t.Fatalf("Acquire = %v; want ErrNotAcquired and context.Canceled", err)

@@ -10,13 +10,15 @@ import (
 	"github.com/stockade/stockade/lock/internal/lease"
 )
 
-// Semaphores and read-write locks are one mechanism: a key with a limit of
-// permits, held by leases of some permits each, and a queue of waiters in
-// arrival order of which only the first may be granted, when its permits
-// fit. A semaphore's lease takes the permits it asks for. A read-write
-// lock has rwLimit permits: a reader takes one, a writer all of them, so
-// that a writer excludes everyone and a queued writer holds back the
-// readers behind it.
+// Locks, semaphores and read-write locks are one mechanism: a key with a
+// limit of permits, held by leases of some permits each, and a queue of
+// waiters in arrival order of which only the first may be granted, when
+// its permits fit. A lock is the one permit of one. A semaphore's lease
+// takes the permits it asks for. A read-write lock has rwLimit permits: a
+// reader takes one, a writer all of them, so that a writer excludes
+// everyone and a queued writer holds back the readers behind it. On
+// release or expiry the permits pass straight to the waiters at the front,
+// so nobody barges in.
 
 var (
 	_ lock.Semaphores = (*Locker)(nil)
@@ -27,16 +29,20 @@ var (
 // exist at once.
 const rwLimit = lock.MaxPermits
 
-// space tells the keys of semaphores and read-write locks apart.
+// space tells the keys of locks, semaphores and read-write locks apart.
 type space uint8
 
 const (
-	semaphores space = iota + 1
+	locks space = iota + 1
+	semaphores
 	rwLocks
 )
 
 func (s space) String() string {
-	if s == semaphores {
+	switch s {
+	case locks:
+		return "lock"
+	case semaphores:
 		return "semaphore"
 	}
 	return "read-write lock"
@@ -62,7 +68,7 @@ type whold struct {
 	l     *Locker
 	name  wname
 	n     int
-	token uint64      // exclusive leases only
+	token uint64      // locks' and exclusive leases only
 	timer *time.Timer // fires at deadline and expires the hold
 	at    time.Time   // when it was granted
 
@@ -267,6 +273,9 @@ func (h *whold) current() (*wentry, bool) {
 }
 
 func (h *whold) lost() error {
+	if h.token != 0 {
+		return fmt.Errorf("memlock: %s %q is no longer held by token %d: %w", h.name.space, h.name.key, h.token, lock.ErrLost)
+	}
 	return fmt.Errorf("memlock: %s %q: the lease of %d permits is no longer held: %w", h.name.space, h.name.key, h.n, lock.ErrLost)
 }
 
