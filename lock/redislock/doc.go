@@ -141,6 +141,30 @@
 // A single Redis that loses its data can grant permits twice, as it can
 // grant a lock twice (see Failure modes).
 //
+// # Inspecting
+//
+// A Locker is also a lock.Inspector and a lock.Breaker. Inspect walks the
+// Redis keys under Prefix whose key starts with the given prefix with
+// SCAN (never KEYS), on every master of a Redis Cluster, and reads each
+// key's state in every kind with one read-only script: its holders, with
+// their fencing tokens (for a lock or an exclusive lease), permits,
+// sharing and when their leases end, and its live waiters, first in line
+// first. Holders and waiters are named by handles, the first 16 hex
+// digits of the SHA-1 of their owner ids, never by the ids, which prove
+// ownership; when a lease was granted is not kept. Leases that ended and
+// waiters that stopped announcing themselves are not shown. InspectKey
+// reads one key by its names, without a scan.
+//
+// Break frees a stuck key in every kind, one script per kind: it drops the
+// holders, hands the key to the waiters at the front as a release does
+// (they are woken by the message, not by a timer), and keeps the key's
+// last token, so the next holder's is larger than every broken one's. It
+// publishes each broken holder's handle on the channel Prefix + "broken",
+// which every Locker watches from its first grant; the holder's lease then
+// ends with lock.ErrLost. A holder whose Locker misses the message (it was
+// not yet subscribed, or its connection was down) learns of the break at
+// its next Refresh or Release, or when its TTL runs out.
+//
 // Measured on a shared 2-core machine (go test -run '^$' -bench
 // 'Semaphore|RWLock' -benchtime 2s ./redislock/): a permit of a semaphore
 // shared by 16 goroutines is taken and given back at about 0.7 times the

@@ -48,10 +48,12 @@ func (o *Options) withDefaults() Options {
 // Sentinel-managed primary) through a go-redis client. It is safe for
 // concurrent use. Close it to free its notification connection.
 type Locker struct {
+	client  redis.UniversalClient
 	pipe    *redisq.Pipe
 	scripts *batcher // of semaphores and read-write locks
 	opts    Options
 	notes   *redisq.Notifier
+	held    holdings // for Break to end
 
 	cleanups lease.Cleanups // leaves of abandoned acquisitions
 }
@@ -62,6 +64,7 @@ var _ lock.Locker = (*Locker)(nil)
 // database number and TLS are whatever the client was configured with.
 func New(client redis.UniversalClient, opts *Options) *Locker {
 	return &Locker{
+		client:  client,
 		pipe:    redisq.NewPipe(client),
 		scripts: &batcher{client: client},
 		opts:    opts.withDefaults(),
@@ -102,11 +105,14 @@ func (l *Locker) acquire(ctx context.Context, key string, wait bool, opts []lock
 	b := &backend{
 		pipe:  l.pipe,
 		notes: l.notes,
+		held:  &l.held,
 		q:     redisq.NewLock(redisq.KeysFor(l.opts.Prefix, key), id, l.opts.WaiterTimeout),
 	}
 	granted := func(token uint64, validUntil time.Time) *lease.Lease {
 		a.Granted(token)
-		return lease.New(key, token, validUntil, a.Config, b)
+		le := lease.New(key, token, validUntil, a.Config, b)
+		l.hold(b.q.Keys.Lock, id, le)
+		return le
 	}
 
 	// A free key costs one round trip: no subscription, no queue. So does
@@ -195,6 +201,7 @@ func (l *Locker) acquire(ctx context.Context, key string, wait bool, opts []lock
 type backend struct {
 	pipe   *redisq.Pipe
 	notes  *redisq.Notifier
+	held   *holdings
 	q      redisq.Lock
 	extend *time.Timer // a handed-off lease's extension to its TTL, if pending
 }
@@ -217,6 +224,9 @@ func (b *backend) Release(ctx context.Context) error {
 		b.extend.Stop()
 	}
 	r, err := b.release(ctx)
+	if err == nil {
+		b.held.drop(b.q.Keys.Lock, b.q.ID)
+	}
 	switch {
 	case err != nil:
 		return err

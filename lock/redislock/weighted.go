@@ -151,7 +151,9 @@ func (l *Locker) acquireWeighted(ctx context.Context, k kind, key string, limit,
 			return nil, a.Refuse(ctx, err)
 		case res.granted:
 			a.Granted(res.token)
-			return lease.New(key, res.token, sent.Add(ttl), a.Config, e), nil
+			le := lease.New(key, res.token, sent.Add(ttl), a.Config, e)
+			l.hold(e.keys[0], e.id, le)
+			return le, nil
 		}
 		if queuedAt.IsZero() {
 			queuedAt = sent
@@ -191,6 +193,7 @@ func (l *Locker) acquireWeighted(ctx context.Context, k kind, key string, limit,
 				}
 				a.Granted(token)
 				le := lease.New(key, token, validUntil, a.Config, e)
+				l.hold(e.keys[0], e.id, le)
 				e.extendLater(ctx, le, left/2, ttl, validUntil)
 				return le, nil
 			}
@@ -207,6 +210,7 @@ func (l *Locker) acquireWeighted(ctx context.Context, k kind, key string, limit,
 type entry struct {
 	scripts *batcher
 	notes   *redisq.Notifier
+	held    *holdings
 	kind    kind
 	key     string
 	keys    []string // state, holders, queue: see weighted_common.lua
@@ -221,18 +225,32 @@ type entry struct {
 }
 
 func (l *Locker) newEntry(k kind, key string, n int) *entry {
-	base := l.opts.Prefix + "{" + key + "}" + k.suffix
+	keys := l.weightedKeys(k, key)
 	return &entry{
 		scripts:       l.scripts,
 		notes:         l.notes,
+		held:          &l.held,
 		kind:          k,
 		key:           key,
-		keys:          []string{base, base + ":h", base + ":q"},
-		channel:       base + ":c",
+		keys:          keys,
+		channel:       keys[0] + ":c",
 		id:            rand.Text(),
 		n:             n,
 		waiterTimeout: l.opts.WaiterTimeout,
 	}
+}
+
+// weightedBase is the name of key's state hash in kind k, which begins
+// the names of its other Redis keys and of its channel.
+func (l *Locker) weightedBase(k kind, key string) string {
+	return l.opts.Prefix + "{" + key + "}" + k.suffix
+}
+
+// weightedKeys are the names of key's Redis keys in kind k, as the
+// scripts take them: state, holders, queue.
+func (l *Locker) weightedKeys(k kind, key string) []string {
+	base := l.weightedBase(k, key)
+	return []string{base, base + ":h", base + ":q"}
 }
 
 // request is what an acquisition asks for, besides the entry's permits.
@@ -317,6 +335,9 @@ func (e *entry) Release(ctx context.Context) error {
 		e.extend.Stop()
 	}
 	held, err := e.release(ctx, e.waited)
+	if err == nil {
+		e.held.drop(e.keys[0], e.id)
+	}
 	switch {
 	case err != nil:
 		return err

@@ -67,8 +67,9 @@ type Notifier struct {
 	mu       sync.Mutex
 	ps       *redis.PubSub
 	channels map[string]*channelState
-	waiters  map[string]*waiter // by waiter id
-	pending  []string           // channels to subscribe
+	waiters  map[string]*waiter              // by waiter id
+	watches  map[string]func(payload string) // by channel, for Watch
+	pending  []string                        // channels to subscribe
 	closed   bool
 	degraded bool // a subscription went unconfirmed; cleared by the next confirmation
 
@@ -135,23 +136,8 @@ func (n *Notifier) Listen(ctx context.Context, channel, id string, wake chan<- u
 		n.mu.Unlock()
 		return func() {}
 	}
-	if n.ps == nil {
-		n.ps = n.client.Subscribe(context.Background())
-		ps := n.ps
-		n.done.Go(func() { n.receive(ps) })
-		n.done.Go(func() { n.manage(ps) })
-	}
 	n.waiters[id] = &waiter{wake: wake}
-	st := n.channels[channel]
-	if st == nil {
-		st = &channelState{ready: make(chan struct{})}
-		n.channels[channel] = st
-		n.pending = append(n.pending, channel)
-		select {
-		case n.kick <- struct{}{}:
-		default:
-		}
-	}
+	st := n.subscribe(channel)
 	st.refs++
 	degraded := n.degraded
 	n.mu.Unlock()
@@ -183,6 +169,44 @@ func (n *Notifier) Listen(ctx context.Context, channel, id string, wake chan<- u
 		n.mu.Unlock()
 	}
 	return stop
+}
+
+// Watch subscribes channel for as long as the Notifier is open, and passes
+// each message on it to fn, which must not block. It does not wait for
+// the subscription: messages published before it is confirmed are missed.
+func (n *Notifier) Watch(channel string, fn func(payload string)) {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	if n.closed {
+		return
+	}
+	if n.watches == nil {
+		n.watches = make(map[string]func(string))
+	}
+	n.watches[channel] = fn
+	n.subscribe(channel).refs++ // never released: never idle
+}
+
+// subscribe returns channel's state, asking manage to subscribe it if it
+// is new, and connects on first use. n.mu must be held.
+func (n *Notifier) subscribe(channel string) *channelState {
+	if n.ps == nil {
+		n.ps = n.client.Subscribe(context.Background())
+		ps := n.ps
+		n.done.Go(func() { n.receive(ps) })
+		n.done.Go(func() { n.manage(ps) })
+	}
+	st := n.channels[channel]
+	if st == nil {
+		st = &channelState{ready: make(chan struct{})}
+		n.channels[channel] = st
+		n.pending = append(n.pending, channel)
+		select {
+		case n.kick <- struct{}{}:
+		default:
+		}
+	}
+	return st
 }
 
 // manage sends the subscriptions Listen asks for and, every n.idle,
@@ -267,6 +291,13 @@ func (n *Notifier) receive(ps *redis.PubSub) {
 			}
 			n.mu.Unlock()
 		case *redis.Message:
+			n.mu.Lock()
+			watch := n.watches[m.Channel]
+			n.mu.Unlock()
+			if watch != nil {
+				watch(m.Payload)
+				continue
+			}
 			// "id:token" for a hand-off, "id" for a wake-up.
 			id, tok, _ := strings.Cut(m.Payload, ":")
 			token, _ := strconv.ParseUint(tok, 10, 64)

@@ -37,8 +37,13 @@ var (
 	releaseLua string
 	//go:embed refresh.lua
 	refreshLua string
+	//go:embed break.lua
+	breakLua string
 
 	refreshScript = newScript(refreshLua)
+	// The break script grants as counted tokens do; a clocked key's next
+	// token is still larger than the broken holder's.
+	breakScript = newScript("local clocked = false\n" + include(breakLua))
 
 	// The acquire and release scripts, for counted tokens and for clocked
 	// ones (Lock.ClockTokens).
@@ -328,6 +333,65 @@ func (l *Lock) Refresh(ctx context.Context, p *Pipe, ttl time.Duration, reseed b
 		[]any{l.id, millisArg(ttl), reseedArg, strconv.FormatUint(token, 10)},
 	))
 	return held == 1, err
+}
+
+// Broken is what Break did.
+type Broken struct {
+	// Holder is the handle (see Handle) of the owner whose lease was
+	// broken, "" if nobody held the lock; Token is its token and Left what
+	// its lease had left.
+	Holder string
+	Token  uint64
+	Left   time.Duration
+	// Waiters are the handles of the live waiters before the break, first
+	// in line first.
+	Waiters []string
+	// Handed is the hand-off to the first of them, as Release reports it.
+	Handed Released
+}
+
+// Break drops the holder of the lock named by keys, whoever it is, and
+// hands the lock on as a release does: the next grant's token is larger
+// than the broken holder's. The broken holder's Locker is told
+// "<holder handle>:<keys.Lock>" on the channel notices. It is for an
+// operator freeing a stuck key.
+func Break(ctx context.Context, p *Pipe, keys Keys, notices string, waiterTimeout time.Duration) (Broken, error) {
+	val, err := p.Run(ctx, breakScript, keys.script, []any{millisArg(releasedKeep), keys.Channel, millisArg(waiterTimeout), notices})
+	if err != nil {
+		return Broken{}, err
+	}
+	v, _ := val.([]any)
+	if len(v) == 0 {
+		return Broken{}, nil // nobody held it
+	}
+	var b Broken
+	if len(v) >= 5 {
+		tok, _ := v[1].(string)
+		left, _ := v[2].(int64)
+		handed, _ := v[4].(string)
+		b.Holder, _ = v[0].(string)
+		b.Token, err = strconv.ParseUint(tok, 10, 64)
+		b.Left = time.Duration(left) * time.Millisecond
+		if b.Handed.To, _ = v[3].(string); b.Handed.To != "" && err == nil {
+			b.Handed.Held = true
+			b.Handed.Token, err = strconv.ParseUint(handed, 10, 64)
+		}
+	}
+	if len(v) < 5 || b.Holder == "" || err != nil {
+		return Broken{}, fmt.Errorf("break script returned %v", val)
+	}
+	for _, w := range v[5:] {
+		h, _ := w.(string)
+		b.Waiters = append(b.Waiters, h)
+	}
+	return b, nil
+}
+
+// Handle names owner id without revealing it, as the scripts name holders
+// and waiters to an operator: the first 16 hex digits of its SHA-1.
+func Handle(id string) string {
+	h := sha1.Sum([]byte(id))
+	return hex.EncodeToString(h[:8])
 }
 
 func intResult(val any, err error) (int64, error) {
