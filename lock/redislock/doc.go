@@ -80,6 +80,10 @@
 // Keys are stored as Prefix + "{" + key + "}" plus ":q" and ":w" for the
 // queue and its waiters, all with one hash tag so they share a Redis
 // Cluster slot; hand-offs are published on the channel with suffix ":c".
+// A key that starts with '}' would leave the hash tag empty, so it, and a
+// key that starts with '\', is stored with a '\' in front (tested on a
+// real three-master cluster). A Prefix should hold no braces: its own
+// would take the place of the key's hash tag.
 // The lock key holds "<owner id>:<token>", followed by ":q" while waiters
 // may be queued, and ":<token>" for a minute after release: an uncontended
 // acquire and release each run one script that reads and writes only the

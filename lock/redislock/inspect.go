@@ -52,7 +52,7 @@ var suffixes = []string{"", ":q", ":w", ":sem", ":sem:h", ":sem:q", ":rw", ":rw:
 // AcquiredAt is not kept, so it is zero, and holders come in the order
 // their leases end.
 func (l *Locker) Inspect(ctx context.Context, prefix string) ([]lock.KeyState, error) {
-	match := globEscaper.Replace(l.opts.Prefix+"{"+prefix) + "*"
+	match := globEscaper.Replace(l.opts.Prefix+"{"+redisq.Tag(prefix)) + "*"
 	var (
 		mu   sync.Mutex
 		keys = map[string]bool{}
@@ -262,8 +262,8 @@ func (l *Locker) keyOf(name string) (string, bool) {
 		return "", false
 	}
 	for _, s := range suffixes {
-		if key, ok := strings.CutSuffix(rest, "}"+s); ok {
-			return key, true
+		if tag, ok := strings.CutSuffix(rest, "}"+s); ok {
+			return redisq.Untag(tag), true
 		}
 	}
 	return "", false

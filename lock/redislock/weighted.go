@@ -243,7 +243,7 @@ func (l *Locker) newEntry(k kind, key string, n int) *entry {
 // weightedBase is the name of key's state hash in kind k, which begins
 // the names of its other Redis keys and of its channel.
 func (l *Locker) weightedBase(k kind, key string) string {
-	return l.opts.Prefix + "{" + key + "}" + k.suffix
+	return l.opts.Prefix + "{" + redisq.Tag(key) + "}" + k.suffix
 }
 
 // weightedKeys are the names of key's Redis keys in kind k, as the

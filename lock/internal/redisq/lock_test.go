@@ -2,6 +2,7 @@ package redisq_test
 
 import (
 	"context"
+	"strings"
 	"testing"
 	"time"
 
@@ -197,5 +198,23 @@ func TestAcquireAfterDeadlineDoesNothing(t *testing.T) {
 	next := newLock("held", "other")
 	if res, err := next.Acquire(t.Context(), p, time.Minute, false, 0); err != nil || !res.Granted {
 		t.Fatalf("the released key: %+v, %v (handed to the caller that left)", res, err)
+	}
+}
+
+// TestTag: a key's hash tag is never empty, and tags tell keys apart.
+func TestTag(t *testing.T) {
+	seen := map[string]string{}
+	for _, key := range []string{"x", "}", "}x", `\`, `\}x`, `\\`, "{}", "a}b", ""} {
+		tag := redisq.Tag(key)
+		if key != "" && strings.HasPrefix(tag, "}") {
+			t.Errorf("Tag(%q) = %q starts with '}': an empty hash tag", key, tag)
+		}
+		if redisq.Untag(tag) != key {
+			t.Errorf("Untag(Tag(%q)) = %q", key, redisq.Untag(tag))
+		}
+		if other, ok := seen[tag]; ok {
+			t.Errorf("keys %q and %q share the tag %q", other, key, tag)
+		}
+		seen[tag] = key
 	}
 }

@@ -124,9 +124,10 @@ type Keys struct {
 	script []any // the key count and the keys the scripts take, in their order
 }
 
-// KeysFor returns the names for key under prefix: prefix + "{" + key + "}"
-// and that plus ":q", ":w" and ":c".
+// KeysFor returns the names for key under prefix: prefix + "{" + Tag(key)
+// + "}" and that plus ":q", ":w" and ":c".
 func KeysFor(prefix, key string) Keys {
+	key = Tag(key)
 	// All four names are slices of one string: one allocation, not four.
 	var b strings.Builder
 	base := len(prefix) + len(key) + 2
@@ -148,6 +149,22 @@ func KeysFor(prefix, key string) Keys {
 	k.script = []any{3, k.Lock, k.Queue, k.Waiters}
 	return k
 }
+
+// Tag returns key as it goes between the braces of its Redis keys' names,
+// the hash tag that keeps them in one slot of a Redis Cluster. Redis takes
+// the tag from the first '{' to the first '}' after it and hashes a name
+// whole when the tag is empty, as it would be for a key that starts with
+// '}': such a key, and one that starts with the escape '\', gets a '\'
+// in front. Every other key is its own tag.
+func Tag(key string) string {
+	if strings.HasPrefix(key, "}") || strings.HasPrefix(key, `\`) {
+		return `\` + key
+	}
+	return key
+}
+
+// Untag is the inverse of Tag.
+func Untag(tag string) string { return strings.TrimPrefix(tag, `\`) }
 
 // Lock is one owner's handle on one lock on one server. Make one with
 // NewLock.
