@@ -171,10 +171,11 @@
 //
 // Measured on a shared 2-core machine (go test -run '^$' -bench
 // 'Semaphore|RWLock' -benchtime 2s ./redislock/): a permit of a semaphore
-// shared by 16 goroutines is taken and given back at about 0.7 times the
-// rate of a lock on a key per goroutine, whose scripts touch one Redis
-// key rather than three; 16 readers and a writer that each hold a
-// read-write lock for 1 ms read about 5 times as often as the same 17
-// callers taking turns on a lock. A writer that always waits bounds that
-// ratio at 8.5, as every read phase is then followed by a write.
+// shared by 16 goroutines costs about 1.3 times the CPU, client and
+// server together, of a lock on a key per goroutine, whose scripts touch
+// one Redis key rather than three. 16 readers that each hold a read-write
+// lock for 1 ms, and a writer that pauses between writes, read about 9
+// times as often as the same 17 callers taking turns on a lock; a writer
+// that always waits bounds that ratio at 8.5, as every read phase is then
+// followed by a write, and about 5 is measured.
 package redislock

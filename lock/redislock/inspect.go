@@ -127,9 +127,10 @@ func (l *Locker) Break(ctx context.Context, key string) ([]lock.KeyState, error)
 	}
 	for _, k := range []kind{semaphores, rwLocks} {
 		args := []any{"", 0, l.weightedBase(k, key) + ":c", millis(l.opts.WaiterTimeout), l.breakChannel()}
-		v, err := l.scripts.run(ctx, weightedBreak, l.weightedKeys(k, key), args...).Slice()
-		if err == nil && len(v) > 0 && len(v) < 4 {
-			err = fmt.Errorf("break script returned %v", v)
+		reply, err := l.pipe.Run(ctx, weightedBreak, scriptKeys(l.weightedKeys(k, key)), args)
+		v, ok := reply.([]any)
+		if err == nil && (!ok || len(v) > 0 && len(v) < 4) {
+			err = fmt.Errorf("break script returned %v", reply)
 		}
 		if err != nil {
 			return broken, fmt.Errorf("redislock: break %s %q: %w", k.name, key, err)

@@ -48,12 +48,11 @@ func (o *Options) withDefaults() Options {
 // Sentinel-managed primary) through a go-redis client. It is safe for
 // concurrent use. Close it to free its notification connection.
 type Locker struct {
-	client  redis.UniversalClient
-	pipe    *redisq.Pipe
-	scripts *batcher // of semaphores and read-write locks
-	opts    Options
-	notes   *redisq.Notifier
-	held    holdings // for Break to end
+	client redis.UniversalClient
+	pipe   *redisq.Pipe
+	opts   Options
+	notes  *redisq.Notifier
+	held   holdings // for Break to end
 
 	cleanups lease.Cleanups // leaves of abandoned acquisitions
 }
@@ -64,11 +63,10 @@ var _ lock.Locker = (*Locker)(nil)
 // database number and TLS are whatever the client was configured with.
 func New(client redis.UniversalClient, opts *Options) *Locker {
 	return &Locker{
-		client:  client,
-		pipe:    redisq.NewPipe(client),
-		scripts: &batcher{client: client},
-		opts:    opts.withDefaults(),
-		notes:   redisq.NewNotifier(client, nil),
+		client: client,
+		pipe:   redisq.NewPipe(client),
+		opts:   opts.withDefaults(),
+		notes:  redisq.NewNotifier(client, nil),
 	}
 }
 

@@ -10,8 +10,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/redis/go-redis/v9"
-
 	"github.com/stockade/stockade/lock"
 	"github.com/stockade/stockade/lock/internal/lease"
 	"github.com/stockade/stockade/lock/internal/redisq"
@@ -43,12 +41,12 @@ var (
 // weightedScript is src after weighted_common.lua, with
 // weighted_helpers.lua in place of its line "--#include
 // weighted_helpers.lua", which comes after its fast path.
-func weightedScript(src string) *redis.Script {
+func weightedScript(src string) *redisq.Script {
 	const include = "--#include weighted_helpers.lua\n"
 	if !strings.Contains(src, include) {
 		panic("redislock: script without " + include)
 	}
-	return redis.NewScript(weightedCommonLua + strings.Replace(src, include, weightedHelpersLua, 1))
+	return redisq.NewScript(weightedCommonLua + strings.Replace(src, include, weightedHelpersLua, 1))
 }
 
 var (
@@ -208,13 +206,15 @@ func (l *Locker) acquireWeighted(ctx context.Context, k kind, key string, limit,
 // read-write lock, as a waiter and then as a holder; it implements
 // lease.Backend for the lease it becomes.
 type entry struct {
-	scripts *batcher
-	notes   *redisq.Notifier
-	held    *holdings
-	kind    kind
-	key     string
-	keys    []string // state, holders, queue: see weighted_common.lua
-	channel string
+	pipe  *redisq.Pipe
+	notes *redisq.Notifier
+	held  *holdings
+	kind  kind
+	key   string
+	keys  []string // state, holders, queue: see weighted_common.lua
+	// scriptKeys are keys as the scripts take them, after their count.
+	scriptKeys []any
+	channel    string
 	// id owns the entry: rand.Text carries 128+ random bits.
 	id            string
 	n             int // the permits it asks for
@@ -227,12 +227,13 @@ type entry struct {
 func (l *Locker) newEntry(k kind, key string, n int) *entry {
 	keys := l.weightedKeys(k, key)
 	return &entry{
-		scripts:       l.scripts,
+		pipe:          l.pipe,
 		notes:         l.notes,
 		held:          &l.held,
 		kind:          k,
 		key:           key,
 		keys:          keys,
+		scriptKeys:    scriptKeys(keys),
 		channel:       keys[0] + ":c",
 		id:            rand.Text(),
 		n:             n,
@@ -253,6 +254,17 @@ func (l *Locker) weightedKeys(k kind, key string) []string {
 	return []string{base, base + ":h", base + ":q"}
 }
 
+// scriptKeys are keys as a script takes them through a redisq.Pipe:
+// their count, then the keys.
+func scriptKeys(keys []string) []any {
+	v := make([]any, 0, 1+len(keys))
+	v = append(v, len(keys))
+	for _, k := range keys {
+		v = append(v, k)
+	}
+	return v
+}
+
 // request is what an acquisition asks for, besides the entry's permits.
 type request struct {
 	limit     int
@@ -269,9 +281,11 @@ type result struct {
 	expires time.Duration
 }
 
-// args are a script's arguments: the four every script takes, then more.
-func (e *entry) args(more ...any) []any {
-	return append([]any{e.id, e.n, e.channel, millis(e.waiterTimeout)}, more...)
+// run runs s on the entry's keys with the four arguments every script
+// takes, then more.
+func (e *entry) run(ctx context.Context, s *redisq.Script, more ...any) (any, error) {
+	args := append([]any{e.id, e.n, e.channel, millis(e.waiterTimeout)}, more...)
+	return e.pipe.Run(ctx, s, e.scriptKeys, args)
 }
 
 // acquire runs the acquire script, queueing the entry with wait. ctx's
@@ -283,11 +297,11 @@ func (e *entry) acquire(ctx context.Context, r request, wait bool) (result, erro
 	if d, ok := ctx.Deadline(); ok {
 		deadline = strconv.FormatInt(d.UnixMilli(), 10)
 	}
-	v, err := e.scripts.run(ctx, weightedAcquire, e.keys, e.args(r.limit, millis(r.ttl), flag(r.exclusive), flag(wait), deadline)...).Slice()
+	reply, err := e.run(ctx, weightedAcquire, r.limit, millis(r.ttl), flag(r.exclusive), flag(wait), deadline)
 	if err != nil {
 		return result{}, err
 	}
-	if len(v) == 2 {
+	if v, _ := reply.([]any); len(v) == 2 {
 		status, ok := v[0].(int64)
 		switch second := v[1].(type) {
 		case string: // {1, token}
@@ -303,19 +317,22 @@ func (e *entry) acquire(ctx context.Context, r request, wait bool) (result, erro
 			}
 		}
 	}
-	return result{}, fmt.Errorf("acquire script returned %v", v)
+	return result{}, fmt.Errorf("acquire script returned %v", reply)
 }
 
 // Refresh implements lease.Backend.
 func (e *entry) Refresh(ctx context.Context, ttl time.Duration) error {
-	held, err := e.scripts.run(ctx, weightedRefresh, e.keys, e.args(millis(ttl))...).Int()
-	switch {
-	case err != nil:
+	reply, err := e.run(ctx, weightedRefresh, millis(ttl))
+	if err != nil {
 		return err
-	case held == 0:
-		return e.lost()
 	}
-	return nil
+	switch held, _ := reply.(int64); held {
+	case 0:
+		return e.lost()
+	case 1:
+		return nil
+	}
+	return fmt.Errorf("refresh script returned %v", reply)
 }
 
 // extendLater refreshes le, handed over valid until validUntil, to its
@@ -356,12 +373,13 @@ func (e *entry) lost() error {
 // entry held permits. It wakes the waiters of this Locker that the
 // permits went to without waiting for their messages.
 func (e *entry) release(ctx context.Context, waited bool) (held bool, err error) {
-	v, err := e.scripts.run(ctx, weightedRelease, e.keys, e.args(flag(waited))...).Slice()
+	reply, err := e.run(ctx, weightedRelease, flag(waited))
 	if err != nil {
 		return false, err
 	}
+	v, _ := reply.([]any)
 	if len(v)%2 != 1 {
-		return false, fmt.Errorf("release script returned %v", v)
+		return false, fmt.Errorf("release script returned %v", reply)
 	}
 	for i := 1; i < len(v); i += 2 { // a waiter granted, and its message
 		id, _ := v[i].(string)

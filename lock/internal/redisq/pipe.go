@@ -47,7 +47,7 @@ func NewPipe(client redis.UniversalClient) *Pipe { return &Pipe{client: client} 
 // Call is one script run through a Pipe.
 type Call struct {
 	ctx    context.Context
-	script *script
+	script *Script
 	cmd    *redis.Cmd
 	onDone func(*Call) // called once done, if not nil
 
@@ -76,7 +76,7 @@ func (c *Call) Result() (any, error) { return c.val, c.err }
 // reply until ctx ends, and then returns ctx's error without it, even when
 // the call went out in a batch with calls that may wait longer: the
 // caller must take the call as perhaps run, as after a lost reply.
-func (p *Pipe) Run(ctx context.Context, s *script, keys, args []any) (any, error) {
+func (p *Pipe) Run(ctx context.Context, s *Script, keys, args []any) (any, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
@@ -198,7 +198,7 @@ func (p *Pipe) handOn() {
 // with the next batch unless ctx has ended by then. When it is done, Done
 // is closed and onDone, if not nil, is called with it; onDone must not
 // block.
-func (p *Pipe) Go(ctx context.Context, onDone func(*Call), s *script, keys, args []any) *Call {
+func (p *Pipe) Go(ctx context.Context, onDone func(*Call), s *Script, keys, args []any) *Call {
 	c := &Call{ctx: ctx, script: s, cmd: s.cmd(ctx, keys, args), onDone: onDone, done: make(chan struct{})}
 	p.mu.Lock()
 	p.queue = append(p.queue, c)

@@ -40,10 +40,10 @@ var (
 	//go:embed break.lua
 	breakLua string
 
-	refreshScript = newScript(refreshLua)
+	refreshScript = NewScript(refreshLua)
 	// The break script grants as counted tokens do; a clocked key's next
 	// token is still larger than the broken holder's.
-	breakScript = newScript("local clocked = false\n" + include(breakLua))
+	breakScript = NewScript("local clocked = false\n" + include(breakLua))
 
 	// The acquire and release scripts, for counted tokens and for clocked
 	// ones (Lock.ClockTokens).
@@ -52,14 +52,14 @@ var (
 )
 
 // scripts are the acquire and release scripts of one way of issuing tokens.
-type scripts struct{ acquire, release *script }
+type scripts struct{ acquire, release *Script }
 
 func scriptsFor(clocked bool) scripts {
 	// The scripts read the choice from a local set before them.
 	head := "local clocked = " + strconv.FormatBool(clocked) + "\n"
 	return scripts{
-		acquire: newScript(head + include(acquireLua)),
-		release: newScript(head + include(releaseLua)),
+		acquire: NewScript(head + include(acquireLua)),
+		release: NewScript(head + include(releaseLua)),
 	}
 }
 
@@ -83,21 +83,22 @@ func include(src string) string {
 // the next grant.
 const releasedKeep = time.Minute
 
-// script is a Lua script, run by its hash (EVALSHA) and sent in full only
-// when the server does not have it.
-type script struct {
+// Script is a Lua script, run by its hash (EVALSHA) and sent in full only
+// when the server does not have it. Run it through a Pipe.
+type Script struct {
 	src  string
 	hash any // hex SHA-1 of src, boxed once for every command
 }
 
-func newScript(src string) *script {
+// NewScript returns the script of source src.
+func NewScript(src string) *Script {
 	h := sha1.Sum([]byte(src))
-	return &script{src: src, hash: hex.EncodeToString(h[:])}
+	return &Script{src: src, hash: hex.EncodeToString(h[:])}
 }
 
 // cmd returns the EVALSHA command that runs s with keys (the key count
 // first, then the keys) and args.
-func (s *script) cmd(ctx context.Context, keys, args []any) *redis.Cmd {
+func (s *Script) cmd(ctx context.Context, keys, args []any) *redis.Cmd {
 	argv := make([]any, 0, 2+len(keys)+len(args))
 	argv = append(argv, "evalsha", s.hash)
 	argv = append(argv, keys...)
@@ -109,7 +110,7 @@ func (s *script) cmd(ctx context.Context, keys, args []any) *redis.Cmd {
 
 // eval returns the EVAL command that sends s in full in place of by, an
 // EVALSHA command of s; the server loads s again as it runs it.
-func (s *script) eval(ctx context.Context, by *redis.Cmd) *redis.Cmd {
+func (s *Script) eval(ctx context.Context, by *redis.Cmd) *redis.Cmd {
 	argv := append([]any{"eval", s.src}, by.Args()[2:]...)
 	cmd := redis.NewCmd(ctx, argv...)
 	cmd.SetFirstKeyPos(3)
