@@ -162,11 +162,18 @@ const (
 	MaxEventWait = 60 * time.Second
 )
 
+// LatestEventCursor, as a DomainEventQuery's Cursor, reads the events
+// after every event committed so far: those that become readable from the
+// call on. No cursor the service gives out is spelled so.
+const LatestEventCursor = "latest"
+
 // DomainEventQuery asks Service.Events for the events after a cursor.
 type DomainEventQuery struct {
 	// Cursor is the Next of the page before; empty to read from the
-	// oldest event kept. It is opaque: only a cursor the service gave out
-	// is accepted (EInvalid otherwise).
+	// oldest event kept; LatestEventCursor to read from the head of the
+	// feed (Tx.LatestEventPosition), the answer's Next then being the
+	// head's cursor. It is opaque: only a cursor the service gave out, or
+	// LatestEventCursor, is accepted (EInvalid otherwise).
 	Cursor string
 	// Types keeps the events of these types; none keeps all.
 	Types []string
@@ -231,6 +238,7 @@ var EventTypes = []string{
 type DomainEventPage struct {
 	Events []DomainEvent
 	// Next is the cursor after the last event of the page; with no event,
-	// the query's cursor. It is always the cursor of the next query.
+	// the query's cursor, or for LatestEventCursor the head's. It is
+	// always the cursor of the next query.
 	Next string
 }

@@ -257,6 +257,17 @@ type Tx interface {
 	// in a View: an Update that has written reads nothing written since.
 	Events(ctx context.Context, f DomainEventFilter) ([]DomainEvent, error)
 
+	// LatestEventPosition returns the head of the outbox: a position that
+	// every event Events returns now is at or before, and every event it
+	// returns only later is after. A reader that starts there reads the
+	// events that become readable from now on, each once, and none of
+	// those readable already. On SQLite it is the largest seq (the zero
+	// position when there is no event); on PostgreSQL, the end of the
+	// transactions older than the snapshot's xmin, so that an event
+	// already committed but held back by an older transaction still
+	// running comes after it. Read it in a View, as Events.
+	LatestEventPosition(ctx context.Context) (EventPosition, error)
+
 	// PruneEvents deletes, of the first limit events by position, those
 	// written strictly before before that every relay has published (at
 	// or before its checkpoint, see LockRelay), and returns how many.

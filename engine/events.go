@@ -180,15 +180,26 @@ func (n *notifier) notify() {
 // and those the store signals (stockade.EventSignaler); it also reads
 // again every Options.EventPoll, for the commits of other instances that
 // nothing signalled, and for events that a long transaction held back.
+//
+// With stockade.LatestEventCursor, its first read takes the head of the
+// outbox (Tx.LatestEventPosition) instead of events, which in the same
+// snapshot there are none after; from then on it reads after the head,
+// and an empty page's Next is the head's cursor, so that the next query
+// goes on from there rather than from a later head.
 func (e *Engine) Events(ctx context.Context, q stockade.DomainEventQuery) (stockade.DomainEventPage, error) {
 	return run(e, ctx, "events", nil, func(ctx context.Context, c *call) (stockade.DomainEventPage, error) {
 		if err := q.Validate(); err != nil {
 			return stockade.DomainEventPage{}, err
 		}
-		after, err := stockade.ParseEventCursor(q.Cursor)
-		if err != nil {
-			return stockade.DomainEventPage{}, err
+		latest := q.Cursor == stockade.LatestEventCursor
+		var after stockade.EventPosition
+		if !latest {
+			var err error
+			if after, err = stockade.ParseEventCursor(q.Cursor); err != nil {
+				return stockade.DomainEventPage{}, err
+			}
 		}
+		cursor := q.Cursor
 		f := stockade.DomainEventFilter{After: after, Types: q.Types, Aggregate: q.Aggregate, AggregateID: q.AggregateID,
 			Limit: cmp.Or(q.Limit, stockade.DefaultEventLimit)}
 		until := time.Now().Add(q.Wait)
@@ -199,18 +210,24 @@ func (e *Engine) Events(ctx context.Context, q stockade.DomainEventQuery) (stock
 			woken := e.written.wait() // before the read: a commit after it wakes us
 			var evs []stockade.DomainEvent
 			err := c.view(ctx, func(tx stockade.Tx) (err error) {
+				if latest {
+					f.After, err = tx.LatestEventPosition(ctx)
+					return err
+				}
 				evs, err = tx.Events(ctx, f)
 				return err
 			})
 			switch {
 			case err != nil:
 				return stockade.DomainEventPage{}, err
+			case latest:
+				latest, cursor = false, f.After.Cursor()
 			case len(evs) > 0:
 				return stockade.DomainEventPage{Events: evs, Next: evs[len(evs)-1].Position.Cursor()}, nil
 			}
 			left := time.Until(until)
 			if left <= 0 {
-				return stockade.DomainEventPage{Next: q.Cursor}, nil
+				return stockade.DomainEventPage{Next: cursor}, nil
 			}
 			t := time.NewTimer(min(left, e.opts.EventPoll))
 			select {

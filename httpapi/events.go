@@ -17,7 +17,11 @@ import (
 // /v1/events/stream sends them as Server-Sent Events as they commit, each
 // with its cursor as its id, so that a client that reconnects with
 // Last-Event-ID resumes where it was, missing nothing and seeing nothing
-// twice.
+// twice. Without a cursor, both start at the oldest event kept; with
+// ?after=latest, at the head of the feed, after every event committed so
+// far (stockade.LatestEventCursor): the list answers no event then, and
+// the head's cursor as next_cursor, unless one commits while it waits;
+// the stream sends only the events that commit from then on.
 
 // eventJSON is an event as the API shows it.
 type eventJSON struct {
@@ -68,9 +72,9 @@ func (j eventsJSON) domain() (stockade.DomainEventPage, error) {
 
 func viewEvents(p stockade.DomainEventPage) any { return toEvents(p) }
 
-// eventQuery reads the query of the event routes: after, type (a comma-
-// separated list), aggregate, aggregate_id and limit, and with wait, the
-// long poll's wait (a duration such as 10s).
+// eventQuery reads the query of the event routes: after (a cursor, or
+// latest), type (a comma-separated list), aggregate, aggregate_id and
+// limit, and with wait, the long poll's wait (a duration such as 10s).
 func eventQuery(r *http.Request, wait bool) (stockade.DomainEventQuery, error) {
 	var q stockade.DomainEventQuery
 	want := "after, type, aggregate, aggregate_id, limit"
@@ -81,7 +85,7 @@ func eventQuery(r *http.Request, wait bool) (stockade.DomainEventQuery, error) {
 		switch name {
 		case "after":
 			if v == "" {
-				return invalidf("after: must not be empty; leave it out to start from the oldest event kept")
+				return invalidf("after: must not be empty; leave it out to start from the oldest event kept, or give latest to start after the newest")
 			}
 			q.Cursor = v
 			return nil
@@ -147,19 +151,32 @@ const streamPoll = 15 * time.Second
 
 // streamEvents serves GET /v1/events/stream: the events after
 // Last-Event-ID (or ?after=), as Server-Sent Events, until the client
-// goes or the server shuts down (CloseStreams). It runs without the
+// goes or the server shuts down (CloseStreams). Last-Event-ID is an id
+// the stream sent, a cursor: latest is only an after. With after=latest
+// the head is taken before the status is sent, so that an event that
+// commits once the client has its answer is after it. It runs without the
 // request timeout (see ServeHTTP) and clears the connection's write
 // deadline.
 func (s *Server) streamEvents(w http.ResponseWriter, r *http.Request) {
 	q, err := eventQuery(r, false)
-	if err == nil && r.Header.Get("Last-Event-ID") != "" {
+	if id := r.Header.Get("Last-Event-ID"); err == nil && id != "" {
 		if q.Cursor != "" {
 			err = invalidf("after: give Last-Event-ID or after, not both")
 		}
-		q.Cursor = r.Header.Get("Last-Event-ID")
-	}
-	if err == nil {
+		q.Cursor = id
+		if err == nil {
+			_, err = stockade.ParseEventCursor(q.Cursor)
+		}
+	} else if err == nil && q.Cursor != stockade.LatestEventCursor {
 		_, err = stockade.ParseEventCursor(q.Cursor)
+	}
+	if err == nil && q.Cursor == stockade.LatestEventCursor {
+		// Without a wait, the answer is the head's cursor and no event.
+		ctx, cancel := context.WithTimeout(r.Context(), s.opts.RequestTimeout)
+		var head stockade.DomainEventPage
+		head, err = s.svc.Events(ctx, q)
+		cancel()
+		q.Cursor = head.Next
 	}
 	if err != nil {
 		s.writeError(w, r, err)

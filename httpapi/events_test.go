@@ -241,3 +241,106 @@ func TestEventStream(t *testing.T) {
 		t.Errorf("a bad Last-Event-ID: %s, want 400", r)
 	}
 }
+
+// TestEventsAfterLatest: ?after=latest starts at the head of the feed, on
+// both stores. The list answers no event and the head's cursor, from
+// which a later change is listed; the stream sends only the changes that
+// commit once it has answered, with ids that a reconnect resumes from;
+// latest is an after, never a Last-Event-ID.
+func TestEventsAfterLatest(t *testing.T) {
+	for _, pg := range []bool{false, true} {
+		name := "sqlite"
+		if pg {
+			name = "postgres"
+		}
+		t.Run(name, func(t *testing.T) { testEventsAfterLatest(t, pg) })
+	}
+}
+
+// settledFeed waits until the feed lists n events, and returns them. On
+// PostgreSQL an event that has committed may be held back while an older
+// transaction of the server runs; one held back when the head is taken
+// comes after it, so the test waits for the events it means to be before.
+func (a *api) settledFeed(n int) eventsJSON {
+	a.t.Helper()
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		page := a.feed("")
+		if len(page.Events) >= n {
+			return page
+		}
+		if time.Now().After(deadline) {
+			a.t.Fatalf("the feed lists %d events, want %d", len(page.Events), n)
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}
+
+func testEventsAfterLatest(t *testing.T, pg bool) {
+	a := newAPI(t, &apiOptions{postgres: pg})
+	a.seed() // four events
+	all := a.settledFeed(4)
+
+	// The list: no event, and the head's cursor, after every event so far.
+	head := a.feed("after=latest")
+	if len(head.Events) != 0 || head.NextCursor == "" || head.NextCursor == stockade.LatestEventCursor {
+		t.Fatalf("after=latest: %+v, want no event and a cursor", head)
+	}
+	if _, err := stockade.ParseEventCursor(head.NextCursor); err != nil {
+		t.Errorf("after=latest: next_cursor %q: %v", head.NextCursor, err)
+	}
+	if page := a.feed("after=" + url.QueryEscape(head.NextCursor)); len(page.Events) != 0 || page.NextCursor != head.NextCursor {
+		t.Errorf("after the head: %+v, want no event and the head's cursor", page)
+	}
+	a.must(200, "POST", "/v1/stock/widget/east/adjust", `{"delta":1,"reason":"found"}`)
+	page := a.feed("wait=10s&after=" + url.QueryEscape(head.NextCursor))
+	if len(page.Events) != 1 || page.Events[0].Type != stockade.EventStockAdjusted || page.NextCursor != page.Events[0].Cursor {
+		t.Errorf("after the head, once stock is adjusted: %+v, want the one stock.adjusted", page)
+	}
+	all = a.settledFeed(len(all.Events) + 1)
+
+	// The stream: only what commits once it has answered.
+	s := a.stream("/v1/events/stream?after=latest")
+	if s.status != 200 {
+		t.Fatalf("stream after=latest: status %d", s.status)
+	}
+	res := a.must(201, "POST", "/v1/reservations", `{"lines":[{"sku":"widget","quantity":5,"location":"west"}]}`).id(t)
+	held, out := s.next(t), s.next(t)
+	if held.typ != stockade.EventReservationHeld || held.ev.AggregateID != res || out.typ != stockade.EventOutOfStock {
+		t.Errorf("stream after=latest: %s %s, then %s, want reservation.held %s, then stock.out", held.typ, held.ev.AggregateID, out.typ, res)
+	}
+	for _, e := range []streamed{held, out} {
+		if e.id != e.ev.Cursor {
+			t.Errorf("stream after=latest: event %s has id %q and cursor %q", e.ev.ID, e.id, e.ev.Cursor)
+		}
+	}
+	s.close()
+	// Back with the last id seen: what committed meanwhile, nothing twice.
+	a.must(200, "DELETE", "/v1/reservations/"+res, nil)
+	back := a.stream("/v1/events/stream", "Last-Event-ID: "+out.id)
+	defer back.close()
+	if in, released := back.next(t), back.next(t); in.typ != stockade.EventBackInStock || released.typ != stockade.EventReservationReleased {
+		t.Errorf("after Last-Event-ID: %s, %s, want stock.in, reservation.released", in.typ, released.typ)
+	}
+
+	// Refused: latest as Last-Event-ID, latest or a cursor with
+	// Last-Event-ID, and anything but latest or a cursor.
+	for _, tc := range []struct{ path, lastEventID string }{
+		{"/v1/events/stream", stockade.LatestEventCursor},
+		{"/v1/events/stream?after=latest", all.NextCursor},
+		{"/v1/events/stream?after=" + url.QueryEscape(all.NextCursor), all.NextCursor},
+		{"/v1/events/stream?after=Latest", ""},
+		{"/v1/events/stream?after=xyz", ""},
+		{"/v1/events?after=Latest", ""},
+		{"/v1/events?after=xyz", ""},
+		{"/v1/events?after=latest,latest", ""},
+	} {
+		var header []string
+		if tc.lastEventID != "" {
+			header = append(header, "Last-Event-ID: "+tc.lastEventID)
+		}
+		if r := a.do("GET", tc.path, nil, header...); r.status != 400 || r.problem(t).Code != stockade.EInvalid {
+			t.Errorf("GET %s with Last-Event-ID %q: %s, want 400", tc.path, tc.lastEventID, r)
+		}
+	}
+}

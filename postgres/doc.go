@@ -117,6 +117,13 @@
 // holds every reader back. In an Update that has written, Events reads
 // nothing after its own first write.
 //
+// LatestEventPosition, where a reader starts that wants only what comes
+// next, is just below xmin: (xmin - 1, the largest seq). Every event
+// readable now is at or before it, every transaction at or above xmin
+// (running now, or yet to take an id) writes after it, so the reader
+// reads each event that becomes readable from then on, even one that had
+// committed but was held back by an older transaction.
+//
 // A store announces its commits of events on the channel stockade_events
 // and listens there (stockade.EventSignaler), so that readers of events
 // on every instance wake when any of them writes. The announcement is a

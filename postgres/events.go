@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"strconv"
 	"strings"
 	"time"
@@ -88,6 +89,26 @@ func (t *tx) Events(ctx context.Context, f stockade.DomainEventFilter) ([]stocka
 		return nil, t.fail(ctx, "events", err)
 	}
 	return evs, nil
+}
+
+// LatestEventPosition is (xmin - 1, math.MaxInt64), xmin being the
+// snapshot's. Events compares positions as (xid, seq) pairs, and no seq
+// is above math.MaxInt64, so the events after the head are exactly those
+// of transactions at or above xmin: the ones running now and the ones
+// that take an id later. Those below xmin have ended, and Events reads
+// their events from now on: they are at or before the head. See
+// queries/latest_event_position.sql. An event that has committed but that
+// an older transaction still running holds back is after the head, so a
+// reader that starts there reads it once it is readable.
+func (t *tx) LatestEventPosition(ctx context.Context) (stockade.EventPosition, error) {
+	var xmin uint64
+	if err := t.tx.QueryRow(ctx, latestEventPositionSQL).Scan(&xmin); err != nil {
+		return stockade.EventPosition{}, t.fail(ctx, "latest event position", err)
+	}
+	if xmin == 0 { // cannot happen: transaction ids start at 3
+		return stockade.EventPosition{}, nil
+	}
+	return stockade.EventPosition{Tx: xmin - 1, Seq: math.MaxInt64}, nil
 }
 
 // PruneEvents deletes nothing for a limit below 1.

@@ -93,6 +93,8 @@ var (
 	eventsSQL string
 	//go:embed queries/prune_events.sql
 	pruneEventsSQL string
+	//go:embed queries/latest_event_position.sql
+	latestEventPositionSQL string
 	//go:embed queries/lock_relay.sql
 	lockRelaySQL string
 	//go:embed queries/relay_position.sql

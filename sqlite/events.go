@@ -71,6 +71,17 @@ func (t *tx) Events(ctx context.Context, f stockade.DomainEventFilter) ([]stocka
 	return queryAll(ctx, t, "events", scanEvent, q, append(args, f.Limit)...)
 }
 
+// LatestEventPosition is the largest seq: with one writer at a time,
+// every event committed later gets a larger one (see
+// queries/latest_event_position.sql).
+func (t *tx) LatestEventPosition(ctx context.Context) (stockade.EventPosition, error) {
+	var pos stockade.EventPosition
+	if err := t.tx.QueryRowContext(ctx, latestEventPositionSQL).Scan(&pos.Seq); err != nil {
+		return stockade.EventPosition{}, wrapf(err, "latest event position")
+	}
+	return pos, nil
+}
+
 // scanEvent reads an event's columns: seq, id, type, aggregate,
 // aggregate_id, version, at, payload.
 func scanEvent(row rowScanner) (stockade.DomainEvent, error) {

@@ -72,6 +72,7 @@ var (
 	appendEventsSQL                 = query("append_events.sql")
 	eventsSQL                       = query("events.sql")
 	pruneEventsSQL                  = query("prune_events.sql")
+	latestEventPositionSQL          = query("latest_event_position.sql")
 	relayPositionSQL                = query("relay_position.sql")
 	setRelayPositionSQL             = query("set_relay_position.sql")
 	idempotencySQL                  = query("idempotency.sql")

@@ -84,6 +84,11 @@
 //     handed out again once its event is gone. An event id in use is
 //     refused with an error wrapping stockade.ErrConflict, a payload that
 //     is not JSON with EInvalid.
+//   - LatestEventPosition, the head, is at or after every event readable
+//     when it is taken, so Events reads nothing after it then, and before
+//     every event that becomes readable later: those appended since, and
+//     those of a transaction that was open when it was taken. The head of
+//     an empty store is before the first events.
 //   - A store may hold back a committed event while a transaction that
 //     could still commit one before it is running (on PostgreSQL, any
 //     older write transaction of the server): the tests wait for the

@@ -488,6 +488,122 @@ func testEventsCommitOrder(t *testing.T, s stockade.Store) {
 		[]stockade.DomainEvent{evA, evB})
 }
 
+// latestEventPosition reads the head of the outbox in a View.
+func latestEventPosition(t *testing.T, s stockade.Store) stockade.EventPosition {
+	t.Helper()
+	var pos stockade.EventPosition
+	view(t, s, func(tx stockade.Tx) error {
+		var err error
+		pos, err = tx.LatestEventPosition(t.Context())
+		return err
+	})
+	return pos
+}
+
+// checkHead fails the test unless the events that Events reads from the
+// start are, those named in after after head and the others at or before
+// it.
+func checkHead(t *testing.T, what string, s stockade.Store, head stockade.EventPosition, after ...string) {
+	t.Helper()
+	for _, e := range readEvents(t, s, stockade.DomainEventFilter{Limit: maxEvents}) {
+		switch past := head.Less(e.Position); {
+		case slices.Contains(after, e.ID) && !past:
+			t.Errorf("%s: event %s at %+v, want it after the head %+v", what, e.ID, e.Position, head)
+		case !slices.Contains(after, e.ID) && past:
+			t.Errorf("%s: event %s at %+v, after the head %+v; want it at or before", what, e.ID, e.Position, head)
+		}
+	}
+}
+
+// testLatestEventPosition: the head of the outbox is where a reader
+// starts that wants only the events to come. Taken in an empty store, the
+// first events come after it. Taken once events are readable, it is at or
+// after the last of them, Events reads nothing after it, and then reads
+// after it exactly the events appended since. Taken while a transaction
+// that has appended is open (and, where transactions write concurrently,
+// a younger one has committed), both come after it: the reader waits for
+// them instead of starting past them.
+func testLatestEventPosition(t *testing.T, s stockade.Store) {
+	ctx, cancel := context.WithTimeout(t.Context(), hangTimeout)
+	defer cancel()
+	empty := latestEventPosition(t, s)
+	first := []stockade.DomainEvent{
+		ev("evt_1", stockade.EventStockSet, stockade.AggregateLevel, "A@w1", 1, base, `{"n":1}`),
+		ev("evt_2", stockade.EventStockAdjusted, stockade.AggregateLevel, "A@w1", 2, base, `{"n":2}`),
+	}
+	appendEvents(t, s, first...)
+	settleEvents(t, s, eventIDs(first)...)
+	checkEvents(t, "Events after the head of the empty store",
+		readEvents(t, s, stockade.DomainEventFilter{After: empty, Limit: maxEvents}), first)
+
+	more := ev("evt_3", stockade.EventStockAdjusted, stockade.AggregateLevel, "A@w1", 3, base, `{"n":3}`)
+	appendEvents(t, s, more)
+	read := settleEvents(t, s, "evt_1", "evt_2", "evt_3")
+	head := latestEventPosition(t, s)
+	if last := read[len(read)-1].Position; head.Less(last) {
+		t.Errorf("the head %+v is before the last event read, at %+v", head, last)
+	}
+	if evs := readEvents(t, s, stockade.DomainEventFilter{After: head, Limit: maxEvents}); len(evs) > 0 {
+		t.Errorf("Events after the head read %q, want nothing", eventIDs(evs))
+	}
+	since := []stockade.DomainEvent{
+		ev("evt_4", stockade.EventReservationHeld, stockade.AggregateReservation, "r-1", 1, base, `{"id":"r-1"}`),
+		ev("evt_5", stockade.EventOutOfStock, stockade.AggregateLevel, "A@w1", 4, base, `{"n":4}`),
+		ev("evt_6", stockade.EventReservationReleased, stockade.AggregateReservation, "r-1", 2, base, `{"id":"r-1"}`),
+	}
+	appendEvents(t, s, since[:2]...)
+	appendEvents(t, s, since[2])
+	settleEvents(t, s, eventIDs(since)...)
+	checkEvents(t, "Events after the head", readEvents(t, s, stockade.DomainEventFilter{After: head, Limit: maxEvents}), since)
+	checkHead(t, "the head", s, head, eventIDs(since)...)
+
+	// A has appended and stays open; B, where it can, commits meanwhile.
+	concurrent := s.Features().RowLocks
+	evA := ev("evt_a", stockade.EventStockAdjusted, stockade.AggregateLevel, "A@w1", 5, base, `{"n":5}`)
+	evB := ev("evt_b", stockade.EventStockAdjusted, stockade.AggregateLevel, "B@w1", 1, base, `{"n":6}`)
+	written, release := make(chan struct{}), make(chan struct{})
+	doneA := make(chan error, 1)
+	go func() {
+		doneA <- s.Update(ctx, func(tx stockade.Tx) error {
+			if err := tx.AppendEvents(ctx, evA); err != nil {
+				return err
+			}
+			close(written)
+			select {
+			case <-release:
+				return nil
+			case <-ctx.Done():
+				return ctx.Err()
+			}
+		})
+	}()
+	select {
+	case <-written:
+	case err := <-doneA:
+		t.Fatalf("A: %v", err)
+	}
+	want := []stockade.DomainEvent{evA}
+	if concurrent {
+		if err := s.Update(ctx, func(tx stockade.Tx) error { return tx.AppendEvents(ctx, evB) }); err != nil {
+			close(release)
+			t.Fatalf("B, while A is open: %v", err)
+		}
+		want = append(want, evB)
+	}
+	open := latestEventPosition(t, s)
+	if evs := readEvents(t, s, stockade.DomainEventFilter{After: open, Limit: maxEvents}); len(evs) > 0 {
+		t.Errorf("while A is open, Events after the head read %q, want nothing", eventIDs(evs))
+	}
+	close(release)
+	if err := <-doneA; err != nil {
+		t.Fatalf("A: %v", err)
+	}
+	settleEvents(t, s, eventIDs(want)...)
+	checkEvents(t, "Events after the head taken while A was open",
+		readEvents(t, s, stockade.DomainEventFilter{After: open, Limit: maxEvents}), want)
+	checkHead(t, "the head taken while A was open", s, open, eventIDs(want)...)
+}
+
 // testEventsWhileAppending has 20 writers append events in transactions
 // of their own, one statement per event and a pause after each, so that
 // transactions stay open after their first insert, some rolling back,

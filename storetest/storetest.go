@@ -63,6 +63,7 @@ func Run(t *testing.T, newStore func(t *testing.T) stockade.Store) {
 		{"EventsRolledBack", testEventsRolledBack},
 		{"InvalidEvents", testInvalidEvents},
 		{"EventsCommitOrder", testEventsCommitOrder},
+		{"LatestEventPosition", testLatestEventPosition},
 		{"EventsWhileAppending", testEventsWhileAppending},
 		{"RelayCheckpoint", testRelayCheckpoint},
 		{"RelayTurn", testRelayTurn},

@@ -46,7 +46,7 @@ func eventsCmd(ctx context.Context, args []string, getenv func(string) string, s
 	env := &envFlags{fs: fs, getenv: getenv, help: stdout}
 	base := env.String("url", "STOCKADE_URL", "http://127.0.0.1:8080", "the service's base `URL`")
 	key := env.String("key", "STOCKADE_KEY", "", "an admin's or a reader's API `key`; none for a server started with -open")
-	after := fs.String("after", "", "print the events after this `cursor` (default: from the oldest event kept)")
+	after := fs.String("after", "", "print the events after this `cursor`, or latest for only those that commit from now on (default: from the oldest event kept)")
 	types := fs.String("type", "", "comma-separated event `types` to print (default: all)")
 	aggregate := fs.String("aggregate", "", "print the events of this `kind` of aggregate only: level, reservation or order")
 	aggregateID := fs.String("aggregate-id", "", "with -aggregate: of this one only, such as widget@east or a reservation id")

@@ -1,0 +1,16 @@
+-- The xmin of the statement's snapshot (in a View, the transaction's): the
+-- oldest transaction still running when it was taken. The store makes the
+-- head of the outbox of it, the position (xmin - 1, the largest bigint);
+-- xid8 has no arithmetic, and xmin is at least 3 (the first normal
+-- transaction id), so the subtraction is done in Go. Compared as
+-- events.sql compares, (xid, seq) > (xmin - 1, max bigint) holds exactly
+-- when xid >= xmin, since no seq is above the largest bigint. So:
+--   - every event events.sql can return in this snapshot, or could have
+--     returned in an earlier one, has xid < xmin: at or before the head;
+--   - every event it returns later and did not return now has xid >= xmin
+--     (a lower xid ended before this snapshot, so its events are readable
+--     now, or never, if it rolled back): after the head. Those of the
+--     transactions running now, and of the ones that take an id later,
+--     which get higher ids, come after it, even one that commits before a
+--     transaction with a lower id that holds it back.
+SELECT pg_snapshot_xmin(pg_current_snapshot());
