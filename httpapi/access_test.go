@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/stockade/stockade"
+	"github.com/stockade/stockade/lock/memlock"
 )
 
 // keys are the API keys of a keyed test server: one per role, one more
@@ -121,6 +122,7 @@ var examples = map[string]func(f fixture) example{
 	"GET /v1/movements":     func(fixture) example { return example{"/v1/movements", "", 200} },
 	"GET /v1/events":        func(fixture) example { return example{"/v1/events", "", 200} },
 	"GET /v1/events/stream": func(fixture) example { return example{"/v1/events/stream", "", 200} },
+	"GET /v1/locks":         func(fixture) example { return example{"/v1/locks?prefix=stockade:&limit=10", "", 200} },
 	"POST /v1/keys":         func(fixture) example { return example{"/v1/keys", `{"name":"new","role":"reader"}`, 201} },
 	"GET /v1/keys":          func(fixture) example { return example{"/v1/keys", "", 200} },
 	"DELETE /v1/keys/{id}":  func(f fixture) example { return example{"/v1/keys/" + f.key, "", 200} },
@@ -148,10 +150,11 @@ func headersOf(pattern string, e example) []string {
 // keyedAPI returns a server that takes only keys, its keys, and a
 // fixture: stock of widget, the show gala (a row of 10 seats and a
 // standing area of 50), and a reservation, an order, a hold, a booking
-// and a payment of another reservation made with the storefront key.
+// and a payment of another reservation made with the storefront key. Its
+// lock inspector is a memlock Locker's.
 func keyedAPI(t *testing.T) (*api, keys, fixture) {
 	t.Helper()
-	a := newAPI(t, &apiOptions{keyed: true})
+	a := newAPI(t, &apiOptions{keyed: true, server: &Options{Locks: memlock.New(nil)}})
 	ks := a.makeKeys()
 	admin := bearerOf(ks.admin)
 	a.must(200, "PUT", "/v1/locations/east", `{"name":"East","lat":40.71,"lon":-74.01}`, admin)
@@ -294,10 +297,11 @@ func TestRouteRoles(t *testing.T) {
 }
 
 // TestRoutePolicy checks the route table against the roles' promises: a
-// reader changes nothing; a storefront reads no ledger and no keys, and
-// changes only reservations, orders, holds, bookings and payments, and
-// ships none, makes no show and reports no payment's outcome; /v1 is
-// never public, but for the payment webhook, which is signed.
+// reader changes nothing; a storefront reads no ledger, no keys and no
+// locks, and changes only reservations, orders, holds, bookings and
+// payments, and ships none, makes no show and reports no payment's
+// outcome; /v1 is never public, but for the payment webhook, which is
+// signed.
 func TestRoutePolicy(t *testing.T) {
 	shops := func(method, path string) bool { // what a storefront may change
 		for _, prefix := range []string{"/v1/reservations", "/v1/orders", "/v1/holds", "/v1/bookings"} {
@@ -316,7 +320,7 @@ func TestRoutePolicy(t *testing.T) {
 			t.Errorf("%s: a reader may call it", rt.pattern)
 		}
 		if rt.access.allows(stockade.RoleStorefront) {
-			if strings.HasPrefix(path, "/v1/movements") || strings.HasPrefix(path, "/v1/keys") ||
+			if strings.HasPrefix(path, "/v1/movements") || strings.HasPrefix(path, "/v1/keys") || strings.HasPrefix(path, "/v1/locks") ||
 				(method != "GET" && !shops(method, path)) ||
 				strings.HasSuffix(path, "/fulfill") {
 				t.Errorf("%s: a storefront may call it", rt.pattern)

@@ -2,8 +2,8 @@
 // RFC 9457 problem+json documents carrying a stable code. It adapts one
 // dependency, HTTP, to a stockade.Service, to a stockade.BookingService
 // for the seats of shows, and to a stockade.PaymentService for the
-// payments of what it sells; it holds no state of its own beyond its
-// metrics.
+// payments of what it sells, and shows what a lock.Inspector sees of the
+// locks; it holds no state of its own beyond its metrics.
 //
 //	eng, err := engine.New(store, nil) // a stockade.Service, KeyService, BookingService and PaymentService
 //	api := httpapi.NewServer(eng, log, &httpapi.Options{Keys: eng, Bookings: eng, Payments: eng,
@@ -274,6 +274,18 @@
 // ?created_before=, exclusive, both RFC 3339), 100 unless ?limit= says, at
 // most 1000. GET /v1/keys lists the API keys in id order, as the
 // locations. A cursor goes with the filters of the page that gave it.
+//
+// GET /v1/locks shows the lock strategy's locks as Options.Locks, a
+// lock.Inspector, reads them, to admin and reader keys: each key held or
+// waited for, by key and then kind (lock, rwlock, semaphore), with its
+// holders (fencing token, permits, when each lease ends) and how many
+// wait, in the fields of lock.KeyState that "stockade locks ls -json"
+// prints. ?prefix= keeps the keys that start with it; pages are of
+// ?limit= keys (1 to 1000, 100 if left out), with next_cursor as above.
+// Each page is read afresh: a key released between two pages is not
+// listed again, and a key held throughout the walk is listed once. A
+// server without Options.Locks answers 409 "invalid_state", and one whose
+// lock servers cannot be read 503 "unavailable".
 //
 // # Time
 //

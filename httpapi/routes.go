@@ -77,6 +77,10 @@ var routeTable = []route{
 	{"GET /v1/events", auditors, (*Server).listEvents},      // ?after=&type=&aggregate=&aggregate_id=&limit=&wait= → {events, next_cursor}
 	{"GET " + streamPath, auditors, (*Server).streamEvents}, // Last-Event-ID or ?after=, filters → text/event-stream
 
+	// Locks: who holds each key of the lock strategy and who waits, as
+	// Options.Locks reads them (locks.go).
+	{"GET /v1/locks", auditors, (*Server).listLocks}, // ?prefix=&cursor=&limit= → {locks, next_cursor?}
+
 	// API keys. The secret is in the answer to its creation only.
 	{"POST /v1/keys", admins, (*Server).createKey},        // {name, role, rate_limit?} → key with secret, 201
 	{"GET /v1/keys", admins, (*Server).listKeys},          // ?cursor=&limit= → {keys, next_cursor?}

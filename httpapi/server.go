@@ -16,6 +16,7 @@ import (
 	"golang.org/x/time/rate"
 
 	"github.com/stockade/stockade"
+	"github.com/stockade/stockade/lock"
 )
 
 // Pinger reports whether a dependency answers. The store is one.
@@ -78,6 +79,14 @@ type Options struct {
 	// payments: POST /v1/payments is refused with 409 invalid_state, the
 	// list is empty, and the others find nothing (404 not_found).
 	Payments stockade.PaymentService
+
+	// Locks shows the lock strategy's locks at GET /v1/locks: each key
+	// held or waited for, its holders and how many wait. Pass the Locker
+	// the engine locks with, if it is a lock.Inspector (memlock,
+	// redislock, pglock and etcdlock are). Without Locks the route is
+	// refused with 409 invalid_state, as on a server that takes no locks.
+	// Default: none.
+	Locks lock.Inspector
 
 	// WebhookSecrets are the secrets shared with the payment systems that
 	// post outcomes to POST /v1/payments/webhook, which takes a request
