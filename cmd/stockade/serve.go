@@ -20,6 +20,7 @@ import (
 	"github.com/nats-io/nats.go/jetstream"
 
 	"github.com/stockade/stockade"
+	"github.com/stockade/stockade/console"
 	"github.com/stockade/stockade/engine"
 	"github.com/stockade/stockade/events"
 	"github.com/stockade/stockade/httpapi"
@@ -53,6 +54,7 @@ type serveConfig struct {
 	eventsWorkers   int    // commands the consumer applies at once
 	paymentGrace    time.Duration
 	webhookSecrets  [][]byte // of the payment webhook; none: it is off
+	console         bool     // serve the operator console at /console/
 }
 
 func parseServe(args []string, getenv func(string) string, stdout, stderr io.Writer) (serveConfig, error) {
@@ -116,6 +118,8 @@ flags:
 		"how long a reservation or hold whose payment is in flight is kept past its expiry before the\npayment is marked stuck (it is kept after that too, until an outcome or a person settles it)")
 	webhookSecrets := env.String("webhook-secret-file", "STOCKADE_WEBHOOK_SECRET_FILE", "",
 		"`file` of the payment webhook's shared secrets, one per line (two while one is rotated);\nempty: POST /v1/payments/webhook is off")
+	consoleOn := env.Bool("console", "STOCKADE_CONSOLE", true,
+		"serve the operator console, a web page, at /console/ (it signs in with an admin or reader key)")
 	level := env.String("log-level", "STOCKADE_LOG_LEVEL", "info",
 		"`level` of the log: debug (one line per request), info, warn or error")
 	if err := env.Parse(args); err != nil {
@@ -152,6 +156,7 @@ flags:
 		return c, fmt.Errorf("serve: -cors-origins: %w", err)
 	}
 	c.maxBodyBytes = int64(*maxBody)
+	c.console = *consoleOn
 	if *rateLimit != -1 && !(*rateLimit > 0 && *rateLimit <= stockade.MaxRateLimit) {
 		return c, fmt.Errorf("serve: -rate-limit must be above 0 and at most %g requests per second, or -1 for no limit; got %g", float64(stockade.MaxRateLimit), *rateLimit)
 	}
@@ -259,6 +264,7 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 
 	metrics := httpapi.NewRegistry()
 	var locker lock.Locker
+	var inspector lock.Inspector // GET /v1/locks: the locker's keys, if it can show them
 	lockerName := "none (strategy " + c.strategy + " takes no locks)"
 	ready := []httpapi.Pinger{st} // /readyz: the store, and the locker's servers if any
 	if c.strategy == engine.Lock {
@@ -268,6 +274,7 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 		}
 		defer l.close()
 		locker, lockerName = observeLocker(l.Locker, metrics), c.locker.String()
+		inspector, _ = l.Locker.(lock.Inspector) // redlock's cannot
 		ready = append(ready, l)
 	}
 	// The engine's Timeout bounds what no request's context does, a batch
@@ -313,13 +320,14 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 		Keys:           eng,
 		Bookings:       eng,
 		Payments:       eng,
+		Locks:          inspector,
 		WebhookSecrets: c.webhookSecrets,
 		Open:           c.open,
 		RateLimit:      c.rateLimit,
 		RateBurst:      c.rateBurst,
 	}, ready...)
 	srv := &http.Server{
-		Handler:           api,
+		Handler:           withConsole(api, c.console),
 		ReadHeaderTimeout: 5 * time.Second,
 		ReadTimeout:       30 * time.Second,
 		WriteTimeout:      c.requestTimeout + 30*time.Second,
@@ -402,4 +410,18 @@ func startLocker(ctx context.Context, c serveConfig, st migratingStore, log *slo
 		return openedLocker{Locker: memlock.New(&memlock.Options{FirstToken: top + 1}), close: func() error { return nil }}, nil
 	}
 	return openLocker(ctx, c.locker, c.store, log)
+}
+
+// withConsole returns api, with the operator console at console.Path
+// beside it when on: the console's page at /console/, and / sends a
+// browser there.
+func withConsole(api http.Handler, on bool) http.Handler {
+	if !on {
+		return api
+	}
+	mux := http.NewServeMux()
+	mux.Handle(console.Path, console.Handler())
+	mux.Handle("GET /{$}", http.RedirectHandler(console.Path, http.StatusFound))
+	mux.Handle("/", api)
+	return mux
 }

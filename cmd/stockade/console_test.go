@@ -1,0 +1,495 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/chromedp/chromedp"
+	"github.com/chromedp/chromedp/kb"
+
+	"github.com/stockade/stockade"
+	"github.com/stockade/stockade/httpapi"
+)
+
+// The console's tests drive the page that "stockade serve" embeds in a
+// real headless Chromium (Debian's chromium package; scripts/test installs
+// it), through chromedp. Each page's screenshots, at 1280×800 and at a
+// phone's width, go to $STOCKADE_ARTIFACTS/console, or artifacts/console
+// at the top of the repository.
+
+// chromium returns the path of the browser, or skips the test when there
+// is none, unless STOCKADE_REQUIRE_SERVERS=1 asks for every dependency.
+func chromium(t *testing.T) string {
+	t.Helper()
+	for _, name := range []string{os.Getenv("STOCKADE_CHROMIUM"), "chromium", "chromium-browser"} {
+		if name == "" {
+			continue
+		}
+		if p, err := exec.LookPath(name); err == nil {
+			return p
+		}
+	}
+	if os.Getenv("STOCKADE_REQUIRE_SERVERS") == "1" {
+		t.Fatal("chromium is not installed: apt-get install chromium (scripts/test does)")
+	}
+	t.Skip("chromium is not installed: apt-get install chromium, or run scripts/test")
+	return ""
+}
+
+// newBrowser starts a headless Chromium for the test and returns its
+// context; every tab opened from it with newTab shares the browser.
+func newBrowser(t *testing.T) context.Context {
+	t.Helper()
+	opts := append(chromedp.DefaultExecAllocatorOptions[:],
+		chromedp.ExecPath(chromium(t)),
+		chromedp.NoSandbox, // tests may run as root, where the sandbox refuses to start
+		chromedp.DisableGPU,
+		chromedp.Flag("disable-quic", true),
+		chromedp.Flag("disable-component-update", true),
+		chromedp.UserDataDir(t.TempDir()),
+		chromedp.WindowSize(1280, 800),
+	)
+	alloc, cancel := chromedp.NewExecAllocator(context.Background(), opts...)
+	t.Cleanup(cancel)
+	browser, cancelBrowser := chromedp.NewContext(alloc)
+	t.Cleanup(cancelBrowser)
+	if err := chromedp.Do(browser); err != nil { // starts the browser
+		t.Fatalf("start chromium: %v", err)
+	}
+	return browser
+}
+
+// newTab opens a tab of its own (its own sessionStorage, so its own
+// sign-in) for the rest of the test.
+func newTab(t *testing.T, browser context.Context) context.Context {
+	t.Helper()
+	tab, cancel := chromedp.NewContext(browser)
+	t.Cleanup(cancel)
+	tab, cancelTimeout := context.WithTimeout(tab, 2*time.Minute)
+	t.Cleanup(cancelTimeout)
+	return tab
+}
+
+// do runs steps in tab, failing the test with what was being done.
+func do(t *testing.T, tab context.Context, what string, steps ...chromedp.Action[chromedp.Void]) {
+	t.Helper()
+	if err := chromedp.Do(tab, steps...); err != nil {
+		shot(t, tab, "failed-"+strings.ReplaceAll(what, " ", "-"))
+		t.Fatalf("%s: %v", what, err)
+	}
+}
+
+// untilTrue waits until the JavaScript expression js is true in tab.
+func untilTrue(t *testing.T, tab context.Context, what, js string) {
+	t.Helper()
+	_, err := chromedp.Run(tab, chromedp.Poll[bool](js, chromedp.WithPollingTimeout(20*time.Second), chromedp.WithPollingInterval(20*time.Millisecond)))
+	if err != nil {
+		shot(t, tab, "failed-"+strings.ReplaceAll(what, " ", "-"))
+		t.Fatalf("wait for %s: %v", what, err)
+	}
+}
+
+// eval returns the value of the JavaScript expression js in tab.
+func eval[T any](t *testing.T, tab context.Context, js string) T {
+	t.Helper()
+	v, err := chromedp.Run(tab, chromedp.Evaluate[T](js))
+	if err != nil {
+		t.Fatalf("evaluate %s: %v", js, err)
+	}
+	return v
+}
+
+// shot saves a screenshot of the whole page as name.png among the
+// artifacts.
+func shot(t *testing.T, tab context.Context, name string) {
+	t.Helper()
+	dir := os.Getenv("STOCKADE_ARTIFACTS")
+	if dir == "" {
+		dir = filepath.Join("..", "..", "artifacts")
+	}
+	dir = filepath.Join(dir, "console")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Errorf("screenshot %s: %v", name, err)
+		return
+	}
+	png, err := chromedp.Run(tab, chromedp.FullScreenshot(100))
+	if err != nil {
+		t.Errorf("screenshot %s: %v", name, err)
+		return
+	}
+	if err := os.WriteFile(filepath.Join(dir, name+".png"), png, 0o644); err != nil {
+		t.Errorf("screenshot %s: %v", name, err)
+	}
+}
+
+// consoleService is a service whose console the tests open: its address,
+// a second service on the same store that changes things while the first
+// is down, and keys of each role.
+type consoleService struct {
+	t                         *testing.T // the test the service lives as long as
+	store                     string
+	addr                      string
+	srv                       *server
+	admin, reader, storefront string
+	api                       *httpapi.Client // the first service, with the admin key
+}
+
+func startConsoleService(t *testing.T) *consoleService {
+	t.Helper()
+	cs := &consoleService{t: t, store: "sqlite:" + filepath.Join(t.TempDir(), "console.db"), addr: freeAddr(t)}
+	cs.start()
+	key := func(role string) string {
+		out, stderr, err := keysRun(t, "create", "-store", cs.store, "-role", role, "-name", role)
+		if err != nil {
+			t.Fatalf("keys create -role %s: %v\n%s", role, err, stderr)
+		}
+		return strings.TrimSpace(out)
+	}
+	cs.admin, cs.reader, cs.storefront = key("admin"), key("reader"), key("storefront")
+	cs.api = httpapi.NewClient("http://"+cs.addr, nil).WithKey(cs.admin)
+	return cs
+}
+
+// start starts (or starts again) the service at cs.addr, for as long as
+// the test that made cs.
+func (cs *consoleService) start() {
+	cs.t.Helper()
+	cs.srv = startServe(cs.t, nil, "-open=false", "-addr", cs.addr, "-store", cs.store, "-strategy", "lock", "-sweep-interval", "200ms")
+}
+
+// freeAddr returns a loopback address with a port nobody listens on, so
+// that a service can be stopped and started again at the same address.
+func freeAddr(t *testing.T) string {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	return ln.Addr().String()
+}
+
+// signIn opens the console in tab and signs in with key, and waits for
+// the page to be live.
+func signIn(t *testing.T, tab context.Context, cs *consoleService, key string) {
+	t.Helper()
+	do(t, tab, "sign in",
+		chromedp.Navigate("http://"+cs.addr+"/"), // redirects to the console
+		chromedp.WaitVisible(chromedp.CSS("#key")),
+		chromedp.SendKeys(chromedp.CSS("#key"), key),
+		chromedp.Click(chromedp.CSS("form.login button[type=submit]")),
+		chromedp.WaitVisible(chromedp.CSS("header.bar")),
+	)
+	untilTrue(t, tab, "the live stream", `document.getElementById('live').dataset.state === 'live'`)
+}
+
+// open shows the page at hash, and waits until it has drawn what it
+// first read.
+func open(t *testing.T, tab context.Context, hash string) {
+	t.Helper()
+	if _, err := chromedp.Run(tab, chromedp.Evaluate[any](fmt.Sprintf("location.hash = %q", hash))); err != nil {
+		t.Fatalf("open %s: %v", hash, err)
+	}
+	untilTrue(t, tab, hash, fmt.Sprintf(`document.getElementById('main').dataset.route === %q && document.getElementById('main').dataset.ready === 'true'`, hash))
+}
+
+func stockUpWidget(t *testing.T, c *httpapi.Client, onHand int64) {
+	t.Helper()
+	if _, err := c.PutLocation(t.Context(), stockade.Location{ID: "ewr", Name: "Newark", Lat: 40.73, Lon: -74.17}, nil); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.SetStock(t.Context(), stockade.Key{SKU: "widget", Location: "ewr"}, onHand, nil, nil); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestConsole(t *testing.T) {
+	cs := startConsoleService(t)
+	browser := newBrowser(t)
+	stockUpWidget(t, cs.api, 10)
+
+	t.Run("sign-in refuses a wrong or storefront key", func(t *testing.T) {
+		tab := newTab(t, browser)
+		do(t, tab, "open the console", chromedp.Navigate("http://"+cs.addr+"/console/"), chromedp.WaitVisible(chromedp.CSS("#key")))
+		for _, tc := range []struct{ key, want string }{
+			{"stk_nope_0000", "refused the key"},
+			{cs.storefront, "storefront key"},
+		} {
+			do(t, tab, "sign in with "+tc.want,
+				chromedp.SetValue(chromedp.CSS("#key"), tc.key),
+				chromedp.Click(chromedp.CSS("form.login button[type=submit]")))
+			untilTrue(t, tab, "the refusal", fmt.Sprintf(`document.getElementById('notice').textContent.includes(%q)`, tc.want))
+		}
+		if eval[bool](t, tab, `document.querySelector('header.bar').hidden`) == false {
+			t.Fatal("the pages' navigation shows without a good key")
+		}
+		shot(t, tab, "sign-in-refused")
+	})
+
+	t.Run("the keyboard alone signs in and moves between pages", func(t *testing.T) {
+		tab := newTab(t, browser)
+		do(t, tab, "open the console", chromedp.Navigate("http://"+cs.addr+"/console/"), chromedp.WaitVisible(chromedp.CSS("#key")))
+		untilTrue(t, tab, "the key field to have the focus", `document.activeElement?.id === 'key'`)
+		do(t, tab, "type the key, then Enter", chromedp.KeyEvent(cs.admin), chromedp.KeyEvent(kb.Enter))
+		untilTrue(t, tab, "the overview", `location.hash === '#/' && document.getElementById('main').dataset.ready === 'true'`)
+		// The page's content has the focus; the navigation is before it.
+		for i := 0; eval[string](t, tab, `document.activeElement?.textContent`) != "Stock"; i++ {
+			if i == 20 {
+				t.Fatal("Shift+Tab never reached the Stock link")
+			}
+			do(t, tab, "Shift+Tab", chromedp.KeyEvent(kb.Tab, chromedp.KeyModifiers(chromedp.ModifierShift)))
+		}
+		do(t, tab, "Enter", chromedp.KeyEvent(kb.Enter))
+		untilTrue(t, tab, "the stock page", `location.hash === '#/stock' && document.getElementById('main').dataset.ready === 'true'`)
+	})
+
+	t.Run("a reservation appears live and is released from the page", func(t *testing.T) {
+		tab := newTab(t, browser)
+		signIn(t, tab, cs, cs.admin)
+		open(t, tab, "#/reservations")
+		untilTrue(t, tab, "the list", `document.querySelector('main tbody') !== null`)
+
+		start := time.Now()
+		r, err := cs.api.Reserve(t.Context(), stockade.ReserveRequest{Lines: []stockade.Line{{SKU: "widget", Quantity: 3}}, TTL: 10 * time.Minute}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		row := fmt.Sprintf(`tr[data-id=%q]`, r.ID)
+		untilTrue(t, tab, "the new reservation's row", fmt.Sprintf(`document.querySelector('%s') !== null`, row))
+		t.Logf("the reservation showed %v after the request was sent", time.Since(start).Round(time.Millisecond))
+		shot(t, tab, "reservations")
+
+		if st, err := cs.api.Stock(t.Context(), "widget"); err != nil || st.Totals.Available != 7 {
+			t.Fatalf("before the release: %+v, %v; want 7 available", st.Totals, err)
+		}
+		do(t, tab, "release it",
+			chromedp.Click(chromedp.CSS(row+` button[data-action=release]`)),
+			chromedp.WaitVisible(chromedp.CSS(`dialog[open] button[value=ok]`)),
+			chromedp.Click(chromedp.CSS(`dialog[open] button[value=ok]`)))
+		untilTrue(t, tab, "the row to say released", fmt.Sprintf(`document.querySelector('%s')?.dataset.status === 'released'`, row))
+		if got, err := cs.api.Reservation(t.Context(), r.ID); err != nil || got.Status != stockade.Released {
+			t.Fatalf("after the release from the page: %+v, %v", got, err)
+		}
+		if st, err := cs.api.Stock(t.Context(), "widget"); err != nil || st.Totals.Available != 10 || st.Totals.Reserved != 0 {
+			t.Fatalf("after the release: %+v, %v; want all 10 available", st.Totals, err)
+		}
+	})
+
+	t.Run("stock is adjusted from the page after a confirmation", func(t *testing.T) {
+		tab := newTab(t, browser)
+		signIn(t, tab, cs, cs.admin)
+		open(t, tab, "#/stock/widget")
+		untilTrue(t, tab, "the levels", `document.querySelector('.totals')?.dataset.available === '10'`)
+		do(t, tab, "fill in the adjustment",
+			chromedp.SendKeys(chromedp.CSS("#adjust-location"), "ewr"),
+			chromedp.SendKeys(chromedp.CSS("#adjust-delta"), "5"),
+			chromedp.SendKeys(chromedp.CSS("#adjust-reason"), "found a box"),
+			chromedp.Click(chromedp.CSS("form.adjust button[type=submit]")),
+			chromedp.WaitVisible(chromedp.CSS(`dialog[open]`)))
+		// Cancelled, it changes nothing.
+		do(t, tab, "cancel", chromedp.Click(chromedp.CSS(`dialog[open] button[value=cancel]`)))
+		if st, err := cs.api.Stock(t.Context(), "widget"); err != nil || st.Totals.OnHand != 10 {
+			t.Fatalf("after a cancelled adjustment: %+v, %v; want 10 on hand", st.Totals, err)
+		}
+		do(t, tab, "confirm",
+			chromedp.Click(chromedp.CSS("form.adjust button[type=submit]")),
+			chromedp.WaitVisible(chromedp.CSS(`dialog[open] button[value=ok]`)),
+			chromedp.Click(chromedp.CSS(`dialog[open] button[value=ok]`)))
+		untilTrue(t, tab, "the new level", `document.querySelector('.totals')?.dataset.available === '15'`)
+		if st, err := cs.api.Stock(t.Context(), "widget"); err != nil || st.Totals.OnHand != 15 {
+			t.Fatalf("after the adjustment: %+v, %v; want 15 on hand", st.Totals, err)
+		}
+		untilTrue(t, tab, "the movement", `[...document.querySelectorAll('main td')].some((td) => td.textContent === 'found a box')`)
+		shot(t, tab, "stock-sku")
+	})
+
+	t.Run("a reader key sees no change controls", func(t *testing.T) {
+		if _, err := cs.api.Reserve(t.Context(), stockade.ReserveRequest{Lines: []stockade.Line{{SKU: "widget", Quantity: 1}}, TTL: 10 * time.Minute}, nil); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := cs.api.Checkout(t.Context(), stockade.ReserveRequest{Lines: []stockade.Line{{SKU: "widget", Quantity: 1}}}, nil); err != nil {
+			t.Fatal(err)
+		}
+		admin := newTab(t, browser)
+		signIn(t, admin, cs, cs.admin)
+		reader := newTab(t, browser)
+		signIn(t, reader, cs, cs.reader)
+		for _, page := range []struct{ hash, ready string }{
+			{"#/stock/widget", `document.querySelector('.totals')?.dataset.available !== undefined`},
+			{"#/reservations", `document.querySelector('main tbody tr[data-id]') !== null`},
+			{"#/orders", `document.querySelector('main tbody tr[data-id]') !== null`},
+		} {
+			controls := `document.querySelectorAll('main button[data-action], form.adjust').length`
+			open(t, admin, page.hash)
+			untilTrue(t, admin, page.hash, page.ready)
+			if n := eval[int](t, admin, controls); n == 0 {
+				t.Errorf("%s: an admin sees no controls, so the reader's check proves nothing", page.hash)
+			}
+			open(t, reader, page.hash)
+			untilTrue(t, reader, page.hash, page.ready)
+			if n := eval[int](t, reader, controls); n != 0 {
+				t.Errorf("%s: a reader sees %d change controls", page.hash, n)
+			}
+		}
+		shot(t, reader, "reader-orders")
+	})
+
+	t.Run("the seat map recolours live during an on-sale", func(t *testing.T) {
+		const show = "gala"
+		putArena(t, cs.api, show, 2, 5, 20) // 200 seats
+		tab := newTab(t, browser)
+		signIn(t, tab, cs, cs.admin)
+		open(t, tab, "#/shows/"+show)
+		untilTrue(t, tab, "200 free seats", `document.querySelectorAll('#seatmap circle.seat-free').length === 200`)
+
+		holds := sellOut(t, cs.api, show)
+		// Confirm every other hold and release every fifth, so all three
+		// colours show.
+		for i, h := range holds {
+			switch {
+			case i%5 == 0:
+				if _, err := cs.api.ReleaseHold(t.Context(), h.ID, nil); err != nil {
+					t.Fatal(err)
+				}
+			case i%2 == 0:
+				if _, err := cs.api.ConfirmHold(t.Context(), h.ID, nil); err != nil {
+					t.Fatal(err)
+				}
+			}
+		}
+		want := map[stockade.SeatStatus]int64{}
+		view, err := cs.api.Event(t.Context(), show)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, c := range view.Counts {
+			want[c.Status] += c.Count
+		}
+		if want[stockade.SeatFree] == 0 || want[stockade.SeatHeld] == 0 || want[stockade.SeatBooked] == 0 {
+			t.Fatalf("the sale left %v: want seats of each status", want)
+		}
+		untilTrue(t, tab, "the map to match the API", fmt.Sprintf(
+			`document.querySelectorAll('#seatmap circle.seat-free').length === %d && document.querySelectorAll('#seatmap circle.seat-held').length === %d && document.querySelectorAll('#seatmap circle.seat-booked').length === %d`,
+			want[stockade.SeatFree], want[stockade.SeatHeld], want[stockade.SeatBooked]))
+		// The counts per section and category are the API's.
+		for _, c := range view.Counts {
+			cell := fmt.Sprintf(`document.querySelector('#seat-counts tr[data-section=%q][data-category=%q] td[data-status=%q]')?.textContent`, c.Section, c.Category, c.Status)
+			untilTrue(t, tab, fmt.Sprintf("%s/%s %s", c.Section, c.Category, c.Status), fmt.Sprintf(`%s === %q`, cell, fmt.Sprint(c.Count)))
+		}
+		shot(t, tab, "show-seatmap")
+	})
+
+	t.Run("the page resumes after the stream is cut, without gaps or repeats", func(t *testing.T) {
+		tab := newTab(t, browser)
+		signIn(t, tab, cs, cs.admin)
+		open(t, tab, "#/events")
+		before, err := cs.api.Reserve(t.Context(), stockade.ReserveRequest{Lines: []stockade.Line{{SKU: "widget", Quantity: 1}}, TTL: 10 * time.Minute}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		seen := func(id string) string {
+			return fmt.Sprintf(`document.querySelectorAll('#event-rows tr[data-aggregate-id=%q][data-type="reservation.held"]').length`, id)
+		}
+		untilTrue(t, tab, "the first reservation", seen(before.ID)+` === 1`)
+
+		// Cut: the service stops, and a second one on the same store makes
+		// a reservation while the page cannot reach the first.
+		if err := cs.srv.stop(); err != nil {
+			t.Fatal(err)
+		}
+		untilTrue(t, tab, "the page to notice", `document.getElementById('live').dataset.state === 'reconnecting'`)
+		other := startServe(t, nil, "-open=false", "-store", cs.store)
+		during, err := httpapi.NewClient("http://"+other.addr, nil).WithKey(cs.admin).Reserve(t.Context(),
+			stockade.ReserveRequest{Lines: []stockade.Line{{SKU: "widget", Quantity: 1}}, TTL: 10 * time.Minute}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		shot(t, tab, "events-reconnecting")
+		cs.start()
+		untilTrue(t, tab, "the page to be live again", `document.getElementById('live').dataset.state === 'live'`)
+		untilTrue(t, tab, "the reservation made while it was cut", seen(during.ID)+` === 1`)
+		after, err := cs.api.Reserve(t.Context(), stockade.ReserveRequest{Lines: []stockade.Line{{SKU: "widget", Quantity: 1}}, TTL: 10 * time.Minute}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		untilTrue(t, tab, "a reservation made after", seen(after.ID)+` === 1`)
+		if n := eval[int](t, tab, seen(before.ID)); n != 1 {
+			t.Errorf("the reservation from before the cut shows %d times", n)
+		}
+		shot(t, tab, "events")
+	})
+
+	t.Run("screenshots of every page", func(t *testing.T) {
+		tab := newTab(t, browser)
+		signIn(t, tab, cs, cs.admin)
+		res, err := cs.api.Reservations(t.Context(), stockade.ListQuery{Limit: 1})
+		if err != nil || len(res.Reservations) == 0 {
+			t.Fatalf("reservations: %v, %v", res, err)
+		}
+		pages := []struct{ name, hash string }{
+			{"overview", "#/"},
+			{"stock", "#/stock"},
+			{"stock-sku", "#/stock/widget"},
+			{"reservations", "#/reservations"},
+			{"reservation", "#/reservations/" + res.Reservations[0].ID},
+			{"orders", "#/orders"},
+			{"shows", "#/shows"},
+			{"show", "#/shows/gala"},
+			{"events", "#/events"},
+			{"locks", "#/locks"},
+		}
+		for _, size := range []struct {
+			name string
+			w, h int64
+		}{{"1280", 1280, 800}, {"phone", 390, 844}} {
+			do(t, tab, "resize", chromedp.EmulateViewport(size.w, size.h))
+			for _, p := range pages {
+				open(t, tab, p.hash)
+				if w := eval[int](t, tab, `document.documentElement.scrollWidth`); w > int(size.w)+1 {
+					t.Errorf("%s at %d px wide scrolls sideways: %d px", p.name, size.w, w)
+				}
+				shot(t, tab, p.name+"-"+size.name)
+			}
+		}
+	})
+}
+
+// sellOut holds the show's seats, 1 to 4 best-available at a time, from
+// 16 buyers at once, until none is left; it returns the holds.
+func sellOut(t *testing.T, c *httpapi.Client, show string) []stockade.Hold {
+	t.Helper()
+	var (
+		mu    sync.Mutex
+		holds []stockade.Hold
+		wg    sync.WaitGroup
+	)
+	for b := range 16 {
+		wg.Go(func() {
+			for i := 0; ; i++ {
+				h, err := c.HoldSeats(t.Context(), stockade.HoldRequest{EventID: show, Best: []stockade.BestSeats{{Quantity: 1 + (b+i)%4, AllowSplit: true}}, TTL: 10 * time.Minute}, nil)
+				if stockade.ErrorCode(err) == stockade.ESoldOut {
+					if h, err = c.HoldSeats(t.Context(), stockade.HoldRequest{EventID: show, Best: []stockade.BestSeats{{Quantity: 1}}, TTL: 10 * time.Minute}, nil); stockade.ErrorCode(err) == stockade.ESoldOut {
+						return
+					}
+				}
+				if err != nil {
+					t.Error(err)
+					return
+				}
+				mu.Lock()
+				holds = append(holds, h)
+				mu.Unlock()
+			}
+		})
+	}
+	wg.Wait()
+	return holds
+}

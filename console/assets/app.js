@@ -1,0 +1,1019 @@
+// The stockade operator console. Plain JavaScript, no build step: the
+// page talks to the public HTTP API with the operator's key and keeps
+// itself current from the event stream. See the package doc of console.
+
+// ---- small helpers ---------------------------------------------------------
+
+// el builds an element: props sets attributes (on* keys add listeners,
+// "text" sets the text), children are nodes or strings (as text, never
+// as HTML).
+function el(tag, props = {}, ...children) {
+  const e = document.createElement(tag);
+  for (const [k, v] of Object.entries(props)) {
+    if (v === undefined || v === null || v === false) continue;
+    if (k === 'text') e.textContent = v;
+    else if (k.startsWith('on')) e.addEventListener(k.slice(2), v);
+    else if (v === true) e.setAttribute(k, '');
+    else e.setAttribute(k, v);
+  }
+  for (const c of children.flat()) {
+    if (c === undefined || c === null || c === false) continue;
+    e.append(c instanceof Node ? c : document.createTextNode(String(c)));
+  }
+  return e;
+}
+
+const fmtInt = new Intl.NumberFormat('en');
+const num = (n) => fmtInt.format(n);
+
+function fmtTime(s) {
+  if (!s) return '';
+  // Swedish writes dates as ISO 8601 does: 2026-11-27 13:32:06.
+  return new Date(s).toLocaleString('sv-SE');
+}
+
+// fmtIn says how long until time s, as "in 4m 10s" or "2m ago".
+function fmtIn(s) {
+  const ms = new Date(s) - Date.now();
+  const a = Math.abs(ms) / 1000;
+  const t = a >= 3600 ? `${Math.floor(a / 3600)}h ${Math.floor(a % 3600 / 60)}m`
+    : a >= 60 ? `${Math.floor(a / 60)}m ${Math.floor(a % 60)}s` : `${Math.floor(a)}s`;
+  return ms >= 0 ? `in ${t}` : `${t} ago`;
+}
+
+const linesText = (lines) => (lines || []).map((l) => `${l.quantity} × ${l.sku}${l.location ? '@' + l.location : ''}`).join(', ');
+
+// debounce runs fn at most once per ms, after the last call's burst.
+function debounce(fn, ms) {
+  let t = null;
+  const d = (...args) => {
+    clearTimeout(t);
+    t = setTimeout(() => fn(...args), ms);
+  };
+  d.cancel = () => clearTimeout(t);
+  return d;
+}
+
+const sleep = (ms, signal) => new Promise((resolve) => {
+  const t = setTimeout(resolve, ms);
+  signal?.addEventListener('abort', () => { clearTimeout(t); resolve(); }, { once: true });
+});
+
+// ---- the API ---------------------------------------------------------------
+
+class ApiError extends Error {
+  constructor(status, code, message) {
+    super(message);
+    this.status = status;
+    this.code = code;
+  }
+}
+
+const session = {
+  key: sessionStorage.getItem('stockade.key') || '',
+  role: sessionStorage.getItem('stockade.role') || '',
+  get admin() { return this.role === 'admin'; },
+};
+
+// api calls the service and returns the decoded answer, or throws an
+// ApiError whose message says what went wrong in words for a person.
+async function api(path, { method = 'GET', body, idempotent = false, key = session.key, signal } = {}) {
+  const headers = { Authorization: `Bearer ${key}` };
+  if (body !== undefined) headers['Content-Type'] = 'application/json';
+  if (idempotent) headers['Idempotency-Key'] = crypto.randomUUID();
+  let res;
+  try {
+    res = await fetch(path, { method, headers, body: body === undefined ? undefined : JSON.stringify(body), signal, cache: 'no-store' });
+  } catch (e) {
+    if (signal?.aborted) throw e;
+    throw new ApiError(0, 'unreachable', 'The service does not answer: is it running, and is this machine online?');
+  }
+  const text = await res.text();
+  let v = null;
+  try { v = text ? JSON.parse(text) : null; } catch { /* not JSON */ }
+  if (res.ok) return v;
+  const detail = v?.detail || v?.title || res.statusText;
+  switch (res.status) {
+    case 401:
+      throw new ApiError(401, 'unauthorized', 'The service refused the key: it is unknown, mistyped or revoked.');
+    case 403:
+      throw new ApiError(403, 'forbidden', `This key's role may not do that (${detail}).`);
+    case 429:
+      throw new ApiError(429, 'rate_limited', `Too many requests for this key: try again in ${res.headers.get('Retry-After') || 'a few'} seconds.`);
+  }
+  throw new ApiError(res.status, v?.code || String(res.status), detail || `HTTP ${res.status}`);
+}
+
+// pages reads every page of a list, at most max items.
+async function pages(path, field, max = 10000) {
+  const out = [];
+  let cursor = '';
+  for (;;) {
+    const sep = path.includes('?') ? '&' : '?';
+    const v = await api(cursor ? `${path}${sep}cursor=${encodeURIComponent(cursor)}` : path);
+    out.push(...(v[field] || []));
+    cursor = v.next_cursor;
+    if (!cursor || out.length >= max) return { items: out, more: !!cursor };
+  }
+}
+
+// ---- the event stream ------------------------------------------------------
+
+// Feed reads GET /v1/events/stream with fetch (EventSource cannot send
+// the key in a header), from the end of the feed on, and hands each event
+// to its listeners. When the stream drops it reconnects, with the id of
+// the last event it handed out as Last-Event-ID, so no event is missed or
+// handed out twice.
+class Feed {
+  constructor(key) {
+    this.key = key;
+    this.cursor = '';
+    this.listeners = new Set();
+    this.recent = []; // the latest events, newest last
+    this.abort = new AbortController();
+    this.state = '';
+  }
+
+  on(fn) {
+    this.listeners.add(fn);
+    return () => this.listeners.delete(fn);
+  }
+
+  setState(s, why = '') {
+    this.state = s;
+    const live = document.getElementById('live');
+    live.textContent = { live: 'live', connecting: 'connecting…', reconnecting: 'reconnecting…' }[s] || s;
+    live.dataset.state = s;
+    live.title = why;
+  }
+
+  stop() { this.abort.abort(); }
+
+  async run() {
+    let backoff = 250;
+    this.setState('connecting');
+    while (!this.abort.signal.aborted) {
+      try {
+        await this.connect();
+        backoff = 250; // it was up: the next drop starts the backoff afresh
+      } catch (e) {
+        if (this.abort.signal.aborted) return;
+        if (e instanceof ApiError && e.status === 401) {
+          signOut('The service refused the key: it is unknown, mistyped or revoked.');
+          return;
+        }
+        this.setState('reconnecting', e.message);
+      }
+      if (this.abort.signal.aborted) return;
+      this.setState('reconnecting');
+      await sleep(backoff, this.abort.signal);
+      backoff = Math.min(backoff * 2, 5000);
+    }
+  }
+
+  async connect() {
+    const headers = { Authorization: `Bearer ${this.key}` };
+    let url = '/v1/events/stream?after=latest';
+    if (this.cursor) {
+      url = '/v1/events/stream';
+      headers['Last-Event-ID'] = this.cursor;
+    }
+    const res = await fetch(url, { headers, signal: this.abort.signal, cache: 'no-store' }).catch((e) => {
+      throw new ApiError(0, 'unreachable', `The service does not answer (${e.message}).`);
+    });
+    if (!res.ok) {
+      const v = await res.json().catch(() => null);
+      throw new ApiError(res.status, v?.code || '', v?.detail || `HTTP ${res.status}`);
+    }
+    this.setState('live');
+    const reader = res.body.pipeThrough(new TextDecoderStream()).getReader();
+    let buf = '';
+    for (;;) {
+      const { value, done } = await reader.read();
+      if (done) return;
+      buf += value.replaceAll('\r\n', '\n');
+      let i;
+      while ((i = buf.indexOf('\n\n')) >= 0) {
+        this.frame(buf.slice(0, i));
+        buf = buf.slice(i + 2);
+      }
+    }
+  }
+
+  // frame handles one Server-Sent Event: its id, type and data lines.
+  frame(text) {
+    let id = '', type = 'message';
+    const data = [];
+    for (const line of text.split('\n')) {
+      if (line === '' || line.startsWith(':')) continue;
+      const c = line.indexOf(':');
+      const field = c < 0 ? line : line.slice(0, c);
+      let value = c < 0 ? '' : line.slice(c + 1);
+      if (value.startsWith(' ')) value = value.slice(1);
+      if (field === 'id') id = value;
+      else if (field === 'event') type = value;
+      else if (field === 'data') data.push(value);
+    }
+    if (data.length === 0) return;
+    if (type === 'error') throw new ApiError(503, 'stream', data.join('\n'));
+    const ev = JSON.parse(data.join('\n'));
+    if (id) this.cursor = id;
+    this.recent.push(ev);
+    if (this.recent.length > 500) this.recent.splice(0, this.recent.length - 500);
+    for (const fn of this.listeners) {
+      try { fn(ev); } catch (e) { console.error(e); }
+    }
+  }
+}
+
+let feed = null;
+
+// ---- shell: sign-in, navigation, notices -----------------------------------
+
+const main = () => document.getElementById('main');
+
+function notice(message, kind = 'error') {
+  const n = document.getElementById('notice');
+  n.textContent = message;
+  n.dataset.kind = kind;
+  n.hidden = !message;
+}
+
+// guard runs an action of a page, showing what went wrong if it fails.
+async function guard(fn) {
+  try {
+    notice('');
+    return await fn();
+  } catch (e) {
+    if (e.name === 'AbortError') return undefined;
+    if (e instanceof ApiError && e.status === 401 && session.key) {
+      signOut(e.message);
+      return undefined;
+    }
+    notice(e.message);
+    return undefined;
+  }
+}
+
+// whoAmI finds the key's role from what it may read: only an admin may
+// list keys, and only an admin or a reader may read the event feed.
+async function whoAmI(key) {
+  try {
+    await api('/v1/keys?limit=1', { key });
+    return 'admin';
+  } catch (e) {
+    if (!(e instanceof ApiError) || e.status !== 403) throw e;
+  }
+  try {
+    await api('/v1/events?after=latest&limit=1', { key });
+    return 'reader';
+  } catch (e) {
+    if (e instanceof ApiError && e.status === 403) {
+      throw new ApiError(403, 'forbidden', 'The console needs an admin or a reader key; this one is a storefront key.');
+    }
+    throw e;
+  }
+}
+
+// pendingNotice is shown by the next page drawn: signOut's reason.
+let pendingNotice = '';
+
+function signOut(message = '') {
+  sessionStorage.removeItem('stockade.key');
+  sessionStorage.removeItem('stockade.role');
+  session.key = '';
+  session.role = '';
+  delete document.body.dataset.role;
+  feed?.stop();
+  feed = null;
+  pendingNotice = message;
+  if (location.hash === '#/login') route();
+  else location.hash = '#/login'; // route() runs on the hashchange
+}
+
+function startSession() {
+  document.querySelector('header.bar').hidden = false;
+  document.getElementById('role').textContent = session.role;
+  document.body.dataset.role = session.role;
+  feed = new Feed(session.key);
+  feed.run();
+}
+
+function loginPage(root) {
+  document.querySelector('header.bar').hidden = true;
+  const input = el('input', { id: 'key', name: 'key', type: 'password', autocomplete: 'off', required: true, placeholder: 'stk_…', spellcheck: 'false' });
+  const button = el('button', { type: 'submit', text: 'Sign in' });
+  const form = el('form', {
+    class: 'login', 'aria-labelledby': 'login-title',
+    onsubmit: async (e) => {
+      e.preventDefault();
+      button.disabled = true;
+      const key = input.value.trim();
+      await guard(async () => {
+        const role = await whoAmI(key);
+        session.key = key;
+        session.role = role;
+        sessionStorage.setItem('stockade.key', key);
+        sessionStorage.setItem('stockade.role', role);
+        startSession();
+        location.hash = '#/';
+      });
+      button.disabled = false;
+    },
+  },
+  el('h1', { id: 'login-title', text: 'stockade console' }),
+  el('p', { text: 'Sign in with an admin or a reader API key (stockade keys create -role reader -name NAME).' }),
+  el('label', { for: 'key', text: 'API key' }), input, button);
+  root.append(form);
+  input.focus();
+}
+
+// ---- pages -----------------------------------------------------------------
+
+// Each page renders into root and returns a function that undoes what it
+// started (feed listeners, timers); ctx.signal ends with the page.
+
+function section(title, ...children) {
+  return el('section', { 'aria-label': title }, el('h2', { text: title }), ...children);
+}
+
+// numeric are the columns of numbers, aligned right.
+const numeric = new Set(['On hand', 'Reserved', 'Committed', 'Available', 'Version', 'Quantity', 'Capacity', 'Held', 'Booked',
+  'Waiters', 'free', 'held', 'booked', 'blocked']);
+
+// table is a table with a header row over body: a tbody the caller
+// keeps to redraw, or rows for a new one. It scrolls sideways on its own
+// when the page is narrower than it.
+function table(headers, body) {
+  const tbody = body instanceof HTMLTableSectionElement ? body : el('tbody', {}, body);
+  return el('div', { class: 'scroll' }, el('table', {},
+    el('thead', {}, el('tr', {}, headers.map((h) => el('th', { scope: 'col', class: numeric.has(h) ? 'n' : null, text: h })))),
+    tbody));
+}
+
+// confirmDialog asks the question in a modal dialog and resolves to
+// whether the operator confirmed.
+function confirmDialog(question, action) {
+  return new Promise((resolve) => {
+    const d = el('dialog', { class: 'confirm', 'aria-labelledby': 'confirm-q' },
+      el('p', { id: 'confirm-q', text: question }),
+      el('form', { method: 'dialog' },
+        el('button', { value: 'cancel', text: 'Cancel' }),
+        el('button', { value: 'ok', class: 'danger', text: action })));
+    d.addEventListener('close', () => { d.remove(); resolve(d.returnValue === 'ok'); });
+    document.body.append(d);
+    d.showModal();
+  });
+}
+
+// -- overview
+
+async function overviewPage(root, ctx) {
+  const orders = el('strong', { id: 'orders-rate', text: '0' });
+  const p99 = el('strong', { id: 'p99', text: '–' });
+  const p99Label = el('span', { text: 'p99 of writes, since the service started' });
+  const oos = el('ul', { id: 'out-of-stock' });
+  const expiring = el('tbody', {});
+  const stuck = el('tbody', {});
+  const skuCount = el('strong', { id: 'sku-count', text: '…' });
+  const available = el('strong', { id: 'available-total', text: '…' });
+  root.append(el('h1', { text: 'Overview' }),
+    el('div', { class: 'cards' },
+      el('div', { class: 'card' }, el('span', { text: 'Orders / s (last 10 s)' }), orders),
+      el('div', { class: 'card' }, p99Label, p99),
+      el('div', { class: 'card' }, el('span', { text: 'SKUs' }), skuCount),
+      el('div', { class: 'card' }, el('span', { text: 'Available, all SKUs' }), available)),
+    section('Out of stock', oos),
+    section('Reservations expiring within 10 minutes', table(['Reservation', 'Lines', 'Expires'], expiring)),
+    section('Stuck payments', table(['Payment', 'Target', 'Status', 'Since'], stuck)));
+
+  // Stock: one read of the SKU list, then a re-read of each SKU that an
+  // event says changed.
+  const skus = new Map(); // sku → totals
+  const drawStock = () => {
+    skuCount.textContent = num(skus.size);
+    let sum = 0;
+    const out = [];
+    for (const [sku, t] of skus) {
+      sum += t.available;
+      if (t.available <= 0) out.push(sku);
+    }
+    available.textContent = num(sum);
+    out.sort();
+    oos.replaceChildren(...(out.length ? out.map((s) => el('li', {}, el('a', { href: `#/stock/${encodeURIComponent(s)}`, text: s })))
+      : [el('li', { class: 'muted', text: 'none' })]));
+  };
+  // At most 20 SKUs a second, to stay well inside the key's rate limit
+  // when a sale moves many SKUs at once; the rest wait for the next round.
+  const dirty = new Set();
+  const refreshSKUs = debounce(() => guard(async () => {
+    const list = [...dirty].slice(0, 20);
+    for (const sku of list) {
+      dirty.delete(sku);
+      const v = await api(`/v1/stock/${encodeURIComponent(sku)}`, { signal: ctx.signal });
+      skus.set(sku, v.totals);
+    }
+    drawStock();
+    if (dirty.size) refreshSKUs();
+  }), 1000);
+
+  // Reservations: the held ones, kept current from their events.
+  const held = new Map();
+  const drawHeld = () => {
+    const soon = [...held.values()].filter((r) => new Date(r.expires_at) - Date.now() < 10 * 60e3)
+      .sort((a, b) => new Date(a.expires_at) - new Date(b.expires_at));
+    expiring.replaceChildren(...(soon.length ? soon.map((r) => el('tr', {},
+      el('td', {}, el('a', { href: `#/reservations/${r.id}`, text: r.id })),
+      el('td', { text: linesText(r.lines) }),
+      el('td', { text: fmtIn(r.expires_at) }))) : [el('tr', {}, el('td', { colspan: 3, class: 'muted', text: 'none' }))]));
+  };
+
+  const loadStuck = async () => {
+    const v = await api('/v1/payments?stuck=true&limit=100', { signal: ctx.signal });
+    stuck.replaceChildren(...(v.payments.length ? v.payments.map((p) => el('tr', {},
+      el('td', { text: p.id }), el('td', { text: `${p.target?.kind} ${p.target?.id}` }),
+      el('td', { text: p.status }), el('td', { text: fmtTime(p.updated_at || p.created_at) })))
+      : [el('tr', {}, el('td', { colspan: 4, class: 'muted', text: 'none' }))]));
+  };
+  const refreshStuck = debounce(() => guard(loadStuck), 500);
+
+  // Orders per second, from the feed.
+  const committed = [];
+  const offFeed = feed.on((ev) => {
+    if (ev.type === 'order.committed') committed.push(Date.now());
+    if (ev.aggregate === 'level') {
+      dirty.add(ev.payload.sku);
+      refreshSKUs();
+    }
+    if (ev.aggregate === 'reservation') {
+      if (ev.payload.status === 'held') held.set(ev.payload.id, ev.payload);
+      else held.delete(ev.payload.id);
+      drawHeld();
+    }
+    if (ev.aggregate === 'payment') refreshStuck();
+  });
+
+  // Latency: the requests that change stock, from /metrics, over the
+  // last interval (the difference between two reads of the histograms).
+  let last = null;
+  const readMetrics = async () => {
+    const res = await fetch('/metrics', { cache: 'no-store', signal: ctx.signal });
+    const h = writeHistogram(await res.text());
+    // The first read covers the service's life; the next ones, the time
+    // since the read before.
+    const q = quantile(h, last || new Map(), 0.99);
+    p99Label.textContent = last ? 'p99 of writes, last 5 s' : 'p99 of writes, since the service started';
+    p99.textContent = q === null ? 'no writes' : `${(q * 1000).toFixed(q < 0.01 ? 2 : 0)} ms`;
+    last = h;
+  };
+  const tick = setInterval(() => {
+    const now = Date.now();
+    while (committed.length && committed[0] < now - 10e3) committed.shift();
+    orders.textContent = (committed.length / 10).toFixed(1);
+    drawHeld();
+  }, 1000);
+  const metricsTick = setInterval(() => readMetrics().catch(() => {}), 5000);
+
+  await guard(async () => {
+    const [list, res] = await Promise.all([
+      pages('/v1/stock?limit=1000', 'skus', 10000),
+      pages('/v1/reservations?status=held&limit=1000', 'reservations', 10000),
+    ]);
+    for (const s of list.items) if (!skus.has(s.sku)) skus.set(s.sku, s.totals);
+    for (const r of res.items) held.set(r.id, r);
+    drawStock();
+    drawHeld();
+    await loadStuck();
+    await readMetrics();
+  });
+  return () => { offFeed(); clearInterval(tick); clearInterval(metricsTick); refreshSKUs.cancel(); refreshStuck.cancel(); };
+}
+
+// writeHistogram sums the request-duration buckets of the routes that
+// change stock or seats (POST, PUT, DELETE), by upper bound.
+function writeHistogram(text) {
+  const buckets = new Map();
+  const re = /^stockade_http_request_duration_seconds_bucket\{([^}]*)\} (\S+)$/;
+  for (const line of text.split('\n')) {
+    const m = re.exec(line);
+    if (!m || !/method="(POST|PUT|DELETE)"/.test(m[1])) continue;
+    const le = /le="([^"]+)"/.exec(m[1])[1];
+    const bound = le === '+Inf' ? Infinity : Number(le);
+    buckets.set(bound, (buckets.get(bound) || 0) + Number(m[2]));
+  }
+  return buckets;
+}
+
+// quantile estimates the q-quantile of the requests counted between two
+// reads of a cumulative histogram, as Prometheus's histogram_quantile
+// does: linear within the bucket; null if there were none.
+function quantile(now, before, q) {
+  const bounds = [...now.keys()].sort((a, b) => a - b);
+  const counts = bounds.map((b) => now.get(b) - (before.get(b) || 0));
+  const total = counts[counts.length - 1] || 0;
+  if (total <= 0) return null;
+  const rank = q * total;
+  let prevBound = 0, prevCount = 0;
+  for (let i = 0; i < bounds.length; i++) {
+    if (counts[i] >= rank) {
+      if (bounds[i] === Infinity) return prevBound;
+      return prevBound + (bounds[i] - prevBound) * (rank - prevCount) / Math.max(counts[i] - prevCount, 1);
+    }
+    prevBound = bounds[i];
+    prevCount = counts[i];
+  }
+  return prevBound;
+}
+
+// -- stock
+
+async function stockPage(root, ctx, [sku]) {
+  if (sku) return skuPage(root, ctx, decodeURIComponent(sku));
+  const params = new URLSearchParams(location.hash.split('?')[1] || '');
+  const input = el('input', { id: 'sku-prefix', type: 'search', name: 'prefix', value: params.get('prefix') || '', placeholder: 'widget' });
+  const body = el('tbody', {});
+  const more = el('button', { type: 'button', text: 'Load more', hidden: true });
+  const rows = new Map();
+  let cursor = '';
+  const row = (sku, t) => el('tr', { 'data-sku': sku },
+    el('td', {}, el('a', { href: `#/stock/${encodeURIComponent(sku)}`, text: sku })),
+    el('td', { class: 'n', text: num(t.on_hand) }), el('td', { class: 'n', text: num(t.reserved) }),
+    el('td', { class: 'n', text: num(t.committed) }), el('td', { class: 'n', text: num(t.available) }));
+  const load = () => guard(async () => {
+    const q = new URLSearchParams({ limit: '100' });
+    if (input.value) q.set('prefix', input.value);
+    if (cursor) q.set('cursor', cursor);
+    const v = await api(`/v1/stock?${q}`, { signal: ctx.signal });
+    for (const s of v.skus) {
+      const r = row(s.sku, s.totals);
+      rows.set(s.sku, r);
+      body.append(r);
+    }
+    if (!rows.size) body.replaceChildren(el('tr', {}, el('td', { colspan: 5, class: 'muted', text: 'No SKU matches.' })));
+    cursor = v.next_cursor || '';
+    more.hidden = !cursor;
+  });
+  more.addEventListener('click', load);
+  root.append(el('h1', { text: 'Stock' }),
+    el('form', {
+      class: 'inline', role: 'search',
+      onsubmit: (e) => { e.preventDefault(); body.replaceChildren(); rows.clear(); cursor = ''; load(); },
+    }, el('label', { for: 'sku-prefix', text: 'SKUs starting with' }), input, el('button', { type: 'submit', text: 'Find' })),
+    table(['SKU', 'On hand', 'Reserved', 'Committed', 'Available'], body), more);
+  const dirty = new Set();
+  const refresh = debounce(() => guard(async () => {
+    for (const s of [...dirty]) {
+      dirty.delete(s);
+      const v = await api(`/v1/stock/${encodeURIComponent(s)}`, { signal: ctx.signal });
+      const r = row(s, v.totals);
+      rows.get(s)?.replaceWith(r);
+      rows.set(s, r);
+    }
+  }), 300);
+  const off = feed.on((ev) => {
+    if (ev.aggregate === 'level' && rows.has(ev.payload.sku)) {
+      dirty.add(ev.payload.sku);
+      refresh();
+    }
+  });
+  await load();
+  return () => { off(); refresh.cancel(); };
+}
+
+async function skuPage(root, ctx, sku) {
+  const levels = el('tbody', {});
+  const totals = el('p', { class: 'totals' });
+  const moves = el('tbody', {});
+  const movesNote = el('p', { class: 'muted' });
+  root.append(el('p', {}, el('a', { href: '#/stock', text: '← Stock' })), el('h1', {}, 'SKU ', el('code', { text: sku })),
+    section('Levels', table(['Location', 'On hand', 'Reserved', 'Committed', 'Available', 'Version'], levels), totals));
+  const drawLevels = (v) => {
+    levels.replaceChildren(...v.levels.map((l) => el('tr', { 'data-location': l.location },
+      el('td', { text: l.location }), el('td', { class: 'n', text: num(l.on_hand) }), el('td', { class: 'n', text: num(l.reserved) }),
+      el('td', { class: 'n', text: num(l.committed) }), el('td', { class: 'n available', text: num(l.available) }),
+      el('td', { class: 'n', text: l.version }))));
+    if (!v.levels.length) levels.append(el('tr', {}, el('td', { colspan: 6, class: 'muted', text: 'No stock at any location.' })));
+    totals.textContent = `Totals: ${num(v.totals.on_hand)} on hand, ${num(v.totals.reserved)} reserved, ${num(v.totals.committed)} committed, ${num(v.totals.available)} available.`;
+    totals.dataset.available = v.totals.available;
+  };
+  const loadLevels = () => guard(async () => drawLevels(await api(`/v1/stock/${encodeURIComponent(sku)}`, { signal: ctx.signal })));
+  const loadMoves = () => guard(async () => {
+    const v = await pages(`/v1/movements?sku=${encodeURIComponent(sku)}&limit=1000`, 'movements', 5000);
+    const tail = v.items.slice(-100).reverse();
+    moves.replaceChildren(...tail.map((m) => el('tr', {},
+      el('td', { text: fmtTime(m.at) }), el('td', { text: m.location }), el('td', { text: m.kind }),
+      el('td', { class: 'n', text: m.on_hand }), el('td', { class: 'n', text: m.reserved }), el('td', { class: 'n', text: m.committed }),
+      el('td', { text: m.ref || m.reason || '' }), el('td', { text: m.actor || '' }))));
+    movesNote.textContent = v.more ? 'The latest 100 of the first 5,000 movements.' : `The latest ${tail.length} of ${v.items.length} movements, newest first.`;
+  });
+
+  if (session.admin) {
+    const loc = el('input', { id: 'adjust-location', name: 'location', required: true, list: 'locations', autocomplete: 'off' });
+    const delta = el('input', { id: 'adjust-delta', name: 'delta', type: 'number', step: '1', required: true });
+    const reason = el('input', { id: 'adjust-reason', name: 'reason', required: true, maxlength: '200' });
+    const dl = el('datalist', { id: 'locations' });
+    guard(async () => {
+      const v = await pages('/v1/locations?limit=1000', 'locations', 1000);
+      dl.replaceChildren(...v.items.map((l) => el('option', { value: l.id, text: l.name })));
+    });
+    root.append(section('Adjust', el('form', {
+      class: 'adjust',
+      onsubmit: async (e) => {
+        e.preventDefault();
+        const d = Number(delta.value);
+        if (!Number.isInteger(d) || d === 0) { notice('The change must be a whole number other than 0.'); return; }
+        const ok = await confirmDialog(`Change on hand of ${sku} at ${loc.value} by ${d > 0 ? '+' : ''}${d} (${reason.value})?`, 'Adjust');
+        if (!ok) return;
+        await guard(async () => {
+          await api(`/v1/stock/${encodeURIComponent(sku)}/${encodeURIComponent(loc.value)}/adjust`,
+            { method: 'POST', body: { delta: d, reason: reason.value }, idempotent: true });
+          delta.value = '';
+          reason.value = '';
+          notice(`Adjusted ${sku} at ${loc.value} by ${d}.`, 'ok');
+          loadLevels();
+        });
+      },
+    }, el('label', { for: 'adjust-location', text: 'Location' }), loc, dl,
+    el('label', { for: 'adjust-delta', text: 'Change of on hand (±)' }), delta,
+    el('label', { for: 'adjust-reason', text: 'Reason' }), reason,
+    el('button', { type: 'submit', text: 'Adjust…' }))));
+  }
+  root.append(section('Movements', table(['At', 'Location', 'Kind', 'On hand', 'Reserved', 'Committed', 'Ref / reason', 'By'], moves), movesNote));
+
+  const reloadMoves = debounce(loadMoves, 1000);
+  const off = feed.on((ev) => {
+    if (ev.aggregate === 'level' && ev.payload.sku === sku) {
+      loadLevels();
+      reloadMoves();
+    }
+  });
+  await Promise.all([loadLevels(), loadMoves()]);
+  return () => { off(); reloadMoves.cancel(); };
+}
+
+// -- reservations and orders
+
+const kinds = {
+  reservations: {
+    title: 'Reservations', one: 'reservation', aggregate: 'reservation',
+    statuses: ['held', 'confirmed', 'released', 'expired'],
+    actions: (r) => r.status === 'held' ? [{ label: 'Release', ask: `Release reservation ${r.id}? Its stock goes back on sale.`, method: 'DELETE', path: `/v1/reservations/${r.id}` }] : [],
+  },
+  orders: {
+    title: 'Orders', one: 'order', aggregate: 'order',
+    statuses: ['committed', 'cancelled', 'fulfilled'],
+    actions: (o) => o.status === 'committed' ? [
+      { label: 'Cancel', ask: `Cancel order ${o.id}? Its stock goes back on sale.`, method: 'POST', path: `/v1/orders/${o.id}/cancel` },
+      { label: 'Fulfil', ask: `Mark order ${o.id} fulfilled? Its stock leaves on hand.`, method: 'POST', path: `/v1/orders/${o.id}/fulfill` },
+    ] : [],
+  },
+};
+
+function actionButtons(kind, item, after) {
+  if (!session.admin) return [];
+  return kind.actions(item).map((a) => el('button', {
+    type: 'button', class: 'danger', text: a.label, 'data-action': a.label.toLowerCase(),
+    onclick: async () => {
+      if (!await confirmDialog(a.ask, a.label)) return;
+      await guard(async () => after(await api(a.path, { method: a.method })));
+    },
+  }));
+}
+
+async function listPage(root, ctx, name, [id]) {
+  const kind = kinds[name];
+  if (id) return detailPage(root, ctx, kind, name, decodeURIComponent(id));
+  const params = new URLSearchParams(location.hash.split('?')[1] || '');
+  const status = el('select', { id: 'status-filter', name: 'status' },
+    el('option', { value: '', text: 'any' }), kind.statuses.map((s) => el('option', { value: s, text: s })));
+  status.value = params.get('status') || '';
+  status.addEventListener('change', () => { location.hash = `#/${name}${status.value ? '?status=' + status.value : ''}`; });
+  const body = el('tbody', {});
+  const more = el('button', { type: 'button', text: 'Load more', hidden: true });
+  const rows = new Map();
+  let cursor = '';
+  const row = (r) => el('tr', { 'data-id': r.id, 'data-status': r.status },
+    el('td', {}, el('a', { href: `#/${name}/${r.id}`, text: r.id })),
+    el('td', {}, el('span', { class: `status s-${r.status}`, text: r.status })),
+    el('td', { text: linesText(r.lines) }),
+    el('td', { text: fmtTime(r.created_at) }),
+    el('td', { text: r.expires_at && r.status === 'held' ? fmtIn(r.expires_at) : '' }),
+    el('td', {}, actionButtons(kind, r, upsert)));
+  function upsert(r) {
+    const old = rows.get(r.id);
+    if (status.value && r.status !== status.value) {
+      old?.remove();
+      rows.delete(r.id);
+      return;
+    }
+    const fresh = row(r);
+    if (old) old.replaceWith(fresh);
+    else body.prepend(fresh);
+    rows.set(r.id, fresh);
+    body.querySelector('.empty')?.remove();
+  }
+  const load = () => guard(async () => {
+    const q = new URLSearchParams({ limit: '100' });
+    if (status.value) q.set('status', status.value);
+    if (cursor) q.set('cursor', cursor);
+    const v = await api(`/v1/${name}?${q}`, { signal: ctx.signal });
+    for (const r of v[name]) {
+      if (rows.has(r.id)) continue;
+      const tr = row(r);
+      rows.set(r.id, tr);
+      body.append(tr);
+    }
+    if (!rows.size) body.replaceChildren(el('tr', { class: 'empty' }, el('td', { colspan: 6, class: 'muted', text: `No ${name} yet.` })));
+    cursor = v.next_cursor || '';
+    more.hidden = !cursor;
+  });
+  more.addEventListener('click', load);
+  root.append(el('h1', { text: kind.title }),
+    el('form', { class: 'inline', onsubmit: (e) => e.preventDefault() }, el('label', { for: 'status-filter', text: 'Status' }), status),
+    table(['Id', 'Status', 'Lines', 'Created', 'Expires', ''], body), more);
+  const off = feed.on((ev) => { if (ev.aggregate === kind.aggregate) upsert(ev.payload); });
+  await load();
+  return off;
+}
+
+async function detailPage(root, ctx, kind, name, id) {
+  const box = el('div', {});
+  root.append(el('p', {}, el('a', { href: `#/${name}`, text: `← ${kind.title}` })), box);
+  const draw = (r) => {
+    box.replaceChildren(el('h1', {}, `${kind.one[0].toUpperCase()}${kind.one.slice(1)} `, el('code', { text: r.id })),
+      el('dl', { class: 'fields' },
+        el('dt', { text: 'Status' }), el('dd', {}, el('span', { id: 'detail-status', class: `status s-${r.status}`, text: r.status })),
+        el('dt', { text: 'Created' }), el('dd', { text: fmtTime(r.created_at) }),
+        r.expires_at ? [el('dt', { text: 'Expires' }), el('dd', { text: `${fmtTime(r.expires_at)} (${fmtIn(r.expires_at)})` })] : null,
+        r.owner ? [el('dt', { text: 'Key' }), el('dd', { text: r.owner })] : null),
+      section('Lines', table(['SKU', 'Quantity', 'Location'], (r.lines || []).map((l) => el('tr', {},
+        el('td', {}, el('a', { href: `#/stock/${encodeURIComponent(l.sku)}`, text: l.sku })), el('td', { class: 'n', text: l.quantity }), el('td', { text: l.location || '' }))))),
+      section('Allocations', table(['SKU', 'Location', 'Quantity'], (r.allocations || []).map((a) => el('tr', {},
+        el('td', { text: a.sku }), el('td', { text: a.location }), el('td', { class: 'n', text: a.quantity }))))),
+      el('div', { class: 'actions' }, actionButtons(kind, r, draw)));
+  };
+  const off = feed.on((ev) => { if (ev.aggregate === kind.aggregate && ev.aggregate_id === id) draw(ev.payload); });
+  await guard(async () => draw(await api(`/v1/${name}/${encodeURIComponent(id)}`, { signal: ctx.signal })));
+  return off;
+}
+
+// -- shows and seat maps
+
+function recentShows() {
+  try { return JSON.parse(localStorage.getItem('stockade.shows') || '[]'); } catch { return []; }
+}
+
+function rememberShow(id) {
+  const list = [id, ...recentShows().filter((s) => s !== id)].slice(0, 20);
+  localStorage.setItem('stockade.shows', JSON.stringify(list));
+}
+
+async function showsPage(root, ctx, [id]) {
+  if (id) return showPage(root, ctx, decodeURIComponent(id));
+  const input = el('input', { id: 'show-id', name: 'show', required: true, placeholder: 'opening' });
+  const list = el('ul', { id: 'recent-shows' });
+  const draw = () => {
+    const shows = recentShows();
+    list.replaceChildren(...(shows.length ? shows.map((s) => el('li', {}, el('a', { href: `#/shows/${encodeURIComponent(s)}`, text: s })))
+      : [el('li', { class: 'muted', text: 'None yet: open one by its id, or wait for one to change.' })]));
+  };
+  root.append(el('h1', { text: 'Shows' }),
+    el('form', { class: 'inline', onsubmit: (e) => { e.preventDefault(); location.hash = `#/shows/${encodeURIComponent(input.value.trim())}`; } },
+      el('label', { for: 'show-id', text: 'Show id' }), input, el('button', { type: 'submit', text: 'Open' })),
+    section('Recently seen', list));
+  draw();
+  return feed.on((ev) => {
+    if (ev.aggregate === 'event' || ev.aggregate === 'hold' || ev.aggregate === 'booking') {
+      const show = ev.aggregate === 'event' ? ev.aggregate_id : ev.payload.event_id;
+      if (show && recentShows()[0] !== show) { rememberShow(show); draw(); }
+    }
+  });
+}
+
+const seatStatuses = ['free', 'held', 'booked', 'blocked'];
+
+async function showPage(root, ctx, id) {
+  const title = el('h1', {}, 'Show ', el('code', { text: id }));
+  const map = el('div', { class: 'seatmap', id: 'seatmap' });
+  const counts = el('tbody', { id: 'seat-counts' });
+  const totals = el('p', { id: 'seat-totals' });
+  const areas = el('tbody', {});
+  root.append(el('p', {}, el('a', { href: '#/shows', text: '← Shows' })), title,
+    el('ul', { class: 'legend', 'aria-label': 'Colours' }, seatStatuses.map((s) => el('li', {}, el('span', { class: `swatch seat-${s}` }), s))),
+    map, totals,
+    section('Seats by section and category', table(['Section', 'Category', ...seatStatuses], counts)),
+    section('General admission', table(['Area', 'Capacity', 'Held', 'Booked'], areas)));
+
+  const seats = new Map(); // id → {seat, node}
+  const setStatus = (sid, status) => {
+    const s = seats.get(sid);
+    if (!s || s.seat.status === status) return false;
+    s.seat.status = status;
+    s.node.setAttribute('class', `seat seat-${status}`);
+    s.node.firstChild.textContent = `${sid}: ${status}`;
+    return true;
+  };
+  const drawCounts = () => {
+    const by = new Map();
+    const all = Object.fromEntries(seatStatuses.map((s) => [s, 0]));
+    for (const { seat } of seats.values()) {
+      const k = `${seat.section}\u0000${seat.category || ''}`;
+      if (!by.has(k)) by.set(k, { section: seat.section, category: seat.category || '', ...Object.fromEntries(seatStatuses.map((s) => [s, 0])) });
+      by.get(k)[seat.status]++;
+      all[seat.status]++;
+    }
+    counts.replaceChildren(...[...by.values()].sort((a, b) => a.section.localeCompare(b.section) || a.category.localeCompare(b.category))
+      .map((c) => el('tr', { 'data-section': c.section, 'data-category': c.category },
+        el('td', { text: c.section }), el('td', { text: c.category }),
+        seatStatuses.map((s) => el('td', { class: 'n', 'data-status': s, text: num(c[s]) })))));
+    totals.textContent = seatStatuses.map((s) => `${num(all[s])} ${s}`).join(', ');
+    for (const s of seatStatuses) totals.dataset[s] = all[s];
+  };
+  const drawAreas = (show) => {
+    areas.replaceChildren(...(show.areas || []).map((a) => el('tr', {},
+      el('td', { text: a.name }), el('td', { class: 'n', text: num(a.capacity) }), el('td', { class: 'n', text: num(a.held) }), el('td', { class: 'n', text: num(a.booked) }))));
+    if (!show.areas?.length) areas.append(el('tr', {}, el('td', { colspan: 4, class: 'muted', text: 'none' })));
+  };
+
+  const load = () => guard(async () => {
+    const show = await api(`/v1/shows/${encodeURIComponent(id)}`, { signal: ctx.signal });
+    rememberShow(id);
+    title.replaceChildren('Show ', el('code', { text: id }), ` ${show.name || ''}`);
+    const list = await pages(`/v1/shows/${encodeURIComponent(id)}/seats?limit=10000`, 'seats', 100000);
+    drawMap(list.items);
+    drawCounts();
+    drawAreas(show);
+  });
+
+  // The map: a seat is a circle at its position, coloured by status, in
+  // an SVG scaled to the page's width.
+  const drawMap = (list) => {
+    seats.clear();
+    const ns = 'http://www.w3.org/2000/svg';
+    if (!list.length) {
+      map.replaceChildren(el('p', { class: 'muted', text: 'This show has no numbered seats.' }));
+      return;
+    }
+    let x0 = Infinity, y0 = Infinity, x1 = -Infinity, y1 = -Infinity;
+    for (const s of list) {
+      x0 = Math.min(x0, s.position.x); x1 = Math.max(x1, s.position.x);
+      y0 = Math.min(y0, s.position.y); y1 = Math.max(y1, s.position.y);
+    }
+    const svg = document.createElementNS(ns, 'svg');
+    svg.setAttribute('viewBox', `${x0 - 1} ${y0 - 1} ${x1 - x0 + 2} ${y1 - y0 + 2}`);
+    svg.setAttribute('role', 'img');
+    svg.setAttribute('aria-label', `Seat map of ${id}: ${list.length} seats, coloured by status; the table below counts them.`);
+    svg.setAttribute('preserveAspectRatio', 'xMidYMin meet');
+    for (const s of list) {
+      const c = document.createElementNS(ns, 'circle');
+      c.setAttribute('cx', s.position.x);
+      c.setAttribute('cy', s.position.y);
+      c.setAttribute('r', 0.42);
+      c.setAttribute('class', `seat seat-${s.status}`);
+      c.dataset.seat = s.id;
+      const t = document.createElementNS(ns, 'title');
+      t.textContent = `${s.id}: ${s.status}`;
+      c.append(t);
+      svg.append(c);
+      seats.set(s.id, { seat: s, node: c });
+    }
+    map.replaceChildren(svg);
+  };
+
+  const reloadShow = debounce(() => guard(async () => drawAreas(await api(`/v1/shows/${encodeURIComponent(id)}`, { signal: ctx.signal }))), 500);
+  const redraw = debounce(drawCounts, 100);
+  const off = feed.on((ev) => {
+    if (ev.aggregate === 'event' && ev.aggregate_id === id) { load(); return; }
+    const p = ev.payload;
+    if (p?.event_id !== id) return;
+    const to = {
+      'hold.held': 'held', 'hold.extended': 'held', 'hold.released': 'free', 'hold.expired': 'free',
+      'hold.confirmed': 'booked', 'booking.booked': 'booked', 'booking.cancelled': 'free',
+    }[ev.type];
+    if (!to) return;
+    let changed = false;
+    for (const sid of p.seats || []) changed = setStatus(sid, to) || changed;
+    if (changed) redraw();
+    if (p.general_admission?.length) reloadShow();
+  });
+  await load();
+  return () => { off(); reloadShow.cancel(); redraw.cancel(); };
+}
+
+// -- the event feed
+
+async function eventsPage(root) {
+  const filter = el('input', { id: 'event-filter', type: 'search', placeholder: 'reservation.', name: 'type' });
+  const pause = el('button', { type: 'button', 'aria-pressed': 'false', text: 'Pause' });
+  const body = el('tbody', { id: 'event-rows' });
+  const row = (ev) => el('tr', { 'data-type': ev.type, 'data-event': ev.id, 'data-aggregate-id': ev.aggregate_id },
+    el('td', { text: fmtTime(ev.at) }), el('td', {}, el('code', { text: ev.type })),
+    el('td', { text: `${ev.aggregate} ${ev.aggregate_id}` }), el('td', { class: 'n', text: ev.version }));
+  const draw = () => {
+    const f = filter.value.trim();
+    const list = feed.recent.filter((ev) => !f || ev.type.startsWith(f)).slice(-200).reverse();
+    body.replaceChildren(...(list.length ? list.map(row) : [el('tr', { class: 'empty' }, el('td', { colspan: 4, class: 'muted', text: 'Waiting for changes…' }))]));
+  };
+  filter.addEventListener('input', draw);
+  pause.addEventListener('click', () => {
+    const on = pause.getAttribute('aria-pressed') !== 'true';
+    pause.setAttribute('aria-pressed', String(on));
+    pause.textContent = on ? 'Resume' : 'Pause';
+    if (!on) draw();
+  });
+  root.append(el('h1', { text: 'Events' }),
+    el('p', { class: 'muted', text: 'Changes as they commit, newest first (the last 200 since this page was opened).' }),
+    el('form', { class: 'inline', onsubmit: (e) => e.preventDefault() }, el('label', { for: 'event-filter', text: 'Type starts with' }), filter, pause),
+    table(['At', 'Type', 'Aggregate', 'Version'], body));
+  draw();
+  return feed.on((ev) => {
+    if (pause.getAttribute('aria-pressed') === 'true') return;
+    const f = filter.value.trim();
+    if (f && !ev.type.startsWith(f)) return;
+    body.querySelector('.empty')?.remove();
+    body.prepend(row(ev));
+    while (body.children.length > 200) body.lastChild.remove();
+  });
+}
+
+// -- locks
+
+async function locksPage(root, ctx) {
+  const prefix = el('input', { id: 'lock-prefix', type: 'search', name: 'prefix' });
+  const body = el('tbody', {});
+  const note = el('p', { class: 'muted' });
+  const load = () => guard(async () => {
+    const q = new URLSearchParams({ limit: '500' });
+    if (prefix.value) q.set('prefix', prefix.value);
+    const v = await api(`/v1/locks?${q}`, { signal: ctx.signal });
+    const locks = v.locks || [];
+    body.replaceChildren(...(locks.length ? locks.map((k) => el('tr', {},
+      el('td', {}, el('code', { text: k.key })), el('td', { text: k.kind || '' }),
+      el('td', { text: (k.holders || []).map((h) => `${h.token ? '#' + h.token : h.id || '?'}${h.expires_at ? ' until ' + fmtTime(h.expires_at) : ''}`).join(', ') }),
+      el('td', { class: 'n', text: k.waiters ?? 0 })))
+      : [el('tr', {}, el('td', { colspan: 4, class: 'muted', text: 'Nothing held.' }))]));
+    note.textContent = `Read at ${fmtTime(new Date())}${v.next_cursor ? '; more keys than shown' : ''}.`;
+  });
+  root.append(el('h1', { text: 'Locks' }),
+    el('p', { class: 'muted', text: 'Who holds and who waits, as the lock inspector sees it. Reading it scans the lock store, so it is read when asked, not on a timer.' }),
+    el('form', { class: 'inline', onsubmit: (e) => { e.preventDefault(); load(); } },
+      el('label', { for: 'lock-prefix', text: 'Keys starting with' }), prefix, el('button', { type: 'submit', text: 'Refresh' })),
+    table(['Key', 'Kind', 'Holders', 'Waiters'], body), note);
+  await load();
+}
+
+// ---- routing ---------------------------------------------------------------
+
+const routes = {
+  '': overviewPage,
+  stock: stockPage,
+  reservations: (root, ctx, rest) => listPage(root, ctx, 'reservations', rest),
+  orders: (root, ctx, rest) => listPage(root, ctx, 'orders', rest),
+  shows: showsPage,
+  events: eventsPage,
+  locks: locksPage,
+};
+
+let leave = null;
+
+async function route() {
+  const m = main();
+  const cleanup = leave;
+  leave = null;
+  if (cleanup) {
+    cleanup.abort.abort();
+    try { (await cleanup.done)?.(); } catch { /* a page that failed has nothing to undo */ }
+  }
+  m.replaceChildren();
+  delete m.dataset.ready;
+  m.dataset.route = location.hash || '#/';
+  notice(pendingNotice);
+  pendingNotice = '';
+  const [path] = location.hash.replace(/^#\/?/, '').split('?');
+  const [name, ...rest] = path.split('/');
+  if (!session.key || name === 'login') {
+    if (session.key) { location.hash = '#/'; return; }
+    loginPage(m);
+    return;
+  }
+  const page = routes[name];
+  for (const a of document.querySelectorAll('nav a')) {
+    if (a.getAttribute('href') === `#/${name}`) a.setAttribute('aria-current', 'page');
+    else a.removeAttribute('aria-current');
+  }
+  if (!page) {
+    m.append(el('h1', { text: 'Not found' }), el('p', {}, 'No such page. ', el('a', { href: '#/', text: 'Overview' })));
+    return;
+  }
+  const abort = new AbortController();
+  const done = page(m, { signal: abort.signal }, rest);
+  leave = { abort, done };
+  // Tests and scripts wait for this: the page has drawn what it first read.
+  done.finally(() => { if (!abort.signal.aborted) m.dataset.ready = 'true'; });
+  m.focus({ preventScroll: true });
+}
+
+document.getElementById('signout').addEventListener('click', () => signOut());
+window.addEventListener('hashchange', route);
+if (session.key) startSession();
+route();

@@ -1,0 +1,26 @@
+// Package console is stockade's operator console: a web page, built into
+// the binary, that shows stock, reservations, orders, shows with their
+// seat maps, the live event feed and the locks, and lets an admin adjust
+// stock and release or cancel what is held.
+//
+// The page is plain HTML, CSS and JavaScript in assets/, embedded in the
+// binary: building it needs no JavaScript toolchain, and there is nothing
+// to rebuild. It uses only the public HTTP API (package
+// httpapi), with the operator's API key, which it keeps in the browser
+// tab's sessionStorage and sends as a Bearer token; it never reaches the
+// server in a URL. An admin key sees the buttons that change things; a
+// reader key sees the same pages without them. Other keys are refused at
+// sign-in.
+//
+// It stays current through the event stream (GET /v1/events/stream),
+// read with fetch so that the key goes in a header (EventSource cannot
+// send one). It starts at the end of the feed (?after=latest) and, when
+// the stream drops, reconnects with the id of the last event it applied
+// as Last-Event-ID, so it misses nothing and applies nothing twice.
+// Pages change with the events they show; none re-reads a list on a
+// timer. The overview reads /metrics every few seconds for latency.
+//
+// stockade serve mounts Handler at Path:
+//
+//	mux.Handle(console.Path, console.Handler())
+package console
