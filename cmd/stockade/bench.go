@@ -23,14 +23,16 @@ import (
 
 // benchConfig is what bench's flags and environment say.
 type benchConfig struct {
-	opts     bench.Options // without Store, Service and Progress
-	store    *storeSpec    // nil: a temporary SQLite file
-	url      string
-	key      string // the API key sent with -url
-	asJSON   bool
-	chart    string
-	cpuProf  string // write a CPU profile of the process here
-	logLevel slog.Level
+	opts   bench.Options // without Store, Service and Progress
+	store  *storeSpec    // nil: a temporary SQLite file
+	url    string
+	key    string // the API key sent with -url
+	asJSON bool
+	chart  string
+	// timelineChart is where to draw the runs' timelines, if anywhere.
+	timelineChart string
+	cpuProf       string // write a CPU profile of the process here
+	logLevel      slog.Level
 }
 
 func parseBench(args []string, getenv func(string) string, stdout, stderr io.Writer) (benchConfig, error) {
@@ -81,8 +83,20 @@ flags:
 	ttl := fs.Duration("hold-ttl", 2*time.Second, "booking and onsale: how long a hold lasts (whole seconds)")
 	asJSON := fs.Bool("json", false, "print the results as a JSON list, one object per strategy, instead of a table")
 	chart := fs.String("chart", "", "also draw the results as an SVG bar chart into this `file`")
+	timelineChart := fs.String("timeline-chart", "", "also draw each run's p99 latency and requests per second, second by second, with the\nload asked for, as an SVG line chart into this `file`")
 	cpuProf := fs.String("cpuprofile", "", "write a CPU profile of this process (engines and clients; not the database) to `file`, for go tool pprof")
 	level := fs.String("log-level", "error", "`level` of the engines' log: debug, info (strategy fallbacks), warn (calls that gave up) or error")
+	stagesFlag := fs.String("stages", "", "shape each run's load as k6's stages: `DURATION:TARGET,…`, such as 10s:50,20s:100,10s:0, each\nmoving the clients (or with -arrival-rate the requests started per second) in a straight line\nto its target, from 0; the run lasts as long as the stages, and -clients is the largest target\n(with -arrival-rate, -clients is the most requests in flight). Not with -duration or -requests")
+	arrival := fs.Bool("arrival-rate", false, "the targets of -stages are requests started per second (an open model), not clients")
+	rate := fs.Float64("rate", 0, "start this many `requests` per second for -duration (an open model), on at most -clients at\nonce; a request that finds every client busy is dropped and counted. Not with -stages")
+	var thresholds []bench.Threshold
+	fs.Func("threshold", "a bound every run must keep, or the command fails naming it, as k6's: `METRIC<VALUE`,\nsuch as p95<500ms, p99.9<=2s, max<5s, errors<1% or throughput>1000; repeat for more", func(v string) error {
+		th, err := bench.ParseThreshold(v)
+		if err == nil {
+			thresholds = append(thresholds, th)
+		}
+		return err
+	})
 	if err := env.Parse(args); err != nil {
 		return c, fmt.Errorf("bench: %w", err)
 	}
@@ -92,6 +106,34 @@ flags:
 	if isSet(fs, "requests") && isSet(fs, "duration") {
 		return fail("give -duration or -requests, not both")
 	}
+	if *stagesFlag != "" {
+		if isSet(fs, "requests") || isSet(fs, "duration") {
+			return fail("-stages set how long each run lasts: give no -duration or -requests with them")
+		}
+		if isSet(fs, "rate") {
+			return fail("give -rate or -stages, not both (-stages with -arrival-rate ramps the rate)")
+		}
+		if isSet(fs, "clients") && !*arrival {
+			return fail("-clients does not apply with -stages: the largest target is the clients (with -arrival-rate, -clients bounds the requests in flight)")
+		}
+		st, err := bench.ParseStages(*stagesFlag)
+		if err != nil {
+			return fail("-stages: %w", err)
+		}
+		c.opts.Stages, c.opts.ArrivalRate = st, *arrival
+	} else if *arrival {
+		return fail("-arrival-rate goes with -stages, whose targets it makes rates; for a constant rate give -rate")
+	}
+	if isSet(fs, "rate") {
+		if !(*rate > 0 && *rate <= 1_000_000) {
+			return fail("-rate must be above 0 and at most 1000000 requests per second, got %g", *rate)
+		}
+		if isSet(fs, "requests") {
+			return fail("-rate runs for -duration: give no -requests with it")
+		}
+		c.opts.Rate = *rate
+	}
+	c.opts.Thresholds = thresholds
 	if *clients < 1 {
 		return fail("-clients must be at least 1, got %d", *clients)
 	}
@@ -152,12 +194,14 @@ flags:
 		}
 	}
 	c.opts.Workload, c.opts.Clients, c.opts.Stock, c.opts.HoldTTL = *workload, *clients, *stock, *ttl
-	if *requests > 0 {
+	switch {
+	case len(c.opts.Stages) > 0: // they set the length
+	case *requests > 0:
 		c.opts.Requests = *requests
-	} else {
+	default:
 		c.opts.Duration = *duration
 	}
-	c.asJSON, c.chart, c.cpuProf = *asJSON, *chart, *cpuProf
+	c.asJSON, c.chart, c.timelineChart, c.cpuProf = *asJSON, *chart, *timelineChart, *cpuProf
 	return c, nil
 }
 
@@ -214,8 +258,9 @@ func benchCmd(ctx context.Context, args []string, getenv func(string) string, st
 	if rep == nil {
 		return runErr
 	}
-	if errors.Is(runErr, bench.ErrInvariant) || runErr == nil {
-		// The results are worth seeing even when an invariant broke.
+	if errors.Is(runErr, bench.ErrInvariant) || errors.Is(runErr, bench.ErrThreshold) || runErr == nil {
+		// The results are worth seeing even when an invariant broke or a
+		// threshold was missed.
 		var werr error
 		if c.asJSON {
 			werr = rep.WriteJSON(stdout)
@@ -226,7 +271,12 @@ func benchCmd(ctx context.Context, args []string, getenv func(string) string, st
 			return fmt.Errorf("bench: %w", werr)
 		}
 		if c.chart != "" {
-			if err := writeChart(c.chart, rep); err != nil {
+			if err := writeChart(c.chart, "-chart", rep.WriteSVG); err != nil {
+				return err
+			}
+		}
+		if c.timelineChart != "" {
+			if err := writeChart(c.timelineChart, "-timeline-chart", rep.WriteTimelineSVG); err != nil {
 				return err
 			}
 		}
@@ -234,6 +284,9 @@ func benchCmd(ctx context.Context, args []string, getenv func(string) string, st
 	if runErr != nil {
 		if errors.Is(runErr, bench.ErrInvariant) {
 			fmt.Fprintln(stderr, "stockade bench: FAILED: an invariant broke; see the notes above")
+		}
+		if errors.Is(runErr, bench.ErrThreshold) {
+			fmt.Fprintln(stderr, "stockade bench: FAILED: a threshold was missed; see the thresholds above")
 		}
 		return runErr
 	}
@@ -256,18 +309,19 @@ func startCPUProfile(path string) (stop func(), err error) {
 	}, nil
 }
 
-// writeChart writes rep's SVG chart to path.
-func writeChart(path string, rep *bench.Report) error {
+// writeChart writes a chart of the report with draw to path; flag names
+// the flag that asked for it, in errors.
+func writeChart(path, flag string, draw func(io.Writer) error) error {
 	f, err := os.Create(path)
 	if err != nil {
-		return fmt.Errorf("bench: -chart: %w", err)
+		return fmt.Errorf("bench: %s: %w", flag, err)
 	}
-	if err := rep.WriteSVG(f); err != nil {
+	if err := draw(f); err != nil {
 		f.Close()
-		return fmt.Errorf("bench: -chart: %w", err)
+		return fmt.Errorf("bench: %s: %w", flag, err)
 	}
 	if err := f.Close(); err != nil {
-		return fmt.Errorf("bench: -chart: %w", err)
+		return fmt.Errorf("bench: %s: %w", flag, err)
 	}
 	return nil
 }

@@ -13,6 +13,7 @@ import (
 
 	"github.com/stockade/stockade"
 	"github.com/stockade/stockade/engine"
+	"github.com/stockade/stockade/internal/bench"
 )
 
 // benchRow is the part of a -json object the tests read.
@@ -240,6 +241,15 @@ func TestBenchRefusesBadInput(t *testing.T) {
 		{"onsale seats", []string{"-workload", "onsale", "-stock", "1"}, nil, "-stock is onsale's seats"},
 		{"onsale too many seats", []string{"-workload", "onsale", "-stock", "100001"}, nil, "-stock is onsale's seats"},
 		{"cpuprofile", []string{"-cpuprofile", filepath.Join("no", "such", "dir", "cpu.pprof")}, nil, "bench: -cpuprofile:"},
+		{"stages syntax", []string{"-stages", "10s"}, nil, "-stages: stage \"10s\": want DURATION:TARGET"},
+		{"stages and duration", []string{"-stages", "1s:5", "-duration", "1s"}, nil, "give no -duration or -requests"},
+		{"stages and rate", []string{"-stages", "1s:5", "-rate", "10"}, nil, "give -rate or -stages, not both"},
+		{"stages and clients", []string{"-stages", "1s:5", "-clients", "8"}, nil, "-clients does not apply with -stages"},
+		{"arrival without stages", []string{"-arrival-rate"}, nil, "-arrival-rate goes with -stages"},
+		{"rate", []string{"-rate", "0"}, nil, "-rate must be above 0"},
+		{"rate and requests", []string{"-rate", "10", "-requests", "5"}, nil, "give no -requests with it"},
+		{"threshold", []string{"-threshold", "p95<fast"}, nil, "not a duration"},
+		{"threshold metric", []string{"-threshold", "speed>5"}, nil, "unknown metric \"speed\""},
 		{"argument", []string{"extra"}, nil, "unexpected arguments"},
 		{"flag", []string{"-nope"}, nil, "flag provided but not defined"},
 	}
@@ -252,5 +262,32 @@ func TestBenchRefusesBadInput(t *testing.T) {
 				t.Errorf("run: %v, want an error containing %q", err, tc.want)
 			}
 		})
+	}
+}
+
+// TestBenchStagesAndThresholds: a staged run prints its timeline and its
+// thresholds; a missed one makes the command fail, naming it, after the
+// results are printed.
+func TestBenchStagesAndThresholds(t *testing.T) {
+	out, err := runBench(t, nil, "-strategies", "atomic", "-stages", "1s:2,1s:4", "-threshold", "errors<1%", "-threshold", "throughput>1e12")
+	if err == nil || !strings.Contains(err.Error(), "threshold missed: atomic: throughput>1e12") {
+		t.Fatalf("err %v: want the missed threshold named", err)
+	}
+	for _, want := range []string{"4 clients, stages of clients 1s:2,1s:4 each", "atomic, second by second:", "second  clients  req/s",
+		"ok     atomic: errors<1%, was 0.00%", "MISSED atomic: throughput>1e12, was "} {
+		if !strings.Contains(out, want) {
+			t.Errorf("output lacks %q:\n%s", want, out)
+		}
+	}
+	out, err = runBench(t, nil, "-strategies", "atomic", "-rate", "100", "-clients", "2", "-duration", "1s", "-json", "-threshold", "p99<1h")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var results []bench.Result
+	if err := json.Unmarshal([]byte(out), &results); err != nil {
+		t.Fatalf("%v:\n%s", err, out)
+	}
+	if len(results) != 1 || len(results[0].Timeline) == 0 || len(results[0].Thresholds) != 1 || !results[0].Thresholds[0].OK {
+		t.Fatalf("results %+v: want a timeline and the threshold kept", results)
 	}
 }

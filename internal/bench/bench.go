@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"math"
 	"slices"
 	"strings"
 	"sync"
@@ -85,6 +86,36 @@ type Options struct {
 	// Default: 0.
 	Requests int
 
+	// Stages shape each run's load over time, as k6's stages: each moves
+	// the number of clients sending requests in a straight line to its
+	// Target over its Duration, from 0 before the first; the run lasts
+	// as long as the stages together, with as many clients as the
+	// largest target (Clients does not apply). Not with Duration or
+	// Requests.
+	// Default: none: Clients send requests for the whole run.
+	Stages []Stage
+
+	// ArrivalRate makes the Stages' targets requests started per second
+	// (an open model, k6's ramping-arrival-rate) rather than clients: a
+	// request starts on schedule whatever the service's speed, on one of
+	// Clients, and an arrival that finds every client busy is dropped
+	// (Result.Dropped).
+	// Default: false.
+	ArrivalRate bool
+
+	// Rate, if positive, starts that many requests per second for
+	// Duration (k6's constant-arrival-rate), on at most Clients at once,
+	// dropping those that find every client busy. Not with Stages.
+	// Default: 0: closed loop, each client sends its next request when
+	// the last is answered.
+	Rate float64
+
+	// Thresholds are bounds that every run's result must keep, as k6's:
+	// Run checks each, reports how each run fared (Result.Thresholds)
+	// and returns an error wrapping ErrThreshold if one was missed.
+	// Default: none.
+	Thresholds []Threshold
+
 	// Stock is the on-hand quantity set on every level before a run; in
 	// OnSale, the event's seats (at most stockade.MaxSeats).
 	// Default: with Requests, enough to sell out partway (flash-sale: half
@@ -123,6 +154,23 @@ func (o *Options) withDefaults() (Options, error) {
 	}
 	if c.Clients == 0 {
 		c.Clients = 64
+	}
+	if len(c.Stages) > 0 {
+		switch {
+		case c.Duration != 0 || c.Requests != 0:
+			return c, errors.New("bench: stages set the run's length: give no duration or requests with them")
+		case c.Rate != 0:
+			return c, errors.New("bench: give a constant rate or stages, not both (stages with ArrivalRate ramp the rate)")
+		}
+		c.Duration = stagesDuration(c.Stages)
+		if !c.ArrivalRate {
+			c.Clients = max(stagesMax(c.Stages), 1)
+		}
+	} else if c.ArrivalRate {
+		return c, errors.New("bench: ArrivalRate needs stages whose targets are rates")
+	}
+	if c.Rate < 0 || c.Rate > maxTarget || math.IsNaN(c.Rate) {
+		return c, fmt.Errorf("bench: rate must be between 0 and %d requests per second, got %v", maxTarget, c.Rate)
 	}
 	if c.Duration == 0 {
 		c.Duration = 10 * time.Second
@@ -233,7 +281,11 @@ type Report struct {
 	Duration time.Duration `json:"duration_ns,omitempty"` // 0 with Requests
 	Requests int           `json:"requests,omitempty"`    // 0 with Duration
 	Stock    int64         `json:"stock"`                 // per level; onsale: the event's seats
-	Results  []Result      `json:"results"`
+	// Stages, ArrivalRate and Rate are the load's shape, if any (Options).
+	Stages      []Stage  `json:"stages,omitempty"`
+	ArrivalRate bool     `json:"arrival_rate,omitempty"`
+	Rate        float64  `json:"rate,omitempty"`
+	Results     []Result `json:"results"`
 }
 
 // Result is one strategy's run (or the one run on a Service).
@@ -276,6 +328,15 @@ type Result struct {
 	// per second, the seats left, orphans. Nil for the other workloads.
 	OnSale *OnSaleResult `json:"onsale,omitempty"`
 
+	// Dropped is the arrivals of an arrival-rate run that found every
+	// client busy, and were not sent.
+	Dropped int `json:"dropped,omitempty"`
+	// Timeline is the run second by second: the load asked for, the
+	// requests that ended and their latency.
+	Timeline []TimePoint `json:"timeline,omitempty"`
+	// Thresholds is how the run fared against Options.Thresholds.
+	Thresholds []ThresholdResult `json:"thresholds,omitempty"`
+
 	// InvariantsOK is false if any check below failed; Violations says
 	// which.
 	InvariantsOK bool     `json:"invariants_ok"`
@@ -293,7 +354,8 @@ func Run(ctx context.Context, opts *Options) (*Report, error) {
 	if err != nil {
 		return nil, err
 	}
-	rep := &Report{Workload: o.Workload, Store: o.StoreName, Clients: o.Clients, Stock: o.Stock}
+	rep := &Report{Workload: o.Workload, Store: o.StoreName, Clients: o.Clients, Stock: o.Stock,
+		Stages: o.Stages, ArrivalRate: o.ArrivalRate, Rate: o.Rate}
 	if o.Requests > 0 {
 		rep.Requests = o.Requests
 	} else {
@@ -302,11 +364,16 @@ func Run(ctx context.Context, opts *Options) (*Report, error) {
 	// Runs share the store, so their SKUs carry a prefix of their own.
 	prefix := "bench-" + strings.ToLower(rand.Text()[:8]) + "-"
 
-	var broken []string
+	var broken, missed []string
 	add := func(res Result) {
 		rep.Results = append(rep.Results, res)
 		if !res.InvariantsOK {
 			broken = append(broken, res.Strategy+": "+strings.Join(res.Violations, "; "))
+		}
+		for _, th := range res.Thresholds {
+			if !th.OK {
+				missed = append(missed, fmt.Sprintf("%s: %s (was %s)", res.Strategy, th.Threshold, formatActual(th)))
+			}
 		}
 	}
 	if o.Service != nil {
@@ -329,10 +396,14 @@ func Run(ctx context.Context, opts *Options) (*Report, error) {
 		}
 		add(res)
 	}
+	var errs []error
 	if len(broken) > 0 {
-		return rep, fmt.Errorf("%w: %s", ErrInvariant, strings.Join(broken, " | "))
+		errs = append(errs, fmt.Errorf("%w: %s", ErrInvariant, strings.Join(broken, " | ")))
 	}
-	return rep, nil
+	if len(missed) > 0 {
+		errs = append(errs, fmt.Errorf("%w: %s", ErrThreshold, strings.Join(missed, " | ")))
+	}
+	return rep, errors.Join(errs...)
 }
 
 // target is what one run drives.
@@ -377,6 +448,14 @@ func runOne(ctx context.Context, o Options, t target, prefix string) (Result, er
 		done   atomic.Int64 // requests finished, for progress
 		stop   atomic.Bool  // Duration passed
 	)
+	// over is closed, and stop set, when the run is over: Duration passed,
+	// ctx ended, or a client found nothing left to sell.
+	over := make(chan struct{})
+	finish := sync.OnceFunc(func() {
+		stop.Store(true)
+		close(over)
+	})
+	gate := newGate(o, over)
 	// claim reserves the right to send one more request.
 	claim := func() bool {
 		if stop.Load() || ctx.Err() != nil {
@@ -412,8 +491,18 @@ func runOne(ctx context.Context, o Options, t target, prefix string) (Result, er
 	}
 	start := time.Now()
 	if o.Requests == 0 {
-		timer := time.AfterFunc(o.Duration, func() { stop.Store(true) })
+		timer := time.AfterFunc(o.Duration, finish)
 		defer timer.Stop()
+	}
+	bg.Go(func() {
+		select {
+		case <-runCtx.Done():
+			finish()
+		case <-over:
+		}
+	})
+	if gate != nil {
+		bg.Go(func() { gate.run(runCtx, start) })
 	}
 	bg.Go(func() {
 		tick := time.NewTicker(time.Second)
@@ -438,8 +527,11 @@ func runOne(ctx context.Context, o Options, t target, prefix string) (Result, er
 		tl := newTally()
 		tallies[i] = tl
 		clients.Go(func() {
-			c := &client{svc: t.svc, bk: t.bk, t: tl, claim: claim, stop: func() { stop.Store(true) },
-				done: &done, rng: newRand(uint64(i))}
+			c := &client{svc: t.svc, bk: t.bk, t: tl, claim: claim, stop: finish,
+				done: &done, rng: newRand(uint64(i)), start: start}
+			if gate != nil {
+				c.claim = gate.claim(i, claim)
+			}
 			w.client(ctx, c)
 		})
 	}
@@ -458,6 +550,13 @@ func runOne(ctx context.Context, o Options, t target, prefix string) (Result, er
 	res := all.result(t.name, elapsed)
 	res.Effective = t.effective
 	res.Swept = int(swept.Load())
+	load := func(time.Duration) float64 { return float64(o.Clients) }
+	if gate != nil {
+		load = gate.level
+		res.Dropped = int(gate.dropped.Load())
+	}
+	res.Timeline = timeline(all.ends, all.lat, elapsed, load)
+	res.Thresholds = checkThresholds(o.Thresholds, res, all.lat)
 
 	// Invariants: read back what the run left, with a context of its own
 	// so that a slow store does not fail the check for lack of time.
@@ -504,10 +603,29 @@ func runOne(ctx context.Context, o Options, t target, prefix string) (Result, er
 	return res, nil
 }
 
-// limitText says how a run ends, for progress and reports.
+// limitText says how a run ends, and its load's shape, for progress and
+// reports.
 func limitText(o Options) string {
-	if o.Requests > 0 {
+	switch {
+	case o.Requests > 0:
 		return fmt.Sprintf("%d requests", o.Requests)
+	case o.Rate > 0:
+		return fmt.Sprintf("%v at %g requests/s", o.Duration, o.Rate)
+	case len(o.Stages) > 0 && o.ArrivalRate:
+		return fmt.Sprintf("stages of requests/s %s", stagesString(o.Stages))
+	case len(o.Stages) > 0:
+		return fmt.Sprintf("stages of clients %s", stagesString(o.Stages))
 	}
 	return o.Duration.String()
+}
+
+// formatActual writes a threshold's measured value in its metric's unit.
+func formatActual(th ThresholdResult) string {
+	switch {
+	case strings.HasPrefix(th.Threshold, "errors"):
+		return fmt.Sprintf("%.2f%%", 100*th.Actual)
+	case strings.HasPrefix(th.Threshold, "throughput"):
+		return fmt.Sprintf("%.0f/s", th.Actual)
+	}
+	return fmt.Sprintf("%.1fms", th.Actual)
 }

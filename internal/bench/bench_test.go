@@ -185,9 +185,20 @@ func strategies(rep *bench.Report) []string {
 	return s
 }
 
-// parseSVG parses an SVG document as XML, checks its root, and returns
-// its text.
+// parseSVG parses an SVG bar chart as XML, checks its root and bars, and
+// returns its text.
 func parseSVG(t *testing.T, data []byte) string {
+	t.Helper()
+	text, rects := parseSVGText(t, data)
+	if rects < 2 {
+		t.Errorf("SVG has %d rects, want a background and bars", rects)
+	}
+	return text
+}
+
+// parseSVGText parses an SVG document as XML, checks its root, and
+// returns its text and how many rects it has.
+func parseSVGText(t *testing.T, data []byte) (string, int) {
 	t.Helper()
 	dec := xml.NewDecoder(bytes.NewReader(data))
 	var text strings.Builder
@@ -216,10 +227,7 @@ func parseSVG(t *testing.T, data []byte) string {
 	if root != "http://www.w3.org/2000/svg svg" {
 		t.Errorf("SVG root is %q, want svg in the SVG namespace", root)
 	}
-	if rects < 2 {
-		t.Errorf("SVG has %d rects, want a background and bars", rects)
-	}
-	return text.String()
+	return text.String(), rects
 }
 
 // TestRunService drives an engine through the HTTP API, as -url does.

@@ -85,6 +85,28 @@
 // engine.Reconcile must also find every event's seats agreeing with their
 // history.
 //
+// # Load shapes and thresholds
+//
+// By default Clients send requests back to back for Duration (or until
+// Requests). Options.Stages shape the load over time as k6's stages do:
+// each moves the number of clients allowed to send in a straight line to
+// its target over its duration, from 0; a client beyond that number
+// waits, so a ramp down drains. With Options.ArrivalRate the targets are
+// requests started per second instead (an open model, k6's
+// ramping-arrival-rate), and Options.Rate starts a constant rate for
+// Duration: an arrival is handed to a client that is free, and one that
+// finds every client busy is dropped and counted (Result.Dropped), so a
+// slow service shows as drops and latency, not as a slower schedule. Each
+// Result has a Timeline, one point a second: the load asked for, the
+// requests that ended in that second and their p50 and p99.
+//
+// Options.Thresholds are bounds on each result, parsed by ParseThreshold
+// from k6's notation: a latency percentile or the maximum (p95<500ms,
+// max<5s), the share of errors (errors<1%), or the successful requests
+// per second (throughput>1000). Every result is measured against every
+// threshold (Result.Thresholds), and a missed one makes Run return an
+// error wrapping ErrThreshold, beside ErrInvariant if that broke too.
+//
 // Latencies and throughputs are wall-clock measurements of this machine at
 // this moment: compare strategies within one report, not across machines.
 package bench

@@ -128,3 +128,129 @@ func trimFloat(v float64) string {
 	s := fmt.Sprintf("%.1f", v)
 	return strings.TrimSuffix(s, ".0")
 }
+
+// palette colours the lines of a chart, one per strategy.
+var palette = []string{"#3d7ab8", "#e07b39", "#3a9e5f", "#b8433d", "#7d5ab8", "#8c6d31", "#2a9d9d"}
+
+// series is one line of a panel: a value per second.
+type series struct {
+	name   string
+	color  string
+	dashed bool
+	values []float64
+}
+
+// WriteTimelineSVG draws the report's timelines as an SVG chart of two
+// panels over the seconds of the runs: p99 latency on top, and below it
+// the requests that ended each second, one line per strategy, with the
+// load the run asked for (clients, or requests started per second) as a
+// dashed line on the lower panel's own scale, named on its right.
+func (r *Report) WriteTimelineSVG(out io.Writer) error {
+	const (
+		width, left, right, top, panel, gap = 880, 70, 150, 78, 220, 70
+	)
+	height := top + 2*panel + gap + 60
+	w := new(bytes.Buffer)
+	fmt.Fprintf(w, `<?xml version="1.0" encoding="UTF-8"?>
+<svg xmlns="http://www.w3.org/2000/svg" width="%d" height="%d" viewBox="0 0 %d %d" font-family="Helvetica, Arial, sans-serif" font-size="13">
+<rect width="100%%" height="100%%" fill="#ffffff"/>
+`, width, height, width, height)
+	text(w, 20, 30, `font-size="18" font-weight="bold" fill="#222"`, "stockade bench: "+r.Workload+" — latency and throughput over time")
+	text(w, 20, 52, `fill="#555"`, fmt.Sprintf("%s · %s", r.Store, r.Limit()))
+
+	var p99, rate []series
+	var load []float64
+	seconds := 1
+	for i, res := range r.Results {
+		color := palette[i%len(palette)]
+		s99 := series{name: res.Strategy, color: color}
+		sr := series{name: res.Strategy, color: color}
+		for _, p := range res.Timeline {
+			s99.values = append(s99.values, p.P99Ms)
+			sr.values = append(sr.values, float64(p.Requests))
+			if i == 0 {
+				load = append(load, p.Load)
+			}
+		}
+		seconds = max(seconds, len(res.Timeline))
+		p99, rate = append(p99, s99), append(rate, sr)
+	}
+	loadName := "clients"
+	if r.ArrivalRate || r.Rate > 0 {
+		loadName = "rate asked"
+	}
+	plotW := float64(width - left - right)
+	linePanel(w, left, top, plotW, panel, seconds, p99, "p99 latency, ms", nil)
+	linePanel(w, left, top+panel+gap, plotW, panel, seconds, rate, "requests per second",
+		&series{name: loadName, color: "#999", dashed: true, values: load})
+	text(w, left+plotW/2, float64(top+2*panel+gap+40), `text-anchor="middle" fill="#333"`, "seconds since the run started")
+	fmt.Fprintln(w, `</svg>`)
+	_, err := out.Write(w.Bytes())
+	return err
+}
+
+// linePanel draws lines of values per second in the box at (x0, y0) of
+// width pw and height ph, with a grid, a y axis named label, the lines'
+// names at their right end, and extra, if not nil, on a scale of its own.
+func linePanel(w io.Writer, x0, y0 int, pw float64, ph int, seconds int, lines []series, label string, extra *series) {
+	top := 0.0
+	for _, s := range lines {
+		for _, v := range s.values {
+			top = max(top, v)
+		}
+	}
+	step := niceStep(top / 4)
+	yMax := step * math.Max(1, math.Ceil(top/step))
+	x := func(sec int) float64 { return float64(x0) + pw*float64(sec)/float64(seconds) }
+	y := func(v, vmax float64) float64 { return float64(y0+ph) - float64(ph)*v/vmax }
+	for v := 0.0; v <= yMax+step/2; v += step {
+		fmt.Fprintf(w, `<line x1="%d" y1="%.1f" x2="%.1f" y2="%.1f" stroke="#e3e3e3"/>
+`, x0, y(v, yMax), float64(x0)+pw, y(v, yMax))
+		text(w, float64(x0-8), y(v, yMax)+4, `text-anchor="end" fill="#555" font-size="11"`, compact(v))
+	}
+	xStep := int(math.Max(1, niceStep(float64(seconds)/8)))
+	for s := 0; s <= seconds; s += xStep {
+		text(w, x(s), float64(y0+ph+16), `text-anchor="middle" fill="#555" font-size="11"`, fmt.Sprint(s))
+	}
+	fmt.Fprintf(w, `<line x1="%d" y1="%d" x2="%d" y2="%d" stroke="#888"/>
+`, x0, y0, x0, y0+ph)
+	text(w, float64(x0), float64(y0-10), `fill="#333" font-weight="bold"`, label)
+	draw := func(s series, vmax float64, labelY *float64) {
+		if len(s.values) == 0 {
+			return
+		}
+		var pts []string
+		for i, v := range s.values {
+			pts = append(pts, fmt.Sprintf("%.1f,%.1f", x(i+1), y(v, vmax)))
+		}
+		dash := ""
+		if s.dashed {
+			dash = ` stroke-dasharray="6 4"`
+		}
+		fmt.Fprintf(w, `<polyline points="%s" fill="none" stroke="%s" stroke-width="2"%s><title>%s</title></polyline>
+`, strings.Join(pts, " "), s.color, dash, esc(s.name))
+		ly := y(s.values[len(s.values)-1], vmax) + 4
+		if labelY != nil {
+			ly = math.Max(ly, *labelY+14) // keep names apart
+			*labelY = ly
+		}
+		text(w, x(len(s.values))+6, ly, fmt.Sprintf(`fill="%s"`, s.color), s.name)
+	}
+	last := math.Inf(-1)
+	for _, s := range lines {
+		draw(s, yMax, &last)
+	}
+	if extra != nil {
+		emax := 0.0
+		for _, v := range extra.values {
+			emax = max(emax, v)
+		}
+		if emax > 0 {
+			estep := niceStep(emax / 4)
+			emax = estep * math.Ceil(emax/estep)
+			draw(*extra, emax, &last)
+			text(w, float64(x0)+pw, float64(y0-10), `text-anchor="end" fill="#999" font-size="11"`,
+				fmt.Sprintf("dashed: %s, 0 to %s", extra.name, compact(emax)))
+		}
+	}
+}

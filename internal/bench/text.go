@@ -31,8 +31,15 @@ func describe(workload string) string {
 
 // Limit says how each run ended: "10s each" or "200 requests each".
 func (r *Report) Limit() string {
-	if r.Requests > 0 {
+	switch {
+	case r.Requests > 0:
 		return fmt.Sprintf("%d requests each", r.Requests)
+	case len(r.Stages) > 0 && r.ArrivalRate:
+		return fmt.Sprintf("stages of requests/s %s each", stagesString(r.Stages))
+	case len(r.Stages) > 0:
+		return fmt.Sprintf("stages of clients %s each", stagesString(r.Stages))
+	case r.Rate > 0:
+		return fmt.Sprintf("%v at %g requests/s each", r.Duration, r.Rate)
 	}
 	return r.Duration.String() + " each"
 }
@@ -50,8 +57,53 @@ func (r *Report) WriteText(out io.Writer) error {
 		fmt.Fprintf(w, "store %s, %d clients, %s, stock %d per level\n\n", r.Store, r.Clients, r.Limit(), r.Stock)
 		r.writeTable(w)
 	}
+	r.writeLoad(w)
+	r.writeThresholds(w)
 	_, err := out.Write(w.Bytes())
 	return err
+}
+
+// writeLoad writes, for a run with stages or a rate, each strategy's
+// timeline: the load asked for each second, the requests that ended in
+// it and their latency, and the arrivals dropped.
+func (r *Report) writeLoad(w *bytes.Buffer) {
+	if len(r.Stages) == 0 && r.Rate == 0 {
+		return
+	}
+	load := "clients"
+	if r.ArrivalRate || r.Rate > 0 {
+		load = "rate/s"
+	}
+	for _, res := range r.Results {
+		fmt.Fprintf(w, "\n%s, second by second", res.Strategy)
+		if r.ArrivalRate || r.Rate > 0 {
+			fmt.Fprintf(w, " (%d arrivals dropped: every client busy)", res.Dropped)
+		}
+		fmt.Fprintln(w, ":")
+		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+		fmt.Fprintf(tw, "second\t%s\treq/s\tp50 ms\tp99 ms\t\n", load)
+		for _, p := range res.Timeline {
+			fmt.Fprintf(tw, "%d\t%.0f\t%d\t%.1f\t%.1f\t\n", p.Second, p.Load, p.Requests, p.P50Ms, p.P99Ms)
+		}
+		tw.Flush() // writes to a bytes.Buffer cannot fail
+	}
+}
+
+// writeThresholds writes how each run fared against each threshold.
+func (r *Report) writeThresholds(w *bytes.Buffer) {
+	var lines []string
+	for _, res := range r.Results {
+		for _, th := range res.Thresholds {
+			mark := "ok    "
+			if !th.OK {
+				mark = "MISSED"
+			}
+			lines = append(lines, fmt.Sprintf("  %s %s: %s, was %s", mark, res.Strategy, th.Threshold, formatActual(th)))
+		}
+	}
+	if len(lines) > 0 {
+		fmt.Fprintf(w, "\nthresholds:\n%s\n", strings.Join(lines, "\n"))
+	}
 }
 
 // writeTable writes the table and notes of the stock workloads.

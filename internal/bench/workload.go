@@ -117,6 +117,7 @@ type client struct {
 	stop  func()      // ends the run, for every client: OnSale sold out
 	done  *atomic.Int64
 	rng   *rand.Rand
+	start time.Time // the run's, for the timeline
 }
 
 func newRand(i uint64) *rand.Rand { return rand.New(rand.NewPCG(rand.Uint64(), i)) }
@@ -195,7 +196,9 @@ func (c *client) checkout(ctx context.Context, lines []stockade.Line) {
 func (c *client) do(kind string, lines []stockade.Line, sells bool, fn func() error) error {
 	t0 := time.Now()
 	err := fn()
-	c.t.lat = append(c.t.lat, time.Since(t0))
+	end := time.Now()
+	c.t.lat = append(c.t.lat, end.Sub(t0))
+	c.t.ends = append(c.t.ends, end.Sub(c.start))
 	code := "ok"
 	if err != nil {
 		code = "error"
@@ -258,6 +261,7 @@ func sleep(ctx context.Context, d time.Duration) {
 // tally is what one client (or, merged, a run) saw.
 type tally struct {
 	lat       []time.Duration
+	ends      []time.Duration // when each request of lat ended, from the run's start
 	outcomes  map[string]int
 	errors    int
 	errSample string
@@ -285,6 +289,7 @@ func (t *tally) held(lines []stockade.Line, sign int64) {
 
 func (t *tally) merge(o *tally) {
 	t.lat = append(t.lat, o.lat...)
+	t.ends = append(t.ends, o.ends...)
 	for k, v := range o.outcomes {
 		t.outcomes[k] += v
 	}
