@@ -13,6 +13,7 @@ import (
 	"path/filepath"
 	"runtime/pprof"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -31,8 +32,12 @@ type benchConfig struct {
 	chart  string
 	// timelineChart is where to draw the runs' timelines, if anywhere.
 	timelineChart string
-	cpuProf       string // write a CPU profile of the process here
-	logLevel      slog.Level
+	// sweepVar is the variable swept (bench.SweepClients or SweepSKUs)
+	// over sweepValues, or "" for one run.
+	sweepVar    string
+	sweepValues []int
+	cpuProf     string // write a CPU profile of the process here
+	logLevel    slog.Level
 }
 
 func parseBench(args []string, getenv func(string) string, stdout, stderr io.Writer) (benchConfig, error) {
@@ -76,7 +81,8 @@ flags:
 	svcURL := fs.String("url", "", "drive the running service at this base `URL` over HTTP instead of in-process engines")
 	key := env.String("key", "STOCKADE_KEY", "", "with -url: the API `key` to send: an admin's (the bench sets locations and stock), with a rate\nabove the bench's (keys create -rate-limit); none for a server started with -open")
 	strategies := fs.String("strategies", "", "comma-separated `strategies` to run, in order (default: "+strings.Join(bench.Strategies(), ",")+")")
-	clients := fs.Int("clients", 64, "concurrent clients")
+	clientsFlag := fs.String("clients", "64", "concurrent `clients`; a comma-separated list, such as 1,16,64,256,1024, runs the bench\nat each (a sweep): one table, -json object and -chart line per strategy and point")
+	skusFlag := fs.String("skus", "", "carts: how many `SKUs` to sell (default 200, at most 100000); a comma-separated list sweeps them")
 	duration := fs.Duration("duration", 10*time.Second, "how long each strategy runs")
 	requests := fs.Int("requests", 0, "stop each run after this many requests instead of after -duration")
 	stock := fs.Int64("stock", 0, "on-hand units set on every level before each run; onsale: the event's seats\n(default: enough to sell out partway with -requests; 1000000 for flash-sale and 10000 otherwise with -duration)")
@@ -134,8 +140,35 @@ flags:
 		c.opts.Rate = *rate
 	}
 	c.opts.Thresholds = thresholds
-	if *clients < 1 {
-		return fail("-clients must be at least 1, got %d", *clients)
+	clientList, err := parseCounts("-clients", *clientsFlag, 1_000_000)
+	if err != nil {
+		return fail("%w", err)
+	}
+	var skuList []int
+	if *skusFlag != "" {
+		if *workload != bench.Carts {
+			return fail("-skus is the carts workload's; %s has its own", *workload)
+		}
+		if skuList, err = parseCounts("-skus", *skusFlag, 100_000); err != nil {
+			return fail("%w", err)
+		}
+	}
+	switch {
+	case len(clientList) > 1 && len(skuList) > 1:
+		return fail("sweep -clients or -skus, not both at once")
+	case len(clientList) > 1:
+		if *stagesFlag != "" && !*arrival {
+			return fail("-stages set the clients: sweep -clients or give -stages, not both")
+		}
+		c.sweepVar, c.sweepValues = bench.SweepClients, clientList
+	case len(skuList) > 1:
+		c.sweepVar, c.sweepValues = bench.SweepSKUs, skuList
+	}
+	if c.sweepVar != "" && *timelineChart != "" {
+		return fail("-timeline-chart draws one run; a sweep has many (its -json has each point's timeline)")
+	}
+	if len(skuList) == 1 {
+		c.opts.SKUs = skuList[0]
 	}
 	if *duration <= 0 {
 		return fail("-duration must be positive, got %v", *duration)
@@ -193,7 +226,7 @@ flags:
 			}
 		}
 	}
-	c.opts.Workload, c.opts.Clients, c.opts.Stock, c.opts.HoldTTL = *workload, *clients, *stock, *ttl
+	c.opts.Workload, c.opts.Clients, c.opts.Stock, c.opts.HoldTTL = *workload, clientList[0], *stock, *ttl
 	switch {
 	case len(c.opts.Stages) > 0: // they set the length
 	case *requests > 0:
@@ -254,6 +287,9 @@ func benchCmd(ctx context.Context, args []string, getenv func(string) string, st
 		}
 	}
 
+	if c.sweepVar != "" {
+		return runSweep(ctx, c, o, stdout, stderr)
+	}
 	rep, runErr := bench.Run(ctx, &o)
 	if rep == nil {
 		return runErr
@@ -291,6 +327,53 @@ func benchCmd(ctx context.Context, args []string, getenv func(string) string, st
 		return runErr
 	}
 	return nil
+}
+
+// runSweep runs the bench at each of c's sweep values and writes the
+// sweep as bench does one run.
+func runSweep(ctx context.Context, c benchConfig, o bench.Options, stdout, stderr io.Writer) error {
+	sw, runErr := bench.RunSweep(ctx, &o, c.sweepVar, c.sweepValues)
+	if sw == nil || !(runErr == nil || errors.Is(runErr, bench.ErrInvariant) || errors.Is(runErr, bench.ErrThreshold)) {
+		return runErr
+	}
+	write := sw.WriteText
+	if c.asJSON {
+		write = sw.WriteJSON
+	}
+	if err := write(stdout); err != nil {
+		return fmt.Errorf("bench: %w", err)
+	}
+	if c.chart != "" {
+		if err := writeChart(c.chart, "-chart", sw.WriteSVG); err != nil {
+			return err
+		}
+	}
+	if errors.Is(runErr, bench.ErrInvariant) {
+		fmt.Fprintln(stderr, "stockade bench: FAILED: an invariant broke; see the notes above")
+	}
+	if errors.Is(runErr, bench.ErrThreshold) {
+		fmt.Fprintln(stderr, "stockade bench: FAILED: a threshold was missed; see the thresholds above")
+	}
+	return runErr
+}
+
+// parseCounts reads flag's value: a whole number from 1 to most, or a
+// comma-separated list of them.
+func parseCounts(flag, s string, most int) ([]int, error) {
+	var out []int
+	for part := range strings.SplitSeq(s, ",") {
+		n, err := strconv.Atoi(strings.TrimSpace(part))
+		switch {
+		case err != nil:
+			return nil, fmt.Errorf("%s: %q is not a whole number", flag, part)
+		case n < 1:
+			return nil, fmt.Errorf("%s must be at least 1, got %d", flag, n)
+		case n > most:
+			return nil, fmt.Errorf("%s must be at most %d, got %d", flag, most, n)
+		}
+		out = append(out, n)
+	}
+	return out, nil
 }
 
 // startCPUProfile profiles the process into path until stop is called.

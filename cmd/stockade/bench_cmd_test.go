@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"encoding/xml"
 	"errors"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
@@ -250,6 +251,12 @@ func TestBenchRefusesBadInput(t *testing.T) {
 		{"rate and requests", []string{"-rate", "10", "-requests", "5"}, nil, "give no -requests with it"},
 		{"threshold", []string{"-threshold", "p95<fast"}, nil, "not a duration"},
 		{"threshold metric", []string{"-threshold", "speed>5"}, nil, "unknown metric \"speed\""},
+		{"clients list", []string{"-clients", "1,x"}, nil, `-clients: "x" is not a whole number`},
+		{"clients in list", []string{"-clients", "4,0"}, nil, "-clients must be at least 1, got 0"},
+		{"skus workload", []string{"-skus", "10"}, nil, "-skus is the carts workload's"},
+		{"skus range", []string{"-workload", "carts", "-skus", "100001"}, nil, "-skus must be at most 100000"},
+		{"two sweeps", []string{"-workload", "carts", "-skus", "1,2", "-clients", "1,2"}, nil, "sweep -clients or -skus, not both"},
+		{"sweep timeline", []string{"-clients", "1,2", "-timeline-chart", "x.svg"}, nil, "-timeline-chart draws one run"},
 		{"argument", []string{"extra"}, nil, "unexpected arguments"},
 		{"flag", []string{"-nope"}, nil, "flag provided but not defined"},
 	}
@@ -290,4 +297,38 @@ func TestBenchStagesAndThresholds(t *testing.T) {
 	if len(results) != 1 || len(results[0].Timeline) == 0 || len(results[0].Thresholds) != 1 || !results[0].Thresholds[0].OK {
 		t.Fatalf("results %+v: want a timeline and the threshold kept", results)
 	}
+}
+
+// TestBenchSweep: -clients with a list runs every point and writes one
+// JSON object per point and strategy, and the sweep's chart.
+func TestBenchSweep(t *testing.T) {
+	chart := filepath.Join(t.TempDir(), "sweep.svg")
+	out, err := runBench(t, nil, "-strategies", "atomic,batch", "-clients", "1,3", "-requests", "60", "-json", "-chart", chart)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rows []struct {
+		Strategy     string `json:"strategy"`
+		Clients      int    `json:"clients"`
+		Requests     int    `json:"requests"`
+		InvariantsOK bool   `json:"invariants_ok"`
+	}
+	if err := json.Unmarshal([]byte(out), &rows); err != nil {
+		t.Fatalf("%v:\n%s", err, out)
+	}
+	var got []string
+	for _, r := range rows {
+		if !r.InvariantsOK || r.Requests != 60 {
+			t.Errorf("row %+v", r)
+		}
+		got = append(got, fmt.Sprintf("%d %s", r.Clients, r.Strategy))
+	}
+	if want := "1 atomic, 1 batch, 3 atomic, 3 batch"; strings.Join(got, ", ") != want {
+		t.Errorf("rows %s, want %s", strings.Join(got, ", "), want)
+	}
+	data, err := os.ReadFile(chart)
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkXML(t, data, "throughput and p99 by clients", "atomic", "batch")
 }

@@ -116,6 +116,11 @@ type Options struct {
 	// Default: none.
 	Thresholds []Threshold
 
+	// SKUs is how many SKUs the carts workload sells, from 1 to 100,000;
+	// the others have their own.
+	// Default: 200.
+	SKUs int
+
 	// Stock is the on-hand quantity set on every level before a run; in
 	// OnSale, the event's seats (at most stockade.MaxSeats).
 	// Default: with Requests, enough to sell out partway (flash-sale: half
@@ -174,6 +179,16 @@ func (o *Options) withDefaults() (Options, error) {
 	}
 	if c.Duration == 0 {
 		c.Duration = 10 * time.Second
+	}
+	switch {
+	case c.SKUs == 0:
+		if c.Workload == Carts {
+			c.SKUs = cartSKUs
+		}
+	case c.Workload != Carts:
+		return c, fmt.Errorf("bench: SKUs is the carts workload's; %s has its own", c.Workload)
+	case c.SKUs < 1 || c.SKUs > maxCartSKUs:
+		return c, fmt.Errorf("bench: carts' SKUs must be between 1 and %d, got %d", maxCartSKUs, c.SKUs)
 	}
 	if c.HoldTTL == 0 {
 		c.HoldTTL = 2 * time.Second
@@ -281,6 +296,7 @@ type Report struct {
 	Duration time.Duration `json:"duration_ns,omitempty"` // 0 with Requests
 	Requests int           `json:"requests,omitempty"`    // 0 with Duration
 	Stock    int64         `json:"stock"`                 // per level; onsale: the event's seats
+	SKUs     int           `json:"skus,omitempty"`        // carts' SKUs
 	// Stages, ArrivalRate and Rate are the load's shape, if any (Options).
 	Stages      []Stage  `json:"stages,omitempty"`
 	ArrivalRate bool     `json:"arrival_rate,omitempty"`
@@ -354,7 +370,7 @@ func Run(ctx context.Context, opts *Options) (*Report, error) {
 	if err != nil {
 		return nil, err
 	}
-	rep := &Report{Workload: o.Workload, Store: o.StoreName, Clients: o.Clients, Stock: o.Stock,
+	rep := &Report{Workload: o.Workload, Store: o.StoreName, Clients: o.Clients, Stock: o.Stock, SKUs: o.SKUs,
 		Stages: o.Stages, ArrivalRate: o.ArrivalRate, Rate: o.Rate}
 	if o.Requests > 0 {
 		rep.Requests = o.Requests
@@ -437,7 +453,7 @@ func newTarget(ctx context.Context, o Options, strategy string) (target, error) 
 // runOne sets up the workload's stock under prefix, runs the clients, and
 // checks the invariants.
 func runOne(ctx context.Context, o Options, t target, prefix string) (Result, error) {
-	w := newWorkload(o.Workload, prefix, o.HoldTTL)
+	w := newWorkload(o.Workload, prefix, o.HoldTTL, o.SKUs)
 	if err := w.setup(ctx, t, o.Stock); err != nil {
 		return Result{}, fmt.Errorf("bench: %s: set up: %w", t.name, err)
 	}

@@ -24,9 +24,10 @@
 //
 //   - flash-sale: one SKU at one location; every request is a Checkout of
 //     one unit. Everyone wants the same row.
-//   - carts: 200 SKUs over 3 locations, popularity Zipf-distributed; every
-//     request is a Checkout of 1–4 lines of distinct SKUs, quantity 1–3,
-//     in random order, without a location (the engine allocates).
+//   - carts: 200 SKUs (Options.SKUs) over 3 locations, popularity
+//     Zipf-distributed; every request is a Checkout of 1–4 lines of
+//     distinct SKUs (as many as there are, if fewer), quantity 1–3, in
+//     random order, without a location (the engine allocates).
 //   - booking: 20 SKUs at one location; every client Reserves 1–2 units
 //     with a short TTL (Options.HoldTTL), then Confirms 70% of its holds
 //     after a pause of 5–50ms and leaves the rest to expire. In process
@@ -106,6 +107,14 @@
 // per second (throughput>1000). Every result is measured against every
 // threshold (Result.Thresholds), and a missed one makes Run return an
 // error wrapping ErrThreshold, beside ErrInvariant if that broke too.
+//
+// # Sweeps
+//
+// RunSweep runs the bench once per value of one variable, the clients or
+// carts' SKUs (Options.SKUs, 1 to 100,000), with each point's invariants
+// and thresholds checked on their own, and its Sweep writes one table,
+// JSON rows with the point's clients and SKUs as fields, and a chart of
+// throughput and p99 against the swept values, one line per strategy.
 //
 // Latencies and throughputs are wall-clock measurements of this machine at
 // this moment: compare strategies within one report, not across machines.

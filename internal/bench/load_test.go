@@ -3,6 +3,7 @@ package bench_test
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"strings"
 	"sync/atomic"
@@ -242,5 +243,65 @@ func TestLoadOptionsRefused(t *testing.T) {
 		if _, err := bench.Run(t.Context(), &tc.o); err == nil {
 			t.Errorf("%s: no error", tc.name)
 		}
+	}
+}
+
+// TestSweep: a sweep runs every point with its own invariant check, and
+// its table, JSON and chart name each point and strategy.
+func TestSweep(t *testing.T) {
+	st := newStore(t)
+	sw, err := bench.RunSweep(t.Context(), &bench.Options{Workload: bench.Carts, Store: st,
+		Strategies: []string{engine.Atomic, engine.Batch}, Requests: 100, Clients: 2}, bench.SweepSKUs, []int{1, 7})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(sw.Points) != 2 {
+		t.Fatalf("%d points, want 2", len(sw.Points))
+	}
+	for i, want := range []int{1, 7} {
+		rep := sw.Points[i].Report
+		if sw.Points[i].Value != want || rep.SKUs != want || len(rep.Results) != 2 {
+			t.Errorf("point %d: value %d, report of %d SKUs with %d results; want %d SKUs and 2 results", i, sw.Points[i].Value, rep.SKUs, len(rep.Results), want)
+		}
+		for _, res := range rep.Results {
+			if !res.InvariantsOK || res.Requests != 100 {
+				t.Errorf("%d SKUs, %s: %+v", want, res.Strategy, res)
+			}
+		}
+	}
+	var js bytes.Buffer
+	if err := sw.WriteJSON(&js); err != nil {
+		t.Fatal(err)
+	}
+	var rows []struct {
+		Strategy string `json:"strategy"`
+		Clients  int    `json:"clients"`
+		SKUs     int    `json:"skus"`
+		Requests int    `json:"requests"`
+	}
+	if err := json.Unmarshal(js.Bytes(), &rows); err != nil {
+		t.Fatal(err)
+	}
+	if len(rows) != 4 || rows[0].SKUs != 1 || rows[3].SKUs != 7 || rows[3].Clients != 2 || rows[3].Strategy != engine.Batch || rows[3].Requests != 100 {
+		t.Errorf("JSON rows %+v: want one per point and strategy with its SKUs and clients", rows)
+	}
+	var txt, svg bytes.Buffer
+	if err := sw.WriteText(&txt); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(txt.String(), "sweep of skus: 1, 7") {
+		t.Errorf("text lacks the sweep:\n%s", txt.String())
+	}
+	if err := sw.WriteSVG(&svg); err != nil {
+		t.Fatal(err)
+	}
+	texts, _ := parseSVGText(t, svg.Bytes())
+	for _, want := range []string{"by skus", "successful requests per second", "p99 latency, ms", "atomic", "batch"} {
+		if !strings.Contains(texts, want) {
+			t.Errorf("chart does not say %q:\n%s", want, texts)
+		}
+	}
+	if _, err := bench.RunSweep(t.Context(), &bench.Options{Store: st}, "instances", []int{1}); err == nil {
+		t.Error("a sweep of an unknown variable ran")
 	}
 }

@@ -2,10 +2,12 @@ package bench
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/xml"
 	"fmt"
 	"io"
 	"math"
+	"slices"
 	"strings"
 )
 
@@ -180,19 +182,21 @@ func (r *Report) WriteTimelineSVG(out io.Writer) error {
 		loadName = "rate asked"
 	}
 	plotW := float64(width - left - right)
-	linePanel(w, left, top, plotW, panel, seconds, p99, "p99 latency, ms", nil)
+	linePanel(w, left, top, plotW, panel, seconds, p99, "p99 latency, ms", nil, nil)
 	linePanel(w, left, top+panel+gap, plotW, panel, seconds, rate, "requests per second",
-		&series{name: loadName, color: "#999", dashed: true, values: load})
+		&series{name: loadName, color: "#999", dashed: true, values: load}, nil)
 	text(w, left+plotW/2, float64(top+2*panel+gap+40), `text-anchor="middle" fill="#333"`, "seconds since the run started")
 	fmt.Fprintln(w, `</svg>`)
 	_, err := out.Write(w.Bytes())
 	return err
 }
 
-// linePanel draws lines of values per second in the box at (x0, y0) of
-// width pw and height ph, with a grid, a y axis named label, the lines'
-// names at their right end, and extra, if not nil, on a scale of its own.
-func linePanel(w io.Writer, x0, y0 int, pw float64, ph int, seconds int, lines []series, label string, extra *series) {
+// linePanel draws lines of n values each in the box at (x0, y0) of width
+// pw and height ph, with a grid, a y axis named label, the lines' names at
+// their right end, and extra, if not nil, on a scale of its own. Without
+// xLabels the values are seconds 1 to n on a time axis from 0; with them,
+// the values sit evenly spaced, each over its label.
+func linePanel(w io.Writer, x0, y0 int, pw float64, ph int, n int, lines []series, label string, extra *series, xLabels []string) {
 	top := 0.0
 	for _, s := range lines {
 		for _, v := range s.values {
@@ -201,27 +205,47 @@ func linePanel(w io.Writer, x0, y0 int, pw float64, ph int, seconds int, lines [
 	}
 	step := niceStep(top / 4)
 	yMax := step * math.Max(1, math.Ceil(top/step))
-	x := func(sec int) float64 { return float64(x0) + pw*float64(sec)/float64(seconds) }
+	x := func(k int) float64 { return float64(x0) + pw*float64(k)/float64(n) }
+	if xLabels != nil {
+		x = func(k int) float64 { return float64(x0) + pw*(float64(k)-0.5)/float64(n) }
+	}
 	y := func(v, vmax float64) float64 { return float64(y0+ph) - float64(ph)*v/vmax }
 	for v := 0.0; v <= yMax+step/2; v += step {
 		fmt.Fprintf(w, `<line x1="%d" y1="%.1f" x2="%.1f" y2="%.1f" stroke="#e3e3e3"/>
 `, x0, y(v, yMax), float64(x0)+pw, y(v, yMax))
 		text(w, float64(x0-8), y(v, yMax)+4, `text-anchor="end" fill="#555" font-size="11"`, compact(v))
 	}
-	xStep := int(math.Max(1, niceStep(float64(seconds)/8)))
-	for s := 0; s <= seconds; s += xStep {
-		text(w, x(s), float64(y0+ph+16), `text-anchor="middle" fill="#555" font-size="11"`, fmt.Sprint(s))
+	if xLabels != nil {
+		for i, l := range xLabels {
+			text(w, x(i+1), float64(y0+ph+16), `text-anchor="middle" fill="#555" font-size="11"`, l)
+		}
+	} else {
+		xStep := int(math.Max(1, niceStep(float64(n)/8)))
+		for s := 0; s <= n; s += xStep {
+			text(w, x(s), float64(y0+ph+16), `text-anchor="middle" fill="#555" font-size="11"`, fmt.Sprint(s))
+		}
 	}
 	fmt.Fprintf(w, `<line x1="%d" y1="%d" x2="%d" y2="%d" stroke="#888"/>
 `, x0, y0, x0, y0+ph)
 	text(w, float64(x0), float64(y0-10), `fill="#333" font-weight="bold"`, label)
-	draw := func(s series, vmax float64, labelY *float64) {
+	// The lines' names go at their right ends, spread apart vertically.
+	type name struct {
+		x, y  float64
+		color string
+		text  string
+	}
+	var names []name
+	draw := func(s series, vmax float64) {
 		if len(s.values) == 0 {
 			return
 		}
 		var pts []string
 		for i, v := range s.values {
 			pts = append(pts, fmt.Sprintf("%.1f,%.1f", x(i+1), y(v, vmax)))
+			if xLabels != nil {
+				fmt.Fprintf(w, `<circle cx="%.1f" cy="%.1f" r="3" fill="%s"/>
+`, x(i+1), y(v, vmax), s.color)
+			}
 		}
 		dash := ""
 		if s.dashed {
@@ -229,16 +253,10 @@ func linePanel(w io.Writer, x0, y0 int, pw float64, ph int, seconds int, lines [
 		}
 		fmt.Fprintf(w, `<polyline points="%s" fill="none" stroke="%s" stroke-width="2"%s><title>%s</title></polyline>
 `, strings.Join(pts, " "), s.color, dash, esc(s.name))
-		ly := y(s.values[len(s.values)-1], vmax) + 4
-		if labelY != nil {
-			ly = math.Max(ly, *labelY+14) // keep names apart
-			*labelY = ly
-		}
-		text(w, x(len(s.values))+6, ly, fmt.Sprintf(`fill="%s"`, s.color), s.name)
+		names = append(names, name{x(len(s.values)) + 6, y(s.values[len(s.values)-1], vmax) + 4, s.color, s.name})
 	}
-	last := math.Inf(-1)
 	for _, s := range lines {
-		draw(s, yMax, &last)
+		draw(s, yMax)
 	}
 	if extra != nil {
 		emax := 0.0
@@ -248,9 +266,16 @@ func linePanel(w io.Writer, x0, y0 int, pw float64, ph int, seconds int, lines [
 		if emax > 0 {
 			estep := niceStep(emax / 4)
 			emax = estep * math.Ceil(emax/estep)
-			draw(*extra, emax, &last)
+			draw(*extra, emax)
 			text(w, float64(x0)+pw, float64(y0-10), `text-anchor="end" fill="#999" font-size="11"`,
 				fmt.Sprintf("dashed: %s, 0 to %s", extra.name, compact(emax)))
 		}
+	}
+	slices.SortStableFunc(names, func(a, b name) int { return cmp.Compare(a.y, b.y) })
+	for i := range names {
+		if i > 0 {
+			names[i].y = math.Max(names[i].y, names[i-1].y+14)
+		}
+		text(w, names[i].x, names[i].y, fmt.Sprintf(`fill="%s"`, names[i].color), names[i].text)
 	}
 }

@@ -14,12 +14,12 @@ import (
 )
 
 // describe says what a workload sends, in words.
-func describe(workload string) string {
+func describe(workload string, skus int) string {
 	switch workload {
 	case FlashSale:
 		return "one SKU at one location, every request a checkout of 1 unit"
 	case Carts:
-		return fmt.Sprintf("%d SKUs (Zipf popularity) over %d locations, checkouts of 1-4 lines of 1-3 units", cartSKUs, cartLocations)
+		return fmt.Sprintf("%d SKUs (Zipf popularity) over %d locations, checkouts of 1-4 lines of 1-3 units", skus, cartLocations)
 	case Booking:
 		return fmt.Sprintf("%d SKUs, holds of 1-2 units; %.0f%% confirmed after 5-50ms, the rest left to expire", bookingSKUs, 100*confirmShare)
 	case OnSale:
@@ -49,7 +49,7 @@ func (r *Report) Limit() string {
 // reconcile, error samples and broken invariants.
 func (r *Report) WriteText(out io.Writer) error {
 	w := new(bytes.Buffer)
-	fmt.Fprintf(w, "workload %s: %s\n", r.Workload, describe(r.Workload))
+	fmt.Fprintf(w, "workload %s: %s\n", r.Workload, describe(r.Workload, r.SKUs))
 	if r.Workload == OnSale {
 		fmt.Fprintf(w, "store %s, %d clients, %s or until sold out, %d seats\n\n", r.Store, r.Clients, r.Limit(), r.Stock)
 		r.writeOnSale(w)

@@ -17,7 +17,8 @@ import (
 
 // Shapes of the workloads; see the package documentation.
 const (
-	cartSKUs      = 200
+	cartSKUs      = 200 // by default; Options.SKUs
+	maxCartSKUs   = 100_000
 	cartLocations = 3
 	cartZipfS     = 1.1 // Zipf exponent of SKU popularity: the top SKU gets ~15% of lines
 	bookingSKUs   = 20
@@ -43,14 +44,16 @@ type workload struct {
 	on   *onsale // OnSale's event and clients; nil for the others
 }
 
-func newWorkload(kind, prefix string, ttl time.Duration) *workload {
+// newWorkload returns the workload of kind under prefix; skus is carts'
+// SKU count.
+func newWorkload(kind, prefix string, ttl time.Duration, skus int) *workload {
 	w := &workload{kind: kind, ttl: ttl, locs: locations[:1]}
 	switch kind {
 	case FlashSale:
 		w.skus = []string{prefix + "hot"}
 	case Carts:
 		w.locs = locations[:cartLocations]
-		for i := range cartSKUs {
+		for i := range skus {
 			w.skus = append(w.skus, fmt.Sprintf("%ssku-%03d", prefix, i))
 		}
 	case Booking:
@@ -131,9 +134,9 @@ func (w *workload) client(ctx context.Context, c *client) {
 			c.checkout(ctx, lines)
 		}
 	case Carts:
-		zipf := rand.NewZipf(c.rng, cartZipfS, 1, cartSKUs-1)
+		zipf := rand.NewZipf(c.rng, cartZipfS, 1, uint64(len(w.skus)-1))
 		for c.claim() {
-			n := 1 + c.rng.IntN(4)
+			n := 1 + c.rng.IntN(min(4, len(w.skus)))
 			lines := make([]stockade.Line, 0, n)
 			for len(lines) < n {
 				sku := w.skus[zipf.Uint64()]
