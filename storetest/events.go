@@ -434,33 +434,14 @@ func testEventsCommitOrder(t *testing.T, s stockade.Store) {
 
 	evA := ev("evt_a", stockade.EventStockAdjusted, stockade.AggregateLevel, "A@w1", 2, base, `{"n":1}`)
 	evB := ev("evt_b", stockade.EventStockAdjusted, stockade.AggregateLevel, "A@w1", 3, base, `{"n":2}`)
-	written, release := make(chan struct{}), make(chan struct{})
-	doneA, doneB := make(chan error, 1), make(chan error, 1)
-	go func() {
-		doneA <- s.Update(ctx, func(tx stockade.Tx) error {
-			if err := tx.AppendEvents(ctx, evA); err != nil {
-				return err
-			}
-			close(written)
-			select {
-			case <-release:
-				return nil
-			case <-ctx.Done():
-				return ctx.Err()
-			}
-		})
-	}()
-	select {
-	case <-written:
-	case err := <-doneA:
-		t.Fatalf("A: %v", err)
-	}
+	release, doneA := appendHeldOpen(t, s, evA)
+	doneB := make(chan error, 1)
 	go func() {
 		doneB <- s.Update(ctx, func(tx stockade.Tx) error { return tx.AppendEvents(ctx, evB) })
 	}()
 	if concurrent {
 		if err := <-doneB; err != nil {
-			close(release)
+			release()
 			t.Fatalf("B, while A is open: %v", err)
 		}
 	} else {
@@ -474,7 +455,7 @@ func testEventsCommitOrder(t *testing.T, s stockade.Store) {
 			"(it would go on after B's position, and miss A's event when A commits)", eventIDs(early))
 		after = early[len(early)-1].Position
 	}
-	close(release)
+	release()
 	if err := <-doneA; err != nil {
 		t.Fatalf("A: %v", err)
 	}
@@ -561,31 +542,11 @@ func testLatestEventPosition(t *testing.T, s stockade.Store) {
 	concurrent := s.Features().RowLocks
 	evA := ev("evt_a", stockade.EventStockAdjusted, stockade.AggregateLevel, "A@w1", 5, base, `{"n":5}`)
 	evB := ev("evt_b", stockade.EventStockAdjusted, stockade.AggregateLevel, "B@w1", 1, base, `{"n":6}`)
-	written, release := make(chan struct{}), make(chan struct{})
-	doneA := make(chan error, 1)
-	go func() {
-		doneA <- s.Update(ctx, func(tx stockade.Tx) error {
-			if err := tx.AppendEvents(ctx, evA); err != nil {
-				return err
-			}
-			close(written)
-			select {
-			case <-release:
-				return nil
-			case <-ctx.Done():
-				return ctx.Err()
-			}
-		})
-	}()
-	select {
-	case <-written:
-	case err := <-doneA:
-		t.Fatalf("A: %v", err)
-	}
+	release, doneA := appendHeldOpen(t, s, evA)
 	want := []stockade.DomainEvent{evA}
 	if concurrent {
 		if err := s.Update(ctx, func(tx stockade.Tx) error { return tx.AppendEvents(ctx, evB) }); err != nil {
-			close(release)
+			release()
 			t.Fatalf("B, while A is open: %v", err)
 		}
 		want = append(want, evB)
@@ -594,7 +555,7 @@ func testLatestEventPosition(t *testing.T, s stockade.Store) {
 	if evs := readEvents(t, s, stockade.DomainEventFilter{After: open, Limit: maxEvents}); len(evs) > 0 {
 		t.Errorf("while A is open, Events after the head read %q, want nothing", eventIDs(evs))
 	}
-	close(release)
+	release()
 	if err := <-doneA; err != nil {
 		t.Fatalf("A: %v", err)
 	}
@@ -770,3 +731,33 @@ var (
 	newEvent   = ev("evt_new", stockade.EventReservationHeld, stockade.AggregateReservation, "r-new", 1, base.Add(48*time.Hour),
 		`{"id":"r-new"}`)
 )
+
+// appendHeldOpen appends evs in a transaction ("A") that stays open, once
+// they are appended, until release is called; done receives its outcome.
+// It fails the test if the append fails.
+func appendHeldOpen(t *testing.T, s stockade.Store, evs ...stockade.DomainEvent) (release func(), done <-chan error) {
+	t.Helper()
+	ctx := t.Context()
+	written, released := make(chan struct{}), make(chan struct{})
+	result := make(chan error, 1)
+	go func() {
+		result <- s.Update(ctx, func(tx stockade.Tx) error {
+			if err := tx.AppendEvents(ctx, evs...); err != nil {
+				return err
+			}
+			close(written)
+			select {
+			case <-released:
+				return nil
+			case <-ctx.Done():
+				return ctx.Err()
+			}
+		})
+	}()
+	select {
+	case <-written:
+	case err := <-result:
+		t.Fatalf("A: %v", err)
+	}
+	return sync.OnceFunc(func() { close(released) }), result
+}

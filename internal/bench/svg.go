@@ -39,11 +39,7 @@ func (r *Report) WriteSVG(out io.Writer) error {
 	axisMax := step * math.Max(1, math.Ceil(top/step))
 	x := func(v float64) float64 { return chartLeft + plotW*v/axisMax }
 
-	fmt.Fprintf(w, `<?xml version="1.0" encoding="UTF-8"?>
-<svg xmlns="http://www.w3.org/2000/svg" width="%d" height="%d" viewBox="0 0 %d %d" font-family="Helvetica, Arial, sans-serif" font-size="13">
-`, chartWidth, height, chartWidth, height)
-	fmt.Fprintf(w, `<rect width="100%%" height="100%%" fill="#ffffff"/>
-`)
+	svgStart(w, chartWidth, height)
 	text(w, 20, 30, `font-size="18" font-weight="bold" fill="#222"`, "stockade bench: "+r.Workload+" — throughput by strategy")
 	stock := fmt.Sprintf("stock %d per level", r.Stock)
 	if r.Workload == OnSale {
@@ -84,6 +80,14 @@ func (r *Report) WriteSVG(out io.Writer) error {
 	fmt.Fprintln(w, `</svg>`)
 	_, err := out.Write(w.Bytes())
 	return err
+}
+
+// svgStart begins an SVG document of width by height pixels, on white.
+func svgStart(w io.Writer, width, height int) {
+	fmt.Fprintf(w, `<?xml version="1.0" encoding="UTF-8"?>
+<svg xmlns="http://www.w3.org/2000/svg" width="%d" height="%d" viewBox="0 0 %d %d" font-family="Helvetica, Arial, sans-serif" font-size="13">
+<rect width="100%%" height="100%%" fill="#ffffff"/>
+`, width, height, width, height)
 }
 
 // text writes a <text> element with escaped content.
@@ -153,10 +157,7 @@ func (r *Report) WriteTimelineSVG(out io.Writer) error {
 	)
 	height := top + 2*panel + gap + 60
 	w := new(bytes.Buffer)
-	fmt.Fprintf(w, `<?xml version="1.0" encoding="UTF-8"?>
-<svg xmlns="http://www.w3.org/2000/svg" width="%d" height="%d" viewBox="0 0 %d %d" font-family="Helvetica, Arial, sans-serif" font-size="13">
-<rect width="100%%" height="100%%" fill="#ffffff"/>
-`, width, height, width, height)
+	svgStart(w, width, height)
 	text(w, 20, 30, `font-size="18" font-weight="bold" fill="#222"`, "stockade bench: "+r.Workload+" — latency and throughput over time")
 	text(w, 20, 52, `fill="#555"`, fmt.Sprintf("%s · %s", r.Store, r.Limit()))
 

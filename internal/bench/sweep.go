@@ -104,13 +104,7 @@ func (s *Sweep) WriteText(out io.Writer) error {
 			if res.Errors > 0 {
 				notes = append(notes, fmt.Sprintf("  %s: %d errors, first: %s", res.Strategy, res.Errors, res.ErrorSample))
 			}
-			for _, th := range res.Thresholds {
-				mark := "ok    "
-				if !th.OK {
-					mark = "MISSED"
-				}
-				notes = append(notes, fmt.Sprintf("  %s %s: %s, was %s", mark, res.Strategy, th.Threshold, formatActual(th)))
-			}
+			notes = append(notes, thresholdLines(res)...)
 		}
 		if len(notes) > 0 {
 			fmt.Fprintf(w, "\n%s %d:\n%s\n", s.Variable, p.Value, strings.Join(notes, "\n"))
@@ -159,10 +153,7 @@ func (s *Sweep) WriteSVG(out io.Writer) error {
 	const width, left, right, top, panel, gap = 880, 70, 150, 78, 220, 70
 	height := top + 2*panel + gap + 60
 	w := new(bytes.Buffer)
-	fmt.Fprintf(w, `<?xml version="1.0" encoding="UTF-8"?>
-<svg xmlns="http://www.w3.org/2000/svg" width="%d" height="%d" viewBox="0 0 %d %d" font-family="Helvetica, Arial, sans-serif" font-size="13">
-<rect width="100%%" height="100%%" fill="#ffffff"/>
-`, width, height, width, height)
+	svgStart(w, width, height)
 	workload, store, limit := "", "", ""
 	if len(s.Points) > 0 {
 		r := s.Points[0].Report

@@ -93,13 +93,7 @@ func (r *Report) writeLoad(w *bytes.Buffer) {
 func (r *Report) writeThresholds(w *bytes.Buffer) {
 	var lines []string
 	for _, res := range r.Results {
-		for _, th := range res.Thresholds {
-			mark := "ok    "
-			if !th.OK {
-				mark = "MISSED"
-			}
-			lines = append(lines, fmt.Sprintf("  %s %s: %s, was %s", mark, res.Strategy, th.Threshold, formatActual(th)))
-		}
+		lines = append(lines, thresholdLines(res)...)
 	}
 	if len(lines) > 0 {
 		fmt.Fprintf(w, "\nthresholds:\n%s\n", strings.Join(lines, "\n"))
@@ -186,6 +180,19 @@ func (r *Report) writeOnSale(w *bytes.Buffer) {
 			fmt.Fprintf(w, "  %s: INVARIANT BROKEN: %s\n", res.Strategy, v)
 		}
 	}
+}
+
+// thresholdLines says how res fared against each threshold, a line each.
+func thresholdLines(res Result) []string {
+	lines := make([]string, len(res.Thresholds))
+	for i, th := range res.Thresholds {
+		mark := "ok    "
+		if !th.OK {
+			mark = "MISSED"
+		}
+		lines[i] = fmt.Sprintf("  %s %s: %s, was %s", mark, res.Strategy, th.Threshold, formatActual(th))
+	}
+	return lines
 }
 
 // outcomesText lists outcomes as "ok=120 insufficient_stock=80", ok first.

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"testing"
 
+	"github.com/stockade/stockade/lock/internal/benchkit"
 	"github.com/stockade/stockade/lock/memlock"
 )
 
@@ -30,19 +31,7 @@ func BenchmarkAcquireRelease(b *testing.B) {
 			l := memlock.New(nil)
 			b.SetParallelism(g)
 			b.ReportAllocs()
-			b.RunParallel(func(pb *testing.PB) {
-				for pb.Next() {
-					le, err := l.Acquire(ctx, "k")
-					if err != nil {
-						b.Error(err)
-						return
-					}
-					if err := le.Release(ctx); err != nil {
-						b.Error(err)
-						return
-					}
-				}
-			})
+			b.RunParallel(func(pb *testing.PB) { benchkit.LockUnlock(b, pb, l.Acquire, "k") })
 		})
 	}
 }

@@ -62,19 +62,7 @@ func BenchmarkSemaphore(b *testing.B) {
 //
 //	go test -run '^$' -bench RWLock ./pglock/
 func BenchmarkRWLock(b *testing.B) {
-	const hold = time.Millisecond
 	l := newBenchLocker(b)
 
-	for _, writer := range []struct {
-		name  string
-		pause time.Duration
-	}{{"always", 0}, {"paused", 10 * hold}} {
-		rw := benchkit.ReadWrite{Readers: 16, Hold: hold, WriterPause: writer.pause}
-		b.Run("writer="+writer.name+"/rwlock", func(b *testing.B) {
-			rw.Run(b, l.AcquireShared, l.AcquireExclusive, fmt.Sprintf("rw%d", time.Now().UnixNano()))
-		})
-		b.Run("writer="+writer.name+"/mutex", func(b *testing.B) {
-			rw.Run(b, l.Acquire, l.Acquire, fmt.Sprintf("rwm%d", time.Now().UnixNano()))
-		})
-	}
+	benchkit.RWLockVersusMutex(b, time.Millisecond, l.AcquireShared, l.AcquireExclusive, l.Acquire)
 }

@@ -118,24 +118,12 @@ func BenchmarkSemaphore(b *testing.B) {
 //
 //	go test -run '^$' -bench RWLock ./redislock/
 func BenchmarkRWLock(b *testing.B) {
-	const hold = time.Millisecond
 	c := redis.NewClient(&redis.Options{Addr: testserver.SharedRedis(b).Addr(), PoolSize: 64})
 	b.Cleanup(func() { c.Close() })
 	l := redislock.New(c, &redislock.Options{Prefix: "bench:"})
 	b.Cleanup(func() { l.Close() })
 
-	for _, writer := range []struct {
-		name  string
-		pause time.Duration
-	}{{"always", 0}, {"paused", 10 * hold}} {
-		rw := benchkit.ReadWrite{Readers: 16, Hold: hold, WriterPause: writer.pause}
-		b.Run("writer="+writer.name+"/rwlock", func(b *testing.B) {
-			rw.Run(b, l.AcquireShared, l.AcquireExclusive, fmt.Sprintf("rw%d", time.Now().UnixNano()))
-		})
-		b.Run("writer="+writer.name+"/mutex", func(b *testing.B) {
-			rw.Run(b, l.Acquire, l.Acquire, fmt.Sprintf("rwm%d", time.Now().UnixNano()))
-		})
-	}
+	benchkit.RWLockVersusMutex(b, time.Millisecond, l.AcquireShared, l.AcquireExclusive, l.Acquire)
 }
 
 // serverCPU returns the CPU time, user and system, the Redis server c

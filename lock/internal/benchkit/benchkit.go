@@ -9,6 +9,7 @@ package benchkit
 
 import (
 	"context"
+	"fmt"
 	"slices"
 	"sync"
 	"sync/atomic"
@@ -76,6 +77,27 @@ func processCPU(b *testing.B) time.Duration {
 		b.Fatalf("getrusage: %v", err)
 	}
 	return time.Duration(u.Utime.Nano() + u.Stime.Nano())
+}
+
+// RWLockVersusMutex runs 16 readers and a writer, each holding the key
+// for hold, on a read-write lock (read, write) and then on a mutex, twice:
+// with the writer always in line (writer=always, which caps the readers
+// at about half of what they could do alone) and pausing for 10 holds
+// after each write (writer=paused). Each sub-benchmark uses a key of its
+// own.
+func RWLockVersusMutex(b *testing.B, hold time.Duration, read, write, mutex AcquireFunc) {
+	for _, writer := range []struct {
+		name  string
+		pause time.Duration
+	}{{"always", 0}, {"paused", 10 * hold}} {
+		rw := ReadWrite{Readers: 16, Hold: hold, WriterPause: writer.pause}
+		b.Run("writer="+writer.name+"/rwlock", func(b *testing.B) {
+			rw.Run(b, read, write, fmt.Sprintf("rw%d", time.Now().UnixNano()))
+		})
+		b.Run("writer="+writer.name+"/mutex", func(b *testing.B) {
+			rw.Run(b, mutex, mutex, fmt.Sprintf("rwm%d", time.Now().UnixNano()))
+		})
+	}
 }
 
 // ReadWrite is a crowd of readers and one writer on one key, each holding
