@@ -26,12 +26,18 @@ import (
 type benchConfig struct {
 	opts   bench.Options // without Store, Service and Progress
 	store  *storeSpec    // nil: a temporary SQLite file
-	url    string
-	key    string // the API key sent with -url
+	urls   []string      // of the services to drive, with -url; several take turns
+	key    string        // the API key sent with -url
 	asJSON bool
 	chart  string
 	// timelineChart is where to draw the runs' timelines, if anywhere.
 	timelineChart string
+	// instances are the numbers of serve processes to run on the store,
+	// each a point, with -instances; serveBin is the binary they run, and
+	// locker the -locker they share.
+	instances []int
+	serveBin  string
+	locker    string
 	// sweepVar is the variable swept (bench.SweepClients or SweepSKUs)
 	// over sweepValues, or "" for one run.
 	sweepVar    string
@@ -78,10 +84,13 @@ flags:
 	env := &envFlags{fs: fs, getenv: getenv, help: stdout}
 	workload := fs.String("workload", bench.FlashSale, "`workload`: "+strings.Join(bench.Workloads(), ", "))
 	store := env.String("store", "STOCKADE_STORE", "", storeUsage+"\n(default: a temporary SQLite file, removed afterwards)")
-	svcURL := fs.String("url", "", "drive the running service at this base `URL` over HTTP instead of in-process engines")
+	svcURL := fs.String("url", "", "drive the running service at this base `URL` over HTTP instead of in-process engines; a comma-separated\nlist drives several instances of one service, a request to each in turn")
 	key := env.String("key", "STOCKADE_KEY", "", "with -url: the API `key` to send: an admin's (the bench sets locations and stock), with a rate\nabove the bench's (keys create -rate-limit); none for a server started with -open")
 	strategies := fs.String("strategies", "", "comma-separated `strategies` to run, in order (default: "+strings.Join(bench.Strategies(), ",")+")")
 	clientsFlag := fs.String("clients", "64", "concurrent `clients`; a comma-separated list, such as 1,16,64,256,1024, runs the bench\nat each (a sweep): one table, -json object and -chart line per strategy and point")
+	instancesFlag := fs.String("instances", "", "start this many `instances` of \"stockade serve\" on -store (PostgreSQL) for each strategy and drive\nthem together over HTTP, a request to each in turn; a comma-separated list, such as 1,2,4, sweeps them")
+	serveBin := fs.String("serve-bin", "", "with -instances: the stockade `binary` to start (default: this one)")
+	lockerFlag := fs.String("locker", "", "with -instances: the -locker the instances share, for the lock strategy (redis://…, etcd://… or postgres)")
 	skusFlag := fs.String("skus", "", "carts: how many `SKUs` to sell (default 200, at most 100000); a comma-separated list sweeps them")
 	duration := fs.Duration("duration", 10*time.Second, "how long each strategy runs")
 	requests := fs.Int("requests", 0, "stop each run after this many requests instead of after -duration")
@@ -164,6 +173,29 @@ flags:
 	case len(skuList) > 1:
 		c.sweepVar, c.sweepValues = bench.SweepSKUs, skuList
 	}
+	if *instancesFlag != "" {
+		if c.instances, err = parseCounts("-instances", *instancesFlag, 64); err != nil {
+			return fail("%w", err)
+		}
+		switch {
+		case *svcURL != "":
+			return fail("-instances starts its own services; -url drives running ones (a comma-separated list drives several)")
+		case *store == "" || !strings.HasPrefix(*store, "postgres"):
+			return fail("-instances needs -store postgres://…: the instances share one database")
+		case c.sweepVar != "":
+			return fail("sweep -instances or %s, not both at once", "-"+c.sweepVar)
+		case *timelineChart != "":
+			return fail("-timeline-chart draws one run; -instances runs several (its -json has each run's timeline)")
+		}
+		c.serveBin, c.locker = *serveBin, *lockerFlag
+		if c.serveBin == "" {
+			if c.serveBin, err = serveBinary(); err != nil {
+				return fail("%w", err)
+			}
+		}
+	} else if *serveBin != "" || *lockerFlag != "" {
+		return fail("-serve-bin and -locker go with -instances")
+	}
 	if c.sweepVar != "" && *timelineChart != "" {
 		return fail("-timeline-chart draws one run; a sweep has many (its -json has each point's timeline)")
 	}
@@ -192,9 +224,12 @@ flags:
 		return fail("-log-level %q: want debug, info, warn or error", *level)
 	}
 	if *svcURL != "" {
-		u, err := url.Parse(*svcURL)
-		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-			return fail("-url %q: want http://HOST:PORT", redact(*svcURL))
+		for _, one := range strings.Split(*svcURL, ",") {
+			u, err := url.Parse(one)
+			if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+				return fail("-url %q: want http://HOST:PORT, or a comma-separated list of them", redact(one))
+			}
+			c.urls = append(c.urls, strings.TrimRight(one, "/"))
 		}
 		if isSet(fs, "strategies") {
 			return fail("-strategies does not apply with -url: the service runs its own strategy")
@@ -202,7 +237,7 @@ flags:
 		if isSet(fs, "store") {
 			return fail("-store does not apply with -url: the service has its own store")
 		}
-		c.url, c.key = strings.TrimRight(*svcURL, "/"), *key
+		c.key = *key
 	} else {
 		if *key != "" {
 			return fail("-key goes with -url: in-process engines take no keys")
@@ -254,14 +289,26 @@ func benchCmd(ctx context.Context, args []string, getenv func(string) string, st
 	o.Progress = stderr
 	o.Logger = slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: c.logLevel}))
 
-	if c.url != "" {
+	if len(c.instances) > 0 {
+		return runInstances(ctx, c, o, stdout, stderr)
+	}
+	if len(c.urls) > 0 {
 		hc := &http.Client{
 			Timeout:   time.Minute,
-			Transport: &http.Transport{MaxIdleConnsPerHost: o.Clients, MaxIdleConns: o.Clients},
+			Transport: &http.Transport{MaxIdleConnsPerHost: o.Clients, MaxIdleConns: o.Clients * len(c.urls)},
 		}
 		defer hc.CloseIdleConnections()
-		o.Service = httpapi.NewClient(c.url, hc).WithKey(c.key)
-		o.StoreName = "service at " + redact(c.url)
+		svcs := make([]stockade.Service, len(c.urls))
+		names := make([]string, len(c.urls))
+		for i, u := range c.urls {
+			svcs[i] = httpapi.NewClient(u, hc).WithKey(c.key)
+			names[i] = redact(u)
+		}
+		o.Service = bench.Spread(svcs...)
+		o.StoreName = "service at " + strings.Join(names, ", ")
+		if len(c.urls) > 1 {
+			o.StoreName = fmt.Sprintf("%d services, in turn, at %s", len(c.urls), strings.Join(names, ", "))
+		}
 	} else {
 		spec := c.store
 		if spec == nil {

@@ -257,6 +257,11 @@ func TestBenchRefusesBadInput(t *testing.T) {
 		{"skus range", []string{"-workload", "carts", "-skus", "100001"}, nil, "-skus must be at most 100000"},
 		{"two sweeps", []string{"-workload", "carts", "-skus", "1,2", "-clients", "1,2"}, nil, "sweep -clients or -skus, not both"},
 		{"sweep timeline", []string{"-clients", "1,2", "-timeline-chart", "x.svg"}, nil, "-timeline-chart draws one run"},
+		{"instances store", []string{"-instances", "2"}, nil, "-instances needs -store postgres://"},
+		{"instances url", []string{"-instances", "2", "-url", "http://127.0.0.1:1"}, nil, "-instances starts its own services"},
+		{"instances sweep", []string{"-instances", "1,2", "-clients", "1,2", "-store", "postgres://x"}, nil, "sweep -instances or -clients, not both"},
+		{"serve-bin alone", []string{"-serve-bin", "x"}, nil, "-serve-bin and -locker go with -instances"},
+		{"url list", []string{"-url", "http://127.0.0.1:1,localhost:2"}, nil, `-url "localhost:2": want http://HOST:PORT`},
 		{"argument", []string{"extra"}, nil, "unexpected arguments"},
 		{"flag", []string{"-nope"}, nil, "flag provided but not defined"},
 	}
@@ -331,4 +336,42 @@ func TestBenchSweep(t *testing.T) {
 		t.Fatal(err)
 	}
 	checkXML(t, data, "throughput and p99 by clients", "atomic", "batch")
+}
+
+// TestBenchInstances: -instances starts serve processes on one
+// PostgreSQL for each strategy, drives them together, and stops them;
+// each point keeps its invariants. The lock strategy is refused without a
+// locker the processes share.
+func TestBenchInstances(t *testing.T) {
+	store := newDatabase(t)
+	out, err := runBench(t, nil, "-store", store, "-serve-bin", binary(t), "-instances", "1,2", "-strategies", "atomic,batch",
+		"-workload", "carts", "-requests", "300", "-clients", "8", "-json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rows []struct {
+		Strategy     string `json:"strategy"`
+		Instances    int    `json:"instances"`
+		Requests     int    `json:"requests"`
+		InvariantsOK bool   `json:"invariants_ok"`
+	}
+	if err := json.Unmarshal([]byte(out), &rows); err != nil {
+		t.Fatalf("%v:\n%s", err, out)
+	}
+	var got []string
+	for _, r := range rows {
+		if !r.InvariantsOK || r.Requests != 300 {
+			t.Errorf("row %+v", r)
+		}
+		got = append(got, fmt.Sprintf("%d %s", r.Instances, r.Strategy))
+	}
+	if want := "1 atomic, 1 batch, 2 atomic, 2 batch"; strings.Join(got, ", ") != want {
+		t.Errorf("rows %s, want %s", strings.Join(got, ", "), want)
+	}
+	reconcileClean(t, store)
+
+	_, err = runBench(t, nil, "-store", store, "-serve-bin", binary(t), "-instances", "2", "-strategies", "lock", "-requests", "10")
+	if err == nil || !strings.Contains(err.Error(), "needs a -locker the instances share") {
+		t.Errorf("lock without a shared locker: %v", err)
+	}
 }

@@ -41,6 +41,15 @@ func parseStore(spec string) (storeSpec, error) {
 }
 
 // String describes the store for logs and messages, its secrets masked.
+// arg is the store as -store takes it, password and all, to pass on to
+// another process.
+func (s storeSpec) arg() string {
+	if s.kind == "sqlite" {
+		return "sqlite:" + s.path
+	}
+	return s.url
+}
+
 func (s storeSpec) String() string {
 	if s.kind == "sqlite" {
 		return redact("sqlite:" + s.path)

@@ -16,6 +16,9 @@ import (
 const (
 	SweepClients = "clients" // Options.Clients
 	SweepSKUs    = "skus"    // Options.SKUs, of the carts workload
+	// SweepInstances is the instances of a service on one store; the
+	// caller runs them (see stockade bench -instances), RunSweep cannot.
+	SweepInstances = "instances"
 )
 
 // Sweep is the bench run at each value of one variable: how the
@@ -125,20 +128,26 @@ func (s *Sweep) values() string {
 // sweepRow is one strategy at one point, as WriteJSON writes it: the
 // result, with the point's settings as fields of their own.
 type sweepRow struct {
-	Workload string `json:"workload"`
-	Clients  int    `json:"clients"`
-	SKUs     int    `json:"skus,omitempty"`
+	Workload  string `json:"workload"`
+	Clients   int    `json:"clients"`
+	SKUs      int    `json:"skus,omitempty"`
+	Instances int    `json:"instances,omitempty"` // of the service, in a sweep of them
 	Result
 }
 
 // WriteJSON writes the sweep as an indented JSON list, one object per
 // point and strategy: the strategy's result, with the workload, the
-// clients and (for carts) the SKUs of its point as fields.
+// clients, (for carts) the SKUs and (in a sweep of them) the instances of
+// its point as fields.
 func (s *Sweep) WriteJSON(out io.Writer) error {
 	rows := []sweepRow{}
 	for _, p := range s.Points {
 		for _, res := range p.Report.Results {
-			rows = append(rows, sweepRow{Workload: p.Report.Workload, Clients: p.Report.Clients, SKUs: p.Report.SKUs, Result: res})
+			row := sweepRow{Workload: p.Report.Workload, Clients: p.Report.Clients, SKUs: p.Report.SKUs, Result: res}
+			if s.Variable == SweepInstances {
+				row.Instances = p.Value
+			}
+			rows = append(rows, row)
 		}
 	}
 	enc := json.NewEncoder(out)
