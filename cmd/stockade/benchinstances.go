@@ -66,9 +66,11 @@ func startInstance(ctx context.Context, bin string, args []string) (*instance, e
 	var tail strings.Builder // the log before the address, to say why it did not start
 	go func() {
 		sc := bufio.NewScanner(stderr)
+		told := false
 		for sc.Scan() {
-			if m := listening.FindStringSubmatch(sc.Text()); m != nil && in.addr == "" {
+			if m := listening.FindStringSubmatch(sc.Text()); m != nil && !told {
 				found <- m[1]
+				told = true
 				continue
 			}
 			if tail.Len() < 4096 {
