@@ -341,7 +341,7 @@ func benchCmd(ctx context.Context, args []string, getenv func(string) string, st
 	if rep == nil {
 		return runErr
 	}
-	if errors.Is(runErr, bench.ErrInvariant) || errors.Is(runErr, bench.ErrThreshold) || runErr == nil {
+	if bench.Judged(runErr) {
 		// The results are worth seeing even when an invariant broke or a
 		// threshold was missed.
 		var werr error
@@ -364,25 +364,35 @@ func benchCmd(ctx context.Context, args []string, getenv func(string) string, st
 			}
 		}
 	}
-	if runErr != nil {
-		if errors.Is(runErr, bench.ErrInvariant) {
-			fmt.Fprintln(stderr, "stockade bench: FAILED: an invariant broke; see the notes above")
-		}
-		if errors.Is(runErr, bench.ErrThreshold) {
-			fmt.Fprintln(stderr, "stockade bench: FAILED: a threshold was missed; see the thresholds above")
-		}
-		return runErr
+	sayFailed(stderr, runErr)
+	return runErr
+}
+
+// sayFailed tells stderr, after the results, why the command fails when
+// a run broke an invariant or missed a threshold.
+func sayFailed(stderr io.Writer, err error) {
+	if errors.Is(err, bench.ErrInvariant) {
+		fmt.Fprintln(stderr, "stockade bench: FAILED: an invariant broke; see the notes above")
 	}
-	return nil
+	if errors.Is(err, bench.ErrThreshold) {
+		fmt.Fprintln(stderr, "stockade bench: FAILED: a threshold was missed; see the thresholds above")
+	}
 }
 
 // runSweep runs the bench at each of c's sweep values and writes the
 // sweep as bench does one run.
 func runSweep(ctx context.Context, c benchConfig, o bench.Options, stdout, stderr io.Writer) error {
 	sw, runErr := bench.RunSweep(ctx, &o, c.sweepVar, c.sweepValues)
-	if sw == nil || !(runErr == nil || errors.Is(runErr, bench.ErrInvariant) || errors.Is(runErr, bench.ErrThreshold)) {
+	if sw == nil || !bench.Judged(runErr) {
 		return runErr
 	}
+	return writeSweep(c, sw, runErr, stdout, stderr)
+}
+
+// writeSweep writes sw as a table or JSON, and its chart if c asks for
+// one, and returns runErr, the sweep's judgement, after saying why it
+// fails.
+func writeSweep(c benchConfig, sw *bench.Sweep, runErr error, stdout, stderr io.Writer) error {
 	write := sw.WriteText
 	if c.asJSON {
 		write = sw.WriteJSON
@@ -395,12 +405,7 @@ func runSweep(ctx context.Context, c benchConfig, o bench.Options, stdout, stder
 			return err
 		}
 	}
-	if errors.Is(runErr, bench.ErrInvariant) {
-		fmt.Fprintln(stderr, "stockade bench: FAILED: an invariant broke; see the notes above")
-	}
-	if errors.Is(runErr, bench.ErrThreshold) {
-		fmt.Fprintln(stderr, "stockade bench: FAILED: a threshold was missed; see the thresholds above")
-	}
+	sayFailed(stderr, runErr)
 	return runErr
 }
 

@@ -304,6 +304,28 @@ func TestBenchStagesAndThresholds(t *testing.T) {
 	}
 }
 
+// checkSweepRows checks a sweep's -json output: every row kept its
+// invariants and sent requests requests, and the rows are, in order,
+// want: "<swept value> <strategy>" each, comma-separated, the value from
+// the field named swept.
+func checkSweepRows(t *testing.T, out, swept string, requests int, want string) {
+	t.Helper()
+	var rows []map[string]any
+	if err := json.Unmarshal([]byte(out), &rows); err != nil {
+		t.Fatalf("%v:\n%s", err, out)
+	}
+	var got []string
+	for _, r := range rows {
+		if r["invariants_ok"] != true || r["requests"] != float64(requests) {
+			t.Errorf("row %s %v: invariants_ok %v, requests %v; want true and %d", r["strategy"], r[swept], r["invariants_ok"], r["requests"], requests)
+		}
+		got = append(got, fmt.Sprintf("%v %v", r[swept], r["strategy"]))
+	}
+	if strings.Join(got, ", ") != want {
+		t.Errorf("rows %s, want %s", strings.Join(got, ", "), want)
+	}
+}
+
 // TestBenchSweep: -clients with a list runs every point and writes one
 // JSON object per point and strategy, and the sweep's chart.
 func TestBenchSweep(t *testing.T) {
@@ -312,25 +334,7 @@ func TestBenchSweep(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var rows []struct {
-		Strategy     string `json:"strategy"`
-		Clients      int    `json:"clients"`
-		Requests     int    `json:"requests"`
-		InvariantsOK bool   `json:"invariants_ok"`
-	}
-	if err := json.Unmarshal([]byte(out), &rows); err != nil {
-		t.Fatalf("%v:\n%s", err, out)
-	}
-	var got []string
-	for _, r := range rows {
-		if !r.InvariantsOK || r.Requests != 60 {
-			t.Errorf("row %+v", r)
-		}
-		got = append(got, fmt.Sprintf("%d %s", r.Clients, r.Strategy))
-	}
-	if want := "1 atomic, 1 batch, 3 atomic, 3 batch"; strings.Join(got, ", ") != want {
-		t.Errorf("rows %s, want %s", strings.Join(got, ", "), want)
-	}
+	checkSweepRows(t, out, "clients", 60, "1 atomic, 1 batch, 3 atomic, 3 batch")
 	data, err := os.ReadFile(chart)
 	if err != nil {
 		t.Fatal(err)
@@ -349,25 +353,7 @@ func TestBenchInstances(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var rows []struct {
-		Strategy     string `json:"strategy"`
-		Instances    int    `json:"instances"`
-		Requests     int    `json:"requests"`
-		InvariantsOK bool   `json:"invariants_ok"`
-	}
-	if err := json.Unmarshal([]byte(out), &rows); err != nil {
-		t.Fatalf("%v:\n%s", err, out)
-	}
-	var got []string
-	for _, r := range rows {
-		if !r.InvariantsOK || r.Requests != 300 {
-			t.Errorf("row %+v", r)
-		}
-		got = append(got, fmt.Sprintf("%d %s", r.Instances, r.Strategy))
-	}
-	if want := "1 atomic, 1 batch, 2 atomic, 2 batch"; strings.Join(got, ", ") != want {
-		t.Errorf("rows %s, want %s", strings.Join(got, ", "), want)
-	}
+	checkSweepRows(t, out, "instances", 300, "1 atomic, 1 batch, 2 atomic, 2 batch")
 	reconcileClean(t, store)
 
 	_, err = runBench(t, nil, "-store", store, "-serve-bin", binary(t), "-instances", "2", "-strategies", "lock", "-requests", "10")

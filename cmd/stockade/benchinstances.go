@@ -158,7 +158,7 @@ func runInstances(ctx context.Context, c benchConfig, o bench.Options, stdout, s
 			rep, runErr := bench.Run(ctx, &ro)
 			hc.CloseIdleConnections()
 			stopInstances(ins)
-			if rep == nil || !(runErr == nil || errors.Is(runErr, bench.ErrInvariant) || errors.Is(runErr, bench.ErrThreshold)) {
+			if rep == nil || !bench.Judged(runErr) {
 				return fmt.Errorf("instances %d, %s: %w", n, s, runErr)
 			}
 			if runErr != nil {
@@ -173,23 +173,7 @@ func runInstances(ctx context.Context, c benchConfig, o bench.Options, stdout, s
 		point.Store = fmt.Sprintf("serve processes on %s", c.store)
 		sw.Points = append(sw.Points, bench.SweepPoint{Value: n, Report: point})
 	}
-	runErr := errors.Join(errs...)
-	write := sw.WriteText
-	if c.asJSON {
-		write = sw.WriteJSON
-	}
-	if err := write(stdout); err != nil {
-		return fmt.Errorf("bench: %w", err)
-	}
-	if c.chart != "" {
-		if err := writeChart(c.chart, "-chart", sw.WriteSVG); err != nil {
-			return err
-		}
-	}
-	if runErr != nil {
-		fmt.Fprintln(stderr, "stockade bench: FAILED: see the notes above")
-	}
-	return runErr
+	return writeSweep(c, sw, errors.Join(errs...), stdout, stderr)
 }
 
 // serveBinary is the stockade binary that -instances starts: this one.

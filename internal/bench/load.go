@@ -196,6 +196,13 @@ func (g *gate) claim(i int, more func() bool) func() bool {
 // one of Options.Thresholds; the report's Thresholds say which.
 var ErrThreshold = errors.New("bench: threshold missed")
 
+// Judged reports whether err, from Run or RunSweep, leaves the report
+// whole: it is nil, or says only that a run broke an invariant or missed
+// a threshold, which the report shows.
+func Judged(err error) bool {
+	return err == nil || errors.Is(err, ErrInvariant) || errors.Is(err, ErrThreshold)
+}
+
 // Threshold is a bound that a run's result must keep, as k6's thresholds:
 // "p95<500ms", "p99<=1s", "max<2s", "errors<1%", "throughput>1000".
 type Threshold struct {

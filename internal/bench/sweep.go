@@ -63,7 +63,7 @@ func RunSweep(ctx context.Context, o *Options, variable string, values []int) (*
 			po.SKUs = v
 		}
 		rep, err := Run(ctx, &po)
-		if rep == nil || !(errors.Is(err, ErrInvariant) || errors.Is(err, ErrThreshold) || err == nil) {
+		if rep == nil || !Judged(err) {
 			return sw, fmt.Errorf("%s %d: %w", variable, v, err)
 		}
 		sw.Points = append(sw.Points, SweepPoint{Value: v, Report: rep})
