@@ -44,6 +44,10 @@ type benchConfig struct {
 	sweepValues []int
 	cpuProf     string // write a CPU profile of the process here
 	logLevel    slog.Level
+	// dbWaits samples the PostgreSQL store's wait events during each run;
+	// cpuCost reads the processes' CPU per successful request.
+	dbWaits bool
+	cpuCost bool
 }
 
 func parseBench(args []string, getenv func(string) string, stdout, stderr io.Writer) (benchConfig, error) {
@@ -99,6 +103,8 @@ flags:
 	asJSON := fs.Bool("json", false, "print the results as a JSON list, one object per strategy, instead of a table")
 	chart := fs.String("chart", "", "also draw the results as an SVG bar chart into this `file`")
 	timelineChart := fs.String("timeline-chart", "", "also draw each run's p99 latency and requests per second, second by second, with the\nload asked for, as an SVG line chart into this `file`")
+	dbWaits := fs.Bool("db-waits", false, "sample the -store PostgreSQL's pg_stat_activity every 10ms during each run, and report\nwhat its sessions were doing: running, or waiting, and on what (Lock:transactionid, IO:WALSync, …)")
+	cpuCost := fs.Bool("cpu-cost", false, "report the CPU that each run cost, per successful request and in cores: this process,\nthe -instances, the -store PostgreSQL if it is on this machine, and the whole machine (Linux /proc)")
 	cpuProf := fs.String("cpuprofile", "", "write a CPU profile of this process (engines and clients; not the database) to `file`, for go tool pprof")
 	level := fs.String("log-level", "error", "`level` of the engines' log: debug, info (strategy fallbacks), warn (calls that gave up) or error")
 	stagesFlag := fs.String("stages", "", "shape each run's load as k6's stages: `DURATION:TARGET,…`, such as 10s:50,20s:100,10s:0, each\nmoving the clients (or with -arrival-rate the requests started per second) in a straight line\nto its target, from 0; the run lasts as long as the stages, and -clients is the largest target\n(with -arrival-rate, -clients is the most requests in flight). Not with -duration or -requests")
@@ -269,7 +275,11 @@ flags:
 	default:
 		c.opts.Duration = *duration
 	}
+	if *dbWaits && (c.store == nil || c.store.kind != "postgres") {
+		return fail("-db-waits reads PostgreSQL's pg_stat_activity: it needs -store postgres://…")
+	}
 	c.asJSON, c.chart, c.timelineChart, c.cpuProf = *asJSON, *chart, *timelineChart, *cpuProf
+	c.dbWaits, c.cpuCost = *dbWaits, *cpuCost
 	return c, nil
 }
 
@@ -334,6 +344,9 @@ func benchCmd(ctx context.Context, args []string, getenv func(string) string, st
 		}
 	}
 
+	probes, closeProbes := c.probes(nil)
+	defer closeProbes()
+	o.Probes = probes
 	if c.sweepVar != "" {
 		return runSweep(ctx, c, o, stdout, stderr)
 	}
@@ -366,6 +379,26 @@ func benchCmd(ctx context.Context, args []string, getenv func(string) string, st
 	}
 	sayFailed(stderr, runErr)
 	return runErr
+}
+
+// probes are the probes c asks for, each run's; serve are the process IDs
+// of the service instances the bench started, if any. closeProbes closes
+// their connections.
+func (c benchConfig) probes(serve []int) (probes []bench.Probe, closeProbes func()) {
+	closeProbes = func() {}
+	if c.cpuCost {
+		probes = append(probes, &bench.CPUCost{Serve: serve, Postgres: c.store != nil && c.store.local()})
+	}
+	if c.dbWaits {
+		w := &bench.PGWaits{DSN: c.store.url}
+		probes = append(probes, w)
+		closeProbes = func() {
+			ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+			defer cancel()
+			w.Close(ctx)
+		}
+	}
+	return probes, closeProbes
 }
 
 // sayFailed tells stderr, after the results, why the command fails when

@@ -196,6 +196,26 @@ func TestBenchPostgresAllStrategies(t *testing.T) {
 	checkBenchJSON(t, out, 100, engine.Strategies()...)
 }
 
+// TestBenchProbes: -cpu-cost and -db-waits add each run's CPU per
+// request and the database's waits, to the JSON and to the table's notes.
+func TestBenchProbes(t *testing.T) {
+	store := newDatabase(t)
+	out, err := runBench(t, nil, "-store", store, "-strategies", "atomic,batch", "-requests", "400", "-clients", "8", "-json", "-cpu-cost", "-db-waits")
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkProbed(t, out, "bench", "postgres", "machine")
+	out, err = runBench(t, nil, "-store", store, "-strategies", "rowlock", "-requests", "200", "-clients", "8", "-cpu-cost", "-db-waits")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"rowlock: CPU per successful request: bench ", "rowlock: database sessions busy "} {
+		if !strings.Contains(out, want) {
+			t.Errorf("table's notes lack %q:\n%s", want, out)
+		}
+	}
+}
+
 func TestBenchURL(t *testing.T) {
 	store := "sqlite:" + filepath.Join(t.TempDir(), "serve.db")
 	s := startServe(t, nil, "-open=false", "-store", store)
@@ -261,6 +281,8 @@ func TestBenchRefusesBadInput(t *testing.T) {
 		{"instances url", []string{"-instances", "2", "-url", "http://127.0.0.1:1"}, nil, "-instances starts its own services"},
 		{"instances sweep", []string{"-instances", "1,2", "-clients", "1,2", "-store", "postgres://x"}, nil, "sweep -instances or -clients, not both"},
 		{"serve-bin alone", []string{"-serve-bin", "x"}, nil, "-serve-bin and -locker go with -instances"},
+		{"db-waits sqlite", []string{"-db-waits", "-store", "sqlite:x.db"}, nil, "-db-waits reads PostgreSQL's pg_stat_activity"},
+		{"db-waits url", []string{"-db-waits", "-url", "http://127.0.0.1:1"}, nil, "-db-waits reads PostgreSQL's pg_stat_activity"},
 		{"url list", []string{"-url", "http://127.0.0.1:1,localhost:2"}, nil, `-url "localhost:2": want http://HOST:PORT`},
 		{"argument", []string{"extra"}, nil, "unexpected arguments"},
 		{"flag", []string{"-nope"}, nil, "flag provided but not defined"},
@@ -326,6 +348,32 @@ func checkSweepRows(t *testing.T, out, swept string, requests int, want string) 
 	}
 }
 
+// checkProbed checks that every row of a -json output has the CPU of
+// each of processes, in that order, some of it spent, and the database's
+// waits, sampled.
+func checkProbed(t *testing.T, out string, processes ...string) {
+	t.Helper()
+	var rows []bench.Result
+	if err := json.Unmarshal([]byte(out), &rows); err != nil {
+		t.Fatalf("%v:\n%s", err, out)
+	}
+	for _, r := range rows {
+		var got []string
+		for _, u := range r.CPU {
+			got = append(got, u.Process)
+			if u.Cores <= 0 || u.MicrosPerOK <= 0 {
+				t.Errorf("%s: %s used %v cores, %v µs per request; want some", r.Strategy, u.Process, u.Cores, u.MicrosPerOK)
+			}
+		}
+		if strings.Join(got, ",") != strings.Join(processes, ",") {
+			t.Errorf("%s: CPU of %v, want %v", r.Strategy, got, processes)
+		}
+		if r.DBWaits == nil || r.DBWaits.Samples == 0 || r.DBWaits.Busy <= 0 {
+			t.Errorf("%s: database waits %+v, want samples with sessions busy", r.Strategy, r.DBWaits)
+		}
+	}
+}
+
 // TestBenchSweep: -clients with a list runs every point and writes one
 // JSON object per point and strategy, and the sweep's chart.
 func TestBenchSweep(t *testing.T) {
@@ -349,11 +397,12 @@ func TestBenchSweep(t *testing.T) {
 func TestBenchInstances(t *testing.T) {
 	store := newDatabase(t)
 	out, err := runBench(t, nil, "-store", store, "-serve-bin", binary(t), "-instances", "1,2", "-strategies", "atomic,batch",
-		"-workload", "carts", "-requests", "300", "-clients", "8", "-json")
+		"-workload", "carts", "-requests", "300", "-clients", "8", "-json", "-cpu-cost", "-db-waits")
 	if err != nil {
 		t.Fatal(err)
 	}
 	checkSweepRows(t, out, "instances", 300, "1 atomic, 1 batch, 2 atomic, 2 batch")
+	checkProbed(t, out, "bench", "serve", "postgres", "machine")
 	reconcileClean(t, store)
 
 	_, err = runBench(t, nil, "-store", store, "-serve-bin", binary(t), "-instances", "2", "-strategies", "lock", "-requests", "10")

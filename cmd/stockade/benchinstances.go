@@ -152,10 +152,16 @@ func runInstances(ctx context.Context, c benchConfig, o bench.Options, stdout, s
 			for i, in := range ins {
 				svcs[i] = httpapi.NewClient("http://"+in.addr, hc)
 			}
+			pids := make([]int, n)
+			for i, in := range ins {
+				pids[i] = in.cmd.Process.Pid
+			}
+			probes, closeProbes := c.probes(pids)
 			ro := o
-			ro.Service, ro.ServiceName = bench.Spread(svcs...), s
+			ro.Service, ro.ServiceName, ro.Probes = bench.Spread(svcs...), s, probes
 			ro.StoreName = fmt.Sprintf("%d serve processes on %s", n, c.store)
 			rep, runErr := bench.Run(ctx, &ro)
+			closeProbes()
 			hc.CloseIdleConnections()
 			stopInstances(ins)
 			if rep == nil || !bench.Judged(runErr) {

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"net"
 	"net/url"
 	"os"
 	"strings"
@@ -48,6 +49,27 @@ func (s storeSpec) arg() string {
 		return "sqlite:" + s.path
 	}
 	return s.url
+}
+
+// local says whether the store is a PostgreSQL on this machine: at a
+// loopback address, on a Unix socket, or at no host given.
+func (s storeSpec) local() bool {
+	if s.kind != "postgres" {
+		return false
+	}
+	u, err := url.Parse(s.url)
+	if err != nil {
+		return false
+	}
+	host := u.Query().Get("host") // a socket directory, as libpq takes it
+	if host == "" {
+		host = u.Hostname()
+	}
+	if host == "" || host == "localhost" || strings.HasPrefix(host, "/") {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
 }
 
 func (s storeSpec) String() string {

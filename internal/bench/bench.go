@@ -147,6 +147,12 @@ type Options struct {
 	// up, sweep errors.
 	// Default: a logger that discards everything.
 	Logger *slog.Logger
+
+	// Probes watch each run from outside the clients: the database's
+	// wait events (PGWaits), the processes' CPU (CPUCost). A probe that
+	// cannot begin or end fails the run.
+	// Default: none.
+	Probes []Probe
 }
 
 func (o *Options) withDefaults() (Options, error) {
@@ -353,6 +359,10 @@ type Result struct {
 	// Thresholds is how the run fared against Options.Thresholds.
 	Thresholds []ThresholdResult `json:"thresholds,omitempty"`
 
+	// CPU and DBWaits are what Options.Probes saw, if any.
+	CPU     []CPUUse `json:"cpu,omitempty"`
+	DBWaits *DBWaits `json:"db_waits,omitempty"`
+
 	// InvariantsOK is false if any check below failed; Violations says
 	// which.
 	InvariantsOK bool     `json:"invariants_ok"`
@@ -505,6 +515,9 @@ func runOne(ctx context.Context, o Options, t target, prefix string) (Result, er
 			}
 		})
 	}
+	if err := beginProbes(ctx, o.Probes); err != nil {
+		return Result{}, fmt.Errorf("bench: %s: %w", t.name, err)
+	}
 	start := time.Now()
 	if o.Requests == 0 {
 		timer := time.AfterFunc(o.Duration, finish)
@@ -553,17 +566,20 @@ func runOne(ctx context.Context, o Options, t target, prefix string) (Result, er
 	}
 	clients.Wait()
 	elapsed := time.Since(start)
-	cancelRun()
-	bg.Wait()
-	if err := ctx.Err(); err != nil {
-		return Result{}, fmt.Errorf("bench: %s: %w", t.name, err)
-	}
-
 	all := newTally()
 	for _, tl := range tallies {
 		all.merge(tl)
 	}
 	res := all.result(t.name, elapsed)
+	probeErr := endProbes(o.Probes, &res)
+	cancelRun()
+	bg.Wait()
+	if err := ctx.Err(); err != nil {
+		return Result{}, fmt.Errorf("bench: %s: %w", t.name, err)
+	}
+	if probeErr != nil {
+		return Result{}, fmt.Errorf("bench: %s: %w", t.name, probeErr)
+	}
 	res.Effective = t.effective
 	res.Swept = int(swept.Load())
 	load := func(time.Duration) float64 { return float64(o.Clients) }

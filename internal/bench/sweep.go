@@ -108,6 +108,7 @@ func (s *Sweep) WriteText(out io.Writer) error {
 				notes = append(notes, fmt.Sprintf("  %s: %d errors, first: %s", res.Strategy, res.Errors, res.ErrorSample))
 			}
 			notes = append(notes, thresholdLines(res)...)
+			notes = append(notes, probeNotes(res)...)
 		}
 		if len(notes) > 0 {
 			fmt.Fprintf(w, "\n%s %d:\n%s\n", s.Variable, p.Value, strings.Join(notes, "\n"))

@@ -130,6 +130,9 @@ func (r *Report) writeTable(w *bytes.Buffer) {
 		for _, v := range res.Violations {
 			fmt.Fprintf(w, "  %s: INVARIANT BROKEN: %s\n", res.Strategy, v)
 		}
+		for _, l := range probeNotes(res) {
+			fmt.Fprintln(w, l)
+		}
 	}
 }
 
@@ -178,6 +181,9 @@ func (r *Report) writeOnSale(w *bytes.Buffer) {
 		}
 		for _, v := range res.Violations {
 			fmt.Fprintf(w, "  %s: INVARIANT BROKEN: %s\n", res.Strategy, v)
+		}
+		for _, l := range probeNotes(res) {
+			fmt.Fprintln(w, l)
 		}
 	}
 }

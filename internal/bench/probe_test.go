@@ -1,0 +1,259 @@
+package bench_test
+
+import (
+	"context"
+	"errors"
+	"os/exec"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/stockade/stockade/internal/bench"
+	"github.com/stockade/stockade/lock/testserver"
+)
+
+// TestPGWaits: a session blocked on another's row lock, and the holder
+// idle in its transaction, are what the probe reports, in shares that sum
+// to one; a second run starts from nothing.
+func TestPGWaits(t *testing.T) {
+	url, err := testserver.SharedPostgres(t).CreateDatabase("bench_waits")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := t.Context()
+	connect := func() *pgx.Conn {
+		c, err := pgx.Connect(ctx, url)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { c.Close(context.Background()) })
+		return c
+	}
+	holder, waiter := connect(), connect()
+	if _, err := holder.Exec(ctx, `CREATE TABLE t (id int PRIMARY KEY, n int); INSERT INTO t VALUES (1, 0)`); err != nil {
+		t.Fatal(err)
+	}
+	tx, err := holder.Begin(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := tx.Exec(ctx, `UPDATE t SET n = n + 1 WHERE id = 1`); err != nil {
+		t.Fatal(err)
+	}
+	blocked := make(chan error, 1)
+	go func() {
+		_, err := waiter.Exec(ctx, `UPDATE t SET n = n + 1 WHERE id = 1`)
+		blocked <- err
+	}()
+
+	p := &bench.PGWaits{DSN: url, Interval: 5 * time.Millisecond}
+	defer p.Close(context.Background())
+	// Wait until the waiter waits.
+	for deadline := time.Now().Add(10 * time.Second); ; {
+		if err := p.Begin(ctx); err != nil {
+			t.Fatal(err)
+		}
+		time.Sleep(100 * time.Millisecond)
+		var res bench.Result
+		if err := p.End(&res); err != nil {
+			t.Fatal(err)
+		}
+		if share(res.DBWaits, "Lock:transactionid") > 0 || time.Now().After(deadline) {
+			break
+		}
+	}
+	if err := p.Begin(ctx); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(200 * time.Millisecond)
+	var res bench.Result
+	if err := p.End(&res); err != nil {
+		t.Fatal(err)
+	}
+	w := res.DBWaits
+	if w == nil || w.Samples < 5 {
+		t.Fatalf("waits %+v: want at least 5 samples in 200ms at 5ms", w)
+	}
+	// Two sessions busy in every sample: one waiting for the row, one
+	// idle inside its transaction.
+	if w.Busy < 1.9 || w.Busy > 2.1 {
+		t.Errorf("busy %.2f, want 2 (the holder and the waiter): %+v", w.Busy, w.Events)
+	}
+	if got := share(w, "Lock:transactionid"); got < 0.45 {
+		t.Errorf("Lock:transactionid share %.2f, want about half: %+v", got, w.Events)
+	}
+	if got := share(w, "Client:ClientRead (in transaction)"); got < 0.45 {
+		t.Errorf("the holder idle in its transaction: share %.2f, want about half: %+v", got, w.Events)
+	}
+	var sum float64
+	for _, e := range w.Events {
+		sum += e.Share
+	}
+	if sum < 0.999 || sum > 1.001 {
+		t.Errorf("shares sum to %v, want 1: %+v", sum, w.Events)
+	}
+
+	if err := tx.Commit(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if err := <-blocked; err != nil {
+		t.Fatal(err)
+	}
+	// Nothing busy now: a new run does not carry the old counts.
+	if err := p.Begin(ctx); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(50 * time.Millisecond)
+	res = bench.Result{}
+	if err := p.End(&res); err != nil {
+		t.Fatal(err)
+	}
+	if res.DBWaits.Busy != 0 || len(res.DBWaits.Events) != 0 {
+		t.Errorf("after the commit: %+v, want nothing busy", res.DBWaits)
+	}
+
+	bad := &bench.PGWaits{DSN: strings.Replace(url, "bench_waits", "no_such_database", 1)}
+	if err := bad.Begin(ctx); err == nil || !strings.Contains(err.Error(), "database waits") {
+		t.Errorf("Begin on a missing database: %v, want an error naming the probe", err)
+	}
+}
+
+func share(w *bench.DBWaits, event string) float64 {
+	if w == nil {
+		return 0
+	}
+	for _, e := range w.Events {
+		if e.Event == event {
+			return e.Share
+		}
+	}
+	return 0
+}
+
+// TestCPUCost: a process that spins, this process spinning, and a query
+// that makes PostgreSQL count show up as the CPU of their kind, per
+// successful request, within the machine's whole.
+func TestCPUCost(t *testing.T) {
+	url, err := testserver.SharedPostgres(t).CreateDatabase("bench_cpu")
+	if err != nil {
+		t.Fatal(err)
+	}
+	conn, err := pgx.Connect(t.Context(), url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(context.Background())
+	spin := exec.Command("sh", "-c", "while :; do :; done")
+	if err := spin.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() {
+		spin.Process.Kill()
+		spin.Wait()
+	}()
+
+	p := &bench.CPUCost{Serve: []int{spin.Process.Pid}, Postgres: true}
+	if err := p.Begin(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	start := time.Now()
+	for x := 0; time.Since(start) < 300*time.Millisecond; x++ { // this process's CPU
+		_ = x * x
+	}
+	if _, err := conn.Exec(t.Context(), `SELECT count(*) FROM generate_series(1, 2000000)`); err != nil {
+		t.Fatal(err)
+	}
+	res := bench.Result{Successes: 1000}
+	if err := p.End(&res); err != nil {
+		t.Fatal(err)
+	}
+	use := map[string]bench.CPUUse{}
+	for _, u := range res.CPU {
+		use[u.Process] = u
+	}
+	if len(res.CPU) != 4 {
+		t.Fatalf("CPU %+v: want bench, serve, postgres and machine", res.CPU)
+	}
+	// Spinning for 300ms on a machine of at least one free core gives
+	// well above 0.1 core each, however busy the machine is.
+	for _, name := range []string{"bench", "serve"} {
+		if use[name].Cores < 0.1 {
+			t.Errorf("%s: %.2f cores, want above 0.1 (it spun): %+v", name, use[name].Cores, res.CPU)
+		}
+	}
+	if use["postgres"].MicrosPerOK <= 0 {
+		t.Errorf("postgres: %.0f µs per request after counting 2,000,000 rows, want > 0", use["postgres"].MicrosPerOK)
+	}
+	parts := use["bench"].Cores + use["serve"].Cores + use["postgres"].Cores
+	if m := use["machine"].Cores; m < parts*0.9 {
+		t.Errorf("machine %.2f cores, below its parts' %.2f: %+v", m, parts, res.CPU)
+	}
+	// µs per request = cores × the probe's wall time / 1000 requests, the
+	// same wall time for every kind, and at least the 300ms spun.
+	wallMs := use["bench"].MicrosPerOK / use["bench"].Cores
+	if wallMs < 300 {
+		t.Errorf("bench: %v µs per request at %v cores: a wall time of %vms, want ≥ 300", use["bench"].MicrosPerOK, use["bench"].Cores, wallMs)
+	}
+	for _, u := range res.CPU {
+		if got := u.MicrosPerOK / u.Cores; got < wallMs*0.999 || got > wallMs*1.001 {
+			t.Errorf("%s: %v µs per request at %v cores: a wall time of %vms, not bench's %vms", u.Process, u.MicrosPerOK, u.Cores, got, wallMs)
+		}
+	}
+
+	if err := (&bench.CPUCost{}).End(&res); err == nil {
+		t.Error("End without Begin: no error")
+	}
+}
+
+// recorder is a Probe that counts its calls and marks each result.
+type recorder struct {
+	begins, ends int
+	failBegin    error
+}
+
+func (r *recorder) Begin(context.Context) error {
+	if r.failBegin != nil {
+		return r.failBegin
+	}
+	r.begins++
+	return nil
+}
+
+func (r *recorder) End(res *bench.Result) error {
+	r.ends++
+	res.CPU = append(res.CPU, bench.CPUUse{Process: "recorded", MicrosPerOK: float64(res.Successes)})
+	return nil
+}
+
+// TestRunProbes: every probe begins and ends once per run and sees the
+// run's successes; a probe that cannot begin fails the run, and the
+// probes begun before it are ended.
+func TestRunProbes(t *testing.T) {
+	first, second := &recorder{}, &recorder{}
+	rep, err := bench.Run(t.Context(), &bench.Options{Store: newStore(t), Strategies: []string{"atomic", "batch"},
+		Requests: 50, Clients: 4, Probes: []bench.Probe{first, second}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range []*recorder{first, second} {
+		if r.begins != 2 || r.ends != 2 {
+			t.Errorf("probe began %d and ended %d times, want 2 each (one per strategy)", r.begins, r.ends)
+		}
+	}
+	for _, res := range rep.Results {
+		if len(res.CPU) != 2 || res.CPU[0].MicrosPerOK != float64(res.Successes) || res.Successes == 0 {
+			t.Errorf("%s: probes recorded %+v, want two marks of its %d successes", res.Strategy, res.CPU, res.Successes)
+		}
+	}
+
+	ok, refused := &recorder{}, &recorder{failBegin: errors.New("no such thing")}
+	_, err = bench.Run(t.Context(), &bench.Options{Store: newStore(t), Strategies: []string{"atomic"},
+		Requests: 10, Probes: []bench.Probe{ok, refused}})
+	if err == nil || !strings.Contains(err.Error(), "no such thing") {
+		t.Errorf("a probe that cannot begin: %v, want its error", err)
+	}
+	if ok.begins != 1 || ok.ends != 1 {
+		t.Errorf("the probe begun before: began %d, ended %d; want 1 and 1", ok.begins, ok.ends)
+	}
+}
