@@ -32,8 +32,8 @@ type PGWaits struct {
 	Top int
 
 	conn    *pgx.Conn
-	cancel  context.CancelFunc
-	done    chan struct{}
+	stop    chan struct{} // closed by End
+	done    chan struct{} // closed when the sampler has stopped
 	mu      sync.Mutex
 	counts  map[string]int
 	samples int
@@ -62,29 +62,26 @@ func (p *PGWaits) Begin(ctx context.Context) error {
 	}
 	p.counts, p.samples, p.busy, p.err = map[string]int{}, 0, 0, nil
 	interval := cmp.Or(p.Interval, 10*time.Millisecond)
-	sctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
-	p.cancel, p.done = cancel, make(chan struct{})
 	// One sample now, so that a query the database refuses fails Begin.
-	if err := p.sample(sctx); err != nil {
-		cancel()
+	if err := p.sample(ctx); err != nil {
 		return fmt.Errorf("bench: database waits: %w", err)
 	}
+	stop, done := make(chan struct{}), make(chan struct{})
+	p.stop, p.done = stop, done
 	go func() {
-		defer close(p.done)
+		defer close(done)
 		tick := time.NewTicker(interval)
 		defer tick.Stop()
 		for {
 			select {
-			case <-sctx.Done():
+			case <-stop:
 				return
 			case <-tick.C:
 			}
-			if err := p.sample(sctx); err != nil {
-				if sctx.Err() == nil {
-					p.mu.Lock()
-					p.err = err
-					p.mu.Unlock()
-				}
+			if err := p.sample(ctx); err != nil {
+				p.mu.Lock()
+				p.err = err
+				p.mu.Unlock()
 				return
 			}
 		}
@@ -92,7 +89,12 @@ func (p *PGWaits) Begin(ctx context.Context) error {
 	return nil
 }
 
+// sample reads pg_stat_activity once. End lets a sample in flight finish
+// rather than cancel it, since pgx closes a connection whose query is
+// cancelled; ctx is the run's, which ends only if the bench is stopped.
 func (p *PGWaits) sample(ctx context.Context) error {
+	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
 	rows, err := p.conn.Query(ctx, waitsQuery)
 	if err != nil {
 		return err
@@ -113,12 +115,12 @@ func (p *PGWaits) sample(ctx context.Context) error {
 
 // End stops sampling and records the shares in res.DBWaits.
 func (p *PGWaits) End(res *Result) error {
-	if p.cancel == nil {
+	if p.stop == nil {
 		return errors.New("bench: database waits: End without Begin")
 	}
-	p.cancel()
+	close(p.stop)
 	<-p.done
-	p.cancel = nil
+	p.stop = nil
 	if p.err != nil {
 		return fmt.Errorf("bench: database waits: %w", p.err)
 	}

@@ -2,6 +2,7 @@ package bench_test
 
 import (
 	"context"
+	"crypto/rand"
 	"errors"
 	"os/exec"
 	"strings"
@@ -17,7 +18,7 @@ import (
 // idle in its transaction, are what the probe reports, in shares that sum
 // to one; a second run starts from nothing.
 func TestPGWaits(t *testing.T) {
-	url, err := testserver.SharedPostgres(t).CreateDatabase("bench_waits")
+	url, err := testserver.SharedPostgres(t).CreateDatabase("bench_waits_" + strings.ToLower(rand.Text()[:8]))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -113,7 +114,21 @@ func TestPGWaits(t *testing.T) {
 		t.Errorf("after the commit: %+v, want nothing busy", res.DBWaits)
 	}
 
-	bad := &bench.PGWaits{DSN: strings.Replace(url, "bench_waits", "no_such_database", 1)}
+	// Ending a run while a sample is in flight leaves the connection for
+	// the next run: many short runs in a row, sampled all the time.
+	fast := &bench.PGWaits{DSN: url, Interval: time.Microsecond}
+	defer fast.Close(context.Background())
+	for i := range 50 {
+		if err := fast.Begin(ctx); err != nil {
+			t.Fatalf("run %d: %v", i, err)
+		}
+		time.Sleep(time.Duration(i%5) * time.Millisecond)
+		if err := fast.End(&res); err != nil {
+			t.Fatalf("run %d: %v", i, err)
+		}
+	}
+
+	bad := &bench.PGWaits{DSN: url[:strings.LastIndex(url, "/")+1] + "no_such_database"}
 	if err := bad.Begin(ctx); err == nil || !strings.Contains(err.Error(), "database waits") {
 		t.Errorf("Begin on a missing database: %v, want an error naming the probe", err)
 	}
@@ -135,7 +150,7 @@ func share(w *bench.DBWaits, event string) float64 {
 // that makes PostgreSQL count show up as the CPU of their kind, per
 // successful request, within the machine's whole.
 func TestCPUCost(t *testing.T) {
-	url, err := testserver.SharedPostgres(t).CreateDatabase("bench_cpu")
+	url, err := testserver.SharedPostgres(t).CreateDatabase("bench_cpu_" + strings.ToLower(rand.Text()[:8]))
 	if err != nil {
 		t.Fatal(err)
 	}
