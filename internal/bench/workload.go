@@ -88,7 +88,18 @@ func (w *workload) setup(ctx context.Context, t target, stock int64) error {
 			keys = append(keys, stockade.Key{SKU: sku, Location: l.ID})
 		}
 	}
-	// A few at a time: carts has 600 levels.
+	return inParallel(len(keys), func(i int) error {
+		if _, err := svc.SetStock(ctx, keys[i], stock, nil, nil); err != nil {
+			return fmt.Errorf("stock %s: %w", keys[i], err)
+		}
+		return nil
+	})
+}
+
+// inParallel calls fn for 0 … n-1, a few at a time (carts sets and checks
+// up to 300,000 levels), and returns the errors; a goroutine stops at its
+// first.
+func inParallel(n int, fn func(i int) error) error {
 	var (
 		wg   sync.WaitGroup
 		mu   sync.Mutex
@@ -97,10 +108,10 @@ func (w *workload) setup(ctx context.Context, t target, stock int64) error {
 	)
 	for range 8 {
 		wg.Go(func() {
-			for i := int(next.Add(1) - 1); i < len(keys); i = int(next.Add(1) - 1) {
-				if _, err := svc.SetStock(ctx, keys[i], stock, nil, nil); err != nil {
+			for i := int(next.Add(1) - 1); i < n; i = int(next.Add(1) - 1) {
+				if err := fn(i); err != nil {
 					mu.Lock()
-					errs = append(errs, fmt.Errorf("stock %s: %w", keys[i], err))
+					errs = append(errs, err)
 					mu.Unlock()
 					return
 				}
@@ -359,16 +370,26 @@ func (w *workload) check(ctx context.Context, tg target, stock int64, t *tally, 
 		return w.on.check(ctx, tg, t, res)
 	}
 	svc := tg.svc
+	// Read every SKU's stock first, a few at a time, then check them in
+	// order.
+	stocks := make([]stockade.Stock, len(w.skus))
+	if err := inParallel(len(w.skus), func(i int) error {
+		st, err := svc.Stock(ctx, w.skus[i])
+		if err != nil {
+			return fmt.Errorf("stock %s: %w", w.skus[i], err)
+		}
+		stocks[i] = st
+		return nil
+	}); err != nil {
+		return nil, err
+	}
 	var viol []string
 	report := func(format string, args ...any) {
 		viol = append(viol, fmt.Sprintf(format, args...))
 	}
 	var totalSold, totalStock, totalCommitted int64
-	for _, sku := range w.skus {
-		st, err := svc.Stock(ctx, sku)
-		if err != nil {
-			return nil, fmt.Errorf("stock %s: %w", sku, err)
-		}
+	for i, sku := range w.skus {
+		st := stocks[i]
 		if len(st.Levels) != len(w.locs) {
 			report("%s: %d levels, want %d", sku, len(st.Levels), len(w.locs))
 		}
