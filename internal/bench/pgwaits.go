@@ -51,9 +51,10 @@ WHERE datname = current_database() AND pid <> pg_backend_pid()
   AND backend_type = 'client backend'
   AND state IN ('active', 'idle in transaction')`
 
-// Begin connects and starts sampling.
+// Begin connects, or connects again if the connection was lost, and
+// starts sampling.
 func (p *PGWaits) Begin(ctx context.Context) error {
-	if p.conn == nil {
+	if p.conn == nil || p.conn.IsClosed() {
 		conn, err := pgx.Connect(ctx, p.DSN)
 		if err != nil {
 			return fmt.Errorf("bench: database waits: %w", err)
