@@ -52,27 +52,12 @@ func TestPGWaits(t *testing.T) {
 	defer p.Close(context.Background())
 	// Wait until the waiter waits.
 	for deadline := time.Now().Add(10 * time.Second); ; {
-		if err := p.Begin(ctx); err != nil {
-			t.Fatal(err)
-		}
-		time.Sleep(100 * time.Millisecond)
-		var res bench.Result
-		if err := p.End(&res); err != nil {
-			t.Fatal(err)
-		}
+		res := watch(t, p, 100*time.Millisecond)
 		if share(res.DBWaits, "Lock:transactionid") > 0 || time.Now().After(deadline) {
 			break
 		}
 	}
-	if err := p.Begin(ctx); err != nil {
-		t.Fatal(err)
-	}
-	time.Sleep(200 * time.Millisecond)
-	var res bench.Result
-	if err := p.End(&res); err != nil {
-		t.Fatal(err)
-	}
-	w := res.DBWaits
+	w := watch(t, p, 200*time.Millisecond).DBWaits
 	if w == nil || w.Samples < 5 {
 		t.Fatalf("waits %+v: want at least 5 samples in 200ms at 5ms", w)
 	}
@@ -102,16 +87,8 @@ func TestPGWaits(t *testing.T) {
 		t.Fatal(err)
 	}
 	// Nothing busy now: a new run does not carry the old counts.
-	if err := p.Begin(ctx); err != nil {
-		t.Fatal(err)
-	}
-	time.Sleep(50 * time.Millisecond)
-	res = bench.Result{}
-	if err := p.End(&res); err != nil {
-		t.Fatal(err)
-	}
-	if res.DBWaits.Busy != 0 || len(res.DBWaits.Events) != 0 {
-		t.Errorf("after the commit: %+v, want nothing busy", res.DBWaits)
+	if w := watch(t, p, 50*time.Millisecond).DBWaits; w.Busy != 0 || len(w.Events) != 0 {
+		t.Errorf("after the commit: %+v, want nothing busy", w)
 	}
 
 	// Ending a run while a sample is in flight leaves the connection for
@@ -119,19 +96,27 @@ func TestPGWaits(t *testing.T) {
 	fast := &bench.PGWaits{DSN: url, Interval: time.Microsecond}
 	defer fast.Close(context.Background())
 	for i := range 50 {
-		if err := fast.Begin(ctx); err != nil {
-			t.Fatalf("run %d: %v", i, err)
-		}
-		time.Sleep(time.Duration(i%5) * time.Millisecond)
-		if err := fast.End(&res); err != nil {
-			t.Fatalf("run %d: %v", i, err)
-		}
+		watch(t, fast, time.Duration(i%5)*time.Millisecond)
 	}
 
 	bad := &bench.PGWaits{DSN: url[:strings.LastIndex(url, "/")+1] + "no_such_database"}
 	if err := bad.Begin(ctx); err == nil || !strings.Contains(err.Error(), "database waits") {
 		t.Errorf("Begin on a missing database: %v, want an error naming the probe", err)
 	}
+}
+
+// watch runs probe over a run of d, and returns what it recorded.
+func watch(t *testing.T, probe bench.Probe, d time.Duration) bench.Result {
+	t.Helper()
+	if err := probe.Begin(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(d)
+	var res bench.Result
+	if err := probe.End(&res); err != nil {
+		t.Fatal(err)
+	}
+	return res
 }
 
 func share(w *bench.DBWaits, event string) float64 {
