@@ -738,26 +738,5 @@ var (
 func appendHeldOpen(t *testing.T, s stockade.Store, evs ...stockade.DomainEvent) (release func(), done <-chan error) {
 	t.Helper()
 	ctx := t.Context()
-	written, released := make(chan struct{}), make(chan struct{})
-	result := make(chan error, 1)
-	go func() {
-		result <- s.Update(ctx, func(tx stockade.Tx) error {
-			if err := tx.AppendEvents(ctx, evs...); err != nil {
-				return err
-			}
-			close(written)
-			select {
-			case <-released:
-				return nil
-			case <-ctx.Done():
-				return ctx.Err()
-			}
-		})
-	}()
-	select {
-	case <-written:
-	case err := <-result:
-		t.Fatalf("A: %v", err)
-	}
-	return sync.OnceFunc(func() { close(released) }), result
+	return updateHeldOpen(t, ctx, s, func(tx stockade.Tx) error { return tx.AppendEvents(ctx, evs...) })
 }

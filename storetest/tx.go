@@ -165,26 +165,21 @@ func testViewIsReadOnly(t *testing.T, s stockade.Store) {
 	}
 }
 
-// testViewDoesNotWait checks that a View neither waits for an Update in
-// progress nor sees its uncommitted writes.
-func testViewDoesNotWait(t *testing.T, s stockade.Store) {
-	ctx, cancel := context.WithTimeout(t.Context(), hangTimeout)
-	defer cancel()
-	seed(t, s, level{Key: keyA1, OnHand: 10})
-
-	written, release := make(chan struct{}), make(chan struct{})
-	done := make(chan error, 1)
+// updateHeldOpen runs write in an Update that stays open, once write has
+// returned, until release is called or ctx ends; done receives the
+// Update's outcome. It fails the test if write fails.
+func updateHeldOpen(t *testing.T, ctx context.Context, s stockade.Store, write func(tx stockade.Tx) error) (release func(), done <-chan error) {
+	t.Helper()
+	written, released := make(chan struct{}), make(chan struct{})
+	result := make(chan error, 1)
 	go func() {
-		done <- s.Update(ctx, func(tx stockade.Tx) error {
-			if _, _, err := tx.SetOnHand(ctx, keyA1, 50, nil); err != nil {
-				return err
-			}
-			if _, _, err := tx.UpdateLevel(ctx, keyA1, stockade.Delta{Reserved: 5}, stockade.Guard{}); err != nil {
+		result <- s.Update(ctx, func(tx stockade.Tx) error {
+			if err := write(tx); err != nil {
 				return err
 			}
 			close(written)
 			select {
-			case <-release:
+			case <-released:
 				return nil
 			case <-ctx.Done():
 				return ctx.Err()
@@ -193,9 +188,26 @@ func testViewDoesNotWait(t *testing.T, s stockade.Store) {
 	}()
 	select {
 	case <-written:
-	case err := <-done:
-		t.Fatalf("Update: %v", err)
+	case err := <-result:
+		t.Fatalf("the Update held open: %v", err)
 	}
+	return sync.OnceFunc(func() { close(released) }), result
+}
+
+// testViewDoesNotWait checks that a View neither waits for an Update in
+// progress nor sees its uncommitted writes.
+func testViewDoesNotWait(t *testing.T, s stockade.Store) {
+	ctx, cancel := context.WithTimeout(t.Context(), hangTimeout)
+	defer cancel()
+	seed(t, s, level{Key: keyA1, OnHand: 10})
+
+	release, done := updateHeldOpen(t, ctx, s, func(tx stockade.Tx) error {
+		if _, _, err := tx.SetOnHand(ctx, keyA1, 50, nil); err != nil {
+			return err
+		}
+		_, _, err := tx.UpdateLevel(ctx, keyA1, stockade.Delta{Reserved: 5}, stockade.Guard{})
+		return err
+	})
 	err := s.View(ctx, func(tx stockade.Tx) error {
 		ls, err := tx.Levels(ctx, []stockade.Key{keyA1}, false)
 		if err != nil {
@@ -206,7 +218,7 @@ func testViewDoesNotWait(t *testing.T, s stockade.Store) {
 		}
 		return nil
 	})
-	close(release)
+	release()
 	if err != nil {
 		t.Errorf("View while an Update is in progress: %v (a hang here means View waited for the Update)", err)
 	}
