@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
 	"time"
 
 	"github.com/prometheus/procfs"
@@ -89,7 +88,7 @@ func (c *CPUCost) End(res *Result) error {
 // read reads the CPU seconds used so far by each kind of process.
 func (c *CPUCost) read() (cpuTimes, error) {
 	var t cpuTimes
-	self, err := c.fs.Proc(os.Getpid())
+	self, err := c.fs.Self()
 	if err != nil {
 		return t, fmt.Errorf("bench: CPU cost: %w", err)
 	}
