@@ -387,7 +387,11 @@ func benchCmd(ctx context.Context, args []string, getenv func(string) string, st
 func (c benchConfig) probes(serve []int) (probes []bench.Probe, closeProbes func()) {
 	closeProbes = func() {}
 	if c.cpuCost {
-		probes = append(probes, &bench.CPUCost{Serve: serve, Postgres: c.store != nil && c.store.local()})
+		cost := &bench.CPUCost{Serve: serve}
+		if c.store != nil && c.store.local() {
+			cost.Postgres = c.store.url
+		}
+		probes = append(probes, cost)
 	}
 	if c.dbWaits {
 		w := &bench.PGWaits{DSN: c.store.url}

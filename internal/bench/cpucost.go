@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/jackc/pgx/v5"
 	"github.com/prometheus/procfs"
 )
 
@@ -23,15 +24,17 @@ const userHZ = 100
 type CPUCost struct {
 	// Serve are the service instances' process IDs, if any.
 	Serve []int
-	// Postgres counts the CPU of every process named "postgres" (with
-	// the backends that exit during the run): set it when the store is
-	// a PostgreSQL on this machine.
-	Postgres bool
+	// Postgres is the store's PostgreSQL, as pgx takes it, when it runs
+	// on this machine. Its CPU is that of its postmaster and all the
+	// postmaster's children, the backends that exit during the run
+	// included; other PostgreSQL servers on the machine are not counted.
+	Postgres string
 
-	fs    procfs.FS
-	begun bool
-	at    time.Time
-	start cpuTimes
+	fs         procfs.FS
+	postmaster int // the process ID of Postgres's postmaster, once found
+	begun      bool
+	at         time.Time
+	start      cpuTimes
 }
 
 // cpuTimes are CPU seconds used so far, by kind of process.
@@ -40,13 +43,20 @@ type cpuTimes struct {
 }
 
 // Begin reads the CPU times so far.
-func (c *CPUCost) Begin(context.Context) error {
+func (c *CPUCost) Begin(ctx context.Context) error {
 	if c.fs == (procfs.FS{}) {
 		fs, err := procfs.NewDefaultFS()
 		if err != nil {
 			return fmt.Errorf("bench: CPU cost needs Linux's /proc: %w", err)
 		}
 		c.fs = fs
+	}
+	if c.Postgres != "" && c.postmaster == 0 {
+		pid, err := c.findPostmaster(ctx)
+		if err != nil {
+			return err
+		}
+		c.postmaster = pid
 	}
 	t, err := c.read()
 	if err != nil {
@@ -78,7 +88,7 @@ func (c *CPUCost) End(res *Result) error {
 	if len(c.Serve) > 0 {
 		res.CPU = append(res.CPU, use("serve", t.serve-c.start.serve))
 	}
-	if c.Postgres {
+	if c.Postgres != "" {
 		res.CPU = append(res.CPU, use("postgres", t.postgres-c.start.postgres))
 	}
 	res.CPU = append(res.CPU, use("machine", t.machine-c.start.machine))
@@ -108,7 +118,7 @@ func (c *CPUCost) read() (cpuTimes, error) {
 		}
 		t.serve += st.CPUTime()
 	}
-	if c.Postgres {
+	if c.Postgres != "" {
 		if t.postgres, err = c.postgresTime(); err != nil {
 			return t, err
 		}
@@ -122,27 +132,55 @@ func (c *CPUCost) read() (cpuTimes, error) {
 	return t, nil
 }
 
-// postgresTime is the CPU seconds of every postgres process, with those
-// of its reaped children: a backend that exits during a run moves its
-// time into the postmaster's children's time, so the sum goes on
-// counting it.
+// findPostmaster asks the store's PostgreSQL for the process ID of the
+// backend serving a connection of its own; the backend's parent is the
+// postmaster.
+func (c *CPUCost) findPostmaster(ctx context.Context) (int, error) {
+	conn, err := pgx.Connect(ctx, c.Postgres)
+	if err != nil {
+		return 0, fmt.Errorf("bench: CPU cost: %w", err)
+	}
+	defer conn.Close(context.WithoutCancel(ctx))
+	var backend int
+	if err := conn.QueryRow(ctx, "SELECT pg_backend_pid()").Scan(&backend); err != nil {
+		return 0, fmt.Errorf("bench: CPU cost: %w", err)
+	}
+	notHere := fmt.Errorf("bench: CPU cost: PostgreSQL's backend is process %d, which is not a postgres process on this machine (is the store's PostgreSQL elsewhere, or in a container?)", backend)
+	p, err := c.fs.Proc(backend)
+	if err != nil {
+		return 0, notHere
+	}
+	st, err := p.Stat()
+	if err != nil || st.Comm != "postgres" {
+		return 0, notHere
+	}
+	return st.PPID, nil
+}
+
+// postgresTime is the CPU seconds of the postmaster and its children,
+// with those of its reaped children: a backend that exits during a run
+// moves its time into the postmaster's children's time, so the sum goes
+// on counting it.
 func (c *CPUCost) postgresTime() (float64, error) {
+	pm, err := c.fs.Proc(c.postmaster)
+	if err != nil {
+		return 0, fmt.Errorf("bench: CPU cost: PostgreSQL's postmaster, process %d, is gone: %w", c.postmaster, err)
+	}
+	st, err := pm.Stat()
+	if err != nil {
+		return 0, fmt.Errorf("bench: CPU cost: PostgreSQL's postmaster, process %d: %w", c.postmaster, err)
+	}
+	sum := st.CPUTime() + float64(st.CUTime+st.CSTime)/userHZ
 	procs, err := c.fs.AllProcs()
 	if err != nil {
 		return 0, fmt.Errorf("bench: CPU cost: %w", err)
 	}
-	var sum float64
-	found := false
 	for _, p := range procs {
 		st, err := p.Stat()
-		if err != nil || st.Comm != "postgres" {
-			continue // gone since listed, or not PostgreSQL's
+		if err != nil || st.PPID != c.postmaster {
+			continue // gone since listed, or not this server's
 		}
-		found = true
-		sum += st.CPUTime() + float64(st.CUTime+st.CSTime)/userHZ
-	}
-	if !found {
-		return 0, errors.New("bench: CPU cost: no process named postgres on this machine (is the store's PostgreSQL elsewhere?)")
+		sum += st.CPUTime()
 	}
 	return sum, nil
 }

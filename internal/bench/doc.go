@@ -123,10 +123,11 @@
 // were doing (Result.DBWaits): running, waiting for another transaction's
 // row lock, for the log to reach disk, or for their client in the middle
 // of a transaction. CPUCost reads Linux's /proc and reports the CPU of this
-// process, of the service instances and of the local PostgreSQL, per
-// successful request and in cores (Result.CPU), beside the whole
-// machine's: on a machine that clients, services and database share, it
-// is what says what each would need on machines of its own.
+// process, of the service instances and of the store's PostgreSQL if it
+// runs on this machine, per successful request and in cores (Result.CPU),
+// beside the whole machine's: on a machine that clients, services and
+// database share, it is what says what each would need on machines of
+// its own.
 //
 // Latencies and throughputs are wall-clock measurements of this machine at
 // this moment: compare strategies within one report, not across machines.

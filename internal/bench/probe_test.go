@@ -153,7 +153,7 @@ func TestCPUCost(t *testing.T) {
 		spin.Wait()
 	}()
 
-	p := &bench.CPUCost{Serve: []int{spin.Process.Pid}, Postgres: true}
+	p := &bench.CPUCost{Serve: []int{spin.Process.Pid}, Postgres: url}
 	if err := p.Begin(t.Context()); err != nil {
 		t.Fatal(err)
 	}
@@ -203,6 +203,52 @@ func TestCPUCost(t *testing.T) {
 
 	if err := (&bench.CPUCost{}).End(&res); err == nil {
 		t.Error("End without Begin: no error")
+	}
+}
+
+// TestCPUCostOtherPostgres: another PostgreSQL on the machine, which
+// worked before the run and stops during it, is not the store's: its
+// time, counted at Begin and gone at End, must not make the store's
+// PostgreSQL's CPU come out negative.
+func TestCPUCostOtherPostgres(t *testing.T) {
+	url, err := testserver.SharedPostgres(t).CreateDatabase("bench_cpu_" + strings.ToLower(rand.Text()[:8]))
+	if err != nil {
+		t.Fatal(err)
+	}
+	other, err := testserver.StartPostgres(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer other.Close()
+	conn, err := pgx.Connect(t.Context(), other.URL())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(context.Background())
+	if _, err := conn.Exec(t.Context(), `SELECT count(*) FROM generate_series(1, 5000000)`); err != nil {
+		t.Fatal(err)
+	}
+
+	p := &bench.CPUCost{Postgres: url}
+	if err := p.Begin(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	if err := other.Close(); err != nil {
+		t.Fatal(err)
+	}
+	res := bench.Result{Successes: 1000}
+	if err := p.End(&res); err != nil {
+		t.Fatal(err)
+	}
+	for _, u := range res.CPU {
+		if u.Process == "postgres" && u.Cores < 0 {
+			t.Errorf("postgres: %.2f cores, %.0f µs per request: another server's stop was counted", u.Cores, u.MicrosPerOK)
+		}
+	}
+
+	nowhere := &bench.CPUCost{Postgres: url[:strings.LastIndex(url, "/")+1] + "no_such_database"}
+	if err := nowhere.Begin(t.Context()); err == nil || !strings.Contains(err.Error(), "no_such_database") {
+		t.Errorf("Begin on a database that does not exist: %v, want its error", err)
 	}
 }
 
