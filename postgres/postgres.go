@@ -159,6 +159,9 @@ func (s *Store) run(ctx context.Context, opts pgx.TxOptions, fn func(tx stockade
 	if t.seatsPut >= vacuumSeatsAt {
 		s.upkeep.seatsPut()
 	}
+	if t.levelsAdded > 0 {
+		s.upkeep.levelsAdded(t.levelsAdded)
+	}
 	return nil
 }
 

@@ -122,6 +122,8 @@ type tx struct {
 	// appended: the transaction wrote events, which Update announces
 	// once it has committed.
 	appended bool
+	// levelsAdded counts the levels the transaction created (upkeep.go).
+	levelsAdded int
 	// seatsPut counts the seats the transaction put; from vacuumSeatsAt,
 	// Update has the seats table vacuumed once it has committed.
 	seatsPut int
@@ -247,6 +249,9 @@ func (t *tx) SetOnHand(ctx context.Context, k stockade.Key, onHand int64, expect
 	l, err := scanLevel(t.tx.QueryRow(ctx, setOnHandSQL, k.SKU, k.Location, onHand, expectedVersion))
 	switch {
 	case err == nil:
+		if l.Version == 1 { // created: a level written again has a later version
+			t.levelsAdded++
+		}
 		return l, true, nil
 	case !errors.Is(err, pgx.ErrNoRows):
 		return stockade.Level{}, false, t.failAt(ctx, what, k.Location, err)
