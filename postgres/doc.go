@@ -146,6 +146,13 @@
 // that fails (a role that does not own the table) leaves the table to
 // autovacuum.
 //
+// Likewise the levels table is analyzed in the background once the
+// levels a store created since the last ANALYZE are 500 or more and a
+// tenth of the table. pgx prepares each statement per connection, and
+// PostgreSQL may keep a generic plan made while the table was small
+// until the table is analyzed: for the statements that take a
+// transaction's keys as arrays, a scan of every level, each call.
+//
 // Identifiers are text in the "C" collation, so ORDER BY sorts them byte by
 // byte, as stockade.Key.Compare does, whatever the database's locale.
 // Times are timestamptz: microsecond precision, returned in UTC.
