@@ -14,6 +14,7 @@ import (
 // with aisles skipping an order, and its accessible and blocked seats
 // marked.
 func TestSeatRowSeats(t *testing.T) {
+	t.Parallel()
 	r := stockade.SeatRow{Section: "stalls", Row: "B", First: 3, Last: 7, Category: "A",
 		Accessible: []int{3}, Blocked: []int{7}, AislesAfter: []int{4}, Start: stockade.SeatPoint{X: -2, Y: 5}, Step: 0.5}
 	var got []string
@@ -37,6 +38,7 @@ func TestSeatRowSeats(t *testing.T) {
 }
 
 func TestSeatCompare(t *testing.T) {
+	t.Parallel()
 	seats := []stockade.Seat{
 		{Section: "a", Row: "B", Order: 0},
 		{Section: "a", Row: "A", Order: 1},
@@ -57,6 +59,7 @@ func TestSeatCompare(t *testing.T) {
 }
 
 func TestEventValidate(t *testing.T) {
+	t.Parallel()
 	row := stockade.SeatRow{Section: "stalls", Row: "A", First: 1, Last: 20}
 	ok := stockade.Event{ID: "gig-1", Name: "The Gig", Rows: []stockade.SeatRow{row}}
 	tests := []struct {
@@ -110,6 +113,7 @@ func TestEventValidate(t *testing.T) {
 }
 
 func TestHoldRequestValidate(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name string
 		req  stockade.HoldRequest
@@ -137,6 +141,7 @@ func TestHoldRequestValidate(t *testing.T) {
 // TestSeatHistoryQueryValidate: a seat or an area, each an id, not both,
 // and a limit in range; the cursor is the service's to check.
 func TestSeatHistoryQueryValidate(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name string
 		q    stockade.SeatHistoryQuery

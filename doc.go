@@ -8,9 +8,10 @@
 // standard library. Adapters live in their own packages (sqlite, postgres,
 // httpapi) and the binary in cmd/stockade wires them together.
 //
-// The lock library is the module github.com/stockade/stockade/lock, with its
-// test kit lock/testserver, and the binary is the module
-// github.com/stockade/stockade/cmd/stockade, the only one that requires the
-// lock benchmark's rival libraries. A program that imports this module or
-// the lock module so resolves nothing that is not published.
+// The lock library is the module github.com/stockade/stockade/lock, and the
+// binary is the module github.com/stockade/stockade/cmd/stockade, the only
+// one that requires the lock benchmark's rival libraries. The test kit that
+// starts real servers is the module internal/testkit, required only by
+// tests. A program that imports this module or the lock module so resolves
+// nothing that is not published.
 package stockade

@@ -12,6 +12,7 @@ require (
 	github.com/prometheus/common v0.72.0
 	github.com/prometheus/procfs v0.22.0
 	github.com/rs/cors v1.11.1
+	github.com/stockade/stockade/internal/testkit v0.0.0
 	github.com/stockade/stockade/lock v0.0.0
 	golang.org/x/time v0.16.0
 	modernc.org/sqlite v1.61.1
@@ -61,4 +62,10 @@ require (
 
 tool honnef.co/go/tools/cmd/staticcheck
 
-replace github.com/stockade/stockade/lock => ./lock
+// The lock module and the test kit as they are in this repository. The test
+// kit is required by the tests only: no build of a module that imports
+// stockade compiles it.
+replace (
+	github.com/stockade/stockade/internal/testkit => ./internal/testkit
+	github.com/stockade/stockade/lock => ./lock
+)

@@ -14,6 +14,7 @@ import (
 // with invalid_state naming the current status, and the table is a state
 // machine a payment can live through.
 func TestPaymentTransitions(t *testing.T) {
+	t.Parallel()
 	all := stockade.PaymentStatuses
 	for from, tos := range stockade.PaymentTransitions {
 		if !from.Valid() {
@@ -81,6 +82,7 @@ func TestPaymentTransitions(t *testing.T) {
 // or one a payment has passed, is stale; anything else contradicts an
 // earlier outcome and is refused.
 func TestPaymentOutcome(t *testing.T) {
+	t.Parallel()
 	// A payment's lives, in order; any status of a life is past the
 	// statuses before it in that life.
 	lives := [][]stockade.PaymentStatus{
@@ -117,6 +119,7 @@ func TestPaymentOutcome(t *testing.T) {
 }
 
 func TestNewPaymentRequestValidate(t *testing.T) {
+	t.Parallel()
 	ok := stockade.NewPaymentRequest{Target: stockade.PaymentTarget{Kind: stockade.PayHold, ID: "hld_1"}, Amount: 4200, Currency: "EUR"}
 	if err := ok.Validate(); err != nil {
 		t.Fatalf("%+v: %v", ok, err)
@@ -147,6 +150,7 @@ func TestNewPaymentRequestValidate(t *testing.T) {
 }
 
 func TestPaymentOutcomeValidate(t *testing.T) {
+	t.Parallel()
 	ok := stockade.PaymentOutcome{EventID: "evt-1", PaymentID: "pay_1", Status: stockade.PaymentSucceeded}
 	if err := ok.Validate(); err != nil {
 		t.Fatalf("%+v: %v", ok, err)

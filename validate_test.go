@@ -25,6 +25,7 @@ func wantInvalid(t *testing.T, err error, want string) {
 }
 
 func TestValidateID(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name, id, want string
 	}{
@@ -45,6 +46,7 @@ func TestValidateID(t *testing.T) {
 }
 
 func TestValidateText(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name, s, want string
 	}{
@@ -60,6 +62,7 @@ func TestValidateText(t *testing.T) {
 }
 
 func TestValidateIdempotencyKey(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name, key, want string
 	}{
@@ -79,6 +82,7 @@ func TestValidateIdempotencyKey(t *testing.T) {
 }
 
 func TestValidateKeyAndLocation(t *testing.T) {
+	t.Parallel()
 	long := strings.Repeat("x", stockade.MaxIDLength+1)
 	tests := []struct {
 		name string
@@ -104,6 +108,7 @@ func TestValidateKeyAndLocation(t *testing.T) {
 }
 
 func TestValidateReserveRequest(t *testing.T) {
+	t.Parallel()
 	good := stockade.Line{SKU: "tee", Quantity: 1}
 	lines := func(ls ...stockade.Line) stockade.ReserveRequest { return stockade.ReserveRequest{Lines: ls} }
 	with := func(f func(r *stockade.ReserveRequest)) stockade.ReserveRequest {
@@ -151,6 +156,7 @@ func TestValidateReserveRequest(t *testing.T) {
 }
 
 func TestValidateStockChanges(t *testing.T) {
+	t.Parallel()
 	k := stockade.Key{SKU: "tee", Location: "w1"}
 	v := func(n int64) *int64 { return &n }
 	tests := []struct {

@@ -23,6 +23,7 @@ func serve(t *testing.T, method, path string, header http.Header) *httptest.Resp
 }
 
 func TestHandlerServesThePage(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		path, contentType, contains string
 	}{
@@ -60,6 +61,7 @@ func TestHandlerServesThePage(t *testing.T) {
 }
 
 func TestHandlerRefuses(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		method, path string
 		want         int
@@ -76,6 +78,7 @@ func TestHandlerRefuses(t *testing.T) {
 }
 
 func TestHandlerAnswersHead(t *testing.T) {
+	t.Parallel()
 	rec := serve(t, "HEAD", "/console/", nil)
 	if rec.Code != http.StatusOK || rec.Body.Len() != 0 {
 		t.Fatalf("HEAD: status %d with %d bytes, want 200 and none", rec.Code, rec.Body.Len())

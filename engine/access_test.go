@@ -30,6 +30,7 @@ func (en *env) actors() (admin, shop1, shop2 context.Context) {
 // them in its batch); idempotency keys are per actor; the ledger names
 // the actor.
 func TestActors(t *testing.T) {
+	t.Parallel()
 	forBackends(t, []string{engine.Atomic, engine.Batch}, func(t *testing.T, en *env) {
 		admin, shop1, shop2 := en.actors()
 		en.location("east", 40.71, -74.01)
@@ -122,6 +123,7 @@ func TestActors(t *testing.T) {
 // TestLists pages reservations and orders newest first, filtered by
 // status and time.
 func TestLists(t *testing.T) {
+	t.Parallel()
 	en := newEnv(t, backends[0], engine.Atomic, nil)
 	ctx := t.Context()
 	en.location("east", 40.71, -74.01)
@@ -188,6 +190,7 @@ func TestLists(t *testing.T) {
 // TestKeys: a key authenticates with its secret until it is revoked, and
 // with nothing else.
 func TestKeys(t *testing.T) {
+	t.Parallel()
 	en := newEnv(t, backends[0], engine.Atomic, nil)
 	ctx := t.Context()
 	k, secret, err := en.eng.CreateKey(ctx, stockade.NewKeyRequest{Name: "shop", Role: stockade.RoleStorefront, RateLimit: 5})

@@ -9,6 +9,7 @@ import (
 )
 
 func TestAllocate(t *testing.T) {
+	t.Parallel()
 	k := func(sku, loc string) stockade.Key { return stockade.Key{SKU: sku, Location: loc} }
 	a := func(sku, loc string, q int64) stockade.Allocation {
 		return stockade.Allocation{SKU: sku, Location: loc, Quantity: q}
@@ -131,6 +132,7 @@ func TestAllocate(t *testing.T) {
 }
 
 func TestDistance(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		a, b stockade.Point
 		km   float64

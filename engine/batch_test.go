@@ -139,6 +139,7 @@ func one(sku string, q int64) stockade.Line { return line(sku, q, "") }
 // transaction decides them all: each in arrival order, each all or
 // nothing, reservations and a checkout together.
 func TestBatchArrivalOrder(t *testing.T) {
+	t.Parallel()
 	b := newBatchEnv(t, map[string]int64{"a": 6, "b": 1})
 	first := b.hold(lines(one("a", 1)))
 	ctx := t.Context()
@@ -184,6 +185,7 @@ func TestBatchArrivalOrder(t *testing.T) {
 // TestBatchWithdraw: a caller that gives up while its call is queued
 // leaves without changing anything, and the batch goes on without it.
 func TestBatchWithdraw(t *testing.T) {
+	t.Parallel()
 	b := newBatchEnv(t, map[string]int64{"a": 5})
 	first := b.hold(lines(one("a", 1)))
 	ctx, cancel := context.WithCancel(t.Context())
@@ -230,6 +232,7 @@ func (c *expiring) Err() error {
 // queued behind the batch or made after it, it replays the result the
 // batch committed, or runs afresh if the batch rolled back.
 func TestBatchDeadline(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		name     string
 		end      func(t *testing.T) (context.Context, func())
@@ -262,6 +265,7 @@ func TestBatchDeadline(t *testing.T) {
 		},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
 			b := newBatchEnv(t, map[string]int64{"a": 5})
 			if tc.rollback {
 				b.fail = func(n int64) error {
@@ -312,6 +316,7 @@ func TestBatchDeadline(t *testing.T) {
 // TestBatchFailure: a batch whose transaction fails fails each of its
 // calls and commits nothing; a conflict is retried; later batches go on.
 func TestBatchFailure(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		name    string
 		fail    error // the error of the second batch's first attempt
@@ -322,6 +327,7 @@ func TestBatchFailure(t *testing.T) {
 		{"conflict retried", errConflict, nil, 4},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
 			b := newBatchEnv(t, map[string]int64{"a": 10})
 			b.fail = func(n int64) error {
 				if n == 2 {
@@ -371,6 +377,7 @@ func TestBatchFailure(t *testing.T) {
 // result, another request under the key is refused, and a refusal is not
 // recorded, all in the batch's own commit.
 func TestBatchIdempotency(t *testing.T) {
+	t.Parallel()
 	b := newBatchEnv(t, map[string]int64{"a": 3})
 	first := b.hold(lines(one("a", 1)))
 	ctx := t.Context()
@@ -417,6 +424,7 @@ func TestBatchIdempotency(t *testing.T) {
 // order), expires a lapsed one, whose stock a reservation in the same
 // batch then takes, and refuses a released and an unknown one.
 func TestBatchConfirm(t *testing.T) {
+	t.Parallel()
 	b := newBatchEnv(t, map[string]int64{"a": 4})
 	ctx := t.Context()
 	hold := func(q int64, ttl time.Duration) stockade.Reservation {

@@ -9,6 +9,7 @@ import (
 )
 
 func TestMovementCursor(t *testing.T) {
+	t.Parallel()
 	for _, id := range []int64{1, 2, 255, 256, 1 << 40, math.MaxInt64} {
 		c := movementCursor(id)
 		got, err := parseMovementCursor(c)

@@ -13,7 +13,8 @@ import (
 
 	"github.com/stockade/stockade"
 	"github.com/stockade/stockade/engine"
-	"github.com/stockade/stockade/lock/testserver"
+	"github.com/stockade/stockade/internal/testkit"
+	"github.com/stockade/stockade/internal/teststore"
 	"github.com/stockade/stockade/postgres"
 )
 
@@ -45,19 +46,20 @@ type attempt struct {
 // within recovery, a retry of each failed key resolves it without
 // applying any key twice, and the ledger balances.
 func TestDeadlineSilentDatabase(t *testing.T) {
+	t.Parallel()
+	// A server of the test's own: while the proxy is silent, transactions
+	// whose client is gone stay open on the server and hold back every
+	// reader of events on it (its xmin), which would slow the other tests.
+	pg := testkit.NewPostgres(t)
 	for _, strategy := range strategies {
 		t.Run(strategy, func(t *testing.T) {
 			t.Parallel()
-			pg := testserver.SharedPostgres(t)
-			dbURL, err := pg.CreateDatabase(fmt.Sprintf("engine_%d", databases.Add(1)))
-			if err != nil {
-				t.Fatal(err)
-			}
+			dbURL := teststore.PostgresURLOn(t, pg)
 			// Last of all, end what the blackhole left on the server: a
 			// transaction whose client is gone holds back every reader
 			// of events on the server (its xmin) until it ends.
 			t.Cleanup(func() { endBackends(t, dbURL) })
-			proxy := testserver.NewProxy(t, pg.Addr())
+			proxy := testkit.NewProxy(t, pg.Addr())
 			u, err := url.Parse(dbURL)
 			if err != nil {
 				t.Fatal(err)

@@ -11,7 +11,8 @@ import (
 
 	"github.com/stockade/stockade"
 	"github.com/stockade/stockade/engine"
-	"github.com/stockade/stockade/lock/testserver"
+	"github.com/stockade/stockade/internal/testkit"
+	"github.com/stockade/stockade/internal/teststore"
 	"github.com/stockade/stockade/postgres"
 )
 
@@ -32,30 +33,38 @@ func (en *env) outbox(after stockade.EventPosition) ([]stockade.DomainEvent, sto
 	return evs, after
 }
 
+// outboxAtLeast is outbox once at least n events after after are
+// readable, or with what is readable after bound. On PostgreSQL an event
+// is read once every transaction of the server older than its own has
+// ended (see Tx.Events), and other tests' transactions run on the same
+// server: the events a test committed may be late, never lost.
+func (en *env) outboxAtLeast(after stockade.EventPosition, n int) ([]stockade.DomainEvent, stockade.EventPosition) {
+	en.t.Helper()
+	var evs []stockade.DomainEvent
+	deadline := time.Now().Add(bound)
+	for {
+		var more []stockade.DomainEvent
+		more, after = en.outbox(after)
+		evs = append(evs, more...)
+		if len(evs) >= n || time.Now().After(deadline) {
+			return evs, after
+		}
+		time.Sleep(10 * time.Millisecond) // the outbox, polled
+	}
+}
+
 // TestEvents: each flow writes the events of its change, and only those,
 // in the transaction of the change; a refused call writes none.
 func TestEvents(t *testing.T) {
+	t.Parallel()
 	forBackends(t, []string{engine.Atomic, engine.Batch, engine.Optimistic}, func(t *testing.T, en *env) {
 		ctx := t.Context()
 		en.location("east", 40.71, -74.01)
 		var pos stockade.EventPosition
 		step := func(what string, want ...string) {
 			t.Helper()
-			// On PostgreSQL an event is read once every transaction of the
-			// server older than its own has ended (see Tx.Events), and
-			// other tests' transactions run on the same server: wait for
-			// the events, which may be late, never lost.
 			var evs []stockade.DomainEvent
-			deadline := time.Now().Add(bound)
-			for {
-				var more []stockade.DomainEvent
-				more, pos = en.outbox(pos)
-				evs = append(evs, more...)
-				if len(evs) >= len(want) || time.Now().After(deadline) {
-					break
-				}
-				time.Sleep(10 * time.Millisecond) // the outbox, polled
-			}
+			evs, pos = en.outboxAtLeast(pos, len(want))
 			var got []string
 			for _, ev := range evs {
 				got = append(got, fmt.Sprintf("%s %s/%d", ev.Type, ev.Aggregate, ev.Version))
@@ -129,6 +138,7 @@ func TestEvents(t *testing.T) {
 // TestEventsPruned: the sweeper prunes events older than the retention,
 // in batches, and keeps the others.
 func TestEventsPruned(t *testing.T) {
+	t.Parallel()
 	en := newEnv(t, backends[0], engine.Atomic, func(o *engine.Options) {
 		o.EventRetention = time.Hour
 		o.SweepBatch = 2
@@ -147,7 +157,7 @@ func TestEventsPruned(t *testing.T) {
 	if _, err := en.eng.Sweep(ctx); err != nil {
 		t.Fatal(err)
 	}
-	evs, _ := en.outbox(stockade.EventPosition{})
+	evs, _ := en.outboxAtLeast(stockade.EventPosition{}, 1)
 	if len(evs) != 1 || evs[0].Type != stockade.EventStockSet || evs[0].Version != 6 {
 		t.Errorf("after the sweep: %+v, want the last set alone", evs)
 	}
@@ -157,9 +167,13 @@ func TestEventsPruned(t *testing.T) {
 // the events another engine commits on the same PostgreSQL database at
 // once, through the store's signal, not at its next poll: with polls an
 // hour apart, each of these events would otherwise wait out the reader's
-// 30 s wait, three times as long as the test gives it.
+// 30 s wait, three times as long as the test gives it. The server is the
+// test's own: an event is readable only once every older write
+// transaction of the server has ended, and other tests' transactions on a
+// shared server would hold the events back for as long as they run.
 func TestEventsFromAnotherInstance(t *testing.T) {
-	stores := openPostgresN(t, 2)
+	t.Parallel()
+	stores := openPostgresNOn(t, testkit.NewPostgres(t), 2)
 	hourly := func(o *engine.Options) { o.EventPoll = time.Hour }
 	reader, writer := newEnvOn(t, stores[0], engine.Atomic, hourly), newEnvOn(t, stores[1], engine.Atomic, hourly)
 	writer.location("east", 0, 0)
@@ -218,10 +232,7 @@ func TestEventsFromAnotherInstance(t *testing.T) {
 //
 //	go test -run '^$' -bench EventLatencyAcrossInstances -benchtime 2000x ./engine/
 func BenchmarkEventLatencyAcrossInstances(b *testing.B) {
-	url, err := testserver.SharedPostgres(b).CreateDatabase(fmt.Sprintf("engine_%d", databases.Add(1)))
-	if err != nil {
-		b.Fatal(err)
-	}
+	url := teststore.PostgresURL(b)
 	var engines [2]*engine.Engine
 	for i := range engines {
 		s, err := postgres.Open(b.Context(), url, nil)

@@ -18,7 +18,10 @@ func forBackends(t *testing.T, strategies []string, fn func(t *testing.T, en *en
 	t.Helper()
 	for _, b := range backends {
 		for _, s := range strategies {
-			t.Run(b.name+"/"+s, func(t *testing.T) { fn(t, newEnv(t, b, s, nil)) })
+			t.Run(b.name+"/"+s, func(t *testing.T) {
+				t.Parallel()
+				fn(t, newEnv(t, b, s, nil))
+			})
 		}
 	}
 }
@@ -47,6 +50,7 @@ func (en *env) counters(sku, loc string) [3]int64 {
 // TestLifecycle runs under atomic, where each call is a transaction, and
 // under batch, where Reserve, Checkout and Confirm are decided in batches.
 func TestLifecycle(t *testing.T) {
+	t.Parallel()
 	forBackends(t, []string{engine.Atomic, engine.Batch}, func(t *testing.T, en *env) {
 		ctx := t.Context()
 		en.location("w1", 0, 0)
@@ -151,6 +155,7 @@ func TestLifecycle(t *testing.T) {
 }
 
 func TestExpiry(t *testing.T) {
+	t.Parallel()
 	forEach(t, func(t *testing.T, en *env) {
 		ctx := t.Context()
 		en.location("w1", 0, 0)
@@ -232,8 +237,10 @@ func TestExpiry(t *testing.T) {
 // batches, racing with requests that expire them too: each is expired
 // exactly once.
 func TestSweepers(t *testing.T) {
+	t.Parallel()
 	for _, b := range backends {
 		t.Run(b.name, func(t *testing.T) {
+			t.Parallel()
 			en := newEnv(t, b, engine.Atomic, func(o *engine.Options) { o.SweepBatch = 7 })
 			ctx, cancel := context.WithTimeout(t.Context(), bound)
 			defer cancel()
@@ -288,6 +295,7 @@ func TestSweepers(t *testing.T) {
 }
 
 func TestSetStock(t *testing.T) {
+	t.Parallel()
 	forBackends(t, []string{engine.Atomic}, func(t *testing.T, en *env) {
 		ctx := t.Context()
 		k := stockade.Key{SKU: "tee", Location: "w1"}
@@ -341,6 +349,7 @@ func TestSetStock(t *testing.T) {
 // TestValidation refuses every bad input with the right code, and the
 // refusal changes nothing.
 func TestValidation(t *testing.T) {
+	t.Parallel()
 	forBackends(t, []string{engine.Atomic}, func(t *testing.T, en *env) {
 		ctx := t.Context()
 		en.location("w1", 0, 0)
@@ -455,6 +464,7 @@ func TestValidation(t *testing.T) {
 // than the order's is EVersionConflict naming it, and changes nothing;
 // at its version it goes through, one version on.
 func TestOrderExpectedVersion(t *testing.T) {
+	t.Parallel()
 	forBackends(t, []string{engine.Atomic}, func(t *testing.T, en *env) {
 		ctx := t.Context()
 		en.location("w1", 0, 0)

@@ -54,6 +54,7 @@ func moves(rows []stockade.SeatChange, names map[string]string) string {
 // actor, in order; pages of any size read every row once; a storefront
 // sees the moves only; refusals say why.
 func TestSeatHistory(t *testing.T) {
+	t.Parallel()
 	forBackends(t, bookingStrategies, func(t *testing.T, en *env) {
 		admin, shop1, _ := en.actors()
 		if _, err := en.eng.PutEvent(admin, hall("gig"), nil); err != nil {

@@ -7,6 +7,7 @@ import (
 )
 
 func TestNewID(t *testing.T) {
+	t.Parallel()
 	format := regexp.MustCompile(`^res_[2-7a-z]{26}$`)
 	seen := map[string]bool{}
 	prev := ""

@@ -36,9 +36,13 @@ func (en *env) checkouts() int {
 // in the transaction that commits its effect, which under batch decides a
 // batch of calls.
 func TestIdempotency(t *testing.T) {
+	t.Parallel()
 	for _, b := range backends {
 		for _, strategy := range engine.Strategies() {
-			t.Run(b.name+"/"+strategy, func(t *testing.T) { testIdempotency(t, b, strategy) })
+			t.Run(b.name+"/"+strategy, func(t *testing.T) {
+				t.Parallel()
+				testIdempotency(t, b, strategy)
+			})
 		}
 	}
 }

@@ -14,6 +14,7 @@ import (
 // is not read, one added ahead of it is. Unknown ids, bad cursors and
 // limits are refused.
 func TestLocations(t *testing.T) {
+	t.Parallel()
 	forBackends(t, []string{"atomic"}, func(t *testing.T, en *env) {
 		ctx := t.Context()
 		for _, id := range []string{"w5", "w1", "w7", "w3", "w2", "w6", "w4"} {

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"log/slog"
 	"os"
-	"path/filepath"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -14,13 +13,13 @@ import (
 
 	"github.com/stockade/stockade"
 	"github.com/stockade/stockade/engine"
+	"github.com/stockade/stockade/internal/testkit"
+	"github.com/stockade/stockade/internal/teststore"
 	"github.com/stockade/stockade/lock/memlock"
-	"github.com/stockade/stockade/lock/testserver"
 	"github.com/stockade/stockade/postgres"
-	"github.com/stockade/stockade/sqlite"
 )
 
-func TestMain(m *testing.M) { os.Exit(testserver.Main(m)) }
+func TestMain(m *testing.M) { os.Exit(testkit.Main(m)) }
 
 // bound turns a hang (a deadlock, a lock never released) into a failure;
 // no test depends on how fast a store is.
@@ -40,31 +39,22 @@ var backends = []backend{
 // strategies are every strategy; on SQLite rowlock and advisory fall back.
 var strategies = engine.Strategies()
 
-func openSQLite(t *testing.T) stockade.Store {
-	t.Helper()
-	s, err := sqlite.Open(t.Context(), filepath.Join(t.TempDir(), "stockade.db"), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { s.Close() })
-	if err := s.Migrate(t.Context()); err != nil {
-		t.Fatal(err)
-	}
-	return s
-}
-
-var databases atomic.Int64
+// openSQLite opens a store on a new migrated file of the test's.
+func openSQLite(t *testing.T) stockade.Store { return teststore.OpenSQLite(t, nil) }
 
 func openPostgres(t *testing.T) stockade.Store { return openPostgresN(t, 1)[0] }
 
 // openPostgresN opens n stores, each with a pool of its own, on one fresh
-// database, as n service instances would.
+// migrated database of the shared server, as n service instances would.
 func openPostgresN(t *testing.T, n int) []stockade.Store {
 	t.Helper()
-	url, err := testserver.SharedPostgres(t).CreateDatabase(fmt.Sprintf("engine_%d", databases.Add(1)))
-	if err != nil {
-		t.Fatal(err)
-	}
+	return openPostgresNOn(t, testkit.SharedPostgres(t), n)
+}
+
+// openPostgresNOn is openPostgresN on server pg.
+func openPostgresNOn(t *testing.T, pg *testkit.Postgres, n int) []stockade.Store {
+	t.Helper()
+	url := teststore.PostgresURLOn(t, pg)
 	var stores []stockade.Store
 	for range n {
 		s, err := postgres.Open(t.Context(), url, &postgres.Options{MaxConns: 16})
@@ -72,9 +62,6 @@ func openPostgresN(t *testing.T, n int) []stockade.Store {
 			t.Fatal(err)
 		}
 		t.Cleanup(func() { s.Close() })
-		if err := s.Migrate(t.Context()); err != nil {
-			t.Fatal(err)
-		}
 		stores = append(stores, s)
 	}
 	return stores
@@ -150,6 +137,7 @@ func forEach(t *testing.T, fn func(t *testing.T, en *env)) {
 	for _, b := range backends {
 		for _, s := range strategies {
 			t.Run(b.name+"/"+s, func(t *testing.T) {
+				t.Parallel()
 				start := time.Now()
 				en := newEnv(t, b, s, nil)
 				fn(t, en)

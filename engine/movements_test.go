@@ -11,6 +11,7 @@ import (
 // has a cursor, and the pages together hold every matching row once, in
 // order.
 func TestMovementPages(t *testing.T) {
+	t.Parallel()
 	forBackends(t, []string{"atomic"}, func(t *testing.T, en *env) {
 		ctx := t.Context()
 		en.location("w1", 0, 0)
@@ -113,6 +114,7 @@ func TestMovementPages(t *testing.T) {
 }
 
 func TestMovementQueryRefused(t *testing.T) {
+	t.Parallel()
 	en := newEnv(t, backends[0], "atomic", nil)
 	ctx := t.Context()
 	for _, tc := range []struct {

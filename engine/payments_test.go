@@ -11,6 +11,7 @@ import (
 
 	"github.com/stockade/stockade"
 	"github.com/stockade/stockade/engine"
+	"github.com/stockade/stockade/internal/testkit"
 )
 
 // pay creates the payment of target, of 1,250 cents.
@@ -48,6 +49,7 @@ func (en *env) mustOutcome(id string, status stockade.PaymentStatus) stockade.Pa
 // reservation, a hold and an order; a delivery again, or a stale
 // outcome, changes nothing, and a contradicting one is refused.
 func TestPaymentSaga(t *testing.T) {
+	t.Parallel()
 	forBackends(t, []string{engine.Atomic, engine.Batch}, func(t *testing.T, en *env) {
 		ctx := t.Context()
 		en.location("w1", 0, 0)
@@ -162,6 +164,7 @@ func TestPaymentSaga(t *testing.T) {
 // TestPaymentHolds: a settled payment books its hold's seats and places,
 // a failed one frees them.
 func TestPaymentHolds(t *testing.T) {
+	t.Parallel()
 	forBackends(t, []string{engine.Atomic, engine.Batch}, func(t *testing.T, en *env) {
 		ctx := t.Context()
 		if _, err := en.eng.PutEvent(ctx, hall("gig"), nil); err != nil {
@@ -221,6 +224,7 @@ func TestPaymentHolds(t *testing.T) {
 // one reservation, exactly one succeeds; the others are refused naming
 // it.
 func TestPaymentOnePerTarget(t *testing.T) {
+	t.Parallel()
 	forBackends(t, []string{engine.Atomic}, func(t *testing.T, en *env) {
 		ctx := t.Context()
 		en.location("w1", 0, 0)
@@ -268,7 +272,9 @@ func TestPaymentOnePerTarget(t *testing.T) {
 // workers: every success is confirmed once, every failure released once,
 // and the ledger balances.
 func TestPaymentOutcomesShuffled(t *testing.T) {
+	t.Parallel()
 	forBackends(t, []string{engine.Atomic, engine.Batch}, func(t *testing.T, en *env) {
+		testkit.Heavy(t)
 		ctx := t.Context()
 		const n = 1000
 		en.location("w1", 0, 0)
@@ -382,6 +388,7 @@ func TestPaymentOutcomesShuffled(t *testing.T) {
 // then marks the payment stuck and still keeps it; a late success then
 // confirms it, and a late failure releases it.
 func TestPaymentStuck(t *testing.T) {
+	t.Parallel()
 	forBackends(t, []string{engine.Atomic, engine.Batch}, func(t *testing.T, en *env) {
 		ctx := t.Context()
 		en.location("w1", 0, 0)
@@ -470,6 +477,7 @@ func TestPaymentStuck(t *testing.T) {
 // or hold expired takes the same stock or seats again if they are free,
 // and is marked needs_refund if they are not; nothing is oversold.
 func TestPaymentLateSuccess(t *testing.T) {
+	t.Parallel()
 	forBackends(t, []string{engine.Atomic, engine.Batch}, func(t *testing.T, en *env) {
 		ctx := t.Context()
 		en.location("w1", 0, 0)
@@ -548,6 +556,7 @@ func TestPaymentLateSuccess(t *testing.T) {
 // current status, changing nothing. Cancel is allowed exactly where the
 // table allows it.
 func TestPaymentTransitionsRefused(t *testing.T) {
+	t.Parallel()
 	en := newEnv(t, backends[0], engine.Atomic, nil)
 	ctx := t.Context()
 	en.location("w1", 0, 0)
@@ -628,6 +637,7 @@ func TestPaymentTransitionsRefused(t *testing.T) {
 // other is refused, and is not recorded as applied: sent again, it is
 // refused again, while the one that applied answers as applied.
 func TestPaymentOutcomeRace(t *testing.T) {
+	t.Parallel()
 	forBackends(t, []string{engine.Atomic, engine.Batch}, func(t *testing.T, en *env) {
 		ctx := t.Context()
 		const n = 50

@@ -11,6 +11,7 @@ import (
 
 	"github.com/stockade/stockade"
 	"github.com/stockade/stockade/engine"
+	"github.com/stockade/stockade/internal/testkit"
 )
 
 // inFlight bounds how many simulated buyers call the engine at once.
@@ -20,7 +21,9 @@ const inFlight = 64
 // 100 units of one SKU. Exactly 100 get one, every other is refused for
 // lack of stock, and the ledger balances.
 func TestFlashSale(t *testing.T) {
+	t.Parallel()
 	forEach(t, func(t *testing.T, en *env) {
+		testkit.Heavy(t)
 		const stock, buyers = 100, 2000
 		en.location("w1", 52.5, 13.4)
 		en.stock("hot", "w1", stock)
@@ -78,7 +81,9 @@ func TestFlashSale(t *testing.T) {
 // to a point: none deadlocks, each is all-or-nothing, and the counters
 // are exactly the sum of what succeeded.
 func TestCarts(t *testing.T) {
+	t.Parallel()
 	forEach(t, func(t *testing.T, en *env) {
+		testkit.Heavy(t)
 		skus := []string{"sku-a", "sku-b", "sku-c", "sku-d", "sku-e"}
 		locs := []struct {
 			id       string
@@ -189,8 +194,11 @@ func TestCarts(t *testing.T) {
 // tests cover with Redis.) Under batch, the calls that arrive together
 // share transactions: far fewer run than there are calls.
 func TestInstances(t *testing.T) {
+	t.Parallel()
 	for _, strategy := range []string{engine.Atomic, engine.RowLock, engine.Optimistic, engine.Advisory, engine.Batch} {
 		t.Run(strategy, func(t *testing.T) {
+			t.Parallel()
+			testkit.Heavy(t)
 			const stock, buyers, instances = 100, 1500, 3
 			var (
 				engines []*env
@@ -261,6 +269,7 @@ func TestInstances(t *testing.T) {
 // returns the hold's one order or finds it expired, no call fails, and
 // the counters match the ledger and the records.
 func TestBatchConfirmsAcrossInstances(t *testing.T) {
+	t.Parallel()
 	stores := openPostgresN(t, 2)
 	a, b := newEnvOn(t, stores[0], engine.Batch, nil), newEnvOn(t, stores[1], engine.Batch, nil)
 	a.location("w1", 0, 0)

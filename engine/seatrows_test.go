@@ -25,6 +25,7 @@ func checkRows(t *testing.T, what string, x *seatRows, ask seatAsk) []int {
 // state sees them: each answer must be the reference's on the seats as
 // they are by then, whatever the rows remembered.
 func TestSeatRowsReference(t *testing.T) {
+	t.Parallel()
 	r := rand.New(rand.NewPCG(7, 10))
 	for range 3000 {
 		seats := randomSeatMap(r)
@@ -67,6 +68,7 @@ func TestSeatRowsReference(t *testing.T) {
 // with asks that repeat (the rows' answers are reused) and asks with
 // every filter, until no ask is met.
 func TestSeatRowsOnSale(t *testing.T) {
+	t.Parallel()
 	r := rand.New(rand.NewPCG(8, 11))
 	x, ok := newSeatRows(benchVenue(20))
 	if !ok {
@@ -96,6 +98,7 @@ func TestSeatRowsOnSale(t *testing.T) {
 // TestSeatRowsUnordered: seats out of seat order are not indexed, and a
 // state of them chooses as bestAvailable does.
 func TestSeatRowsUnordered(t *testing.T) {
+	t.Parallel()
 	seats := benchVenue(4)
 	seats[10], seats[11] = seats[11], seats[10]
 	if _, ok := newSeatRows(seats); ok {

@@ -71,6 +71,7 @@ func seatNames(seats []seatSpot, picked []int) []string {
 }
 
 func TestBestAvailable(t *testing.T) {
+	t.Parallel()
 	nan := math.NaN()
 	ask := func(q int) seatAsk { return seatAsk{Quantity: q} }
 	tests := []struct {
@@ -294,6 +295,7 @@ func TestBestAvailable(t *testing.T) {
 }
 
 func TestSeatDistance(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		d    float64
 		want int64
@@ -557,6 +559,7 @@ func checkBestAvailable(t *testing.T, seats, other []seatSpot, ask seatAsk) {
 }
 
 func TestBestAvailableProperties(t *testing.T) {
+	t.Parallel()
 	r := rand.New(rand.NewPCG(7, 11))
 	for range 5000 {
 		seats, ask := randomVenue(r), randomAsk(r)
@@ -803,6 +806,7 @@ func randomMapAsk(r *rand.Rand) seatAsk {
 // anywhere (still in seat order, as bestAvailable sees it), with two free
 // seats swapped, and shuffled.
 func TestBestAvailableReference(t *testing.T) {
+	t.Parallel()
 	r := rand.New(rand.NewPCG(5, 8))
 	for range 20000 {
 		seats, ask := randomSeatMap(r), randomMapAsk(r)
@@ -837,6 +841,7 @@ func TestBestAvailableReference(t *testing.T) {
 // reference on the benchmark's venue as a batch of holds takes its seats,
 // one ask after the other, until none is met.
 func TestBestAvailableReferenceOnSale(t *testing.T) {
+	t.Parallel()
 	r := rand.New(rand.NewPCG(6, 9))
 	seats := benchVenue(20)
 	for range 400 {
@@ -860,7 +865,8 @@ func TestBestAvailableReferenceOnSale(t *testing.T) {
 }
 
 // TestBestAvailableAllocs checks that seats in seat order cost
-// allocations for the answer only, not for every seat.
+// allocations for the answer only, not for every seat. It is not parallel:
+// testing.AllocsPerRun counts the allocations of the whole process.
 func TestBestAvailableAllocs(t *testing.T) {
 	seats := benchVenue(50)
 	for _, ask := range []seatAsk{{Quantity: 1}, {Quantity: 4, Category: "prem"}, {Quantity: 16, Section: "S03"}} {

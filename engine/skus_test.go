@@ -11,6 +11,7 @@ import (
 // TestSKUs lists the SKUs with their totals, a page at a time and under
 // a prefix, and refuses bad prefixes, cursors and limits.
 func TestSKUs(t *testing.T) {
+	t.Parallel()
 	forBackends(t, []string{"atomic"}, func(t *testing.T, en *env) {
 		ctx := t.Context()
 		en.location("w1", 0, 0)
@@ -80,6 +81,7 @@ func TestSKUs(t *testing.T) {
 }
 
 func TestPrefixEnd(t *testing.T) {
+	t.Parallel()
 	for prefix, want := range map[string]string{
 		"":                      "",
 		"ab":                    "ac",

@@ -23,6 +23,7 @@ type features struct {
 func (f features) Features() stockade.Features { return f.f }
 
 func TestNew(t *testing.T) {
+	t.Parallel()
 	s := openSQLite(t)
 	serial := func(name, missing string) string {
 		return name + " (fallback: serialized write transactions, the store has no " + missing + ")"
@@ -63,6 +64,7 @@ func TestNew(t *testing.T) {
 // TestAdvisoryFallsBackToRowLock runs a sale with the advisory strategy on
 // PostgreSQL declared without advisory locks.
 func TestAdvisoryFallsBackToRowLock(t *testing.T) {
+	t.Parallel()
 	s := features{openPostgres(t), stockade.Features{RowLocks: true, SkipLocked: true}}
 	en := newEnvOn(t, s, engine.Advisory, nil)
 	en.location("w1", 0, 0)
@@ -94,6 +96,7 @@ func (en *env) lastEvent(op string) engine.Event {
 }
 
 func TestRetry(t *testing.T) {
+	t.Parallel()
 	h := &hooked{Store: openSQLite(t)}
 	en := newEnvOn(t, h, engine.Atomic, nil)
 	en.location("w1", 0, 0)
@@ -159,6 +162,7 @@ func (i interfering) UpdateLevel(ctx context.Context, k stockade.Key, d stockade
 // which the change (rolled back with the first) does not happen again, and
 // allocates from a fresh read.
 func TestReallocate(t *testing.T) {
+	t.Parallel()
 	a := func(loc string, q int64) stockade.Allocation {
 		return stockade.Allocation{SKU: "tee", Location: loc, Quantity: q}
 	}
@@ -173,6 +177,7 @@ func TestReallocate(t *testing.T) {
 			{engine.Optimistic, 2, []stockade.Allocation{a("a", 4)}},
 		} {
 			t.Run(b.name+"/"+tc.strategy, func(t *testing.T) {
+				t.Parallel()
 				armed := &atomic.Bool{}
 				h := &hooked{Store: b.open(t)}
 				h.wrap = func(tx stockade.Tx) stockade.Tx {
@@ -224,8 +229,10 @@ func (s *staleLocker) Acquire(ctx context.Context, key string, opts ...lock.Opti
 // level's fence: the store refuses the write, and the engine retries with
 // a new lease, or gives up at the deadline without writing.
 func TestFencing(t *testing.T) {
+	t.Parallel()
 	for _, b := range backends {
 		t.Run(b.name, func(t *testing.T) {
+			t.Parallel()
 			locker := &staleLocker{Locker: memlock.New(&memlock.Options{FirstToken: 100})}
 			en := newEnv(t, b, engine.Lock, func(o *engine.Options) { o.Locker = locker })
 			en.location("w1", 0, 0)

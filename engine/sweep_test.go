@@ -12,6 +12,7 @@ import (
 // the read of the settled ones left unresolved, and retries none; a
 // transaction that meets a conflict counts one retry.
 func TestSweepEvents(t *testing.T) {
+	t.Parallel()
 	h := &hooked{Store: openSQLite(t)}
 	en := newEnvOn(t, h, engine.Atomic, nil)
 

@@ -77,6 +77,7 @@ func held(t *testing.T, eng *engine.Engine, n int) []string {
 // TestConsumerAppliesOnce: every command stored three times, each round in
 // shuffled order, is applied once; the stock and the ledger reconcile.
 func TestConsumerAppliesOnce(t *testing.T) {
+	t.Parallel()
 	_, js := broker(t)
 	commandStream(t, js)
 	st := openPostgres(t)
@@ -134,6 +135,7 @@ func (l *lostAck) Confirm(ctx context.Context, id string, idem *stockade.Idempot
 // TestConsumerLostAck: a command whose effect committed but whose
 // acknowledgement never came is delivered again and changes nothing.
 func TestConsumerLostAck(t *testing.T) {
+	t.Parallel()
 	_, js := broker(t)
 	commandStream(t, js)
 	st := openSQLite(t)
@@ -168,6 +170,7 @@ func TestConsumerLostAck(t *testing.T) {
 // TestConsumerDeadLetters: commands that can never apply go to the dead
 // letters with the reason, once, and change nothing.
 func TestConsumerDeadLetters(t *testing.T) {
+	t.Parallel()
 	_, js := broker(t)
 	commandStream(t, js)
 	st := openSQLite(t)
@@ -231,6 +234,7 @@ func TestConsumerDeadLetters(t *testing.T) {
 // that contradicts the payment, and a malformed one, go to the dead
 // letters.
 func TestConsumerPaymentOutcomes(t *testing.T) {
+	t.Parallel()
 	_, js := broker(t)
 	commandStream(t, js)
 	st := openPostgres(t)

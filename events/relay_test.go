@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
-	"path/filepath"
 	"slices"
 	"sync"
 	"sync/atomic"
@@ -18,50 +17,24 @@ import (
 	"github.com/stockade/stockade"
 	"github.com/stockade/stockade/engine"
 	"github.com/stockade/stockade/events"
-	"github.com/stockade/stockade/lock/testserver"
+	"github.com/stockade/stockade/internal/testkit"
+	"github.com/stockade/stockade/internal/teststore"
 	"github.com/stockade/stockade/postgres"
-	"github.com/stockade/stockade/sqlite"
 )
 
-func TestMain(m *testing.M) { os.Exit(testserver.Main(m)) }
-
-var databases atomic.Int64
+func TestMain(m *testing.M) { os.Exit(testkit.Main(m)) }
 
 func openPostgres(t testing.TB) stockade.Store {
-	t.Helper()
-	url, err := testserver.SharedPostgres(t).CreateDatabase(fmt.Sprintf("events_%d", databases.Add(1)))
-	if err != nil {
-		t.Fatal(err)
-	}
-	s, err := postgres.Open(t.Context(), url, &postgres.Options{MaxConns: 32})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { s.Close() })
-	if err := s.Migrate(t.Context()); err != nil {
-		t.Fatal(err)
-	}
-	return s
+	return teststore.OpenPostgres(t, &postgres.Options{MaxConns: 32})
 }
 
-func openSQLite(t testing.TB) stockade.Store {
-	t.Helper()
-	s, err := sqlite.Open(t.Context(), filepath.Join(t.TempDir(), "events.db"), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { s.Close() })
-	if err := s.Migrate(t.Context()); err != nil {
-		t.Fatal(err)
-	}
-	return s
-}
+func openSQLite(t testing.TB) stockade.Store { return teststore.OpenSQLite(t, nil) }
 
 // broker connects to a private NATS server that keeps trying while it is
 // down.
-func broker(t testing.TB) (*testserver.NATS, jetstream.JetStream) {
+func broker(t testing.TB) (*testkit.NATS, jetstream.JetStream) {
 	t.Helper()
-	n := testserver.NewNATS(t)
+	n := testkit.NewNATS(t)
 	nc, err := nats.Connect(n.URL(), nats.RetryOnFailedConnect(true), nats.MaxReconnects(-1), nats.ReconnectWait(100*time.Millisecond))
 	if err != nil {
 		t.Fatal(err)
@@ -221,6 +194,7 @@ func drained(t *testing.T, st stockade.Store, js jetstream.JetStream) {
 // aggregate, and the two relays took turns (neither published what the
 // other did).
 func TestRelay(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		name    string
 		open    func(t testing.TB) stockade.Store
@@ -259,6 +233,7 @@ func TestRelay(t *testing.T) {
 // fails because of it, and once it is back the backlog drains, in order,
 // nothing lost and nothing twice.
 func TestRelayBrokerDown(t *testing.T) {
+	t.Parallel()
 	n, js := broker(t)
 	st := openPostgres(t)
 	eng := shop(t, st, 5)
@@ -300,6 +275,7 @@ func TestRelayBrokerDown(t *testing.T) {
 // batch's later ones, and once the message fits, the stream holds the
 // outbox in order with nothing skipped.
 func TestRelayGap(t *testing.T) {
+	t.Parallel()
 	_, js := broker(t)
 	st := openSQLite(t)
 	eng := shop(t, st, 20)
@@ -352,6 +328,7 @@ func TestRelayGap(t *testing.T) {
 // that died between the broker's acknowledgement and the checkpoint, is
 // dropped by the broker: the stream holds each event once.
 func TestRelayPublishesAgain(t *testing.T) {
+	t.Parallel()
 	_, js := broker(t)
 	st := openSQLite(t)
 	eng := shop(t, st, 2)

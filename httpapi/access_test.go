@@ -205,6 +205,7 @@ func (a *api) everything() string {
 // role. The roles the route allows succeed; the others are refused, 401
 // or 403, and change nothing.
 func TestRouteRoles(t *testing.T) {
+	t.Parallel()
 	roles := map[stockade.Role]func(keys) string{
 		stockade.RoleAdmin:      func(k keys) string { return k.admin },
 		stockade.RoleStorefront: func(k keys) string { return k.storefront },
@@ -218,6 +219,7 @@ func TestRouteRoles(t *testing.T) {
 		}
 		method, _, _ := strings.Cut(rt.pattern, " ")
 		t.Run(rt.pattern, func(t *testing.T) {
+			t.Parallel()
 			if rt.access == public {
 				a, _, f := keyedAPI(t)
 				e := ex(f)
@@ -303,6 +305,7 @@ func TestRouteRoles(t *testing.T) {
 // outcome; /v1 is never public, but for the payment webhook, which is
 // signed.
 func TestRoutePolicy(t *testing.T) {
+	t.Parallel()
 	shops := func(method, path string) bool { // what a storefront may change
 		for _, prefix := range []string{"/v1/reservations", "/v1/orders", "/v1/holds", "/v1/bookings"} {
 			if strings.HasPrefix(path, prefix) {
@@ -357,6 +360,7 @@ func orNil(body string) any {
 // holds and bookings do not exist for a storefront key; an admin and a
 // reader see them.
 func TestStorefrontSeesItsOwn(t *testing.T) {
+	t.Parallel()
 	a, ks, f := keyedAPI(t)
 	other := bearerOf(ks.otherShop)
 	before := a.everything()
@@ -417,6 +421,7 @@ func TestStorefrontSeesItsOwn(t *testing.T) {
 // TestIdempotencyKeysPerAPIKey: two keys that send the same
 // Idempotency-Key make two orders; each key's retry replays its own.
 func TestIdempotencyKeysPerAPIKey(t *testing.T) {
+	t.Parallel()
 	a, ks, _ := keyedAPI(t)
 	body := `{"lines":[{"sku":"widget","quantity":1}]}`
 	first := a.must(201, "POST", "/v1/orders", body, bearerOf(ks.storefront), "Idempotency-Key: order-1")
@@ -433,6 +438,7 @@ func TestIdempotencyKeysPerAPIKey(t *testing.T) {
 // TestSecretsStayHidden: key secrets appear in no log line, metric,
 // error or list, whatever requests are made with them.
 func TestSecretsStayHidden(t *testing.T) {
+	t.Parallel()
 	a, ks, _ := keyedAPI(t)
 	created := a.must(201, "POST", "/v1/keys", `{"name":"fresh","role":"storefront"}`, bearerOf(ks.admin))
 	var fresh struct{ ID, Secret string }
@@ -483,6 +489,7 @@ func TestSecretsStayHidden(t *testing.T) {
 // TestRateLimit: a key over its rate gets 429 with Retry-After, and
 // other keys are served meanwhile, each from its own bucket.
 func TestRateLimit(t *testing.T) {
+	t.Parallel()
 	// A token every 2 s: however slow the machine, few come back while
 	// the test runs.
 	a := newAPI(t, &apiOptions{keyed: true, server: &Options{RateLimit: 0.5, RateBurst: 5}})
@@ -544,6 +551,7 @@ func TestRateLimit(t *testing.T) {
 // TestAuthorizationHeader: the forms of the header that are refused, and
 // the challenge that says why.
 func TestAuthorizationHeader(t *testing.T) {
+	t.Parallel()
 	a, ks, _ := keyedAPI(t)
 	for _, tc := range []struct {
 		name   string

@@ -20,6 +20,7 @@ import (
 // TestShapes walks every route once, in the order a shop would, and
 // compares each answer with its golden file: the JSON shapes of the API.
 func TestShapes(t *testing.T) {
+	t.Parallel()
 	a := newAPI(t, nil)
 	seen := map[string]string{}
 	step := func(name string, want int, method, path string, body any) response {
@@ -112,6 +113,7 @@ func TestShapes(t *testing.T) {
 // a 4xx problem document with the right code, naming what is wrong, and
 // leaves the stock and the ledger as they were.
 func TestBadInputChangesNothing(t *testing.T) {
+	t.Parallel()
 	a := newAPI(t, nil)
 	a.seed()
 	held := a.must(201, "POST", "/v1/reservations", `{"lines":[{"sku":"widget","quantity":1,"location":"east"}]}`).id(t)
@@ -276,6 +278,7 @@ func TestBadInputChangesNothing(t *testing.T) {
 // TestIdempotentReplay: a repeated request with the same key gets the
 // first success byte for byte and acts once; a refusal is not stored.
 func TestIdempotentReplay(t *testing.T) {
+	t.Parallel()
 	a := newAPI(t, nil)
 	a.seed()
 	body := `{"lines":[{"sku":"widget","quantity":3,"location":"east"}],"ttl_seconds":60}`
@@ -349,6 +352,7 @@ func TestIdempotentReplay(t *testing.T) {
 
 // TestExpiredReservationIsGone: confirming after the TTL is 410.
 func TestExpiredReservationIsGone(t *testing.T) {
+	t.Parallel()
 	a := newAPI(t, nil)
 	a.seed()
 	res := a.must(201, "POST", "/v1/reservations", `{"lines":[{"sku":"widget","quantity":4}],"ttl_seconds":60}`).id(t)
@@ -382,6 +386,7 @@ func (failing) Order(ctx context.Context, id string) (stockade.Order, error) {
 }
 
 func TestRequestTimeout(t *testing.T) {
+	t.Parallel()
 	a := newAPI(t, &apiOptions{
 		server: &Options{RequestTimeout: 50 * time.Millisecond},
 		wrap:   func(s stockade.Service) stockade.Service { return blocking{s} },
@@ -396,6 +401,7 @@ func TestRequestTimeout(t *testing.T) {
 }
 
 func TestInternalErrorsAreHiddenAndLoggedOnce(t *testing.T) {
+	t.Parallel()
 	a := newAPI(t, &apiOptions{wrap: func(s stockade.Service) stockade.Service { return failing{s} }})
 	r := a.must(500, "GET", "/v1/orders/ord_x", nil)
 	if p := r.problem(t); p.Code != stockade.EInternal || p.Detail != "internal error" {
@@ -410,6 +416,7 @@ func TestInternalErrorsAreHiddenAndLoggedOnce(t *testing.T) {
 }
 
 func TestRequestsAreLogged(t *testing.T) {
+	t.Parallel()
 	a := newAPI(t, nil)
 	a.must(404, "GET", "/v1/stock/widget", nil)
 	line := `msg=request method=GET route=/v1/stock/{sku} path=/v1/stock/widget status=404 duration=`
@@ -419,6 +426,7 @@ func TestRequestsAreLogged(t *testing.T) {
 }
 
 func TestMetricsEndpoint(t *testing.T) {
+	t.Parallel()
 	a := newAPI(t, nil)
 	a.seed()
 	a.must(201, "POST", "/v1/reservations", `{"lines":[{"sku":"widget","quantity":1}]}`)
@@ -453,6 +461,7 @@ func TestMetricsEndpoint(t *testing.T) {
 }
 
 func TestUnknownRoutesAreProblems(t *testing.T) {
+	t.Parallel()
 	a := newAPI(t, nil)
 	r := a.must(405, "DELETE", "/v1/stock/widget", nil)
 	if allow := r.header.Get("Allow"); allow != "GET, HEAD" {
@@ -472,6 +481,7 @@ func TestUnknownRoutesAreProblems(t *testing.T) {
 // TestStatusTable: every code maps to its documented status, anything
 // else is a 500 that says nothing of its cause.
 func TestStatusTable(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		err        error
 		wantStatus int
@@ -507,6 +517,7 @@ func TestStatusTable(t *testing.T) {
 // over HTTP; exactly 15 get one, every other is refused for stock (never
 // "busy"), and the ledger balances.
 func TestConcurrentReservationsNeverOversell(t *testing.T) {
+	t.Parallel()
 	a := newAPI(t, nil)
 	a.seed()
 	const clients = 40

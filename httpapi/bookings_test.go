@@ -143,6 +143,7 @@ func seatNumber(t *testing.T, id string) int {
 // places, the refusals, extending, confirming, releasing and cancelling,
 // and the domain events that tell of them.
 func TestBookingFlow(t *testing.T) {
+	t.Parallel()
 	a := newAPI(t, nil)
 
 	// The show, as it was given, with a version and its areas' counts.
@@ -392,6 +393,7 @@ func TestBookingFlow(t *testing.T) {
 // their golden files: the JSON shapes of shows, seats, holds and
 // bookings, and their problems.
 func TestBookingShapes(t *testing.T) {
+	t.Parallel()
 	a := newAPI(t, nil)
 	seen := map[string]string{}
 	step := func(name string, want int, method, path string, body any) response {
@@ -440,6 +442,7 @@ func TestBookingShapes(t *testing.T) {
 // routes: each gets a 4xx problem with the right code, naming what is
 // wrong, and changes nothing.
 func TestBookingBadInputChangesNothing(t *testing.T) {
+	t.Parallel()
 	a := newAPI(t, nil)
 	a.gala()
 	held := a.must(201, "POST", "/v1/shows/gala/holds", `{"seats":["stalls/A/1"]}`).id(t)
@@ -546,6 +549,7 @@ func TestBookingBadInputChangesNothing(t *testing.T) {
 // success under an Idempotency-Key, byte for byte, and acts once; a
 // refusal is not stored; the key belongs to its request.
 func TestBookingIdempotency(t *testing.T) {
+	t.Parallel()
 	a := newAPI(t, nil)
 	replay := func(want int, method, path string, body any, key string) response {
 		t.Helper()
@@ -585,6 +589,7 @@ func TestBookingIdempotency(t *testing.T) {
 // TestBookingClient drives every BookingService method through the
 // client and checks each answer against the engine's own.
 func TestBookingClient(t *testing.T) {
+	t.Parallel()
 	a := newAPI(t, nil)
 	c, ctx := a.client, t.Context()
 	must := func(err error) {
@@ -718,6 +723,7 @@ func TestBookingClient(t *testing.T) {
 // routes as one that has no shows: the map is refused with 409, the
 // rest is 404, and bad input is still 400.
 func TestNoBookingService(t *testing.T) {
+	t.Parallel()
 	a := newAPI(t, &apiOptions{noBookings: true})
 	for _, tc := range []struct {
 		method, path, body string

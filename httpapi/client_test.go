@@ -12,6 +12,7 @@ import (
 // TestClientMirrorsEngine drives every method through the client and
 // checks each answer against the engine's own for the same record.
 func TestClientMirrorsEngine(t *testing.T) {
+	t.Parallel()
 	a := newAPI(t, nil)
 	c, ctx := a.client, t.Context()
 	must := func(err error) {
@@ -184,6 +185,7 @@ func same(t *testing.T, what string, client, direct func() (any, error)) {
 // TestClientIdempotency: a key goes out as the header, and the replay
 // decodes like the first answer and is marked replayed.
 func TestClientIdempotency(t *testing.T) {
+	t.Parallel()
 	a := newAPI(t, nil)
 	a.seed()
 	ctx := t.Context()
@@ -220,6 +222,7 @@ func TestClientIdempotency(t *testing.T) {
 // TestClientNonProblemError: an answer that is not a problem document is
 // an error that says what came back.
 func TestClientNonProblemError(t *testing.T) {
+	t.Parallel()
 	c := NewClient("http://127.0.0.1:1", nil)
 	if _, err := c.Stock(t.Context(), "x"); err == nil || stockade.ErrorCode(err) != stockade.EInternal {
 		t.Errorf("unreachable server: %v", err)

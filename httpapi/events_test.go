@@ -93,6 +93,7 @@ func (a *api) feed(query string) eventsJSON {
 // TestEventFeed: the events of the API's changes, a page at a time, with
 // filters; a long poll that answers when an event commits.
 func TestEventFeed(t *testing.T) {
+	t.Parallel()
 	a := newAPI(t, nil)
 	a.seed()
 	res := a.must(201, "POST", "/v1/reservations", `{"lines":[{"sku":"widget","quantity":2,"location":"west"}]}`).id(t)
@@ -168,6 +169,7 @@ func TestEventFeed(t *testing.T) {
 // that goes and comes back with Last-Event-ID misses nothing and sees
 // nothing twice; the stream ends when the server closes its streams.
 func TestEventStream(t *testing.T) {
+	t.Parallel()
 	a := newAPI(t, nil)
 	a.seed() // four events
 	s := a.stream("/v1/events/stream")
@@ -248,6 +250,7 @@ func TestEventStream(t *testing.T) {
 // commit once it has answered, with ids that a reconnect resumes from;
 // latest is an after, never a Last-Event-ID.
 func TestEventsAfterLatest(t *testing.T) {
+	t.Parallel()
 	for _, pg := range []bool{false, true} {
 		name := "sqlite"
 		if pg {

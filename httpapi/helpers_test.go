@@ -15,18 +15,16 @@ import (
 	"regexp"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/stockade/stockade"
 	"github.com/stockade/stockade/engine"
-	"github.com/stockade/stockade/lock/testserver"
-	"github.com/stockade/stockade/postgres"
-	"github.com/stockade/stockade/sqlite"
+	"github.com/stockade/stockade/internal/testkit"
+	"github.com/stockade/stockade/internal/teststore"
 )
 
-func TestMain(m *testing.M) { os.Exit(testserver.Main(m)) }
+func TestMain(m *testing.M) { os.Exit(testkit.Main(m)) }
 
 var update = flag.Bool("update", false, "rewrite testdata/*.golden with the responses")
 
@@ -117,30 +115,11 @@ type store interface {
 // server.
 func openStore(t *testing.T, pg bool) store {
 	t.Helper()
-	var (
-		st  store
-		err error
-	)
 	if pg {
-		url, uerr := testserver.SharedPostgres(t).CreateDatabase(fmt.Sprintf("httpapi_%d", databases.Add(1)))
-		if uerr != nil {
-			t.Fatal(uerr)
-		}
-		st, err = postgres.Open(t.Context(), url, nil)
-	} else {
-		st, err = sqlite.Open(t.Context(), filepath.Join(t.TempDir(), "api.db"), nil)
+		return teststore.OpenPostgres(t, nil)
 	}
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { st.Close() })
-	if err := st.Migrate(t.Context()); err != nil {
-		t.Fatal(err)
-	}
-	return st
+	return teststore.OpenSQLite(t, nil)
 }
-
-var databases atomic.Int64
 
 func newAPI(t *testing.T, o *apiOptions) *api {
 	t.Helper()

@@ -15,10 +15,10 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/stockade/stockade"
+	"github.com/stockade/stockade/internal/testkit"
 	"github.com/stockade/stockade/lock"
 	"github.com/stockade/stockade/lock/memlock"
 	"github.com/stockade/stockade/lock/pglock"
-	"github.com/stockade/stockade/lock/testserver"
 )
 
 // lockTTL is the TTL of the leases the tests hold: far longer than any
@@ -98,6 +98,7 @@ func placesOf(states []lockStateJSON) []string {
 // next_cursor page through them, every key once; readers may call it,
 // storefront keys may not.
 func TestLocks(t *testing.T) {
+	t.Parallel()
 	l := memlock.New(nil)
 	a, ks := locksAPI(t, l)
 	reader, admin := bearerOf(ks.reader), bearerOf(ks.admin)
@@ -252,6 +253,7 @@ func TestLocks(t *testing.T) {
 // TestLocksWithoutInspector: a server without Options.Locks refuses GET
 // /v1/locks with 409 invalid_state, saying why, and changes nothing.
 func TestLocksWithoutInspector(t *testing.T) {
+	t.Parallel()
 	a := newAPI(t, nil)
 	a.seed()
 	before := a.snapshot()
@@ -269,7 +271,8 @@ func TestLocksWithoutInspector(t *testing.T) {
 // killed), GET /v1/locks is 503 unavailable, logged with its cause and
 // not as an internal error.
 func TestLocksUnavailable(t *testing.T) {
-	pg := testserver.NewPostgres(t)
+	t.Parallel()
+	pg := testkit.NewPostgres(t)
 	dbURL, err := pg.CreateDatabase("locks")
 	if err != nil {
 		t.Fatal(err)

@@ -72,6 +72,7 @@ func ptr[T any](v T) *T { return &v }
 // requests: each series of the request counter and of the latency
 // histogram rises by exactly the requests it stands for.
 func TestMetricsCountRequests(t *testing.T) {
+	t.Parallel()
 	a := newAPI(t, nil)
 	a.seed()
 	before := a.scrape()
@@ -122,6 +123,7 @@ func TestMetricsCountRequests(t *testing.T) {
 // TestMetricsRuntime: the registry holds the Go runtime and process
 // collectors besides the server's own metrics.
 func TestMetricsRuntime(t *testing.T) {
+	t.Parallel()
 	a := newAPI(t, nil)
 	got := a.scrape()
 	for _, series := range []string{
@@ -143,6 +145,7 @@ func TestMetricsRuntime(t *testing.T) {
 
 // TestMetricsFormat: /metrics answers in the Prometheus text format.
 func TestMetricsFormat(t *testing.T) {
+	t.Parallel()
 	a := newAPI(t, nil)
 	a.must(200, "GET", "/healthz", nil)
 	r := a.must(200, "GET", "/metrics", nil)
@@ -164,6 +167,7 @@ func TestMetricsFormat(t *testing.T) {
 // their own, and a registry shared with the server takes metrics of the
 // caller's that /metrics then serves.
 func TestMetricsRegistries(t *testing.T) {
+	t.Parallel()
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
 	s1 := NewServer(nil, log, nil)
 	s2 := NewServer(nil, log, nil) // would panic on a shared default registry

@@ -252,6 +252,7 @@ func describe(e *valerrors.ValidationError) string {
 // query, and the body if any) and the response it holds (status, media
 // type and body). Every golden file must belong to an operation.
 func TestGoldenFilesMatchOpenAPI(t *testing.T) {
+	t.Parallel()
 	spec := openAPIFor(t)
 	files, err := filepath.Glob(filepath.Join("testdata", "*.golden"))
 	if err != nil || len(files) == 0 {
@@ -301,6 +302,7 @@ func TestGoldenFilesMatchOpenAPI(t *testing.T) {
 // code with its status, and says of every operation what the API
 // promises of it.
 func TestOpenAPIDocument(t *testing.T) {
+	t.Parallel()
 	spec := openAPIFor(t)
 	if !strings.HasPrefix(spec.model.Version, "3.1.") {
 		t.Errorf("openapi %q, want 3.1.x", spec.model.Version)
@@ -529,6 +531,7 @@ func allowedRoles(a access) string {
 // an ETag that a later request revalidates to 304, all as the document
 // describes.
 func TestOpenAPIHandler(t *testing.T) {
+	t.Parallel()
 	spec := openAPIFor(t)
 	s := NewServer(nil, slog.New(slog.DiscardHandler), nil)
 	serve := func(header ...string) (*http.Response, []byte) {
@@ -571,6 +574,7 @@ func TestOpenAPIHandler(t *testing.T) {
 // lists of reservations and orders, owners and actors, and the document
 // itself, so that the document's account of them is validated too.
 func TestOpenAPIAccess(t *testing.T) {
+	t.Parallel()
 	a := newAPI(t, &apiOptions{keyed: true})
 	key := func(name string, role stockade.Role, rate float64) string {
 		t.Helper()

@@ -10,6 +10,7 @@ import (
 // and answers the next ETag; malformed or disagreeing preconditions are
 // 400; an Idempotency-Key sent again with another precondition is 422.
 func TestOrderVersions(t *testing.T) {
+	t.Parallel()
 	a := newAPI(t, nil)
 	a.seed()
 	checkout := func() string {

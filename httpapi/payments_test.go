@@ -90,6 +90,7 @@ func (a *api) history(id string, header ...string) string {
 // target is refused; a payment in flight past its reservation's grace
 // period is listed as stuck; and the event feed tells it all.
 func TestPaymentSaga(t *testing.T) {
+	t.Parallel()
 	for _, pg := range []bool{false, true} {
 		name := "sqlite"
 		if pg {
@@ -271,6 +272,7 @@ func testPaymentSaga(t *testing.T, pg bool) {
 // secret or over another body, or stale either way; a refusal changes
 // nothing.
 func TestWebhookSignature(t *testing.T) {
+	t.Parallel()
 	a := newAPI(t, &apiOptions{keyed: true})
 	ks := a.makeKeys()
 	admin := bearerOf(ks.admin)
@@ -358,6 +360,7 @@ func TestWebhookSignature(t *testing.T) {
 // TestWebhookTolerance: Options.WebhookTolerance sets how old a
 // signature may be.
 func TestWebhookTolerance(t *testing.T) {
+	t.Parallel()
 	a := newAPI(t, &apiOptions{server: &Options{WebhookTolerance: time.Hour}})
 	a.seed()
 	p := a.pay(stockade.PayReservation, a.reserveOne())
@@ -373,6 +376,7 @@ func TestWebhookTolerance(t *testing.T) {
 // signed with either, and no other, so that a payment system can move
 // from the old to the new one.
 func TestWebhookRotatedSecrets(t *testing.T) {
+	t.Parallel()
 	old, fresh := []byte("whsec_old"), []byte("whsec_new")
 	a := newAPI(t, &apiOptions{server: &Options{WebhookSecrets: [][]byte{old, fresh}}})
 	a.seed()
@@ -400,6 +404,7 @@ func TestWebhookRotatedSecrets(t *testing.T) {
 // TestWebhookNotConfigured: a server without a webhook secret answers
 // the webhook 404, signed or not, and changes nothing.
 func TestWebhookNotConfigured(t *testing.T) {
+	t.Parallel()
 	a := newAPI(t, &apiOptions{noWebhook: true})
 	a.seed()
 	p := a.pay(stockade.PayReservation, a.reserveOne())
@@ -417,6 +422,7 @@ func TestWebhookNotConfigured(t *testing.T) {
 // TestWebhookReplay: an outcome delivered again answers the payment as
 // it is and changes nothing, even after later outcomes moved it.
 func TestWebhookReplay(t *testing.T) {
+	t.Parallel()
 	a := newAPI(t, nil)
 	a.seed()
 	p := a.pay(stockade.PayReservation, a.reserveOne())
@@ -449,6 +455,7 @@ func TestWebhookReplay(t *testing.T) {
 // cancels where the table refuses that: each is 409 invalid_state naming
 // the payment's status, and changes nothing.
 func TestPaymentTransitionsRefused(t *testing.T) {
+	t.Parallel()
 	a := newAPI(t, nil)
 	a.must(200, "PUT", "/v1/locations/east", `{"name":"East","lat":40.71,"lon":-74.01}`)
 	a.must(200, "PUT", "/v1/stock/widget/east", `{"on_hand":100}`)
@@ -513,6 +520,7 @@ func TestPaymentTransitionsRefused(t *testing.T) {
 // neither pays nor cancels; only an admin key reports outcomes by hand,
 // recorded under its name.
 func TestPaymentAccess(t *testing.T) {
+	t.Parallel()
 	a, ks, f := keyedAPI(t)
 	shop, other, reader, admin := bearerOf(ks.storefront), bearerOf(ks.otherShop), bearerOf(ks.reader), bearerOf(ks.admin)
 	const missing = "pay_23ocd3aaaaaaaaaaaaaaaaaaaa"
@@ -561,6 +569,7 @@ func TestPaymentAccess(t *testing.T) {
 // the domain's limits, are 400 and change nothing; so is a signed
 // webhook body that is not an outcome.
 func TestPaymentBadInput(t *testing.T) {
+	t.Parallel()
 	a := newAPI(t, nil)
 	a.seed()
 	res := a.reserveOne()
@@ -632,6 +641,7 @@ func TestPaymentBadInput(t *testing.T) {
 // TestWebhookBodyLimit: the webhook reads no more than the server's body
 // limit.
 func TestWebhookBodyLimit(t *testing.T) {
+	t.Parallel()
 	a := newAPI(t, &apiOptions{server: &Options{MaxBodyBytes: 256}})
 	a.seed()
 	p := a.pay(stockade.PayReservation, a.reserveOne())
@@ -646,6 +656,7 @@ func TestWebhookBodyLimit(t *testing.T) {
 // under their Idempotency-Key; the outcomes route and the webhook check
 // one but store nothing under it: the event id makes them idempotent.
 func TestPaymentIdempotency(t *testing.T) {
+	t.Parallel()
 	a := newAPI(t, nil)
 	a.seed()
 	res := a.reserveOne()
@@ -678,6 +689,7 @@ func TestPaymentIdempotency(t *testing.T) {
 // TestWebhookMetrics: the webhook's requests have ids and are counted
 // as every other route's.
 func TestWebhookMetrics(t *testing.T) {
+	t.Parallel()
 	a := newAPI(t, nil)
 	a.seed()
 	p := a.pay(stockade.PayReservation, a.reserveOne())
@@ -704,6 +716,7 @@ func TestWebhookMetrics(t *testing.T) {
 // routes as one that has no payments: a payment is refused with 409, the
 // list is empty, the rest is 404, and bad input is still 400.
 func TestNoPaymentService(t *testing.T) {
+	t.Parallel()
 	a := newAPI(t, &apiOptions{noPayments: true})
 	body := webhookBodyOf("psp-1", "pay_1", stockade.PaymentFailed)
 	for _, tc := range []struct {
@@ -735,6 +748,7 @@ func TestNoPaymentService(t *testing.T) {
 // Webhook, through the client, and checks each answer against the
 // engine's own.
 func TestPaymentClient(t *testing.T) {
+	t.Parallel()
 	a := newAPI(t, &apiOptions{keyed: true})
 	ks := a.makeKeys()
 	c, ctx := a.client.WithKey(ks.admin), t.Context()
@@ -859,6 +873,7 @@ func TestPaymentClient(t *testing.T) {
 // lowercase hex, after the time in seconds, and verifies as the server
 // verifies it.
 func TestSignWebhook(t *testing.T) {
+	t.Parallel()
 	at := time.Unix(1_900_000_000, 999_000_000)
 	body := []byte(`{"event_id":"psp-1","payment_id":"pay_1","status":"succeeded"}`)
 	sig := SignWebhook([]byte("whsec_x"), body, at)

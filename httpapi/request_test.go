@@ -124,6 +124,7 @@ func exactKeys(data []byte) bool {
 }
 
 func TestCheckKeysLeavesMalformedJSONToTheDecoder(t *testing.T) {
+	t.Parallel()
 	for _, body := range []string{`{"lines":[`, `{lines:1}`, `{"a":1,"b"`, `[1,2`, `"`} {
 		if err := checkKeys([]byte(body), reflect.TypeFor[reserveBody](), ""); err != nil {
 			t.Errorf("checkKeys(%q) = %v, want nil (the decoder reports it)", body, err)

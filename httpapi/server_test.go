@@ -22,6 +22,7 @@ type pingFunc func(context.Context) error
 func (f pingFunc) Ping(ctx context.Context) error { return f(ctx) }
 
 func TestReadyzFollowsDependencies(t *testing.T) {
+	t.Parallel()
 	up := pingFunc(func(context.Context) error { return nil })
 	down := pingFunc(func(context.Context) error { return errors.New("connection refused") })
 	tests := []struct {
@@ -66,6 +67,7 @@ func TestReadyzFollowsDependencies(t *testing.T) {
 }
 
 func TestWriteErrorHidesInternalCauses(t *testing.T) {
+	t.Parallel()
 	s := NewServer(nil, slog.New(slog.NewTextHandler(io.Discard, nil)), nil)
 	tests := []struct {
 		err        error
@@ -105,6 +107,7 @@ func (failingStock) Stock(ctx context.Context, sku string) (stockade.Stock, erro
 // a fresh one otherwise; the response carries it, and so do the request's
 // log line and the "internal error" line, with the client's address.
 func TestRequestIDs(t *testing.T) {
+	t.Parallel()
 	generated := regexp.MustCompile(`^[A-Z2-7]{26}$`)
 	tests := []struct {
 		name   string
@@ -179,6 +182,7 @@ func quote(s string) string {
 // expose the request id); any other origin gets no CORS headers; and with
 // no origins allowed the server sends none at all.
 func TestCORS(t *testing.T) {
+	t.Parallel()
 	quiet := slog.New(slog.NewTextHandler(io.Discard, nil))
 	const shop = "https://shop.example"
 	allowing := NewServer(nil, quiet, &Options{AllowedOrigins: []string{shop}})

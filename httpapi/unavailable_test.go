@@ -10,7 +10,7 @@ import (
 
 	"github.com/stockade/stockade"
 	"github.com/stockade/stockade/engine"
-	"github.com/stockade/stockade/lock/testserver"
+	"github.com/stockade/stockade/internal/testkit"
 	"github.com/stockade/stockade/postgres"
 )
 
@@ -19,7 +19,8 @@ import (
 // unavailable, never a bare 500, and so is /readyz; once the server is
 // back, the same API serves again.
 func TestUnreachableDatabaseIs503(t *testing.T) {
-	pg := testserver.NewPostgres(t)
+	t.Parallel()
+	pg := testkit.NewPostgres(t)
 	url, err := pg.CreateDatabase("httpapi")
 	if err != nil {
 		t.Fatal(err)

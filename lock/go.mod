@@ -3,8 +3,10 @@ module github.com/stockade/stockade/lock
 go 1.26.0
 
 require (
+	github.com/anishathalye/porcupine v1.3.1
 	github.com/jackc/pgx/v5 v5.12.0
 	github.com/redis/go-redis/v9 v9.23.0
+	github.com/stockade/stockade/internal/testkit v0.0.0
 	go.etcd.io/etcd/api/v3 v3.7.3
 	go.etcd.io/etcd/client/v3 v3.7.3
 	go.uber.org/zap v1.27.1
@@ -34,3 +36,7 @@ require (
 	go.uber.org/atomic v1.12.0 // indirect
 	golang.org/x/sys v0.49.0 // indirect
 )
+
+// The test kit is required by the tests only: no build of a module that
+// imports the lock library compiles it.
+replace github.com/stockade/stockade/internal/testkit => ../internal/testkit

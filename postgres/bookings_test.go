@@ -48,6 +48,7 @@ func seedEvent(t *testing.T, s stockade.Store, id string, more ...stockade.SeatR
 // TestBookingConstraints checks that the schema itself holds the
 // invariants of seats, areas and the seat history, whatever writes to it.
 func TestBookingConstraints(t *testing.T) {
+	t.Parallel()
 	s, url := newStore(t)
 	seedEvent(t, s, "e1")
 	update(t, s, func(tx stockade.Tx) error {
@@ -84,6 +85,7 @@ func TestBookingConstraints(t *testing.T) {
 // refused PutAreas, which fails no statement, leaves the transaction
 // going: PostgreSQL aborts a transaction at its first failed statement.
 func TestBookingErrors(t *testing.T) {
+	t.Parallel()
 	s, _ := newStore(t)
 	seedEvent(t, s, "e1")
 	ctx := t.Context()
@@ -157,6 +159,7 @@ func holdIDs(hs []stockade.Hold) []string {
 // does not wait, while a hold that needs an event's seats waits for the
 // event's holds a sweeper has locked.
 func TestLapsedHoldsSkipLocked(t *testing.T) {
+	t.Parallel()
 	s, url := newStore(t)
 	db := newPool(t, url)
 	ctx := t.Context()
@@ -241,6 +244,7 @@ func TestLapsedHoldsSkipLocked(t *testing.T) {
 // then reads the first's write, and that it does not hold one that locks
 // other seats.
 func TestSeatLockBlocks(t *testing.T) {
+	t.Parallel()
 	s, url := newStore(t)
 	db := newPool(t, url)
 	seedEvent(t, s, "e1")
@@ -298,6 +302,7 @@ func TestSeatLockBlocks(t *testing.T) {
 // once, each all or nothing: one that moves fewer than both rolls back.
 // Exactly one gets both, and the seats end held by it.
 func TestMoveSeatsRace(t *testing.T) {
+	t.Parallel()
 	s, _ := newStore(t)
 	// An event of an on-sale's size: the planner then looks the seats up
 	// by key in the order the moves name them, so an UPDATE … FROM alone

@@ -11,11 +11,12 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/stockade/stockade"
-	"github.com/stockade/stockade/lock/testserver"
+	"github.com/stockade/stockade/internal/testkit"
+	"github.com/stockade/stockade/internal/teststore"
 	"github.com/stockade/stockade/postgres"
 )
 
-func TestMain(m *testing.M) { os.Exit(testserver.Main(m)) }
+func TestMain(m *testing.M) { os.Exit(testkit.Main(m)) }
 
 // bound only turns a hang into a failure; no test depends on speed.
 const bound = 30 * time.Second
@@ -26,10 +27,10 @@ var databases atomic.Int64
 // its URL.
 func newDatabase(t *testing.T) string {
 	t.Helper()
-	return createDatabase(t, testserver.SharedPostgres(t))
+	return createDatabase(t, testkit.SharedPostgres(t))
 }
 
-func createDatabase(t *testing.T, srv *testserver.Postgres) string {
+func createDatabase(t *testing.T, srv *testkit.Postgres) string {
 	t.Helper()
 	url, err := srv.CreateDatabase(fmt.Sprintf("stockade_%d", databases.Add(1)))
 	if err != nil {
@@ -49,16 +50,12 @@ func openStore(t *testing.T, url string) *postgres.Store {
 	return s
 }
 
-// newStore returns a migrated, empty store on a fresh database, and the
-// database's URL.
+// newStore returns a migrated, empty store on a fresh database, a copy of
+// a template migrated once, and the database's URL.
 func newStore(t *testing.T) (*postgres.Store, string) {
 	t.Helper()
-	url := newDatabase(t)
-	s := openStore(t, url)
-	if err := s.Migrate(t.Context()); err != nil {
-		t.Fatal(err)
-	}
-	return s, url
+	url := teststore.PostgresURL(t)
+	return openStore(t, url), url
 }
 
 // newPool returns a pool on url for raw SQL, closed when the test ends.

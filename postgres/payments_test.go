@@ -16,6 +16,7 @@ import (
 // flight: the payment's row is not one they lock, and READ COMMITTED
 // re-checks only the rows they do once they have them.
 func TestLapsedWaitsForPayment(t *testing.T) {
+	t.Parallel()
 	s, url := newStore(t)
 	db := newPool(t, url)
 	ctx := t.Context()
@@ -111,6 +112,7 @@ func TestLapsedWaitsForPayment(t *testing.T) {
 // TestPaymentConstraints checks that the schema holds the payments'
 // invariants, whatever writes to it.
 func TestPaymentConstraints(t *testing.T) {
+	t.Parallel()
 	s, url := newStore(t)
 	update(t, s, func(tx stockade.Tx) error {
 		if err := tx.InsertPayment(t.Context(), stockade.Payment{ID: "p", Target: stockade.PaymentTarget{Kind: stockade.PayOrder, ID: "o"},

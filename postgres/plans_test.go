@@ -12,7 +12,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/stockade/stockade"
-	"github.com/stockade/stockade/lock/testserver"
+	"github.com/stockade/stockade/internal/testkit"
 )
 
 // TestLevelsReplannedAsTheyGrow: Levels and UpdateLevels, run many
@@ -22,8 +22,9 @@ import (
 // a prepared statement, a generic plan made for the small table: a
 // sequential scan of every level, each call.
 func TestLevelsReplannedAsTheyGrow(t *testing.T) {
+	t.Parallel()
 	ctx := t.Context()
-	url, err := testserver.SharedPostgres(t).CreateDatabase("stockade_plans_" + strings.ToLower(rand.Text()[:8]))
+	url, err := testkit.SharedPostgres(t).CreateDatabase("stockade_plans_" + strings.ToLower(rand.Text()[:8]))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -116,8 +117,9 @@ func TestLevelsReplannedAsTheyGrow(t *testing.T) {
 // that commit, are what the upkeep counts towards an ANALYZE; those it
 // changes, or creates in a transaction that rolls back, are not.
 func TestLevelsCounted(t *testing.T) {
+	t.Parallel()
 	ctx := t.Context()
-	url, err := testserver.SharedPostgres(t).CreateDatabase("stockade_counted_" + strings.ToLower(rand.Text()[:8]))
+	url, err := testkit.SharedPostgres(t).CreateDatabase("stockade_counted_" + strings.ToLower(rand.Text()[:8]))
 	if err != nil {
 		t.Fatal(err)
 	}

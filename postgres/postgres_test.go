@@ -17,11 +17,12 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/stockade/stockade"
-	"github.com/stockade/stockade/lock/testserver"
+	"github.com/stockade/stockade/internal/testkit"
 	"github.com/stockade/stockade/postgres"
 )
 
 func TestMigrate(t *testing.T) {
+	t.Parallel()
 	t.Run("twice is a no-op", func(t *testing.T) {
 		s, url := newStore(t)
 		db := newPool(t, url)
@@ -78,6 +79,7 @@ func migrationRows(t *testing.T, db *pgxpool.Pool) []string {
 // TestConstraints checks that the schema itself holds the invariants,
 // whatever writes to it.
 func TestConstraints(t *testing.T) {
+	t.Parallel()
 	s, url := newStore(t)
 	seed(t, s, "w1", 10, "sku")
 	update(t, s, func(tx stockade.Tx) error {
@@ -118,7 +120,8 @@ func TestConstraints(t *testing.T) {
 // TestKeyOrder checks that levels come back in stockade.Key.Compare order
 // (byte-wise) in a database whose collation sorts otherwise.
 func TestKeyOrder(t *testing.T) {
-	srv := testserver.SharedPostgres(t)
+	t.Parallel()
+	srv := testkit.SharedPostgres(t)
 	name := fmt.Sprintf("stockade_icu_%d", databases.Add(1))
 	admin := newPool(t, srv.URL())
 	_, err := admin.Exec(t.Context(), `CREATE DATABASE `+name+
@@ -183,6 +186,7 @@ func levelKeys(ls []stockade.Level) []stockade.Key {
 
 // TestSetOnHand checks the compare-and-set and its refusals.
 func TestSetOnHand(t *testing.T) {
+	t.Parallel()
 	s, _ := newStore(t)
 	seed(t, s, "w1", 0)
 	k := stockade.Key{SKU: "sku", Location: "w1"}
@@ -235,6 +239,7 @@ func TestSetOnHand(t *testing.T) {
 }
 
 func TestUpdateLevel(t *testing.T) {
+	t.Parallel()
 	s, _ := newStore(t)
 	seed(t, s, "w1", 10, "sku")
 	k := stockade.Key{SKU: "sku", Location: "w1"}
@@ -287,6 +292,7 @@ func TestUpdateLevel(t *testing.T) {
 // TestRoundTrip checks that what goes in comes out: the ledger, its sums,
 // reservations, orders and idempotency records, times in UTC.
 func TestRoundTrip(t *testing.T) {
+	t.Parallel()
 	s, _ := newStore(t)
 	ctx := t.Context()
 	at := time.Date(2030, 1, 2, 3, 4, 5, 123456000, time.FixedZone("X", 3600))
@@ -461,6 +467,7 @@ func TestRoundTrip(t *testing.T) {
 // TestRowLockBlocks checks that SKULevels with lock holds a second
 // transaction until the first commits, which then reads the first's write.
 func TestRowLockBlocks(t *testing.T) {
+	t.Parallel()
 	s, url := newStore(t)
 	db := newPool(t, url)
 	seed(t, s, "w1", 10, "sku")
@@ -514,6 +521,7 @@ func TestRowLockBlocks(t *testing.T) {
 // disjoint sets, oldest expiry first, and that the second does not wait,
 // while a request (with keys) waits for the holds a sweeper has locked.
 func TestLapsedReservationsSkipLocked(t *testing.T) {
+	t.Parallel()
 	s, _ := newStore(t)
 	now := time.Now().UTC().Truncate(time.Microsecond)
 	const n = 10
@@ -600,6 +608,7 @@ func TestLapsedReservationsSkipLocked(t *testing.T) {
 // TestAdvisoryLockSerializes checks that a second transaction locking a key
 // waits for the first, and that one on another key does not.
 func TestAdvisoryLockSerializes(t *testing.T) {
+	t.Parallel()
 	s, url := newStore(t)
 	db := newPool(t, url)
 	a, b, c := stockade.Key{SKU: "a", Location: "w"}, stockade.Key{SKU: "b", Location: "w"}, stockade.Key{SKU: "c", Location: "w"}
@@ -657,6 +666,7 @@ func TestAdvisoryLockSerializes(t *testing.T) {
 // transactions: PostgreSQL breaks the cycle by failing one with 40P01,
 // which must wrap stockade.ErrConflict; the other commits.
 func TestDeadlockIsConflict(t *testing.T) {
+	t.Parallel()
 	s, _ := newStore(t)
 	seed(t, s, "w1", 10, "a", "b")
 	a, b := stockade.Key{SKU: "a", Location: "w1"}, stockade.Key{SKU: "b", Location: "w1"}
@@ -702,6 +712,7 @@ func TestDeadlockIsConflict(t *testing.T) {
 }
 
 func TestErrors(t *testing.T) {
+	t.Parallel()
 	s, _ := newStore(t)
 	seed(t, s, "w1", 10, "sku")
 	res := stockade.Reservation{ID: "r1", Status: stockade.Held, Lines: []stockade.Line{}, Allocations: []stockade.Allocation{}}
@@ -802,6 +813,7 @@ func assertOnHand(t *testing.T, s stockade.Store, k stockade.Key, want int64) {
 // TestViewSnapshot checks that a View reads one snapshot: a commit made
 // between two of its reads is not seen by the second.
 func TestViewSnapshot(t *testing.T) {
+	t.Parallel()
 	s, _ := newStore(t)
 	seed(t, s, "w1", 10, "sku")
 	k := stockade.Key{SKU: "sku", Location: "w1"}
@@ -838,6 +850,7 @@ func TestViewSnapshot(t *testing.T) {
 // TestIdempotencyClaim checks that of transactions that each read a key
 // and write it if it is free, exactly one writes it.
 func TestIdempotencyClaim(t *testing.T) {
+	t.Parallel()
 	s, _ := newStore(t)
 	const n = 8
 	var claimed atomic.Int32
@@ -872,6 +885,7 @@ func TestIdempotencyClaim(t *testing.T) {
 // server's lock queue at once, though the holder still holds the lock, and
 // that its connection survives: the wait is cancelled, not cut.
 func TestCancelWhileWaiting(t *testing.T) {
+	t.Parallel()
 	s, url := newStore(t)
 	db := newPool(t, url)
 	seed(t, s, "w1", 10, "sku")
@@ -924,7 +938,8 @@ func TestCancelWhileWaiting(t *testing.T) {
 // TestServerRestart checks that the pool gets over a restart of the
 // server: Ping and transactions work again.
 func TestServerRestart(t *testing.T) {
-	srv := testserver.NewPostgres(t)
+	t.Parallel()
+	srv := testkit.NewPostgres(t)
 	s := openStore(t, createDatabase(t, srv))
 	if err := s.Migrate(t.Context()); err != nil {
 		t.Fatal(err)
@@ -946,6 +961,7 @@ func TestServerRestart(t *testing.T) {
 }
 
 func TestOpenFails(t *testing.T) {
+	t.Parallel()
 	if _, err := postgres.Open(t.Context(), "postgres://nobody@127.0.0.1:1/none?connect_timeout=5", nil); err == nil {
 		t.Fatal("Open succeeded with no server")
 	}

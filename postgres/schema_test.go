@@ -9,6 +9,7 @@ import (
 // TestSchemaVersion: 0 on a database without the schema, which
 // SchemaVersion does not create; the latest version after Migrate.
 func TestSchemaVersion(t *testing.T) {
+	t.Parallel()
 	ctx := t.Context()
 	url := newDatabase(t)
 	s := openStore(t, url)

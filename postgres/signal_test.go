@@ -11,6 +11,7 @@ import (
 // same database commits, goes on hearing them after its listening
 // connection is cut, and stops at Close.
 func TestEventsCommitted(t *testing.T) {
+	t.Parallel()
 	listener, url := newStore(t)
 	writer := openStore(t, url)
 	admin := newPool(t, url)

@@ -7,7 +7,7 @@ import (
 	"time"
 
 	"github.com/stockade/stockade"
-	"github.com/stockade/stockade/lock/testserver"
+	"github.com/stockade/stockade/internal/testkit"
 )
 
 // wantUnavailable fails unless err wraps stockade.ErrUnavailable and
@@ -28,7 +28,8 @@ func wantUnavailable(t *testing.T, what string, err error) {
 // stopped, or not running at all gives errors that wrap ErrUnavailable,
 // from every entry point; once it is back, the same store works again.
 func TestUnreachableDatabase(t *testing.T) {
-	srv := testserver.NewPostgres(t)
+	t.Parallel()
+	srv := testkit.NewPostgres(t)
 	s := openStore(t, createDatabase(t, srv))
 	ctx := t.Context()
 	if err := s.Migrate(ctx); err != nil {

@@ -18,6 +18,7 @@ import (
 // make on cue (a stream cut without a word, a reset), and those that must
 // not count as the database being down.
 func TestUnreachable(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name string
 		err  error

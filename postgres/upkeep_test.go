@@ -11,6 +11,7 @@ import (
 // the seats table vacuumed and analyzed once it commits; one that puts a
 // few, or that rolls back, does not.
 func TestVacuumAfterManySeats(t *testing.T) {
+	t.Parallel()
 	s, url := newStore(t)
 	admin := newPool(t, url)
 	ctx := t.Context()

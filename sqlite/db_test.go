@@ -10,6 +10,7 @@ import (
 )
 
 func TestOpenCreatesFileInWALMode(t *testing.T) {
+	t.Parallel()
 	path := filepath.Join(t.TempDir(), "stockade.db")
 	db, err := sqlite.Open(t.Context(), path, nil)
 	if err != nil {
@@ -41,6 +42,7 @@ func TestOpenCreatesFileInWALMode(t *testing.T) {
 }
 
 func TestOpenRefuses(t *testing.T) {
+	t.Parallel()
 	readOnly := filepath.Join(t.TempDir(), "ro.db")
 	db, err := sqlite.Open(t.Context(), readOnly, nil)
 	if err != nil {
@@ -75,6 +77,7 @@ func TestOpenRefuses(t *testing.T) {
 }
 
 func TestOpenPathNeedsNoEscaping(t *testing.T) {
+	t.Parallel()
 	path := filepath.Join(t.TempDir(), "a dir?#%", "stock ade.db")
 	if err := os.Mkdir(filepath.Dir(path), 0o755); err != nil {
 		t.Fatal(err)

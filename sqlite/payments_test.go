@@ -10,6 +10,7 @@ import (
 // TestPaymentConstraints checks that the schema holds the payments'
 // invariants, whatever writes to the file.
 func TestPaymentConstraints(t *testing.T) {
+	t.Parallel()
 	ctx := t.Context()
 	s := newStore(t)
 	err := s.Update(ctx, func(tx stockade.Tx) error {

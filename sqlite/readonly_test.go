@@ -16,6 +16,7 @@ import (
 // file nor writes to an existing one, sees the schema version, and refuses
 // to write.
 func TestSchemaVersionReadOnly(t *testing.T) {
+	t.Parallel()
 	ctx := t.Context()
 	dir := t.TempDir()
 	ro := &sqlite.Options{ReadOnly: true}

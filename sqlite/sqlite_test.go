@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/stockade/stockade"
+	"github.com/stockade/stockade/internal/teststore"
 	"github.com/stockade/stockade/sqlite"
 	"github.com/stockade/stockade/storetest"
 )
@@ -34,14 +35,11 @@ func open(t *testing.T, path string, opts *sqlite.Options) *sqlite.Store {
 	return s
 }
 
-// newStore returns a migrated store in a new file.
+// newStore returns a migrated store in a new file, a copy of one
+// migrated once.
 func newStore(t *testing.T) *sqlite.Store {
 	t.Helper()
-	s := open(t, filepath.Join(t.TempDir(), "stockade.db"), nil)
-	if err := s.Migrate(t.Context()); err != nil {
-		t.Fatal(err)
-	}
-	return s
+	return open(t, teststore.SQLitePath(t), nil)
 }
 
 // raw opens a plain connection to the file at path, as the sqlite3 shell
@@ -57,10 +55,12 @@ func raw(t *testing.T, path string) *sql.DB {
 }
 
 func TestStore(t *testing.T) {
+	t.Parallel()
 	storetest.Run(t, func(t *testing.T) stockade.Store { return newStore(t) })
 }
 
 func TestMigrate(t *testing.T) {
+	t.Parallel()
 	ctx := t.Context()
 	s := newStore(t)
 	db := raw(t, s.Path())
@@ -124,6 +124,7 @@ func TestMigrate(t *testing.T) {
 }
 
 func TestMigrateRefusesNewerSchema(t *testing.T) {
+	t.Parallel()
 	s := newStore(t)
 	if _, err := raw(t, s.Path()).ExecContext(t.Context(),
 		`INSERT INTO schema_migrations (version, name, applied_at) VALUES (999, '0999_future.sql', 0)`); err != nil {
@@ -138,6 +139,7 @@ func TestMigrateRefusesNewerSchema(t *testing.T) {
 // TestConstraints checks that the schema itself refuses what the store's
 // statements never attempt, so that a bug or a hand-edit cannot oversell.
 func TestConstraints(t *testing.T) {
+	t.Parallel()
 	ctx := t.Context()
 	s := newStore(t)
 	k := stockade.Key{SKU: "sku", Location: "w1"}
@@ -212,6 +214,7 @@ func TestConstraints(t *testing.T) {
 // TestReopenAfterCrash checks that committed data survives a process that
 // stops without closing: the WAL holds it until a checkpoint.
 func TestReopenAfterCrash(t *testing.T) {
+	t.Parallel()
 	ctx := t.Context()
 	dir := t.TempDir()
 	path := filepath.Join(dir, "stockade.db")
@@ -291,6 +294,7 @@ func copyFile(from, to string) error {
 // its writer connection instead of failing with SQLITE_BUSY, and that
 // readers run beside them.
 func TestConcurrentUpdatesNeverBusy(t *testing.T) {
+	t.Parallel()
 	ctx := t.Context()
 	s := newStore(t)
 	k := stockade.Key{SKU: "sku", Location: "w1"}
@@ -364,6 +368,7 @@ func TestConcurrentUpdatesNeverBusy(t *testing.T) {
 // TestBusyIsConflict checks that the one busy error left, another process
 // holding the write lock past the busy timeout, wraps ErrConflict.
 func TestBusyIsConflict(t *testing.T) {
+	t.Parallel()
 	ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
 	defer cancel()
 	a := newStore(t)

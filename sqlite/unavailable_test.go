@@ -15,6 +15,7 @@ import (
 // (SQLITE_CANTOPEN), and the error wraps stockade.ErrUnavailable. Back in
 // place, the store works again.
 func TestUnopenableFileIsUnavailable(t *testing.T) {
+	t.Parallel()
 	ctx := t.Context()
 	dir := filepath.Join(t.TempDir(), "data")
 	if err := os.Mkdir(dir, 0o755); err != nil {

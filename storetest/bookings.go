@@ -73,7 +73,10 @@ func RunBookings(t *testing.T, newStore func(t *testing.T) stockade.Store) {
 		{"ConcurrentMovePlaces", testConcurrentMovePlaces},
 	}
 	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) { tc.run(t, newStore(t)) })
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			tc.run(t, newStore(t))
+		})
 	}
 }
 

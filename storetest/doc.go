@@ -23,9 +23,11 @@
 //		})
 //	}
 //
-// A store on a server creates a database per call (testserver's
-// CreateDatabase). Run calls newStore once per subtest, one subtest at a
-// time, so `go test -run 'Store/LapsedReservations'` runs one part.
+// A store on a server creates a database per call, best copied from one
+// migrated once (CREATE DATABASE … TEMPLATE). Run calls newStore once per
+// subtest, and the subtests run in parallel (t.Parallel), each on its own
+// store, so newStore must be safe for concurrent use; `go test -run
+// 'Store/LapsedReservations'` runs one part.
 //
 // # What it pins down
 //

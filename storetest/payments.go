@@ -89,7 +89,10 @@ func RunPayments(t *testing.T, newStore func(t *testing.T) stockade.Store) {
 		{"PaymentViewIsReadOnly", testPaymentViewIsReadOnly},
 	}
 	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) { tc.run(t, newStore(t)) })
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			tc.run(t, newStore(t))
+		})
 	}
 }
 

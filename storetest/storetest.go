@@ -13,7 +13,8 @@ import (
 
 // Run runs the conformance suite, one subtest per part of the contract.
 // newStore returns a fresh, migrated, empty store and registers its own
-// clean-up on the t it is given; Run calls it once per subtest.
+// clean-up on the t it is given; Run calls it once per subtest, from
+// subtests that run in parallel.
 func Run(t *testing.T, newStore func(t *testing.T) stockade.Store) {
 	t.Helper()
 	tests := []struct {
@@ -69,10 +70,19 @@ func Run(t *testing.T, newStore func(t *testing.T) stockade.Store) {
 		{"RelayTurn", testRelayTurn},
 	}
 	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) { tc.run(t, newStore(t)) })
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			tc.run(t, newStore(t))
+		})
 	}
-	t.Run("Bookings", func(t *testing.T) { RunBookings(t, newStore) })
-	t.Run("Payments", func(t *testing.T) { RunPayments(t, newStore) })
+	t.Run("Bookings", func(t *testing.T) {
+		t.Parallel()
+		RunBookings(t, newStore)
+	})
+	t.Run("Payments", func(t *testing.T) {
+		t.Parallel()
+		RunPayments(t, newStore)
+	})
 }
 
 // hangTimeout bounds every wait of the suite. It only turns a hang (a

@@ -72,8 +72,10 @@ func checkBenchJSON(t *testing.T, out string, requests int, strategies ...string
 }
 
 func TestBenchWorkloadsSQLite(t *testing.T) {
+	t.Parallel()
 	for _, workload := range []string{"flash-sale", "carts", "booking"} {
 		t.Run(workload, func(t *testing.T) {
+			t.Parallel()
 			dir := t.TempDir()
 			chart := filepath.Join(dir, "chart.svg")
 			// The store comes from the environment, as in production.
@@ -94,6 +96,7 @@ func TestBenchWorkloadsSQLite(t *testing.T) {
 }
 
 func TestBenchOnSaleSQLite(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	chart, prof := filepath.Join(dir, "chart.svg"), filepath.Join(dir, "cpu.pprof")
 	out, err := runBench(t, nil, "-workload", "onsale", "-store", "sqlite:"+filepath.Join(dir, "bench.db"),
@@ -137,6 +140,7 @@ func TestBenchOnSaleSQLite(t *testing.T) {
 // TestBenchURLOnSale sells an event of a running service's over HTTP,
 // its own sweeper freeing the holds left to expire.
 func TestBenchURLOnSale(t *testing.T) {
+	t.Parallel()
 	s := startServe(t, nil, "-store", "sqlite:"+filepath.Join(t.TempDir(), "serve.db"), "-sweep-interval", "200ms")
 	out, err := runBench(t, nil, "-url", "http://"+s.addr, "-workload", "onsale", "-stock", "200", "-requests", "100",
 		"-clients", "4", "-hold-ttl", "1s")
@@ -176,6 +180,7 @@ func checkXML(t *testing.T, data []byte, want ...string) {
 }
 
 func TestBenchDefaultStoreTable(t *testing.T) {
+	t.Parallel()
 	out, err := runBench(t, nil, "-requests", "100", "-clients", "4", "-strategies", "lock,advisory")
 	if err != nil {
 		t.Fatal(err)
@@ -189,6 +194,7 @@ func TestBenchDefaultStoreTable(t *testing.T) {
 }
 
 func TestBenchPostgresAllStrategies(t *testing.T) {
+	t.Parallel()
 	out, err := runBench(t, nil, "-store", newDatabase(t), "-requests", "100", "-clients", "8", "-json")
 	if err != nil {
 		t.Fatal(err)
@@ -199,6 +205,7 @@ func TestBenchPostgresAllStrategies(t *testing.T) {
 // TestBenchProbes: -cpu-cost and -db-waits add each run's CPU per
 // request and the database's waits, to the JSON and to the table's notes.
 func TestBenchProbes(t *testing.T) {
+	t.Parallel()
 	store := newDatabase(t)
 	out, err := runBench(t, nil, "-store", store, "-strategies", "atomic,batch", "-requests", "400", "-clients", "8", "-json", "-cpu-cost", "-db-waits")
 	if err != nil {
@@ -217,6 +224,7 @@ func TestBenchProbes(t *testing.T) {
 }
 
 func TestBenchURL(t *testing.T) {
+	t.Parallel()
 	store := "sqlite:" + filepath.Join(t.TempDir(), "serve.db")
 	s := startServe(t, nil, "-open=false", "-store", store)
 	if _, err := runBench(t, nil, "-url", "http://"+s.addr, "-workload", "carts", "-requests", "10"); err == nil ||
@@ -239,6 +247,7 @@ func TestBenchURL(t *testing.T) {
 }
 
 func TestBenchRefusesBadInput(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name string
 		args []string
@@ -303,6 +312,7 @@ func TestBenchRefusesBadInput(t *testing.T) {
 // thresholds; a missed one makes the command fail, naming it, after the
 // results are printed.
 func TestBenchStagesAndThresholds(t *testing.T) {
+	t.Parallel()
 	out, err := runBench(t, nil, "-strategies", "atomic", "-stages", "1s:2,1s:4", "-threshold", "errors<1%", "-threshold", "throughput>1e12")
 	if err == nil || !strings.Contains(err.Error(), "threshold missed: atomic: throughput>1e12") {
 		t.Fatalf("err %v: want the missed threshold named", err)
@@ -377,6 +387,7 @@ func checkProbed(t *testing.T, out string, processes ...string) {
 // TestBenchSweep: -clients with a list runs every point and writes one
 // JSON object per point and strategy, and the sweep's chart.
 func TestBenchSweep(t *testing.T) {
+	t.Parallel()
 	chart := filepath.Join(t.TempDir(), "sweep.svg")
 	out, err := runBench(t, nil, "-strategies", "atomic,batch", "-clients", "1,3", "-requests", "60", "-json", "-chart", chart)
 	if err != nil {
@@ -395,6 +406,7 @@ func TestBenchSweep(t *testing.T) {
 // each point keeps its invariants. The lock strategy is refused without a
 // locker the processes share.
 func TestBenchInstances(t *testing.T) {
+	t.Parallel()
 	store := newDatabase(t)
 	out, err := runBench(t, nil, "-store", store, "-serve-bin", binary(t), "-instances", "1,2", "-strategies", "atomic,batch",
 		"-workload", "carts", "-requests", "300", "-clients", "8", "-json", "-cpu-cost", "-db-waits")

@@ -12,7 +12,7 @@ import (
 	"github.com/stockade/stockade"
 	"github.com/stockade/stockade/engine"
 	"github.com/stockade/stockade/httpapi"
-	"github.com/stockade/stockade/lock/testserver"
+	"github.com/stockade/stockade/internal/testkit"
 )
 
 // bookingStrategies are the strategies the bookings' end-to-end tests
@@ -28,7 +28,10 @@ func eachStoreAndStrategy(t *testing.T, strategies []string, fn func(t *testing.
 	}
 	for _, kind := range []string{"sqlite", "postgres"} {
 		for _, strategy := range strategies {
-			t.Run(kind+"/"+strategy, func(t *testing.T) { fn(t, kind, strategy) })
+			t.Run(kind+"/"+strategy, func(t *testing.T) {
+				t.Parallel()
+				fn(t, kind, strategy)
+			})
 		}
 	}
 }
@@ -147,7 +150,9 @@ func noSeatTwice(t *testing.T, c *httpapi.Client, show string, holds []stockade.
 // writer most: the request deadline is raised so that the queue for it is
 // not what the test judges.
 func TestHTTPOnSale(t *testing.T) {
+	t.Parallel()
 	eachStoreAndStrategy(t, bookingStrategies, func(t *testing.T, kind, strategy string) {
+		testkit.Heavy(t)
 		store := newStore(t, kind)
 		p := startProcess(t, "-store", store, "-strategy", strategy, "-request-timeout", "60s")
 		c := httpapi.NewClient("http://"+p.addr, httpClient)
@@ -169,7 +174,9 @@ func TestHTTPOnSale(t *testing.T) {
 // TestHTTPSeatCollision: 500 buyers of the same two named seats at once:
 // one hold, every other buyer refused seats_unavailable.
 func TestHTTPSeatCollision(t *testing.T) {
+	t.Parallel()
 	eachStoreAndStrategy(t, bookingStrategies, func(t *testing.T, kind, strategy string) {
+		testkit.Heavy(t)
 		store := newStore(t, kind)
 		p := startProcess(t, "-store", store, "-strategy", strategy)
 		c := httpapi.NewClient("http://"+p.addr, httpClient)
@@ -208,6 +215,7 @@ func TestHTTPSeatCollision(t *testing.T) {
 // confirming it then is 410 hold_expired; an extension past the maximum
 // lifetime is refused and changes nothing.
 func TestHTTPHoldExpiry(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("builds and runs the binary")
 	}
@@ -259,7 +267,9 @@ func TestHTTPHoldExpiry(t *testing.T) {
 // acknowledged hold and booking is there with its seats, no seat is in
 // two of them, and the store reconciles.
 func TestHTTPOnSaleKilled(t *testing.T) {
+	t.Parallel()
 	eachStoreAndStrategy(t, []string{engine.Atomic, engine.Batch}, func(t *testing.T, kind, strategy string) {
+		testkit.Heavy(t)
 		store := newStore(t, kind)
 		p := startProcess(t, "-store", store, "-strategy", strategy)
 		c := httpapi.NewClient("http://"+p.addr, httpClient)
@@ -367,10 +377,11 @@ func TestHTTPOnSaleKilled(t *testing.T) {
 // PostgreSQL database and sells one show through both at once: no seat
 // twice, under the lock strategy on a shared Redis and under batch.
 func TestHTTPOnSaleTwoProcesses(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("builds and runs the binary")
 	}
-	redisAddr := testserver.SharedRedis(t).Addr()
+	redisAddr := testkit.SharedRedis(t).Addr()
 	for _, tc := range []struct {
 		name string
 		args []string
@@ -379,6 +390,8 @@ func TestHTTPOnSaleTwoProcesses(t *testing.T) {
 		{"batch", []string{"-strategy", "batch"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			testkit.Heavy(t)
 			store := newDatabase(t)
 			args := append([]string{"-store", store}, tc.args...)
 			a, b := startProcess(t, args...), startProcess(t, args...)

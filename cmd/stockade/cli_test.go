@@ -30,6 +30,7 @@ func runCmd(t *testing.T, env map[string]string, args ...string) (stdout, stderr
 // for the program and for every command; an unknown flag fails and says
 // so on stderr.
 func TestHelp(t *testing.T) {
+	t.Parallel()
 	commands := []struct {
 		args []string
 		want string // the usage's first line
@@ -94,6 +95,7 @@ func TestHelp(t *testing.T) {
 // TestHelpHidesEnvironment: -h shows built-in defaults, not what the
 // environment holds (a store URL may carry a password).
 func TestHelpHidesEnvironment(t *testing.T) {
+	t.Parallel()
 	env := map[string]string{"STOCKADE_STORE": "postgres://u:hunter2@db/x?password=hunter2"}
 	for _, cmd := range []string{"serve", "migrate", "reconcile", "bench"} {
 		t.Run(cmd, func(t *testing.T) {
@@ -112,6 +114,7 @@ func TestHelpHidesEnvironment(t *testing.T) {
 }
 
 func TestVersion(t *testing.T) {
+	t.Parallel()
 	stdout, stderr, err := runCmd(t, nil, "version")
 	if err != nil {
 		t.Fatalf("version: %v\n%s", err, stderr)
@@ -126,6 +129,7 @@ func TestVersion(t *testing.T) {
 }
 
 func TestVersionLine(t *testing.T) {
+	t.Parallel()
 	rev := "abc1234def5678abc1234def5678abc1234def56"
 	tests := []struct {
 		name     string
@@ -157,6 +161,7 @@ func TestVersionLine(t *testing.T) {
 // TestReconcileWithoutSchema: on a database that was never migrated,
 // reconcile fails and says to migrate, and leaves it as it found it.
 func TestReconcileWithoutSchema(t *testing.T) {
+	t.Parallel()
 	const want = "; run `stockade migrate` first"
 	check := func(t *testing.T, store string) {
 		t.Helper()
@@ -190,7 +195,7 @@ func TestReconcileWithoutSchema(t *testing.T) {
 		}
 	})
 	t.Run("empty postgres database", func(t *testing.T) {
-		url := newDatabase(t)
+		url := emptyDatabase(t)
 		check(t, withQuery(url, "password=s3cret"))
 		conn, err := pgx.Connect(t.Context(), url)
 		if err != nil {
@@ -219,6 +224,7 @@ func withQuery(url, param string) string {
 // TestPasswordParamHidden: a password given as ?password= in the store URL
 // shows in neither the start-up log nor reconcile's report.
 func TestPasswordParamHidden(t *testing.T) {
+	t.Parallel()
 	// The test server trusts local connections: the password is sent, or
 	// not, and ignored.
 	store := withQuery(newDatabase(t), "password=s3cret")

@@ -212,6 +212,7 @@ func stockUpWidget(t *testing.T, c *httpapi.Client, onHand int64) {
 }
 
 func TestConsole(t *testing.T) {
+	t.Parallel()
 	cs := startConsoleService(t)
 	browser := newBrowser(t)
 	stockUpWidget(t, cs.api, 10)

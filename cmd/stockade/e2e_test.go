@@ -18,7 +18,7 @@ import (
 	"github.com/stockade/stockade"
 	"github.com/stockade/stockade/engine"
 	"github.com/stockade/stockade/httpapi"
-	"github.com/stockade/stockade/lock/testserver"
+	"github.com/stockade/stockade/internal/testkit"
 )
 
 // End-to-end tests of the service through HTTP: the flash sale on every
@@ -118,12 +118,15 @@ func newStore(t *testing.T, kind string) string {
 // over HTTP, on every store and strategy: exactly 100 orders and 1,900
 // insufficient_stock, nothing else, and the ledger balances.
 func TestHTTPFlashSale(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("2,000 requests per store and strategy")
 	}
 	for _, storeKind := range []string{"sqlite", "postgres"} {
 		for _, strategy := range engine.Strategies() {
 			t.Run(storeKind+"/"+strategy, func(t *testing.T) {
+				t.Parallel()
+				testkit.Heavy(t)
 				store := newStore(t, storeKind)
 				srv := startServe(t, nil, "-store", store, "-strategy", strategy)
 				stockUp(t, httpapi.NewClient("http://"+srv.addr, httpClient), "hot", 100)
@@ -145,12 +148,16 @@ func TestHTTPFlashSale(t *testing.T) {
 
 // The binary, built once per test binary for the tests that run it as a
 // process: with the race detector for tests, without it for benchmarks.
+// TestMain removes them after the last test.
 var builds [2]struct {
 	once sync.Once
+	dir  string
 	path string
 	err  error
 }
 
+// The build inherits the environment, so GOFLAGS set for the tests (as
+// scripts/test sets it) applies to the binary too.
 func binary(t testing.TB) string {
 	t.Helper()
 	_, bench := t.(*testing.B)
@@ -159,12 +166,11 @@ func binary(t testing.TB) string {
 		name, flags, b = "stockade", nil, &builds[1]
 	}
 	b.once.Do(func() {
-		dir, err := os.MkdirTemp("", "stockade-bin-*")
-		if err != nil {
-			b.err = err
+		b.dir, b.err = os.MkdirTemp("", "stockade-bin-*")
+		if b.err != nil {
 			return
 		}
-		b.path = filepath.Join(dir, name)
+		b.path = filepath.Join(b.dir, name)
 		args := append(append([]string{"build"}, flags...), "-o", b.path, ".")
 		if out, err := exec.Command("go", args...).CombinedOutput(); err != nil {
 			b.err = fmt.Errorf("go build: %v\n%s", err, out)
@@ -174,6 +180,15 @@ func binary(t testing.TB) string {
 		t.Fatal(b.err)
 	}
 	return b.path
+}
+
+// removeBinaries deletes what binary built.
+func removeBinaries() {
+	for i := range builds {
+		if builds[i].dir != "" {
+			os.RemoveAll(builds[i].dir)
+		}
+	}
 }
 
 // process is a "stockade serve" process.
@@ -220,10 +235,11 @@ func startProcess(t testing.TB, args ...string) *process {
 // and sells through both at once: no oversell, with the lock strategy on a
 // shared Redis and with row locks.
 func TestTwoProcessesOnePostgres(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("builds and runs the binary")
 	}
-	redisAddr := testserver.SharedRedis(t).Addr()
+	redisAddr := testkit.SharedRedis(t).Addr()
 	for _, tc := range []struct {
 		name string
 		args []string
@@ -233,6 +249,8 @@ func TestTwoProcessesOnePostgres(t *testing.T) {
 		{"batch", []string{"-strategy", "batch"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			testkit.Heavy(t)
 			store := newDatabase(t)
 			args := append([]string{"-store", store}, tc.args...)
 			a, b := startProcess(t, args...), startProcess(t, args...)
@@ -260,17 +278,22 @@ func TestTwoProcessesOnePostgres(t *testing.T) {
 // runs under atomic, one transaction per order, and under batch, whose
 // acknowledgements come from transactions shared by many orders.
 func TestKilledMidLoad(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("builds and runs the binary")
 	}
 	for _, kind := range []string{"sqlite", "postgres"} {
 		for _, strategy := range []string{engine.Atomic, engine.Batch} {
-			t.Run(kind+"/"+strategy, func(t *testing.T) { killMidLoad(t, kind, strategy) })
+			t.Run(kind+"/"+strategy, func(t *testing.T) {
+				t.Parallel()
+				killMidLoad(t, kind, strategy)
+			})
 		}
 	}
 }
 
 func killMidLoad(t *testing.T, kind, strategy string) {
+	testkit.Heavy(t)
 	store := newStore(t, kind)
 	p := startProcess(t, "-store", store, "-strategy", strategy)
 	c := httpapi.NewClient("http://"+p.addr, httpClient)

@@ -12,11 +12,11 @@ import (
 
 	"github.com/stockade/stockade"
 	"github.com/stockade/stockade/httpapi"
-	"github.com/stockade/stockade/lock/testserver"
+	"github.com/stockade/stockade/internal/testkit"
 )
 
 // jetStream connects to the broker n, closed when the test ends.
-func jetStream(t *testing.T, n *testserver.NATS) jetstream.JetStream {
+func jetStream(t *testing.T, n *testkit.NATS) jetstream.JetStream {
 	t.Helper()
 	nc, err := nats.Connect(n.URL())
 	if err != nil {
@@ -94,10 +94,11 @@ func outboxEvents(t *testing.T, c *httpapi.Client) []stockade.DomainEvent {
 // event, and the stream holds each once, in the outbox's order: what the
 // dead process had sent already is dropped by the broker as a duplicate.
 func TestKilledBeforePublish(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("builds and runs the binary")
 	}
-	n := testserver.NewNATS(t)
+	n := testkit.NewNATS(t)
 	js := jetStream(t, n)
 	store := newDatabase(t)
 	args := []string{"-store", store, "-events", n.URL()}
@@ -164,10 +165,11 @@ func TestKilledBeforePublish(t *testing.T) {
 // its command says, the ledger has one row of it each, nothing went to
 // the dead letters, and the store reconciles.
 func TestKilledBeforeAck(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("builds and runs the binary")
 	}
-	n := testserver.NewNATS(t)
+	n := testkit.NewNATS(t)
 	js := jetStream(t, n)
 	ctx := t.Context()
 	commandStream(t, js)
@@ -230,10 +232,11 @@ func TestKilledBeforeAck(t *testing.T) {
 // of its moves once, nothing went to the dead letters, and the store
 // reconciles.
 func TestKilledBeforeOutcomeAck(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("builds and runs the binary")
 	}
-	n := testserver.NewNATS(t)
+	n := testkit.NewNATS(t)
 	js := jetStream(t, n)
 	ctx := t.Context()
 	commandStream(t, js)
@@ -317,7 +320,7 @@ func TestKilledBeforeOutcomeAck(t *testing.T) {
 // resumes the broker and starts a third that finishes the work. It
 // returns a client of the third once every command is applied and every
 // delivery acknowledged.
-func killWhileAcknowledging(t *testing.T, n *testserver.NATS, js jetstream.JetStream, p *process, store string, total int) *httpapi.Client {
+func killWhileAcknowledging(t *testing.T, n *testkit.NATS, js jetstream.JetStream, p *process, store string, total int) *httpapi.Client {
 	t.Helper()
 	ctx := t.Context()
 	if err := p.cmd.Process.Kill(); err != nil {

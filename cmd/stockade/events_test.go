@@ -15,7 +15,7 @@ import (
 
 	"github.com/stockade/stockade"
 	"github.com/stockade/stockade/httpapi"
-	"github.com/stockade/stockade/lock/testserver"
+	"github.com/stockade/stockade/internal/testkit"
 )
 
 // lines is a writer whose complete lines a test can wait for.
@@ -58,6 +58,7 @@ func (l *lines) wait(t *testing.T, n int) []string {
 // then each new one as it commits, as JSON lines, and stops with its
 // context.
 func TestEventsTail(t *testing.T) {
+	t.Parallel()
 	s := startServe(t, nil, "-store", "sqlite:"+filepath.Join(t.TempDir(), "events.db"))
 	c := httpapi.NewClient("http://"+s.addr, nil)
 	ctx := t.Context()
@@ -115,10 +116,11 @@ func TestEventsTail(t *testing.T) {
 // Events committed by a process that never published them (it ran
 // without -events, and was killed) are published once by the next.
 func TestServeRelaysEvents(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("builds and runs the binary")
 	}
-	n := testserver.NewNATS(t)
+	n := testkit.NewNATS(t)
 	store := "sqlite:" + filepath.Join(t.TempDir(), "relay.db")
 	p := startProcess(t, "-store", store)
 	c := httpapi.NewClient("http://"+p.addr, nil)

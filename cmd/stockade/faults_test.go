@@ -14,7 +14,7 @@ import (
 	"github.com/stockade/stockade"
 	"github.com/stockade/stockade/engine"
 	"github.com/stockade/stockade/httpapi"
-	"github.com/stockade/stockade/lock/testserver"
+	"github.com/stockade/stockade/internal/testkit"
 )
 
 // The service's fault suite. Each scenario runs `stockade serve` under
@@ -64,30 +64,30 @@ func faultsDuration(t *testing.T) time.Duration {
 // it (nil: the fault ends by itself).
 type storeFault struct {
 	name   string
-	inject func(*testserver.Postgres, *testserver.Proxy) error
-	heal   func(*testserver.Postgres, *testserver.Proxy) error
+	inject func(*testkit.Postgres, *testkit.Proxy) error
+	heal   func(*testkit.Postgres, *testkit.Proxy) error
 	outage time.Duration
 }
 
 var storeFaults = []storeFault{
-	{name: "restart", inject: func(pg *testserver.Postgres, _ *testserver.Proxy) error { return pg.Restart() }},
+	{name: "restart", inject: func(pg *testkit.Postgres, _ *testkit.Proxy) error { return pg.Restart() }},
 	{
 		name:   "kill",
-		inject: func(pg *testserver.Postgres, _ *testserver.Proxy) error { return pg.Kill() },
-		heal:   func(pg *testserver.Postgres, _ *testserver.Proxy) error { return pg.Restart() },
+		inject: func(pg *testkit.Postgres, _ *testkit.Proxy) error { return pg.Kill() },
+		heal:   func(pg *testkit.Postgres, _ *testkit.Proxy) error { return pg.Restart() },
 		outage: 1500 * time.Millisecond,
 	},
 	{
 		name:   "cut",
-		inject: func(_ *testserver.Postgres, p *testserver.Proxy) error { p.Cut(); return nil },
-		heal:   func(_ *testserver.Postgres, p *testserver.Proxy) error { p.Heal(); return nil },
+		inject: func(_ *testkit.Postgres, p *testkit.Proxy) error { p.Cut(); return nil },
+		heal:   func(_ *testkit.Postgres, p *testkit.Proxy) error { p.Heal(); return nil },
 		outage: 1500 * time.Millisecond,
 	},
 	{
 		// Silent past the request timeout: packets held, nothing reset.
 		name:   "blackhole",
-		inject: func(_ *testserver.Postgres, p *testserver.Proxy) error { p.Blackhole(); return nil },
-		heal:   func(_ *testserver.Postgres, p *testserver.Proxy) error { p.Heal(); return nil },
+		inject: func(_ *testkit.Postgres, p *testkit.Proxy) error { p.Blackhole(); return nil },
+		heal:   func(_ *testkit.Postgres, p *testkit.Proxy) error { p.Heal(); return nil },
 		outage: requestTimeout + time.Second,
 	},
 }
@@ -98,6 +98,7 @@ var storeFaults = []storeFault{
 // replaces the earlier restart-only test and covers PostgreSQL killed
 // rather than shut down.
 func TestStoreFaults(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("builds and runs the binary")
 	}
@@ -111,18 +112,22 @@ func TestStoreFaults(t *testing.T) {
 	for _, f := range storeFaults {
 		for _, args := range strategies {
 			name := "postgres-" + f.name + "/" + strings.Join(args[1:], "-")
-			t.Run(name, func(t *testing.T) { storeFaultRun(t, f, args) })
+			t.Run(name, func(t *testing.T) {
+				t.Parallel()
+				storeFaultRun(t, f, args)
+			})
 		}
 	}
 }
 
 func storeFaultRun(t *testing.T, f storeFault, args []string) {
-	pg := testserver.NewPostgres(t)
+	testkit.Heavy(t)
+	pg := testkit.NewPostgres(t)
 	direct, err := pg.CreateDatabase("stockade_faults")
 	if err != nil {
 		t.Fatal(err)
 	}
-	proxy := testserver.NewProxy(t, pg.Addr())
+	proxy := testkit.NewProxy(t, pg.Addr())
 	u, err := url.Parse(direct)
 	if err != nil {
 		t.Fatal(err)
@@ -274,7 +279,7 @@ var lockerFaults = []lockerFault{
 		// locks it held are gone.
 		name: "redis-replaced",
 		start: func(t *testing.T) (string, func() error, func() error) {
-			r := testserver.NewRedis(t)
+			r := testkit.NewRedis(t)
 			return "redis://" + r.Addr(), r.Kill, r.Restart
 		},
 		outage: 1500 * time.Millisecond,
@@ -283,7 +288,7 @@ var lockerFaults = []lockerFault{
 		// Paused: connections open, nothing answers.
 		name: "redis-paused",
 		start: func(t *testing.T) (string, func() error, func() error) {
-			r := testserver.NewRedis(t)
+			r := testkit.NewRedis(t)
 			return "redis://" + r.Addr(), r.Pause, r.Resume
 		},
 		outage: requestTimeout + time.Second,
@@ -293,13 +298,13 @@ var lockerFaults = []lockerFault{
 		name: "redlock-majority-paused",
 		start: func(t *testing.T) (string, func() error, func() error) {
 			var addrs []string
-			var nodes []*testserver.Redis
+			var nodes []*testkit.Redis
 			for range 3 {
-				r := testserver.NewRedis(t)
+				r := testkit.NewRedis(t)
 				nodes = append(nodes, r)
 				addrs = append(addrs, r.Addr())
 			}
-			both := func(do func(*testserver.Redis) error) func() error {
+			both := func(do func(*testkit.Redis) error) func() error {
 				return func() error {
 					var wg sync.WaitGroup
 					errs := make([]error, 2)
@@ -311,7 +316,7 @@ var lockerFaults = []lockerFault{
 				}
 			}
 			return "redlock://" + strings.Join(addrs, ","),
-				both((*testserver.Redis).Pause), both((*testserver.Redis).Resume)
+				both((*testkit.Redis).Pause), both((*testkit.Redis).Resume)
 		},
 		outage: requestTimeout + time.Second,
 	},
@@ -319,7 +324,7 @@ var lockerFaults = []lockerFault{
 		// Killed and restarted on its data: the sessions' leases live on.
 		name: "etcd-killed",
 		start: func(t *testing.T) (string, func() error, func() error) {
-			e := testserver.NewEtcd(t)
+			e := testkit.NewEtcd(t)
 			return "etcd://" + e.Endpoint(), e.Kill, e.Restart
 		},
 		outage: 1500 * time.Millisecond,
@@ -333,11 +338,14 @@ var lockerFaults = []lockerFault{
 // only once the stock is gone, and the ledger balances. The store is
 // SQLite, so that the locker is the only thing that fails.
 func TestLockerFaults(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("builds and runs the binary")
 	}
 	for _, f := range lockerFaults {
 		t.Run(f.name, func(t *testing.T) {
+			t.Parallel()
+			testkit.Heavy(t)
 			locker, inject, heal := f.start(t)
 			store := newStore(t, "sqlite")
 			p := startProcess(t, "-store", store, "-strategy", engine.Lock, "-locker", locker,

@@ -3,7 +3,6 @@ module github.com/stockade/stockade/cmd/stockade
 go 1.26.0
 
 require (
-	github.com/anishathalye/porcupine v1.3.1
 	github.com/bsm/redislock v0.9.4
 	github.com/chromedp/chromedp v0.23.0
 	github.com/go-redsync/redsync/v4 v4.18.1
@@ -12,6 +11,7 @@ require (
 	github.com/prometheus/client_golang v1.25.0
 	github.com/redis/go-redis/v9 v9.23.0
 	github.com/stockade/stockade v0.0.0
+	github.com/stockade/stockade/internal/testkit v0.0.0
 	github.com/stockade/stockade/lock v0.0.0
 	github.com/stockade/stockade/lock/lockprom v0.0.0
 	go.etcd.io/etcd/client/v3 v3.7.3
@@ -65,9 +65,10 @@ require (
 )
 
 // Inside this repository the binary builds from the root, lock and lockprom
-// modules as they are, with or without go.work.
+// modules as they are, with or without go.work; its tests use the test kit.
 replace (
 	github.com/stockade/stockade => ../..
+	github.com/stockade/stockade/internal/testkit => ../../internal/testkit
 	github.com/stockade/stockade/lock => ../../lock
 	github.com/stockade/stockade/lock/lockprom => ../../lock/lockprom
 )

@@ -24,6 +24,7 @@ func keysRun(t *testing.T, args ...string) (string, string, error) {
 // on stdout, is the only way into a server that is not open, and shows in
 // no list or log.
 func TestKeysCommand(t *testing.T) {
+	t.Parallel()
 	store := "sqlite:" + filepath.Join(t.TempDir(), "keys.db")
 	s := startServe(t, nil, "-open=false", "-store", store, "-log-level", "debug")
 	if !strings.Contains(s.log.String(), "no API keys yet") {
@@ -100,6 +101,7 @@ func TestKeysCommand(t *testing.T) {
 // TestServeOpenOnLoopbackOnly: -open refuses an address that is not a
 // loopback one, before it serves anything.
 func TestServeOpenOnLoopbackOnly(t *testing.T) {
+	t.Parallel()
 	err := run(t.Context(), []string{"stockade", "serve", "-open", "-addr", "0.0.0.0:0",
 		"-store", "sqlite:" + filepath.Join(t.TempDir(), "o.db")}, func(string) string { return "" }, io.Discard, io.Discard)
 	if err == nil || !strings.Contains(err.Error(), "loopback") {

@@ -3,20 +3,18 @@ package main
 import (
 	"bytes"
 	"encoding/json"
-	"os"
 	"regexp"
 	"slices"
 	"strings"
 	"testing"
 
 	"github.com/stockade/stockade/cmd/stockade/internal/lockbench"
-	"github.com/stockade/stockade/lock/testserver"
+	"github.com/stockade/stockade/internal/testkit"
 )
 
-func TestMain(m *testing.M) { os.Exit(testserver.Main(m)) }
-
 func TestLocksBenchPrintsTable(t *testing.T) {
-	srv := testserver.SharedRedis(t)
+	t.Parallel()
+	srv := testkit.SharedRedis(t)
 	// The address comes from the environment, as in production.
 	env := map[string]string{"STOCKADE_REDIS_ADDR": srv.Addr()}
 	var stdout, stderr bytes.Buffer
@@ -57,18 +55,22 @@ var redisImpls = []string{"stockade", "redsync", "bsm", "setnx"}
 // their servers through the environment: then they run by default, after
 // the Redis ones.
 func TestLocksBenchOwnServers(t *testing.T) {
+	t.Parallel()
 	var nodes []string
 	for range 5 {
-		nodes = append(nodes, testserver.NewRedis(t).Addr())
+		nodes = append(nodes, testkit.NewRedis(t).Addr())
 	}
 	env := map[string]string{
-		"STOCKADE_REDIS_ADDR":     testserver.SharedRedis(t).Addr(),
+		"STOCKADE_REDIS_ADDR":     testkit.SharedRedis(t).Addr(),
 		"STOCKADE_REDLOCK_ADDRS":  strings.Join(nodes, ","),
-		"STOCKADE_POSTGRES_URL":   testserver.SharedPostgres(t).URL(),
-		"STOCKADE_ETCD_ENDPOINTS": testserver.SharedEtcd(t).Endpoint(),
+		"STOCKADE_POSTGRES_URL":   testkit.SharedPostgres(t).URL(),
+		"STOCKADE_ETCD_ENDPOINTS": testkit.SharedEtcd(t).Endpoint(),
 	}
 	var stdout, stderr bytes.Buffer
-	err := run(t.Context(), []string{"stockade", "locks", "bench", "-duration", "100ms", "-workloads", "c", "-json"},
+	// A second an implementation: each must finish an operation, and on a
+	// machine busy with other tests pglock's first one (its connections)
+	// has taken longer than a tenth of a second.
+	err := run(t.Context(), []string{"stockade", "locks", "bench", "-duration", "1s", "-workloads", "c", "-json"},
 		func(k string) string { return env[k] }, &stdout, &stderr)
 	if err != nil {
 		t.Fatalf("run: %v\nstderr:\n%s", err, stderr.String())
@@ -93,7 +95,8 @@ func TestLocksBenchOwnServers(t *testing.T) {
 }
 
 func TestLocksBenchJSON(t *testing.T) {
-	srv := testserver.SharedRedis(t)
+	t.Parallel()
+	srv := testkit.SharedRedis(t)
 	var stdout, stderr bytes.Buffer
 	err := run(t.Context(), []string{"stockade", "locks", "bench", "-redis", srv.Addr(), "-duration", "100ms",
 		"-workloads", "c", "-impls", "setnx,stockade", "-json"},
@@ -118,6 +121,7 @@ func TestLocksBenchJSON(t *testing.T) {
 }
 
 func TestLocksRefusesBadInput(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name string
 		args []string

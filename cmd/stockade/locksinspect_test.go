@@ -12,15 +12,16 @@ import (
 	clientv3 "go.etcd.io/etcd/client/v3"
 	"go.uber.org/zap"
 
+	"github.com/stockade/stockade/internal/testkit"
 	"github.com/stockade/stockade/lock"
 	"github.com/stockade/stockade/lock/etcdlock"
-	"github.com/stockade/stockade/lock/testserver"
 )
 
 // TestLocksInspect lists, shows and breaks keys that a locker on a real
 // etcd holds, as an operator would from another process.
 func TestLocksInspect(t *testing.T) {
-	endpoint := testserver.SharedEtcd(t).Endpoint()
+	t.Parallel()
+	endpoint := testkit.SharedEtcd(t).Endpoint()
 	client, err := clientv3.New(clientv3.Config{Endpoints: []string{endpoint}, DialTimeout: 5 * time.Second, Logger: zap.NewNop()})
 	if err != nil {
 		t.Fatal(err)
@@ -110,6 +111,7 @@ func TestLocksInspect(t *testing.T) {
 // TestLocksInspectRefuses: the commands say what is wrong before they
 // touch a server.
 func TestLocksInspectRefuses(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		args []string
 		want string

@@ -22,6 +22,7 @@ import (
 // metrics back: retries count only transactions run again, never first
 // attempts, so sweeps that run two transactions each count none.
 func TestEngineObserver(t *testing.T) {
+	t.Parallel()
 	reg := prometheus.NewRegistry()
 	obs := engineObserver(reg)
 	for range 5 { // idle sweeps: the expiry and the purge, once each
@@ -69,6 +70,7 @@ stockade_idempotency_records_purged_total 2
 // the stockade_lock_ metrics, its key classed by the engine's prefixes,
 // and an observer the caller set still hears of it.
 func TestLockMetrics(t *testing.T) {
+	t.Parallel()
 	reg := prometheus.NewRegistry()
 	locker := observeLocker(memlock.New(nil), reg)
 	ctx := t.Context()
@@ -130,6 +132,7 @@ stockade_lock_active_leases{class="stockade:sku:"} 0
 // TestServeIdleSweepsRetryNothing: a service that nobody calls sweeps
 // every tick, and /metrics shows the sweeps, the Go runtime, and no retry.
 func TestServeIdleSweepsRetryNothing(t *testing.T) {
+	t.Parallel()
 	s := startServe(t, nil, "-store", "sqlite:"+filepath.Join(t.TempDir(), "idle.db"), "-sweep-interval", "10ms")
 	sweeps := regexp.MustCompile(`(?m)^stockade_engine_calls_total\{op="sweep",outcome="ok"\} (\d+)$`)
 	deadline := time.Now().Add(20 * time.Second)

@@ -17,6 +17,7 @@ import (
 // and one that needs a refund, and nothing else; "payments show" prints
 // a payment with its history; neither changes the store.
 func TestPaymentsCommand(t *testing.T) {
+	t.Parallel()
 	ctx := t.Context()
 	path := filepath.Join(t.TempDir(), "pay.db")
 	st, err := sqlite.Open(ctx, path, nil)

@@ -59,6 +59,7 @@ func get(t *testing.T, url string) (int, string) {
 }
 
 func TestServeAnswersAndStopsOnCancel(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	ctx, cancel := context.WithCancel(t.Context())
 	defer cancel()
@@ -95,6 +96,7 @@ func TestServeAnswersAndStopsOnCancel(t *testing.T) {
 }
 
 func TestServeReadsEnvironment(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	env := map[string]string{
 		"STOCKADE_ADDR":  "127.0.0.1:0",
@@ -122,6 +124,7 @@ func TestServeReadsEnvironment(t *testing.T) {
 }
 
 func TestRunRefusesBadInput(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name string
 		args []string
@@ -158,18 +161,16 @@ func TestRunRefusesBadInput(t *testing.T) {
 	}
 }
 
-// TestBinaryExitsZeroOnSIGTERM builds the real binary and checks the
-// process-level contract: it serves, and SIGTERM makes it exit 0.
+// TestBinaryExitsZeroOnSIGTERM runs the real binary, the one the
+// end-to-end tests share, and checks the process-level contract: it
+// serves, and SIGTERM makes it exit 0.
 func TestBinaryExitsZeroOnSIGTERM(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("builds the binary")
 	}
 	dir := t.TempDir()
-	bin := filepath.Join(dir, "stockade")
-	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
-	cmd := exec.Command(bin, "serve", "-addr", "127.0.0.1:0")
+	cmd := exec.Command(binary(t), "serve", "-addr", "127.0.0.1:0")
 	cmd.Dir = dir // the default store, stockade.db, lands here
 	stderr, err := cmd.StderrPipe()
 	if err != nil {
@@ -205,6 +206,7 @@ func TestBinaryExitsZeroOnSIGTERM(t *testing.T) {
 // and changes nothing, and -cors-origins lets the named origin's pages
 // call the API and no other.
 func TestServeLimitsAndCORS(t *testing.T) {
+	t.Parallel()
 	s := startServe(t, nil, "-store", "sqlite:"+filepath.Join(t.TempDir(), "l.db"),
 		"-max-body-bytes", "16384", "-cors-origins", "https://shop.example")
 	base := "http://" + s.addr
@@ -260,6 +262,7 @@ func secretFile(t *testing.T, content string) string {
 // rotated out) applies outcomes signed with either, and refuses one
 // signed with another; the outcome confirms the paid reservation.
 func TestServeWebhook(t *testing.T) {
+	t.Parallel()
 	old, current := strings.Repeat("o", 32), strings.Repeat("c", 40)
 	s := startServe(t, nil, "-store", "sqlite:"+filepath.Join(t.TempDir(), "pay.db"),
 		"-webhook-secret-file", secretFile(t, "# the one being rotated out, then the new one\n"+old+"\n"+current+"\n"))

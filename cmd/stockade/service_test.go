@@ -17,7 +17,8 @@ import (
 
 	"github.com/stockade/stockade"
 	"github.com/stockade/stockade/httpapi"
-	"github.com/stockade/stockade/lock/testserver"
+	"github.com/stockade/stockade/internal/testkit"
+	"github.com/stockade/stockade/internal/teststore"
 )
 
 // lockedBuffer collects a server's log while the test reads it.
@@ -140,12 +141,13 @@ func shop(t *testing.T, c *httpapi.Client, sku string) {
 // TestServeStrategiesAndLockers runs the shop flow on every strategy and
 // every locker, and checks that the start-up line says what runs.
 func TestServeStrategiesAndLockers(t *testing.T) {
+	t.Parallel()
 	sqlitePath := func(t *testing.T) string { return "sqlite:" + filepath.Join(t.TempDir(), "s.db") }
 	pgStore := func(t *testing.T) string { return newDatabase(t) }
 	redlockNodes := func(t *testing.T) string {
 		var nodes []string
 		for range 3 {
-			nodes = append(nodes, testserver.NewRedis(t).Addr())
+			nodes = append(nodes, testkit.NewRedis(t).Addr())
 		}
 		return "redlock://" + strings.Join(nodes, ",")
 	}
@@ -162,9 +164,9 @@ func TestServeStrategiesAndLockers(t *testing.T) {
 		{"sqlite rowlock falls back", sqlitePath, "rowlock", nil, `strategy="rowlock (fallback: `, "locker="},
 		{"sqlite advisory falls back", sqlitePath, "advisory", nil, `strategy="advisory (fallback: `, "locker="},
 		{"sqlite lock memory", sqlitePath, "lock", nil, "strategy=lock ", "locker=memory"},
-		{"sqlite lock redis", sqlitePath, "lock", func(t *testing.T) string { return "redis://" + testserver.SharedRedis(t).Addr() + "/0" }, "strategy=lock ", "locker=redis://"},
+		{"sqlite lock redis", sqlitePath, "lock", func(t *testing.T) string { return "redis://" + testkit.SharedRedis(t).Addr() + "/0" }, "strategy=lock ", "locker=redis://"},
 		{"sqlite lock redlock", sqlitePath, "lock", redlockNodes, "strategy=lock ", "locker=redlock://"},
-		{"sqlite lock etcd", sqlitePath, "lock", func(t *testing.T) string { return "etcd://" + testserver.SharedEtcd(t).Endpoint() }, "strategy=lock ", "locker=etcd://"},
+		{"sqlite lock etcd", sqlitePath, "lock", func(t *testing.T) string { return "etcd://" + testkit.SharedEtcd(t).Endpoint() }, "strategy=lock ", "locker=etcd://"},
 		{"postgres atomic", pgStore, "atomic", nil, "strategy=atomic ", "locker="},
 		{"postgres rowlock", pgStore, "rowlock", nil, "strategy=rowlock ", "locker="},
 		{"postgres advisory", pgStore, "advisory", nil, "strategy=advisory ", "locker="},
@@ -172,6 +174,7 @@ func TestServeStrategiesAndLockers(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
 			env := map[string]string{"STOCKADE_STORE": tc.store(t), "STOCKADE_STRATEGY": tc.strategy}
 			if tc.locker != nil {
 				env["STOCKADE_LOCKER"] = tc.locker(t)
@@ -196,6 +199,7 @@ func TestServeStrategiesAndLockers(t *testing.T) {
 // fencing tokens above those the store has seen, so a restarted service
 // can still write the levels its previous run fenced.
 func TestServeLockMemoryAfterRestart(t *testing.T) {
+	t.Parallel()
 	store := "sqlite:" + filepath.Join(t.TempDir(), "s.db")
 	for i := range 2 {
 		s := startServe(t, nil, "-store", store, "-strategy", "lock")
@@ -218,6 +222,7 @@ func TestServeLockMemoryAfterRestart(t *testing.T) {
 // TestServeSweepsAndServesMetrics: a lapsed reservation is expired by the
 // sweeper, and /metrics shows the requests, the engine and the sweeper.
 func TestServeSweepsAndServesMetrics(t *testing.T) {
+	t.Parallel()
 	s := startServe(t, nil, "-store", "sqlite:"+filepath.Join(t.TempDir(), "s.db"),
 		"-sweep-interval", "50ms", "-default-ttl", "1s", "-log-level", "debug")
 	c := httpapi.NewClient("http://"+s.addr, nil)
@@ -287,6 +292,7 @@ func TestServeSweepsAndServesMetrics(t *testing.T) {
 // TestServeBatchMetrics: under the batch strategy /metrics counts the
 // batch transactions and how many calls each decided.
 func TestServeBatchMetrics(t *testing.T) {
+	t.Parallel()
 	s := startServe(t, nil, "-store", "sqlite:"+filepath.Join(t.TempDir(), "b.db"), "-strategy", "batch", "-max-batch", "8")
 	c := httpapi.NewClient("http://"+s.addr, nil)
 	ctx := t.Context()
@@ -313,6 +319,7 @@ func TestServeBatchMetrics(t *testing.T) {
 }
 
 func TestServeRefusesBadConfig(t *testing.T) {
+	t.Parallel()
 	db := "sqlite:" + filepath.Join(t.TempDir(), "x.db")
 	tests := []struct {
 		name string
@@ -360,9 +367,10 @@ func TestServeRefusesBadConfig(t *testing.T) {
 }
 
 func TestMigrate(t *testing.T) {
+	t.Parallel()
 	stores := map[string]func(*testing.T) string{
 		"sqlite":   func(t *testing.T) string { return "sqlite:" + filepath.Join(t.TempDir(), "m.db") },
-		"postgres": func(t *testing.T) string { return newDatabase(t) },
+		"postgres": func(t *testing.T) string { return emptyDatabase(t) },
 	}
 	for name, store := range stores {
 		t.Run(name, func(t *testing.T) {
@@ -390,10 +398,18 @@ func TestMigrate(t *testing.T) {
 func getenvNone(string) string { return "" }
 
 // newDatabase creates a database of its own for the test on the shared
-// PostgreSQL server and returns its URL.
+// PostgreSQL server, migrated (a copy of a template migrated once), and
+// returns its URL.
 func newDatabase(t testing.TB) string {
 	t.Helper()
-	url, err := testserver.SharedPostgres(t).CreateDatabase("stockade_" + strings.ToLower(rand.Text()))
+	return teststore.PostgresURL(t)
+}
+
+// emptyDatabase creates a database of its own for the test on the shared
+// PostgreSQL server, without the schema, and returns its URL.
+func emptyDatabase(t testing.TB) string {
+	t.Helper()
+	url, err := testkit.SharedPostgres(t).CreateDatabase("empty_" + strings.ToLower(rand.Text()))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -404,6 +420,7 @@ func newDatabase(t testing.TB) string {
 // the ledger's back, or an order behind the level's, a report naming the
 // level and a non-zero exit.
 func TestReconcile(t *testing.T) {
+	t.Parallel()
 	path := filepath.Join(t.TempDir(), "r.db")
 	s := startServe(t, nil, "-store", "sqlite:"+path)
 	shop(t, httpapi.NewClient("http://"+s.addr, nil), "sku-1")
@@ -455,6 +472,7 @@ func TestReconcile(t *testing.T) {
 }
 
 func TestReconcileRefusesMissingStore(t *testing.T) {
+	t.Parallel()
 	missing := filepath.Join(t.TempDir(), "typo.db")
 	err := run(t.Context(), []string{"stockade", "reconcile", "-store", "sqlite:" + missing}, getenvNone, io.Discard, io.Discard)
 	if err == nil || !strings.Contains(err.Error(), "no such file") {

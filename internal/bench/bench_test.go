@@ -9,7 +9,6 @@ import (
 	"io"
 	"log/slog"
 	"net/http/httptest"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -18,27 +17,23 @@ import (
 	"github.com/stockade/stockade/engine"
 	"github.com/stockade/stockade/httpapi"
 	"github.com/stockade/stockade/internal/bench"
+	"github.com/stockade/stockade/internal/teststore"
 	"github.com/stockade/stockade/sqlite"
 )
 
 // newStore opens a migrated SQLite store in a temporary directory.
-func newStore(t *testing.T) *sqlite.Store {
-	t.Helper()
-	st, err := sqlite.Open(t.Context(), filepath.Join(t.TempDir(), "bench.db"), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { st.Close() })
-	if err := st.Migrate(t.Context()); err != nil {
-		t.Fatal(err)
-	}
-	return st
-}
+func newStore(t *testing.T) *sqlite.Store { return teststore.OpenSQLite(t, nil) }
 
-// checkResult checks that a result's numbers agree with each other.
+// checkResult checks that a result's numbers agree with each other. An
+// onsale run ends when every seat is booked, which may come before its
+// requests run out: how soon depends on how many holds lapse meanwhile,
+// and so on the machine's speed.
 func checkResult(t *testing.T, res bench.Result, requests int) {
 	t.Helper()
-	if res.Requests != requests {
+	switch soldOut := res.OnSale != nil && res.OnSale.SoldOut; {
+	case soldOut && (res.Requests > requests || res.Requests == 0):
+		t.Errorf("%s: %d requests before the sell-out, want 1 to %d", res.Strategy, res.Requests, requests)
+	case !soldOut && res.Requests != requests:
 		t.Errorf("%s: %d requests, want %d", res.Strategy, res.Requests, requests)
 	}
 	sum, ok := 0, 0
@@ -70,6 +65,7 @@ func checkResult(t *testing.T, res bench.Result, requests int) {
 }
 
 func TestRunWorkloads(t *testing.T) {
+	t.Parallel()
 	const requests = 200
 	for _, workload := range bench.Workloads() {
 		if workload == bench.OnSale {
@@ -232,6 +228,7 @@ func parseSVGText(t *testing.T, data []byte) (string, int) {
 
 // TestRunService drives an engine through the HTTP API, as -url does.
 func TestRunService(t *testing.T) {
+	t.Parallel()
 	st := newStore(t)
 	eng, err := engine.New(st, nil)
 	if err != nil {
@@ -273,6 +270,7 @@ func (l liar) Stock(ctx context.Context, sku string) (stockade.Stock, error) {
 }
 
 func TestRunFailsOnBrokenInvariant(t *testing.T) {
+	t.Parallel()
 	eng, err := engine.New(newStore(t), nil)
 	if err != nil {
 		t.Fatal(err)
@@ -295,6 +293,7 @@ func TestRunFailsOnBrokenInvariant(t *testing.T) {
 }
 
 func TestRunDuration(t *testing.T) {
+	t.Parallel()
 	var progress bytes.Buffer
 	rep, err := bench.Run(t.Context(), &bench.Options{
 		Store:      newStore(t),
@@ -320,6 +319,7 @@ func TestRunDuration(t *testing.T) {
 }
 
 func TestOptionsRefused(t *testing.T) {
+	t.Parallel()
 	st := newStore(t)
 	eng, err := engine.New(st, nil)
 	if err != nil {

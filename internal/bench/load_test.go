@@ -16,6 +16,7 @@ import (
 )
 
 func TestParseStages(t *testing.T) {
+	t.Parallel()
 	got, err := bench.ParseStages("10s:50, 20s:100,0s:7,1m:0")
 	if err != nil {
 		t.Fatal(err)
@@ -37,6 +38,7 @@ func TestParseStages(t *testing.T) {
 }
 
 func TestParseThreshold(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		in     string
 		metric string
@@ -108,6 +110,7 @@ func newInFlight(t *testing.T) *inFlight {
 // flight than its stages allow, follows them in its timeline, and keeps
 // its invariants.
 func TestStagesBoundTheClients(t *testing.T) {
+	t.Parallel()
 	svc := newInFlight(t)
 	stages, err := bench.ParseStages("600ms:2,600ms:5,800ms:5")
 	if err != nil {
@@ -152,6 +155,7 @@ func TestStagesBoundTheClients(t *testing.T) {
 // rate schedules, dropping those that find every client busy, and never
 // has more in flight than its clients.
 func TestArrivalRate(t *testing.T) {
+	t.Parallel()
 	svc := newInFlight(t)
 	const rate, clients = 300, 3
 	rep, err := bench.Run(t.Context(), &bench.Options{Workload: bench.FlashSale, Service: svc, Rate: rate, Clients: clients,
@@ -172,6 +176,7 @@ func TestArrivalRate(t *testing.T) {
 // document that names its strategies, panels and load, with a point per
 // second of each run.
 func TestTimelineChart(t *testing.T) {
+	t.Parallel()
 	stages, err := bench.ParseStages("1s:2,1s:4")
 	if err != nil {
 		t.Fatal(err)
@@ -202,6 +207,7 @@ func TestTimelineChart(t *testing.T) {
 }
 
 func TestThresholds(t *testing.T) {
+	t.Parallel()
 	var ths []bench.Threshold
 	for _, s := range []string{"errors<=0%", "p99<1h", "throughput>1e12"} {
 		th, err := bench.ParseThreshold(s)
@@ -228,6 +234,7 @@ func TestThresholds(t *testing.T) {
 }
 
 func TestLoadOptionsRefused(t *testing.T) {
+	t.Parallel()
 	stages := []bench.Stage{{time.Second, 5}}
 	for _, tc := range []struct {
 		name string
@@ -249,6 +256,7 @@ func TestLoadOptionsRefused(t *testing.T) {
 // TestSweep: a sweep runs every point with its own invariant check, and
 // its table, JSON and chart name each point and strategy.
 func TestSweep(t *testing.T) {
+	t.Parallel()
 	st := newStore(t)
 	sw, err := bench.RunSweep(t.Context(), &bench.Options{Workload: bench.Carts, Store: st,
 		Strategies: []string{engine.Atomic, engine.Batch}, Requests: 100, Clients: 2}, bench.SweepSKUs, []int{1, 7})

@@ -11,6 +11,7 @@ import (
 )
 
 func TestOnSaleEvent(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		seats, rows, sections, lastRow int
 	}{
@@ -50,6 +51,7 @@ func TestOnSaleEvent(t *testing.T) {
 // first tier, so the best seat is in the middle of the centre section's
 // front row, and the distance grows towards the sides and the back.
 func TestOnSaleEventDistances(t *testing.T) {
+	t.Parallel()
 	ev := onsaleEvent("show", 10_000)
 	dist := map[string]float64{}
 	for _, r := range ev.Rows {
@@ -72,6 +74,7 @@ func TestOnSaleEventDistances(t *testing.T) {
 }
 
 func TestHotPairs(t *testing.T) {
+	t.Parallel()
 	for _, seats := range []int{10_000, 500, 40, 3, 2} {
 		ev := onsaleEvent("show", seats)
 		pairs := hotPairs(ev)
@@ -95,6 +98,7 @@ func TestHotPairs(t *testing.T) {
 }
 
 func TestTogether(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		ids  []string
 		want bool
@@ -116,6 +120,7 @@ func TestTogether(t *testing.T) {
 }
 
 func TestOrphans(t *testing.T) {
+	t.Parallel()
 	// Rows as strings: '.' free, 'x' taken, ' ' an aisle (an order
 	// skipped).
 	seatsOf := func(rows ...string) []stockade.Seat {
@@ -154,6 +159,7 @@ func TestOrphans(t *testing.T) {
 }
 
 func TestWrongHold(t *testing.T) {
+	t.Parallel()
 	at := time.Date(2026, 1, 1, 12, 0, 0, 0, time.UTC)
 	held := func(seats ...string) stockade.Hold {
 		return stockade.Hold{ID: "h", Status: stockade.HoldHeld, Seats: seats, CreatedAt: at, ExpiresAt: at.Add(time.Second)}
@@ -186,6 +192,7 @@ func TestWrongHold(t *testing.T) {
 }
 
 func TestOverlap(t *testing.T) {
+	t.Parallel()
 	at := time.Date(2026, 1, 1, 12, 0, 0, 0, time.UTC)
 	s := func(d float64) time.Time { return at.Add(time.Duration(d * float64(time.Second))) }
 	// hold: made at created, back at got, lasting until created+2s.

@@ -16,11 +16,12 @@ import (
 	"github.com/stockade/stockade/engine"
 	"github.com/stockade/stockade/httpapi"
 	"github.com/stockade/stockade/internal/bench"
-	"github.com/stockade/stockade/lock/testserver"
+	"github.com/stockade/stockade/internal/testkit"
+	"github.com/stockade/stockade/internal/teststore"
 	"github.com/stockade/stockade/postgres"
 )
 
-func TestMain(m *testing.M) { os.Exit(testserver.Main(m)) }
+func TestMain(m *testing.M) { os.Exit(testkit.Main(m)) }
 
 // checkOnSale checks that an onsale result's numbers agree with each
 // other and with its outcomes. swept says whether the run was in process,
@@ -70,6 +71,7 @@ func checkOnSale(t *testing.T, res bench.Result, seats int, swept bool) {
 // TestRunOnSale runs onsale on a small event with a strategy that writes
 // conditionally and one that locks the event, and checks what it says.
 func TestRunOnSale(t *testing.T) {
+	t.Parallel()
 	const seats, requests = 500, 120
 	var progress bytes.Buffer
 	rep, err := bench.Run(t.Context(), &bench.Options{
@@ -114,6 +116,7 @@ func TestRunOnSale(t *testing.T) {
 // coming back and selling again, and the run ends then, before its
 // requests are spent.
 func TestRunOnSaleSellsOut(t *testing.T) {
+	t.Parallel()
 	const seats, requests = 40, 100_000
 	rep, err := bench.Run(t.Context(), &bench.Options{
 		Workload:   bench.OnSale,
@@ -139,18 +142,8 @@ func TestRunOnSaleSellsOut(t *testing.T) {
 // where rowlock locks the seats it takes and advisory and lock serialise
 // the event's buyers.
 func TestRunOnSalePostgres(t *testing.T) {
-	url, err := testserver.SharedPostgres(t).CreateDatabase("bench_onsale")
-	if err != nil {
-		t.Fatal(err)
-	}
-	st, err := postgres.Open(t.Context(), url, &postgres.Options{MaxConns: 16})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { st.Close() })
-	if err := st.Migrate(t.Context()); err != nil {
-		t.Fatal(err)
-	}
+	t.Parallel()
+	st := teststore.OpenPostgres(t, &postgres.Options{MaxConns: 16})
 	const seats, requests = 200, 120
 	rep, err := bench.Run(t.Context(), &bench.Options{
 		Workload:  bench.OnSale,
@@ -175,6 +168,7 @@ func TestRunOnSalePostgres(t *testing.T) {
 
 // TestRunOnSaleService drives onsale through the HTTP API, as -url does.
 func TestRunOnSaleService(t *testing.T) {
+	t.Parallel()
 	st := newStore(t)
 	eng, err := engine.New(st, nil)
 	if err != nil {
@@ -257,6 +251,7 @@ func (l seatLiar) HoldSeats(ctx context.Context, req stockade.HoldRequest, idem 
 }
 
 func TestRunOnSaleCatchesLies(t *testing.T) {
+	t.Parallel()
 	tests := []struct{ lie, want string }{
 		{"freed", "want booked by"},
 		{"stranger", "want booked by"},
@@ -283,6 +278,7 @@ func TestRunOnSaleCatchesLies(t *testing.T) {
 }
 
 func TestOnSaleOptionsRefused(t *testing.T) {
+	t.Parallel()
 	st := newStore(t)
 	tests := []struct {
 		name string

@@ -11,14 +11,15 @@ import (
 
 	"github.com/jackc/pgx/v5"
 	"github.com/stockade/stockade/internal/bench"
-	"github.com/stockade/stockade/lock/testserver"
+	"github.com/stockade/stockade/internal/testkit"
 )
 
 // TestPGWaits: a session blocked on another's row lock, and the holder
 // idle in its transaction, are what the probe reports, in shares that sum
 // to one; a second run starts from nothing.
 func TestPGWaits(t *testing.T) {
-	url, err := testserver.SharedPostgres(t).CreateDatabase("bench_waits_" + strings.ToLower(rand.Text()[:8]))
+	t.Parallel()
+	url, err := testkit.SharedPostgres(t).CreateDatabase("bench_waits_" + strings.ToLower(rand.Text()[:8]))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -135,7 +136,8 @@ func share(w *bench.DBWaits, event string) float64 {
 // that makes PostgreSQL count show up as the CPU of their kind, per
 // successful request, within the machine's whole.
 func TestCPUCost(t *testing.T) {
-	url, err := testserver.SharedPostgres(t).CreateDatabase("bench_cpu_" + strings.ToLower(rand.Text()[:8]))
+	t.Parallel()
+	url, err := testkit.SharedPostgres(t).CreateDatabase("bench_cpu_" + strings.ToLower(rand.Text()[:8]))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -211,11 +213,12 @@ func TestCPUCost(t *testing.T) {
 // time, counted at Begin and gone at End, must not make the store's
 // PostgreSQL's CPU come out negative.
 func TestCPUCostOtherPostgres(t *testing.T) {
-	url, err := testserver.SharedPostgres(t).CreateDatabase("bench_cpu_" + strings.ToLower(rand.Text()[:8]))
+	t.Parallel()
+	url, err := testkit.SharedPostgres(t).CreateDatabase("bench_cpu_" + strings.ToLower(rand.Text()[:8]))
 	if err != nil {
 		t.Fatal(err)
 	}
-	other, err := testserver.StartPostgres(nil)
+	other, err := testkit.StartPostgres(nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -276,6 +279,7 @@ func (r *recorder) End(res *bench.Result) error {
 // run's successes; a probe that cannot begin fails the run, and the
 // probes begun before it are ended.
 func TestRunProbes(t *testing.T) {
+	t.Parallel()
 	first, second := &recorder{}, &recorder{}
 	rep, err := bench.Run(t.Context(), &bench.Options{Store: newStore(t), Strategies: []string{"atomic", "batch"},
 		Requests: 50, Clients: 4, Probes: []bench.Probe{first, second}})

@@ -11,9 +11,9 @@ import (
 
 	"go.etcd.io/etcd/client/v3/concurrency"
 
+	"github.com/stockade/stockade/internal/testkit"
 	"github.com/stockade/stockade/lock"
 	"github.com/stockade/stockade/lock/etcdlock"
-	"github.com/stockade/stockade/lock/testserver"
 )
 
 // The benchmarks run etcdlock next to etcd's own concurrency.Mutex, and
@@ -34,7 +34,7 @@ func BenchmarkUncontended(b *testing.B) { benchLockers(b, 16, 16, 0) }
 // key, no hold: a lock next to semaphores of 1 and of 4 permits.
 func BenchmarkSemaphore(b *testing.B) {
 	const goroutines = 8
-	endpoint := testserver.SharedEtcd(b).Endpoint()
+	endpoint := testkit.SharedEtcd(b).Endpoint()
 	b.Run("Acquire", func(b *testing.B) {
 		opts := &etcdlock.Options{Prefix: "/" + b.Name() + "/"}
 		bench(b, goroutines, 0, func(b *testing.B, g int) mutex {
@@ -60,7 +60,7 @@ func BenchmarkSemaphore(b *testing.B) {
 // 2ms, next to 17 goroutines taking turns on a lock with the same hold.
 func BenchmarkRWLock(b *testing.B) {
 	const readers, hold = 16, 2 * time.Millisecond
-	endpoint := testserver.SharedEtcd(b).Endpoint()
+	endpoint := testkit.SharedEtcd(b).Endpoint()
 	b.Run("Acquire", func(b *testing.B) {
 		opts := &etcdlock.Options{Prefix: "/" + b.Name() + "/"}
 		bench(b, readers+1, hold, func(b *testing.B, g int) mutex {
@@ -101,7 +101,7 @@ func leaseMutex(acquire func(ctx context.Context, key string, opts ...lock.Optio
 }
 
 func benchLockers(b *testing.B, goroutines, keys int, hold time.Duration) {
-	endpoint := testserver.SharedEtcd(b).Endpoint()
+	endpoint := testkit.SharedEtcd(b).Endpoint()
 	b.Run("etcdlock", func(b *testing.B) {
 		opts := &etcdlock.Options{Prefix: "/" + b.Name() + "/"}
 		bench(b, goroutines, hold, func(b *testing.B, g int) mutex {

@@ -4,14 +4,15 @@ import (
 	"testing"
 	"time"
 
+	"github.com/stockade/stockade/internal/testkit"
 	"github.com/stockade/stockade/lock"
 	"github.com/stockade/stockade/lock/etcdlock"
 	"github.com/stockade/stockade/lock/locktest"
-	"github.com/stockade/stockade/lock/testserver"
 )
 
 func TestConformance(t *testing.T) {
-	endpoint := testserver.SharedEtcd(t).Endpoint()
+	t.Parallel()
+	endpoint := testkit.SharedEtcd(t).Endpoint()
 	opts := &etcdlock.Options{Prefix: "/locktest/"}
 	admin := newClient(t, endpoint)
 	locktest.Run(t,

@@ -13,12 +13,12 @@ import (
 	clientv3 "go.etcd.io/etcd/client/v3"
 	"go.uber.org/zap"
 
+	"github.com/stockade/stockade/internal/testkit"
 	"github.com/stockade/stockade/lock"
 	"github.com/stockade/stockade/lock/etcdlock"
-	"github.com/stockade/stockade/lock/testserver"
 )
 
-func TestMain(m *testing.M) { os.Exit(testserver.Main(m)) }
+func TestMain(m *testing.M) { os.Exit(testkit.Main(m)) }
 
 // newClient returns a client of endpoint, closed when the test ends. Its
 // log is silenced: the tests provoke the errors it warns about.
@@ -92,7 +92,8 @@ func ownerTxn(t *testing.T, c *clientv3.Client, cmp clientv3.Cmp) bool {
 // named after its etcd lease, with the lock key escaped so that nested
 // names do not share a queue; and nothing left after release.
 func TestKeyLayout(t *testing.T) {
-	c := newClient(t, testserver.SharedEtcd(t).Endpoint())
+	t.Parallel()
+	c := newClient(t, testkit.SharedEtcd(t).Endpoint())
 	prefix := "/" + t.Name() + "/"
 	l := etcdlock.New(c, &etcdlock.Options{Prefix: prefix})
 	ctx := t.Context()
@@ -153,7 +154,8 @@ func TestKeyLayout(t *testing.T) {
 // TestIdleLeaseRevoked revokes the etcd leases a Locker keeps for reuse and
 // checks that its next acquisitions, waiting or not, still work.
 func TestIdleLeaseRevoked(t *testing.T) {
-	c := newClient(t, testserver.SharedEtcd(t).Endpoint())
+	t.Parallel()
+	c := newClient(t, testkit.SharedEtcd(t).Endpoint())
 	prefix := "/" + t.Name() + "/"
 	l := etcdlock.New(c, &etcdlock.Options{Prefix: prefix})
 	ctx := t.Context()
@@ -186,7 +188,8 @@ func TestIdleLeaseRevoked(t *testing.T) {
 // to whole seconds, and moved to a new etcd lease when a refresh asks for
 // more, keeping the token.
 func TestTTLRoundsUp(t *testing.T) {
-	c := newClient(t, testserver.SharedEtcd(t).Endpoint())
+	t.Parallel()
+	c := newClient(t, testkit.SharedEtcd(t).Endpoint())
 	prefix := "/" + t.Name() + "/"
 	l := etcdlock.New(c, &etcdlock.Options{Prefix: prefix})
 	ctx := t.Context()
@@ -241,7 +244,8 @@ func TestTTLRoundsUp(t *testing.T) {
 // holder took the key, or a stale holder's release of a key that was
 // re-created under the same name, deletes nothing (etcd issue 22082).
 func TestReleaseGuardedByRevision(t *testing.T) {
-	endpoint := testserver.SharedEtcd(t).Endpoint()
+	t.Parallel()
+	endpoint := testkit.SharedEtcd(t).Endpoint()
 	c := newClient(t, endpoint)
 	opts := &etcdlock.Options{Prefix: "/" + t.Name() + "/"}
 	a, b, other := etcdlock.New(newClient(t, endpoint), opts), etcdlock.New(newClient(t, endpoint), opts), etcdlock.New(c, opts)
@@ -311,7 +315,8 @@ func TestReleaseGuardedByRevision(t *testing.T) {
 // to others. Once the holder is gone the waiter owns it, and the old
 // holder's IsOwner fails.
 func TestWaiterIsNotOwner(t *testing.T) {
-	endpoint := testserver.SharedEtcd(t).Endpoint()
+	t.Parallel()
+	endpoint := testkit.SharedEtcd(t).Endpoint()
 	c := newClient(t, endpoint)
 	opts := &etcdlock.Options{Prefix: "/" + t.Name() + "/"}
 	holder, waiter, other := etcdlock.New(newClient(t, endpoint), opts), etcdlock.New(newClient(t, endpoint), opts), etcdlock.New(c, opts)
@@ -382,7 +387,8 @@ func TestWaiterIsNotOwner(t *testing.T) {
 // its watch (also when the deletion comes before the watch starts), through
 // Refresh, and for a waiter, whose Acquire gives up.
 func TestKeyGoneBehindHolder(t *testing.T) {
-	c := newClient(t, testserver.SharedEtcd(t).Endpoint())
+	t.Parallel()
+	c := newClient(t, testkit.SharedEtcd(t).Endpoint())
 	opts := &etcdlock.Options{Prefix: "/" + t.Name() + "/"}
 	l := etcdlock.New(c, opts)
 	ctx := t.Context()

@@ -6,10 +6,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/stockade/stockade/internal/testkit"
 	"github.com/stockade/stockade/lock"
 	"github.com/stockade/stockade/lock/etcdlock"
 	"github.com/stockade/stockade/lock/locktest"
-	"github.com/stockade/stockade/lock/testserver"
 )
 
 // TestServerRestart restarts etcd under a renewed lease with a waiter
@@ -20,7 +20,8 @@ import (
 // waiter, and new acquisitions, must work after the restart, with tokens
 // still rising.
 func TestServerRestart(t *testing.T) {
-	srv := testserver.NewEtcd(t)
+	t.Parallel()
+	srv := testkit.NewEtcd(t)
 	admin := newClient(t, srv.Endpoint())
 	opts := &etcdlock.Options{Prefix: "/restart/"}
 	a := etcdlock.New(newClient(t, srv.Endpoint()), opts)
@@ -131,7 +132,8 @@ func TestServerRestart(t *testing.T) {
 // still has the key; once etcd runs again, the key goes to the next
 // waiter, and the old holder can neither release nor refresh it.
 func TestServerPaused(t *testing.T) {
-	srv := testserver.NewEtcd(t)
+	t.Parallel()
+	srv := testkit.NewEtcd(t)
 	opts := &etcdlock.Options{Prefix: "/paused/", RequestTimeout: time.Second}
 	a := etcdlock.New(newClient(t, srv.Endpoint()), opts)
 	b := etcdlock.New(newClient(t, srv.Endpoint()), opts)
@@ -177,7 +179,8 @@ func TestServerPaused(t *testing.T) {
 // RequestTimeout, not when the caller's context ends; an Acquire whose
 // context is shorter than that fails with its context's error.
 func TestServerDown(t *testing.T) {
-	srv := testserver.NewEtcd(t)
+	t.Parallel()
+	srv := testkit.NewEtcd(t)
 	l := etcdlock.New(newClient(t, srv.Endpoint()), &etcdlock.Options{RequestTimeout: 300 * time.Millisecond})
 	locktest.ServerDown(t, l, srv.Kill, time.Second)
 	short, cancel := context.WithTimeout(t.Context(), 100*time.Millisecond)

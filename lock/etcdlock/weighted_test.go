@@ -8,14 +8,15 @@ import (
 
 	clientv3 "go.etcd.io/etcd/client/v3"
 
+	"github.com/stockade/stockade/internal/testkit"
 	"github.com/stockade/stockade/lock"
 	"github.com/stockade/stockade/lock/etcdlock"
 	"github.com/stockade/stockade/lock/locktest"
-	"github.com/stockade/stockade/lock/testserver"
 )
 
 func TestSemaphoresConformance(t *testing.T) {
-	endpoint := testserver.SharedEtcd(t).Endpoint()
+	t.Parallel()
+	endpoint := testkit.SharedEtcd(t).Endpoint()
 	opts := &etcdlock.Options{Prefix: "/locktest/"}
 	admin := newClient(t, endpoint)
 	locktest.RunSemaphores(t,
@@ -33,7 +34,8 @@ func TestSemaphoresConformance(t *testing.T) {
 }
 
 func TestRWLockersConformance(t *testing.T) {
-	endpoint := testserver.SharedEtcd(t).Endpoint()
+	t.Parallel()
+	endpoint := testkit.SharedEtcd(t).Endpoint()
 	opts := &etcdlock.Options{Prefix: "/locktest/"}
 	admin := newClient(t, endpoint)
 	locktest.RunRWLockers(t,
@@ -73,7 +75,8 @@ func waiting(t *testing.T, c *clientv3.Client, prefix string) int {
 // without a Release, come back when its etcd lease expires, although it
 // was renewing them.
 func TestVanishedHolder(t *testing.T) {
-	endpoint := testserver.SharedEtcd(t).Endpoint()
+	t.Parallel()
+	endpoint := testkit.SharedEtcd(t).Endpoint()
 	opts := &etcdlock.Options{Prefix: "/" + t.Name() + "/"}
 	admin := newClient(t, endpoint)
 	const key, limit = "sem", 2
@@ -116,7 +119,8 @@ func TestVanishedHolder(t *testing.T) {
 // TestLimitMismatch: a waiting caller whose limit differs from the one
 // of the key's holders is refused with ErrInvalid, and leaves no key.
 func TestLimitMismatch(t *testing.T) {
-	endpoint := testserver.SharedEtcd(t).Endpoint()
+	t.Parallel()
+	endpoint := testkit.SharedEtcd(t).Endpoint()
 	opts := &etcdlock.Options{Prefix: "/" + t.Name() + "/"}
 	admin := newClient(t, endpoint)
 	const key = "sem"

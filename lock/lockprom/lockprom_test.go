@@ -31,6 +31,7 @@ func newObserver(t *testing.T, opts *lockprom.Options) (*lockprom.Observer, *pro
 
 // TestObserve feeds one event of each kind and reads back every metric.
 func TestObserve(t *testing.T) {
+	t.Parallel()
 	obs, reg := newObserver(t, &lockprom.Options{
 		Prefix:      "shop_lock",
 		Class:       lockprom.PrefixClass("sku:", "order:"),
@@ -117,6 +118,7 @@ const failuresHeader = `# HELP lock_failures_total Acquisitions that gave up, by
 // TestFailureReasons: the reason of a failed acquisition is told from its
 // error, as the backends build it.
 func TestFailureReasons(t *testing.T) {
+	t.Parallel()
 	const key = "sku:1"
 	notAcquired := fmt.Errorf("%w: %q", lock.ErrNotAcquired, key)
 	for _, tc := range []struct {
@@ -152,6 +154,7 @@ const activeHeader = `# HELP lock_active_leases Leases granted and not yet relea
 // active gauge counts the leases acquired and not ended, and never goes
 // below zero.
 func TestActiveLeasesNeverNegative(t *testing.T) {
+	t.Parallel()
 	acquired := func(token uint64) lock.Event { return lock.Event{Kind: lock.Acquired, Key: "k", Token: token} }
 	released := func(token uint64) lock.Event { return lock.Event{Kind: lock.Released, Key: "k", Token: token} }
 	lost := func(token uint64) lock.Event { return lock.Event{Kind: lock.Lost, Key: "k", Token: token} }
@@ -181,6 +184,7 @@ func TestActiveLeasesNeverNegative(t *testing.T) {
 }
 
 func TestPrefixClass(t *testing.T) {
+	t.Parallel()
 	class := lockprom.PrefixClass("stockade:sku:", "stockade:", "stockade:event:")
 	for key, want := range map[string]string{
 		"stockade:sku:42":  "stockade:sku:",
@@ -201,6 +205,7 @@ func TestPrefixClass(t *testing.T) {
 // TestNewConflict: New refuses a registry that has metrics of the same
 // names, and then registers none of its own.
 func TestNewConflict(t *testing.T) {
+	t.Parallel()
 	t.Run("a second Observer", func(t *testing.T) {
 		_, reg := newObserver(t, nil)
 		_, err := lockprom.New(reg, nil)
@@ -237,6 +242,7 @@ func TestNewConflict(t *testing.T) {
 // one, two releases and a lease that expires. The test runs in a synctest
 // bubble, so the waits and hold times are exact.
 func TestMemlock(t *testing.T) {
+	t.Parallel()
 	synctest.Test(t, func(t *testing.T) {
 		obs, reg := newObserver(t, &lockprom.Options{
 			Class:       lockprom.PrefixClass("sku:"),

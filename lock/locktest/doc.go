@@ -9,7 +9,7 @@
 // shared state, as a separate process on the same server would:
 //
 //	func TestConformance(t *testing.T) {
-//		srv := testserver.SharedRedis(t) // a real server, shared by the tests
+//		srv := testkit.SharedRedis(t) // a real server, shared by the tests
 //		locktest.Run(t, func(t *testing.T) lock.Locker {
 //			client := redis.NewClient(&redis.Options{Addr: srv.Addr()})
 //			t.Cleanup(func() { client.Close() })
@@ -42,7 +42,7 @@
 //     by default) for backends that cannot honour short leases.
 //
 // ServerDown is a check of its own, for a backend whose test can stop its
-// server for good (testserver's Kill): a held, auto-renewed lease reports
+// server for good (the test kit's Kill): a held, auto-renewed lease reports
 // ErrLost, and TryAcquire fails with ErrUnavailable on the backend's own
 // timeouts.
 //

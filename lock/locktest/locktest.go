@@ -64,7 +64,8 @@ func WithShortTTL(ttl time.Duration) Option {
 // play several processes. newLocker registers its own clean-up with t.
 //
 // Every test uses keys of its own, so a server may be shared with other
-// tests.
+// tests, and the tests run in parallel (t.Parallel): newLocker must be safe
+// for concurrent use.
 func Run(t *testing.T, newLocker func(t *testing.T) lock.Locker, opts ...Option) {
 	t.Helper()
 	c := config{ttl: 300 * time.Millisecond}
@@ -94,7 +95,10 @@ func Run(t *testing.T, newLocker func(t *testing.T) lock.Locker, opts ...Option)
 		{"InvalidInput", s.testInvalidInput},
 	}
 	for _, tc := range tests {
-		t.Run(tc.name, tc.run)
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			tc.run(t)
+		})
 	}
 }
 

@@ -15,7 +15,7 @@ import (
 // RunRWLockers runs the conformance suite of read-write locks against the
 // backend that newRW creates; each call returns RWLockers on the same
 // shared state, as another process would. Every test uses keys of its
-// own.
+// own, and the tests run in parallel, as Run's do.
 func RunRWLockers(t *testing.T, newRW func(t *testing.T) lock.RWLockers, opts ...Option) {
 	t.Helper()
 	s := &rwSuite{config: newConfig(opts), newRW: newRW}
@@ -36,7 +36,10 @@ func RunRWLockers(t *testing.T, newRW func(t *testing.T) lock.RWLockers, opts ..
 		{"InvalidInput", s.testInvalid},
 	}
 	for _, tc := range tests {
-		t.Run(tc.name, tc.run)
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			tc.run(t)
+		})
 	}
 }
 

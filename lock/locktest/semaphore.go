@@ -24,7 +24,7 @@ func WithQueued(queued func(t *testing.T, key string) int) Option {
 // RunSemaphores runs the conformance suite of semaphores against the
 // backend that newSemaphores creates; each call returns Semaphores on the
 // same shared state, as another process would. Every test uses keys of
-// its own.
+// its own, and the tests run in parallel, as Run's do.
 func RunSemaphores(t *testing.T, newSemaphores func(t *testing.T) lock.Semaphores, opts ...Option) {
 	t.Helper()
 	s := &semSuite{config: newConfig(opts), newSem: newSemaphores}
@@ -46,7 +46,10 @@ func RunSemaphores(t *testing.T, newSemaphores func(t *testing.T) lock.Semaphore
 		{"InvalidInput", s.testInvalid},
 	}
 	for _, tc := range tests {
-		t.Run(tc.name, tc.run)
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			tc.run(t)
+		})
 	}
 }
 
@@ -372,25 +375,38 @@ func (s *semSuite) testCancellation(t *testing.T) {
 }
 
 // testAbandonedHead: when the first in line gives up, those behind it
-// that fit are served at once, without a release.
+// that fit are served at once, without a release. The first gives up when
+// the test cancels its wait, once the one behind it is queued too, so that
+// a slow machine cannot end the wait before the queue is as the test
+// needs it.
 func (s *semSuite) testAbandonedHead(t *testing.T) {
 	ss := s.sems(t, 3)
 	k := key(t)
 	ctx := bounded(t)
 	take(t, ss[0], k, 2, 1)
+	headCtx, giveUp := context.WithCancel(ctx)
+	defer giveUp()
 	gaveUp := make(chan error, 1)
 	go func() {
-		_, err := ss[1].AcquirePermits(ctx, k, 2, 2, lock.WithWait(300*time.Millisecond))
+		_, err := ss[1].AcquirePermits(headCtx, k, 2, 2)
 		gaveUp <- err
 	}()
 	s.awaitQueuedOn(t, k, 1)
-	le, err := ss[2].AcquirePermits(ctx, k, 2, 1) // behind the caller of two
-	if err != nil {
-		t.Fatalf("AcquirePermits behind an abandoned caller = %v", err)
-	}
-	cleanupRelease(t, le)
+	behind := make(chan error, 1)
+	go func() {
+		le, err := ss[2].AcquirePermits(ctx, k, 2, 1) // fits, but behind the caller of two
+		if err == nil {
+			cleanupRelease(t, le)
+		}
+		behind <- err
+	}()
+	s.awaitQueuedOn(t, k, 2)
+	giveUp()
 	if err := <-gaveUp; !errors.Is(err, lock.ErrNotAcquired) {
-		t.Fatalf("the caller of two permits: %v; want ErrNotAcquired once its wait bound passed", err)
+		t.Fatalf("the caller of two permits: %v; want ErrNotAcquired once it gave up", err)
+	}
+	if err := <-behind; err != nil {
+		t.Fatalf("AcquirePermits behind an abandoned caller = %v", err)
 	}
 }
 

@@ -11,6 +11,7 @@ import (
 )
 
 func TestInspect(t *testing.T) {
+	t.Parallel()
 	ctx := t.Context()
 	l := memlock.New(nil)
 	a, err := l.Acquire(ctx, "app/a", lock.WithTTL(time.Minute))
@@ -109,6 +110,7 @@ func waitFor(t *testing.T, cond func() bool) {
 }
 
 func TestInspectorConformance(t *testing.T) {
+	t.Parallel()
 	l := memlock.New(nil)
 	locktest.RunInspector(t, func(*testing.T) lock.Locker { return l })
 }

@@ -15,6 +15,7 @@ import (
 )
 
 func TestConformance(t *testing.T) {
+	t.Parallel()
 	l := New(nil)
 	locktest.Run(t, func(*testing.T) lock.Locker { return l },
 		locktest.WithRevoke(func(_ *testing.T, key string) { l.revoke(key) }),
@@ -26,6 +27,7 @@ func TestConformance(t *testing.T) {
 }
 
 func TestSemaphoresConformance(t *testing.T) {
+	t.Parallel()
 	l := New(nil)
 	locktest.RunSemaphores(t, func(*testing.T) lock.Semaphores { return l },
 		locktest.WithQueued(func(_ *testing.T, key string) int { return l.queuedFor(wname{semaphores, key}) }))
@@ -35,6 +37,7 @@ func TestSemaphoresConformance(t *testing.T) {
 }
 
 func TestRWLockersConformance(t *testing.T) {
+	t.Parallel()
 	l := New(nil)
 	locktest.RunRWLockers(t, func(*testing.T) lock.RWLockers { return l },
 		locktest.WithQueued(func(_ *testing.T, key string) int { return l.queuedFor(wname{rwLocks, key}) }))
@@ -102,6 +105,7 @@ func waitQueued(t *testing.T, l *Locker, key string, n int) {
 }
 
 func TestForgetsReleasedKeys(t *testing.T) {
+	t.Parallel()
 	n := 1_000_000
 	if raceEnabled {
 		n = 100_000 // the race detector makes each round many times dearer
@@ -123,6 +127,7 @@ func TestForgetsReleasedKeys(t *testing.T) {
 }
 
 func TestForgetsExpiredKeys(t *testing.T) {
+	t.Parallel()
 	synctest.Test(t, func(t *testing.T) {
 		l := New(nil)
 		ctx := t.Context()
@@ -148,6 +153,7 @@ func TestForgetsExpiredKeys(t *testing.T) {
 }
 
 func TestForgetsCancelledWaiters(t *testing.T) {
+	t.Parallel()
 	synctest.Test(t, func(t *testing.T) {
 		l := New(nil)
 		ctx := t.Context()
@@ -192,6 +198,7 @@ func TestForgetsCancelledWaiters(t *testing.T) {
 // chosen ctx.Done, and the key is handed to it before it can leave the
 // queue. It must pass the key on to the next waiter, or free it.
 func TestHandedOverWhileGivingUp(t *testing.T) {
+	t.Parallel()
 	for _, behind := range []bool{false, true} {
 		t.Run(fmt.Sprintf("behind=%v", behind), func(t *testing.T) {
 			l := New(nil)
@@ -244,6 +251,7 @@ func TestHandedOverWhileGivingUp(t *testing.T) {
 // TestCancelRacesRelease races waiters' cancellations against releases, and
 // checks that nothing is left held or queued.
 func TestCancelRacesRelease(t *testing.T) {
+	t.Parallel()
 	l := New(nil)
 	ctx := t.Context()
 	var took, gaveUp int
@@ -290,6 +298,7 @@ func TestCancelRacesRelease(t *testing.T) {
 // TestExpiryReportedBeforeHandover checks the in-process promise that an
 // expired holder's Done is closed before the next waiter gets the key.
 func TestExpiryReportedBeforeHandover(t *testing.T) {
+	t.Parallel()
 	synctest.Test(t, func(t *testing.T) {
 		l := New(nil)
 		ctx := t.Context()
@@ -317,6 +326,7 @@ func TestExpiryReportedBeforeHandover(t *testing.T) {
 // has built its lease: the lease must still end, as lost, and the key be
 // forgotten.
 func TestTinyTTL(t *testing.T) {
+	t.Parallel()
 	l := New(nil)
 	ctx := t.Context()
 	for i := range 200 {
@@ -357,6 +367,7 @@ func TestTinyTTL(t *testing.T) {
 }
 
 func TestFirstToken(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		opts *Options
 		want uint64

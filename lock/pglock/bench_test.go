@@ -6,10 +6,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/stockade/stockade/internal/testkit"
 	"github.com/stockade/stockade/lock"
 	"github.com/stockade/stockade/lock/internal/benchkit"
 	"github.com/stockade/stockade/lock/pglock"
-	"github.com/stockade/stockade/lock/testserver"
 )
 
 // newBenchLocker returns a Locker on a database of its own, with a pool
@@ -17,7 +17,7 @@ import (
 // pins one while it holds a lock or waits.
 func newBenchLocker(b *testing.B) *pglock.Locker {
 	b.Helper()
-	url := newDatabase(b, testserver.SharedPostgres(b))
+	url := newDatabase(b, testkit.SharedPostgres(b))
 	l := pglock.New(newPool(b, url, 32), &pglock.Options{Prefix: "bench:"})
 	b.Cleanup(func() { l.Close() })
 	return l

@@ -3,14 +3,15 @@ package pglock_test
 import (
 	"testing"
 
+	"github.com/stockade/stockade/internal/testkit"
 	"github.com/stockade/stockade/lock"
 	"github.com/stockade/stockade/lock/locktest"
 	"github.com/stockade/stockade/lock/pglock"
-	"github.com/stockade/stockade/lock/testserver"
 )
 
 func TestConformance(t *testing.T) {
-	url := newDatabase(t, testserver.SharedPostgres(t))
+	t.Parallel()
+	url := newDatabase(t, testkit.SharedPostgres(t))
 	admin := newPool(t, url, 2)
 	opts := &pglock.Options{Prefix: "locktest:"}
 	locktest.Run(t,

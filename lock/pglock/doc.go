@@ -278,7 +278,7 @@
 //     outlived the holder's by a moment is granted the key: for up to
 //     about CheckInterval two clients believe they hold it, and only the
 //     fencing token (the new holder's is larger) tells their writes apart.
-//     The lock-history tests in cmd/stockade/internal/lockhistory observe
+//     The lock-history tests in lock/internal/lockhistory observe
 //     exactly this and allow for it.
 //   - A failover to a replica: advisory locks are not replicated, so they
 //     are gone, and the holders' connections to the old primary die. With

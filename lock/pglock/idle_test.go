@@ -20,9 +20,9 @@ import (
 
 	"github.com/jackc/pgx/v5/pgxpool"
 
+	"github.com/stockade/stockade/internal/testkit"
 	"github.com/stockade/stockade/lock"
 	"github.com/stockade/stockade/lock/pglock"
-	"github.com/stockade/stockade/lock/testserver"
 )
 
 // These tests stop a holder, or cut it off, and check that the server
@@ -47,6 +47,7 @@ const (
 // default options, reports "token N", and once the lease ends reports
 // "lost true" (false if it ended otherwise).
 func TestHelperHolder(t *testing.T) {
+	t.Parallel()
 	url := os.Getenv(holderEnv)
 	if url == "" {
 		t.Skip("a holder process for TestPausedHolder")
@@ -181,7 +182,7 @@ func TestPausedHolder(t *testing.T) {
 	if d := pglock.IdleTimeout(holderTTL, nil); d > target {
 		t.Fatalf("IdleTimeout(%v) = %v; want at most %v", holderTTL, d, target)
 	}
-	url := newDatabase(t, testserver.SharedPostgres(t))
+	url := newDatabase(t, testkit.SharedPostgres(t))
 	admin := newPool(t, url, 2)
 	id := pglock.LockID("paused", nil)
 	checkExclusion(t, admin, id)
@@ -314,7 +315,7 @@ func (p *blackhole) close() {
 // TTL plus 2 seconds of the cut, and only after the holder's Done closed.
 func TestPartitionedHolder(t *testing.T) {
 	t.Parallel()
-	url := newDatabase(t, testserver.SharedPostgres(t))
+	url := newDatabase(t, testkit.SharedPostgres(t))
 	admin := newPool(t, url, 2)
 	id := pglock.LockID("cut", nil)
 	checkExclusion(t, admin, id)
@@ -386,7 +387,7 @@ func TestPartitionedHolder(t *testing.T) {
 func TestLiveHolderKeepsKey(t *testing.T) {
 	t.Parallel()
 	const ttl = 2 * time.Second
-	url := newDatabase(t, testserver.SharedPostgres(t))
+	url := newDatabase(t, testkit.SharedPostgres(t))
 	admin := newPool(t, url, 2)
 	pool := newPool(t, url, 1)
 	ctx := t.Context()

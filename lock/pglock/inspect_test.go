@@ -10,14 +10,15 @@ import (
 
 	"github.com/jackc/pgx/v5/pgxpool"
 
+	"github.com/stockade/stockade/internal/testkit"
 	"github.com/stockade/stockade/lock"
 	"github.com/stockade/stockade/lock/locktest"
 	"github.com/stockade/stockade/lock/pglock"
-	"github.com/stockade/stockade/lock/testserver"
 )
 
 func TestInspector(t *testing.T) {
-	url := newDatabase(t, testserver.SharedPostgres(t))
+	t.Parallel()
+	url := newDatabase(t, testkit.SharedPostgres(t))
 	opts := &pglock.Options{Prefix: "locktest:"}
 	locktest.RunInspector(t, func(t *testing.T) lock.Locker {
 		// A pool of its own per locker, as in TestConformance: a holder, a
@@ -30,7 +31,8 @@ func TestInspector(t *testing.T) {
 // shows as it is in Inspect, and a key too long for the name shows cut
 // short; and that InspectKey shows either whole, with its holder's token.
 func TestInspectKeyNames(t *testing.T) {
-	url := newDatabase(t, testserver.SharedPostgres(t))
+	t.Parallel()
+	url := newDatabase(t, testkit.SharedPostgres(t))
 	l := pglock.New(newPool(t, url, 4), &pglock.Options{Prefix: "names:"})
 	tests := []struct {
 		name, key string
@@ -71,7 +73,8 @@ func TestInspectKeyNames(t *testing.T) {
 // TestInspectOtherPrefix checks that a Locker does not show the locks of
 // another Locker's Prefix.
 func TestInspectOtherPrefix(t *testing.T) {
-	url := newDatabase(t, testserver.SharedPostgres(t))
+	t.Parallel()
+	url := newDatabase(t, testkit.SharedPostgres(t))
 	pool := newPool(t, url, 4)
 	holdKey(t, pglock.New(pool, &pglock.Options{Prefix: "a:"}), "k")
 	other := pglock.New(pool, &pglock.Options{Prefix: "b:"})
@@ -88,7 +91,8 @@ func TestInspectOtherPrefix(t *testing.T) {
 // and that while a lease or a wait pins it, pg_stat_activity shows what
 // it holds or waits for.
 func TestSessionNameReset(t *testing.T) {
-	dbURL := newDatabase(t, testserver.SharedPostgres(t))
+	t.Parallel()
+	dbURL := newDatabase(t, testkit.SharedPostgres(t))
 	admin := newPool(t, dbURL, 2)
 	opts := &pglock.Options{Prefix: "name:"}
 	other := pglock.New(newPool(t, dbURL, 2), opts)

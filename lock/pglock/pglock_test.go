@@ -13,12 +13,12 @@ import (
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgxpool"
 
+	"github.com/stockade/stockade/internal/testkit"
 	"github.com/stockade/stockade/lock"
 	"github.com/stockade/stockade/lock/pglock"
-	"github.com/stockade/stockade/lock/testserver"
 )
 
-func TestMain(m *testing.M) { os.Exit(testserver.Main(m)) }
+func TestMain(m *testing.M) { os.Exit(testkit.Main(m)) }
 
 // bound only turns a hang into a failure; no test depends on speed.
 const bound = 20 * time.Second
@@ -26,7 +26,7 @@ const bound = 20 * time.Second
 var databases atomic.Int64
 
 // newDatabase creates a database for the test on srv and returns its URL.
-func newDatabase(t testing.TB, srv *testserver.Postgres) string {
+func newDatabase(t testing.TB, srv *testkit.Postgres) string {
 	t.Helper()
 	url, err := srv.CreateDatabase(fmt.Sprintf("pglock_%d", databases.Add(1)))
 	if err != nil {
@@ -145,7 +145,8 @@ func (e events) next(t *testing.T, kind lock.EventKind) lock.Event {
 // ErrLost carrying the server's error, and the key passes to the next
 // waiter at once.
 func TestTerminatedBackend(t *testing.T) {
-	url := newDatabase(t, testserver.SharedPostgres(t))
+	t.Parallel()
+	url := newDatabase(t, testkit.SharedPostgres(t))
 	admin := newPool(t, url, 2)
 	opts := &pglock.Options{CheckInterval: 100 * time.Millisecond}
 	pool := newPool(t, url, 4)
@@ -209,7 +210,8 @@ func TestTerminatedBackend(t *testing.T) {
 // keep rising across it, and a dead server gives ErrUnavailable that
 // reaches pgx's error.
 func TestServerRestart(t *testing.T) {
-	srv := testserver.NewPostgres(t)
+	t.Parallel()
+	srv := testkit.NewPostgres(t)
 	cfg, err := pgxpool.ParseConfig(srv.URL())
 	if err != nil {
 		t.Fatal(err)
@@ -275,7 +277,8 @@ func TestServerRestart(t *testing.T) {
 // connection back to the pool alive: the same backend serves the next
 // query.
 func TestCancelledAcquire(t *testing.T) {
-	url := newDatabase(t, testserver.SharedPostgres(t))
+	t.Parallel()
+	url := newDatabase(t, testkit.SharedPostgres(t))
 	admin := newPool(t, url, 2)
 	ctx := t.Context()
 	holder, err := pglock.New(newPool(t, url, 2), nil).Acquire(ctx, "k")
@@ -353,6 +356,7 @@ func TestCancelledAcquire(t *testing.T) {
 // in pg_locks as documented while held, and lockers with different
 // prefixes do not exclude each other on the same key.
 func TestLockIDAndPrefix(t *testing.T) {
+	t.Parallel()
 	if got, want := pglock.LockID("sku-1", nil), pglock.LockID("sku-1", &pglock.Options{Prefix: "lock:"}); got != want {
 		t.Fatalf("LockID with the default prefix = %d; with \"lock:\" = %d", got, want)
 	}
@@ -361,7 +365,7 @@ func TestLockIDAndPrefix(t *testing.T) {
 		t.Errorf("LockID(%q) = %#x; want %#x", "sku-1", got, want)
 	}
 
-	url := newDatabase(t, testserver.SharedPostgres(t))
+	url := newDatabase(t, testkit.SharedPostgres(t))
 	admin := newPool(t, url, 2)
 	ctx := t.Context()
 	a := pglock.New(newPool(t, url, 2), &pglock.Options{Prefix: "app-a:"})
@@ -391,7 +395,8 @@ func TestLockIDAndPrefix(t *testing.T) {
 // created on first use, also by several lockers at once, and that tokens
 // are drawn from it.
 func TestTokenSequence(t *testing.T) {
-	url := newDatabase(t, testserver.SharedPostgres(t))
+	t.Parallel()
+	url := newDatabase(t, testkit.SharedPostgres(t))
 	admin := newPool(t, url, 2)
 	ctx := t.Context()
 	if _, err := admin.Exec(ctx, "CREATE SCHEMA locks"); err != nil {

@@ -10,9 +10,9 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
+	"github.com/stockade/stockade/internal/testkit"
 	"github.com/stockade/stockade/lock"
 	"github.com/stockade/stockade/lock/pglock"
-	"github.com/stockade/stockade/lock/testserver"
 )
 
 // TestLockTxSerializes runs read-modify-write transactions on one counter
@@ -21,7 +21,8 @@ import (
 // LockTx creates the token sequence outside its transaction, which then
 // rolls back: the sequence stays.
 func TestLockTxSerializes(t *testing.T) {
-	url := newDatabase(t, testserver.SharedPostgres(t))
+	t.Parallel()
+	url := newDatabase(t, testkit.SharedPostgres(t))
 	pool := newPool(t, url, 8)
 	ctx := t.Context()
 	opts := &pglock.Options{Sequence: "tx_tokens"}
@@ -99,7 +100,8 @@ func TestLockTxSerializes(t *testing.T) {
 // (a second transaction and a Locker wait, in the server's queue) and
 // releases it then, and that a cancelled LockTx leaves no waiter behind.
 func TestLockTxReleasedAtCommit(t *testing.T) {
-	url := newDatabase(t, testserver.SharedPostgres(t))
+	t.Parallel()
+	url := newDatabase(t, testkit.SharedPostgres(t))
 	pool := newPool(t, url, 8)
 	ctx := t.Context()
 	l := pglock.New(newPool(t, url, 2), nil)

@@ -9,14 +9,15 @@ import (
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgxpool"
 
+	"github.com/stockade/stockade/internal/testkit"
 	"github.com/stockade/stockade/lock"
 	"github.com/stockade/stockade/lock/locktest"
 	"github.com/stockade/stockade/lock/pglock"
-	"github.com/stockade/stockade/lock/testserver"
 )
 
 func TestRWLockersConformance(t *testing.T) {
-	url := newDatabase(t, testserver.SharedPostgres(t))
+	t.Parallel()
+	url := newDatabase(t, testkit.SharedPostgres(t))
 	admin := newPool(t, url, 2)
 	opts := &pglock.Options{Prefix: "locktest:"}
 	locktest.RunRWLockers(t,
@@ -32,7 +33,8 @@ func TestRWLockersConformance(t *testing.T) {
 }
 
 func TestSemaphoresConformance(t *testing.T) {
-	url := newDatabase(t, testserver.SharedPostgres(t))
+	t.Parallel()
+	url := newDatabase(t, testkit.SharedPostgres(t))
 	admin := newPool(t, url, 2)
 	opts := &pglock.Options{Prefix: "locktest:"}
 	locktest.RunSemaphores(t,
@@ -73,7 +75,8 @@ func waitingEntries(t *testing.T, db *pgxpool.Pool, name string) int {
 // the session's shared lock goes with it at once: the writer queued
 // behind it is granted the key, and the reader's lease is lost.
 func TestTerminatedReader(t *testing.T) {
-	url := newDatabase(t, testserver.SharedPostgres(t))
+	t.Parallel()
+	url := newDatabase(t, testkit.SharedPostgres(t))
 	admin := newPool(t, url, 2)
 	opts := &pglock.Options{Prefix: "terminated:"}
 	reader := pglock.New(newPool(t, url, 2), opts)
@@ -108,7 +111,8 @@ func TestTerminatedReader(t *testing.T) {
 // talking to the server (its pool closed: no Release, no Refresh) come
 // back when its TTL has passed on the server, not before.
 func TestVanishedSemaphoreHolder(t *testing.T) {
-	url := newDatabase(t, testserver.SharedPostgres(t))
+	t.Parallel()
+	url := newDatabase(t, testkit.SharedPostgres(t))
 	admin := newPool(t, url, 2)
 	opts := &pglock.Options{Prefix: "vanished:"}
 	gonePool := newPool(t, url, 2)

@@ -10,10 +10,10 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
+	"github.com/stockade/stockade/internal/testkit"
 	"github.com/stockade/stockade/lock"
 	"github.com/stockade/stockade/lock/internal/benchkit"
 	"github.com/stockade/stockade/lock/redislock"
-	"github.com/stockade/stockade/lock/testserver"
 )
 
 // BenchmarkUncontended measures one acquire and release of a free key,
@@ -22,7 +22,7 @@ import (
 //
 //	go test -run '^$' -bench Uncontended -cpu 1,16 ./redislock/
 func BenchmarkUncontended(b *testing.B) {
-	addr := testserver.SharedRedis(b).Addr()
+	addr := testkit.SharedRedis(b).Addr()
 	c := redis.NewClient(&redis.Options{Addr: addr, PoolSize: 64})
 	b.Cleanup(func() { c.Close() })
 	ctx := b.Context()
@@ -59,7 +59,7 @@ func BenchmarkUncontended(b *testing.B) {
 //
 //	go test -run '^$' -bench HandOff ./redislock/
 func BenchmarkHandOff(b *testing.B) {
-	c := redis.NewClient(&redis.Options{Addr: testserver.SharedRedis(b).Addr(), PoolSize: 64})
+	c := redis.NewClient(&redis.Options{Addr: testkit.SharedRedis(b).Addr(), PoolSize: 64})
 	b.Cleanup(func() { c.Close() })
 	l := redislock.New(c, &redislock.Options{Prefix: "bench:"})
 	b.Cleanup(func() { l.Close() })
@@ -79,7 +79,7 @@ func BenchmarkHandOff(b *testing.B) {
 //
 //	go test -run '^$' -bench Semaphore ./redislock/
 func BenchmarkSemaphore(b *testing.B) {
-	c := redis.NewClient(&redis.Options{Addr: testserver.SharedRedis(b).Addr(), PoolSize: 64})
+	c := redis.NewClient(&redis.Options{Addr: testkit.SharedRedis(b).Addr(), PoolSize: 64})
 	b.Cleanup(func() { c.Close() })
 	l := redislock.New(c, &redislock.Options{Prefix: "bench:"})
 	b.Cleanup(func() { l.Close() })
@@ -118,7 +118,7 @@ func BenchmarkSemaphore(b *testing.B) {
 //
 //	go test -run '^$' -bench RWLock ./redislock/
 func BenchmarkRWLock(b *testing.B) {
-	c := redis.NewClient(&redis.Options{Addr: testserver.SharedRedis(b).Addr(), PoolSize: 64})
+	c := redis.NewClient(&redis.Options{Addr: testkit.SharedRedis(b).Addr(), PoolSize: 64})
 	b.Cleanup(func() { c.Close() })
 	l := redislock.New(c, &redislock.Options{Prefix: "bench:"})
 	b.Cleanup(func() { l.Close() })

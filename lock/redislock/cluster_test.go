@@ -10,10 +10,10 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
+	"github.com/stockade/stockade/internal/testkit"
 	"github.com/stockade/stockade/lock"
 	"github.com/stockade/stockade/lock/locktest"
 	"github.com/stockade/stockade/lock/redislock"
-	"github.com/stockade/stockade/lock/testserver"
 )
 
 // The tests on a Redis Cluster of three masters: a key's Redis keys share
@@ -21,7 +21,8 @@ import (
 // and hand-offs are published to every node.
 
 func TestClusterConformance(t *testing.T) {
-	c := testserver.SharedRedisCluster(t)
+	t.Parallel()
+	c := testkit.SharedRedisCluster(t)
 	prefix := t.Name() + ":"
 	admin := newClusterClient(t, c)
 	locktest.Run(t,
@@ -40,7 +41,8 @@ func TestClusterConformance(t *testing.T) {
 }
 
 func TestClusterSemaphoresConformance(t *testing.T) {
-	c := testserver.SharedRedisCluster(t)
+	t.Parallel()
+	c := testkit.SharedRedisCluster(t)
 	prefix := t.Name() + ":"
 	admin := newClusterClient(t, c)
 	locktest.RunSemaphores(t,
@@ -54,7 +56,8 @@ func TestClusterSemaphoresConformance(t *testing.T) {
 }
 
 func TestClusterRWLockersConformance(t *testing.T) {
-	c := testserver.SharedRedisCluster(t)
+	t.Parallel()
+	c := testkit.SharedRedisCluster(t)
 	prefix := t.Name() + ":"
 	admin := newClusterClient(t, c)
 	locktest.RunRWLockers(t,
@@ -73,7 +76,8 @@ func TestClusterRWLockersConformance(t *testing.T) {
 // arrival order, with rising fencing tokens, each holding it until b has
 // changed hands again, and no operation on b fails.
 func TestClusterHandOffBesideAnotherMaster(t *testing.T) {
-	c := testserver.SharedRedisCluster(t)
+	t.Parallel()
+	c := testkit.SharedRedisCluster(t)
 	// Re-checks are a WaiterTimeout/3 apart: a waiter must learn of its
 	// hand-off from the message the release publishes.
 	opts := &redislock.Options{Prefix: t.Name() + ":", WaiterTimeout: time.Minute}
@@ -181,7 +185,8 @@ func TestClusterHandOffBesideAnotherMaster(t *testing.T) {
 // split a key's Redis keys over slots, as a lock, a semaphore and a
 // read-write lock.
 func TestClusterOddKeys(t *testing.T) {
-	c := testserver.SharedRedisCluster(t)
+	t.Parallel()
+	c := testkit.SharedRedisCluster(t)
 	l := newClusterLocker(t, c, &redislock.Options{Prefix: t.Name() + ":"})
 	kinds := []struct {
 		name string
@@ -214,7 +219,7 @@ func TestClusterOddKeys(t *testing.T) {
 
 // keyOnOtherMaster returns a key whose Redis keys, under prefix, another
 // master serves than key's.
-func keyOnOtherMaster(t *testing.T, c *testserver.RedisCluster, prefix, key string) string {
+func keyOnOtherMaster(t *testing.T, c *testkit.RedisCluster, prefix, key string) string {
 	t.Helper()
 	node := c.NodeFor(prefix + "{" + key + "}")
 	for i := range 1000 {
@@ -255,7 +260,7 @@ func awaitQueuedOn(t *testing.T, c redis.Cmdable, queue string, n int) {
 
 // newClusterClient returns a client of the cluster c, closed when the test
 // ends.
-func newClusterClient(t *testing.T, c *testserver.RedisCluster) *redis.ClusterClient {
+func newClusterClient(t *testing.T, c *testkit.RedisCluster) *redis.ClusterClient {
 	t.Helper()
 	cc := redis.NewClusterClient(&redis.ClusterOptions{Addrs: c.Addrs(), PoolSize: 128})
 	t.Cleanup(func() { cc.Close() })
@@ -264,7 +269,7 @@ func newClusterClient(t *testing.T, c *testserver.RedisCluster) *redis.ClusterCl
 
 // newClusterLocker returns a Locker with a cluster client of its own, as
 // a process of its own would have.
-func newClusterLocker(t *testing.T, c *testserver.RedisCluster, opts *redislock.Options) *redislock.Locker {
+func newClusterLocker(t *testing.T, c *testkit.RedisCluster, opts *redislock.Options) *redislock.Locker {
 	t.Helper()
 	l := redislock.New(newClusterClient(t, c), opts)
 	t.Cleanup(func() { l.Close() })

@@ -3,14 +3,15 @@ package redislock_test
 import (
 	"testing"
 
+	"github.com/stockade/stockade/internal/testkit"
 	"github.com/stockade/stockade/lock"
 	"github.com/stockade/stockade/lock/locktest"
 	"github.com/stockade/stockade/lock/redislock"
-	"github.com/stockade/stockade/lock/testserver"
 )
 
 func TestConformance(t *testing.T) {
-	addr := testserver.SharedRedis(t).Addr()
+	t.Parallel()
+	addr := testkit.SharedRedis(t).Addr()
 	prefix := "locktest:"
 	admin := newClient(t, addr)
 	locktest.Run(t,

@@ -12,21 +12,23 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
+	"github.com/stockade/stockade/internal/testkit"
 	"github.com/stockade/stockade/lock"
 	"github.com/stockade/stockade/lock/locktest"
 	"github.com/stockade/stockade/lock/redislock"
-	"github.com/stockade/stockade/lock/testserver"
 )
 
 func TestInspector(t *testing.T) {
-	addr := testserver.SharedRedis(t).Addr()
+	t.Parallel()
+	addr := testkit.SharedRedis(t).Addr()
 	opts := &redislock.Options{Prefix: t.Name() + ":"}
 	w := watchers{channel: opts.Prefix + "broken", subscribers: numSub(newClient(t, addr))}
 	locktest.RunInspector(t, func(t *testing.T) lock.Locker { return w.ready(t, newLocker(t, addr, opts)) })
 }
 
 func TestClusterInspector(t *testing.T) {
-	c := testserver.SharedRedisCluster(t)
+	t.Parallel()
+	c := testkit.SharedRedisCluster(t)
 	opts := &redislock.Options{Prefix: t.Name() + ":"}
 	admin := newClusterClient(t, c)
 	w := watchers{channel: opts.Prefix + "broken", subscribers: func(ctx context.Context, channel string) (int64, error) {
@@ -96,7 +98,8 @@ func (w *watchers) ready(t *testing.T, l *redislock.Locker) *redislock.Locker {
 // of them: Inspect must page through them all and match the prefix
 // literally.
 func TestInspectPages(t *testing.T) {
-	addr := testserver.SharedRedis(t).Addr()
+	t.Parallel()
+	addr := testkit.SharedRedis(t).Addr()
 	l := newLocker(t, addr, &redislock.Options{Prefix: t.Name() + `:[*?\]:`})
 	ctx := t.Context()
 	const n = 1200 // more than two SCAN batches
@@ -142,7 +145,8 @@ func TestInspectPages(t *testing.T) {
 // Locker with a waiter of another: each holder's lease is lost, each
 // waiter granted, and the writer's token is larger than the broken one's.
 func TestBreakWeighted(t *testing.T) {
-	addr := testserver.SharedRedis(t).Addr()
+	t.Parallel()
+	addr := testkit.SharedRedis(t).Addr()
 	opts := &redislock.Options{Prefix: t.Name() + ":", WaiterTimeout: time.Minute}
 	w := watchers{channel: opts.Prefix + "broken", subscribers: numSub(newClient(t, addr))}
 	holder, waiter := w.ready(t, newLocker(t, addr, opts)), newLocker(t, addr, opts)

@@ -14,17 +14,18 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
+	"github.com/stockade/stockade/internal/testkit"
 	"github.com/stockade/stockade/lock"
 	"github.com/stockade/stockade/lock/locktest"
 	"github.com/stockade/stockade/lock/redislock"
-	"github.com/stockade/stockade/lock/testserver"
 )
 
 // TestKeysShareHashTagAndVanish checks the Redis side of a lock: every key
 // carries the prefix and one hash tag, and after release nothing is left
 // but the lock key, which keeps the last token and expires.
 func TestKeysShareHashTagAndVanish(t *testing.T) {
-	c := newClient(t, testserver.SharedRedis(t).Addr())
+	t.Parallel()
+	c := newClient(t, testkit.SharedRedis(t).Addr())
 	prefix := "booking:lock:" + t.Name() + ":"
 	l := redislock.New(c, &redislock.Options{Prefix: prefix})
 	t.Cleanup(func() { l.Close() })
@@ -103,7 +104,8 @@ func handOver(t *testing.T, ctx context.Context, l lock.Locker, c *redis.Client,
 // the release script: the lock key never goes free, and no waiter needs its
 // re-check timer, which WaiterTimeout puts 20 s away.
 func TestReleaseHandsOverToQueuedWaiter(t *testing.T) {
-	c := newClient(t, testserver.SharedRedis(t).Addr())
+	t.Parallel()
+	c := newClient(t, testkit.SharedRedis(t).Addr())
 	prefix := t.Name() + ":"
 	l := redislock.New(c, &redislock.Options{Prefix: prefix, WaiterTimeout: time.Minute})
 	t.Cleanup(func() { l.Close() })
@@ -170,8 +172,9 @@ func awaitQueued(t *testing.T, c *redis.Client, queue string, n int) {
 // reply must wake it, long before its re-check timer, which WaiterTimeout
 // and the holder's TTL put 20 s away.
 func TestHandOffWithinLockerNeedsNoMessage(t *testing.T) {
-	c := newClient(t, testserver.SharedRedis(t).Addr())
-	elsewhere := newClient(t, testserver.NewRedis(t).Addr())
+	t.Parallel()
+	c := newClient(t, testkit.SharedRedis(t).Addr())
+	elsewhere := newClient(t, testkit.NewRedis(t).Addr())
 	prefix := t.Name() + ":"
 	l := redislock.NewDeaf(c, elsewhere, &redislock.Options{Prefix: prefix, WaiterTimeout: time.Minute})
 	t.Cleanup(func() { l.Close() })
@@ -214,7 +217,8 @@ func TestHandOffWithinLockerNeedsNoMessage(t *testing.T) {
 // TestTokensKeepRisingAfterKeyExpires deletes the released lock key, as
 // its expiry would, and checks the next token is still larger.
 func TestTokensKeepRisingAfterKeyExpires(t *testing.T) {
-	c := newClient(t, testserver.SharedRedis(t).Addr())
+	t.Parallel()
+	c := newClient(t, testkit.SharedRedis(t).Addr())
 	prefix := t.Name() + ":"
 	l := redislock.New(c, &redislock.Options{Prefix: prefix})
 	t.Cleanup(func() { l.Close() })
@@ -245,7 +249,8 @@ func TestTokensKeepRisingAfterKeyExpires(t *testing.T) {
 // of the server clock, as a clock that stepped back would leave it, and
 // checks that grants, direct and handed off, continue from it.
 func TestTokensContinueAheadOfClock(t *testing.T) {
-	c := newClient(t, testserver.SharedRedis(t).Addr())
+	t.Parallel()
+	c := newClient(t, testkit.SharedRedis(t).Addr())
 	prefix := t.Name() + ":"
 	l := redislock.New(c, &redislock.Options{Prefix: prefix})
 	t.Cleanup(func() { l.Close() })
@@ -320,7 +325,8 @@ func (h *loseReplies) ProcessPipelineHook(next redis.ProcessPipelineHook) redis.
 // the server granted: Acquire fails, and the grant it never saw must not
 // hold the key until its TTL.
 func TestLostGrantReplyFreesKey(t *testing.T) {
-	c := newClient(t, testserver.SharedRedis(t).Addr())
+	t.Parallel()
+	c := newClient(t, testkit.SharedRedis(t).Addr())
 	hook := &loseReplies{}
 	c.AddHook(hook)
 	prefix := t.Name() + ":"
@@ -361,7 +367,8 @@ func TestLostGrantReplyFreesKey(t *testing.T) {
 // TestAuthAndDatabase runs a locker through a client with a password and a
 // non-default database, and checks the keys land in that database.
 func TestAuthAndDatabase(t *testing.T) {
-	srv := testserver.NewRedis(t)
+	t.Parallel()
+	srv := testkit.NewRedis(t)
 	ctx := t.Context()
 	admin := redis.NewClient(&redis.Options{Addr: srv.Addr()})
 	if err := admin.ConfigSet(ctx, "requirepass", "s3cret").Err(); err != nil {
@@ -403,7 +410,8 @@ func TestAuthAndDatabase(t *testing.T) {
 // its pub/sub connection, also over TLS. A client that does not trust the
 // server's certificate is refused as unavailable.
 func TestTLS(t *testing.T) {
-	srv := testserver.NewRedisWith(t, &testserver.RedisOptions{TLS: true})
+	t.Parallel()
+	srv := testkit.NewRedisWith(t, &testkit.RedisOptions{TLS: true})
 	ctx := t.Context()
 	tlsClient := func(cfg *tls.Config) *redis.Client {
 		c := redis.NewClient(&redis.Options{Addr: srv.TLSAddr(), TLSConfig: cfg})
@@ -450,7 +458,8 @@ func TestTLS(t *testing.T) {
 // WaiterTimeout is long enough that the dead waiter is still in line, ahead
 // of the live one, when the lock is released.
 func TestDeadWaiterDropsOut(t *testing.T) {
-	addr := testserver.SharedRedis(t).Addr()
+	t.Parallel()
+	addr := testkit.SharedRedis(t).Addr()
 	opts := &redislock.Options{Prefix: t.Name() + ":", WaiterTimeout: 2 * time.Second}
 	holder := newLocker(t, addr, opts)
 	ctx := t.Context()
@@ -501,7 +510,8 @@ func TestDeadWaiterDropsOut(t *testing.T) {
 // promptly, and a held lease is declared lost once its refreshes fail past
 // its deadline.
 func TestUnavailableWhenServerDown(t *testing.T) {
-	srv := testserver.NewRedis(t)
+	t.Parallel()
+	srv := testkit.NewRedis(t)
 	locktest.ServerDown(t, newLocker(t, srv.Addr(), nil), srv.Kill, 600*time.Millisecond)
 }
 
@@ -511,7 +521,8 @@ func TestUnavailableWhenServerDown(t *testing.T) {
 // extension is due halfway through the window, which is long enough that a
 // stalled goroutine still sends it in time.
 func TestHandedOffLeaseKeepsItsTTL(t *testing.T) {
-	addr := testserver.SharedRedis(t).Addr()
+	t.Parallel()
+	addr := testkit.SharedRedis(t).Addr()
 	const waiterTimeout, ttl = 2 * time.Second, 10 * time.Second
 	l := newLocker(t, addr, &redislock.Options{Prefix: t.Name() + ":", WaiterTimeout: waiterTimeout})
 	ctx := t.Context()
@@ -521,20 +532,23 @@ func TestHandedOffLeaseKeepsItsTTL(t *testing.T) {
 		t.Fatal(err)
 	}
 	c := newClient(t, addr)
+	// Nothing extends the lease before the hand-off begins, so its full
+	// TTL runs from later than this: a bound that a goroutine slow to
+	// see the hand-off cannot break.
+	handing := time.Now()
 	second := handOver(t, ctx, l, c, t.Name()+":{k}:q", first, lock.WithTTL(ttl))
 	if second == nil {
 		return
 	}
-	handed := time.Now()
 	// The claim window ran from when the waiter queued, before the
 	// hand-off: it is over after one WaiterTimeout more.
 	time.Sleep(waiterTimeout + waiterTimeout/4)
 	select {
 	case <-second.Done():
-		t.Fatalf("handed-off lease lost after the claim window, %v into its %v TTL: %v", time.Since(handed), ttl, second.Err())
+		t.Fatalf("handed-off lease lost after the claim window, %v into its %v TTL: %v", time.Since(handing), ttl, second.Err())
 	default:
 	}
-	if left := c.PTTL(ctx, t.Name()+":{k}").Val(); left < ttl-time.Since(handed)-time.Second {
+	if left := c.PTTL(ctx, t.Name()+":{k}").Val(); left < ttl-time.Since(handing)-time.Second {
 		t.Fatalf("lock key expires in %v; the lease's TTL is %v", left, ttl)
 	}
 	if err := second.Release(ctx); err != nil {

@@ -9,8 +9,8 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
+	"github.com/stockade/stockade/internal/testkit"
 	"github.com/stockade/stockade/lock/redislock"
-	"github.com/stockade/stockade/lock/testserver"
 )
 
 func TestMain(m *testing.M) { os.Exit(testMain(m)) }
@@ -21,12 +21,12 @@ func TestMain(m *testing.M) { os.Exit(testMain(m)) }
 // the tests are skipped, unless STOCKADE_REQUIRE_SERVERS=1.
 func testMain(m *testing.M) int {
 	flag.Parse()
-	srv, err := testserver.StartRedis(nil)
+	srv, err := testkit.StartRedis(nil)
 	switch {
 	case err == nil:
 		defer srv.Close()
 		os.Setenv("STOCKADE_REDIS_ADDR", srv.Addr())
-	case errors.Is(err, testserver.ErrNotInstalled) && os.Getenv("STOCKADE_REQUIRE_SERVERS") != "1":
+	case errors.Is(err, testkit.ErrNotInstalled) && os.Getenv("STOCKADE_REQUIRE_SERVERS") != "1":
 		fmt.Println("redislock: examples not run:", err)
 		skip := "^Example"
 		if old := flag.Lookup("test.skip").Value.String(); old != "" {
@@ -37,7 +37,7 @@ func testMain(m *testing.M) int {
 		fmt.Fprintln(os.Stderr, "redislock: the examples' server:", err)
 		return 1
 	}
-	return testserver.Main(m)
+	return testkit.Main(m)
 }
 
 func newClient(t *testing.T, addr string) *redis.Client {

@@ -9,14 +9,15 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
+	"github.com/stockade/stockade/internal/testkit"
 	"github.com/stockade/stockade/lock"
 	"github.com/stockade/stockade/lock/locktest"
 	"github.com/stockade/stockade/lock/redislock"
-	"github.com/stockade/stockade/lock/testserver"
 )
 
 func TestSemaphoresConformance(t *testing.T) {
-	addr := testserver.SharedRedis(t).Addr()
+	t.Parallel()
+	addr := testkit.SharedRedis(t).Addr()
 	prefix := "locktest:"
 	admin := newClient(t, addr)
 	locktest.RunSemaphores(t,
@@ -30,7 +31,8 @@ func TestSemaphoresConformance(t *testing.T) {
 }
 
 func TestRWLockersConformance(t *testing.T) {
-	addr := testserver.SharedRedis(t).Addr()
+	t.Parallel()
+	addr := testkit.SharedRedis(t).Addr()
 	prefix := "locktest:"
 	admin := newClient(t, addr)
 	locktest.RunRWLockers(t,
@@ -80,7 +82,8 @@ var weightedKinds = []struct {
 // process then vanishes (its client is closed, nothing is released): the
 // key comes back once the lease's TTL has passed, and not before.
 func TestVanishedHolderGivesPermitsBack(t *testing.T) {
-	addr := testserver.SharedRedis(t).Addr()
+	t.Parallel()
+	addr := testkit.SharedRedis(t).Addr()
 	for _, kind := range weightedKinds {
 		t.Run(kind.name, func(t *testing.T) {
 			opts := &redislock.Options{Prefix: t.Name() + ":"}
@@ -116,7 +119,8 @@ func TestVanishedHolderGivesPermitsBack(t *testing.T) {
 // releases, the live waiter is served after at most a few WaiterTimeouts,
 // not after the hour the dead one asked to hold the key for.
 func TestDeadWaiterDropsOutOfWeighted(t *testing.T) {
-	addr := testserver.SharedRedis(t).Addr()
+	t.Parallel()
+	addr := testkit.SharedRedis(t).Addr()
 	for _, kind := range weightedKinds {
 		t.Run(kind.name, func(t *testing.T) {
 			opts := &redislock.Options{Prefix: t.Name() + ":", WaiterTimeout: time.Second}
@@ -167,7 +171,8 @@ func TestDeadWaiterDropsOutOfWeighted(t *testing.T) {
 // semaphore: every key carries the prefix and the key's hash tag, and
 // every one expires, while held and waited for and once released.
 func TestWeightedKeysShareHashTagAndExpire(t *testing.T) {
-	c := newClient(t, testserver.SharedRedis(t).Addr())
+	t.Parallel()
+	c := newClient(t, testkit.SharedRedis(t).Addr())
 	prefix := t.Name() + ":"
 	l := newLocker(t, c.Options().Addr, &redislock.Options{Prefix: prefix})
 	ctx := t.Context()
@@ -217,7 +222,8 @@ func mustExpire(t *testing.T, c *redis.Client, want []string) {
 // is longer than WaiterTimeout: the hand-off holds them only for the
 // claim window, and the lease must extend them to its full TTL in time.
 func TestHandedOverPermitsKeepTheirTTL(t *testing.T) {
-	c := newClient(t, testserver.SharedRedis(t).Addr())
+	t.Parallel()
+	c := newClient(t, testkit.SharedRedis(t).Addr())
 	const waiterTimeout, ttl = 2 * time.Second, 10 * time.Second
 	prefix := t.Name() + ":"
 	l := newLocker(t, c.Options().Addr, &redislock.Options{Prefix: prefix, WaiterTimeout: waiterTimeout})
@@ -236,6 +242,10 @@ func TestHandedOverPermitsKeepTheirTTL(t *testing.T) {
 		next <- le
 	}()
 	awaitQueued(t, c, prefix+"{k}:sem:q", 1)
+	// Nothing extends the permit before the release hands it over, so its
+	// full TTL runs from later than this: a bound that a goroutine slow
+	// to see the hand-over cannot break.
+	handing := time.Now()
 	if err := first.Release(ctx); err != nil {
 		t.Fatal(err)
 	}
@@ -243,16 +253,15 @@ func TestHandedOverPermitsKeepTheirTTL(t *testing.T) {
 	if second == nil {
 		return
 	}
-	handed := time.Now()
 	time.Sleep(waiterTimeout + waiterTimeout/4) // past the claim window
 	if err := second.Err(); err != nil {
-		t.Fatalf("handed-over lease lost after the claim window, %v into its %v TTL: %v", time.Since(handed), ttl, err)
+		t.Fatalf("handed-over lease lost after the claim window, %v into its %v TTL: %v", time.Since(handing), ttl, err)
 	}
 	expiries, err := c.ZRangeWithScores(ctx, prefix+"{k}:sem:h", 0, -1).Result()
 	if err != nil || len(expiries) != 1 {
 		t.Fatalf("holders = %v, %v; want one", expiries, err)
 	}
-	if left := time.Until(time.UnixMilli(int64(expiries[0].Score))); left < ttl-time.Since(handed)-time.Second {
+	if left := time.Until(time.UnixMilli(int64(expiries[0].Score))); left < ttl-time.Since(handing)-time.Second {
 		t.Fatalf("the holder's lease ends in %v on the server; its TTL is %v", left, ttl)
 	}
 	if err := second.Release(ctx); err != nil {

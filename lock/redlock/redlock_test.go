@@ -17,10 +17,10 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
+	"github.com/stockade/stockade/internal/testkit"
 	"github.com/stockade/stockade/lock"
 	"github.com/stockade/stockade/lock/locktest"
 	"github.com/stockade/stockade/lock/redlock"
-	"github.com/stockade/stockade/lock/testserver"
 )
 
 func TestMain(m *testing.M) {
@@ -28,15 +28,15 @@ func TestMain(m *testing.M) {
 		holderProcess()
 		return
 	}
-	os.Exit(testserver.Main(m))
+	os.Exit(testkit.Main(m))
 }
 
 // cluster starts n independent Redis servers for the test.
-func cluster(t *testing.T, n int) []*testserver.Redis {
+func cluster(t *testing.T, n int) []*testkit.Redis {
 	t.Helper()
-	srvs := make([]*testserver.Redis, n)
+	srvs := make([]*testkit.Redis, n)
 	for i := range srvs {
-		srvs[i] = testserver.NewRedis(t)
+		srvs[i] = testkit.NewRedis(t)
 	}
 	return srvs
 }
@@ -52,7 +52,7 @@ func clients(t *testing.T, addrs []string) []redis.UniversalClient {
 	return cs
 }
 
-func addrsOf(srvs []*testserver.Redis) []string {
+func addrsOf(srvs []*testkit.Redis) []string {
 	addrs := make([]string, len(srvs))
 	for i, s := range srvs {
 		addrs[i] = s.Addr()
@@ -71,14 +71,16 @@ func newLocker(t *testing.T, addrs []string, opts *redlock.Options) *redlock.Loc
 }
 
 func TestConformance(t *testing.T) {
+	t.Parallel()
 	addrs := addrsOf(cluster(t, 5))
 	admin := clients(t, addrs)
 	locktest.Run(t,
-		// The suite's leases live 300 ms, so the default node timeout, a
-		// tenth of that, would count a node slower than 30 ms as failed:
-		// on a machine busy with other tests, every node of an attempt
-		// now and then. Give each node 90 ms.
+		// A node has NodeTimeout × TTL to answer, or counts as failed. The
+		// suite's short leases live 300 ms by default, and on a machine
+		// busy with other tests every node of an attempt now and then
+		// takes longer than 90 ms: leases of a second, and 300 ms a node.
 		func(t *testing.T) lock.Locker { return newLocker(t, addrs, &redlock.Options{NodeTimeout: 0.3}) },
+		locktest.WithShortTTL(time.Second),
 		locktest.WithRevoke(func(t *testing.T, key string) {
 			for _, c := range admin {
 				if err := c.Del(t.Context(), "lock:{"+key+"}").Err(); err != nil {
@@ -102,12 +104,19 @@ func TestConformance(t *testing.T) {
 }
 
 func TestNewRefusesNoNodes(t *testing.T) {
+	t.Parallel()
 	for _, cs := range [][]redis.UniversalClient{nil, {nil}} {
 		if _, err := redlock.New(cs, nil); !errors.Is(err, lock.ErrInvalid) {
 			t.Errorf("New(%v) = %v, want ErrInvalid", cs, err)
 		}
 	}
 }
+
+// ttl is the leases' TTL in the tests of nodes down. A node has a tenth of
+// it to answer (the default NodeTimeout), and on a machine busy with other
+// tests a node that is up sometimes takes longer than a tenth of a second
+// or two: with these, an answer has a second.
+const ttl = 10 * time.Second
 
 // contend runs goroutines that take key in turn for a while and checks no
 // two ever hold it at once. It returns the number of critical sections.
@@ -119,7 +128,7 @@ func contend(t *testing.T, lockers []*redlock.Locker, key string, rounds int) in
 		l := lockers[g%len(lockers)]
 		wg.Go(func() {
 			for range rounds {
-				le, err := l.Acquire(t.Context(), key, lock.WithTTL(2*time.Second), lock.WithWait(20*time.Second))
+				le, err := l.Acquire(t.Context(), key, lock.WithTTL(ttl), lock.WithWait(20*time.Second))
 				if err != nil {
 					t.Errorf("acquire: %v", err)
 					return
@@ -143,6 +152,7 @@ func contend(t *testing.T, lockers []*redlock.Locker, key string, rounds int) in
 // TestMinorityDown kills or pauses two of five nodes: locks are still
 // granted, and exclusion holds.
 func TestMinorityDown(t *testing.T) {
+	t.Parallel()
 	for _, fault := range []string{"kill", "pause"} {
 		t.Run(fault, func(t *testing.T) {
 			srvs := cluster(t, 5)
@@ -175,6 +185,7 @@ func TestMinorityDown(t *testing.T) {
 // the turns it was not waiting for, and over 400 turns a few of those stay
 // far inside a factor of two.
 func TestMinorityDownFairness(t *testing.T) {
+	t.Parallel()
 	srvs := cluster(t, 5)
 	addrs := addrsOf(srvs)
 	lockers := []*redlock.Locker{newLocker(t, addrs, nil), newLocker(t, addrs, nil)}
@@ -191,7 +202,7 @@ func TestMinorityDownFairness(t *testing.T) {
 		l := lockers[g%len(lockers)]
 		wg.Go(func() {
 			for taken.Load() < turns {
-				le, err := l.Acquire(t.Context(), "k", lock.WithTTL(2*time.Second), lock.WithWait(20*time.Second))
+				le, err := l.Acquire(t.Context(), "k", lock.WithTTL(ttl), lock.WithWait(20*time.Second))
 				if err != nil {
 					t.Errorf("goroutine %d: acquire: %v", g, err)
 					return
@@ -223,6 +234,7 @@ func TestMinorityDownFairness(t *testing.T) {
 // TestMajorityDown stops three of five nodes: acquisition fails promptly
 // with ErrUnavailable, and the per-node errors are reachable.
 func TestMajorityDown(t *testing.T) {
+	t.Parallel()
 	srvs := cluster(t, 5)
 	l := newLocker(t, addrsOf(srvs), nil)
 	if err := srvs[0].Kill(); err != nil {
@@ -236,7 +248,7 @@ func TestMajorityDown(t *testing.T) {
 	}
 	for _, acquire := range []func(context.Context, string, ...lock.Option) (lock.Lease, error){l.Acquire, l.TryAcquire} {
 		ctx, cancel := context.WithTimeout(t.Context(), 20*time.Second)
-		le, err := acquire(ctx, "k", lock.WithTTL(time.Second))
+		le, err := acquire(ctx, "k", lock.WithTTL(ttl))
 		waited := ctx.Err() != nil
 		cancel()
 		if le != nil {
@@ -264,6 +276,7 @@ func TestMajorityDown(t *testing.T) {
 // was held to the end and Release succeeds; left on two, it was lost, and
 // Release must say so even though two nodes answer that they held it.
 func TestReleaseCountsAMajority(t *testing.T) {
+	t.Parallel()
 	addrs := addrsOf(cluster(t, 5))
 	admin := clients(t, addrs)
 	l := newLocker(t, addrs, nil)
@@ -314,6 +327,7 @@ func TestReleaseCountsAMajority(t *testing.T) {
 // TestRefreshReseedsRestartedNode restarts one node empty and checks that
 // the next refresh puts the lock back on it.
 func TestRefreshReseedsRestartedNode(t *testing.T) {
+	t.Parallel()
 	srvs := cluster(t, 3)
 	addrs := addrsOf(srvs)
 	l := newLocker(t, addrs, nil)
@@ -347,6 +361,7 @@ func TestRefreshReseedsRestartedNode(t *testing.T) {
 // (SIGSTOP) for longer than its lease, lets another process take the lock,
 // and resumes it: the holder must see Done closed with ErrLost.
 func TestPausedHolderSeesLoss(t *testing.T) {
+	t.Parallel()
 	addrs := addrsOf(cluster(t, 5))
 	cmd := exec.Command(os.Args[0], "-test.run=^$")
 	cmd.Env = append(os.Environ(), "REDLOCK_HOLDER_ADDRS="+strings.Join(addrs, ","))

@@ -39,6 +39,7 @@ func (b *slowRelease) Release(context.Context) error {
 }
 
 func TestReleaseRacingRefresh(t *testing.T) {
+	t.Parallel()
 	b := &slowRelease{released: make(chan struct{}), answer: make(chan struct{})}
 	cfg, _ := lock.NewConfig()
 	var events []lock.EventKind
@@ -67,6 +68,7 @@ type lateTimer struct{ context.Context }
 func (lateTimer) Deadline() (time.Time, bool) { return time.Now().Add(-time.Millisecond), true }
 
 func TestRefuseAtThePassedDeadline(t *testing.T) {
+	t.Parallel()
 	a, _, err := Begin(context.Background(), "k", true, nil)
 	if err != nil {
 		t.Fatal(err)

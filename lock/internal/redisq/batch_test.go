@@ -15,6 +15,7 @@ import (
 // which fails, and checks that each call gets its own outcome: the failing
 // call its error, the others their grants.
 func TestPipeBatchKeepsEachCallsError(t *testing.T) {
+	t.Parallel()
 	c := newClient(t)
 	ctx := t.Context()
 	// The first MaxBatches calls fill the Pipe's batches on the wire; the

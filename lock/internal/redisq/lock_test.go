@@ -8,8 +8,8 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
+	"github.com/stockade/stockade/internal/testkit"
 	"github.com/stockade/stockade/lock/internal/redisq"
-	"github.com/stockade/stockade/lock/testserver"
 )
 
 // serverMicros is the server's clock in µs.
@@ -27,6 +27,7 @@ func serverMicros(t *testing.T, c *redis.Client) uint64 {
 // at least the server clock when the key has gone; and, clocked, at least
 // the server clock always.
 func TestTokens(t *testing.T) {
+	t.Parallel()
 	for _, clocked := range []bool{false, true} {
 		t.Run(map[bool]string{false: "counted", true: "clocked"}[clocked], func(t *testing.T) {
 			c := newClient(t)
@@ -112,6 +113,7 @@ func TestTokens(t *testing.T) {
 // queued: the lock key is gone, and a newcomer must still not pass the
 // waiter.
 func TestNoBargingPastExpiredHolder(t *testing.T) {
+	t.Parallel()
 	c := newClient(t)
 	p := redisq.NewPipe(c)
 	ctx := t.Context()
@@ -156,7 +158,8 @@ func TestNoBargingPastExpiredHolder(t *testing.T) {
 // that, the key stays held by nobody until the TTL, or a ghost heads its
 // queue.
 func TestAcquireAfterDeadlineDoesNothing(t *testing.T) {
-	srv := testserver.NewRedis(t)
+	t.Parallel()
+	srv := testkit.NewRedis(t)
 	c := redis.NewClient(&redis.Options{Addr: srv.Addr(), ContextTimeoutEnabled: true})
 	t.Cleanup(func() { c.Close() })
 	p := redisq.NewPipe(c)
@@ -203,6 +206,7 @@ func TestAcquireAfterDeadlineDoesNothing(t *testing.T) {
 
 // TestTag: a key's hash tag is never empty, and tags tell keys apart.
 func TestTag(t *testing.T) {
+	t.Parallel()
 	seen := map[string]string{}
 	for _, key := range []string{"x", "}", "}x", `\`, `\}x`, `\\`, "{}", "a}b", ""} {
 		tag := redisq.Tag(key)

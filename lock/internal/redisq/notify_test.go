@@ -17,6 +17,7 @@ import (
 // must arrive; a subscription that an unsubscription overtook would leave
 // the channel deaf.
 func TestNotifierChurn(t *testing.T) {
+	t.Parallel()
 	c := newClient(t)
 	n := redisq.NewNotifier(c, &redisq.NotifierOptions{IdleUnsubscribe: time.Millisecond})
 	t.Cleanup(func() { n.Close() })
@@ -68,6 +69,7 @@ func awaitSubscribers(t *testing.T, c *redis.Client, channel string, want int64)
 // TestNotifierUnsubscribesIdleChannels checks that a channel is dropped
 // once it has had no waiter for the idle time, and kept while it has one.
 func TestNotifierUnsubscribesIdleChannels(t *testing.T) {
+	t.Parallel()
 	c := newClient(t)
 	n := redisq.NewNotifier(c, &redisq.NotifierOptions{IdleUnsubscribe: 50 * time.Millisecond})
 	t.Cleanup(func() { n.Close() })
@@ -99,6 +101,7 @@ func TestNotifierUnsubscribesIdleChannels(t *testing.T) {
 // Handed, as a releaser in its process does, and by the release's message:
 // the waiter must see the token once. Plain wake-ups (token 0) always pass.
 func TestHandOffDeliveredOnce(t *testing.T) {
+	t.Parallel()
 	c := newClient(t)
 	n := redisq.NewNotifier(c, nil)
 	t.Cleanup(func() { n.Close() })
@@ -146,7 +149,8 @@ func TestHandOffDeliveredOnce(t *testing.T) {
 
 // TestNotifierCloseWaits checks that Close returns only once the
 // goroutines that read and manage the notification connection have: none
-// of them may outlive it, and the client it uses may be closed next.
+// of them may outlive it, and the client it uses may be closed next. It is
+// not parallel: it counts the notifier goroutines of the whole process.
 func TestNotifierCloseWaits(t *testing.T) {
 	c := newClient(t)
 	running := func() int {

@@ -13,15 +13,15 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
+	"github.com/stockade/stockade/internal/testkit"
 	"github.com/stockade/stockade/lock/internal/redisq"
-	"github.com/stockade/stockade/lock/testserver"
 )
 
-func TestMain(m *testing.M) { os.Exit(testserver.Main(m)) }
+func TestMain(m *testing.M) { os.Exit(testkit.Main(m)) }
 
 func newClient(t *testing.T) *redis.Client {
 	t.Helper()
-	c := redis.NewClient(&redis.Options{Addr: testserver.NewRedis(t).Addr(), PoolSize: 64})
+	c := redis.NewClient(&redis.Options{Addr: testkit.NewRedis(t).Addr(), PoolSize: 64})
 	t.Cleanup(func() { c.Close() })
 	return c
 }
@@ -47,6 +47,7 @@ func goAcquireAll(ctx context.Context, p *redisq.Pipe, locks []redisq.Lock) ([]r
 }
 
 func TestPipeBatchesKeepEachCallsOutcome(t *testing.T) {
+	t.Parallel()
 	c := newClient(t)
 	p := redisq.NewPipe(c)
 	ctx := t.Context()
@@ -79,6 +80,7 @@ func TestPipeBatchesKeepEachCallsOutcome(t *testing.T) {
 }
 
 func TestPipeReloadsFlushedScripts(t *testing.T) {
+	t.Parallel()
 	c := newClient(t)
 	p := redisq.NewPipe(c)
 	ctx := t.Context()
@@ -110,6 +112,7 @@ func TestPipeReloadsFlushedScripts(t *testing.T) {
 }
 
 func TestPipeSkipsCallsWhoseContextEnded(t *testing.T) {
+	t.Parallel()
 	c := newClient(t)
 	p := redisq.NewPipe(c)
 	ctx, cancel := context.WithCancel(t.Context())
@@ -154,6 +157,7 @@ func (h delayHook) ProcessPipelineHook(next redis.ProcessPipelineHook) redis.Pro
 // Each place on the wire must come back to the Pipe, or the Pipe stalls
 // once maxBatches of them are lost.
 func TestPipeSurvivesCallersGivingUp(t *testing.T) {
+	t.Parallel()
 	c := newClient(t)
 	// Up to a millisecond more per batch, so that calls pile up.
 	c.AddHook(delayHook(func(int) { time.Sleep(rand.N(time.Millisecond)) }))

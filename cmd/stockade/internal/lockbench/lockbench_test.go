@@ -19,10 +19,10 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/stockade/stockade/cmd/stockade/internal/lockbench"
-	"github.com/stockade/stockade/lock/testserver"
+	"github.com/stockade/stockade/internal/testkit"
 )
 
-func TestMain(m *testing.M) { os.Exit(testserver.Main(m)) }
+func TestMain(m *testing.M) { os.Exit(testkit.Main(m)) }
 
 // small are the standard workloads with fewer goroutines, to keep the test
 // short under the race detector.
@@ -37,7 +37,7 @@ var small = []lockbench.Workload{
 var redisImpls = []string{"stockade", "redsync", "bsm", "setnx"}
 
 func TestRunEveryImplementation(t *testing.T) {
-	srv := testserver.SharedRedis(t)
+	srv := testkit.SharedRedis(t)
 	var progress bytes.Buffer
 	// With no other server given, the default is the Redis implementations.
 	rep, err := lockbench.Run(t.Context(), &lockbench.Options{
@@ -65,7 +65,7 @@ func TestRunEveryImplementation(t *testing.T) {
 // TestRunRounds runs two implementations three rounds each, taking turns,
 // and checks that each Result is its median round.
 func TestRunRounds(t *testing.T) {
-	srv := testserver.SharedRedis(t)
+	srv := testkit.SharedRedis(t)
 	var progress bytes.Buffer
 	rep, err := lockbench.Run(t.Context(), &lockbench.Options{
 		Addr:      srv.Addr(),
@@ -111,7 +111,7 @@ func TestRunRounds(t *testing.T) {
 func TestRunOwnServers(t *testing.T) {
 	redlockNodes := func(t *testing.T, o *lockbench.Options) func(*testing.T) {
 		for range 5 {
-			o.RedlockAddrs = append(o.RedlockAddrs, testserver.NewRedis(t).Addr())
+			o.RedlockAddrs = append(o.RedlockAddrs, testkit.NewRedis(t).Addr())
 		}
 		return func(t *testing.T) {
 			for _, addr := range o.RedlockAddrs {
@@ -128,7 +128,7 @@ func TestRunOwnServers(t *testing.T) {
 		{"redlock", redlockNodes},
 		{"redsync5", redlockNodes},
 		{"pglock", func(t *testing.T, o *lockbench.Options) func(*testing.T) {
-			url, err := testserver.SharedPostgres(t).CreateDatabase(fmt.Sprintf("lockbench_%d", databases.Add(1)))
+			url, err := testkit.SharedPostgres(t).CreateDatabase(fmt.Sprintf("lockbench_%d", databases.Add(1)))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -136,7 +136,7 @@ func TestRunOwnServers(t *testing.T) {
 			return func(t *testing.T) { checkNoAdvisoryLocks(t, url) }
 		}},
 		{"etcdlock", func(t *testing.T, o *lockbench.Options) func(*testing.T) {
-			o.EtcdEndpoints = []string{testserver.SharedEtcd(t).Endpoint()}
+			o.EtcdEndpoints = []string{testkit.SharedEtcd(t).Endpoint()}
 			return func(t *testing.T) { checkNoEtcdKeys(t, o.EtcdEndpoints) }
 		}},
 	}

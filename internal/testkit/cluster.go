@@ -1,4 +1,4 @@
-package testserver
+package testkit
 
 import (
 	"context"
@@ -27,7 +27,7 @@ const (
 //
 // A node keeps its identity and its slots across Restart (its cluster
 // configuration file stays in its directory) and rejoins the cluster, but
-// like any testserver Redis it comes back without data.
+// like any testkit Redis it comes back without data.
 type RedisCluster struct {
 	nodes   []*Redis
 	timeout time.Duration // RedisClusterOptions.StartTimeout

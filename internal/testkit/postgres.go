@@ -1,4 +1,4 @@
-package testserver
+package testkit
 
 import (
 	"cmp"
@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
 )
 
 // Postgres is a PostgreSQL server listening on a loopback port, with a
@@ -71,7 +72,7 @@ func StartPostgres(opts *PostgresOptions) (*Postgres, error) {
 		return nil, err
 	}
 	// Not under t.TempDir: its parents are private to the test's user.
-	dir, err := os.MkdirTemp("", "testserver-postgres-*")
+	dir, err := os.MkdirTemp("", "testkit-postgres-*")
 	if err != nil {
 		return nil, fmt.Errorf("start postgres: %w", err)
 	}
@@ -205,6 +206,42 @@ func (pg *Postgres) CreateDatabase(name string) (string, error) {
 	return pg.databaseURL(name), nil
 }
 
+// CloneDatabase creates database name as a copy of database template
+// (CREATE DATABASE … TEMPLATE) and returns its URL: a test that needs a
+// migrated schema copies one migrated once, instead of migrating afresh.
+// PostgreSQL refuses to copy a database that has sessions, so a copy made
+// while the template's last sessions are still ending is retried until
+// they are gone or 30 seconds have passed. Copies of one template may be
+// made concurrently; nothing may write to the template meanwhile.
+func (pg *Postgres) CloneDatabase(name, template string) (string, error) {
+	if name == "" || strings.ContainsRune(name, 0) || template == "" || strings.ContainsRune(template, 0) {
+		return "", fmt.Errorf("clone database %q from %q: invalid name", name, template)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	conn, err := pg.connect(ctx)
+	if err != nil {
+		return "", fmt.Errorf("clone database %q from %q: %w", name, template, err)
+	}
+	defer conn.Close(ctx)
+	sql := "CREATE DATABASE " + pgx.Identifier{name}.Sanitize() + " TEMPLATE " + pgx.Identifier{template}.Sanitize()
+	for {
+		_, err := conn.Exec(ctx, sql)
+		var pgErr *pgconn.PgError
+		if err == nil || !errors.As(err, &pgErr) || pgErr.Code != "55006" { // object_in_use
+			if err != nil {
+				return "", fmt.Errorf("clone database %q from %q: %w", name, template, err)
+			}
+			return pg.databaseURL(name), nil
+		}
+		select {
+		case <-ctx.Done():
+			return "", fmt.Errorf("clone database %q from %q: the template still has sessions: %w", name, template, err)
+		case <-time.After(10 * time.Millisecond):
+		}
+	}
+}
+
 // connect opens a connection to database postgres as user postgres, which
 // the server trusts.
 func (pg *Postgres) connect(ctx context.Context) (*pgx.Conn, error) {
@@ -212,7 +249,7 @@ func (pg *Postgres) connect(ctx context.Context) (*pgx.Conn, error) {
 	if err != nil {
 		return nil, err
 	}
-	cfg.RuntimeParams["application_name"] = "testserver"
+	cfg.RuntimeParams["application_name"] = "testkit"
 	return pgx.ConnectConfig(ctx, cfg)
 }
 

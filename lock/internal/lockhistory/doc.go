@@ -32,7 +32,7 @@
 // Four clients, each with its own Locker and connections as separate
 // processes would have, take the same key over and over with short
 // critical sections, while the test injects faults into real servers
-// started through lock/testserver:
+// started through the test kit (internal/testkit):
 //
 //   - memlock: holder goroutines sleep past their TTL in the critical
 //     section and must find Done closed when they wake.
@@ -84,7 +84,7 @@
 // STOCKADE_REQUIRE_SERVERS=1 a missing one fails the test instead of
 // skipping it:
 //
-//	cd cmd/stockade
+//	cd lock
 //	STOCKADE_REQUIRE_SERVERS=1 go test -race -count=1 ./internal/lockhistory/
 //
 // Each history lasts a few seconds by default. STOCKADE_LOCKHISTORY_DURATION
@@ -92,6 +92,9 @@
 //
 //	STOCKADE_LOCKHISTORY_DURATION=5m go test -count=1 -timeout 0 ./internal/lockhistory/
 //
-// The package lives in the cmd/stockade module so that the lock module's
-// users never resolve porcupine.
+// The package lives in the lock module, beside the backends it checks, and
+// is internal to it. porcupine is required by the lock module only for this
+// package: a program importing the lock library never builds, downloads or
+// lists it in its own go.mod or go.sum, as the consumer check of
+// scripts/test proves.
 package lockhistory

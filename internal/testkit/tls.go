@@ -1,4 +1,4 @@
-package testserver
+package testkit
 
 import (
 	"crypto/ecdsa"
@@ -34,11 +34,11 @@ func writeTLSFiles(dir string) (*tlsFiles, error) {
 	notBefore := time.Now().Add(-time.Hour)
 	caKey, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
 	if err != nil {
-		return nil, fmt.Errorf("testserver: TLS: %w", err)
+		return nil, fmt.Errorf("testkit: TLS: %w", err)
 	}
 	caTmpl := &x509.Certificate{
 		SerialNumber:          big.NewInt(1),
-		Subject:               pkix.Name{CommonName: "testserver CA"},
+		Subject:               pkix.Name{CommonName: "testkit CA"},
 		NotBefore:             notBefore,
 		NotAfter:              notBefore.Add(certValidity),
 		KeyUsage:              x509.KeyUsageCertSign,
@@ -47,16 +47,16 @@ func writeTLSFiles(dir string) (*tlsFiles, error) {
 	}
 	caDER, err := x509.CreateCertificate(rand.Reader, caTmpl, caTmpl, &caKey.PublicKey, caKey)
 	if err != nil {
-		return nil, fmt.Errorf("testserver: TLS: %w", err)
+		return nil, fmt.Errorf("testkit: TLS: %w", err)
 	}
 	ca, err := x509.ParseCertificate(caDER)
 	if err != nil {
-		return nil, fmt.Errorf("testserver: TLS: %w", err)
+		return nil, fmt.Errorf("testkit: TLS: %w", err)
 	}
 
 	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
 	if err != nil {
-		return nil, fmt.Errorf("testserver: TLS: %w", err)
+		return nil, fmt.Errorf("testkit: TLS: %w", err)
 	}
 	tmpl := &x509.Certificate{
 		SerialNumber: big.NewInt(2),
@@ -69,11 +69,11 @@ func writeTLSFiles(dir string) (*tlsFiles, error) {
 	}
 	der, err := x509.CreateCertificate(rand.Reader, tmpl, ca, &key.PublicKey, caKey)
 	if err != nil {
-		return nil, fmt.Errorf("testserver: TLS: %w", err)
+		return nil, fmt.Errorf("testkit: TLS: %w", err)
 	}
 	keyDER, err := x509.MarshalPKCS8PrivateKey(key)
 	if err != nil {
-		return nil, fmt.Errorf("testserver: TLS: %w", err)
+		return nil, fmt.Errorf("testkit: TLS: %w", err)
 	}
 
 	f := &tlsFiles{
@@ -93,7 +93,7 @@ func writeTLSFiles(dir string) (*tlsFiles, error) {
 	} {
 		data := pem.EncodeToMemory(&pem.Block{Type: w.typ, Bytes: w.der})
 		if err := os.WriteFile(w.path, data, 0o600); err != nil {
-			return nil, fmt.Errorf("testserver: TLS: %w", err)
+			return nil, fmt.Errorf("testkit: TLS: %w", err)
 		}
 	}
 	return f, nil

@@ -1,4 +1,4 @@
-package testserver
+package testkit
 
 import (
 	"errors"
@@ -14,8 +14,8 @@ import (
 // that a test can show what a client does when its server is cut off or
 // goes silent:
 //
-//	pg := testserver.NewPostgres(t)
-//	p := testserver.NewProxy(t, pg.Addr()) // connect to p.Addr() instead
+//	pg := testkit.NewPostgres(t)
+//	p := testkit.NewProxy(t, pg.Addr()) // connect to p.Addr() instead
 //	p.Blackhole() // nothing gets through; nothing is reset either
 //	p.Heal()      // the held bytes flow again, in order
 //
@@ -57,7 +57,7 @@ const dialTimeout = 5 * time.Second
 func StartProxy(target string) (*Proxy, error) {
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
-		return nil, fmt.Errorf("testserver: proxy to %s: %w", target, err)
+		return nil, fmt.Errorf("testkit: proxy to %s: %w", target, err)
 	}
 	p := &Proxy{ln: ln, target: target, open: make(chan struct{}), links: map[*link]struct{}{}}
 	close(p.open)

@@ -1,21 +1,21 @@
-// Package testserver starts real, throwaway servers for tests: redis-server,
+// Package testkit starts real, throwaway servers for tests: redis-server,
 // a Redis Cluster of three redis-servers, PostgreSQL, a single etcd member
 // and nats-server with JetStream, each a process on free loopback ports
 // with its own temporary directory. It uses the binaries installed on the
 // machine, pgx to talk to PostgreSQL and go-redis to form a Redis Cluster.
 //
-// It is the kit the lock backends and the stockade service test with, and
-// it is exported, as net/http/httptest is, so that a program using the lock
-// library can test its own code against the same real servers. It lives in
-// the lock module, which needs pgx anyway, so that a module importing the
-// lock library resolves nothing but published modules.
+// It is the kit the lock backends and the stockade service test with. It
+// is a module of its own, required only by the repository's tests, so that
+// neither a program importing the lock library or the service's packages
+// nor the stockade binary resolves it; and it is internal, so it is not an
+// API that a release has to keep.
 //
 // # Usage
 //
 // A test binary opts in with TestMain, which closes the shared servers when
 // the tests are done:
 //
-//	func TestMain(m *testing.M) { os.Exit(testserver.Main(m)) }
+//	func TestMain(m *testing.M) { os.Exit(testkit.Main(m)) }
 //
 // Without it SharedRedis and friends fail the test rather than leave a
 // server's directory behind.
@@ -23,13 +23,13 @@
 // Most tests use the server shared by the whole binary, started on first
 // use, and isolate themselves with their own keys or database:
 //
-//	pg := testserver.SharedPostgres(t)
+//	pg := testkit.SharedPostgres(t)
 //	url, err := pg.CreateDatabase("reservations_test")
 //
 // A test that injects faults starts a private instance, closed by the
 // test's cleanup, and is free to stop, kill, pause and restart it:
 //
-//	r := testserver.NewRedis(t) // Redlock tests call this five times
+//	r := testkit.NewRedis(t) // Redlock tests call this five times
 //	r.Pause()                   // SIGSTOP: connections hang
 //	r.Resume()
 //	r.Kill()    // SIGKILL to the server and its children, like a crash
@@ -38,7 +38,7 @@
 // A Redis server can listen for TLS too, with a certificate authority of
 // its own that TLSConfig trusts:
 //
-//	r := testserver.NewRedisWith(t, &testserver.RedisOptions{TLS: true})
+//	r := testkit.NewRedisWith(t, &testkit.RedisOptions{TLS: true})
 //	c := redis.NewClient(&redis.Options{Addr: r.TLSAddr(), TLSConfig: r.TLSConfig()})
 //
 // A Redis Cluster is three masters without replicas, each a Redis handle
@@ -48,7 +48,7 @@
 // one. A restarted node rejoins with its slots but no data, and the others
 // refuse commands until they trust it again: WaitOK waits for that.
 //
-//	c := testserver.NewRedisCluster(t, nil) // or SharedRedisCluster(t)
+//	c := testkit.NewRedisCluster(t, nil) // or SharedRedisCluster(t)
 //	rc := redis.NewClusterClient(&redis.ClusterOptions{Addrs: c.Addrs()})
 //	n := c.NodeFor("lock:{sku-1}")
 //	n.Kill()
@@ -58,7 +58,7 @@
 // A NATS server runs with JetStream, its store in the server's directory,
 // so streams survive Kill and Restart; a client connects to URL:
 //
-//	n := testserver.NewNATS(t)
+//	n := testkit.NewNATS(t)
 //	nc, err := nats.Connect(n.URL()) // "nats://127.0.0.1:port"
 //	n.Stop()                         // the broker is down until Restart
 //	n.Restart()                      // same port, same streams
@@ -72,7 +72,7 @@
 // them open but forwards nothing (a silent network, no reset), Heal
 // restores the traffic:
 //
-//	p := testserver.NewProxy(t, pg.Addr()) // the client dials p.Addr()
+//	p := testkit.NewProxy(t, pg.Addr()) // the client dials p.Addr()
 //	p.Blackhole()
 //	p.Heal()
 //
@@ -118,4 +118,4 @@
 //
 // Linux is the supported platform. On other Unix systems a crashed test
 // binary may leave servers running.
-package testserver
+package testkit

@@ -18,6 +18,7 @@ func rel(client int, call, ret int64) porcupine.Operation {
 // The checker must accept a legal history and refuse planted violations;
 // otherwise a passing history test would prove nothing.
 func TestModel(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		name   string
 		tokens bool

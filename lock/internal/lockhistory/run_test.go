@@ -10,15 +10,15 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
+	"github.com/stockade/stockade/internal/testkit"
 	"github.com/stockade/stockade/lock"
 	"github.com/stockade/stockade/lock/memlock"
-	"github.com/stockade/stockade/lock/testserver"
 )
 
 func TestMain(m *testing.M) {
 	// The clients log every failed dial while a server is down.
 	redis.SetLogger(quiet{})
-	os.Exit(testserver.Main(m))
+	os.Exit(testkit.Main(m))
 }
 
 type quiet struct{}

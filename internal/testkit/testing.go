@@ -1,4 +1,4 @@
-package testserver
+package testkit
 
 import (
 	"errors"
@@ -33,7 +33,7 @@ type lazy struct {
 // Main runs the tests and then closes every shared server. Use it from
 // TestMain:
 //
-//	func TestMain(m *testing.M) { os.Exit(testserver.Main(m)) }
+//	func TestMain(m *testing.M) { os.Exit(testkit.Main(m)) }
 //
 // It returns m.Run's exit code, or 1 if the tests passed but a shared
 // server could not be closed cleanly.
@@ -170,7 +170,7 @@ func announce(t testing.TB, h handle, kind string) {
 	if len(ps) > 1 {
 		what = fmt.Sprintf("cluster of %d %s", len(ps), what)
 	}
-	fmt.Printf("testserver: %s %s %s started for %s\n", kind, what, h.Version(), t.Name())
+	fmt.Printf("testkit: %s %s %s started for %s\n", kind, what, h.Version(), t.Name())
 }
 
 func (s *server) procs() []*process { return []*process{s.p} }
@@ -178,7 +178,7 @@ func (s *server) procs() []*process { return []*process{s.p} }
 func shared[T handle](t testing.TB, fn string, l *lazy, start func() (T, error)) T {
 	t.Helper()
 	if !mainRunning.Load() {
-		t.Fatalf("testserver: %s needs TestMain to return testserver.Main(m), which closes shared servers after the tests", fn)
+		t.Fatalf("testkit: %s needs TestMain to return testkit.Main(m), which closes shared servers after the tests", fn)
 	}
 	l.once.Do(func() {
 		srv, err := start()

@@ -1,4 +1,4 @@
-package testserver
+package testkit
 
 import (
 	"bufio"
@@ -70,7 +70,7 @@ func startRedis(o RedisOptions, cluster *RedisClusterOptions) (*Redis, error) {
 	if err != nil {
 		return nil, notInstalled("redis-server", "redis-server")
 	}
-	dir, err := os.MkdirTemp("", "testserver-redis-*")
+	dir, err := os.MkdirTemp("", "testkit-redis-*")
 	if err != nil {
 		return nil, fmt.Errorf("start redis-server: %w", err)
 	}

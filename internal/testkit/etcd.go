@@ -1,4 +1,4 @@
-package testserver
+package testkit
 
 import (
 	"context"
@@ -54,7 +54,7 @@ func StartEtcd(opts *EtcdOptions) (*Etcd, error) {
 	if err != nil {
 		return nil, notInstalled("etcd", "etcd-server")
 	}
-	dir, err := os.MkdirTemp("", "testserver-etcd-*")
+	dir, err := os.MkdirTemp("", "testkit-etcd-*")
 	if err != nil {
 		return nil, fmt.Errorf("start etcd: %w", err)
 	}

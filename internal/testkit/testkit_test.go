@@ -1,4 +1,4 @@
-package testserver
+package testkit
 
 import (
 	"bufio"
@@ -808,7 +808,7 @@ func (c *natsConn) readLine() (string, error) {
 // returns the first reply.
 func (c *natsConn) request(subject, payload string) ([]byte, error) {
 	c.inbox++
-	inbox := fmt.Sprintf("_INBOX.testserver.%d", c.inbox)
+	inbox := fmt.Sprintf("_INBOX.testkit.%d", c.inbox)
 	if _, err := fmt.Fprintf(c, "SUB %s %d\r\nPUB %s %s %d\r\n%s\r\n", inbox, c.inbox, subject, inbox, len(payload), payload); err != nil {
 		return nil, err
 	}

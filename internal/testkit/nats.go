@@ -1,4 +1,4 @@
-package testserver
+package testkit
 
 import (
 	"bufio"
@@ -56,7 +56,7 @@ func StartNATS(opts *NATSOptions) (*NATS, error) {
 	if err != nil {
 		return nil, notInstalled("nats-server", "nats-server")
 	}
-	dir, err := os.MkdirTemp("", "testserver-nats-*")
+	dir, err := os.MkdirTemp("", "testkit-nats-*")
 	if err != nil {
 		return nil, fmt.Errorf("start nats-server: %w", err)
 	}

@@ -19,13 +19,13 @@ import (
 	clientv3 "go.etcd.io/etcd/client/v3"
 	"go.uber.org/zap"
 
+	"github.com/stockade/stockade/internal/testkit"
 	"github.com/stockade/stockade/lock"
 	"github.com/stockade/stockade/lock/etcdlock"
 	"github.com/stockade/stockade/lock/memlock"
 	"github.com/stockade/stockade/lock/pglock"
 	"github.com/stockade/stockade/lock/redislock"
 	"github.com/stockade/stockade/lock/redlock"
-	"github.com/stockade/stockade/lock/testserver"
 )
 
 const clients = 4
@@ -62,7 +62,7 @@ func redisClient(addr string) *redis.Client {
 // package documents that limit, and this history does not inject it.
 func TestRedislock(t *testing.T) {
 	t.Parallel()
-	srv := testserver.NewRedis(t)
+	srv := testkit.NewRedis(t)
 	ttl := time.Second
 	var ls []lock.Locker
 	for range clients {
@@ -105,9 +105,9 @@ func TestRedislock(t *testing.T) {
 // safe fencing tokens, so only exclusion is checked.
 func TestRedlock(t *testing.T) {
 	t.Parallel()
-	var srvs []*testserver.Redis
+	var srvs []*testkit.Redis
 	for range 5 {
-		srvs = append(srvs, testserver.NewRedis(t))
+		srvs = append(srvs, testkit.NewRedis(t))
 	}
 	ttl := time.Second
 	var ls []lock.Locker
@@ -191,7 +191,7 @@ func bitePaused[S pauser](ctx context.Context, t *testing.T, r *Recorder, d time
 	return bite(ctx, r, d, func() { pauseAll(t, srvs...) }, func() { resumeAll(t, srvs...) })
 }
 
-func pglockers(t *testing.T, srv *testserver.Postgres, opts *pglock.Options) []lock.Locker {
+func pglockers(t *testing.T, srv *testkit.Postgres, opts *pglock.Options) []lock.Locker {
 	var ls []lock.Locker
 	for range clients {
 		cfg, err := pgxpool.ParseConfig(srv.URL())
@@ -214,7 +214,7 @@ func pglockers(t *testing.T, srv *testserver.Postgres, opts *pglock.Options) []l
 // and the key passes on only once the server runs again.
 func TestPglockPause(t *testing.T) {
 	t.Parallel()
-	srv := testserver.NewPostgres(t)
+	srv := testkit.NewPostgres(t)
 	ttl := time.Second
 	opts := &pglock.Options{CheckInterval: 200 * time.Millisecond, CheckTimeout: time.Second}
 	workload{
@@ -255,7 +255,7 @@ func TestPglockPause(t *testing.T) {
 // holder's writes.
 func TestPglockRestart(t *testing.T) {
 	t.Parallel()
-	srv := testserver.NewPostgres(t)
+	srv := testkit.NewPostgres(t)
 	ttl := time.Second
 	check := 200 * time.Millisecond
 	opts := &pglock.Options{CheckInterval: check, CheckTimeout: time.Second}
@@ -286,7 +286,7 @@ func TestPglockRestart(t *testing.T) {
 // A single etcd member paused past the TTL and resumed, then restarted.
 func TestEtcdlock(t *testing.T) {
 	t.Parallel()
-	srv := testserver.NewEtcd(t)
+	srv := testkit.NewEtcd(t)
 	ttl := 2 * time.Second
 	var ls []lock.Locker
 	for range clients {
@@ -335,7 +335,7 @@ func TestPglockPausedHolder(t *testing.T) {
 		return
 	}
 	t.Parallel()
-	srv := testserver.NewPostgres(t)
+	srv := testkit.NewPostgres(t)
 	ttl := time.Second
 	opts := &pglock.Options{CheckInterval: 200 * time.Millisecond}
 	key := "lockhistory/paused-holder"

@@ -1,4 +1,4 @@
-package testserver
+package testkit
 
 import (
 	"bytes"
@@ -20,16 +20,16 @@ import (
 var (
 	// ErrNotInstalled means the server's binary was not found. The error
 	// text names the binary and the command that installs it.
-	ErrNotInstalled = errors.New("testserver: server binary not installed")
+	ErrNotInstalled = errors.New("testkit: server binary not installed")
 	// ErrNotRunning is returned by Pause and Resume when the server has
 	// been stopped or killed.
-	ErrNotRunning = errors.New("testserver: server not running")
+	ErrNotRunning = errors.New("testkit: server not running")
 	// ErrClosed is returned by Restart, Pause and Resume after Close.
-	ErrClosed = errors.New("testserver: server closed")
+	ErrClosed = errors.New("testkit: server closed")
 	// ErrShared is returned by Stop, Kill, Pause, Resume, Restart and Close on a
 	// shared server: other tests are using it. Use a private instance
 	// (NewRedis, NewPostgres, NewEtcd, NewNATS) to inject faults.
-	ErrShared = errors.New("testserver: shared server cannot be stopped, killed or paused by a test")
+	ErrShared = errors.New("testkit: shared server cannot be stopped, killed or paused by a test")
 )
 
 const (
@@ -344,7 +344,7 @@ func freePorts(n int) ([]int, error) {
 	for range n {
 		l, err := net.Listen("tcp", "127.0.0.1:0")
 		if err != nil {
-			return nil, fmt.Errorf("testserver: find free port: %w", err)
+			return nil, fmt.Errorf("testkit: find free port: %w", err)
 		}
 		// Closed only after all are chosen, so the ports differ.
 		defer l.Close()
