@@ -222,12 +222,19 @@ func TestInstances(t *testing.T) {
 			ctx, cancel := context.WithTimeout(t.Context(), bound)
 			defer cancel()
 
+			// inFlight buyers at a time, more than the instances have
+			// connections: every pool is busy, and a call's deadline covers
+			// its own wait for the row rather than the whole sale's, which
+			// a busy machine may take longer than a call may.
 			var won, refused atomic.Int64
 			var wg sync.WaitGroup
 			start := make(chan struct{})
+			sem := make(chan struct{}, inFlight)
 			for i := range buyers {
 				wg.Go(func() {
 					<-start
+					sem <- struct{}{}
+					defer func() { <-sem }()
 					eng := engines[i%instances].eng
 					var err error
 					if i%2 == 0 {

@@ -9,6 +9,7 @@ import (
 	"runtime"
 	"syscall"
 	"testing"
+	"time"
 )
 
 // Heavy marks t as a load test: one that drives many concurrent clients at
@@ -35,10 +36,12 @@ func Heavy(t testing.TB) {
 // heavyIn is Heavy with n slots in dir.
 func heavyIn(t testing.TB, dir string, n int) {
 	t.Helper()
+	start := time.Now()
 	f, err := takeSlot(dir, n)
 	if err != nil {
 		t.Fatalf("testkit: a heavy slot: %v", err)
 	}
+	t.Logf("testkit: heavy slot %s after %v", filepath.Base(f.Name()), time.Since(start).Round(time.Millisecond))
 	t.Cleanup(func() { f.Close() }) // closing releases the lock
 }
 
