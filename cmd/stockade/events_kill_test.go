@@ -13,6 +13,7 @@ import (
 	"github.com/stockade/stockade"
 	"github.com/stockade/stockade/httpapi"
 	"github.com/stockade/stockade/internal/testkit"
+	"github.com/stockade/stockade/internal/teststore"
 )
 
 // jetStream connects to the broker n, closed when the test ends.
@@ -100,7 +101,11 @@ func TestKilledBeforePublish(t *testing.T) {
 	}
 	n := testkit.NewNATS(t)
 	js := jetStream(t, n)
-	store := newDatabase(t)
+	// A PostgreSQL of the test's own: the test compares the stream with
+	// every event of the outbox, and an event is readable only once every
+	// older write transaction of the server has ended, which other tests'
+	// transactions on a shared server would hold back.
+	store := teststore.PostgresURLOn(t, testkit.NewPostgres(t))
 	args := []string{"-store", store, "-events", n.URL()}
 	p := startProcess(t, args...)
 	c := httpapi.NewClient("http://"+p.addr, httpClient)

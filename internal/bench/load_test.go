@@ -75,17 +75,25 @@ func TestParseThreshold(t *testing.T) {
 type inFlight struct {
 	stockade.Service
 	now, most atomic.Int64
-	// early is the most in flight among the calls that started before
-	// until, if set.
-	early atomic.Int64
-	until time.Time
+	// early is the most in flight among the calls that started within
+	// earlyFor of the last SetStock, if earlyFor is set: the run starts
+	// after its stock is set, so they started in its first earlyFor.
+	early    atomic.Int64
+	earlyFor time.Duration
+	stockSet atomic.Int64 // Unix nanoseconds
+}
+
+func (s *inFlight) SetStock(ctx context.Context, key stockade.Key, onHand int64, expected *int64, idem *stockade.Idempotency) (stockade.Level, error) {
+	l, err := s.Service.SetStock(ctx, key, onHand, expected, idem)
+	raise(&s.stockSet, time.Now().UnixNano())
+	return l, err
 }
 
 func (s *inFlight) Checkout(ctx context.Context, req stockade.ReserveRequest, idem *stockade.Idempotency) (stockade.Order, error) {
 	n := s.now.Add(1)
 	defer s.now.Add(-1)
 	raise(&s.most, n)
-	if time.Now().Before(s.until) {
+	if set := s.stockSet.Load(); s.earlyFor > 0 && set > 0 && time.Now().Before(time.Unix(0, set).Add(s.earlyFor)) {
 		raise(&s.early, n)
 	}
 	return s.Service.Checkout(ctx, req, idem)
@@ -116,9 +124,11 @@ func TestStagesBoundTheClients(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	// The run starts after this, once its stock is set: until then it is
-	// in the first stage, which allows at most 2 clients.
-	svc.until = time.Now().Add(500 * time.Millisecond)
+	// The calls of the run's first 400 ms (counted from when its stock was
+	// set, before it started) are in the first stage, which allows at
+	// most 2 clients. (Counted from before the set-up, the window could
+	// close before the run begins on a busy machine.)
+	svc.earlyFor = 400 * time.Millisecond
 	rep, err := bench.Run(t.Context(), &bench.Options{Workload: bench.FlashSale, Service: svc, Stages: stages, Stock: 1_000_000})
 	if err != nil {
 		t.Fatal(err)

@@ -177,11 +177,13 @@ func TestCPUCost(t *testing.T) {
 	if len(res.CPU) != 4 {
 		t.Fatalf("CPU %+v: want bench, serve, postgres and machine", res.CPU)
 	}
-	// Spinning for 300ms on a machine of at least one free core gives
-	// well above 0.1 core each, however busy the machine is.
+	// A process that spins gets its share of the machine, and one that
+	// only waited would get none. On two cores busy with the rest of the
+	// suite the share has been as low as 0.09 core; a few hundredths is
+	// what no waiting process reaches.
 	for _, name := range []string{"bench", "serve"} {
-		if use[name].Cores < 0.1 {
-			t.Errorf("%s: %.2f cores, want above 0.1 (it spun): %+v", name, use[name].Cores, res.CPU)
+		if use[name].Cores < 0.02 {
+			t.Errorf("%s: %.2f cores, want above 0.02 (it spun): %+v", name, use[name].Cores, res.CPU)
 		}
 	}
 	if use["postgres"].MicrosPerOK <= 0 {
