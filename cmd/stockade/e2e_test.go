@@ -195,10 +195,15 @@ func removeBinaries() {
 type process struct {
 	addr string
 	cmd  *exec.Cmd
+	log  *lockedBuffer // what it wrote to stderr
 }
 
+// processLogTail is how much of a serve process's log a failed test shows.
+const processLogTail = 16 << 10
+
 // startProcess starts the binary's serve command with args on a free port
-// and waits until it listens. The process is killed when the test ends.
+// and waits until it listens. The process is killed when the test ends;
+// if the test failed, the end of its log goes to the test's.
 func startProcess(t testing.TB, args ...string) *process {
 	t.Helper()
 	cmd := exec.Command(binary(t), append([]string{"serve", "-addr", "127.0.0.1:0", "-open"}, args...)...)
@@ -209,22 +214,36 @@ func startProcess(t testing.TB, args ...string) *process {
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
+	log := &lockedBuffer{}
+	read := make(chan struct{})
 	t.Cleanup(func() {
 		cmd.Process.Kill()
 		cmd.Wait()
+		<-read
+		if t.Failed() {
+			s := log.String()
+			t.Logf("serve %v: the last %d bytes of its log:\n%s", args, min(len(s), processLogTail), s[max(0, len(s)-processLogTail):])
+		}
 	})
 	found := make(chan string, 1)
 	go func() {
+		defer close(read)
 		sc := bufio.NewScanner(stderr)
+		listening := false
 		for sc.Scan() {
+			fmt.Fprintln(log, sc.Text())
+			if listening {
+				continue
+			}
 			if m := listenLine.FindStringSubmatch(sc.Text()); m != nil {
+				listening = true
 				found <- m[1]
 			}
 		}
 	}()
 	select {
 	case addr := <-found:
-		return &process{addr: addr, cmd: cmd}
+		return &process{addr: addr, cmd: cmd, log: log}
 	case <-time.After(60 * time.Second):
 		t.Fatal("serve process did not report its address")
 		return nil
