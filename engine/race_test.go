@@ -283,15 +283,13 @@ func TestBatchConfirmsAcrossInstances(t *testing.T) {
 	for _, sku := range []string{"s1", "s2", "s3"} {
 		a.stock(sku, "w1", 1000)
 	}
-	ctx, cancel := context.WithTimeout(t.Context(), bound)
-	defer cancel()
 	var holds []stockade.Reservation
 	for i := range 200 {
 		ttl := time.Hour
 		if i%2 == 0 {
 			ttl = time.Second // lapses below
 		}
-		r, err := a.eng.Reserve(ctx, stockade.ReserveRequest{Lines: []stockade.Line{
+		r, err := a.eng.Reserve(t.Context(), stockade.ReserveRequest{Lines: []stockade.Line{
 			line(fmt.Sprintf("s%d", 1+i%3), 1, ""), line(fmt.Sprintf("s%d", 1+(i+1)%3), 1, "")}, TTL: ttl}, nil)
 		if err != nil {
 			t.Fatal(err)
@@ -301,6 +299,10 @@ func TestBatchConfirmsAcrossInstances(t *testing.T) {
 	a.clock.Advance(2 * time.Second)
 	b.clock.Advance(2 * time.Second)
 
+	// The bound covers the confirms, checkouts and sweeps at once, not the
+	// reservations made one by one before them.
+	ctx, cancel := context.WithTimeout(t.Context(), bound)
+	defer cancel()
 	var (
 		mu     sync.Mutex
 		orders = map[string]string{} // reservation → order

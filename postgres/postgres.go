@@ -227,6 +227,7 @@ const (
 	adminShutdown        = "57P01"
 	crashShutdown        = "57P02"
 	cannotConnectNow     = "57P03"
+	queryCanceled        = "57014"
 	// connectionException is the class of SQLSTATEs about the connection
 	// (08000, 08003, 08006, …).
 	connectionException = "08"
@@ -247,7 +248,9 @@ const (
 //     write would have broken;
 //   - a database that cannot be reached wraps stockade.ErrUnavailable (see
 //     unreachable), unless ctx has ended: that is the caller's deadline,
-//     not the database.
+//     not the database;
+//   - a statement cancelled while ctx lives (statement_timeout, an
+//     operator, a late cancel request) wraps stockade.ErrUnavailable too.
 func mapError(ctx context.Context, what, loc string, err error) error {
 	if cerr := ctx.Err(); cerr != nil && !errors.Is(err, cerr) {
 		err = fmt.Errorf("%w: %w", cerr, err)
@@ -271,6 +274,14 @@ func mapError(ctx context.Context, what, loc string, err error) error {
 	}
 	if ctx.Err() == nil && unreachable(err) {
 		return fmt.Errorf("postgres: %s: %w: %w", what, stockade.ErrUnavailable, err)
+	}
+	if pe, ok := errors.AsType[*pgconn.PgError](err); ok && pe.Code == queryCanceled && ctx.Err() == nil {
+		// Not by our context: statement_timeout, an operator's
+		// pg_cancel_backend, or the cancel request of an earlier statement
+		// on this connection that reached the server late (one held up on
+		// the network does). The transaction is rolled back; a retry is
+		// safe.
+		return fmt.Errorf("postgres: %s: %w: statement cancelled by the server: %w", what, stockade.ErrUnavailable, err)
 	}
 	return fmt.Errorf("postgres: %s: %w", what, err)
 }

@@ -352,8 +352,10 @@ func TestLockerFaults(t *testing.T) {
 			testkit.Heavy(t)
 			locker, inject, heal := f.start(t)
 			store := newStore(t, "sqlite")
+			// At debug, serve logs each request with its duration.
 			p := startProcess(t, "-store", store, "-strategy", engine.Lock, "-locker", locker,
-				"-request-timeout", requestTimeout.String())
+				"-request-timeout", requestTimeout.String(), "-log-level", "debug")
+			t.Cleanup(func() { logSlowRequests(t, p, requestTimeout) })
 			c := httpapi.NewClient("http://"+p.addr, httpClient)
 			end := time.Now().Add(faultsDuration(t))
 			for round := 1; ; round++ {
@@ -364,6 +366,28 @@ func TestLockerFaults(t *testing.T) {
 			}
 			reconcileClean(t, store)
 		})
+	}
+}
+
+// logSlowRequests logs, if t failed, the lines of p's log about requests
+// that took longer than over, and every line above debug: where a slow
+// answer spent its time.
+func logSlowRequests(t *testing.T, p *process, over time.Duration) {
+	if !t.Failed() {
+		return
+	}
+	for line := range strings.Lines(p.log.String()) {
+		if !strings.Contains(line, "level=DEBUG") {
+			t.Log(strings.TrimSpace(line))
+			continue
+		}
+		_, rest, ok := strings.Cut(line, " duration=")
+		if !ok {
+			continue
+		}
+		if d, err := time.ParseDuration(strings.Fields(rest)[0]); err == nil && d > over {
+			t.Log("slow:", strings.TrimSpace(line))
+		}
 	}
 }
 

@@ -22,6 +22,11 @@ const hang = 20 * time.Second
 // run out.
 const steadyTTL = 2 * time.Second
 
+// queuedWait is the wait bound of a caller that must give up, but only
+// after the test has seen it queued: long enough for that on a busy
+// machine.
+const queuedWait = 2 * time.Second
+
 // Option configures Run.
 type Option func(*config)
 

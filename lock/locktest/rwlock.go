@@ -370,7 +370,7 @@ func (s *rwSuite) testCancellation(t *testing.T) {
 	read(t, rs[0], k)
 	gaveUp := make(chan error, 1)
 	go func() {
-		_, err := rs[1].AcquireExclusive(bounded(t), k, lock.WithWait(300*time.Millisecond))
+		_, err := rs[1].AcquireExclusive(bounded(t), k, lock.WithWait(queuedWait))
 		gaveUp <- err
 	}()
 	s.awaitQueuedOn(t, k, 1)

@@ -412,7 +412,7 @@ func (s *semSuite) testAbandonedHead(t *testing.T) {
 
 // testAutoRenew: a permit that renews itself outlives many TTLs.
 func (s *semSuite) testAutoRenew(t *testing.T) {
-	ttl := max(s.ttl, 300*time.Millisecond)
+	ttl := max(s.ttl, steadyTTL)
 	ss := s.sems(t, 2)
 	k := key(t)
 	a := take(t, ss[0], k, 1, 1, lock.WithTTL(ttl), lock.WithAutoRenew())
