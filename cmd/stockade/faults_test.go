@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net/http"
 	"net/url"
 	"os"
 	"strings"
@@ -356,7 +357,14 @@ func TestLockerFaults(t *testing.T) {
 			p := startProcess(t, "-store", store, "-strategy", engine.Lock, "-locker", locker,
 				"-request-timeout", requestTimeout.String(), "-log-level", "debug")
 			t.Cleanup(func() { logSlowRequests(t, p, requestTimeout) })
-			c := httpapi.NewClient("http://"+p.addr, httpClient)
+			// The clients' side of the slowest request, to set beside serve's.
+			tr := newTracer(httpClient.Transport)
+			t.Cleanup(func() {
+				if t.Failed() {
+					t.Log("the slowest request, as the client saw it:", tr.Slowest())
+				}
+			})
+			c := httpapi.NewClient("http://"+p.addr, &http.Client{Transport: tr})
 			end := time.Now().Add(faultsDuration(t))
 			for round := 1; ; round++ {
 				scarceRound(t, c, fmt.Sprintf("hot-%d", round), round, inject, heal, f.outage)
