@@ -221,11 +221,10 @@ func TestInstances(t *testing.T) {
 			before := transactions()
 
 			// inFlight buyers at a time, more than the instances have
-			// connections: every pool is busy, and a call's deadline (the
-			// engine's Timeout, 30 s) covers its own wait for the row
-			// rather than the whole sale's, which a busy machine may take
-			// longer than a call may. Nor does one deadline bound the whole
-			// sale: one of 60 s did, and a slow machine's sale took 66 s.
+			// connections: every pool is busy. Each call has only its own
+			// deadline (the engine's Timeout, 30 s), which covers its wait
+			// for the row, not the whole sale's: a slow machine's sale has
+			// taken 66 s.
 			var won, refused atomic.Int64
 			var wg sync.WaitGroup
 			start := make(chan struct{})

@@ -270,18 +270,19 @@ func mapError(ctx context.Context, what, loc string, err error) error {
 			}
 		case checkViolation:
 			return fmt.Errorf("postgres: %s: %w: %w", what, checkError(pe), err)
+		case queryCanceled:
+			if ctx.Err() == nil {
+				// Not by our context: statement_timeout, an operator's
+				// pg_cancel_backend, or the cancel request of an earlier
+				// statement on this connection that reached the server
+				// late (one held up on the network does). The transaction
+				// is rolled back; a retry is safe.
+				return fmt.Errorf("postgres: %s: %w: statement cancelled by the server: %w", what, stockade.ErrUnavailable, err)
+			}
 		}
 	}
 	if ctx.Err() == nil && unreachable(err) {
 		return fmt.Errorf("postgres: %s: %w: %w", what, stockade.ErrUnavailable, err)
-	}
-	if pe, ok := errors.AsType[*pgconn.PgError](err); ok && pe.Code == queryCanceled && ctx.Err() == nil {
-		// Not by our context: statement_timeout, an operator's
-		// pg_cancel_backend, or the cancel request of an earlier statement
-		// on this connection that reached the server late (one held up on
-		// the network does). The transaction is rolled back; a retry is
-		// safe.
-		return fmt.Errorf("postgres: %s: %w: statement cancelled by the server: %w", what, stockade.ErrUnavailable, err)
 	}
 	return fmt.Errorf("postgres: %s: %w", what, err)
 }
