@@ -273,9 +273,9 @@ func TestServerRestart(t *testing.T) {
 }
 
 // TestCancelledAcquire checks that a wait ended by its context leaves the
-// server's lock queue at once (no waiting lock in pg_locks) and gives its
-// connection back to the pool alive: the same backend serves the next
-// query.
+// server's lock queue while the key is still held (no waiting lock in
+// pg_locks) and gives its connection back to the pool alive: the same
+// backend serves the next query.
 func TestCancelledAcquire(t *testing.T) {
 	t.Parallel()
 	url := newDatabase(t, testkit.SharedPostgres(t))
@@ -327,9 +327,12 @@ func TestCancelledAcquire(t *testing.T) {
 			if !errors.Is(err, lock.ErrNotAcquired) || !errors.Is(err, tc.want) {
 				t.Fatalf("Acquire = %v; want ErrNotAcquired and %v", err, tc.want)
 			}
-			if n := lockCount(t, admin, id, false); n != 0 {
-				t.Errorf("%d waiting locks in pg_locks after the wait was cancelled; want 0", n)
-			}
+			// The server ends the wait on the cancel request; on a busy
+			// machine its answer may come after abandonWait, when Acquire
+			// has returned and the clean-up goes on in the background.
+			// The holder still holds the key: only the cancel can empty the
+			// queue.
+			eventually(t, "the cancelled wait is still queued on the server", func() bool { return lockCount(t, admin, id, false) == 0 })
 			var after int
 			if err := pool.QueryRow(ctx, "SELECT pg_backend_pid()").Scan(&after); err != nil {
 				t.Fatalf("the pool after a cancelled Acquire: %v", err)
