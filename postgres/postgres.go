@@ -65,6 +65,7 @@ type Store struct {
 	pool     *pgxpool.Pool
 	ownsPool bool
 	grace    time.Duration // Options.CancelGrace
+	commits  *commitWatch  // warnings the server sends during a COMMIT
 	signal   *signal       // LISTEN/NOTIFY of committed events
 	upkeep   *upkeep       // vacuums the seats table after large puts
 }
@@ -94,23 +95,31 @@ func Open(ctx context.Context, url string, opts *Options) (*Store, error) {
 		// later, whether or not the cancel request got through.
 		return &pgconn.CancelRequestContextWatcherHandler{Conn: c, CancelRequestDelay: 0, DeadlineDelay: grace}
 	}
+	commits := newCommitWatch()
+	cfg.ConnConfig.OnNotice = chainNotice(cfg.ConnConfig.OnNotice, commits.notice)
 	pool, err := pgxpool.NewWithConfig(ctx, cfg)
 	if err != nil {
 		return nil, fmt.Errorf("postgres: open: %w", err)
 	}
-	s := &Store{pool: pool, ownsPool: true, grace: grace, signal: newSignal(pool), upkeep: newUpkeep(pool)}
-	if err := s.Ping(ctx); err != nil {
+	s := &Store{pool: pool, ownsPool: true, grace: grace, commits: commits, signal: newSignal(pool), upkeep: newUpkeep(pool)}
+	// Reachable is enough to open: a standby serves reads (a
+	// reconciliation), and Ping tells the service whether it can write.
+	if err := pool.Ping(ctx); err != nil {
 		pool.Close()
-		return nil, err
+		return nil, mapError(ctx, "ping", "", err)
 	}
 	return s, nil
 }
 
 // New returns a Store on pool, which the caller configures and closes:
 // Close leaves it open. See Open for the context handling it should have;
-// a failed transaction gets the default CancelGrace to roll back.
+// a failed transaction gets the default CancelGrace to roll back. The
+// store cannot see the server's notices on a pool it did not configure,
+// so a COMMIT whose wait for a synchronous standby the server cut short
+// (see Durable commits in the package documentation) is taken as
+// durable: use Open with a synchronous standby.
 func New(pool *pgxpool.Pool) *Store {
-	return &Store{pool: pool, grace: defaultCancelGrace, signal: newSignal(pool), upkeep: newUpkeep(pool)}
+	return &Store{pool: pool, grace: defaultCancelGrace, commits: newCommitWatch(), signal: newSignal(pool), upkeep: newUpkeep(pool)}
 }
 
 // Update implements stockade.Store. fn runs in a READ COMMITTED read-write
@@ -129,8 +138,20 @@ func (s *Store) View(ctx context.Context, fn func(tx stockade.Tx) error) error {
 }
 
 func (s *Store) run(ctx context.Context, opts pgx.TxOptions, fn func(tx stockade.Tx) error) error {
-	ptx, err := s.pool.BeginTx(ctx, opts)
+	conn, err := s.pool.Acquire(ctx)
 	if err != nil {
+		return mapError(ctx, "begin", "", err)
+	}
+	defer conn.Release() // a connection left in a transaction or closed is destroyed
+	ptx, err := conn.BeginTx(ctx, opts)
+	if err != nil {
+		if opts.AccessMode == pgx.ReadWrite && inRecovery(ctx, conn, err) {
+			// A standby: none of this session's transactions can write,
+			// and with the DSN's hosts in failover the next connection
+			// may reach the new primary.
+			s.drop(conn)
+			return fmt.Errorf("postgres: begin: %w: the server is a standby in recovery, it takes no writes: %w", stockade.ErrUnavailable, err)
+		}
 		return mapError(ctx, "begin", "", err)
 	}
 	t := &tx{tx: ptx, readOnly: opts.AccessMode == pgx.ReadOnly}
@@ -150,8 +171,8 @@ func (s *Store) run(ctx context.Context, opts pgx.TxOptions, fn func(tx stockade
 		s.rollback(ctx, ptx)
 		return fmt.Errorf("postgres: transaction aborted by an earlier error: %w", t.failed)
 	}
-	if err := ptx.Commit(ctx); err != nil {
-		return mapError(ctx, "commit", "", err)
+	if err := s.commit(ctx, ptx); err != nil {
+		return err
 	}
 	if t.appended {
 		s.signal.announce()
@@ -191,10 +212,15 @@ func (s *Store) Features() stockade.Features {
 	return stockade.Features{RowLocks: true, AdvisoryLocks: true, SkipLocked: true}
 }
 
-// Ping implements stockade.Store.
+// Ping implements stockade.Store: the server answers and is not a
+// standby in recovery, whose error wraps stockade.ErrUnavailable too.
 func (s *Store) Ping(ctx context.Context) error {
-	if err := s.pool.Ping(ctx); err != nil {
+	var recovering bool
+	if err := s.pool.QueryRow(ctx, "SELECT pg_is_in_recovery()").Scan(&recovering); err != nil {
 		return mapError(ctx, "ping", "", err)
+	}
+	if recovering {
+		return fmt.Errorf("postgres: ping: %w: the server is a standby in recovery, it takes no writes", stockade.ErrUnavailable)
 	}
 	return nil
 }

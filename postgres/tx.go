@@ -103,6 +103,11 @@ var (
 	setRelayPositionSQL string
 )
 
+// replayMarkSQL writes a transactional WAL record that changes no table
+// (a logical decoding message, which any user may emit), so that the
+// transaction's COMMIT is a write that waits for a synchronous standby.
+const replayMarkSQL = "SELECT pg_logical_emit_message(true, 'stockade', '')"
+
 // defaultMovementLimit is the number of ledger rows Movements returns when
 // the filter sets no limit.
 const defaultMovementLimit = 1000
@@ -616,7 +621,10 @@ func (t *tx) Idempotency(ctx context.Context, key string) (stockade.IdempotencyR
 // one after the other: the second reads what the first wrote. READ
 // COMMITTED alone would let both read "no record" and both claim the key.
 // The locks and the read go in one round trip; the read, a statement of
-// its own, takes its snapshot once every lock is granted.
+// its own, takes its snapshot once every lock is granted. When it finds a
+// record, a read-write transaction writes a WAL record of its own, so
+// that its COMMIT waits for a synchronous standby even when it only
+// replays the record (see Durable commits in the package documentation).
 func (t *tx) Idempotencies(ctx context.Context, keys []string) ([]stockade.IdempotencyRecord, error) {
 	if len(keys) == 0 {
 		return nil, nil
@@ -658,6 +666,16 @@ func (t *tx) Idempotencies(ctx context.Context, keys []string) ([]stockade.Idemp
 	})
 	if err != nil {
 		return nil, t.fail(ctx, what, err)
+	}
+	if len(recs) > 0 && !t.readOnly {
+		// A replay: its COMMIT must wait for a synchronous standby as a
+		// write's does, since the server shows a commit before its
+		// standby has it. A transaction that wrote no WAL does not wait,
+		// so it writes a record of its own.
+		br.Close()
+		if _, err := t.tx.Exec(ctx, replayMarkSQL); err != nil {
+			return nil, t.fail(ctx, what, err)
+		}
 	}
 	return recs, nil
 }

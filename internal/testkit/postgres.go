@@ -14,6 +14,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 
@@ -29,6 +30,9 @@ type Postgres struct {
 	server
 	addr   string
 	binDir string
+
+	mu       sync.Mutex
+	receiver int // pid of the walreceiver that PauseReplication froze
 }
 
 // PostgresOptions configure StartPostgres. A nil *PostgresOptions uses the
@@ -63,18 +67,36 @@ func StartPostgres(opts *PostgresOptions) (*Postgres, error) {
 		o = *opts
 	}
 	o.init()
-	binDir, err := postgresBinDir()
+	pg, cluster, err := newPostgres(o.StartTimeout)
 	if err != nil {
 		return nil, err
 	}
+	if err := pg.initdb(o.StartTimeout); err != nil {
+		pg.p.close()
+		return nil, err
+	}
+	if err := pg.start(cluster, o.Args); err != nil {
+		pg.p.close()
+		return nil, err
+	}
+	return pg, nil
+}
+
+// newPostgres makes the handle of a server in a new temporary directory,
+// not yet started, and returns it with its cluster name.
+func newPostgres(timeout time.Duration) (*Postgres, string, error) {
+	binDir, err := postgresBinDir()
+	if err != nil {
+		return nil, "", err
+	}
 	cred, err := postgresCredential()
 	if err != nil {
-		return nil, err
+		return nil, "", err
 	}
 	// Not under t.TempDir: its parents are private to the test's user.
 	dir, err := os.MkdirTemp("", "testkit-postgres-*")
 	if err != nil {
-		return nil, fmt.Errorf("start postgres: %w", err)
+		return nil, "", fmt.Errorf("start postgres: %w", err)
 	}
 	pg := &Postgres{binDir: binDir}
 	cluster := filepath.Base(dir) // unique; tells our server from others
@@ -86,7 +108,7 @@ func StartPostgres(opts *PostgresOptions) (*Postgres, error) {
 		env:     environ("PG"),
 		cred:    cred,
 		stopSig: syscall.SIGINT, // fast shutdown: does not wait for clients
-		timeout: o.StartTimeout,
+		timeout: timeout,
 		ready: func(ctx context.Context, _ int) error {
 			conn, err := pg.connect(ctx)
 			if err != nil {
@@ -104,13 +126,19 @@ func StartPostgres(opts *PostgresOptions) (*Postgres, error) {
 		},
 	}
 	pg.version = binaryVersion(pg.p.path, cred)
-	if err := pg.initdb(o.StartTimeout); err != nil {
+	if err := pg.makeDirs(); err != nil {
 		pg.p.close()
-		return nil, err
+		return nil, "", err
 	}
-	data := filepath.Join(dir, "data")
-	sockets := filepath.Join(dir, "sockets")
-	err = pg.p.startFresh(1, func(ports []int) []string {
+	return pg, cluster, nil
+}
+
+// start starts the server on the cluster in its data directory, on a free
+// port, and waits until it answers as that cluster.
+func (pg *Postgres) start(cluster string, extra []string) error {
+	data := filepath.Join(pg.p.dir, "data")
+	sockets := filepath.Join(pg.p.dir, "sockets")
+	return pg.p.startFresh(1, func(ports []int) []string {
 		port := strconv.Itoa(ports[0])
 		pg.addr = net.JoinHostPort("127.0.0.1", port)
 		args := []string{
@@ -127,52 +155,59 @@ func StartPostgres(opts *PostgresOptions) (*Postgres, error) {
 			"-c", "max_connections=300",
 			"-c", "shared_buffers=64MB",
 		}
-		return append(args, o.Args...)
+		return append(args, extra...)
 	})
-	if err != nil {
-		pg.p.close()
-		return nil, err
+}
+
+// makeDirs creates the sockets directory and hands it, and the server's
+// directory, to the user the server runs as.
+func (pg *Postgres) makeDirs() error {
+	dir := pg.p.dir
+	if err := os.Mkdir(filepath.Join(dir, "sockets"), 0o700); err != nil {
+		return fmt.Errorf("start postgres: %w", err)
 	}
-	return pg, nil
+	if cred := pg.p.cred; cred != nil {
+		for _, d := range []string{dir, filepath.Join(dir, "sockets")} {
+			if err := os.Chown(d, int(cred.Uid), int(cred.Gid)); err != nil {
+				return fmt.Errorf("start postgres: %w", err)
+			}
+		}
+	}
+	return nil
 }
 
 // initdb creates the cluster in the data directory, owned by the user the
 // server runs as.
 func (pg *Postgres) initdb(timeout time.Duration) error {
-	dir := pg.p.dir
-	if err := os.Mkdir(filepath.Join(dir, "sockets"), 0o700); err != nil {
-		return fmt.Errorf("initdb: %w", err)
-	}
-	if cred := pg.p.cred; cred != nil {
-		for _, d := range []string{dir, filepath.Join(dir, "sockets")} {
-			if err := os.Chown(d, int(cred.Uid), int(cred.Gid)); err != nil {
-				return fmt.Errorf("initdb: %w", err)
-			}
-		}
-	}
-	log, err := os.OpenFile(pg.p.logPath, os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o644)
-	if err != nil {
-		return fmt.Errorf("initdb: %w", err)
-	}
-	defer log.Close()
-	ctx, cancel := context.WithTimeout(context.Background(), timeout)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, filepath.Join(pg.binDir, "initdb"),
-		"-D", filepath.Join(dir, "data"),
+	return pg.run(timeout, "initdb",
+		"-D", filepath.Join(pg.p.dir, "data"),
 		"-U", "postgres",
 		"--auth=trust",
 		"-E", "UTF8",
 		"--locale=C",
 		"--no-sync",
 	)
-	cmd.Dir = dir
+}
+
+// run runs one of the server's tools from its binary directory, as the
+// server's user, with its output in the server's log.
+func (pg *Postgres) run(timeout time.Duration, tool string, args ...string) error {
+	log, err := os.OpenFile(pg.p.logPath, os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o644)
+	if err != nil {
+		return fmt.Errorf("%s: %w", tool, err)
+	}
+	defer log.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), timeout)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, filepath.Join(pg.binDir, tool), args...)
+	cmd.Dir = pg.p.dir
 	cmd.Env = pg.p.env
 	cmd.Stdout = log
 	cmd.Stderr = log
 	cmd.SysProcAttr = sysProcAttr(pg.p.cred)
 	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
 	if err := cmd.Run(); err != nil {
-		return fmt.Errorf("initdb: %w; log tail:\n%s", err, pg.p.logTail())
+		return fmt.Errorf("%s: %w; log tail:\n%s", tool, err, pg.p.logTail())
 	}
 	return nil
 }

@@ -137,6 +137,14 @@ func NewPostgres(t testing.TB) *Postgres {
 	return private(t, func() (*Postgres, error) { return StartPostgres(nil) })
 }
 
+// NewStandby starts a standby of primary, a private server, as
+// StartStandby does, and closes it when the test ends. It skips the test
+// when PostgreSQL is missing; see the package documentation.
+func NewStandby(t testing.TB, primary *Postgres, opts *StandbyOptions) *Postgres {
+	t.Helper()
+	return private(t, func() (*Postgres, error) { return primary.StartStandby(opts) })
+}
+
 // NewEtcd starts an etcd member private to the test, which may stop, kill,
 // pause and restart it. It is closed when the test ends. It skips the test
 // when etcd is missing; see the package documentation.
