@@ -14,10 +14,12 @@ import (
 var ErrConflict = errors.New("stockade: transaction conflict, retry")
 
 // ErrUnavailable is wrapped by store errors that mean the database cannot
-// be reached: it refused or dropped the connection, is shutting down or
-// starting up, or its file cannot be opened or read. The engine answers
-// them with EUnavailable (HTTP 503): the request may succeed later, but
-// the store cannot tell whether one that failed at commit took effect.
+// be reached or cannot take the write: it refused or dropped the
+// connection, is shutting down or starting up, is a standby, did not
+// confirm a commit as durable, or its file cannot be opened or read. The
+// engine answers them with EUnavailable (HTTP 503): the request may
+// succeed later, but the store cannot tell whether one that failed at
+// commit took effect, so the client retries with its idempotency key.
 var ErrUnavailable = errors.New("stockade: the database cannot be reached")
 
 // ErrUnsupported is returned by a store for a feature it does not have,
@@ -29,7 +31,9 @@ var ErrUnsupported = errors.New("stockade: not supported by this store")
 type Store interface {
 	// Update runs fn in a read-write transaction and commits if fn returns
 	// nil; otherwise it rolls back and returns fn's error. Errors from the
-	// database that a retry may cure wrap ErrConflict.
+	// database that a retry may cure wrap ErrConflict. It returns nil only
+	// for a commit that is durable as the database is configured to make
+	// it (with a synchronous standby, once the standby has it).
 	Update(ctx context.Context, fn func(tx Tx) error) error
 
 	// View runs fn in a read-only transaction. All its reads see one
@@ -39,7 +43,7 @@ type Store interface {
 	// Features says which locking primitives the store offers.
 	Features() Features
 
-	// Ping checks that the database answers.
+	// Ping checks that the database answers and can take writes.
 	Ping(ctx context.Context) error
 
 	// Close closes the store.

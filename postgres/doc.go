@@ -184,7 +184,9 @@
 //
 // Idempotency, in a read-write transaction, first takes an advisory lock
 // on the key, so that reading a key and then claiming it with
-// PutIdempotency is atomic across instances, as it is on SQLite.
+// PutIdempotency is atomic across instances, as it is on SQLite. When it
+// finds a record, it also writes a logical decoding message (see Durable
+// commits).
 //
 // When a context ends during a statement, Open's pool cancels the
 // statement on the server with a cancel request, sent at once: a
@@ -199,14 +201,61 @@
 // a server that answers gets the connection back clean; a connection that
 // was cut fails the rollback at once.
 //
+// COMMIT is the exception: it is never cancelled (see Durable commits),
+// and its connection is cut CancelGrace after the context ends.
+//
 // So an Update or View returns at most 2 × CancelGrace + 100ms after its
 // context ends, whatever the server does: CancelGrace for the statement
-// in flight, or for the rollback and then CancelGrace for that statement,
+// in flight or the COMMIT, or for the rollback and then CancelGrace for that statement,
 // plus the pause that pgx makes after a cancel request so that it cannot
 // hit the connection's next statement. With the default CancelGrace that
 // is 0.7s; a caller that must answer by a deadline (the service, with its
 // -request-timeout) counts on it. When the server answers, the call ends
 // as soon as the cancelled statement does.
+//
+// # Durable commits
+//
+// Update returns nil only for a commit that happened as the server's
+// configuration asks: with synchronous_commit on and a synchronous
+// standby (synchronous_standby_names), once the standby has it, so that
+// an acknowledged write survives a failover to that standby.
+//
+// PostgreSQL makes that harder than it looks. A backend waiting for its
+// synchronous standby that gets a cancel request stops waiting, warns
+// that the transaction "has already committed locally, but might not have
+// been replicated to the standby", and reports success; the same happens
+// when an operator cancels it (pg_cancel_backend). So the store never
+// sends a cancel request for a COMMIT: when the context ends during one,
+// it waits CancelGrace for the answer and then closes the connection,
+// and Update returns an error that wraps stockade.ErrUnavailable and
+// says the outcome is unknown. A warning received during the COMMIT makes
+// the outcome unknown too; Open's pool sees the server's notices, a pool
+// given to New does not, so use Open with a synchronous standby. A
+// statement_timeout does not cut the wait: the server lifts it before
+// the commit.
+//
+// The server shows a transaction committed before its standby has it, so
+// a retry with the same idempotency key can read the record of a write
+// whose acknowledgement was cut short. The retry answers from that
+// record only once its own COMMIT returns, and a transaction that wrote
+// nothing does not wait for the standby: Idempotency, on finding a
+// record in a read-write transaction, writes a transactional logical
+// decoding message (pg_logical_emit_message, one WAL record that no table
+// sees), so that the replay's COMMIT waits for the standby to have
+// everything before it, the record included.
+//
+// Point the service at the primary and its standby with a multi-host URL
+// that connects to whichever takes writes:
+//
+//	postgres://stockade@db1,db2/stockade?target_session_attrs=read-write
+//
+// After a failover a pooled connection may still reach the old primary,
+// now a standby (after a switchover) or gone: a read-write transaction
+// refused by a server in recovery closes its connection and returns an
+// error that wraps stockade.ErrUnavailable, as a connection that breaks
+// does, and the pool's next connection finds the new primary. Ping
+// reports a standby as unavailable too, so an instance's readiness
+// follows the primary.
 //
 // # Errors
 //
@@ -228,6 +277,11 @@
 //     early), class 08 connection exceptions, and 57P01, 57P02 and 57P03,
 //     a server shutting down, crashed or starting up. Ping's error wraps
 //     it too. A wrong password or a missing database does not.
+//   - a read-write transaction on a standby in recovery, and a COMMIT
+//     whose outcome is unknown (no answer by CancelGrace after the
+//     context ended, the connection broken, a warning from the server
+//     during it), wrap stockade.ErrUnavailable, even when the context
+//     ended: the caller retries with its idempotency key.
 //   - when the context ended, its error is in the chain too (and the
 //     error does not wrap ErrUnavailable: the deadline was the caller's).
 //

@@ -173,28 +173,37 @@ func storeFaultRun(t *testing.T, f storeFault, args []string) {
 	reconcileClean(t, direct)
 }
 
-// steadyLoad is 16 clients ordering 1–3 units of "steady" at a time, each
+// steadyLoad is clients ordering 1–3 units of "steady" at a time, each
 // order with a key of its own, until stopped. It keeps the acknowledged
 // orders, those without a definite answer, definite refusals (there should
-// be none: the stock is plentiful) and the slowest answer.
+// be none: the stock is plentiful), the service's internal errors (there
+// should be none either: a failing dependency is a 503) and the slowest
+// answer.
 type steadyLoad struct {
 	cancel context.CancelFunc
 	wg     sync.WaitGroup
 	rec    recovery
 	lag    *testkit.Lag
 
-	mu       sync.Mutex
-	acked    []stockade.Order
-	open     []keyedOrder
-	refusals []string
-	slowest  time.Duration
+	mu        sync.Mutex
+	acked     []stockade.Order
+	ackedKeys []keyedOrder // the key and quantity of each of acked
+	open      []keyedOrder
+	refusals  []string
+	internal  []string
+	slowest   time.Duration
 }
 
+// startSteadyLoad starts 16 clients.
 func startSteadyLoad(t *testing.T, c *httpapi.Client) *steadyLoad {
+	return startLoad(t, c, 16)
+}
+
+func startLoad(t *testing.T, c *httpapi.Client, clients int) *steadyLoad {
 	l := &steadyLoad{lag: testkit.WatchLag(t)}
 	ctx, cancel := context.WithCancel(t.Context())
 	l.cancel = cancel
-	for g := range 16 {
+	for g := range clients {
 		l.wg.Go(func() {
 			for i := 0; ctx.Err() == nil; i++ {
 				q := int64(1 + (g+i)%3)
@@ -212,8 +221,12 @@ func startSteadyLoad(t *testing.T, c *httpapi.Client) *steadyLoad {
 				switch {
 				case err == nil:
 					l.acked = append(l.acked, o)
+					l.ackedKeys = append(l.ackedKeys, keyedOrder{key, q})
 				case unresolved(err):
 					l.open = append(l.open, keyedOrder{key, q})
+					if answered500(err) {
+						l.internal = append(l.internal, err.Error())
+					}
 				default:
 					l.refusals = append(l.refusals, err.Error())
 				}
@@ -261,6 +274,9 @@ func (l *steadyLoad) check(t *testing.T) {
 	t.Helper()
 	if len(l.refusals) != 0 {
 		t.Fatalf("%d orders refused with plenty of stock, the first: %s", len(l.refusals), l.refusals[0])
+	}
+	if len(l.internal) != 0 {
+		t.Fatalf("%d orders answered 500, the first: %s", len(l.internal), l.internal[0])
 	}
 	lag := l.lag.Max()
 	t.Logf("slowest answer %.2f s (request timeout %v; the clients ran up to %v late)", l.slowest.Seconds(), requestTimeout, lag.Round(time.Millisecond))
@@ -379,12 +395,22 @@ func TestLockerFaults(t *testing.T) {
 
 // logSlowRequests logs, if t failed, the lines of p's log about requests
 // that took longer than over, and every line above debug: where a slow
-// answer spent its time.
+// answer spent its time. The warnings of requests past their deadlines,
+// with the stacks they waited in, come first.
 func logSlowRequests(t *testing.T, p *process, over time.Duration) {
 	if !t.Failed() {
 		return
 	}
+	const overdue = "request past its deadline"
 	for line := range strings.Lines(p.log.String()) {
+		if strings.Contains(line, overdue) {
+			t.Log(strings.TrimSpace(line))
+		}
+	}
+	for line := range strings.Lines(p.log.String()) {
+		if strings.Contains(line, overdue) {
+			continue
+		}
 		if !strings.Contains(line, "level=DEBUG") {
 			t.Log(strings.TrimSpace(line))
 			continue
@@ -591,6 +617,13 @@ func waitReady(t *testing.T, c *httpapi.Client) time.Duration {
 		time.Sleep(5 * time.Millisecond)
 	}
 	return time.Since(start)
+}
+
+// answered500 reports whether err is the service's answer to an internal
+// error, as opposed to a failed connection.
+func answered500(err error) bool {
+	e, ok := errors.AsType[*stockade.Error](err)
+	return ok && e.Code == stockade.EInternal
 }
 
 // unresolved reports whether err leaves a checkout's outcome unknown, so

@@ -31,8 +31,12 @@ type Postgres struct {
 	addr   string
 	binDir string
 
-	mu       sync.Mutex
-	receiver int // pid of the walreceiver that PauseReplication froze
+	// A standby's, from StartStandby.
+	primary *Postgres
+	cluster string // its cluster_name, which its primary's WAL sender reports as application_name
+
+	mu     sync.Mutex
+	sender int // pid of the primary's WAL sender that PauseReplication froze
 }
 
 // PostgresOptions configure StartPostgres. A nil *PostgresOptions uses the

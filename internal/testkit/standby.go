@@ -77,6 +77,7 @@ func (pg *Postgres) StartStandby(opts *StandbyOptions) (*Postgres, error) {
 		sb.p.close()
 		return nil, fmt.Errorf("start standby: %w", err)
 	}
+	sb.primary, sb.cluster = pg, cluster
 	return sb, nil
 }
 
@@ -141,44 +142,52 @@ func (pg *Postgres) Promote() error {
 	return nil
 }
 
-// PauseReplication freezes the standby's walreceiver with SIGSTOP: the
-// standby receives no more WAL (a synchronous one confirms nothing, so the
-// primary's commits wait) until ResumeReplication or Promote. Pausing
-// twice is an error.
+// PauseReplication freezes, with SIGSTOP, the primary's WAL sender that
+// streams to this standby: from then on the standby receives nothing the
+// primary writes (a synchronous one confirms nothing, so the primary's
+// commits wait), and what the primary writes meanwhile is lost if it dies
+// before ResumeReplication or Promote. (Freezing the standby's receiver
+// instead would lose nothing: the kernel keeps what the sender wrote.)
+// It is an error on a server that is not a standby, or paused twice.
 func (pg *Postgres) PauseReplication() error {
+	if pg.primary == nil {
+		return errors.New("pause replication: not a standby")
+	}
 	pg.mu.Lock()
 	defer pg.mu.Unlock()
-	if pg.receiver != 0 {
+	if pg.sender != 0 {
 		return errors.New("pause replication: already paused")
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), pg.p.timeout)
 	defer cancel()
-	conn, err := pg.connect(ctx)
+	conn, err := pg.primary.connect(ctx)
 	if err != nil {
 		return fmt.Errorf("pause replication: %w", err)
 	}
 	defer conn.Close(ctx)
 	var pid int
-	if err := conn.QueryRow(ctx, "SELECT pid FROM pg_stat_wal_receiver").Scan(&pid); err != nil {
-		return fmt.Errorf("pause replication: no walreceiver on %s: %w", pg.addr, err)
+	err = conn.QueryRow(ctx, "SELECT pid FROM pg_stat_replication WHERE application_name = $1", pg.cluster).Scan(&pid)
+	if err != nil {
+		return fmt.Errorf("pause replication: no WAL sender for %s on %s: %w", pg.cluster, pg.primary.addr, err)
 	}
 	if err := syscall.Kill(pid, syscall.SIGSTOP); err != nil {
 		return fmt.Errorf("pause replication: %w", err)
 	}
-	pg.receiver = pid
+	pg.sender = pid
 	return nil
 }
 
-// ResumeReplication continues a walreceiver that PauseReplication froze.
-// It does nothing when replication is not paused.
+// ResumeReplication continues the WAL sender that PauseReplication froze.
+// It does nothing when replication is not paused, or when the sender is
+// gone with its primary.
 func (pg *Postgres) ResumeReplication() error {
 	pg.mu.Lock()
 	defer pg.mu.Unlock()
-	if pg.receiver == 0 {
+	if pg.sender == 0 {
 		return nil
 	}
-	err := syscall.Kill(pg.receiver, syscall.SIGCONT)
-	pg.receiver = 0
+	err := syscall.Kill(pg.sender, syscall.SIGCONT)
+	pg.sender = 0
 	if err != nil && !errors.Is(err, syscall.ESRCH) {
 		return fmt.Errorf("resume replication: %w", err)
 	}
