@@ -292,7 +292,11 @@
 // Each request runs under a deadline of Options.RequestTimeout: lock
 // waits and retries inside the service end with it, and the answer is
 // then 503 with code "unavailable". A client may retry that, with the
-// same Idempotency-Key to be safe.
+// same Idempotency-Key to be safe. A request still running a second past
+// its deadline waits on something that ignores it: the server logs a
+// warning, "request past its deadline", with the stacks of the goroutines
+// serving that request (each carries the pprof label request_id), so that
+// the log says where.
 //
 // # Operations
 //

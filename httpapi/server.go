@@ -352,9 +352,12 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	start := time.Now()
 	id := requestID(r.Header.Get(requestIDHeader))
 	w.Header().Set(requestIDHeader, id)
-	ctx, cancel := context.WithValue(r.Context(), requestIDKey{}, id), context.CancelFunc(func() {})
+	ctx, unlabel := labelRequest(context.WithValue(r.Context(), requestIDKey{}, id), id)
+	defer unlabel()
+	cancel := context.CancelFunc(func() {})
 	if r.URL.Path != streamPath { // a stream lasts as long as its client
 		ctx, cancel = context.WithTimeout(ctx, s.opts.RequestTimeout)
+		defer s.watchOverdue(r, id, start, s.opts.RequestTimeout)()
 	}
 	defer cancel()
 	r = r.WithContext(ctx) // the mux sets r.Pattern on this request
