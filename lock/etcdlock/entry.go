@@ -265,9 +265,9 @@ func (e *entry) waitTurn(ctx context.Context, ahead map[string]int, rev int64) (
 // from the current revision gets each event as it is committed; waitTurn
 // reads the queue again if the watch started later than that read.
 func (e *entry) watchQueue(ctx context.Context) (*watcher, int64, error) {
-	w := e.watch(ctx, e.queue, clientv3.WithPrefix(), clientv3.WithCreatedNotify())
-	t := time.NewTimer(e.l.opts.RequestTimeout)
-	defer t.Stop()
+	sctx, cancel := context.WithTimeoutCause(ctx, e.l.opts.RequestTimeout, errNoAnswer)
+	defer cancel()
+	w := e.watch(sctx, e.queue, clientv3.WithPrefix(), clientv3.WithCreatedNotify())
 	select {
 	case resp, ok := <-w.ch:
 		err := errWatchEnded
@@ -276,26 +276,39 @@ func (e *entry) watchQueue(ctx context.Context) (*watcher, int64, error) {
 		}
 		if err != nil {
 			w.stop()
+			if ctx.Err() != nil {
+				return nil, 0, ctx.Err()
+			}
+			if sctx.Err() != nil {
+				return nil, 0, fmt.Errorf("watch: %w within %v", errNoAnswer, e.l.opts.RequestTimeout)
+			}
 			return nil, 0, err
 		}
 		return w, resp.Header.Revision, nil
-	case <-ctx.Done():
+	case <-sctx.Done():
 		w.stop()
-		return nil, 0, ctx.Err()
-	case <-t.C:
-		w.stop()
+		if ctx.Err() != nil {
+			return nil, 0, ctx.Err()
+		}
 		return nil, 0, fmt.Errorf("watch: %w within %v", errNoAnswer, e.l.opts.RequestTimeout)
 	}
 }
 
 // watch watches the deletions of key (or, with clientv3.WithPrefix, under
-// it) until stopped, whatever becomes of ctx. The watch ends if the etcd
-// member loses its leader, so that a partitioned member cannot leave it
-// silent.
+// it) until stopped. ctx bounds only the start: the client's Watch returns
+// once etcd has created the watch, which it does not while etcd is
+// unreachable or silent, nor while the client reopens the stream that all
+// of a Locker's watches share. If ctx ends before Watch returns, the watch
+// ends at once (its channel closes); once started, it lasts whatever
+// becomes of ctx. The watch ends if the etcd member loses its leader, so
+// that a partitioned member cannot leave it silent.
 func (e *entry) watch(ctx context.Context, key string, opts ...clientv3.OpOption) *watcher {
 	wctx, cancel := context.WithCancel(clientv3.WithRequireLeader(context.WithoutCancel(ctx)))
 	opts = append(opts, clientv3.WithFilterPut())
-	return &watcher{ch: e.l.client.Watch(wctx, key, opts...), cancel: cancel}
+	starting := context.AfterFunc(ctx, cancel)
+	ch := e.l.client.Watch(wctx, key, opts...)
+	starting()
+	return &watcher{ch: ch, cancel: cancel}
 }
 
 // validUntil returns the earliest time the etcd lease may expire: the held

@@ -21,3 +21,12 @@ func RWLockPrefix(opts *Options, key string) string { return New(nil, opts).queu
 // attempt whose outcome was unknown would. (A retry after a successful
 // Release never gets this far: the lease answers it itself.)
 func ReleaseAgain(ctx context.Context, le lock.Lease) error { return le.(*Lease).e.Release(ctx) }
+
+// StartQueueWatch starts the watch of lock key's queue that a waiter
+// starts, and stops it once started. It returns the watch's error.
+func StartQueueWatch(ctx context.Context, l *Locker, key string) error {
+	e := &entry{l: l, name: key, queue: l.queuePrefix(locks, key)}
+	w, _, err := e.watchQueue(ctx)
+	w.stop()
+	return err
+}

@@ -198,3 +198,71 @@ func isDone(le lock.Lease) bool {
 		return false
 	}
 }
+
+// TestWatchStartHeedsContext: a waiter's watch of its queue starts only
+// once etcd answers, and the client does not take the request at all
+// while it reopens the stream that the Locker's watches share. The start
+// must end with the caller's context all the same: an etcd frozen, or
+// killed under a live watch, held callers past their deadline until it
+// came back.
+func TestWatchStartHeedsContext(t *testing.T) {
+	t.Parallel()
+	faults := []struct {
+		name   string
+		inject func(*testing.T, *testkit.Etcd, *etcdlock.Locker)
+	}{
+		{"paused", func(t *testing.T, srv *testkit.Etcd, _ *etcdlock.Locker) {
+			if err := srv.Pause(); err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { srv.Resume() })
+		}},
+		{"killed under a watch", func(t *testing.T, srv *testkit.Etcd, l *etcdlock.Locker) {
+			// A waiter behind a holder keeps a watch open, so that the
+			// Locker's watch stream exists when etcd dies.
+			// The holder's lease is not released: etcd is gone.
+			if _, err := l.Acquire(t.Context(), "busy"); err != nil {
+				t.Fatal(err)
+			}
+			wctx, cancel := context.WithCancel(t.Context())
+			waited := make(chan error, 1)
+			go func() {
+				_, err := l.Acquire(wctx, "busy")
+				waited <- err
+			}()
+			t.Cleanup(func() { cancel(); <-waited })
+			waitQueued(t, newClient(t, srv.Endpoint()), etcdlock.QueuePrefix(nil, "busy"), 2)
+			if err := srv.Kill(); err != nil {
+				t.Fatal(err)
+			}
+		}},
+	}
+	for _, f := range faults {
+		t.Run(f.name, func(t *testing.T) {
+			t.Parallel()
+			srv := testkit.NewEtcd(t)
+			// RequestTimeout far beyond the caller's deadline: only the
+			// context can end the start in time.
+			l := etcdlock.New(newClient(t, srv.Endpoint()), &etcdlock.Options{RequestTimeout: time.Minute})
+			f.inject(t, srv, l)
+			const deadline = 300 * time.Millisecond
+			ctx, cancel := context.WithTimeout(t.Context(), deadline)
+			defer cancel()
+			start := time.Now()
+			ended := make(chan error, 1)
+			go func() { ended <- etcdlock.StartQueueWatch(ctx, l, "other") }()
+			// Without the fix the start waits for etcd, which does not
+			// come back: a bound far above the deadline tells the two
+			// apart on a busy machine.
+			select {
+			case err := <-ended:
+				if !errors.Is(err, context.DeadlineExceeded) {
+					t.Fatalf("watch start = %v, want the context's deadline", err)
+				}
+				t.Logf("the watch start ended %v after it began (deadline %v)", time.Since(start).Round(time.Millisecond), deadline)
+			case <-time.After(10 * time.Second):
+				t.Fatalf("the watch start still waits 10s after it began, its deadline %v", deadline)
+			}
+		})
+	}
+}
