@@ -148,7 +148,9 @@
 // # Failure modes
 //
 //   - etcd unreachable: requests fail after Options.RequestTimeout with
-//     lock.ErrUnavailable; a held lease whose renewals fail is declared lost
+//     lock.ErrUnavailable, or when the caller's context ends if that is
+//     sooner; that holds for a waiter's watch of its queue too, which the
+//     etcd client does not start while it reconnects. A held lease whose renewals fail is declared lost
 //     at its deadline, counted from before the last successful renewal was
 //     sent, so before etcd can free the key. The Locker then tries to revoke
 //     the etcd lease, so that the key is free before its TTL runs out.
