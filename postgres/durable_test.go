@@ -70,23 +70,40 @@ func TestDurableCommit(t *testing.T) {
 		// then reports success with a warning; the caller's context
 		// still has seconds to run.
 		admin := newPool(t, dbURL)
+		// cancelWaits cancels every commit waiting for the standby and
+		// returns how many there were.
+		cancelWaits := func() int {
+			var n int
+			err := admin.QueryRow(ctx, `SELECT count(pg_cancel_backend(pid)) FROM pg_stat_activity
+				WHERE datname = current_database() AND wait_event = 'SyncRep'`).Scan(&n)
+			if err != nil {
+				t.Fatal(err)
+			}
+			return n
+		}
+		// The commits cut off above still wait on the server, their
+		// clients gone, until cancelled: the next one to wait must be
+		// this Update's.
+		eventually(t, "no commit left waiting for the standby", func() bool { return cancelWaits() == 0 })
 		done := make(chan error, 1)
 		go func() {
 			done <- s.Update(ctx, func(tx stockade.Tx) error {
 				return tx.PutLocation(ctx, stockade.Location{ID: "w2", Name: "East"})
 			})
 		}()
-		eventually(t, "no commit waits for the standby", func() bool {
-			var n int
-			err := admin.QueryRow(ctx, `SELECT count(pg_cancel_backend(pid)) FROM pg_stat_activity
-				WHERE datname = current_database() AND wait_event = 'SyncRep'`).Scan(&n)
-			return err == nil && n == 1
-		})
-		err := <-done
-		if err == nil {
-			t.Fatal("Update succeeded after an operator cut its wait for the synchronous standby")
+		eventually(t, "the Update's commit waits for the standby, and is cancelled", func() bool { return cancelWaits() == 1 })
+		select {
+		case err := <-done:
+			if err == nil {
+				t.Fatal("Update succeeded after an operator cut its wait for the synchronous standby")
+			}
+			wantUnavailable(t, "Update whose wait an operator cut", err)
+		case <-time.After(30 * time.Second):
+			// It ends once the standby confirms: the store cannot close
+			// before.
+			standby.ResumeReplication()
+			t.Fatal("Update still waits 30s after its commit's wait was cancelled")
 		}
-		wantUnavailable(t, "Update whose wait an operator cut", err)
 	})
 
 	if err := standby.ResumeReplication(); err != nil {
