@@ -11,7 +11,7 @@ import (
 )
 
 // TestDurableCommit: with a synchronous standby that confirms nothing, no
-// commit is reported as a success, whether the caller's deadline passes
+// commit is reported as a success, whether the caller's context ends
 // during the wait, an operator cuts the wait short on the server, or the
 // transaction only replays an idempotency record that the standby does
 // not have yet; every such Update returns ErrUnavailable, the outcome
@@ -32,78 +32,86 @@ func TestDurableCommit(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	// unknown runs an Update with a 300ms deadline and wants it to end
-	// as an unknown outcome, at its deadline.
-	unknown := func(t *testing.T, s stockade.Store, fn func(ctx context.Context, tx stockade.Tx) error) {
-		t.Helper()
-		start := time.Now()
-		cctx, cancel := context.WithTimeout(ctx, 300*time.Millisecond)
-		defer cancel()
-		err := s.Update(cctx, func(tx stockade.Tx) error { return fn(cctx, tx) })
-		if err == nil {
-			t.Fatal("Update succeeded while the synchronous standby confirmed nothing")
+	// syncWaits counts the commits of transactions begun at since or
+	// later (server time) that wait for the standby, cancelling them if
+	// cancel is set. (A commit cut off on the client's side goes on
+	// waiting on the server for a while, its client gone.)
+	admin := newPool(t, dbURL)
+	syncWaits := func(t *testing.T, since time.Time, cancel bool) int {
+		count := "count(*)"
+		if cancel {
+			count = "count(pg_cancel_backend(pid))"
 		}
-		wantUnavailable(t, "Update waiting for the standby", err)
-		// The store's documented bound past the deadline, with room for
-		// a busy machine; it only tells a wait cut at the deadline from
-		// one that lasted until replication resumed.
-		if took := time.Since(start); took > 5*time.Second {
-			t.Errorf("Update took %v", took)
+		var n int
+		err := admin.QueryRow(ctx, `SELECT `+count+` FROM pg_stat_activity
+			WHERE datname = current_database() AND wait_event = 'SyncRep' AND xact_start >= $1`, since).Scan(&n)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return n
+	}
+	// unknown runs an Update whose context ends, by end, once its COMMIT
+	// waits for the standby, and wants it to end as an unknown outcome,
+	// soon after. It waits for the state, not for a time: a deadline
+	// could also pass before the COMMIT, on a busy machine.
+	unknown := func(t *testing.T, what string, fn func(ctx context.Context, tx stockade.Tx) error, end func(since time.Time, cancel context.CancelFunc)) {
+		t.Helper()
+		var since time.Time
+		if err := admin.QueryRow(ctx, "SELECT clock_timestamp()").Scan(&since); err != nil {
+			t.Fatal(err)
+		}
+		cctx, cancel := context.WithCancel(ctx)
+		defer cancel()
+		done := make(chan error, 1)
+		go func() { done <- s.Update(cctx, func(tx stockade.Tx) error { return fn(cctx, tx) }) }()
+		eventually(t, "the Update's commit waits for the standby", func() bool { return syncWaits(t, since, false) == 1 })
+		ended := time.Now()
+		end(since, cancel)
+		select {
+		case err := <-done:
+			if err == nil {
+				t.Fatalf("%s: Update succeeded while the synchronous standby confirmed nothing", what)
+			}
+			wantUnavailable(t, what, err)
+			// The store's documented bound past the context's end,
+			// with room for a busy machine; it only tells a wait cut
+			// short from one that lasted until replication resumed.
+			if took := time.Since(ended); took > 5*time.Second {
+				t.Errorf("%s: Update took %v after its context ended", what, took)
+			}
+		case <-time.After(30 * time.Second):
+			// It ends once the standby confirms: the store cannot close
+			// before.
+			standby.ResumeReplication()
+			t.Fatalf("%s: Update still waits 30s after its context ended", what)
 		}
 	}
-	t.Run("Deadline", func(t *testing.T) {
-		unknown(t, s, func(ctx context.Context, tx stockade.Tx) error {
-			return tx.PutLocation(ctx, stockade.Location{ID: "w1", Name: "West"})
-		})
+	write := func(id string) func(ctx context.Context, tx stockade.Tx) error {
+		return func(ctx context.Context, tx stockade.Tx) error {
+			return tx.PutLocation(ctx, stockade.Location{ID: id, Name: id})
+		}
+	}
+	t.Run("ContextEnds", func(t *testing.T) {
+		unknown(t, "Update whose context ended during the commit", write("w1"), func(_ time.Time, cancel context.CancelFunc) { cancel() })
 	})
 	t.Run("Replay", func(t *testing.T) {
-		unknown(t, s, func(ctx context.Context, tx stockade.Tx) error {
+		unknown(t, "a replay whose context ended during the commit", func(ctx context.Context, tx stockade.Tx) error {
 			got, ok, err := tx.Idempotency(ctx, rec.Key)
 			if err == nil && (!ok || got.Fingerprint != rec.Fingerprint) {
 				t.Errorf("Idempotency(%q) = %+v, %v; want the record", rec.Key, got, ok)
 			}
 			return err
-		})
+		}, func(_ time.Time, cancel context.CancelFunc) { cancel() })
 	})
 	t.Run("OperatorCancel", func(t *testing.T) {
 		// pg_cancel_backend cuts the COMMIT's wait on the server, which
 		// then reports success with a warning; the caller's context
-		// still has seconds to run.
-		admin := newPool(t, dbURL)
-		// cancelWaits cancels every commit waiting for the standby and
-		// returns how many there were.
-		cancelWaits := func() int {
-			var n int
-			err := admin.QueryRow(ctx, `SELECT count(pg_cancel_backend(pid)) FROM pg_stat_activity
-				WHERE datname = current_database() AND wait_event = 'SyncRep'`).Scan(&n)
-			if err != nil {
-				t.Fatal(err)
+		// lives on.
+		unknown(t, "Update whose wait an operator cut", write("w2"), func(since time.Time, _ context.CancelFunc) {
+			if n := syncWaits(t, since, true); n != 1 {
+				t.Errorf("cancelled %d commits, want the Update's alone", n)
 			}
-			return n
-		}
-		// The commits cut off above still wait on the server, their
-		// clients gone, until cancelled: the next one to wait must be
-		// this Update's.
-		eventually(t, "no commit left waiting for the standby", func() bool { return cancelWaits() == 0 })
-		done := make(chan error, 1)
-		go func() {
-			done <- s.Update(ctx, func(tx stockade.Tx) error {
-				return tx.PutLocation(ctx, stockade.Location{ID: "w2", Name: "East"})
-			})
-		}()
-		eventually(t, "the Update's commit waits for the standby, and is cancelled", func() bool { return cancelWaits() == 1 })
-		select {
-		case err := <-done:
-			if err == nil {
-				t.Fatal("Update succeeded after an operator cut its wait for the synchronous standby")
-			}
-			wantUnavailable(t, "Update whose wait an operator cut", err)
-		case <-time.After(30 * time.Second):
-			// It ends once the standby confirms: the store cannot close
-			// before.
-			standby.ResumeReplication()
-			t.Fatal("Update still waits 30s after its commit's wait was cancelled")
-		}
+		})
 	})
 
 	if err := standby.ResumeReplication(); err != nil {
