@@ -83,3 +83,21 @@ func TestRequestLabelIsTakenOff(t *testing.T) {
 	}()
 	<-done
 }
+
+// BenchmarkRequestWatch is what each request pays for the overdue
+// warning: its pprof label on and off, and the timer set and stopped.
+// Set its ns/op beside BenchmarkAccess's:
+//
+//	go test -run '^$' -bench 'BenchmarkRequestWatch|BenchmarkAccess' ./httpapi/
+func BenchmarkRequestWatch(b *testing.B) {
+	s := NewServer(nil, slog.New(slog.DiscardHandler), nil)
+	req := httptest.NewRequest("GET", "/v1/orders", nil)
+	b.ReportAllocs()
+	for b.Loop() {
+		start := time.Now()
+		_, unlabel := labelRequest(req.Context(), "bench-1")
+		stop := s.watchOverdue(req, "bench-1", start, time.Minute)
+		stop()
+		unlabel()
+	}
+}
