@@ -133,6 +133,19 @@ func chainNotice(first, then pgconn.NoticeHandler) pgconn.NoticeHandler {
 	}
 }
 
+// inRecoverySQL asks whether the server is a standby in recovery.
+const inRecoverySQL = "SELECT pg_is_in_recovery()"
+
+// standbyError is the error of op on a standby in recovery, cause the
+// server's refusal if it gave one.
+func standbyError(op string, cause error) error {
+	err := fmt.Errorf("postgres: %s: %w: the server is a standby in recovery, it takes no writes", op, stockade.ErrUnavailable)
+	if cause != nil {
+		err = fmt.Errorf("%w: %w", err, cause)
+	}
+	return err
+}
+
 // inRecovery reports whether err, the failure of a read-write BEGIN on
 // conn, is the server refusing it because it is a standby ("cannot set
 // transaction read-write mode during recovery", SQLSTATE 0A000, a code
@@ -142,7 +155,7 @@ func inRecovery(ctx context.Context, conn *pgxpool.Conn, err error) bool {
 		return false
 	}
 	var recovering bool
-	return conn.QueryRow(ctx, "SELECT pg_is_in_recovery()").Scan(&recovering) == nil && recovering
+	return conn.QueryRow(ctx, inRecoverySQL).Scan(&recovering) == nil && recovering
 }
 
 // drop closes conn, so that the pool, when conn is released, destroys it

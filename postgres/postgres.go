@@ -150,7 +150,7 @@ func (s *Store) run(ctx context.Context, opts pgx.TxOptions, fn func(tx stockade
 			// and with the DSN's hosts in failover the next connection
 			// may reach the new primary.
 			s.drop(conn)
-			return fmt.Errorf("postgres: begin: %w: the server is a standby in recovery, it takes no writes: %w", stockade.ErrUnavailable, err)
+			return standbyError("begin", err)
 		}
 		return mapError(ctx, "begin", "", err)
 	}
@@ -216,11 +216,11 @@ func (s *Store) Features() stockade.Features {
 // standby in recovery, whose error wraps stockade.ErrUnavailable too.
 func (s *Store) Ping(ctx context.Context) error {
 	var recovering bool
-	if err := s.pool.QueryRow(ctx, "SELECT pg_is_in_recovery()").Scan(&recovering); err != nil {
+	if err := s.pool.QueryRow(ctx, inRecoverySQL).Scan(&recovering); err != nil {
 		return mapError(ctx, "ping", "", err)
 	}
 	if recovering {
-		return fmt.Errorf("postgres: ping: %w: the server is a standby in recovery, it takes no writes", stockade.ErrUnavailable)
+		return standbyError("ping", nil)
 	}
 	return nil
 }

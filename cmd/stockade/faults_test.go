@@ -402,12 +402,13 @@ func logSlowRequests(t *testing.T, p *process, over time.Duration) {
 		return
 	}
 	const overdue = "request past its deadline"
-	for line := range strings.Lines(p.log.String()) {
+	log := p.log.String()
+	for line := range strings.Lines(log) {
 		if strings.Contains(line, overdue) {
 			t.Log(strings.TrimSpace(line))
 		}
 	}
-	for line := range strings.Lines(p.log.String()) {
+	for line := range strings.Lines(log) {
 		if strings.Contains(line, overdue) {
 			continue
 		}

@@ -274,24 +274,21 @@ func (e *entry) watchQueue(ctx context.Context) (*watcher, int64, error) {
 		if ok {
 			err = resp.Err()
 		}
-		if err != nil {
-			w.stop()
-			if ctx.Err() != nil {
-				return nil, 0, ctx.Err()
-			}
-			if sctx.Err() != nil {
-				return nil, 0, fmt.Errorf("watch: %w within %v", errNoAnswer, e.l.opts.RequestTimeout)
-			}
+		if err == nil {
+			return w, resp.Header.Revision, nil
+		}
+		w.stop()
+		if sctx.Err() == nil {
 			return nil, 0, err
 		}
-		return w, resp.Header.Revision, nil
+		// The watch ended because its start was cut short.
 	case <-sctx.Done():
 		w.stop()
-		if ctx.Err() != nil {
-			return nil, 0, ctx.Err()
-		}
-		return nil, 0, fmt.Errorf("watch: %w within %v", errNoAnswer, e.l.opts.RequestTimeout)
 	}
+	if ctx.Err() != nil {
+		return nil, 0, ctx.Err()
+	}
+	return nil, 0, fmt.Errorf("watch: %w within %v", errNoAnswer, e.l.opts.RequestTimeout)
 }
 
 // watch watches the deletions of key (or, with clientv3.WithPrefix, under
