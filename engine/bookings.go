@@ -14,7 +14,6 @@ import (
 	"time"
 
 	"github.com/stockade/stockade"
-	"github.com/stockade/stockade/lock"
 )
 
 // Bookings
@@ -202,164 +201,6 @@ func (e *Engine) Event(ctx context.Context, id string) (stockade.EventView, erro
 	})
 }
 
-// HoldSeats holds what req asks of an event, all or nothing: named seats,
-// best-available seats (see bestAvailable) and general-admission places,
-// until the hold's TTL passes. Lapsed holds of the event are expired
-// first, in the same transaction. A named seat that is not free is
-// refused with ESeatsUnavailable naming it; a request for seats or
-// places that no free ones meet with ESoldOut; an unknown event, seat or
-// area with ENotFound.
-func (e *Engine) HoldSeats(ctx context.Context, req stockade.HoldRequest, idem *stockade.Idempotency) (stockade.Hold, error) {
-	return run(e, ctx, "hold", idem, func(ctx context.Context, c *call) (stockade.Hold, error) {
-		if err := req.Validate(e.opts.MaxHoldLifetime); err != nil {
-			return stockade.Hold{}, err
-		}
-		ttl := req.TTL
-		if ttl == 0 {
-			ttl = min(e.opts.DefaultTTL, e.opts.MaxHoldLifetime)
-		}
-		if e.holds != nil {
-			out, err := e.holds.submit(ctx, &holdCall{c: c, req: req, ttl: ttl})
-			return out.hold, err
-		}
-		var h stockade.Hold
-		err := c.eventRetried(ctx, req.EventID, func(tx stockade.Tx) (err error) {
-			h, err = once(ctx, c, tx, func() (stockade.Hold, error) { return e.hold(ctx, tx, c, req, ttl) })
-			return err
-		})
-		return h, err
-	})
-}
-
-// eventRetried runs fn in a write transaction, retried whole on
-// conflicts. Under the Lock strategy each attempt first takes a lease on
-// the event, as the designs that lock a whole event do: it serialises the
-// event's buyers. The seats need no fencing token: a seat moves only from
-// the status it is in (MoveSeats), so a holder whose lease lapsed cannot
-// take a seat that another has taken.
-func (c *call) eventRetried(ctx context.Context, eventID string, fn func(tx stockade.Tx) error) error {
-	e := c.e
-	if e.mode != modeLock {
-		return c.update(ctx, fn)
-	}
-	err := c.retry(ctx, func(ctx context.Context) error {
-		m, err := lock.AcquireAll(ctx, e.opts.Locker, []string{eventLockPrefix + eventID}, lock.WithTTL(e.opts.LockTTL))
-		if err != nil {
-			return fmt.Errorf("engine: lock event %s: %w", eventID, err)
-		}
-		defer e.release(ctx, m)
-		return e.store.Update(ctx, fn)
-	})
-	if err == nil {
-		e.written.notify()
-	}
-	return err
-}
-
-// eventLockPrefix starts the lock key of every event under the Lock
-// strategy.
-const eventLockPrefix = "stockade:event:"
-
-// hold decides and writes one hold in tx.
-func (e *Engine) hold(ctx context.Context, tx stockade.Tx, c *call, req stockade.HoldRequest, ttl time.Duration) (stockade.Hold, error) {
-	now := e.now()
-	if len(req.Best) == 0 { // else choosing them reads the event
-		if _, err := tx.EventHead(ctx, req.EventID, false); err != nil {
-			return stockade.Hold{}, err
-		}
-	}
-	lapsed, err := tx.LapsedHolds(ctx, now, req.EventID, e.opts.SweepBatch)
-	if err != nil {
-		return stockade.Hold{}, err
-	}
-	if err := e.expireHolds(ctx, tx, lapsed, now); err != nil {
-		return stockade.Hold{}, err
-	}
-	h := stockade.Hold{ID: newID("hld"), EventID: req.EventID, Status: stockade.HoldHeld, CreatedAt: now,
-		ExpiresAt: now.Add(ttl), Owner: c.actor.KeyID, Version: 1}
-	seats, split, err := e.chooseSeats(ctx, tx, req)
-	if err != nil {
-		return stockade.Hold{}, err
-	}
-	h.Split = split
-	moves := make([]stockade.SeatMove, len(seats))
-	for i, id := range seats {
-		moves[i] = stockade.SeatMove{Seat: id, From: stockade.SeatFree, To: stockade.SeatHeld, Hold: h.ID}
-	}
-	if len(moves) > 0 {
-		moved, err := tx.MoveSeats(ctx, req.EventID, moves)
-		if err != nil {
-			return stockade.Hold{}, err
-		}
-		if len(moved) < len(moves) {
-			return stockade.Hold{}, conflictf("%d of %d seats were taken meanwhile", len(moves)-len(moved), len(moves))
-		}
-		h.Seats = moved
-	}
-	for _, p := range req.Places {
-		a, ok, err := tx.MovePlaces(ctx, req.EventID, p.Area, p.Quantity, 0)
-		switch {
-		case err != nil:
-			return stockade.Hold{}, err
-		case ok:
-		case a.Name == "":
-			return stockade.Hold{}, refuse(stockade.ENotFound, "event %q has no area %q", req.EventID, p.Area)
-		default:
-			return stockade.Hold{}, refuse(stockade.ESoldOut, "area %q of event %q: %d places asked, %d left", p.Area, req.EventID, p.Quantity, a.Available())
-		}
-		h.Places = append(h.Places, p)
-	}
-	if err := tx.InsertHolds(ctx, h); err != nil {
-		return stockade.Hold{}, err
-	}
-	if err := tx.AppendSeatChanges(ctx, history(h, stockade.SeatFree, stockade.SeatHeld, "", c.actor.Name, now)...); err != nil {
-		return stockade.Hold{}, err
-	}
-	var ob outbox
-	ob.hold(stockade.EventHoldHeld, h, now)
-	return h, ob.flush(ctx, tx)
-}
-
-// chooseSeats returns the seats req asks for, in seat order: its named
-// seats, which must be free, and the best available for each of its
-// requests for them, decided in order on what is free and not yet
-// chosen. split says whether some best-available seats do not sit
-// together.
-//
-// Under the RowLock strategy the named seats are read with their rows
-// locked, and the best available are chosen on an unlocked read, then
-// locked and checked: a seat taken meanwhile is a conflict, and the
-// transaction is retried.
-func (e *Engine) chooseSeats(ctx context.Context, b stockade.BookingTx, req stockade.HoldRequest) (ids []string, split bool, err error) {
-	rowlock := e.mode == modeRowLock
-	var named map[string]stockade.Seat
-	if len(req.Seats) > 0 {
-		if named, err = namedSeats(ctx, b, req.EventID, req.Seats, rowlock); err != nil {
-			return nil, false, err
-		}
-	}
-	var st *seatState
-	if len(req.Best) > 0 {
-		if st, err = e.readSeats(ctx, b, req.EventID, false); err != nil {
-			return nil, false, err
-		}
-	}
-	ids, best, split, err := st.choose(req, named)
-	if err != nil || !rowlock || len(best) == 0 {
-		return ids, split, err
-	}
-	locked, err := b.Seats(ctx, req.EventID, stockade.SeatFilter{IDs: best}, true)
-	if err != nil {
-		return nil, false, err
-	}
-	for _, s := range locked {
-		if s.Status != stockade.SeatFree {
-			return nil, false, conflictf("seat %s was taken meanwhile", s.ID)
-		}
-	}
-	return ids, split, nil
-}
-
 // namedSeats reads the seats of an event with the given ids, by id,
 // locking them with lock.
 func namedSeats(ctx context.Context, b stockade.BookingTx, eventID string, ids []string, lock bool) (map[string]stockade.Seat, error) {
@@ -416,20 +257,9 @@ func (st *seatState) bestSeats(ask seatAsk) (picked []int, together, ok bool) {
 	return bestAvailable(st.spots, ask)
 }
 
-// readSeats reads the free seats of an event: their ids, and their
-// places from the event's layout, which the engine keeps between calls
-// and reads again when the event's version moves. With lockEvent the
-// event's row is locked for the transaction: holds of one event batch by
-// batch.
-func (e *Engine) readSeats(ctx context.Context, b stockade.BookingTx, eventID string, lockEvent bool) (*seatState, error) {
-	ev, err := b.EventHead(ctx, eventID, lockEvent)
-	if err != nil {
-		return nil, err
-	}
-	return e.freeSeats(ctx, b, ev)
-}
-
-// freeSeats reads the free seats of ev, as readSeats does.
+// freeSeats reads the free seats of ev: their ids, and their places
+// from the show's layout, which the engine keeps between calls and reads
+// again when the show's version moves.
 func (e *Engine) freeSeats(ctx context.Context, b stockade.BookingTx, ev stockade.Event) (*seatState, error) {
 	eventID := ev.ID
 	l, err := e.layouts.get(ctx, b, ev)
@@ -673,7 +503,7 @@ func (e *Engine) ExtendHold(ctx context.Context, id string, ttl time.Duration, i
 		if ttl <= 0 || ttl > e.opts.MaxHoldLifetime {
 			return stockade.Hold{}, refuse(stockade.EInvalid, "ttl_seconds: must be between 1 and %d, got %d", int64(e.opts.MaxHoldLifetime/time.Second), int64(ttl/time.Second))
 		}
-		return lapsing(ctx, c, id, nil, func(tx stockade.Tx, h stockade.Hold, now time.Time) (stockade.Hold, error) {
+		return lapsing(ctx, c, id, func(tx stockade.Tx, h stockade.Hold, now time.Time) (stockade.Hold, error) {
 			until := now.Add(ttl)
 			if last := h.CreatedAt.Add(e.opts.MaxHoldLifetime); until.After(last) {
 				return h, refuse(stockade.EInvalid, "ttl_seconds: hold %q may last until %s at most (%s from its creation), %s asked",
@@ -692,20 +522,19 @@ func (e *Engine) ExtendHold(ctx context.Context, id string, ttl time.Duration, i
 
 // lapsing runs fn, as the effect of c, on the hold id, held and
 // unlapsed, in a write transaction that holds its row. A hold that was
-// confirmed or released is answered by settled, or refused with
-// EInvalidState if settled is nil; one that expired is refused with
-// EHoldExpired, and one that has lapsed is expired (which commits) and
-// refused so too.
-func lapsing[T any](ctx context.Context, c *call, id string, settled func(tx stockade.Tx, h stockade.Hold) (T, error), fn func(tx stockade.Tx, h stockade.Hold, now time.Time) (T, error)) (T, error) {
+// confirmed or released is refused with EInvalidState; one that expired
+// with EHoldExpired, and one that has lapsed is expired (which commits)
+// and refused so too.
+func lapsing(ctx context.Context, c *call, id string, fn func(tx stockade.Tx, h stockade.Hold, now time.Time) (stockade.Hold, error)) (stockade.Hold, error) {
 	e := c.e
 	var (
-		v      T
+		v      stockade.Hold
 		lapsed time.Time
 	)
 	err := c.update(ctx, func(tx stockade.Tx) (err error) {
 		lapsed = time.Time{}
-		v, err = once(ctx, c, tx, func() (T, error) {
-			var zero T
+		v, err = once(ctx, c, tx, func() (stockade.Hold, error) {
+			var zero stockade.Hold
 			now := e.now()
 			h, err := c.hold(ctx, tx, id, true)
 			switch {
@@ -713,8 +542,6 @@ func lapsing[T any](ctx context.Context, c *call, id string, settled func(tx sto
 				return zero, err
 			case h.Status == stockade.HoldExpired:
 				return zero, holdExpired(h)
-			case h.Status != stockade.HoldHeld && settled != nil:
-				return settled(tx, h)
 			case h.Status != stockade.HoldHeld:
 				return zero, refuse(stockade.EInvalidState, "hold %q is %s, not held", id, h.Status)
 			case h.ExpiresAt.Before(now):
@@ -744,44 +571,13 @@ func lapsing[T any](ctx context.Context, c *call, id string, settled func(tx sto
 	return v, err
 }
 
+// errLapsed ends the function of a call whose hold had lapsed: it has
+// expired the hold, which commits, but has no result to store for the
+// idempotency key.
+var errLapsed = errors.New("engine: the hold lapsed")
+
 func holdExpired(h stockade.Hold) error {
 	return refuse(stockade.EHoldExpired, "hold %q expired at %s", h.ID, h.ExpiresAt.Format(time.RFC3339))
-}
-
-// ConfirmHold books a held hold: its seats become booked and its places
-// booked, under a new booking. Confirming a confirmed hold changes
-// nothing and returns its booking, so a client may retry it safely even
-// without an idempotency key; a lapsed one is expired and refused with
-// EHoldExpired; a released one with EInvalidState.
-func (e *Engine) ConfirmHold(ctx context.Context, id string, idem *stockade.Idempotency) (stockade.Booking, error) {
-	return run(e, ctx, "confirm hold", idem, func(ctx context.Context, c *call) (stockade.Booking, error) {
-		if err := checkID("hold id", id); err != nil {
-			return stockade.Booking{}, err
-		}
-		if e.holds != nil {
-			out, err := e.holds.submit(ctx, &holdCall{c: c, confirm: id})
-			return out.booking, err
-		}
-		settled := func(tx stockade.Tx, h stockade.Hold) (stockade.Booking, error) {
-			if h.Status == stockade.HoldConfirmed {
-				return tx.Booking(ctx, h.BookingID, false)
-			}
-			return stockade.Booking{}, refuse(stockade.EInvalidState, "hold %q is %s, not held", id, h.Status)
-		}
-		return lapsing(ctx, c, id, settled, func(tx stockade.Tx, h stockade.Hold, now time.Time) (stockade.Booking, error) {
-			return e.confirmHold(ctx, tx, c, h, now)
-		})
-	})
-}
-
-// confirmHold books h, held and unlapsed, whose row tx holds.
-func (e *Engine) confirmHold(ctx context.Context, tx stockade.Tx, c *call, h stockade.Hold, now time.Time) (stockade.Booking, error) {
-	var ob outbox
-	bk := newBooking(h, now)
-	if err := confirmHolds(ctx, tx, []stockade.Hold{h}, []stockade.Booking{bk}, []string{c.actor.Name}, now, &ob); err != nil {
-		return stockade.Booking{}, err
-	}
-	return bk, ob.flush(ctx, tx)
 }
 
 // newBooking returns the booking that confirming h at now makes.

@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"log/slog"
 	mathrand "math/rand/v2"
-	"strings"
 	"time"
 
 	"github.com/stockade/stockade"
@@ -227,35 +226,25 @@ func (o *Options) withDefaults() Options {
 	return c
 }
 
-// mode is how a strategy runs on the store at hand, after fallbacks.
-type mode int
-
-const (
-	modeAtomic     mode = iota
-	modeRowLock         // SELECT … FOR UPDATE on every level touched
-	modeOptimistic      // version-guarded writes, conflicts retried
-	modeLock            // per-SKU leases, fenced writes
-	modeAdvisory        // the store's advisory locks first
-	modeSerial          // the store runs one write transaction at a time
-	modeBatch           // calls queued and decided together, levels locked
-)
-
 // Engine is the stockade reservation engine: a stockade.Service on a
 // stockade.Store. It is safe for concurrent use and keeps no state of its
 // own between calls, so any number of engines may share one database.
 type Engine struct {
-	store    stockade.Store
-	opts     Options
-	mode     mode
-	strategy string // what Strategy reports
-	log      *slog.Logger
+	store stockade.Store
+	opts  Options
+	strat strategy
+	log   *slog.Logger
 	// serialStore: the store has no row locks, so its write transactions
 	// run one at a time (stockade.Features).
 	serialStore bool
-	batch       *batcher        // Batch strategy only
-	holds       *holdBatcher    // Batch strategy only
-	outcomes    *outcomeBatcher // Batch strategy only
-	layouts     layouts         // of the events whose seats were chosen lately
+	// The lanes of the writes that the Batch strategy groups (see lane).
+	stock    lane[*stockCall]   // Reserve, Checkout, Confirm
+	holds    lane[*holdCall]    // HoldSeats, ConfirmHold
+	outcomes lane[*outcomeCall] // ApplyOutcome
+	// kept are the free seats of shows as their last hold batches left
+	// them, under the Batch strategy; nil under the others.
+	kept    *keptSeats
+	layouts layouts // of the events whose seats were chosen lately
 	// written wakes the readers of events at each commit of a write
 	// transaction.
 	written notifier
@@ -272,48 +261,26 @@ func New(store stockade.Store, opts *Options) (*Engine, error) {
 		return nil, errors.New("engine: nil store")
 	}
 	o := opts.withDefaults()
-	e := &Engine{store: store, opts: o, strategy: o.Strategy, log: o.Logger}
+	f := store.Features()
+	strat, err := newStrategy(o.Strategy, f, o.Locker != nil)
+	if err != nil {
+		return nil, err
+	}
+	e := &Engine{store: store, opts: o, strat: strat, log: o.Logger, serialStore: !f.RowLocks}
 	if sig, ok := store.(stockade.EventSignaler); ok {
 		e.written.remote = sig.EventsCommitted
 	}
-	f := store.Features()
-	e.serialStore = !f.RowLocks
-	const serial = "serialized write transactions"
-	fallback := ""
-	switch o.Strategy {
-	case Atomic:
-		e.mode = modeAtomic
-	case Optimistic:
-		e.mode = modeOptimistic
-	case Lock:
-		if o.Locker == nil {
-			return nil, errors.New("engine: the lock strategy needs Options.Locker")
-		}
-		e.mode = modeLock
-	case RowLock:
-		e.mode = modeRowLock
-		if !f.RowLocks {
-			e.mode, fallback = modeSerial, serial+", the store has no row locks"
-		}
-	case Batch:
-		e.mode, e.batch = modeBatch, &batcher{e: e}
-		e.holds = &holdBatcher{e: e, queues: map[batchKey]*holdQueue{}, seats: map[string]*seatState{}}
-		e.outcomes = &outcomeBatcher{e: e}
-	case Advisory:
-		switch {
-		case f.AdvisoryLocks:
-			e.mode = modeAdvisory
-		case f.RowLocks:
-			e.mode, fallback = modeRowLock, "rowlock, the store has no advisory locks"
-		default:
-			e.mode, fallback = modeSerial, serial+", the store has no advisory locks"
-		}
-	default:
-		return nil, fmt.Errorf("engine: unknown strategy %q (want one of %s)", o.Strategy, strings.Join(Strategies(), ", "))
+	const retry = "retry with the same Idempotency-Key to learn it"
+	if strat.group {
+		e.stock = newGroup(e, e.stockTxn, "calls", nil, retry)
+		e.holds = newGroup(e, e.holdTxn, "hold calls", holdQueue, retry)
+		e.outcomes = newGroup(e, e.outcomeTxn, "payment outcomes", nil, "report the outcome again to learn it")
+		e.kept = &keptSeats{shows: map[string]*seatState{}}
+	} else {
+		e.stock, e.holds, e.outcomes = direct[*stockCall]{e.stockTxn}, direct[*holdCall]{e.holdTxn}, direct[*outcomeCall]{e.outcomeTxn}
 	}
-	if fallback != "" {
-		e.strategy = o.Strategy + " (fallback: " + fallback + ")"
-		e.log.Info("engine: strategy falls back", "requested", o.Strategy, "effective", e.strategy)
+	if strat.name != o.Strategy {
+		e.log.Info("engine: strategy falls back", "requested", o.Strategy, "effective", strat.name)
 	}
 	return e, nil
 }
@@ -322,7 +289,7 @@ func New(store stockade.Store, opts *Options) (*Engine, error) {
 // "atomic", or when it fell back, the name followed by what runs instead
 // and why, such as "rowlock (fallback: serialized write transactions, the
 // store has no row locks)". The first word is always the name asked for.
-func (e *Engine) Strategy() string { return e.strategy }
+func (e *Engine) Strategy() string { return e.strat.name }
 
 // MaxFence returns the largest lock fencing token that has written a level
 // of s. A process that starts an in-memory Locker (memlock) for the Lock
@@ -507,6 +474,13 @@ func (c *call) view(ctx context.Context, fn func(tx stockade.Tx) error) error {
 // retried.
 func conflictf(format string, args ...any) error {
 	return fmt.Errorf("engine: %s: %w", fmt.Sprintf(format, args...), stockade.ErrConflict)
+}
+
+// isRefusal reports whether err is a refusal (a *stockade.Error) rather
+// than a failure.
+func isRefusal(err error) bool {
+	_, ok := errors.AsType[*stockade.Error](err)
+	return ok
 }
 
 // refuse returns a refusal with code and a formatted message.

@@ -1,40 +1,23 @@
 package engine
 
-// QueuedCalls returns how many calls wait in e's batcher for a batch to
-// take them: tests use it to know what the next batch will hold.
+// QueuedCalls returns how many Reserve, Checkout and Confirm calls wait in
+// e's group lane for a batch to take them: tests use it to know what the
+// next batch will hold.
 func QueuedCalls(e *Engine) int {
-	if e.batch == nil {
-		return 0
+	if g, ok := e.stock.(*group[*stockCall]); ok {
+		return g.queued()
 	}
-	e.batch.mu.Lock()
-	defer e.batch.mu.Unlock()
-	n := 0
-	for _, p := range e.batch.queue {
-		if !p.withdrawn {
-			n++
-		}
-	}
-	return n
+	return 0
 }
 
 // PrefixEnd is prefixEnd, for its test.
 var PrefixEnd = prefixEnd
 
 // QueuedHolds returns how many HoldSeats and ConfirmHold calls wait in
-// e's hold batcher.
+// e's group lane.
 func QueuedHolds(e *Engine) int {
-	if e.holds == nil {
-		return 0
+	if g, ok := e.holds.(*group[*holdCall]); ok {
+		return g.queued()
 	}
-	e.holds.mu.Lock()
-	defer e.holds.mu.Unlock()
-	n := 0
-	for _, q := range e.holds.queues {
-		for _, h := range q.calls {
-			if !h.withdrawn {
-				n++
-			}
-		}
-	}
-	return n
+	return 0
 }

@@ -225,35 +225,15 @@ func (e *Engine) ApplyOutcome(ctx context.Context, o stockade.PaymentOutcome, so
 		if by == "" {
 			by = c.actor.Name
 		}
-		var (
-			p   stockade.Payment
-			err error
-		)
-		if e.outcomes != nil {
-			p, err = e.outcomes.submit(ctx, &outcomeCall{c: c, o: o, by: by})
-		} else {
-			p, err = e.applyOutcome(ctx, c, o, by)
-		}
-		if err != nil {
+		oc := &outcomeCall{slot: slot{c: c}, o: o, by: by}
+		if err := e.outcomes.apply(ctx, oc); err != nil {
 			return stockade.Payment{}, err
 		}
-		if p.Status.Settled() && p.Resolution == stockade.Unresolved {
+		if p := oc.p; p.Status.Settled() && p.Resolution == stockade.Unresolved {
 			return e.reorder(ctx, p)
 		}
-		return p, nil
+		return oc.p, nil
 	})
-}
-
-// applyOutcome applies o, for by, in a transaction of its own: a batch of
-// one, decided as an outcome batch decides each of its calls.
-func (e *Engine) applyOutcome(ctx context.Context, c *call, o stockade.PaymentOutcome, by string) (stockade.Payment, error) {
-	oc := &outcomeCall{c: c, o: o, by: by}
-	err := c.update(ctx, func(tx stockade.Tx) error { return e.decideOutcomes(ctx, tx, []*outcomeCall{oc}) })
-	if err != nil {
-		return stockade.Payment{}, err
-	}
-	c.replayed = oc.replayed
-	return oc.p, oc.err
 }
 
 // CancelPayment cancels a payment that is pending or authorized (one

@@ -3,7 +3,6 @@ package engine
 import (
 	"context"
 	"errors"
-	"fmt"
 	"maps"
 	"slices"
 	"time"
@@ -11,116 +10,6 @@ import (
 	"github.com/stockade/stockade"
 	"github.com/stockade/stockade/lock"
 )
-
-// Reserve implements stockade.Service: it holds stock for every line or
-// for none, allocated as the package documentation describes.
-func (e *Engine) Reserve(ctx context.Context, req stockade.ReserveRequest, idem *stockade.Idempotency) (stockade.Reservation, error) {
-	return run(e, ctx, "reserve", idem, func(ctx context.Context, c *call) (stockade.Reservation, error) {
-		r, err := e.checkRequest(req, false)
-		if err != nil {
-			return stockade.Reservation{}, err
-		}
-		if e.batch != nil {
-			o, err := e.batch.submit(ctx, &pending{c: c, r: r})
-			return o.res, err
-		}
-		var res stockade.Reservation
-		err = c.placeRetried(ctx, r, func(ctx context.Context, tx stockade.Tx, fences map[string]uint64) (err error) {
-			res, err = once(ctx, c, tx, func() (stockade.Reservation, error) {
-				now := e.now()
-				p, allocs, err := e.place(ctx, tx, r, now)
-				if err != nil {
-					return stockade.Reservation{}, err
-				}
-				res := stockade.Reservation{ID: newID("res"), Status: stockade.Held, CreatedAt: now,
-					ExpiresAt: now.Add(r.ttl), Lines: r.lines, Allocations: allocs, Owner: c.actor.KeyID}
-				var ob outbox
-				ob.reservation(stockade.EventReservationHeld, res, now)
-				return res, e.commit(ctx, tx, p, writes{
-					events:       ob.evs,
-					reservations: []stockade.Reservation{res},
-					movements:    movements(allocs, stockade.MoveReserve, res.ID, "", c.actor.Name, now),
-					fences:       fences,
-				})
-			})
-			return err
-		})
-		if err != nil {
-			return stockade.Reservation{}, err
-		}
-		return res, nil
-	})
-}
-
-// Checkout implements stockade.Service: reserve and confirm in one
-// transaction, available → committed, without a reservation.
-func (e *Engine) Checkout(ctx context.Context, req stockade.ReserveRequest, idem *stockade.Idempotency) (stockade.Order, error) {
-	return run(e, ctx, "checkout", idem, func(ctx context.Context, c *call) (stockade.Order, error) {
-		r, err := e.checkRequest(req, true)
-		if err != nil {
-			return stockade.Order{}, err
-		}
-		if e.batch != nil {
-			out, err := e.batch.submit(ctx, &pending{c: c, r: r, checkout: true})
-			return out.ord, err
-		}
-		var o stockade.Order
-		err = c.placeRetried(ctx, r, func(ctx context.Context, tx stockade.Tx, fences map[string]uint64) (err error) {
-			o, err = once(ctx, c, tx, func() (stockade.Order, error) {
-				now := e.now()
-				p, allocs, err := e.place(ctx, tx, r, now)
-				if err != nil {
-					return stockade.Order{}, err
-				}
-				o := stockade.Order{ID: newID("ord"), Status: stockade.Committed, CreatedAt: now, Lines: r.lines, Allocations: allocs, Owner: c.actor.KeyID, Version: 1}
-				var ob outbox
-				ob.order(stockade.EventOrderCommitted, o, now)
-				return o, e.commit(ctx, tx, p, writes{
-					events:    ob.evs,
-					orders:    []stockade.Order{o},
-					movements: movements(allocs, stockade.MoveCheckout, o.ID, "", c.actor.Name, now),
-					fences:    fences,
-				})
-			})
-			return err
-		})
-		if err != nil {
-			return stockade.Order{}, err
-		}
-		return o, nil
-	})
-}
-
-// placeRetried runs fn in a write transaction, retried whole on conflicts.
-// Under the Lock strategy each attempt first takes a lease on every SKU of
-// r (all or none, in sorted order) and passes fn each SKU's fencing token;
-// the leases are released once the transaction has ended.
-func (c *call) placeRetried(ctx context.Context, r *request, fn func(ctx context.Context, tx stockade.Tx, fences map[string]uint64) error) error {
-	e := c.e
-	if e.mode != modeLock {
-		return c.update(ctx, func(tx stockade.Tx) error { return fn(ctx, tx, nil) })
-	}
-	keys := make([]string, len(r.skus))
-	for i, sku := range r.skus {
-		keys[i] = lockKey(sku)
-	}
-	err := c.retry(ctx, func(ctx context.Context) error {
-		m, err := lock.AcquireAll(ctx, e.opts.Locker, keys, lock.WithTTL(e.opts.LockTTL))
-		if err != nil {
-			return fmt.Errorf("engine: lock %d SKUs: %w", len(keys), err)
-		}
-		defer e.release(ctx, m)
-		fences := make(map[string]uint64, len(r.skus))
-		for _, l := range m.Leases() {
-			fences[l.Key()[len(lockPrefix):]] = l.Token()
-		}
-		return e.store.Update(ctx, func(tx stockade.Tx) error { return fn(ctx, tx, fences) })
-	})
-	if err == nil {
-		e.written.notify()
-	}
-	return err
-}
 
 // release gives up m's leases once the transaction they guarded has
 // ended. It waits for the release no longer than ctx lives: a locker that
@@ -172,10 +61,8 @@ func releaseSettled(err error) bool {
 	return errors.Is(err, lock.ErrLost)
 }
 
-// lockPrefix starts the lock key of every SKU under the Lock strategy.
-const lockPrefix = "stockade:sku:"
-
-func lockKey(sku string) string { return lockPrefix + sku }
+// skuLockPrefix starts the lock key of every SKU under the Lock strategy.
+const skuLockPrefix = "stockade:sku:"
 
 // levelsView is what a placement has read: the levels the request can
 // draw on and where its SKUs are.
@@ -286,9 +173,8 @@ func (v *levelsView) refresh(ctx context.Context, tx stockade.Tx, keys []stockad
 // plan is what a transaction that allocates stock reads and decides
 // before it writes: the levels its requests may draw on, the lapsed holds
 // on them, which it expires on the way so that they never block a sale,
-// the levels it may write, and the stock left to allocate. A Reserve or
-// Checkout makes one (place), and so does a batch of them (decide); both
-// write through commit.
+// the levels it may write, and the stock left to allocate. decideStock
+// makes one for its calls, one or many, and writes through commit.
 type plan struct {
 	*levelsView
 	now time.Time
@@ -311,8 +197,8 @@ type plan struct {
 
 // plan reads, in tx, what the requests in r may draw on, finds and locks
 // the lapsed holds on it, and reads and locks the reservations named by
-// confirm (for a batch; they are read after the lapsed holds, in id
-// order). It then takes the locks that the engine's mode takes before
+// confirm (they are read after the lapsed holds, in id order). It then
+// takes the locks that the strategy takes before
 // deciding (row locks, or advisory locks, on every level touched, in key
 // order; none for atomic, optimistic and lock, which check at write time)
 // and computes the stock to allocate from what it read under them.
@@ -360,15 +246,15 @@ func (e *Engine) plan(ctx context.Context, tx stockade.Tx, r *request, confirm [
 	slices.SortFunc(p.touched, stockade.Key.Compare)
 	p.touched = slices.Compact(p.touched)
 
-	switch e.mode {
-	case modeRowLock, modeBatch:
+	switch {
+	case e.strat.lockLevels:
 		// One statement locks every level the transaction writes, in key
 		// order, before anything is decided.
 		if err := v.refresh(ctx, tx, p.touched, true); err != nil {
 			return nil, err
 		}
 		p.locked = true
-	case modeAdvisory:
+	case e.strat.advisory:
 		if err := tx.AdvisoryLock(ctx, p.touched); err != nil {
 			return nil, err
 		}
@@ -399,22 +285,6 @@ func (p *plan) allocate(ctx context.Context, e *Engine, tx stockade.Tx, r *reque
 		p.stock.avail[a.Key()] -= a.Quantity
 	}
 	return allocs, nil
-}
-
-// place plans and allocates one Reserve or Checkout, r, in tx. How the
-// allocation is made safe depends on the strategy: see the package
-// documentation and commit. The request is refused only when an
-// allocation made from what was read cannot be met.
-func (e *Engine) place(ctx context.Context, tx stockade.Tx, r *request, now time.Time) (*plan, []stockade.Allocation, error) {
-	p, err := e.plan(ctx, tx, r, nil, now)
-	if err != nil {
-		return nil, nil, err
-	}
-	allocs, err := p.allocate(ctx, e, tx, r)
-	if err != nil {
-		return nil, nil, err
-	}
-	return p, allocs, nil
 }
 
 // writes is what a transaction that made a plan writes, besides expiring
@@ -498,11 +368,11 @@ func (e *Engine) commit(ctx context.Context, tx stockade.Tx, p *plan, w writes) 
 		k := ch.Key
 		var guard stockade.Guard
 		if gives[k] {
-			switch e.mode {
-			case modeOptimistic:
+			switch {
+			case e.strat.versioned:
 				ver := p.levels[k].Version
 				guard.Version = &ver
-			case modeLock:
+			case e.strat.leases:
 				guard.Fence = w.fences[k.SKU]
 			}
 		}
@@ -514,7 +384,7 @@ func (e *Engine) commit(ctx context.Context, tx stockade.Tx, p *plan, w writes) 
 			ob.level("", l, ch.Delta, p.now)
 			continue
 		}
-		if e.mode == modeLock {
+		if e.strat.leases {
 			ls, err := tx.Levels(ctx, []stockade.Key{k}, false)
 			if err != nil {
 				return err

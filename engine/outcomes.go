@@ -5,145 +5,38 @@ import (
 	"fmt"
 	"slices"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/stockade/stockade"
 )
 
-// outcomeBatcher group-commits the ApplyOutcome calls of one engine under
-// the Batch strategy, as batcher does Reserve and Confirm: while a batch
-// transaction runs, the outcomes that arrive queue, and the next
-// transaction decides them all, up to Options.MaxBatch, in arrival
-// order, each as it would be alone. A call that finds the queue idle
-// starts a batch at once; the queue's goroutine exits when it is empty.
-//
-// A payment system reports many payments at once (the consumer's
-// workers apply its messages concurrently): one transaction per outcome
-// pays a commit and a dozen statements for each, where a batch pays one
-// commit and reads, locks and records for all of them in bulk.
-type outcomeBatcher struct {
-	e *Engine
-
-	mu      sync.Mutex
-	calls   []*outcomeCall // queued, in arrival order
-	running bool           // a goroutine drains the queue
-}
-
-// outcomeCall is one ApplyOutcome call in the batcher.
+// outcomeCall is one ApplyOutcome call in its lane.
 type outcomeCall struct {
-	c  *call
+	slot
 	o  stockade.PaymentOutcome
 	by string
 
-	// Guarded by outcomeBatcher.mu.
-	taken     bool
-	withdrawn bool
-
-	done     chan struct{} // closed once the fields below are set
-	attempts int
-	p        stockade.Payment
-	replayed bool
-	err      error
+	p stockade.Payment // the call's result, set by decideOutcomes
 }
 
-// submit queues oc and waits for the batch that decides it. A caller
-// whose context ends while its call is queued withdraws it; one whose
-// call is in a running batch learns only that its outcome is unknown
-// (the outcome may have been applied: the payment system delivers it
-// again, and the inbox answers).
-func (b *outcomeBatcher) submit(ctx context.Context, oc *outcomeCall) (stockade.Payment, error) {
-	oc.done = make(chan struct{})
-	b.mu.Lock()
-	b.calls = append(b.calls, oc)
-	if !b.running {
-		b.running = true
-		go b.drain()
-	}
-	b.mu.Unlock()
-
-	c := oc.c
-	select {
-	case <-oc.done:
-	case <-ctx.Done():
-		b.mu.Lock()
-		oc.withdrawn = !oc.taken
-		b.mu.Unlock()
-		if oc.withdrawn {
-			return stockade.Payment{}, fmt.Errorf("engine: %s: queued for a batch: %w", c.op, ctx.Err())
-		}
-		select {
-		case <-oc.done:
-		default:
-			err := fmt.Errorf("engine: %s: in a batch: %w: %w", c.op, stockade.Errorf(stockade.EUnavailable,
-				"the request did not finish before its deadline and its outcome is unknown; report the outcome again to learn it"), ctx.Err())
-			c.e.log.Warn("engine: call left its batch undecided", "op", c.op, "err", err)
-			return stockade.Payment{}, err
-		}
-	}
-	c.attempts += oc.attempts
-	c.replayed = oc.replayed
-	return oc.p, oc.err
+// outcomeTxn runs the transaction that decides batch (decideOutcomes),
+// retried whole on conflicts.
+//
+// A payment system reports many payments at once (the consumer's workers
+// apply its messages concurrently): under the Batch strategy, one
+// transaction decides all that arrived while the last ran, paying one
+// commit and reading, locking and recording for all of them in bulk.
+func (e *Engine) outcomeTxn(ctx context.Context, c *call, batch []*outcomeCall) error {
+	return c.update(ctx, func(tx stockade.Tx) error { return e.decideOutcomes(ctx, tx, batch) })
 }
 
-// drain runs batches until the queue is empty.
-func (b *outcomeBatcher) drain() {
-	for {
-		b.mu.Lock()
-		var batch []*outcomeCall
-		n := 0
-		for ; n < len(b.calls) && len(batch) < b.e.opts.MaxBatch; n++ {
-			if oc := b.calls[n]; !oc.withdrawn {
-				oc.taken = true
-				batch = append(batch, oc)
-			}
-		}
-		clear(b.calls[:n])
-		b.calls = b.calls[n:]
-		if len(batch) == 0 {
-			b.running = false
-			b.mu.Unlock()
-			return
-		}
-		b.mu.Unlock()
-		b.e.runOutcomeBatch(batch)
-	}
-}
-
-// runOutcomeBatch decides every call of batch in one write transaction,
-// retried whole on conflicts, under a context of its own bounded by
-// Options.Timeout, as runBatch does.
-func (e *Engine) runOutcomeBatch(batch []*outcomeCall) {
-	ctx, cancel := context.WithTimeout(context.Background(), e.opts.Timeout)
-	defer cancel()
-	c := &call{e: e, op: "outcome batch", start: time.Now()}
-	err := c.retry(ctx, func(ctx context.Context) error {
-		return e.store.Update(ctx, func(tx stockade.Tx) error { return e.decideOutcomes(ctx, tx, batch) })
-	})
-	if err != nil {
-		err = fmt.Errorf("engine: batch of %d payment outcomes: %w", len(batch), err)
-	} else {
-		e.written.notify()
-	}
-	if obs := e.opts.Observer; obs != nil {
-		obs(Event{Op: "batch", Code: stockade.ErrorCode(err), Attempts: c.attempts, Retries: c.retries, Duration: time.Since(c.start), Calls: len(batch)})
-	}
-	for _, oc := range batch {
-		oc.attempts = c.attempts
-		if err != nil {
-			oc.p, oc.replayed, oc.err = stockade.Payment{}, false, err
-		}
-		close(oc.done)
-	}
-}
-
-// decideOutcomes is one attempt of an outcome batch. It records the
+// decideOutcomes is the body of ApplyOutcome: one attempt of the
+// transaction that decides a batch of outcomes, or one alone. It records the
 // outcomes' ids in the inbox in one statement (in id order, so that
 // batches that overlap wait for each other in one order), reads their
 // payments, locks the payments' targets and then the payments, each kind
 // in id order, and decides each new outcome in arrival order on the
-// payment as the outcomes before it in the batch left it, as
-// applyOutcome would alone. An outcome it refuses is taken out of the
+// payment as the outcomes before it in the batch left it. An outcome it refuses is taken out of the
 // inbox again; one recorded before is answered with its payment. The
 // history rows and the events of the batch are written at once.
 func (e *Engine) decideOutcomes(ctx context.Context, tx stockade.Tx, batch []*outcomeCall) error {
@@ -151,7 +44,8 @@ func (e *Engine) decideOutcomes(ctx context.Context, tx stockade.Tx, batch []*ou
 	first := map[string]int{} // by event id: the first call that carries it
 	var recs []stockade.OutcomeRecord
 	for i, oc := range batch {
-		oc.p, oc.replayed, oc.err = stockade.Payment{}, false, nil // a retried attempt starts afresh
+		oc.reset() // a retried attempt starts afresh
+		oc.p = stockade.Payment{}
 		if _, ok := first[oc.o.EventID]; !ok {
 			first[oc.o.EventID] = i
 			recs = append(recs, stockade.OutcomeRecord{EventID: oc.o.EventID, PaymentID: oc.o.PaymentID})
