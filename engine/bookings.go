@@ -268,7 +268,7 @@ func (e *Engine) hold(ctx context.Context, tx stockade.Tx, c *call, req stockade
 			return stockade.Hold{}, err
 		}
 	}
-	lapsed, err := tx.LapsedHolds(ctx, now, req.EventID, e.opts.SweepBatch)
+	lapsed, err := lapsedHolds(ctx, tx, now, req.EventID, e.opts.SweepBatch)
 	if err != nil {
 		return stockade.Hold{}, err
 	}
@@ -1067,7 +1067,7 @@ func (e *Engine) sweepHolds(ctx context.Context, c *call) (expired int, err erro
 		n := 0
 		err := c.update(ctx, func(tx stockade.Tx) error {
 			now := e.now()
-			hs, err := tx.LapsedHolds(ctx, now, "", e.opts.SweepBatch)
+			hs, err := lapsedHolds(ctx, tx, now, "", e.opts.SweepBatch)
 			if err != nil {
 				return err
 			}

@@ -267,7 +267,7 @@ func (e *Engine) decideHolds(ctx context.Context, tx stockade.Tx, eventID string
 		}
 	}
 	st.areas, st.epoch = ev.Areas, epoch
-	lapsed, err := tx.LapsedHolds(ctx, now, eventID, e.opts.SweepBatch)
+	lapsed, err := lapsedHolds(ctx, tx, now, eventID, e.opts.SweepBatch)
 	if err != nil {
 		return nil, nil, err
 	}

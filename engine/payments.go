@@ -541,7 +541,7 @@ func (e *Engine) sweepPayments(ctx context.Context, c *call) (stuck, resolved in
 		err := c.update(ctx, func(tx stockade.Tx) error {
 			n = 0
 			now := e.now()
-			ps, err := tx.LapsedPayments(ctx, now.Add(-e.opts.PaymentGrace), e.opts.SweepBatch)
+			ps, err := stuckPayments(ctx, tx, now, e.opts.PaymentGrace, e.opts.SweepBatch)
 			if err != nil {
 				return err
 			}

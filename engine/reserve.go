@@ -260,12 +260,12 @@ func (e *Engine) lapsed(ctx context.Context, tx stockade.Tx, v *levelsView, now 
 	if e.serialStore {
 		// Nothing else writes meanwhile, so the probe locks nothing that
 		// another request would have to skip.
-		some, err := tx.LapsedReservations(ctx, now, nil, 1)
+		some, err := someLapseCandidate(ctx, tx, now)
 		if err != nil || len(some) == 0 {
 			return nil, err
 		}
 	}
-	return tx.LapsedReservations(ctx, now, v.keys, 0)
+	return lapsedReservations(ctx, tx, now, v.keys, 0)
 }
 
 // refresh reads the levels at keys (again), locking them with lock.

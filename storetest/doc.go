@@ -27,7 +27,7 @@
 // migrated once (CREATE DATABASE … TEMPLATE). Run calls newStore once per
 // subtest, and the subtests run in parallel (t.Parallel), each on its own
 // store, so newStore must be safe for concurrent use; `go test -run
-// 'Store/LapsedReservations'` runs one part.
+// 'Store/ReservationLapseCandidates'` runs one part.
 //
 // # What it pins down
 //
