@@ -24,6 +24,13 @@ import (
 // candidates, not lapses: pageLapsed reads page after page, each after
 // the last candidate of the one before, so any number of kept candidates
 // in front of a lapsed one never hides it.
+//
+// The cost: a kept candidate is locked like a lapsed one, until the
+// transaction ends. On a store with row locks, requests that need the
+// stock of a reservation kept past its expiry (its payment in flight or
+// stuck) take its row one after another, as they take a lapsed one's,
+// until its payment settles; and each sweep reads the kept candidates
+// again before the lapsed ones behind them.
 
 // lapse is what the rule of lapse reads of a held reservation or hold.
 type lapse struct {
