@@ -72,9 +72,9 @@ type Features struct {
 	RowLocks bool
 	// AdvisoryLocks: Tx.AdvisoryLock works.
 	AdvisoryLocks bool
-	// SkipLocked: LapsedReservations without keys skips reservations that
-	// another transaction has locked, so sweepers on many instances share
-	// work.
+	// SkipLocked: ReservationLapseCandidates without keys and
+	// HoldLapseCandidates without an event skip the rows that another
+	// transaction has locked, so sweepers on many instances share work.
 	SkipLocked bool
 }
 
@@ -172,15 +172,20 @@ type Tx interface {
 	// was in status from.
 	SetReservationStatus(ctx context.Context, id string, from, to ReservationStatus, orderID string) (bool, error)
 
-	// LapsedReservations returns up to limit (≤ 0: no limit) held
-	// reservations that expired strictly before now, oldest expiry first,
-	// locked for the transaction. Without keys (a sweeper), a store with
-	// SkipLocked leaves out those that another transaction has locked, so
-	// sweepers share the work. With keys (a request that needs their
-	// stock), only those with an allocation on one of them, and it waits
-	// for those another transaction has locked, leaving out any that are
-	// no longer held once it has them: a lapsed hold never blocks a sale.
-	LapsedReservations(ctx context.Context, now time.Time, keys []Key, limit int) ([]Reservation, error)
+	// ReservationLapseCandidates returns the candidates of q: held
+	// reservations that expired strictly before q.ExpiredBefore, in
+	// (ExpiresAt, ID) order after q.After, at most q.Limit of them, each
+	// locked for the transaction and with the status of its payment, read
+	// once it is locked. Which of them lapse is the engine's rule, not the
+	// store's. Without q.Keys (a sweeper), a store with SkipLocked leaves
+	// out those that another transaction has locked, so sweepers share the
+	// work. With q.Keys (a request that needs their stock), only those with
+	// an allocation on one of them, and it waits for those another
+	// transaction has locked, leaving out any that are no longer held, or
+	// no longer expired, once it has them: a lapsed hold never blocks a
+	// sale. A page of fewer than q.Limit is the last, but where a row
+	// another transaction changed was left out.
+	ReservationLapseCandidates(ctx context.Context, q ReservationLapseQuery) ([]ReservationLapseCandidate, error)
 
 	// InsertOrders stores new orders, at version 1, in one statement
 	// where the store can. An id in use is an error, as for
@@ -307,12 +312,13 @@ type Tx interface {
 // returns *Error with ENotFound for a missing row where it says so;
 // other errors are internal (or wrap ErrConflict).
 //
-// Holds and reservations whose payment is in flight
-// (PaymentStatus.InFlight) are left out by LapsedReservations and
-// LapsedHolds: they lapse only through LapsedPayments. That holds for a
-// lapsed target that a transaction waits for and then locks only if a
-// payment's status changes under its target's row lock: change a
-// payment with the target's row locked (Reservation, Hold or Order with
+// ReservationLapseCandidates and HoldLapseCandidates return each
+// candidate with the status of its payment, read once the candidate is
+// locked: the engine keeps the targets whose payment is in flight
+// (PaymentStatus.InFlight), and finds their payments stuck through
+// PaymentLapseCandidates. That status holds until the transaction ends
+// only if a payment's status changes under its target's row lock: change
+// a payment with the target's row locked (Reservation, Hold or Order with
 // lock), then the payment's (Payment with lock), in that order.
 type PaymentTx interface {
 	// InsertPayment stores a new payment. An id in use, or a target that
@@ -337,12 +343,14 @@ type PaymentTx interface {
 	// created_at, then id, both descending).
 	ListPayments(ctx context.Context, f PaymentFilter) ([]Payment, error)
 
-	// LapsedPayments returns up to limit (≤ 0: no limit) payments in
-	// flight, not yet stuck, whose target is a held reservation or hold
-	// that expired strictly before before, by the target's expiry,
-	// oldest first. It locks nothing: lock the target, then the payment,
+	// PaymentLapseCandidates returns the candidates of q: the payments,
+	// whatever their status, whose target is a held reservation or hold
+	// that expired strictly before q.TargetExpiredBefore, each with its
+	// target's expiry, in (target's ExpiresAt, payment ID) order after
+	// q.After, at most q.Limit of them. Which of them are stuck is the
+	// engine's rule. It locks nothing: lock the target, then the payment,
 	// and check again.
-	LapsedPayments(ctx context.Context, before time.Time, limit int) ([]Payment, error)
+	PaymentLapseCandidates(ctx context.Context, q PaymentLapseQuery) ([]PaymentLapseCandidate, error)
 
 	// AppendPaymentChanges adds rows to the payments' history.
 	AppendPaymentChanges(ctx context.Context, cs ...PaymentChange) error
@@ -379,6 +387,80 @@ type PaymentTx interface {
 	// Payments returns the payments with the given ids that exist, in id
 	// order, locking their rows in that order with lock.
 	Payments(ctx context.Context, ids []string, lock bool) ([]Payment, error)
+}
+
+// LapseCursor is a place in the order of lapse candidates: by expiry,
+// then by id in byte order. A page after it holds the candidates that
+// expire later than ExpiresAt, or at ExpiresAt with an id greater than
+// ID. The zero LapseCursor is before the first candidate.
+type LapseCursor struct {
+	ExpiresAt time.Time
+	ID        string
+}
+
+// ReservationLapseQuery selects the candidates of
+// Tx.ReservationLapseCandidates.
+type ReservationLapseQuery struct {
+	// ExpiredBefore is the bound: reservations that expired strictly
+	// before it.
+	ExpiredBefore time.Time
+	// Keys, if any, keeps the reservations with an allocation on one of
+	// them, and makes the store wait for rows that others have locked.
+	Keys []Key
+	// After is the cursor: candidates after it (its ID a reservation's).
+	After LapseCursor
+	// Limit is the most candidates returned; 0 or less for all.
+	Limit int
+}
+
+// ReservationLapseCandidate is a held reservation past its expiry, and
+// what the rule of lapse reads besides: its payment's status.
+type ReservationLapseCandidate struct {
+	Reservation Reservation
+	// Payment is the status of the reservation's payment, "" if it has
+	// none.
+	Payment PaymentStatus
+}
+
+// HoldLapseQuery selects the candidates of BookingTx.HoldLapseCandidates.
+type HoldLapseQuery struct {
+	// ExpiredBefore is the bound: holds that expired strictly before it.
+	ExpiredBefore time.Time
+	// EventID, if not empty, keeps the event's holds, and makes the
+	// store wait for rows that others have locked.
+	EventID string
+	// After is the cursor: candidates after it (its ID a hold's).
+	After LapseCursor
+	// Limit is the most candidates returned; 0 or less for all.
+	Limit int
+}
+
+// HoldLapseCandidate is a held hold past its expiry, and what the rule of
+// lapse reads besides: its payment's status.
+type HoldLapseCandidate struct {
+	Hold Hold
+	// Payment is the status of the hold's payment, "" if it has none.
+	Payment PaymentStatus
+}
+
+// PaymentLapseQuery selects the candidates of
+// PaymentTx.PaymentLapseCandidates.
+type PaymentLapseQuery struct {
+	// TargetExpiredBefore is the bound: payments whose target expired
+	// strictly before it.
+	TargetExpiredBefore time.Time
+	// After is the cursor: candidates after it, ExpiresAt a target's
+	// expiry and ID a payment's.
+	After LapseCursor
+	// Limit is the most candidates returned; 0 or less for all.
+	Limit int
+}
+
+// PaymentLapseCandidate is the payment of a held reservation or hold
+// past its expiry, and when that target expires.
+type PaymentLapseCandidate struct {
+	Payment         Payment
+	TargetExpiresAt time.Time
 }
 
 // PaymentFilter selects payments for ListPayments. Zero fields match
@@ -576,14 +658,17 @@ type BookingTx interface {
 	// held.
 	ExtendHold(ctx context.Context, id string, expiresAt time.Time) (bool, error)
 
-	// LapsedHolds returns up to limit (≤ 0: no limit) held holds that
-	// expired strictly before now, oldest expiry first, locked for the
-	// transaction. With eventID empty (a sweeper), a store with
-	// SkipLocked leaves out those another transaction has locked. With an
-	// eventID (a hold that needs the event's seats), only the event's,
-	// waiting for those another transaction has locked, and leaving out
-	// any that are no longer held once it has them.
-	LapsedHolds(ctx context.Context, now time.Time, eventID string, limit int) ([]Hold, error)
+	// HoldLapseCandidates returns the candidates of q: held holds that
+	// expired strictly before q.ExpiredBefore, in (ExpiresAt, ID) order
+	// after q.After, at most q.Limit of them, each locked for the
+	// transaction and with the status of its payment, read once it is
+	// locked, as ReservationLapseCandidates does. Without q.EventID (a
+	// sweeper), a store with SkipLocked leaves out those another
+	// transaction has locked. With an event (a hold that needs the event's
+	// seats), only the event's, waiting for those another transaction has
+	// locked, and leaving out any that are no longer held, or no longer
+	// expired, once it has them.
+	HoldLapseCandidates(ctx context.Context, q HoldLapseQuery) ([]HoldLapseCandidate, error)
 
 	// InsertBookings stores new bookings. An id in use is an error, as
 	// for InsertHolds.

@@ -467,15 +467,14 @@ func (e *Engine) Hold(ctx context.Context, id string) (stockade.Hold, error) {
 			if h, err = c.hold(ctx, tx, id, false); err != nil {
 				return err
 			}
-			if h.Status == stockade.HoldHeld && h.ExpiresAt.Before(e.now()) {
-				// Lapsed, unless its payment is in flight, which keeps it.
-				in, err := paying(ctx, tx, stockade.PaymentTarget{Kind: stockade.PayHold, ID: id})
-				if !in {
-					h.Status = stockade.HoldExpired
-				}
-				return err
+			if h.Status != stockade.HoldHeld {
+				return nil
 			}
-			return nil
+			gone, err := lapsed(ctx, tx, stockade.PaymentTarget{Kind: stockade.PayHold, ID: id}, h.ExpiresAt, e.now())
+			if gone {
+				h.Status = stockade.HoldExpired
+			}
+			return err
 		})
 		return h, err
 	})
@@ -528,11 +527,11 @@ func (e *Engine) ExtendHold(ctx context.Context, id string, ttl time.Duration, i
 func lapsing(ctx context.Context, c *call, id string, fn func(tx stockade.Tx, h stockade.Hold, now time.Time) (stockade.Hold, error)) (stockade.Hold, error) {
 	e := c.e
 	var (
-		v      stockade.Hold
-		lapsed time.Time
+		v       stockade.Hold
+		expired time.Time
 	)
 	err := c.update(ctx, func(tx stockade.Tx) (err error) {
-		lapsed = time.Time{}
+		expired = time.Time{}
 		v, err = once(ctx, c, tx, func() (stockade.Hold, error) {
 			var zero stockade.Hold
 			now := e.now()
@@ -544,15 +543,12 @@ func lapsing(ctx context.Context, c *call, id string, fn func(tx stockade.Tx, h 
 				return zero, holdExpired(h)
 			case h.Status != stockade.HoldHeld:
 				return zero, refuse(stockade.EInvalidState, "hold %q is %s, not held", id, h.Status)
-			case h.ExpiresAt.Before(now):
-				// One whose payment is in flight has not lapsed.
-				if in, err := paying(ctx, tx, stockade.PaymentTarget{Kind: stockade.PayHold, ID: id}); err != nil || in {
-					if err != nil {
-						return zero, err
-					}
-					return fn(tx, h, now)
-				}
-				lapsed = h.ExpiresAt
+			}
+			switch gone, err := lapsed(ctx, tx, stockade.PaymentTarget{Kind: stockade.PayHold, ID: id}, h.ExpiresAt, now); {
+			case err != nil:
+				return zero, err
+			case gone:
+				expired = h.ExpiresAt
 				if err := e.expireHolds(ctx, tx, []stockade.Hold{h}, now); err != nil {
 					return zero, err
 				}
@@ -565,8 +561,8 @@ func lapsing(ctx context.Context, c *call, id string, fn func(tx stockade.Tx, h 
 		}
 		return err
 	})
-	if err == nil && !lapsed.IsZero() {
-		err = holdExpired(stockade.Hold{ID: id, ExpiresAt: lapsed})
+	if err == nil && !expired.IsZero() {
+		err = holdExpired(stockade.Hold{ID: id, ExpiresAt: expired})
 	}
 	return v, err
 }
@@ -863,7 +859,7 @@ func (e *Engine) sweepHolds(ctx context.Context, c *call) (expired int, err erro
 		n := 0
 		err := c.update(ctx, func(tx stockade.Tx) error {
 			now := e.now()
-			hs, err := tx.LapsedHolds(ctx, now, "", e.opts.SweepBatch)
+			hs, err := lapsedHolds(ctx, tx, now, "", e.opts.SweepBatch)
 			if err != nil {
 				return err
 			}

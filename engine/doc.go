@@ -111,11 +111,19 @@
 //     same key gets the stored result if the batch committed, and runs
 //     afresh if it did not.
 //
-// Release, CancelOrder, FulfillOrder, SetStock, AdjustStock, Sweep and,
-// under every strategy but batch, Confirm run the same way: they lock the reservation or
-// order row, then move its counters with UpdateLevel in key order. They
-// only ever return stock, move it between reserved and committed, or are
-// checked by UpdateLevel themselves, so no strategy needs to guard them.
+// Whatever the strategy, Reserve, Checkout and Confirm have one body,
+// decideStock, which decides a batch of calls in one transaction: under
+// batch a group of queued calls, under the others each call alone, as a
+// batch of one (see lane.go). HoldSeats and ConfirmHold (decideHolds,
+// decideConfirms) and ApplyOutcome (decideOutcomes) are built the same
+// way. A Confirm takes no SKU lease: it moves only stock that
+// its reservation holds, and its levels are checked as they are written.
+//
+// Release, CancelOrder, FulfillOrder, SetStock, AdjustStock and Sweep
+// lock the reservation or order row, then move its counters with
+// UpdateLevel in key order. They only ever return stock, move it between
+// reserved and committed, or are checked by UpdateLevel themselves, so no
+// strategy needs to guard them.
 //
 // # Fallbacks
 //

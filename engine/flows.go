@@ -495,15 +495,14 @@ func (e *Engine) Reservation(ctx context.Context, id string) (stockade.Reservati
 			if r, err = c.reservation(ctx, tx, id, false); err != nil {
 				return err
 			}
-			if r.Status == stockade.Held && r.ExpiresAt.Before(e.now()) {
-				// Lapsed, unless its payment is in flight, which keeps it.
-				in, err := paying(ctx, tx, stockade.PaymentTarget{Kind: stockade.PayReservation, ID: id})
-				if !in {
-					r.Status = stockade.Expired
-				}
-				return err
+			if r.Status != stockade.Held {
+				return nil
 			}
-			return nil
+			gone, err := lapsed(ctx, tx, stockade.PaymentTarget{Kind: stockade.PayReservation, ID: id}, r.ExpiresAt, e.now())
+			if gone {
+				r.Status = stockade.Expired
+			}
+			return err
 		})
 		if err != nil {
 			return stockade.Reservation{}, err

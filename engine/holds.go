@@ -152,7 +152,7 @@ func (e *Engine) decideHolds(ctx context.Context, tx stockade.Tx, showID string,
 	if err != nil {
 		return nil, err
 	}
-	lapsed, err := tx.LapsedHolds(ctx, now, showID, e.opts.SweepBatch)
+	lapsed, err := lapsedHolds(ctx, tx, now, showID, e.opts.SweepBatch)
 	if err != nil {
 		return nil, err
 	}
@@ -349,14 +349,11 @@ func (e *Engine) decideConfirms(ctx context.Context, tx stockade.Tx, batch []*ho
 			continue
 		}
 		hold, ok := holds[h.confirm]
-		lapsed := ok && hold.Status == stockade.HoldHeld && hold.ExpiresAt.Before(now)
-		if lapsed {
-			// One whose payment is in flight has not lapsed.
-			in, err := paying(ctx, tx, stockade.PaymentTarget{Kind: stockade.PayHold, ID: hold.ID})
-			if err != nil {
+		gone := false
+		if ok && hold.Status == stockade.HoldHeld {
+			if gone, err = lapsed(ctx, tx, stockade.PaymentTarget{Kind: stockade.PayHold, ID: hold.ID}, hold.ExpiresAt, now); err != nil {
 				return err
 			}
-			lapsed = !in
 		}
 		switch {
 		case !ok || !h.c.actor.Sees(hold.Owner):
@@ -367,7 +364,7 @@ func (e *Engine) decideConfirms(ctx context.Context, tx stockade.Tx, batch []*ho
 			h.booking, h.err = tx.Booking(ctx, hold.BookingID, false)
 		case hold.Status != stockade.HoldHeld:
 			h.err = refuse(stockade.EInvalidState, "hold %q is %s, not held", hold.ID, hold.Status)
-		case lapsed:
+		case gone:
 			expire = append(expire, hold)
 			hold.Status = stockade.HoldExpired
 			holds[hold.ID] = hold // as a second confirm of it will find it

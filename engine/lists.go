@@ -30,15 +30,14 @@ func (e *Engine) Reservations(ctx context.Context, q stockade.ListQuery) (stocka
 			}
 			now := e.now()
 			for i := range rs {
-				if rs[i].Status != stockade.Held || !rs[i].ExpiresAt.Before(now) {
+				if rs[i].Status != stockade.Held {
 					continue
 				}
-				// Lapsed, unless its payment is in flight, which keeps it.
-				in, err := paying(ctx, tx, stockade.PaymentTarget{Kind: stockade.PayReservation, ID: rs[i].ID})
+				gone, err := lapsed(ctx, tx, stockade.PaymentTarget{Kind: stockade.PayReservation, ID: rs[i].ID}, rs[i].ExpiresAt, now)
 				if err != nil {
 					return err
 				}
-				if !in {
+				if gone {
 					rs[i].Status = stockade.Expired
 				}
 			}

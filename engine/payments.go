@@ -21,8 +21,8 @@ import (
 // outcomes of one payment, or an outcome and a client's call on its
 // target, queue instead of deadlocking.
 //
-// While a payment is in flight its target does not expire: the stores
-// leave it out of their lapsed holds and reservations. The sweeper finds
+// While a payment is in flight its target does not expire (lapse.go:
+// the one rule of lapse, which the stores only feed). The sweeper finds
 // the ones still in flight Options.PaymentGrace after their target
 // lapsed and marks them stuck, keeping the target, for a person or a late
 // outcome to settle. A payment that settles after its target lapsed (it
@@ -501,15 +501,6 @@ func (e *Engine) reorder(ctx context.Context, p stockade.Payment) (stockade.Paym
 	return p, err
 }
 
-// paying reports whether the reservation or hold t has a payment in
-// flight: then it does not expire when it lapses (see the stores'
-// LapsedReservations and LapsedHolds), and a call that finds it lapsed
-// goes on as if it were not.
-func paying(ctx context.Context, tx stockade.Tx, t stockade.PaymentTarget) (bool, error) {
-	p, ok, err := tx.PaymentFor(ctx, t, false)
-	return ok && p.Status.InFlight(), err
-}
-
 // sweepPayments marks stuck the payments still in flight
 // Options.PaymentGrace after their targets lapsed, takes again what the
 // payments that settled after their targets lapsed pay for (where a
@@ -521,7 +512,7 @@ func (e *Engine) sweepPayments(ctx context.Context, c *call) (stuck, resolved in
 		err := c.update(ctx, func(tx stockade.Tx) error {
 			n = 0
 			now := e.now()
-			ps, err := tx.LapsedPayments(ctx, now.Add(-e.opts.PaymentGrace), e.opts.SweepBatch)
+			ps, err := stuckPayments(ctx, tx, now, e.opts.PaymentGrace, e.opts.SweepBatch)
 			if err != nil {
 				return err
 			}
@@ -535,7 +526,7 @@ func (e *Engine) sweepPayments(ctx context.Context, c *call) (stuck, resolved in
 					return err
 				}
 				held, expires := t.held()
-				if !held || !p.Status.InFlight() || !p.StuckAt.IsZero() || !expires.Before(now.Add(-e.opts.PaymentGrace)) {
+				if !held || !(lapse{expiresAt: expires, payment: p.Status, foundStuck: !p.StuckAt.IsZero()}).stuck(now, e.opts.PaymentGrace) {
 					continue // it moved since it was listed
 				}
 				p.StuckAt, p.UpdatedAt, p.Version = now, now, p.Version+1

@@ -147,12 +147,12 @@ func (e *Engine) lapsed(ctx context.Context, tx stockade.Tx, v *levelsView, now 
 	if e.serialStore {
 		// Nothing else writes meanwhile, so the probe locks nothing that
 		// another request would have to skip.
-		some, err := tx.LapsedReservations(ctx, now, nil, 1)
+		some, err := someLapseCandidate(ctx, tx, now)
 		if err != nil || len(some) == 0 {
 			return nil, err
 		}
 	}
-	return tx.LapsedReservations(ctx, now, v.keys, 0)
+	return lapsedReservations(ctx, tx, now, v.keys, 0)
 }
 
 // refresh reads the levels at keys (again), locking them with lock.
@@ -220,14 +220,14 @@ func (e *Engine) plan(ctx context.Context, tx stockade.Tx, r *request, confirm [
 		for _, a := range t.Allocations {
 			writes = append(writes, a.Key())
 		}
-		if t.Status != stockade.Held || !t.ExpiresAt.Before(now) {
+		if t.Status != stockade.Held {
 			continue
 		}
-		if in, err := paying(ctx, tx, stockade.PaymentTarget{Kind: stockade.PayReservation, ID: id}); err != nil || in {
+		if gone, err := lapsed(ctx, tx, stockade.PaymentTarget{Kind: stockade.PayReservation, ID: id}, t.ExpiresAt, now); err != nil || !gone {
 			if err != nil {
 				return nil, err
 			}
-			continue // its payment is in flight: it has not lapsed
+			continue // unexpired, or its payment is in flight
 		}
 		if !slices.ContainsFunc(p.lapsed, func(l stockade.Reservation) bool { return l.ID == id }) {
 			p.lapsed = append(p.lapsed, t)

@@ -21,9 +21,12 @@ import (
 // reservations it expired, records it purged, events it pruned and
 // payments it found stuck.
 //
-// On a store with SkipLocked (PostgreSQL) sweepers on many instances
-// take disjoint batches and never wait for each other nor for a request
-// that is expiring the same reservations itself.
+// A batch counts the reservations, holds or payments the rule of lapse
+// (see lapse) picks, not the candidates the store returns: a transaction
+// reads past those it keeps, however many come first, to the lapsed ones
+// behind them. On a store with SkipLocked (PostgreSQL) sweepers on many
+// instances take disjoint batches and never wait for each other nor for a
+// request that is expiring the same reservations itself.
 func (e *Engine) Sweep(ctx context.Context) (expired int, err error) {
 	ctx, cancel := context.WithTimeout(ctx, e.opts.Timeout)
 	defer cancel()
@@ -49,7 +52,7 @@ func (e *Engine) sweep(ctx context.Context, c *call) (expired, purged, pruned in
 		n := 0
 		err := c.update(ctx, func(tx stockade.Tx) error {
 			now := e.now()
-			rs, err := tx.LapsedReservations(ctx, now, nil, e.opts.SweepBatch)
+			rs, err := lapsedReservations(ctx, tx, now, nil, e.opts.SweepBatch)
 			if err != nil {
 				return err
 			}

@@ -71,10 +71,10 @@ var (
 	setHoldStatusSQL string
 	//go:embed queries/extend_hold.sql
 	extendHoldSQL string
-	//go:embed queries/lapsed_holds.sql
-	lapsedHoldsSQL string
-	//go:embed queries/lapsed_holds_event.sql
-	lapsedHoldsEventSQL string
+	//go:embed queries/hold_lapse_candidates.sql
+	holdLapseCandidatesSQL string
+	//go:embed queries/hold_lapse_candidates_event.sql
+	holdLapseCandidatesEventSQL string
 	//go:embed queries/insert_bookings.sql
 	insertBookingsSQL string
 	//go:embed queries/booking.sql
@@ -585,25 +585,33 @@ func (t *tx) ExtendHold(ctx context.Context, id string, expiresAt time.Time) (bo
 	return tag.RowsAffected() == 1, nil
 }
 
-// LapsedHolds implements stockade.BookingTx: without an event (a
-// sweeper) with FOR UPDATE SKIP LOCKED, so that sweepers take disjoint
+// HoldLapseCandidates implements stockade.BookingTx: without an event
+// (a sweeper) with FOR UPDATE SKIP LOCKED, so that sweepers take disjoint
 // sets and never wait; with one (a hold that needs the event's seats)
 // with FOR UPDATE, which waits for a hold another transaction has locked
-// and then leaves it out if it is no longer held and lapsed. Holds whose
-// payment is in flight are left out by the query and, once the rows are
-// locked, by a second statement (see leaveInFlight).
-func (t *tx) LapsedHolds(ctx context.Context, now time.Time, eventID string, limit int) ([]stockade.Hold, error) {
-	var rows pgx.Rows
-	if eventID == "" {
-		rows, _ = t.tx.Query(ctx, lapsedHoldsSQL, now, limitArg(limit, false))
-	} else {
-		rows, _ = t.tx.Query(ctx, lapsedHoldsEventSQL, now, limitArg(limit, false), eventID)
+// and then leaves it out if it is no longer held and expired. Then the
+// candidates' payments, in a second statement once the rows are locked
+// (see paymentStatuses).
+func (t *tx) HoldLapseCandidates(ctx context.Context, q stockade.HoldLapseQuery) ([]stockade.HoldLapseCandidate, error) {
+	args := []any{q.ExpiredBefore, q.After.ExpiresAt, q.After.ID, limitArg(q.Limit, false)}
+	sql := holdLapseCandidatesSQL
+	if q.EventID != "" {
+		sql, args = holdLapseCandidatesEventSQL, append(args, q.EventID)
 	}
+	rows, _ := t.tx.Query(ctx, sql, args...)
 	hs, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (stockade.Hold, error) { return scanHold(row) })
 	if err != nil {
-		return nil, t.fail(ctx, "lapsed holds", err)
+		return nil, t.fail(ctx, "hold lapse candidates", err)
 	}
-	return leaveInFlight(ctx, t, "lapsed holds", stockade.PayHold, hs, func(h stockade.Hold) string { return h.ID })
+	statuses, err := paymentStatuses(ctx, t, "hold lapse candidates", stockade.PayHold, hs, func(h stockade.Hold) string { return h.ID })
+	if err != nil {
+		return nil, err
+	}
+	cs := make([]stockade.HoldLapseCandidate, len(hs))
+	for i, h := range hs {
+		cs[i] = stockade.HoldLapseCandidate{Hold: h, Payment: statuses[h.ID]}
+	}
+	return cs, nil
 }
 
 // InsertBookings implements stockade.BookingTx in one statement. An id in

@@ -146,19 +146,19 @@ func TestBookingErrors(t *testing.T) {
 	}
 }
 
-func holdIDs(hs []stockade.Hold) []string {
+func holdIDs(cs []stockade.HoldLapseCandidate) []string {
 	var ids []string
-	for _, h := range hs {
-		ids = append(ids, h.ID)
+	for _, c := range cs {
+		ids = append(ids, c.Hold.ID)
 	}
 	return ids
 }
 
-// TestLapsedHoldsSkipLocked checks that two sweepers at once take
+// TestHoldLapseCandidatesSkipLocked checks that two sweepers at once take
 // disjoint sets of lapsed holds, oldest expiry first, and that the second
 // does not wait, while a hold that needs an event's seats waits for the
 // event's holds a sweeper has locked.
-func TestLapsedHoldsSkipLocked(t *testing.T) {
+func TestHoldLapseCandidatesSkipLocked(t *testing.T) {
 	t.Parallel()
 	s, url := newStore(t)
 	db := newPool(t, url)
@@ -185,7 +185,7 @@ func TestLapsedHoldsSkipLocked(t *testing.T) {
 	first := make(chan error, 1)
 	go func() {
 		first <- s.Update(ctx, func(tx stockade.Tx) error {
-			hs, err := tx.LapsedHolds(ctx, now, "", 4)
+			hs, err := tx.HoldLapseCandidates(ctx, stockade.HoldLapseQuery{ExpiredBefore: now, Limit: 4})
 			held <- holdIDs(hs)
 			if err != nil {
 				return err
@@ -202,7 +202,7 @@ func TestLapsedHoldsSkipLocked(t *testing.T) {
 	}
 	var b, c []string
 	update(t, s, func(tx stockade.Tx) error {
-		hs, err := tx.LapsedHolds(ctx, now, "", 0)
+		hs, err := tx.HoldLapseCandidates(ctx, stockade.HoldLapseQuery{ExpiredBefore: now})
 		b = holdIDs(hs)
 		return err
 	})
@@ -216,7 +216,7 @@ func TestLapsedHoldsSkipLocked(t *testing.T) {
 	requested := make(chan error, 1)
 	go func() {
 		requested <- s.Update(ctx, func(tx stockade.Tx) error {
-			hs, err := tx.LapsedHolds(ctx, now, "e0", 2)
+			hs, err := tx.HoldLapseCandidates(ctx, stockade.HoldLapseQuery{ExpiredBefore: now, EventID: "e0", Limit: 2})
 			c = holdIDs(hs)
 			return err
 		})

@@ -80,8 +80,8 @@
 //   - holds and bookings, their seats and places as jsonb, read back
 //     whole; no foreign key to shows, which would share-lock the event's
 //     row at every insert. A partial index on the expiry of held holds
-//     for LapsedHolds (FOR UPDATE SKIP LOCKED without an event); at most
-//     one booking per hold (a unique index).
+//     for HoldLapseCandidates (FOR UPDATE SKIP LOCKED without an event);
+//     at most one booking per hold (a unique index).
 //   - seat_history, append-only like movements (a trigger refuses UPDATE
 //     and DELETE): a bigserial id, at, show_id, seat, area, quantity,
 //     from_status, to_status, hold_id, booking_id and actor; indexed on
@@ -95,9 +95,12 @@
 //     per target, a unique constraint on (target_kind, target_id). A
 //     second insert for a target, from any instance, waits for the first
 //     at the constraint and then fails with a unique violation, which
-//     wraps stockade.ErrConflict. Indexed for each filter of ListPayments,
-//     and, partially, on the payments in flight not found stuck, which
-//     LapsedPayments reads before it looks up their targets.
+//     wraps stockade.ErrConflict. Indexed for each filter of
+//     ListPayments. The lapse candidates look a target's payment up by the
+//     unique constraint; PaymentLapseCandidates starts from the held
+//     targets past their expiry. (0010_drop_payments_in_flight.sql drops
+//     the partial index of the payments in flight that 0008 made: which
+//     statuses are in flight is the engine's rule.)
 //   - payment_changes, the payments' history, append-only like movements
 //     (a trigger refuses UPDATE and DELETE), with a foreign key to
 //     payments; and payment_inbox, the ids of the outcomes applied,
@@ -170,14 +173,15 @@
 // Levels and SKULevels with lock run SELECT … ORDER BY sku, location FOR
 // UPDATE, which locks rows in that order: key order, the one global order
 // in which every strategy takes its locks, so two transactions never wait
-// on each other in a cycle. LapsedReservations takes held, lapsed
-// reservations oldest expiry first with FOR UPDATE SKIP LOCKED, so
-// sweepers on several instances take disjoint sets and never wait.
-// LapsedReservations and LapsedHolds leave out the targets whose payment
-// is in flight twice: in their query, and in a second statement once they
-// have locked the rows. A row they waited for is checked again on its own
+// on each other in a cycle. ReservationLapseCandidates takes held
+// reservations past their expiry, oldest expiry first, with FOR UPDATE
+// SKIP LOCKED, so sweepers on several instances take disjoint sets and
+// never wait; with keys it waits. It and HoldLapseCandidates read the
+// status of each candidate's payment in a second statement, once they
+// have locked the rows: a row they waited for is checked again on its own
 // new version alone, so only a statement that starts after the wait sees
-// a payment put in flight under the row's lock meanwhile.
+// a payment put in flight under the row's lock meanwhile. Which
+// candidates lapse is not the store's to say: the engine decides.
 // AdvisoryLock takes pg_advisory_xact_lock on each key's LockID (a
 // SHA-256-based 64-bit hash), in the order of the ids; two keys whose ids
 // collide share a lock, which only serializes them more.

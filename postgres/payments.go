@@ -32,16 +32,16 @@ var (
 	updatePaymentSQL string
 	//go:embed queries/list_payments.sql
 	listPaymentsSQL string
-	//go:embed queries/lapsed_payments.sql
-	lapsedPaymentsSQL string
+	//go:embed queries/payment_lapse_candidates.sql
+	paymentLapseCandidatesSQL string
 	//go:embed queries/append_payment_changes.sql
 	appendPaymentChangesSQL string
 	//go:embed queries/payment_changes.sql
 	paymentChangesSQL string
 	//go:embed queries/purge_outcomes.sql
 	purgeOutcomesSQL string
-	//go:embed queries/payments_in_flight.sql
-	paymentsInFlightSQL string
+	//go:embed queries/payment_statuses.sql
+	paymentStatusesSQL string
 	//go:embed queries/record_outcomes.sql
 	recordOutcomesSQL string
 	//go:embed queries/forget_outcomes.sql
@@ -176,15 +176,29 @@ func (t *tx) ListPayments(ctx context.Context, f stockade.PaymentFilter) ([]stoc
 	return ps, nil
 }
 
-// LapsedPayments implements stockade.PaymentTx without locks. A limit of
-// 0 or less means no limit.
-func (t *tx) LapsedPayments(ctx context.Context, before time.Time, limit int) ([]stockade.Payment, error) {
-	rows, _ := t.tx.Query(ctx, lapsedPaymentsSQL, before, limitArg(limit, false))
-	ps, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (stockade.Payment, error) { return scanPayment(row) })
+// PaymentLapseCandidates implements stockade.PaymentTx without locks.
+func (t *tx) PaymentLapseCandidates(ctx context.Context, q stockade.PaymentLapseQuery) ([]stockade.PaymentLapseCandidate, error) {
+	rows, _ := t.tx.Query(ctx, paymentLapseCandidatesSQL, q.TargetExpiredBefore, q.After.ExpiresAt, q.After.ID, limitArg(q.Limit, false))
+	cs, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (stockade.PaymentLapseCandidate, error) {
+		var (
+			c                        stockade.PaymentLapseCandidate
+			kind, status, resolution string
+			stuck                    pgtype.Timestamptz
+		)
+		p := &c.Payment
+		err := row.Scan(&p.ID, &kind, &p.Target.ID, &p.Amount, &p.Currency, &status, &resolution, &p.Order, &p.Booking,
+			&p.Owner, &p.CreatedAt, &p.UpdatedAt, &stuck, &p.Version, &c.TargetExpiresAt)
+		p.Target.Kind, p.Status, p.Resolution = stockade.PaymentTargetKind(kind), stockade.PaymentStatus(status), stockade.PaymentResolution(resolution)
+		p.CreatedAt, p.UpdatedAt, c.TargetExpiresAt = p.CreatedAt.UTC(), p.UpdatedAt.UTC(), c.TargetExpiresAt.UTC()
+		if stuck.Valid {
+			p.StuckAt = stuck.Time.UTC()
+		}
+		return c, err
+	})
 	if err != nil {
-		return nil, t.fail(ctx, "lapsed payments", err)
+		return nil, t.fail(ctx, "payment lapse candidates", err)
 	}
-	return ps, nil
+	return cs, nil
 }
 
 // AppendPaymentChanges implements stockade.PaymentTx in one statement. A
@@ -303,33 +317,35 @@ func (t *tx) Payments(ctx context.Context, ids []string, lock bool) ([]stockade.
 	return ps, nil
 }
 
-// leaveInFlight returns vs, the reservations or holds (targets of kind)
-// that LapsedReservations or LapsedHolds has just locked, without those
-// whose payment is in flight. Their query leaves those out already, but as
-// of its snapshot, taken before it has the rows: PostgreSQL checks a row
-// it waited for again on the row's new version, not on the payments, so a
-// payment put in flight under the row's lock after the snapshot goes
-// unseen (TestLapsedWaitsForPayment). This statement's snapshot is taken
-// once every row is locked. Since a payment is moved only under its
-// target's lock (PaymentTx: lock the target, then the payment), it sees
-// every move that could have put one in flight, and none can happen
-// before the transaction ends. The rows it leaves out stay locked until
-// then.
-func leaveInFlight[T any](ctx context.Context, t *tx, what string, kind stockade.PaymentTargetKind, vs []T, id func(T) string) ([]T, error) {
+// paymentStatuses returns the status of the payment of each of vs, the
+// reservations or holds (targets of kind) that ReservationLapseCandidates
+// or HoldLapseCandidates has just locked, by id; those without a payment
+// are left out. It runs as a statement of its own, once every row is
+// locked: a statement's snapshot is taken when it starts, and PostgreSQL
+// checks a row it waited for again on the row's new version, not on the
+// payments, so a payment put in flight under the row's lock after the
+// locking statement began would go unseen in it (TestLapseCandidatesWaitForPayment).
+// Since a payment is moved only under its target's lock (PaymentTx: lock
+// the target, then the payment), this statement sees every move that
+// could have changed one, and none can happen before the transaction
+// ends.
+func paymentStatuses[T any](ctx context.Context, t *tx, what string, kind stockade.PaymentTargetKind, vs []T, id func(T) string) (map[string]stockade.PaymentStatus, error) {
 	if len(vs) == 0 {
-		return vs, nil
+		return nil, nil
 	}
 	ids := make([]string, len(vs))
 	for i, v := range vs {
 		ids[i] = id(v)
 	}
-	rows, _ := t.tx.Query(ctx, paymentsInFlightSQL, string(kind), ids)
-	inFlight, err := pgx.CollectRows(rows, pgx.RowTo[string])
+	rows, _ := t.tx.Query(ctx, paymentStatusesSQL, string(kind), ids)
+	statuses := map[string]stockade.PaymentStatus{}
+	var target, status string
+	_, err := pgx.ForEachRow(rows, []any{&target, &status}, func() error {
+		statuses[target] = stockade.PaymentStatus(status)
+		return nil
+	})
 	if err != nil {
 		return nil, t.fail(ctx, what, err)
 	}
-	if len(inFlight) == 0 {
-		return vs, nil
-	}
-	return slices.DeleteFunc(vs, func(v T) bool { return slices.Contains(inFlight, id(v)) }), nil
+	return statuses, nil
 }

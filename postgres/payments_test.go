@@ -2,6 +2,7 @@ package postgres_test
 
 import (
 	"errors"
+	"slices"
 	"testing"
 	"time"
 
@@ -10,12 +11,12 @@ import (
 	"github.com/stockade/stockade"
 )
 
-// TestLapsedWaitsForPayment checks that LapsedReservations with keys and
-// LapsedHolds with an event, which wait for targets another transaction
-// has locked, leave out those whose payment that transaction put in
-// flight: the payment's row is not one they lock, and READ COMMITTED
-// re-checks only the rows they do once they have them.
-func TestLapsedWaitsForPayment(t *testing.T) {
+// TestLapseCandidatesWaitForPayment checks that ReservationLapseCandidates
+// with keys and HoldLapseCandidates with an event, which wait for targets
+// another transaction has locked, report the payment status that
+// transaction wrote: the payment's row is not one they lock, and READ
+// COMMITTED re-checks only the rows they do once they have them.
+func TestLapseCandidatesWaitForPayment(t *testing.T) {
 	t.Parallel()
 	s, url := newStore(t)
 	db := newPool(t, url)
@@ -77,9 +78,9 @@ func TestLapsedWaitsForPayment(t *testing.T) {
 	go func() {
 		var got lapsed
 		got.err = s.Update(ctx, func(tx stockade.Tx) error {
-			rs, err := tx.LapsedReservations(ctx, now, []stockade.Key{k}, 0)
-			for _, r := range rs {
-				got.ids = append(got.ids, r.ID)
+			cs, err := tx.ReservationLapseCandidates(ctx, stockade.ReservationLapseQuery{ExpiredBefore: now, Keys: []stockade.Key{k}})
+			for _, c := range cs {
+				got.ids = append(got.ids, c.Reservation.ID+":"+string(c.Payment))
 			}
 			return err
 		})
@@ -88,9 +89,9 @@ func TestLapsedWaitsForPayment(t *testing.T) {
 	go func() {
 		var got lapsed
 		got.err = s.Update(ctx, func(tx stockade.Tx) error {
-			hs, err := tx.LapsedHolds(ctx, now, h.EventID, 0)
-			for _, h := range hs {
-				got.ids = append(got.ids, h.ID)
+			cs, err := tx.HoldLapseCandidates(ctx, stockade.HoldLapseQuery{ExpiredBefore: now, EventID: h.EventID})
+			for _, c := range cs {
+				got.ids = append(got.ids, c.Hold.ID+":"+string(c.Payment))
 			}
 			return err
 		})
@@ -101,10 +102,13 @@ func TestLapsedWaitsForPayment(t *testing.T) {
 	if err := <-first; err != nil {
 		t.Fatal(err)
 	}
-	for what, ch := range map[string]chan lapsed{"LapsedReservations": reservations, "LapsedHolds": holds} {
-		got := <-ch
-		if got.err != nil || len(got.ids) != 0 {
-			t.Errorf("%s after the payment went in flight while it waited = %q, %v; want none", what, got.ids, got.err)
+	for what, tc := range map[string]struct {
+		ch   chan lapsed
+		want string
+	}{"ReservationLapseCandidates": {reservations, r.ID + ":processing"}, "HoldLapseCandidates": {holds, h.ID + ":processing"}} {
+		got := <-tc.ch
+		if got.err != nil || !slices.Equal(got.ids, []string{tc.want}) {
+			t.Errorf("%s after the payment went in flight while it waited = %q, %v; want [%s]", what, got.ids, got.err, tc.want)
 		}
 	}
 }

@@ -517,10 +517,10 @@ func TestRowLockBlocks(t *testing.T) {
 	}
 }
 
-// TestLapsedReservationsSkipLocked checks that two sweepers at once take
+// TestReservationLapseCandidatesSkipLocked checks that two sweepers at once take
 // disjoint sets, oldest expiry first, and that the second does not wait,
 // while a request (with keys) waits for the holds a sweeper has locked.
-func TestLapsedReservationsSkipLocked(t *testing.T) {
+func TestReservationLapseCandidatesSkipLocked(t *testing.T) {
 	t.Parallel()
 	s, _ := newStore(t)
 	now := time.Now().UTC().Truncate(time.Microsecond)
@@ -541,10 +541,10 @@ func TestLapsedReservationsSkipLocked(t *testing.T) {
 		return err
 	})
 
-	ids := func(rs []stockade.Reservation) []string {
+	ids := func(cs []stockade.ReservationLapseCandidate) []string {
 		var out []string
-		for _, r := range rs {
-			out = append(out, r.ID)
+		for _, c := range cs {
+			out = append(out, c.Reservation.ID)
 		}
 		return out
 	}
@@ -552,7 +552,7 @@ func TestLapsedReservationsSkipLocked(t *testing.T) {
 	first := make(chan error, 1)
 	go func() {
 		first <- s.Update(t.Context(), func(tx stockade.Tx) error {
-			rs, err := tx.LapsedReservations(t.Context(), now, nil, 4)
+			rs, err := tx.ReservationLapseCandidates(t.Context(), stockade.ReservationLapseQuery{ExpiredBefore: now, Limit: 4})
 			held <- ids(rs)
 			if err != nil {
 				return err
@@ -569,7 +569,7 @@ func TestLapsedReservationsSkipLocked(t *testing.T) {
 	}
 	var b, c []string
 	update(t, s, func(tx stockade.Tx) error {
-		rs, err := tx.LapsedReservations(t.Context(), now, nil, 100)
+		rs, err := tx.ReservationLapseCandidates(t.Context(), stockade.ReservationLapseQuery{ExpiredBefore: now, Limit: 100})
 		b = ids(rs)
 		return err
 	})
@@ -583,7 +583,8 @@ func TestLapsedReservationsSkipLocked(t *testing.T) {
 	requested := make(chan error, 1)
 	go func() {
 		requested <- s.Update(t.Context(), func(tx stockade.Tx) error {
-			rs, err := tx.LapsedReservations(t.Context(), now, []stockade.Key{{SKU: "sku", Location: "w0"}, {SKU: "other", Location: "w1"}}, 2)
+			rs, err := tx.ReservationLapseCandidates(t.Context(), stockade.ReservationLapseQuery{ExpiredBefore: now,
+				Keys: []stockade.Key{{SKU: "sku", Location: "w0"}, {SKU: "other", Location: "w1"}}, Limit: 2})
 			c = ids(rs)
 			return err
 		})

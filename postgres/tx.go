@@ -55,10 +55,10 @@ var (
 	reservationsSQL string
 	//go:embed queries/set_reservation_status.sql
 	setReservationStatusSQL string
-	//go:embed queries/lapsed_reservations.sql
-	lapsedReservationsSQL string
-	//go:embed queries/lapsed_reservations_keys.sql
-	lapsedReservationsKeysSQL string
+	//go:embed queries/reservation_lapse_candidates.sql
+	reservationLapseCandidatesSQL string
+	//go:embed queries/reservation_lapse_candidates_keys.sql
+	reservationLapseCandidatesKeysSQL string
 	//go:embed queries/insert_orders.sql
 	insertOrdersSQL string
 	//go:embed queries/order.sql
@@ -512,29 +512,31 @@ func (t *tx) SetReservationStatus(ctx context.Context, id string, from, to stock
 	return tag.RowsAffected() == 1, nil
 }
 
-// LapsedReservations implements stockade.Tx: without keys (a sweeper)
-// with FOR UPDATE SKIP LOCKED, with keys with FOR UPDATE (see the
-// queries). Reservations whose payment is in flight are left out by the
-// query and, once the rows are locked, by a second statement (see
-// leaveInFlight).
-func (t *tx) LapsedReservations(ctx context.Context, now time.Time, keys []stockade.Key, limit int) ([]stockade.Reservation, error) {
-	var lim *int64 // NULL: no limit
-	if limit > 0 {
-		l := int64(limit)
-		lim = &l
+// ReservationLapseCandidates implements stockade.Tx: without keys (a
+// sweeper) with FOR UPDATE SKIP LOCKED, with keys with FOR UPDATE (see the
+// queries); then the candidates' payments, in a second statement once the
+// rows are locked (see paymentStatuses).
+func (t *tx) ReservationLapseCandidates(ctx context.Context, q stockade.ReservationLapseQuery) ([]stockade.ReservationLapseCandidate, error) {
+	args := []any{q.ExpiredBefore, q.After.ExpiresAt, q.After.ID, limitArg(q.Limit, false)}
+	sql := reservationLapseCandidatesSQL
+	if len(q.Keys) > 0 {
+		skus, locs := splitKeys(q.Keys)
+		sql, args = reservationLapseCandidatesKeysSQL, append(args, skus, locs)
 	}
-	var rows pgx.Rows
-	if len(keys) == 0 {
-		rows, _ = t.tx.Query(ctx, lapsedReservationsSQL, now, lim)
-	} else {
-		skus, locs := splitKeys(keys)
-		rows, _ = t.tx.Query(ctx, lapsedReservationsKeysSQL, now, lim, skus, locs)
-	}
+	rows, _ := t.tx.Query(ctx, sql, args...)
 	rs, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (stockade.Reservation, error) { return scanReservation(row) })
 	if err != nil {
-		return nil, t.fail(ctx, "lapsed reservations", err)
+		return nil, t.fail(ctx, "reservation lapse candidates", err)
 	}
-	return leaveInFlight(ctx, t, "lapsed reservations", stockade.PayReservation, rs, func(r stockade.Reservation) string { return r.ID })
+	statuses, err := paymentStatuses(ctx, t, "reservation lapse candidates", stockade.PayReservation, rs, func(r stockade.Reservation) string { return r.ID })
+	if err != nil {
+		return nil, err
+	}
+	cs := make([]stockade.ReservationLapseCandidate, len(rs))
+	for i, r := range rs {
+		cs[i] = stockade.ReservationLapseCandidate{Reservation: r, Payment: statuses[r.ID]}
+	}
+	return cs, nil
 }
 
 func (t *tx) InsertOrders(ctx context.Context, orders ...stockade.Order) error {

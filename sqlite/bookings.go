@@ -23,34 +23,34 @@ import (
 var _ stockade.BookingTx = (*tx)(nil)
 
 var (
-	putShowSQL           = query("put_show.sql")
-	showSQL              = query("show.sql")
-	showHeadSQL          = query("show_head.sql")
-	showsSQL             = query("shows.sql")
-	putSeatsSQL          = query("put_seats.sql")
-	deleteSeatsSQL       = query("delete_seats.sql")
-	seatsSQL             = query("seats.sql")
-	moveSeatsSQL         = query("move_seats.sql")
-	seatCountsSQL        = query("seat_counts.sql")
-	putAreasSQL          = query("put_areas.sql")
-	areaSQL              = query("area.sql")
-	movePlacesSQL        = query("move_places.sql")
-	appendSeatChangesSQL = query("append_seat_changes.sql")
-	seatChangesSQL       = query("seat_changes.sql")
-	insertHoldsSQL       = query("insert_holds.sql")
-	freeSeatIDsSQL       = query("free_seat_ids.sql")
-	deleteAreasSQL       = query("delete_areas.sql")
-	holdSQL              = query("hold.sql")
-	holdsSQL             = query("holds.sql")
-	seatEpochSQL         = query("seat_epoch.sql")
-	bumpSeatEpochSQL     = query("bump_seat_epoch.sql")
-	setHoldStatusSQL     = query("set_hold_status.sql")
-	extendHoldSQL        = query("extend_hold.sql")
-	lapsedHoldsSQL       = query("lapsed_holds.sql")
-	lapsedHoldsShowSQL   = query("lapsed_holds_show.sql")
-	insertBookingsSQL    = query("insert_bookings.sql")
-	bookingSQL           = query("booking.sql")
-	setBookingStatusSQL  = query("set_booking_status.sql")
+	putShowSQL                 = query("put_show.sql")
+	showSQL                    = query("show.sql")
+	showHeadSQL                = query("show_head.sql")
+	showsSQL                   = query("shows.sql")
+	putSeatsSQL                = query("put_seats.sql")
+	deleteSeatsSQL             = query("delete_seats.sql")
+	seatsSQL                   = query("seats.sql")
+	moveSeatsSQL               = query("move_seats.sql")
+	seatCountsSQL              = query("seat_counts.sql")
+	putAreasSQL                = query("put_areas.sql")
+	areaSQL                    = query("area.sql")
+	movePlacesSQL              = query("move_places.sql")
+	appendSeatChangesSQL       = query("append_seat_changes.sql")
+	seatChangesSQL             = query("seat_changes.sql")
+	insertHoldsSQL             = query("insert_holds.sql")
+	freeSeatIDsSQL             = query("free_seat_ids.sql")
+	deleteAreasSQL             = query("delete_areas.sql")
+	holdSQL                    = query("hold.sql")
+	holdsSQL                   = query("holds.sql")
+	seatEpochSQL               = query("seat_epoch.sql")
+	bumpSeatEpochSQL           = query("bump_seat_epoch.sql")
+	setHoldStatusSQL           = query("set_hold_status.sql")
+	extendHoldSQL              = query("extend_hold.sql")
+	holdLapseCandidatesSQL     = query("hold_lapse_candidates.sql")
+	holdLapseCandidatesShowSQL = query("hold_lapse_candidates_show.sql")
+	insertBookingsSQL          = query("insert_bookings.sql")
+	bookingSQL                 = query("booking.sql")
+	setBookingStatusSQL        = query("set_booking_status.sql")
 )
 
 // showMap is an event's map column: its rows and the areas' names,
@@ -565,17 +565,20 @@ func (t *tx) ExtendHold(ctx context.Context, id string, expiresAt time.Time) (bo
 	return affected(res, "extend hold %s", id)
 }
 
-// LapsedHolds takes no locks (see tx) and skips none: within an Update, no
-// other transaction can change a hold it has read.
-func (t *tx) LapsedHolds(ctx context.Context, now time.Time, eventID string, limit int) ([]stockade.Hold, error) {
-	if limit <= 0 {
-		limit = -1 // SQLite: no limit
+// HoldLapseCandidates takes no locks (see tx) and skips none: within an
+// Update, no other transaction can change a hold, or its payment, that it
+// has read.
+func (t *tx) HoldLapseCandidates(ctx context.Context, q stockade.HoldLapseQuery) ([]stockade.HoldLapseCandidate, error) {
+	sql, args := holdLapseCandidatesSQL, []any{micros(q.ExpiredBefore), micros(q.After.ExpiresAt), q.After.ID, sqliteLimit(q.Limit)}
+	if q.EventID != "" {
+		sql, args = holdLapseCandidatesShowSQL, append(args, q.EventID)
 	}
-	q, args := lapsedHoldsSQL, []any{micros(now), limit}
-	if eventID != "" {
-		q, args = lapsedHoldsShowSQL, append(args, eventID)
-	}
-	return queryAll(ctx, t, "lapsed holds", scanHold, q, args...)
+	return queryAll(ctx, t, "hold lapse candidates", func(row rowScanner) (stockade.HoldLapseCandidate, error) {
+		var c stockade.HoldLapseCandidate
+		var err error
+		c.Hold, err = scanHold(lastColumn{row, &c.Payment})
+		return c, err
+	}, sql, args...)
 }
 
 func (t *tx) InsertBookings(ctx context.Context, bs ...stockade.Booking) error {

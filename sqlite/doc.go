@@ -25,8 +25,9 @@
 // the writer nor hold it up. Ping uses a reader too.
 //
 // Because each Update holds the whole database, the lock arguments of
-// Levels, SKULevels, Reservation, Order and LapsedReservations are ignored:
-// no other writer can change a row an Update has read before it commits.
+// Levels, SKULevels, Reservation and Order are ignored, and the lapse
+// candidates are read without locks: no other writer can change a row an
+// Update has read before it commits.
 // Features reports no RowLocks, no AdvisoryLocks (AdvisoryLock returns an
 // error wrapping stockade.ErrUnsupported) and no SkipLocked. fn must not
 // call Update on the same Store: it would wait for its own connection.
@@ -62,9 +63,11 @@
 // per target (a unique constraint on its kind and id: a second insert
 // fails with an error wrapping stockade.ErrConflict, as on PostgreSQL),
 // the append-only payment_changes (triggers refuse UPDATE and DELETE) and
-// payment_inbox, the ids of the outcomes applied. LapsedReservations and
-// LapsedHolds leave out the targets whose payment is in flight; as for
-// everything an Update reads, that stays true until it commits.
+// payment_inbox, the ids of the outcomes applied. ReservationLapseCandidates
+// and HoldLapseCandidates read each candidate's payment status in the same
+// statement as the candidate; as for everything an Update reads, it stays
+// true until the Update commits. Which candidates lapse is the engine's
+// rule, not the store's.
 //
 // Commits are durable against a crash of the process; with
 // synchronous=NORMAL, the last transactions before a power loss may be

@@ -22,18 +22,18 @@ import (
 var _ stockade.PaymentTx = (*tx)(nil)
 
 var (
-	insertPaymentSQL        = query("insert_payment.sql")
-	paymentSQL              = query("payment.sql")
-	paymentForSQL           = query("payment_for.sql")
-	updatePaymentSQL        = query("update_payment.sql")
-	listPaymentsSQL         = query("list_payments.sql")
-	lapsedPaymentsSQL       = query("lapsed_payments.sql")
-	appendPaymentChangesSQL = query("append_payment_changes.sql")
-	paymentChangesSQL       = query("payment_changes.sql")
-	purgeOutcomesSQL        = query("purge_outcomes.sql")
-	recordOutcomesSQL       = query("record_outcomes.sql")
-	forgetOutcomesSQL       = query("forget_outcomes.sql")
-	paymentsSQL             = query("payments.sql")
+	insertPaymentSQL          = query("insert_payment.sql")
+	paymentSQL                = query("payment.sql")
+	paymentForSQL             = query("payment_for.sql")
+	updatePaymentSQL          = query("update_payment.sql")
+	listPaymentsSQL           = query("list_payments.sql")
+	paymentLapseCandidatesSQL = query("payment_lapse_candidates.sql")
+	appendPaymentChangesSQL   = query("append_payment_changes.sql")
+	paymentChangesSQL         = query("payment_changes.sql")
+	purgeOutcomesSQL          = query("purge_outcomes.sql")
+	recordOutcomesSQL         = query("record_outcomes.sql")
+	forgetOutcomesSQL         = query("forget_outcomes.sql")
+	paymentsSQL               = query("payments.sql")
 )
 
 // invalidPayment is the error of a payment that a CHECK constraint
@@ -158,13 +158,17 @@ func (t *tx) ListPayments(ctx context.Context, f stockade.PaymentFilter) ([]stoc
 	return queryAll(ctx, t, "list payments", scanPayment, q.String(), append(args, f.Limit)...)
 }
 
-// LapsedPayments takes no locks (see tx). A limit of 0 or less means no
-// limit.
-func (t *tx) LapsedPayments(ctx context.Context, before time.Time, limit int) ([]stockade.Payment, error) {
-	if limit <= 0 {
-		limit = -1 // SQLite: no limit
-	}
-	return queryAll(ctx, t, "lapsed payments", scanPayment, lapsedPaymentsSQL, micros(before), limit)
+// PaymentLapseCandidates takes no locks (see tx).
+func (t *tx) PaymentLapseCandidates(ctx context.Context, q stockade.PaymentLapseQuery) ([]stockade.PaymentLapseCandidate, error) {
+	args := []any{micros(q.TargetExpiredBefore), micros(q.After.ExpiresAt), q.After.ID, sqliteLimit(q.Limit)}
+	return queryAll(ctx, t, "payment lapse candidates", func(row rowScanner) (stockade.PaymentLapseCandidate, error) {
+		var c stockade.PaymentLapseCandidate
+		var expires int64
+		var err error
+		c.Payment, err = scanPayment(lastColumn{row, &expires})
+		c.TargetExpiresAt = fromMicros(expires)
+		return c, err
+	}, paymentLapseCandidatesSQL, args...)
 }
 
 // AppendPaymentChanges refuses a change of a payment that does not exist

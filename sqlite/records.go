@@ -39,7 +39,7 @@ func scanReservation(row rowScanner) (stockade.Reservation, error) {
 }
 
 // InsertReservations stores rs and the levels each draws on, for the key
-// filter of LapsedReservations.
+// filter of ReservationLapseCandidates.
 func (t *tx) InsertReservations(ctx context.Context, rs ...stockade.Reservation) error {
 	what := func() string {
 		if len(rs) == 1 {
@@ -123,17 +123,20 @@ func affected(res sql.Result, format string, args ...any) (bool, error) {
 	return n > 0, nil
 }
 
-// LapsedReservations takes no locks (see tx) and skips none. A limit of 0
-// or less means no limit.
-func (t *tx) LapsedReservations(ctx context.Context, now time.Time, keys []stockade.Key, limit int) ([]stockade.Reservation, error) {
-	if limit <= 0 {
-		limit = -1 // SQLite: no limit
+// ReservationLapseCandidates takes no locks (see tx) and skips none: the
+// payments' statuses it reads in the same statement stay true until the
+// Update commits.
+func (t *tx) ReservationLapseCandidates(ctx context.Context, q stockade.ReservationLapseQuery) ([]stockade.ReservationLapseCandidate, error) {
+	sql, args := reservationLapseCandidatesSQL, []any{micros(q.ExpiredBefore), micros(q.After.ExpiresAt), q.After.ID, sqliteLimit(q.Limit)}
+	if len(q.Keys) > 0 {
+		sql, args = reservationLapseCandidatesKeysSQL, append(args, keysJSON(q.Keys))
 	}
-	q, args := lapsedReservationsSQL, []any{micros(now), limit}
-	if len(keys) > 0 {
-		q, args = lapsedReservationsKeysSQL, append(args, keysJSON(keys))
-	}
-	return queryAll(ctx, t, "lapsed reservations", scanReservation, q, args...)
+	return queryAll(ctx, t, "reservation lapse candidates", func(row rowScanner) (stockade.ReservationLapseCandidate, error) {
+		var c stockade.ReservationLapseCandidate
+		var err error
+		c.Reservation, err = scanReservation(lastColumn{row, &c.Payment})
+		return c, err
+	}, sql, args...)
 }
 
 func (t *tx) InsertOrders(ctx context.Context, orders ...stockade.Order) error {

@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -87,11 +88,14 @@ func TestMigrate(t *testing.T) {
 		"table api_keys", "index reservations_owner_created", "index orders_created", "table events",
 		"index events_aggregate_id", "table relay_checkpoints", "table shows", "table seats", "index seats_order",
 		"table areas", "table holds", "index holds_held_expiry", "table bookings", "index bookings_hold", "table seat_history",
-		"table seat_epochs", "table payments", "index payments_in_flight", "index payments_stuck", "table payment_changes",
+		"table seat_epochs", "table payments", "index payments_stuck", "table payment_changes",
 		"index payment_changes_payment", "table payment_inbox", "index payment_inbox_received"} {
 		if !strings.Contains(strings.Join(before, "\n"), want) {
 			t.Errorf("schema lacks %s: %q", want, before)
 		}
+	}
+	if slices.Contains(before, "index payments_in_flight") {
+		t.Errorf("schema keeps index payments_in_flight, which 0010 drops: %q", before)
 	}
 
 	if err := s.Migrate(ctx); err != nil {
@@ -118,7 +122,8 @@ func TestMigrate(t *testing.T) {
 		recs = append(recs, fmt.Sprintf("%d %s", v, name))
 	}
 	if want := []string{"1 0001_init.sql", "2 0002_idempotency_results.sql", "3 0003_access.sql", "4 0004_events.sql", "5 0005_relay.sql",
-		"6 0006_bookings.sql", "7 0007_seat_epochs.sql", "8 0008_payments.sql", "9 0009_order_versions.sql"}; !reflect.DeepEqual(recs, want) {
+		"6 0006_bookings.sql", "7 0007_seat_epochs.sql", "8 0008_payments.sql", "9 0009_order_versions.sql",
+		"10 0010_drop_payments_in_flight.sql"}; !reflect.DeepEqual(recs, want) {
 		t.Errorf("schema_migrations = %q, want %q", recs, want)
 	}
 }

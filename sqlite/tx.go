@@ -115,6 +115,23 @@ func (t *tx) levels(ctx context.Context, op, q string, args ...any) ([]stockade.
 // rowScanner is a row of a query result.
 type rowScanner interface{ Scan(...any) error }
 
+// lastColumn is a row with one more column than a scan function of a
+// record reads: the scan reads the record's, and the last goes into dest.
+type lastColumn struct {
+	rowScanner
+	dest any
+}
+
+func (r lastColumn) Scan(dest ...any) error { return r.rowScanner.Scan(append(dest, r.dest)...) }
+
+// sqliteLimit is a LIMIT argument: limit, or -1 (none) for 0 or less.
+func sqliteLimit(limit int) int {
+	if limit <= 0 {
+		return -1
+	}
+	return limit
+}
+
 // queryAll runs q and returns every row, read by scan; op names the query
 // in errors.
 func queryAll[T any](ctx context.Context, t *tx, op string, scan func(rowScanner) (T, error), q string, args ...any) ([]T, error) {

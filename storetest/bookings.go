@@ -30,10 +30,10 @@ import (
 //     map gave them, each with its current category, capacity, held and
 //     booked (those of its row, which PutAreas and MovePlaces write).
 //   - Times come back in UTC and equal what was stored to the
-//     microsecond. LapsedHolds's bound is strict: a hold that expires
-//     exactly at now has not lapsed.
+//     microsecond. HoldLapseCandidates's bound is strict: a hold that
+//     expires exactly at it is not a candidate.
 //   - SeatFilter.IDs empty, like nil, matches every seat; Limit 0 or less
-//     means no limit, as do SeatChangeFilter.Limit and LapsedHolds's.
+//     means no limit, as do SeatChangeFilter.Limit and HoldLapseQuery.Limit.
 //   - MoveSeats to SeatHeld clears the seat's booking; to SeatBooked it
 //     leaves the seat's hold as it is.
 //   - SeatCounts sorts by section, category and status, each in byte
@@ -63,7 +63,7 @@ func RunBookings(t *testing.T, newStore func(t *testing.T) stockade.Store) {
 		{"MovePlaces", testMovePlaces},
 		{"SeatChanges", testSeatChanges},
 		{"Holds", testHolds},
-		{"LapsedHolds", testLapsedHolds},
+		{"HoldLapseCandidates", testHoldLapseCandidates},
 		{"Bookings", testBookings},
 		{"InvalidBookingStatus", testInvalidBookingStatus},
 		{"BookingUpdateRollsBack", testBookingUpdateRollsBack},
@@ -1194,7 +1194,7 @@ func testHolds(t *testing.T, s stockade.Store) {
 	}
 }
 
-func testLapsedHolds(t *testing.T, s stockade.Store) {
+func testHoldLapseCandidates(t *testing.T, s stockade.Store) {
 	ctx := t.Context()
 	seedShow(t, s, show("E1"))
 	seedShow(t, s, show("E2"))
@@ -1202,7 +1202,7 @@ func testLapsedHolds(t *testing.T, s stockade.Store) {
 	hs := []stockade.Hold{
 		hold("h-a", "E1", now.Add(-1*time.Hour), "stalls/A/9"),
 		hold("h-b", "E2", now.Add(-3*time.Hour), "stalls/A/9", "stalls/A/10"),
-		hold("h-c", "E1", now.Add(time.Hour), "stalls/A/10"), // not lapsed yet
+		hold("h-c", "E1", now.Add(time.Hour), "stalls/A/10"), // not expired yet
 		hold("h-d", "E1", now.Add(-4*time.Hour)),
 		hold("h-e", "E2", now.Add(-4*time.Hour)),
 		hold("h-f", "E1", now.Add(-2*time.Hour)),
@@ -1210,6 +1210,7 @@ func testLapsedHolds(t *testing.T, s stockade.Store) {
 		hold("h-h", "E1", now), // expires at now: not before it
 		hold("h-i", "E2", now.Add(-time.Millisecond)),
 		hold("h-j", "E1", now.Add(-6*time.Hour)), // released below
+		hold("h-A", "E1", now.Add(-1*time.Hour)), // as h-a, and before it in byte order
 	}
 	hs[3].Status, hs[4].Status, hs[6].Status = stockade.HoldConfirmed, stockade.HoldReleased, stockade.HoldExpired
 	hs[5].Places, hs[5].Owner = []stockade.Places{{Area: "pit", Quantity: 3}}, "key_shop1"
@@ -1225,36 +1226,51 @@ func testLapsedHolds(t *testing.T, s stockade.Store) {
 	for _, h := range hs {
 		byID[h.ID] = h
 	}
+	at := func(d time.Duration, id string) stockade.LapseCursor {
+		return stockade.LapseCursor{ExpiresAt: now.Add(d), ID: id}
+	}
+	all := []string{"h-b", "h-f", "h-A", "h-a", "h-i"}
 	tests := []struct {
 		name    string
+		before  time.Time // now if zero
 		eventID string
+		after   stockade.LapseCursor
 		limit   int
 		want    []string
 	}{
-		{"all, oldest expiry first", "", 10, []string{"h-b", "h-f", "h-a", "h-i"}},
-		{"no limit", "", 0, []string{"h-b", "h-f", "h-a", "h-i"}},
-		{"limit", "", 2, []string{"h-b", "h-f"}},
-		{"an event", "E1", 10, []string{"h-f", "h-a"}},
-		{"an event, limit", "E2", 1, []string{"h-b"}},
-		{"an event in another case", "e1", 10, nil},
-		{"an unknown event", "no-such-event", 10, nil},
+		{name: "all, by expiry then id", limit: 10, want: all},
+		{name: "no limit", want: all},
+		{name: "limit", limit: 2, want: all[:2]},
+		{name: "the bound is strict", before: now.Add(-2 * time.Hour), want: all[:1]},
+		{name: "after a cursor", after: at(-2*time.Hour, "h-f"), want: all[2:]},
+		{name: "after a cursor between ties", after: at(-time.Hour, "h-A"), limit: 10, want: all[3:]},
+		{name: "after the last", after: at(-time.Millisecond, "h-i"), want: nil},
+		{name: "an event", eventID: "E1", limit: 10, want: []string{"h-f", "h-A", "h-a"}},
+		{name: "an event, limit", eventID: "E2", limit: 1, want: []string{"h-b"}},
+		{name: "an event, after a cursor", eventID: "E1", after: at(-time.Hour, "h-A"), want: []string{"h-a"}},
+		{name: "an event in another case", eventID: "e1", limit: 10, want: nil},
+		{name: "an unknown event", eventID: "no-such-event", limit: 10, want: nil},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
+			q := stockade.HoldLapseQuery{ExpiredBefore: cmp.Or(tc.before, now), EventID: tc.eventID, After: tc.after, Limit: tc.limit}
 			update(t, s, func(tx stockade.Tx) error {
-				got, err := tx.LapsedHolds(ctx, now, tc.eventID, tc.limit)
+				got, err := tx.HoldLapseCandidates(ctx, q)
 				if err != nil {
 					return err
 				}
 				var ids []string
-				for _, h := range got {
-					ids = append(ids, h.ID)
+				for _, c := range got {
+					ids = append(ids, c.Hold.ID)
 				}
 				if !equalSlices(ids, tc.want) {
-					t.Fatalf("LapsedHolds(%q, limit %d) = %q, want %q", tc.eventID, tc.limit, ids, tc.want)
+					t.Fatalf("HoldLapseCandidates(%+v) = %q, want %q", q, ids, tc.want)
 				}
-				for _, h := range got {
-					checkHold(t, h, byID[h.ID])
+				for _, c := range got {
+					checkHold(t, c.Hold, byID[c.Hold.ID])
+					if c.Payment != "" {
+						t.Errorf("candidate %s without a payment: payment %q, want none", c.Hold.ID, c.Payment)
+					}
 				}
 				return nil
 			})

@@ -27,7 +27,7 @@
 // migrated once (CREATE DATABASE … TEMPLATE). Run calls newStore once per
 // subtest, and the subtests run in parallel (t.Parallel), each on its own
 // store, so newStore must be safe for concurrent use; `go test -run
-// 'Store/LapsedReservations'` runs one part.
+// 'Store/ReservationLapseCandidates'` runs one part.
 //
 // # What it pins down
 //
@@ -40,8 +40,10 @@
 //     PostgreSQL use COLLATE "C".
 //   - Times come back in UTC and equal what was stored to the millisecond
 //     or better. Boundaries are strict: a reservation that expires exactly
-//     at now has not lapsed, and PurgeIdempotency keeps a record created
-//     exactly at before.
+//     at a lapse query's bound is not its candidate, and PurgeIdempotency
+//     keeps a record created exactly at before. Lapse candidates come by
+//     expiry, then by id in byte order; a cursor is strict on both. Which
+//     candidates lapse is the engine's rule, tested there, not here.
 //   - A new level has a version above 0 (a missing level counts as 0), and
 //     every write raises it. SetOnHand refuses a negative quantity with
 //     EInvalid and one below reserved + committed with EInsufficientStock,

@@ -35,13 +35,13 @@ import (
 //     in descending byte order of their ids; its filters combine with
 //     AND, Stuck keeping those that Payment.Stuck reports and a Resolution
 //     of "" the unresolved ones; the cursor is strict, as ListReservations'.
-//   - LapsedPayments's bound is strict; payments whose targets expired at
-//     the same time come in id order. A payment found stuck is left out
-//     even once it is resolved: it is no longer for the sweeper.
-//   - LapsedReservations and LapsedHolds leave out a target whose payment
-//     is in flight, whether or not it was found stuck. Those they leave out
-//     do not use up their limit, though a call may return fewer than its
-//     limit where a payment moved while it ran.
+//   - PaymentLapseCandidates's bound is strict; payments whose targets
+//     expired at the same time come in id order. A payment is a candidate
+//     whatever its status, found stuck or not.
+//   - ReservationLapseCandidates and HoldLapseCandidates report the
+//     status of each candidate's payment, "" for none, whatever it is: the
+//     payment of the candidate's kind and id. A candidate whose payment is
+//     in flight takes its place in a page as any other does.
 //   - AppendPaymentChanges refuses a change of a payment that does not
 //     exist with ENotFound; PaymentChanges of one returns none, and no
 //     error. The history keeps the order the rows were appended in, not
@@ -75,8 +75,8 @@ func RunPayments(t *testing.T, newStore func(t *testing.T) stockade.Store) {
 		{"ConcurrentPaymentInsert", testConcurrentPaymentInsert},
 		{"UpdatePayment", testUpdatePayment},
 		{"ListPayments", testListPayments},
-		{"LapsedPayments", testLapsedPayments},
-		{"LapsedWithPayments", testLapsedWithPayments},
+		{"PaymentLapseCandidates", testPaymentLapseCandidates},
+		{"LapseCandidatesPayments", testLapseCandidatesPayments},
 		{"PaymentChanges", testPaymentChanges},
 		{"Outcomes", testOutcomes},
 		{"ConcurrentOutcome", testConcurrentOutcome},
@@ -598,7 +598,7 @@ func payFor(id string, kind stockade.PaymentTargetKind, targetID string, status 
 	return p
 }
 
-func testLapsedPayments(t *testing.T, s stockade.Store) {
+func testPaymentLapseCandidates(t *testing.T, s stockade.Store) {
 	ctx := t.Context()
 	now := base
 	res := func(id string, status stockade.ReservationStatus, expires time.Duration) stockade.Reservation {
@@ -668,38 +668,57 @@ func testLapsedPayments(t *testing.T, s stockade.Store) {
 		byID[p.ID] = p
 	}
 
-	all := []string{"p-h-auth", "p-h-tie", "p-r-proc", "p-h-proc", "p-r-auth"}
+	expires := map[string]time.Time{}
+	update(t, s, func(tx stockade.Tx) error {
+		for _, p := range ps {
+			if t, err := readTarget(ctx, tx, p.Target); err == nil {
+				expires[p.ID] = t
+			}
+		}
+		return nil
+	})
+	at := func(d time.Duration, id string) stockade.LapseCursor {
+		return stockade.LapseCursor{ExpiresAt: now.Add(d), ID: id}
+	}
+	all := []string{"p-h-auth", "p-h-failed", "p-r-resolved", "p-r-stuck", "p-h-tie", "p-r-proc", "p-h-proc", "p-r-pending",
+		"p-r-succeeded", "p-r-auth"}
 	tests := []struct {
 		name   string
 		before time.Time
+		after  stockade.LapseCursor
 		limit  int
 		want   []string
 	}{
-		{"all, oldest expiry first, ties by id", now, 10, all},
-		{"no limit", now, 0, all},
-		{"limit", now, 2, all[:2]},
-		{"limit 1", now, 1, all[:1]},
-		{"before is strict", now.Add(-3 * time.Hour), 10, all[:1]},
-		{"an earlier bound", now.Add(-2 * time.Hour), 10, all[:4]},
-		{"before them all", now.Add(-5 * time.Hour), 10, nil},
+		{name: "all, oldest expiry first, ties by id", before: now, limit: 20, want: all},
+		{name: "no limit", before: now, want: all},
+		{name: "limit", before: now, limit: 2, want: all[:2]},
+		{name: "limit 1", before: now, limit: 1, want: all[:1]},
+		{name: "before is strict", before: now.Add(-3 * time.Hour), limit: 20, want: all[:4]},
+		{name: "an earlier bound", before: now.Add(-2 * time.Hour), want: all[:7]},
+		{name: "before them all", before: now.Add(-5 * time.Hour), want: nil},
+		{name: "after a cursor", before: now, after: at(-4*time.Hour, "p-r-resolved"), want: all[3:]},
+		{name: "after a cursor, limit", before: now, after: at(-3*time.Hour, "p-h-tie"), limit: 2, want: all[5:7]},
+		{name: "after an expiry, whatever the id", before: now, after: at(-3*time.Hour, "~"), want: all[6:]},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
+			q := stockade.PaymentLapseQuery{TargetExpiredBefore: tc.before, After: tc.after, Limit: tc.limit}
 			for _, in := range []func(t *testing.T, s stockade.Store, fn func(tx stockade.Tx) error){view, update} {
 				in(t, s, func(tx stockade.Tx) error {
-					got, err := tx.LapsedPayments(ctx, tc.before, tc.limit)
+					got, err := tx.PaymentLapseCandidates(ctx, q)
 					if err != nil {
 						return err
 					}
 					var ids []string
-					for _, p := range got {
-						ids = append(ids, p.ID)
+					for _, c := range got {
+						ids = append(ids, c.Payment.ID)
 					}
 					if !equalSlices(ids, tc.want) {
-						t.Fatalf("LapsedPayments(%v, limit %d) = %q, want %q", tc.before.Sub(now), tc.limit, ids, tc.want)
+						t.Fatalf("PaymentLapseCandidates(%+v) = %q, want %q", q, ids, tc.want)
 					}
-					for _, p := range got {
-						checkPayment(t, p, byID[p.ID])
+					for _, c := range got {
+						checkPayment(t, c.Payment, byID[c.Payment.ID])
+						checkMicros(t, c.Payment.ID+" TargetExpiresAt", c.TargetExpiresAt, expires[c.Payment.ID])
 					}
 					return nil
 				})
@@ -708,10 +727,24 @@ func testLapsedPayments(t *testing.T, s stockade.Store) {
 	}
 }
 
-// testLapsedWithPayments checks that LapsedReservations and LapsedHolds
-// leave out the reservations and holds whose payment is in flight, and
-// only those.
-func testLapsedWithPayments(t *testing.T, s stockade.Store) {
+// readTarget returns when the reservation or hold t expires.
+func readTarget(ctx context.Context, tx stockade.Tx, t stockade.PaymentTarget) (time.Time, error) {
+	switch t.Kind {
+	case stockade.PayReservation:
+		r, err := tx.Reservation(ctx, t.ID, false)
+		return r.ExpiresAt, err
+	case stockade.PayHold:
+		h, err := tx.Hold(ctx, t.ID, false)
+		return h.ExpiresAt, err
+	}
+	return time.Time{}, fmt.Errorf("%s has no expiry", t)
+}
+
+// testLapseCandidatesPayments checks that ReservationLapseCandidates and
+// HoldLapseCandidates report each candidate's payment, that of its own
+// kind, whatever its status, as it is when they run; and that candidates
+// whose payment is in flight fill a page as others do.
+func testLapseCandidatesPayments(t *testing.T, s stockade.Store) {
 	ctx := t.Context()
 	now := base
 	ago := func(hours int) time.Time { return now.Add(-time.Duration(hours) * time.Hour) }
@@ -771,61 +804,80 @@ func testLapsedWithPayments(t *testing.T, s stockade.Store) {
 		return nil
 	})
 
-	type lapsedCase struct {
+	type candidatesCase struct {
 		name  string
 		keys  []stockade.Key // reservations
 		event string         // holds
 		limit int
-		want  []string
+		want  []string // "id:payment status"
 	}
-	check := func(t *testing.T, reservations, holds []lapsedCase) {
+	check := func(t *testing.T, reservations, holds []candidatesCase) {
 		t.Helper()
 		for _, tc := range reservations {
 			update(t, s, func(tx stockade.Tx) error {
-				got, err := tx.LapsedReservations(ctx, now, tc.keys, tc.limit)
-				if err != nil {
-					return fmt.Errorf("%s: %w", tc.name, err)
+				var got []string
+				var after stockade.LapseCursor
+				for { // pages of tc.limit
+					cs, err := tx.ReservationLapseCandidates(ctx, stockade.ReservationLapseQuery{ExpiredBefore: now, Keys: tc.keys, After: after, Limit: tc.limit})
+					if err != nil {
+						return fmt.Errorf("%s: %w", tc.name, err)
+					}
+					for _, c := range cs {
+						got = append(got, c.Reservation.ID+":"+string(c.Payment))
+					}
+					if tc.limit <= 0 || len(cs) < tc.limit || len(got) > len(rs) {
+						break
+					}
+					after = stockade.LapseCursor{ExpiresAt: cs[len(cs)-1].Reservation.ExpiresAt, ID: cs[len(cs)-1].Reservation.ID}
 				}
-				var ids []string
-				for _, r := range got {
-					ids = append(ids, r.ID)
-				}
-				if !equalSlices(ids, tc.want) {
-					t.Errorf("%s: LapsedReservations(%v, limit %d) = %q, want %q", tc.name, tc.keys, tc.limit, ids, tc.want)
+				if !equalSlices(got, tc.want) {
+					t.Errorf("%s: ReservationLapseCandidates(%v) in pages of %d = %q, want %q", tc.name, tc.keys, tc.limit, got, tc.want)
 				}
 				return nil
 			})
 		}
 		for _, tc := range holds {
 			update(t, s, func(tx stockade.Tx) error {
-				got, err := tx.LapsedHolds(ctx, now, tc.event, tc.limit)
-				if err != nil {
-					return fmt.Errorf("%s: %w", tc.name, err)
+				var got []string
+				var after stockade.LapseCursor
+				for {
+					cs, err := tx.HoldLapseCandidates(ctx, stockade.HoldLapseQuery{ExpiredBefore: now, EventID: tc.event, After: after, Limit: tc.limit})
+					if err != nil {
+						return fmt.Errorf("%s: %w", tc.name, err)
+					}
+					for _, c := range cs {
+						got = append(got, c.Hold.ID+":"+string(c.Payment))
+					}
+					if tc.limit <= 0 || len(cs) < tc.limit || len(got) > len(hs) {
+						break
+					}
+					after = stockade.LapseCursor{ExpiresAt: cs[len(cs)-1].Hold.ExpiresAt, ID: cs[len(cs)-1].Hold.ID}
 				}
-				var ids []string
-				for _, h := range got {
-					ids = append(ids, h.ID)
-				}
-				if !equalSlices(ids, tc.want) {
-					t.Errorf("%s: LapsedHolds(%q, limit %d) = %q, want %q", tc.name, tc.event, tc.limit, ids, tc.want)
+				if !equalSlices(got, tc.want) {
+					t.Errorf("%s: HoldLapseCandidates(%q) in pages of %d = %q, want %q", tc.name, tc.event, tc.limit, got, tc.want)
 				}
 				return nil
 			})
 		}
 	}
-	check(t, []lapsedCase{
-		{name: "sweeper", want: []string{"r-kind", "r-failed", "r-succeeded", "r-pending", "r-none"}},
-		{name: "sweeper, limit", limit: 2, want: []string{"r-kind", "r-failed"}},
-		{name: "keys", keys: []stockade.Key{keyA1}, want: []string{"r-kind", "r-failed", "r-succeeded", "r-pending"}},
-		{name: "keys of an in-flight reservation only", keys: []stockade.Key{keyB1}, want: []string{"r-none"}},
-	}, []lapsedCase{
-		{name: "sweeper", want: []string{"h-kind", "h-cancelled", "h-captured", "h-pending", "h-none"}},
-		{name: "sweeper, limit", limit: 3, want: []string{"h-kind", "h-cancelled", "h-captured"}},
-		{name: "an event", event: "E1", want: []string{"h-kind", "h-captured", "h-pending", "h-none"}},
-		{name: "another event", event: "E2", want: []string{"h-cancelled"}},
+	allR := []string{"r-kind:", "r-stuck:processing", "r-failed:failed", "r-succeeded:succeeded", "r-authorized:authorized",
+		"r-processing:processing", "r-pending:pending", "r-none:"}
+	allH := []string{"h-kind:", "h-stuck:authorized", "h-cancelled:cancelled", "h-captured:captured", "h-authorized:authorized",
+		"h-processing:processing", "h-pending:pending", "h-none:"}
+	check(t, []candidatesCase{
+		{name: "sweeper", want: allR},
+		{name: "sweeper, pages", limit: 3, want: allR},
+		{name: "sweeper, pages of one", limit: 1, want: allR},
+		{name: "keys", keys: []stockade.Key{keyB1}, want: []string{"r-authorized:authorized", "r-none:"}},
+	}, []candidatesCase{
+		{name: "sweeper", want: allH},
+		{name: "sweeper, pages", limit: 3, want: allH},
+		{name: "an event", event: "E2", want: []string{"h-cancelled:cancelled", "h-authorized:authorized"}},
+		{name: "an event, pages", event: "E1", limit: 2,
+			want: []string{"h-kind:", "h-stuck:authorized", "h-captured:captured", "h-processing:processing", "h-pending:pending", "h-none:"}},
 	})
 
-	// Once their payments land, they lapse again.
+	// Once their payments land, the candidates say so.
 	update(t, s, func(tx stockade.Tx) error {
 		for _, p := range []stockade.Payment{rProcessing, hProcessing} {
 			p.Status, p.UpdatedAt, p.Version = stockade.PaymentFailed, now, p.Version+1
@@ -835,13 +887,14 @@ func testLapsedWithPayments(t *testing.T, s stockade.Store) {
 		}
 		return nil
 	})
-	check(t, []lapsedCase{
-		{name: "sweeper, payment failed", want: []string{"r-kind", "r-failed", "r-succeeded", "r-processing", "r-pending", "r-none"}},
-		{name: "keys, payment failed", keys: []stockade.Key{keyA1}, limit: 4,
-			want: []string{"r-kind", "r-failed", "r-succeeded", "r-processing"}},
-	}, []lapsedCase{
-		{name: "sweeper, payment failed", want: []string{"h-kind", "h-cancelled", "h-captured", "h-processing", "h-pending", "h-none"}},
-		{name: "an event, payment failed", event: "E1", limit: 4, want: []string{"h-kind", "h-captured", "h-processing", "h-pending"}},
+	allR[5], allH[5] = "r-processing:failed", "h-processing:failed"
+	check(t, []candidatesCase{
+		{name: "sweeper, payment failed", want: allR},
+		{name: "keys, payment failed", keys: []stockade.Key{keyA1}, limit: 4, want: allR[:7]},
+	}, []candidatesCase{
+		{name: "sweeper, payment failed", want: allH},
+		{name: "an event, payment failed", event: "E1", want: []string{"h-kind:", "h-stuck:authorized", "h-captured:captured",
+			"h-processing:failed", "h-pending:pending", "h-none:"}},
 	})
 }
 

@@ -2,6 +2,7 @@ package storetest
 
 import (
 	"bytes"
+	"cmp"
 	"fmt"
 	"maps"
 	"reflect"
@@ -163,7 +164,7 @@ func testReservations(t *testing.T, s stockade.Store) {
 	}
 }
 
-func testLapsedReservations(t *testing.T, s stockade.Store) {
+func testReservationLapseCandidates(t *testing.T, s stockade.Store) {
 	ctx := t.Context()
 	keyC1 := stockade.Key{SKU: "C", Location: "w1"}
 	seed(t, s, level{Key: keyA1}, level{Key: keyA2}, level{Key: keyB1}, level{Key: keyC1})
@@ -171,13 +172,14 @@ func testLapsedReservations(t *testing.T, s stockade.Store) {
 	rs := []stockade.Reservation{
 		reservation("r-a", stockade.Held, now.Add(-1*time.Hour), keyA1),
 		reservation("r-b", stockade.Held, now.Add(-3*time.Hour), keyB1),
-		reservation("r-c", stockade.Held, now.Add(time.Hour), keyA1, keyB1), // not lapsed yet
+		reservation("r-c", stockade.Held, now.Add(time.Hour), keyA1, keyB1), // not expired yet
 		reservation("r-d", stockade.Confirmed, now.Add(-4*time.Hour), keyA1),
 		reservation("r-e", stockade.Released, now.Add(-4*time.Hour), keyB1),
 		reservation("r-f", stockade.Held, now.Add(-2*time.Hour), keyA2, keyB1, keyB1),
 		reservation("r-g", stockade.Expired, now.Add(-5*time.Hour), keyA2),
 		reservation("r-h", stockade.Held, now, keyA1), // expires at now: not before it
 		reservation("r-i", stockade.Held, now.Add(-time.Millisecond), keyC1),
+		reservation("r-A", stockade.Held, now.Add(-1*time.Hour), keyA1), // as r-a, and before it in byte order
 	}
 	rs[0].Owner, rs[1].Owner, rs[5].Owner = "key_shop1", "key_shop2", "key_shop1"
 	// One call: the allocation rows of every reservation are found by key.
@@ -186,44 +188,85 @@ func testLapsedReservations(t *testing.T, s stockade.Store) {
 	for _, r := range rs {
 		byID[r.ID] = r
 	}
+	at := func(d time.Duration, id string) stockade.LapseCursor {
+		return stockade.LapseCursor{ExpiresAt: now.Add(d), ID: id}
+	}
+	all := []string{"r-b", "r-f", "r-A", "r-a", "r-i"}
 
 	tests := []struct {
-		name  string
-		keys  []stockade.Key
-		limit int
-		want  []string
+		name   string
+		before time.Time // now if zero
+		keys   []stockade.Key
+		after  stockade.LapseCursor
+		limit  int
+		want   []string
 	}{
-		{"all, oldest expiry first", nil, 10, []string{"r-b", "r-f", "r-a", "r-i"}},
-		{"limit", nil, 2, []string{"r-b", "r-f"}},
-		{"limit 1", nil, 1, []string{"r-b"}},
-		{"one key", []stockade.Key{keyB1}, 10, []string{"r-b", "r-f"}},
-		{"a key of a multi-allocation reservation", []stockade.Key{keyA2}, 10, []string{"r-f"}},
-		{"several keys", []stockade.Key{keyC1, keyA1}, 10, []string{"r-a", "r-i"}},
-		{"several keys, limit", []stockade.Key{keyB1, keyA2, keyA1}, 2, []string{"r-b", "r-f"}},
-		{"several keys, oldest expiry first", []stockade.Key{keyA1, keyA2}, 10, []string{"r-f", "r-a"}},
-		{"a key with no lapsed reservation", []stockade.Key{{SKU: "C", Location: "W2"}}, 10, nil},
+		{name: "all, by expiry then id", limit: 10, want: all},
+		{name: "no limit", want: all},
+		{name: "limit", limit: 2, want: all[:2]},
+		{name: "limit 1", limit: 1, want: all[:1]},
+		{name: "the bound is strict", before: now.Add(-2 * time.Hour), want: all[:1]},
+		{name: "after a cursor", after: at(-2*time.Hour, "r-f"), want: all[2:]},
+		{name: "after a cursor between ties", after: at(-time.Hour, "r-A"), limit: 10, want: all[3:]},
+		{name: "after an expiry, whatever the id", after: at(-time.Hour, "~"), want: all[4:]},
+		{name: "after the last", after: at(-time.Millisecond, "r-i"), want: nil},
+		{name: "one key", keys: []stockade.Key{keyB1}, limit: 10, want: []string{"r-b", "r-f"}},
+		{name: "a key of a multi-allocation reservation", keys: []stockade.Key{keyA2}, limit: 10, want: []string{"r-f"}},
+		{name: "several keys", keys: []stockade.Key{keyC1, keyA1}, limit: 10, want: []string{"r-A", "r-a", "r-i"}},
+		{name: "several keys, limit", keys: []stockade.Key{keyB1, keyA2, keyA1}, limit: 2, want: []string{"r-b", "r-f"}},
+		{name: "several keys, by expiry", keys: []stockade.Key{keyA1, keyA2}, limit: 10, want: []string{"r-f", "r-A", "r-a"}},
+		{name: "several keys, after a cursor", keys: []stockade.Key{keyA1, keyA2}, after: at(-time.Hour, "r-A"), want: []string{"r-a"}},
+		{name: "a key with no candidate", keys: []stockade.Key{{SKU: "C", Location: "W2"}}, limit: 10, want: nil},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
+			q := stockade.ReservationLapseQuery{ExpiredBefore: cmp.Or(tc.before, now), Keys: tc.keys, After: tc.after, Limit: tc.limit}
 			update(t, s, func(tx stockade.Tx) error {
-				got, err := tx.LapsedReservations(ctx, now, tc.keys, tc.limit)
+				got, err := tx.ReservationLapseCandidates(ctx, q)
 				if err != nil {
 					return err
 				}
 				var ids []string
-				for _, r := range got {
-					ids = append(ids, r.ID)
+				for _, c := range got {
+					ids = append(ids, c.Reservation.ID)
 				}
 				if !equalSlices(ids, tc.want) {
-					t.Fatalf("LapsedReservations(%v, limit %d) = %q, want %q", tc.keys, tc.limit, ids, tc.want)
+					t.Fatalf("ReservationLapseCandidates(%+v) = %q, want %q", q, ids, tc.want)
 				}
-				for _, r := range got {
-					checkReservation(t, r, byID[r.ID])
+				for _, c := range got {
+					checkReservation(t, c.Reservation, byID[c.Reservation.ID])
+					if c.Payment != "" {
+						t.Errorf("candidate %s without a payment: payment %q, want none", c.Reservation.ID, c.Payment)
+					}
 				}
 				return nil
 			})
 		})
 	}
+	// Pages of two, each after the last candidate of the one before, read
+	// every candidate once, in order; the last page is short.
+	t.Run("pages", func(t *testing.T) {
+		var ids []string
+		var after stockade.LapseCursor
+		for pages := 1; ; pages++ {
+			var got []stockade.ReservationLapseCandidate
+			update(t, s, func(tx stockade.Tx) (err error) {
+				got, err = tx.ReservationLapseCandidates(ctx, stockade.ReservationLapseQuery{ExpiredBefore: now, After: after, Limit: 2})
+				return err
+			})
+			for _, c := range got {
+				ids = append(ids, c.Reservation.ID)
+			}
+			if len(got) < 2 || pages > len(all) {
+				break
+			}
+			last := got[len(got)-1].Reservation
+			after = stockade.LapseCursor{ExpiresAt: last.ExpiresAt, ID: last.ID}
+		}
+		if !equalSlices(ids, all) {
+			t.Fatalf("pages of 2 read %q, want %q", ids, all)
+		}
+	})
 }
 
 func testOrders(t *testing.T, s stockade.Store) {

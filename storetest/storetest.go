@@ -37,7 +37,7 @@ func Run(t *testing.T, newStore func(t *testing.T) stockade.Store) {
 		{"MovementPagesWhileAppending", testMovementPagesWhileAppending},
 		{"LedgerSums", testLedgerSums},
 		{"Reservations", testReservations},
-		{"LapsedReservations", testLapsedReservations},
+		{"ReservationLapseCandidates", testReservationLapseCandidates},
 		{"Orders", testOrders},
 		{"RecordSums", testRecordSums},
 		{"Idempotency", testIdempotency},

@@ -362,7 +362,7 @@ func testAdvisoryLock(t *testing.T, s stockade.Store) {
 }
 
 // testSkipLocked checks that, with SkipLocked, a second sweeper skips the
-// lapsed reservations the first has locked.
+// lapse candidates the first has locked.
 func testSkipLocked(t *testing.T, s stockade.Store) {
 	if !s.Features().SkipLocked {
 		t.Skip("the store does not offer SkipLocked")
@@ -379,10 +379,10 @@ func testSkipLocked(t *testing.T, s stockade.Store) {
 		}
 		return nil
 	})
-	ids := func(rs []stockade.Reservation) []string {
+	ids := func(cs []stockade.ReservationLapseCandidate) []string {
 		var ids []string
-		for _, r := range rs {
-			ids = append(ids, r.ID)
+		for _, c := range cs {
+			ids = append(ids, c.Reservation.ID)
 		}
 		return ids
 	}
@@ -391,7 +391,7 @@ func testSkipLocked(t *testing.T, s stockade.Store) {
 	done := make(chan error, 1)
 	go func() {
 		done <- s.Update(ctx, func(tx stockade.Tx) error {
-			rs, err := tx.LapsedReservations(ctx, base, nil, 1)
+			rs, err := tx.ReservationLapseCandidates(ctx, stockade.ReservationLapseQuery{ExpiredBefore: base, Limit: 1})
 			if err != nil {
 				return err
 			}
@@ -410,7 +410,7 @@ func testSkipLocked(t *testing.T, s stockade.Store) {
 	}
 	_, err := retry(ctx, func() error {
 		return s.Update(ctx, func(tx stockade.Tx) error {
-			rs, err := tx.LapsedReservations(ctx, base, nil, 10)
+			rs, err := tx.ReservationLapseCandidates(ctx, stockade.ReservationLapseQuery{ExpiredBefore: base, Limit: 10})
 			if err != nil {
 				return err
 			}

@@ -1,0 +1,165 @@
+package engine
+
+import (
+	"context"
+	"time"
+
+	"github.com/stockade/stockade"
+)
+
+// Lapse
+//
+// A held reservation or hold lapses once it has expired, unless its
+// payment is in flight: a payment that is processing or authorized
+// (stockade.PaymentStatus.InFlight) keeps its target held until it
+// settles, found stuck or not. Such a payment is stuck once it is still
+// in flight Options.PaymentGrace after its target expired; the sweeper
+// marks it so, once, and keeps the target for a person or a late outcome.
+//
+// That rule is lapse's two methods, and only there. The stores return
+// candidates (held reservations and holds past their expiry, locked,
+// each with its payment's status; payments of such targets, with the
+// target's expiry) and the functions below decide which of them lapse.
+// Because the store no longer leaves the kept ones out, a limit counts
+// candidates, not lapses: pageLapsed reads page after page, each after
+// the last candidate of the one before, so any number of kept candidates
+// in front of a lapsed one never hides it.
+//
+// The cost: a kept candidate is locked like a lapsed one, until the
+// transaction ends. On a store with row locks, requests that need the
+// stock of a reservation kept past its expiry (its payment in flight or
+// stuck) take its row one after another, as they take a lapsed one's,
+// until its payment settles; and each sweep reads the kept candidates
+// again before the lapsed ones behind them.
+
+// lapse is what the rule of lapse reads of a held reservation or hold.
+type lapse struct {
+	// expiresAt is when the target expires.
+	expiresAt time.Time
+	// payment is the status of its payment, "" if it has none.
+	payment stockade.PaymentStatus
+	// foundStuck: its payment was found stuck already.
+	foundStuck bool
+}
+
+// lapses reports whether the target has lapsed at now: it expired
+// strictly before now and its payment, if any, is not in flight.
+func (l lapse) lapses(now time.Time) bool {
+	return l.expiresAt.Before(now) && !l.payment.InFlight()
+}
+
+// stuck reports whether the target's payment is stuck at now and is not
+// known to be: still in flight though the target expired strictly more
+// than grace before now.
+func (l lapse) stuck(now time.Time, grace time.Duration) bool {
+	return l.payment.InFlight() && !l.foundStuck && l.expiresAt.Before(now.Add(-grace))
+}
+
+// candidate is a lapse candidate of target type T, as pageLapsed reads
+// it: the target, what the rule reads of it, and its place in the order
+// of candidates.
+type candidate[T any] struct {
+	target T
+	lapse  lapse
+	at     stockade.LapseCursor
+}
+
+// pageLapsed returns the targets of the candidates that decide keeps, at
+// most limit of them (all of them for limit ≤ 0), in candidate order. It
+// reads the candidates with page, limit at a time, each page after the
+// last candidate of the one before, until it has limit targets or a page
+// comes back short.
+func pageLapsed[T any](limit int, page func(after stockade.LapseCursor) ([]candidate[T], error), decide func(lapse) bool) ([]T, error) {
+	var out []T
+	var after stockade.LapseCursor
+	for {
+		cs, err := page(after)
+		if err != nil {
+			return nil, err
+		}
+		for _, c := range cs {
+			if !decide(c.lapse) {
+				continue
+			}
+			if out = append(out, c.target); len(out) == limit {
+				return out, nil
+			}
+		}
+		if limit <= 0 || len(cs) < limit {
+			return out, nil
+		}
+		after = cs[len(cs)-1].at
+	}
+}
+
+// lapsedReservations returns the held reservations that have lapsed at
+// now, oldest expiry first, at most limit of them (all for limit ≤ 0);
+// with keys, those with an allocation on one of them. They are locked as
+// Tx.ReservationLapseCandidates locks them, and so are the candidates
+// read and kept, until the transaction ends.
+func lapsedReservations(ctx context.Context, tx stockade.Tx, now time.Time, keys []stockade.Key, limit int) ([]stockade.Reservation, error) {
+	return pageLapsed(limit, func(after stockade.LapseCursor) ([]candidate[stockade.Reservation], error) {
+		cs, err := tx.ReservationLapseCandidates(ctx, stockade.ReservationLapseQuery{ExpiredBefore: now, Keys: keys, After: after, Limit: limit})
+		out := make([]candidate[stockade.Reservation], len(cs))
+		for i, c := range cs {
+			r := c.Reservation
+			out[i] = candidate[stockade.Reservation]{r, lapse{expiresAt: r.ExpiresAt, payment: c.Payment}, stockade.LapseCursor{ExpiresAt: r.ExpiresAt, ID: r.ID}}
+		}
+		return out, err
+	}, func(l lapse) bool { return l.lapses(now) })
+}
+
+// someLapseCandidate returns one held reservation that expired before
+// now, lapsed or kept, if there is any: a probe that spares the search by
+// keys when there is none.
+func someLapseCandidate(ctx context.Context, tx stockade.Tx, now time.Time) ([]stockade.ReservationLapseCandidate, error) {
+	return tx.ReservationLapseCandidates(ctx, stockade.ReservationLapseQuery{ExpiredBefore: now, Limit: 1})
+}
+
+// lapsedHolds returns the held holds that have lapsed at now, oldest
+// expiry first, at most limit of them (all for limit ≤ 0); with an
+// eventID, the event's. They are locked as BookingTx.HoldLapseCandidates
+// locks them, and so are the candidates read and kept, until the
+// transaction ends.
+func lapsedHolds(ctx context.Context, tx stockade.Tx, now time.Time, eventID string, limit int) ([]stockade.Hold, error) {
+	return pageLapsed(limit, func(after stockade.LapseCursor) ([]candidate[stockade.Hold], error) {
+		cs, err := tx.HoldLapseCandidates(ctx, stockade.HoldLapseQuery{ExpiredBefore: now, EventID: eventID, After: after, Limit: limit})
+		out := make([]candidate[stockade.Hold], len(cs))
+		for i, c := range cs {
+			h := c.Hold
+			out[i] = candidate[stockade.Hold]{h, lapse{expiresAt: h.ExpiresAt, payment: c.Payment}, stockade.LapseCursor{ExpiresAt: h.ExpiresAt, ID: h.ID}}
+		}
+		return out, err
+	}, func(l lapse) bool { return l.lapses(now) })
+}
+
+// stuckPayments returns the payments that are stuck at now with grace,
+// by their targets' expiry, at most limit of them (all for limit ≤ 0).
+// Nothing is locked: lock the target, then the payment, and check again.
+func stuckPayments(ctx context.Context, tx stockade.Tx, now time.Time, grace time.Duration, limit int) ([]stockade.Payment, error) {
+	return pageLapsed(limit, func(after stockade.LapseCursor) ([]candidate[stockade.Payment], error) {
+		cs, err := tx.PaymentLapseCandidates(ctx, stockade.PaymentLapseQuery{TargetExpiredBefore: now.Add(-grace), After: after, Limit: limit})
+		out := make([]candidate[stockade.Payment], len(cs))
+		for i, c := range cs {
+			p := c.Payment
+			l := lapse{expiresAt: c.TargetExpiresAt, payment: p.Status, foundStuck: !p.StuckAt.IsZero()}
+			out[i] = candidate[stockade.Payment]{p, l, stockade.LapseCursor{ExpiresAt: c.TargetExpiresAt, ID: p.ID}}
+		}
+		return out, err
+	}, func(l lapse) bool { return l.stuck(now, grace) })
+}
+
+// lapsed reports whether t, a held reservation or hold that expires at
+// expiresAt, has lapsed at now (see lapse). It reads t's payment only
+// once t has expired.
+func lapsed(ctx context.Context, tx stockade.Tx, t stockade.PaymentTarget, expiresAt, now time.Time) (bool, error) {
+	if !expiresAt.Before(now) {
+		return false, nil
+	}
+	l := lapse{expiresAt: expiresAt}
+	p, ok, err := tx.PaymentFor(ctx, t, false)
+	if ok {
+		l.payment = p.Status
+	}
+	return l.lapses(now), err
+}
