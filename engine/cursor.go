@@ -1,9 +1,11 @@
 package engine
 
 import (
+	"cmp"
 	"encoding/base64"
 	"encoding/binary"
 	"math"
+	"time"
 
 	"github.com/stockade/stockade"
 )
@@ -98,3 +100,55 @@ func skuCursor(sku string) string { return idCursor(skuCursorTag, sku) }
 func parseSKUCursor(s string) (string, error) {
 	return parseIDCursor(s, skuCursorTag)
 }
+
+// listFilter returns the store filter of q, a query of the list whose
+// cursors carry tag: one row more than the page holds, so that the page
+// knows whether another follows, and for a storefront actor only what its
+// key created.
+func (c *call) listFilter(q stockade.ListQuery, tag byte) (stockade.ListFilter, error) {
+	at, id, err := parseListCursor(q.Cursor, tag)
+	if err != nil {
+		return stockade.ListFilter{}, err
+	}
+	f := stockade.ListFilter{Status: q.Status, CreatedAfter: q.CreatedAfter, CreatedBefore: q.CreatedBefore,
+		BeforeAt: at, BeforeID: id, Limit: cmp.Or(q.Limit, stockade.DefaultListLimit) + 1}
+	if c.actor.Role == stockade.RoleStorefront {
+		f.Owner = c.actor.KeyID
+	}
+	return f, nil
+}
+
+// listCursor returns the cursor of the page after the row created at at
+// with id.
+func listCursor(tag byte, at time.Time, id string) string {
+	b := make([]byte, 9, 9+len(id))
+	b[0] = tag
+	binary.BigEndian.PutUint64(b[1:], uint64(at.UnixMicro()))
+	return cursorEncoding.EncodeToString(append(b, id...))
+}
+
+// parseListCursor returns the time and id a cursor made by listCursor
+// with tag holds, or zeros for the empty cursor (the first page).
+// Anything else is refused with EInvalid.
+func parseListCursor(s string, tag byte) (time.Time, string, error) {
+	if s == "" {
+		return time.Time{}, "", nil
+	}
+	b, err := cursorEncoding.DecodeString(s)
+	if err == nil && len(b) > 9 && b[0] == tag {
+		at, id := int64(binary.BigEndian.Uint64(b[1:9])), string(b[9:])
+		if at > 0 && stockade.ValidateID("cursor", id) == nil {
+			return time.UnixMicro(at).UTC(), id, nil
+		}
+	}
+	return time.Time{}, "", refuse(stockade.EInvalid, "cursor: malformed; pass the next cursor of an earlier page, or none for the first")
+}
+
+// A reservation or order cursor is the last row of a page, which the next
+// page starts after (the lists run newest first): a tag byte, the row's
+// created_at in Unix microseconds as 8 bytes big-endian, and its id, in
+// unpadded base64url.
+const (
+	reservationCursorTag = 'r'
+	orderCursorTag       = 'o'
+)

@@ -487,3 +487,5 @@ func isRefusal(err error) bool {
 func refuse(code, format string, args ...any) error {
 	return stockade.Errorf(code, fmt.Sprintf(format, args...))
 }
+
+func ptr[T any](v T) *T { return &v }

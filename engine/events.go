@@ -3,123 +3,16 @@ package engine
 import (
 	"cmp"
 	"context"
-	"encoding/json"
-	"fmt"
 	"sync"
 	"time"
 
 	"github.com/stockade/stockade"
 )
 
-// The outbox
+// The event feed
 //
-// Every change a transaction makes is described by events appended in the
-// same transaction (stockade.Tx.AppendEvents), so that an event exists
-// exactly when its change committed. A transaction collects them in an
-// outbox as it decides its writes, and flushes them with the rest.
-
-// outbox collects the events of one transaction.
-type outbox struct {
-	evs []stockade.DomainEvent
-	err error // the first payload that did not encode
-}
-
-// add adds an event of typ about the aggregate id, at version, whose
-// payload is v in JSON.
-func (o *outbox) add(typ, aggregate, id string, version int64, at time.Time, v any) {
-	payload, err := json.Marshal(v)
-	if err != nil {
-		if o.err == nil {
-			o.err = fmt.Errorf("engine: encode the payload of a %s event of %s %s: %w", typ, aggregate, id, err)
-		}
-		return
-	}
-	o.evs = append(o.evs, stockade.DomainEvent{ID: newID("evt"), Type: typ, Aggregate: aggregate, AggregateID: id,
-		Version: version, At: wire(at), Payload: payload})
-}
-
-// levelPayload is a level as its events show it: with what is
-// available.
-type levelPayload struct {
-	stockade.Level
-	Available int64 `json:"available"`
-}
-
-// level adds the events of a level moved by d to after: an event of typ,
-// if typ is not empty, and stock.out or stock.in if its available fell to
-// 0 or rose from 0.
-func (o *outbox) level(typ string, after stockade.Level, d stockade.Delta, at time.Time) {
-	id, payload := after.Key().String(), levelPayload{after, after.Available()}
-	if typ != "" {
-		o.add(typ, stockade.AggregateLevel, id, after.Version, at, payload)
-	}
-	before := after.Available() - (d.OnHand - d.Reserved - d.Committed)
-	switch {
-	case before > 0 && after.Available() == 0:
-		o.add(stockade.EventOutOfStock, stockade.AggregateLevel, id, after.Version, at, payload)
-	case before <= 0 && after.Available() > 0:
-		o.add(stockade.EventBackInStock, stockade.AggregateLevel, id, after.Version, at, payload)
-	}
-}
-
-// wire is t as the stores keep it and the API shows it: UTC, to the
-// microsecond. Payloads use it, so that an event shows the times that
-// reading its aggregate later shows.
-func wire(t time.Time) time.Time { return t.UTC().Truncate(time.Microsecond) }
-
-// reservation adds an event of typ about r, as r is after the change.
-func (o *outbox) reservation(typ string, r stockade.Reservation, at time.Time) {
-	r.CreatedAt, r.ExpiresAt = wire(r.CreatedAt), wire(r.ExpiresAt)
-	version := int64(2)
-	if r.Status == stockade.Held {
-		version = 1
-	}
-	o.add(typ, stockade.AggregateReservation, r.ID, version, at, r)
-}
-
-// order adds an event of typ about ord, as it is after the change.
-func (o *outbox) order(typ string, ord stockade.Order, at time.Time) {
-	ord.CreatedAt = wire(ord.CreatedAt)
-	o.add(typ, stockade.AggregateOrder, ord.ID, ord.Version, at, ord)
-}
-
-// hold adds an event of typ about h, as it is after the change.
-func (o *outbox) hold(typ string, h stockade.Hold, at time.Time) {
-	h.CreatedAt, h.ExpiresAt = wire(h.CreatedAt), wire(h.ExpiresAt)
-	o.add(typ, stockade.AggregateHold, h.ID, h.Version, at, h)
-}
-
-// booking adds an event of typ about bk, as it is after the change.
-func (o *outbox) booking(typ string, bk stockade.Booking, at time.Time) {
-	bk.CreatedAt = wire(bk.CreatedAt)
-	version := int64(2)
-	if bk.Status == stockade.BookingBooked {
-		version = 1
-	}
-	o.add(typ, stockade.AggregateBooking, bk.ID, version, at, bk)
-}
-
-// payment adds an event of typ about p, as it is after the change.
-func (o *outbox) payment(typ string, p stockade.Payment, at time.Time) {
-	p.CreatedAt, p.UpdatedAt = wire(p.CreatedAt), wire(p.UpdatedAt)
-	if !p.StuckAt.IsZero() {
-		p.StuckAt = wire(p.StuckAt)
-	}
-	o.add(typ, stockade.AggregatePayment, p.ID, p.Version, at, p)
-}
-
-// flush appends the events collected so far in tx, and empties o.
-func (o *outbox) flush(ctx context.Context, tx stockade.Tx) error {
-	if o.err != nil {
-		return o.err
-	}
-	if len(o.evs) == 0 {
-		return nil
-	}
-	err := tx.AppendEvents(ctx, o.evs...)
-	o.evs = nil
-	return err
-}
+// Events reads the outbox that every write transaction appends to (see
+// writes.go); the notifier wakes the readers that wait for more.
 
 // notifier wakes the readers waiting for events when a write transaction
 // of this engine commits, and, on a store that is a

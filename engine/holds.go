@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"errors"
 	"maps"
 	"slices"
 	"sync"
@@ -103,10 +104,6 @@ func (e *Engine) holdTxn(ctx context.Context, c *call, batch []*holdCall) error 
 	}
 	return err
 }
-
-// showLockPrefix starts the lock key of every show under the Lock
-// strategy.
-const showLockPrefix = "stockade:event:"
 
 // decideHolds is the body of HoldSeats: one attempt of the transaction
 // that decides a batch of holds of one show, or one alone. It reads the
@@ -420,29 +417,6 @@ func takePlaces(showID string, ps []stockade.Places, areas map[string]stockade.A
 	return nil
 }
 
-// release marks the seats ids free again in st: a choice that the
-// places of its hold turned down.
-func (st *seatState) release(ids []string) {
-	if st == nil {
-		return
-	}
-	for _, id := range ids {
-		if i, ok := st.index[id]; ok {
-			st.setFree(i, true)
-		}
-	}
-}
-
-// seat returns the seat id, from st (which may be nil) or from named.
-func (st *seatState) seat(id string, named map[string]stockade.Seat) stockade.Seat {
-	if st != nil {
-		if i, ok := st.index[id]; ok {
-			return st.free[i]
-		}
-	}
-	return named[id]
-}
-
 // keptSeats keeps, under the Batch strategy, the free seats of each show
 // as its last hold batch left them, with the show's version and seat
 // epoch (stockade.BookingTx.SeatEpoch). The next batch, holding the
@@ -484,4 +458,272 @@ func (k *keptSeats) keep(st *seatState) {
 		}
 	}
 	k.shows[st.event] = st
+}
+
+// Hold returns a hold. A held hold whose expiry has passed reads as
+// expired, as it is to every call, although the sweeper may not have
+// given its seats back yet; one whose payment is in flight is still
+// held.
+func (e *Engine) Hold(ctx context.Context, id string) (stockade.Hold, error) {
+	return run(e, ctx, "get hold", nil, func(ctx context.Context, c *call) (stockade.Hold, error) {
+		if err := checkID("hold id", id); err != nil {
+			return stockade.Hold{}, err
+		}
+		var h stockade.Hold
+		err := c.view(ctx, func(tx stockade.Tx) (err error) {
+			if h, err = c.hold(ctx, tx, id, false); err != nil {
+				return err
+			}
+			if h.Status != stockade.HoldHeld {
+				return nil
+			}
+			gone, err := lapsed(ctx, tx, stockade.PaymentTarget{Kind: stockade.PayHold, ID: id}, h.ExpiresAt, e.now())
+			if gone {
+				h.Status = stockade.HoldExpired
+			}
+			return err
+		})
+		return h, err
+	})
+}
+
+// hold reads the hold id as reservation reads a reservation: another
+// storefront's is ENotFound.
+func (c *call) hold(ctx context.Context, tx stockade.Tx, id string, lock bool) (stockade.Hold, error) {
+	h, err := tx.Hold(ctx, id, lock)
+	if err == nil && !c.actor.Sees(h.Owner) {
+		return stockade.Hold{}, refuse(stockade.ENotFound, "hold %q not found", id)
+	}
+	return h, err
+}
+
+// ExtendHold makes a held hold last ttl from now, within the maximum
+// lifetime from its creation (Options.MaxHoldLifetime): an extension past
+// it is refused with EInvalid, one of a hold that is no longer held with
+// EInvalidState (EHoldExpired if it lapsed).
+func (e *Engine) ExtendHold(ctx context.Context, id string, ttl time.Duration, idem *stockade.Idempotency) (stockade.Hold, error) {
+	return run(e, ctx, "extend hold", idem, func(ctx context.Context, c *call) (stockade.Hold, error) {
+		if err := checkID("hold id", id); err != nil {
+			return stockade.Hold{}, err
+		}
+		if ttl <= 0 || ttl > e.opts.MaxHoldLifetime {
+			return stockade.Hold{}, refuse(stockade.EInvalid, "ttl_seconds: must be between 1 and %d, got %d", int64(e.opts.MaxHoldLifetime/time.Second), int64(ttl/time.Second))
+		}
+		return lapsing(ctx, c, id, func(tx stockade.Tx, h stockade.Hold, now time.Time) (stockade.Hold, error) {
+			until := now.Add(ttl)
+			if last := h.CreatedAt.Add(e.opts.MaxHoldLifetime); until.After(last) {
+				return h, refuse(stockade.EInvalid, "ttl_seconds: hold %q may last until %s at most (%s from its creation), %s asked",
+					id, last.Format(time.RFC3339), e.opts.MaxHoldLifetime, until.Format(time.RFC3339))
+			}
+			if ok, err := tx.ExtendHold(ctx, id, until); err != nil || !ok {
+				return h, statusErr(err, "hold", id)
+			}
+			h.ExpiresAt, h.Version = until, h.Version+1
+			var ob outbox
+			ob.hold(stockade.EventHoldExtended, h, now)
+			return h, ob.flush(ctx, tx)
+		})
+	})
+}
+
+// lapsing runs fn, as the effect of c, on the hold id, held and
+// unlapsed, in a write transaction that holds its row. A hold that was
+// confirmed or released is refused with EInvalidState; one that expired
+// with EHoldExpired, and one that has lapsed is expired (which commits)
+// and refused so too.
+func lapsing(ctx context.Context, c *call, id string, fn func(tx stockade.Tx, h stockade.Hold, now time.Time) (stockade.Hold, error)) (stockade.Hold, error) {
+	e := c.e
+	var (
+		v       stockade.Hold
+		expired time.Time
+	)
+	err := c.update(ctx, func(tx stockade.Tx) (err error) {
+		expired = time.Time{}
+		v, err = once(ctx, c, tx, func() (stockade.Hold, error) {
+			var zero stockade.Hold
+			now := e.now()
+			h, err := c.hold(ctx, tx, id, true)
+			switch {
+			case err != nil:
+				return zero, err
+			case h.Status == stockade.HoldExpired:
+				return zero, holdExpired(h)
+			case h.Status != stockade.HoldHeld:
+				return zero, refuse(stockade.EInvalidState, "hold %q is %s, not held", id, h.Status)
+			}
+			switch gone, err := lapsed(ctx, tx, stockade.PaymentTarget{Kind: stockade.PayHold, ID: id}, h.ExpiresAt, now); {
+			case err != nil:
+				return zero, err
+			case gone:
+				expired = h.ExpiresAt
+				if err := e.expireHolds(ctx, tx, []stockade.Hold{h}, now); err != nil {
+					return zero, err
+				}
+				return zero, errLapsed
+			}
+			return fn(tx, h, now)
+		})
+		if errors.Is(err, errLapsed) {
+			return nil // commit the expiry; the call is refused below
+		}
+		return err
+	})
+	if err == nil && !expired.IsZero() {
+		err = holdExpired(stockade.Hold{ID: id, ExpiresAt: expired})
+	}
+	return v, err
+}
+
+// errLapsed ends the function of a call whose hold had lapsed: it has
+// expired the hold, which commits, but has no result to store for the
+// idempotency key.
+var errLapsed = errors.New("engine: the hold lapsed")
+
+func holdExpired(h stockade.Hold) error {
+	return refuse(stockade.EHoldExpired, "hold %q expired at %s", h.ID, h.ExpiresAt.Format(time.RFC3339))
+}
+
+// newBooking returns the booking that confirming h at now makes.
+func newBooking(h stockade.Hold, now time.Time) stockade.Booking {
+	return stockade.Booking{ID: newID("bkg"), EventID: h.EventID, HoldID: h.ID, Status: stockade.BookingBooked,
+		Seats: h.Seats, Places: h.Places, CreatedAt: now, Owner: h.Owner}
+}
+
+// confirmHolds books hs, held and unlapsed holds of distinct ids whose
+// rows tx holds, under bks (newBooking's, one per hold, in the order of
+// hs), in bulk (see settleHolds). The events go to ob.
+func confirmHolds(ctx context.Context, tx stockade.Tx, hs []stockade.Hold, bks []stockade.Booking, by []string, now time.Time, ob *outbox) error {
+	if len(hs) == 0 {
+		return nil
+	}
+	if err := settleHolds(ctx, tx, hs, stockade.HoldConfirmed, bks, by, now, ob); err != nil {
+		return err
+	}
+	if err := tx.InsertBookings(ctx, bks...); err != nil {
+		return err
+	}
+	for _, bk := range bks {
+		ob.booking(stockade.EventBookingBooked, bk, now)
+	}
+	return nil
+}
+
+// ReleaseHold gives a held hold's seats and places back. Releasing a
+// released or expired hold changes nothing and returns it; a held one
+// whose expiry has passed is expired; a confirmed one is EInvalidState
+// (cancel its booking instead).
+func (e *Engine) ReleaseHold(ctx context.Context, id string, idem *stockade.Idempotency) (stockade.Hold, error) {
+	return run(e, ctx, "release hold", idem, func(ctx context.Context, c *call) (stockade.Hold, error) {
+		if err := checkID("hold id", id); err != nil {
+			return stockade.Hold{}, err
+		}
+		var h stockade.Hold
+		err := c.update(ctx, func(tx stockade.Tx) (err error) {
+			h, err = once(ctx, c, tx, func() (stockade.Hold, error) {
+				now := e.now()
+				h, err := c.hold(ctx, tx, id, true)
+				switch {
+				case err != nil:
+					return h, err
+				case h.Status == stockade.HoldConfirmed:
+					return h, refuse(stockade.EInvalidState, "hold %q is confirmed (booking %q), not held: cancel the booking instead", id, h.BookingID)
+				case h.Status != stockade.HoldHeld:
+					return h, nil
+				case h.ExpiresAt.Before(now):
+					err := e.expireHolds(ctx, tx, []stockade.Hold{h}, now)
+					h.Status = stockade.HoldExpired
+					return h, err
+				}
+				var ob outbox
+				if err := settleHolds(ctx, tx, []stockade.Hold{h}, stockade.HoldReleased, nil, []string{c.actor.Name}, now, &ob); err != nil {
+					return h, err
+				}
+				h.Status, h.Version = stockade.HoldReleased, h.Version+1
+				return h, ob.flush(ctx, tx)
+			})
+			return err
+		})
+		return h, err
+	})
+}
+
+// expireHolds gives back the seats and places of hs, held holds that
+// lapsed and whose rows the transaction holds, and marks them expired, in
+// bulk (see settleHolds).
+func (e *Engine) expireHolds(ctx context.Context, tx stockade.Tx, hs []stockade.Hold, now time.Time) error {
+	var ob outbox
+	if err := settleHolds(ctx, tx, hs, stockade.HoldExpired, nil, nil, now, &ob); err != nil {
+		return err
+	}
+	return ob.flush(ctx, tx)
+}
+
+// Booking returns a booking.
+func (e *Engine) Booking(ctx context.Context, id string) (stockade.Booking, error) {
+	return run(e, ctx, "get booking", nil, func(ctx context.Context, c *call) (stockade.Booking, error) {
+		if err := checkID("booking id", id); err != nil {
+			return stockade.Booking{}, err
+		}
+		var bk stockade.Booking
+		err := c.view(ctx, func(tx stockade.Tx) (err error) {
+			bk, err = c.booking(ctx, tx, id, false)
+			return err
+		})
+		return bk, err
+	})
+}
+
+func (c *call) booking(ctx context.Context, tx stockade.Tx, id string, lock bool) (stockade.Booking, error) {
+	bk, err := tx.Booking(ctx, id, lock)
+	if err == nil && !c.actor.Sees(bk.Owner) {
+		return stockade.Booking{}, refuse(stockade.ENotFound, "booking %q not found", id)
+	}
+	return bk, err
+}
+
+// CancelBooking gives a booking's seats and places back. Cancelling a
+// cancelled booking changes nothing and returns it.
+func (e *Engine) CancelBooking(ctx context.Context, id string, idem *stockade.Idempotency) (stockade.Booking, error) {
+	return run(e, ctx, "cancel booking", idem, func(ctx context.Context, c *call) (stockade.Booking, error) {
+		if err := checkID("booking id", id); err != nil {
+			return stockade.Booking{}, err
+		}
+		var bk stockade.Booking
+		err := c.update(ctx, func(tx stockade.Tx) (err error) {
+			bk, err = once(ctx, c, tx, func() (stockade.Booking, error) {
+				now := e.now()
+				bk, err := c.booking(ctx, tx, id, true)
+				if err != nil || bk.Status == stockade.BookingCancelled {
+					return bk, err
+				}
+				var ob outbox
+				if err := cancelBooked(ctx, tx, bk, c.actor.Name, now, &ob); err != nil {
+					return bk, err
+				}
+				bk.Status = stockade.BookingCancelled
+				return bk, ob.flush(ctx, tx)
+			})
+			return err
+		})
+		return bk, err
+	})
+}
+
+// cancelBooked cancels bk, a booked booking whose row tx holds, for the
+// actor named by: its seats and places go back, and its event goes to ob.
+func cancelBooked(ctx context.Context, tx stockade.Tx, bk stockade.Booking, by string, now time.Time, ob *outbox) error {
+	err := moveTaken(ctx, tx, "booking "+bk.ID, bk.EventID, bk.Seats, bk.Places, stockade.SeatBooked, stockade.SeatFree, "", bk.ID)
+	if err != nil {
+		return err
+	}
+	if ok, err := tx.SetBookingStatus(ctx, bk.ID, stockade.BookingBooked, stockade.BookingCancelled); err != nil || !ok {
+		return statusErr(err, "booking", bk.ID)
+	}
+	h := stockade.Hold{ID: bk.HoldID, EventID: bk.EventID, Seats: bk.Seats, Places: bk.Places}
+	if err := tx.AppendSeatChanges(ctx, history(h, stockade.SeatBooked, stockade.SeatFree, bk.ID, by, now)...); err != nil {
+		return err
+	}
+	bk.Status = stockade.BookingCancelled
+	ob.booking(stockade.EventBookingCancelled, bk, now)
+	return nil
 }

@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"time"
@@ -570,4 +571,47 @@ func (e *Engine) sweepPayments(ctx context.Context, c *call) (stuck, resolved in
 		resolved++
 	}
 	return stuck, resolved, err
+}
+
+// paymentCursorTag tags the cursors of payment lists (see listCursor).
+const paymentCursorTag = 'p'
+
+// Payments returns a page of payments, newest first; a storefront sees
+// only those of its own reservations, holds and orders.
+func (e *Engine) Payments(ctx context.Context, q stockade.PaymentQuery) (stockade.PaymentPage, error) {
+	return run(e, ctx, "payments", nil, func(ctx context.Context, c *call) (stockade.PaymentPage, error) {
+		if err := q.Validate(); err != nil {
+			return stockade.PaymentPage{}, err
+		}
+		at, id, err := parseListCursor(q.Cursor, paymentCursorTag)
+		if err != nil {
+			return stockade.PaymentPage{}, err
+		}
+		f := stockade.PaymentFilter{Status: q.Status, Stuck: q.Stuck, BeforeAt: at, BeforeID: id,
+			Limit: cmp.Or(q.Limit, stockade.DefaultListLimit) + 1}
+		switch q.Resolution {
+		case "":
+		case stockade.ResolutionUnresolved:
+			f.Resolution = ptr(stockade.Unresolved)
+		default:
+			f.Resolution = ptr(stockade.PaymentResolution(q.Resolution))
+		}
+		if c.actor.Role == stockade.RoleStorefront {
+			f.Owner = c.actor.KeyID
+		}
+		var ps []stockade.Payment
+		err = c.view(ctx, func(tx stockade.Tx) (err error) {
+			ps, err = tx.ListPayments(ctx, f)
+			return err
+		})
+		if err != nil {
+			return stockade.PaymentPage{}, err
+		}
+		page := stockade.PaymentPage{Payments: ps}
+		if limit := f.Limit - 1; len(ps) > limit {
+			last := ps[limit-1]
+			page.Payments, page.Next = ps[:limit], listCursor(paymentCursorTag, last.CreatedAt, last.ID)
+		}
+		return page, nil
+	})
 }

@@ -2,13 +2,11 @@ package engine
 
 import (
 	"context"
-	"fmt"
 	"slices"
 	"strings"
 	"time"
 
 	"github.com/stockade/stockade"
-	"github.com/stockade/stockade/lock"
 )
 
 // Reserve implements stockade.Service: it holds stock for every line or
@@ -290,35 +288,295 @@ func union(batch []*stockCall) *request {
 	return u
 }
 
-// leased runs fn in a write transaction, retried whole on conflicts, as
-// update does, each attempt under lock.Locker leases on keys (all or
-// none, taken in sorted order; see lock.AcquireAll), which fn gets the
-// fencing tokens of, by key. The leases are released once the
-// transaction has ended.
-func (c *call) leased(ctx context.Context, keys []string, fn func(tx stockade.Tx, tokens map[string]uint64) error) error {
-	e := c.e
-	err := c.retry(ctx, func(ctx context.Context) error {
-		m, err := lock.AcquireAll(ctx, e.opts.Locker, keys, lock.WithTTL(e.opts.LockTTL))
+// Release implements stockade.Service: a held reservation's stock goes
+// back to available and it becomes released.
+//
+// Releasing a reservation that is already released or expired changes
+// nothing and returns it; a held one whose expiry has passed is expired
+// (not released) and returned. A confirmed one is EInvalidState: cancel its
+// order instead.
+func (e *Engine) Release(ctx context.Context, id string, idem *stockade.Idempotency) (stockade.Reservation, error) {
+	return run(e, ctx, "release", idem, func(ctx context.Context, c *call) (stockade.Reservation, error) {
+		if err := checkID("reservation id", id); err != nil {
+			return stockade.Reservation{}, err
+		}
+		var r stockade.Reservation
+		err := c.update(ctx, func(tx stockade.Tx) (err error) {
+			r, err = once(ctx, c, tx, func() (stockade.Reservation, error) {
+				now := e.now()
+				r, err := c.reservation(ctx, tx, id, true)
+				if err != nil {
+					return r, err
+				}
+				switch {
+				case r.Status == stockade.Confirmed:
+					return r, refuse(stockade.EInvalidState, "reservation %q is confirmed (order %q), not held: cancel the order instead", id, r.OrderID)
+				case r.Status != stockade.Held:
+					// Released or expired: nothing to give back.
+				case r.ExpiresAt.Before(now):
+					if err := e.expire(ctx, tx, []stockade.Reservation{r}, now); err != nil {
+						return r, err
+					}
+					r.Status = stockade.Expired
+				default:
+					var ob outbox
+					if err := releaseHeld(ctx, tx, r, c.actor.Name, now, &ob); err != nil {
+						return r, err
+					}
+					r.Status = stockade.Released
+					if err := ob.flush(ctx, tx); err != nil {
+						return r, err
+					}
+				}
+				return r, nil
+			})
+			return err
+		})
 		if err != nil {
-			return fmt.Errorf("engine: lock %s: %w", lockedWhat(keys), err)
+			return stockade.Reservation{}, err
 		}
-		defer e.release(ctx, m)
-		tokens := make(map[string]uint64, len(keys))
-		for _, l := range m.Leases() {
-			tokens[l.Key()] = l.Token()
-		}
-		return e.store.Update(ctx, func(tx stockade.Tx) error { return fn(tx, tokens) })
+		return r, nil
 	})
-	if err == nil {
-		e.written.notify()
-	}
-	return err
 }
 
-// lockedWhat names what the lock keys keys guard, for errors.
-func lockedWhat(keys []string) string {
-	if len(keys) == 1 {
-		return keys[0]
+// releaseHeld releases r, a held reservation whose row tx holds, for the
+// actor named by: its stock goes back, and its event goes to ob.
+func releaseHeld(ctx context.Context, tx stockade.Tx, r stockade.Reservation, by string, now time.Time, ob *outbox) error {
+	if err := shift(ctx, tx, r.Allocations, stockade.MoveRelease, ob, now); err != nil {
+		return err
 	}
-	return fmt.Sprintf("%d keys", len(keys))
+	if ok, err := tx.SetReservationStatus(ctx, r.ID, stockade.Held, stockade.Released, ""); err != nil || !ok {
+		return statusErr(err, "reservation", r.ID)
+	}
+	if err := tx.AppendMovements(ctx, movements(r.Allocations, stockade.MoveRelease, r.ID, "", by, now)...); err != nil {
+		return err
+	}
+	r.Status = stockade.Released
+	ob.reservation(stockade.EventReservationReleased, r, now)
+	return nil
+}
+
+// CancelOrder implements stockade.Service: a committed order's stock goes
+// back to available. Cancelling a cancelled order changes nothing and
+// returns it; a fulfilled one is EInvalidState. With expectedVersion, an
+// order at another version is EVersionConflict, naming its version.
+func (e *Engine) CancelOrder(ctx context.Context, id string, expectedVersion *int64, idem *stockade.Idempotency) (stockade.Order, error) {
+	return e.finishOrder(ctx, "cancel", id, expectedVersion, idem, stockade.Cancelled, stockade.MoveCancel)
+}
+
+// FulfillOrder implements stockade.Service: a committed order's stock
+// leaves (committed and on hand both go down). Fulfilling a fulfilled
+// order changes nothing and returns it; a cancelled one is
+// EInvalidState. With expectedVersion, an order at another version is
+// EVersionConflict, naming its version.
+func (e *Engine) FulfillOrder(ctx context.Context, id string, expectedVersion *int64, idem *stockade.Idempotency) (stockade.Order, error) {
+	return e.finishOrder(ctx, "fulfill", id, expectedVersion, idem, stockade.Fulfilled, stockade.MoveFulfill)
+}
+
+// orderEvents are the event types of the statuses an order moves to.
+var orderEvents = map[stockade.OrderStatus]string{
+	stockade.Cancelled: stockade.EventOrderCancelled,
+	stockade.Fulfilled: stockade.EventOrderFulfilled,
+}
+
+// finishOrder moves a committed order, at expectedVersion if it is not
+// nil, to status to, moving its levels' counters as ledger rows of kind
+// do. An order in status to already is returned as it is, whatever its
+// version: the change a client asked for is made.
+func (e *Engine) finishOrder(ctx context.Context, op, id string, expectedVersion *int64, idem *stockade.Idempotency, to stockade.OrderStatus, kind stockade.MovementKind) (stockade.Order, error) {
+	return run(e, ctx, op, idem, func(ctx context.Context, c *call) (stockade.Order, error) {
+		if err := checkID("order id", id); err != nil {
+			return stockade.Order{}, err
+		}
+		if expectedVersion != nil && *expectedVersion < 1 {
+			return stockade.Order{}, refuse(stockade.EInvalid, "expected_version: must be 1 or more, got %d", *expectedVersion)
+		}
+		var o stockade.Order
+		err := c.update(ctx, func(tx stockade.Tx) (err error) {
+			o, err = once(ctx, c, tx, func() (stockade.Order, error) {
+				now := e.now()
+				o, err := c.order(ctx, tx, id, true)
+				if err != nil {
+					return o, err
+				}
+				switch {
+				case o.Status == to:
+					return o, nil
+				case expectedVersion != nil && *expectedVersion != o.Version:
+					return o, refuse(stockade.EVersionConflict, "order %q is at version %d (%s), not %d", id, o.Version, o.Status, *expectedVersion)
+				case o.Status != stockade.Committed:
+					return o, refuse(stockade.EInvalidState, "order %q is %s, not committed", id, o.Status)
+				}
+				var ob outbox
+				if o, err = finish(ctx, tx, o, to, kind, c.actor.Name, now, &ob); err != nil {
+					return o, err
+				}
+				return o, ob.flush(ctx, tx)
+			})
+			return err
+		})
+		if err != nil {
+			return stockade.Order{}, err
+		}
+		return o, nil
+	})
+}
+
+// finish moves o, a committed order whose row tx holds, to status to
+// for the actor named by, moving its levels' counters as ledger rows of
+// kind do, and returns it; its events go to ob.
+func finish(ctx context.Context, tx stockade.Tx, o stockade.Order, to stockade.OrderStatus, kind stockade.MovementKind, by string, now time.Time, ob *outbox) (stockade.Order, error) {
+	if err := shift(ctx, tx, o.Allocations, kind, ob, now); err != nil {
+		return o, err
+	}
+	if ok, err := tx.SetOrderStatus(ctx, o.ID, stockade.Committed, to); err != nil || !ok {
+		return o, statusErr(err, "order", o.ID)
+	}
+	if err := tx.AppendMovements(ctx, movements(o.Allocations, kind, o.ID, "", by, now)...); err != nil {
+		return o, err
+	}
+	o.Status, o.Version = to, o.Version+1
+	ob.order(orderEvents[to], o, now)
+	return o, nil
+}
+
+// Reservation implements stockade.Service. A held reservation whose
+// expiry has passed is reported expired, as Confirm would treat it, even
+// before the sweeper (or a request for its stock) has given its stock
+// back; one whose payment is in flight is still held, as it is to every
+// call.
+func (e *Engine) Reservation(ctx context.Context, id string) (stockade.Reservation, error) {
+	return run(e, ctx, "reservation", nil, func(ctx context.Context, c *call) (stockade.Reservation, error) {
+		if err := checkID("reservation id", id); err != nil {
+			return stockade.Reservation{}, err
+		}
+		var r stockade.Reservation
+		err := c.view(ctx, func(tx stockade.Tx) error {
+			var err error
+			if r, err = c.reservation(ctx, tx, id, false); err != nil {
+				return err
+			}
+			if r.Status != stockade.Held {
+				return nil
+			}
+			gone, err := lapsed(ctx, tx, stockade.PaymentTarget{Kind: stockade.PayReservation, ID: id}, r.ExpiresAt, e.now())
+			if gone {
+				r.Status = stockade.Expired
+			}
+			return err
+		})
+		if err != nil {
+			return stockade.Reservation{}, err
+		}
+		return r, nil
+	})
+}
+
+// Order implements stockade.Service.
+func (e *Engine) Order(ctx context.Context, id string) (stockade.Order, error) {
+	return run(e, ctx, "order", nil, func(ctx context.Context, c *call) (stockade.Order, error) {
+		if err := checkID("order id", id); err != nil {
+			return stockade.Order{}, err
+		}
+		var o stockade.Order
+		err := c.view(ctx, func(tx stockade.Tx) error {
+			var err error
+			o, err = c.order(ctx, tx, id, false)
+			return err
+		})
+		return o, err
+	})
+}
+
+// reservation reads the reservation id in tx, locking its row with lock,
+// if the call's actor may see it: one of another storefront key is
+// ENotFound, as a missing one is, so that its existence does not show.
+func (c *call) reservation(ctx context.Context, tx stockade.Tx, id string, lock bool) (stockade.Reservation, error) {
+	r, err := tx.Reservation(ctx, id, lock)
+	if err == nil && !c.actor.Sees(r.Owner) {
+		return stockade.Reservation{}, refuse(stockade.ENotFound, "reservation %q not found", id)
+	}
+	return r, err
+}
+
+// order reads the order id as reservation reads a reservation.
+func (c *call) order(ctx context.Context, tx stockade.Tx, id string, lock bool) (stockade.Order, error) {
+	o, err := tx.Order(ctx, id, lock)
+	if err == nil && !c.actor.Sees(o.Owner) {
+		return stockade.Order{}, refuse(stockade.ENotFound, "order %q not found", id)
+	}
+	return o, err
+}
+
+// Reservations implements stockade.Service. A held reservation whose
+// expiry has passed is reported expired, as Reservation reports it (but
+// one whose payment is in flight, which keeps it held); the status
+// filter is on the stored status, so it is listed with the held ones
+// until the sweeper (or a request for its stock) expires it.
+func (e *Engine) Reservations(ctx context.Context, q stockade.ListQuery) (stockade.ReservationPage, error) {
+	return run(e, ctx, "reservations", nil, func(ctx context.Context, c *call) (stockade.ReservationPage, error) {
+		if err := q.ValidateReservations(); err != nil {
+			return stockade.ReservationPage{}, err
+		}
+		f, err := c.listFilter(q, reservationCursorTag)
+		if err != nil {
+			return stockade.ReservationPage{}, err
+		}
+		var rs []stockade.Reservation
+		err = c.view(ctx, func(tx stockade.Tx) (err error) {
+			if rs, err = tx.ListReservations(ctx, f); err != nil {
+				return err
+			}
+			now := e.now()
+			for i := range rs {
+				if rs[i].Status != stockade.Held {
+					continue
+				}
+				gone, err := lapsed(ctx, tx, stockade.PaymentTarget{Kind: stockade.PayReservation, ID: rs[i].ID}, rs[i].ExpiresAt, now)
+				if err != nil {
+					return err
+				}
+				if gone {
+					rs[i].Status = stockade.Expired
+				}
+			}
+			return nil
+		})
+		if err != nil {
+			return stockade.ReservationPage{}, err
+		}
+		page := stockade.ReservationPage{Reservations: rs}
+		if limit := f.Limit - 1; len(rs) > limit {
+			last := rs[limit-1]
+			page.Reservations, page.Next = rs[:limit], listCursor(reservationCursorTag, last.CreatedAt, last.ID)
+		}
+		return page, nil
+	})
+}
+
+// Orders implements stockade.Service.
+func (e *Engine) Orders(ctx context.Context, q stockade.ListQuery) (stockade.OrderPage, error) {
+	return run(e, ctx, "orders", nil, func(ctx context.Context, c *call) (stockade.OrderPage, error) {
+		if err := q.ValidateOrders(); err != nil {
+			return stockade.OrderPage{}, err
+		}
+		f, err := c.listFilter(q, orderCursorTag)
+		if err != nil {
+			return stockade.OrderPage{}, err
+		}
+		var os []stockade.Order
+		err = c.view(ctx, func(tx stockade.Tx) (err error) {
+			os, err = tx.ListOrders(ctx, f)
+			return err
+		})
+		if err != nil {
+			return stockade.OrderPage{}, err
+		}
+		page := stockade.OrderPage{Orders: os}
+		if limit := f.Limit - 1; len(os) > limit {
+			last := os[limit-1]
+			page.Orders, page.Next = os[:limit], listCursor(orderCursorTag, last.CreatedAt, last.ID)
+		}
+		return page, nil
+	})
 }

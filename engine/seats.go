@@ -2,10 +2,14 @@ package engine
 
 import (
 	"cmp"
+	"context"
+	"fmt"
 	"math"
 	"slices"
 	"strings"
 	"unsafe"
+
+	"github.com/stockade/stockade"
 )
 
 // seatSpot is a seat as best-available selection sees it.
@@ -379,4 +383,171 @@ func siftDown(h []nearSeat, k int) {
 		h[k], h[c] = h[c], h[k]
 		k = c
 	}
+}
+
+// namedSeats reads the seats of an event with the given ids, by id,
+// locking them with lock.
+func namedSeats(ctx context.Context, b stockade.BookingTx, eventID string, ids []string, lock bool) (map[string]stockade.Seat, error) {
+	seats, err := b.Seats(ctx, eventID, stockade.SeatFilter{IDs: ids}, lock)
+	if err != nil {
+		return nil, err
+	}
+	named := make(map[string]stockade.Seat, len(seats))
+	for _, s := range seats {
+		named[s.ID] = s
+	}
+	return named, nil
+}
+
+// seatState is what best-available seats are chosen on: an event's free
+// seats, in seat order, as bestAvailable sees them. Choosing seats marks
+// them taken, so that the holds of a batch are decided one after the
+// other on one read.
+type seatState struct {
+	event   string
+	version int64           // the event's, as read with the seats
+	epoch   int64           // its seat epoch (BookingTx.SeatEpoch), once a hold batch knows it
+	areas   []stockade.Area // as read with the seats
+	free    []stockade.Seat
+	spots   []seatSpot     // Free changes through setFree
+	index   map[string]int // seat id → its place in free
+
+	// rows indexes spots from the second choice of best-available
+	// seats on: a state a batch keeps answers many.
+	rows      *seatRows
+	choices   int
+	unordered bool // spots are not in seat order: rows cannot index them
+}
+
+// setFree sets the Free of spot i.
+func (st *seatState) setFree(i int, free bool) {
+	if st.rows != nil {
+		st.rows.setFree(i, free)
+		return
+	}
+	st.spots[i].Free = free
+}
+
+// bestSeats is bestAvailable on st's spots.
+func (st *seatState) bestSeats(ask seatAsk) (picked []int, together, ok bool) {
+	if st.rows == nil && st.choices > 0 && !st.unordered {
+		st.rows, st.unordered = newSeatRows(st.spots)
+		st.unordered = !st.unordered
+	}
+	st.choices++
+	if st.rows != nil {
+		return st.rows.best(ask)
+	}
+	return bestAvailable(st.spots, ask)
+}
+
+// choose decides the seats of req: its named seats, which named holds
+// (read from the store) and which must be free and not taken in st, then
+// the best available on st. It marks them taken in st, and returns them
+// all in the order chosen, the best available apart, and whether some
+// best-available seats are apart. st may be nil for a request with no
+// best-available seats. On a refusal st is as it was.
+func (st *seatState) choose(req stockade.HoldRequest, named map[string]stockade.Seat) (ids, best []string, split bool, err error) {
+	var taken []string
+	for _, id := range req.Seats {
+		s, ok := named[id]
+		if !ok {
+			return nil, nil, false, refuse(stockade.ENotFound, "event %q has no seat %q", req.EventID, id)
+		}
+		if s.Status == stockade.SeatFree && st != nil {
+			if i, ok := st.index[id]; ok && !st.spots[i].Free {
+				s.Status = stockade.SeatHeld // by a hold decided before, in this batch
+			}
+		}
+		if s.Status != stockade.SeatFree {
+			taken = append(taken, fmt.Sprintf("%s (%s)", s.ID, s.Status))
+		}
+		ids = append(ids, s.ID)
+	}
+	if len(taken) > 0 {
+		return nil, nil, false, refuse(stockade.ESeatsUnavailable, "seats not available: %s", list(taken))
+	}
+	var marked []int
+	undo := func() {
+		for _, i := range marked {
+			st.setFree(i, true)
+		}
+	}
+	if st != nil {
+		for _, id := range ids {
+			if i, ok := st.index[id]; ok {
+				st.setFree(i, false)
+				marked = append(marked, i)
+			}
+		}
+	}
+	for _, ask := range req.Best {
+		picked, together, ok := st.bestSeats(seatAsk{Quantity: ask.Quantity, Category: ask.Category, Section: ask.Section,
+			Accessible: ask.Accessible, Split: ask.AllowSplit})
+		if !ok {
+			err := soldOut(req.EventID, ask, st.spots)
+			undo()
+			return nil, nil, false, err
+		}
+		for _, i := range picked {
+			st.setFree(i, false)
+			marked = append(marked, i)
+			best = append(best, st.free[i].ID)
+		}
+		split = split || !together
+	}
+	return append(ids, best...), best, split, nil
+}
+
+// soldOut explains why no seats meet ask: too few fit it, or not enough
+// of them sit together.
+func soldOut(event string, ask stockade.BestSeats, spots []seatSpot) error {
+	var what []string
+	if ask.Category != "" {
+		what = append(what, "category "+ask.Category)
+	}
+	if ask.Section != "" {
+		what = append(what, "section "+ask.Section)
+	}
+	if ask.Accessible {
+		what = append(what, "accessible")
+	}
+	kind := "seats"
+	if len(what) > 0 {
+		kind = "seats of " + strings.Join(what, ", ")
+	}
+	fit := 0
+	sa := seatAsk{Category: ask.Category, Section: ask.Section, Accessible: ask.Accessible}
+	for i := range spots {
+		if sa.fits(&spots[i]) {
+			fit++
+		}
+	}
+	if fit >= ask.Quantity {
+		return refuse(stockade.ESoldOut, "event %q: no %d free %s side by side in one row (%d free apart; allow_split takes them)", event, ask.Quantity, kind, fit)
+	}
+	return refuse(stockade.ESoldOut, "event %q: %d free %s asked, %d left", event, ask.Quantity, kind, fit)
+}
+
+// release marks the seats ids free again in st: a choice that the
+// places of its hold turned down.
+func (st *seatState) release(ids []string) {
+	if st == nil {
+		return
+	}
+	for _, id := range ids {
+		if i, ok := st.index[id]; ok {
+			st.setFree(i, true)
+		}
+	}
+}
+
+// seat returns the seat id, from st (which may be nil) or from named.
+func (st *seatState) seat(id string, named map[string]stockade.Seat) stockade.Seat {
+	if st != nil {
+		if i, ok := st.index[id]; ok {
+			return st.free[i]
+		}
+	}
+	return named[id]
 }

@@ -173,3 +173,27 @@ func (e *Engine) markExpired(ctx context.Context, tx stockade.Tx, rs []stockade.
 	}
 	return ms, nil
 }
+
+// sweepHolds expires lapsed holds, Options.SweepBatch per transaction,
+// and returns how many.
+func (e *Engine) sweepHolds(ctx context.Context, c *call) (expired int, err error) {
+	for {
+		n := 0
+		err := c.update(ctx, func(tx stockade.Tx) error {
+			now := e.now()
+			hs, err := lapsedHolds(ctx, tx, now, "", e.opts.SweepBatch)
+			if err != nil {
+				return err
+			}
+			n = len(hs)
+			return e.expireHolds(ctx, tx, hs, now)
+		})
+		if err != nil {
+			return expired, err
+		}
+		expired += n
+		if n < e.opts.SweepBatch {
+			return expired, nil
+		}
+	}
+}

@@ -2,67 +2,12 @@ package engine
 
 import (
 	"context"
-	"errors"
 	"maps"
 	"slices"
 	"time"
 
 	"github.com/stockade/stockade"
-	"github.com/stockade/stockade/lock"
 )
-
-// release gives up m's leases once the transaction they guarded has
-// ended. It waits for the release no longer than ctx lives: a locker that
-// stopped answering must not hold the caller past its deadline. The
-// release goes on in the background, tried again while the locker does
-// not answer, until it succeeds or the leases have expired by themselves
-// (Options.LockTTL): a lease left to its TTL would hold up every buyer of
-// its SKUs until then, even once the locker is back. The transaction's
-// writes were fenced either way.
-func (e *Engine) release(ctx context.Context, m *lock.MultiLease) {
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		give := time.Now().Add(e.opts.LockTTL)
-		for backoff := 20 * time.Millisecond; ; backoff = min(2*backoff, time.Second) {
-			rctx, cancel := context.WithDeadline(context.WithoutCancel(ctx), give)
-			err := m.Release(rctx)
-			cancel()
-			if releaseSettled(err) {
-				return
-			}
-			if time.Now().Add(backoff).After(give) {
-				e.log.Warn("engine: release SKU leases; they end at their TTL", "err", err)
-				return
-			}
-			time.Sleep(backoff)
-		}
-	}()
-	select {
-	case <-done:
-	case <-ctx.Done():
-	}
-}
-
-// releaseSettled reports whether err, from releasing a MultiLease, leaves
-// nothing to try again: every lease was released or is lost.
-func releaseSettled(err error) bool {
-	if err == nil {
-		return true
-	}
-	if j, ok := err.(interface{ Unwrap() []error }); ok {
-		for _, e := range j.Unwrap() {
-			if !releaseSettled(e) {
-				return false
-			}
-		}
-		return true
-	}
-	return errors.Is(err, lock.ErrLost)
-}
-
-// skuLockPrefix starts the lock key of every SKU under the Lock strategy.
-const skuLockPrefix = "stockade:sku:"
 
 // levelsView is what a placement has read: the levels the request can
 // draw on and where its SKUs are.
@@ -450,55 +395,4 @@ func (e *Engine) refusal(ctx context.Context, tx stockade.Tx, r *request, v *lev
 		return refuse(stockade.ENotFound, "sku %q not found", sku)
 	}
 	return stockade.Errorf(stockade.EInsufficientStock, short.Error())
-}
-
-// perUnit is how one allocated unit moves a level's counters, by the kind
-// of ledger row that records the move.
-var perUnit = map[stockade.MovementKind]stockade.Delta{
-	stockade.MoveReserve:  {Reserved: 1},
-	stockade.MoveCheckout: {Committed: 1},
-	stockade.MoveConfirm:  {Reserved: -1, Committed: 1},
-	stockade.MoveRelease:  {Reserved: -1},
-	stockade.MoveExpire:   {Reserved: -1},
-	stockade.MoveCancel:   {Committed: -1},
-	stockade.MoveFulfill:  {OnHand: -1, Committed: -1},
-}
-
-// moved returns how q allocated units move a level's counters in a move of
-// kind (see perUnit).
-func moved(kind stockade.MovementKind, q int64) stockade.Delta {
-	u, ok := perUnit[kind]
-	if !ok {
-		panic("engine: no per-unit move for ledger rows of kind " + string(kind))
-	}
-	return stockade.Delta{OnHand: u.OnHand * q, Reserved: u.Reserved * q, Committed: u.Committed * q}
-}
-
-// levelChanges returns the change to each level that the ledger rows ms
-// make together, in key order, leaving out those that sum to nothing.
-func levelChanges(ms []stockade.Movement) []stockade.LevelChange {
-	sums := map[stockade.Key]stockade.Delta{}
-	for _, m := range ms {
-		k := stockade.Key{SKU: m.SKU, Location: m.Location}
-		d := sums[k]
-		d.OnHand, d.Reserved, d.Committed = d.OnHand+m.OnHand, d.Reserved+m.Reserved, d.Committed+m.Committed
-		sums[k] = d
-	}
-	var changes []stockade.LevelChange
-	for _, k := range sortedKeys(sums) {
-		if d := sums[k]; d != (stockade.Delta{}) {
-			changes = append(changes, stockade.LevelChange{Key: k, Delta: d})
-		}
-	}
-	return changes
-}
-
-// movements returns one ledger row of kind per allocation, made by the
-// actor named by (see stockade.Movement.Actor).
-func movements(allocs []stockade.Allocation, kind stockade.MovementKind, ref, reason, by string, at time.Time) []stockade.Movement {
-	ms := make([]stockade.Movement, len(allocs))
-	for i, a := range allocs {
-		ms[i] = stockade.Movement{At: at, SKU: a.SKU, Location: a.Location, Kind: kind, Delta: moved(kind, a.Quantity), Ref: ref, Reason: reason, Actor: by}
-	}
-	return ms
 }

@@ -1,0 +1,367 @@
+package engine
+
+import (
+	"context"
+	"encoding/binary"
+	"fmt"
+	"math"
+	"slices"
+	"strings"
+	"sync"
+
+	"github.com/stockade/stockade"
+)
+
+// Shows, seats and holds
+//
+// A show's seats are rows of their own, each in one status (free, held,
+// booked, blocked), and its general-admission areas are counters, like
+// levels: capacity, held, booked. A hold moves seats from free to held
+// with one conditional write per transaction (stockade.BookingTx.MoveSeats,
+// which moves a seat only from the status it is in) and counts its
+// places with a conditional counter update (MovePlaces), so that under
+// every strategy the database itself refuses a second taker: a hold that
+// finds fewer seats than it chose was raced, and its transaction is
+// retried whole, its choice made again on what is free then. Every
+// change writes the seat history in the same transaction.
+//
+// Seats are rows rather than units of stock because a seat has an
+// identity that a buyer picks and that best-available selection places
+// (row, order, position): a unit count cannot say which seats are free.
+// What stock and seats share is the engine: the same calls, retries,
+// deadlines, idempotency, outbox and sweeper.
+
+var _ stockade.BookingService = (*Engine)(nil)
+
+// PutEvent creates an event, or changes its map: its name, focal point,
+// rows and areas. A seat that the new map drops or changes (layout or
+// blocked) must be free; an area's capacity may not fall below its held
+// and booked places. Seats the map keeps unchanged keep their status.
+func (e *Engine) PutEvent(ctx context.Context, ev stockade.Event, idem *stockade.Idempotency) (stockade.Event, error) {
+	return run(e, ctx, "put event", idem, func(ctx context.Context, c *call) (stockade.Event, error) {
+		if err := ev.Validate(); err != nil {
+			return stockade.Event{}, err
+		}
+		var out stockade.Event
+		err := c.update(ctx, func(tx stockade.Tx) (err error) {
+			out, err = once(ctx, c, tx, func() (stockade.Event, error) { return e.putEvent(ctx, tx, c, ev) })
+			return err
+		})
+		return out, err
+	})
+}
+
+func (e *Engine) putEvent(ctx context.Context, tx stockade.Tx, c *call, ev stockade.Event) (stockade.Event, error) {
+	now := e.now()
+	old, err := tx.Event(ctx, ev.ID, true)
+	switch {
+	case stockade.ErrorCode(err) == stockade.ENotFound:
+		ev.CreatedAt, ev.Version = now, 1
+	case err != nil:
+		return stockade.Event{}, err
+	default:
+		ev.CreatedAt, ev.Version = old.CreatedAt, old.Version+1
+	}
+	want := map[string]stockade.Seat{}
+	for _, r := range ev.Rows {
+		for _, s := range r.Seats() {
+			want[s.ID] = s
+		}
+	}
+	var have []stockade.Seat
+	if err == nil {
+		if have, err = tx.Seats(ctx, ev.ID, stockade.SeatFilter{}, true); err != nil {
+			return stockade.Event{}, err
+		}
+	}
+	var (
+		put     []stockade.Seat
+		drop    []string
+		changes []stockade.SeatChange
+		busy    []string
+	)
+	for _, s := range have {
+		w, ok := want[s.ID]
+		delete(want, s.ID)
+		if ok && sameSeat(s, w) {
+			continue
+		}
+		if s.Status != stockade.SeatFree && s.Status != stockade.SeatBlocked {
+			busy = append(busy, fmt.Sprintf("%s (%s)", s.ID, s.Status))
+			continue
+		}
+		if !ok {
+			drop = append(drop, s.ID)
+			continue
+		}
+		put = append(put, w)
+		if w.Status != s.Status {
+			changes = append(changes, stockade.SeatChange{At: now, EventID: ev.ID, Seat: s.ID, Quantity: 1, From: s.Status, To: w.Status, Actor: c.actor.Name})
+		}
+	}
+	if len(busy) > 0 {
+		return stockade.Event{}, refuse(stockade.EInvalidState, "event %q: only free or blocked seats may change or go, and these are not: %s", ev.ID, list(busy))
+	}
+	for _, s := range want { // new seats
+		put = append(put, s)
+		changes = append(changes, stockade.SeatChange{At: now, EventID: ev.ID, Seat: s.ID, Quantity: 1, From: stockade.SeatFree, To: s.Status, Actor: c.actor.Name})
+	}
+	slices.SortFunc(put, stockade.Seat.Compare)
+	slices.SortFunc(changes, func(a, b stockade.SeatChange) int { return strings.Compare(a.Seat, b.Seat) })
+	changes = slices.DeleteFunc(changes, func(ch stockade.SeatChange) bool { return ch.From == ch.To })
+	var dropAreas []string
+	for _, a := range old.Areas {
+		if slices.ContainsFunc(ev.Areas, func(b stockade.Area) bool { return b.Name == a.Name }) {
+			continue
+		}
+		if a.Held+a.Booked > 0 {
+			return stockade.Event{}, refuse(stockade.EInvalidState, "event %q: area %q has %d places held and %d booked; it cannot go", ev.ID, a.Name, a.Held, a.Booked)
+		}
+		dropAreas = append(dropAreas, a.Name)
+	}
+	if err := tx.PutEvent(ctx, ev); err != nil {
+		return stockade.Event{}, err
+	}
+	if len(drop) > 0 {
+		if _, err := tx.DeleteSeats(ctx, ev.ID, drop); err != nil {
+			return stockade.Event{}, err
+		}
+	}
+	if len(put) > 0 {
+		if err := tx.PutSeats(ctx, ev.ID, put); err != nil {
+			return stockade.Event{}, err
+		}
+	}
+	if len(ev.Areas) > 0 {
+		if err := tx.PutAreas(ctx, ev.ID, ev.Areas); err != nil {
+			return stockade.Event{}, err
+		}
+	}
+	if n, err := tx.DeleteAreas(ctx, ev.ID, dropAreas); err != nil {
+		return stockade.Event{}, err
+	} else if n != len(dropAreas) {
+		return stockade.Event{}, conflictf("event %s: %d of the %d areas to drop took places meanwhile", ev.ID, len(dropAreas)-n, len(dropAreas))
+	}
+	if err := tx.AppendSeatChanges(ctx, changes...); err != nil {
+		return stockade.Event{}, err
+	}
+	out, err := tx.Event(ctx, ev.ID, false)
+	if err != nil {
+		return stockade.Event{}, err
+	}
+	var ob outbox
+	ob.add(stockade.EventEventPut, stockade.AggregateEvent, out.ID, out.Version, now, eventPayload(out))
+	return out, ob.flush(ctx, tx)
+}
+
+// sameSeat reports whether a seat the store has and one a map makes are
+// the same seat in the same place, blocked or not alike.
+func sameSeat(have, want stockade.Seat) bool {
+	blocked := func(s stockade.Seat) bool { return s.Status == stockade.SeatBlocked }
+	return have.Section == want.Section && have.Row == want.Row && have.Label == want.Label && have.Order == want.Order &&
+		have.Category == want.Category && have.Accessible == want.Accessible && have.Position == want.Position &&
+		blocked(have) == blocked(want)
+}
+
+// eventPayload is an event as its outbox events show it: without its
+// rows, which can be large (GET the event for them).
+func eventPayload(ev stockade.Event) stockade.Event {
+	ev.Rows = nil
+	ev.CreatedAt = wire(ev.CreatedAt)
+	return ev
+}
+
+// list joins up to ten items, and says how many more there are.
+func list(items []string) string {
+	if len(items) <= 10 {
+		return strings.Join(items, ", ")
+	}
+	return fmt.Sprintf("%s and %d more", strings.Join(items[:10], ", "), len(items)-10)
+}
+
+// Event implements stockade.BookingService.
+func (e *Engine) Event(ctx context.Context, id string) (stockade.EventView, error) {
+	return run(e, ctx, "get event", nil, func(ctx context.Context, c *call) (stockade.EventView, error) {
+		if err := checkID("event id", id); err != nil {
+			return stockade.EventView{}, err
+		}
+		var v stockade.EventView
+		err := c.view(ctx, func(tx stockade.Tx) (err error) {
+			if v.Event, err = tx.Event(ctx, id, false); err != nil {
+				return err
+			}
+			v.Counts, err = tx.SeatCounts(ctx, id)
+			return err
+		})
+		return v, err
+	})
+}
+
+// freeSeats reads the free seats of ev: their ids, and their places
+// from the show's layout, which the engine keeps between calls and reads
+// again when the show's version moves.
+func (e *Engine) freeSeats(ctx context.Context, b stockade.BookingTx, ev stockade.Event) (*seatState, error) {
+	eventID := ev.ID
+	l, err := e.layouts.get(ctx, b, ev)
+	if err != nil {
+		return nil, err
+	}
+	ids, err := b.FreeSeatIDs(ctx, eventID)
+	if err != nil {
+		return nil, err
+	}
+	st := &seatState{event: eventID, version: ev.Version, areas: ev.Areas, free: make([]stockade.Seat, 0, len(ids)),
+		spots: make([]seatSpot, 0, len(ids)), index: make(map[string]int, len(ids))}
+	for _, id := range ids {
+		i, ok := l.index[id]
+		if !ok {
+			return nil, conflictf("seat %s of event %s is not in its layout of version %d", id, eventID, l.version)
+		}
+		st.index[id] = len(st.free)
+		st.free = append(st.free, l.seats[i])
+		st.spots = append(st.spots, l.spots[i])
+	}
+	return st, nil
+}
+
+// layouts keeps the layout of the events whose seats were chosen
+// lately: what a seat is and where, which only PutEvent changes.
+type layouts struct {
+	mu     sync.Mutex
+	events map[string]*layout
+}
+
+// maxLayouts bounds how many events' layouts an engine keeps.
+const maxLayouts = 64
+
+// layout is an event's seats at one version of its map, in seat order,
+// with their spots (all free) and their places by id.
+type layout struct {
+	version int64
+	seats   []stockade.Seat
+	spots   []seatSpot
+	index   map[string]int
+}
+
+// get returns the layout of ev at its version, reading the event's seats
+// if the engine has no such layout.
+func (ls *layouts) get(ctx context.Context, b stockade.BookingTx, ev stockade.Event) (*layout, error) {
+	ls.mu.Lock()
+	l := ls.events[ev.ID]
+	ls.mu.Unlock()
+	if l != nil && l.version == ev.Version {
+		return l, nil
+	}
+	seats, err := b.Seats(ctx, ev.ID, stockade.SeatFilter{}, false)
+	if err != nil {
+		return nil, err
+	}
+	l = &layout{version: ev.Version, seats: seats, spots: make([]seatSpot, len(seats)), index: make(map[string]int, len(seats))}
+	// One string per section and per row, so that comparing two of a
+	// row's seats compares pointers, not bytes.
+	interned := map[string]string{}
+	intern := func(s string) string {
+		if t, ok := interned[s]; ok {
+			return t
+		}
+		interned[s] = s
+		return s
+	}
+	for i, s := range seats {
+		s.Section, s.Row = intern(s.Section), intern(s.Row)
+		s.Status, s.HoldID, s.BookingID = stockade.SeatFree, "", ""
+		l.seats[i] = s
+		l.spots[i] = seatSpot{Section: s.Section, Row: s.Row, Order: s.Order, Category: s.Category, Accessible: s.Accessible,
+			Distance: math.Hypot(s.Position.X-ev.Focal.X, s.Position.Y-ev.Focal.Y), Free: true}
+		l.index[s.ID] = i
+	}
+	ls.mu.Lock()
+	defer ls.mu.Unlock()
+	if ls.events == nil {
+		ls.events = map[string]*layout{}
+	}
+	if _, ok := ls.events[ev.ID]; !ok && len(ls.events) >= maxLayouts {
+		for id := range ls.events { // any one: a layout is read again at need
+			delete(ls.events, id)
+			break
+		}
+	}
+	if cur := ls.events[ev.ID]; cur == nil || cur.version <= l.version {
+		ls.events[ev.ID] = l
+	}
+	return l, nil
+}
+
+// A seat cursor is the place of the last seat of a page: the byte 's',
+// then its section and row each followed by a zero byte (which an id
+// cannot hold), then its order as 8 bytes big-endian, in unpadded
+// base64url.
+const seatCursorTag = 's'
+
+func seatCursor(s stockade.Seat) string {
+	b := append([]byte{seatCursorTag}, s.Section...)
+	b = append(append(b, 0), s.Row...)
+	b = binary.BigEndian.AppendUint64(append(b, 0), uint64(int64(s.Order)))
+	return cursorEncoding.EncodeToString(b)
+}
+
+// parseSeatCursor returns the seat place a cursor made by seatCursor
+// holds, or nil for the empty cursor. Anything else is EInvalid.
+func parseSeatCursor(s string) (*stockade.Seat, error) {
+	if s == "" {
+		return nil, nil
+	}
+	b, err := cursorEncoding.DecodeString(s)
+	if err == nil && len(b) > 10 && b[0] == seatCursorTag && b[len(b)-9] == 0 {
+		if section, row, ok := strings.Cut(string(b[1:len(b)-9]), "\x00"); ok && !strings.Contains(row, "\x00") {
+			order := int64(binary.BigEndian.Uint64(b[len(b)-8:]))
+			if order >= math.MinInt32 && order <= math.MaxInt32 {
+				return &stockade.Seat{Section: section, Row: row, Order: int(order)}, nil
+			}
+		}
+	}
+	return nil, refuse(stockade.EInvalid, "cursor: malformed; pass the next cursor of an earlier page, or none for the first")
+}
+
+// Seats implements stockade.BookingService.
+func (e *Engine) Seats(ctx context.Context, eventID string, q stockade.SeatQuery) (stockade.SeatPage, error) {
+	return run(e, ctx, "seats", nil, func(ctx context.Context, c *call) (stockade.SeatPage, error) {
+		if err := checkID("event id", eventID); err != nil {
+			return stockade.SeatPage{}, err
+		}
+		if err := q.Validate(); err != nil {
+			return stockade.SeatPage{}, err
+		}
+		after, err := parseSeatCursor(q.Cursor)
+		if err != nil {
+			return stockade.SeatPage{}, err
+		}
+		limit := q.Limit
+		if limit == 0 {
+			limit = stockade.DefaultSeatLimit
+		}
+		var seats []stockade.Seat
+		err = c.view(ctx, func(tx stockade.Tx) (err error) {
+			if _, err := tx.EventHead(ctx, eventID, false); err != nil {
+				return err
+			}
+			seats, err = tx.Seats(ctx, eventID, stockade.SeatFilter{Status: q.Status, Section: q.Section, After: after, Limit: limit + 1}, false)
+			return err
+		})
+		if err != nil {
+			return stockade.SeatPage{}, err
+		}
+		page := stockade.SeatPage{Seats: seats[:min(limit, len(seats))]}
+		if len(seats) > limit {
+			page.Next = seatCursor(page.Seats[len(page.Seats)-1])
+		}
+		if c.actor.Role == stockade.RoleStorefront {
+			// Which hold or booking has a seat is its owner's to know:
+			// a storefront sees the seat's status only.
+			for i := range page.Seats {
+				page.Seats[i].HoldID, page.Seats[i].BookingID = "", ""
+			}
+		}
+		return page, nil
+	})
+}
