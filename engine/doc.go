@@ -303,5 +303,30 @@
 //     store, or every fenced write is refused as stale.
 //   - Concurrently with SKIP LOCKED, a request may not see a lapsed hold
 //     that another transaction is expiring at that instant, and count its
-//     stock as still held.
+//     stock as still held.//
+// # Files
+//
+// By aggregate, with the shared writes on a ground floor that the others
+// call down into and that calls nothing above it:
+//
+//   - engine.go: Engine, Options, New; a call's deadline, retries and
+//     error classes (run, retry, classify).
+//   - strategy.go, lane.go: the strategy as one value, and the lanes
+//     through which every write that batch groups goes (direct: a batch of
+//     one; group: queued). leases.go: the lock strategy's leases.
+//   - idempotency.go: records, the one idempotency helper; lapse.go: the
+//     one rule of lapse (and the payment grace).
+//   - stock.go: levels, locations, SKUs and the ledger's reads.
+//   - reservations.go: Reserve, Checkout and Confirm (decideStock),
+//     Release, orders; plan.go: what a stock transaction reads, locks and
+//     commits under each strategy; allocate.go: where stock is taken from.
+//   - shows.go: shows, their seats and layouts; seats.go, seatrows.go:
+//     best-available seats; holds.go: holds and bookings (decideHolds,
+//     decideConfirms).
+//   - payments.go: payments, their saga and reorders; outcomes.go:
+//     ApplyOutcome (decideOutcomes).
+//   - sweep.go: the sweeper; events.go: the event feed; reconcile*.go:
+//     checks of the ledger and the outbox; keys.go: API keys.
+//   - writes.go: the ground floor: the outbox, ledger rows and counter
+//     moves, seat and place moves, status errors.
 package engine
