@@ -304,6 +304,7 @@
 //   - Concurrently with SKIP LOCKED, a request may not see a lapsed hold
 //     that another transaction is expiring at that instant, and count its
 //     stock as still held.//
+//
 // # Files
 //
 // By aggregate, with the shared writes on a ground floor that the others
