@@ -303,7 +303,7 @@
 //     store, or every fenced write is refused as stale.
 //   - Concurrently with SKIP LOCKED, a request may not see a lapsed hold
 //     that another transaction is expiring at that instant, and count its
-//     stock as still held.//
+//     stock as still held.
 //
 // # Files
 //
