@@ -17,8 +17,10 @@ import (
 	"github.com/stockade/stockade"
 )
 
-// Client is a stockade.Service, a stockade.BookingService and a
-// stockade.PaymentService over the HTTP API of a stockade server.
+// Client is a stockade.StockService, a stockade.BookingService and a
+// stockade.PaymentService over the HTTP API of a stockade server, and
+// manages API keys (CreateKey, Keys, RevokeKey); it is not a whole
+// stockade.Service, since a key is authenticated by the server only.
 // A refusal comes back as the *stockade.Error the server sent (its code
 // and detail); transport failures and unexpected answers are other errors.
 //
@@ -35,7 +37,7 @@ type Client struct {
 }
 
 var (
-	_ stockade.Service        = (*Client)(nil)
+	_ stockade.StockService   = (*Client)(nil)
 	_ stockade.BookingService = (*Client)(nil)
 	_ stockade.PaymentService = (*Client)(nil)
 )
@@ -151,7 +153,7 @@ func locationBodyOf(loc stockade.Location) map[string]any {
 	return map[string]any{"name": loc.Name, "lat": loc.Lat, "lon": loc.Lon}
 }
 
-// PutLocation implements stockade.Service.
+// PutLocation implements stockade.StockService.
 func (c *Client) PutLocation(ctx context.Context, loc stockade.Location, idem *stockade.Idempotency) (stockade.Location, error) {
 	var out locationJSON
 	if err := c.do(ctx, http.MethodPut, "/v1/locations/"+seg(loc.ID), locationBodyOf(loc), &out, idem); err != nil {
@@ -160,7 +162,7 @@ func (c *Client) PutLocation(ctx context.Context, loc stockade.Location, idem *s
 	return out.domain(), nil
 }
 
-// Location implements stockade.Service.
+// Location implements stockade.StockService.
 func (c *Client) Location(ctx context.Context, id string) (stockade.Location, error) {
 	var out locationJSON
 	if err := c.do(ctx, http.MethodGet, "/v1/locations/"+seg(id), nil, &out, nil); err != nil {
@@ -169,7 +171,7 @@ func (c *Client) Location(ctx context.Context, id string) (stockade.Location, er
 	return out.domain(), nil
 }
 
-// Locations implements stockade.Service.
+// Locations implements stockade.StockService.
 func (c *Client) Locations(ctx context.Context, q stockade.LocationQuery) (stockade.LocationPage, error) {
 	var out locationsJSON
 	if err := c.do(ctx, http.MethodGet, pagePath("/v1/locations", url.Values{}, q.Cursor, q.Limit), nil, &out, nil); err != nil {
@@ -178,7 +180,7 @@ func (c *Client) Locations(ctx context.Context, q stockade.LocationQuery) (stock
 	return out.domain(), nil
 }
 
-// SKUs implements stockade.Service.
+// SKUs implements stockade.StockService.
 func (c *Client) SKUs(ctx context.Context, q stockade.SKUQuery) (stockade.SKUPage, error) {
 	v := url.Values{}
 	if q.Prefix != "" {
@@ -206,7 +208,7 @@ func pagePath(path string, v url.Values, cursor string, limit int) string {
 	return path
 }
 
-// SetStock implements stockade.Service.
+// SetStock implements stockade.StockService.
 func (c *Client) SetStock(ctx context.Context, k stockade.Key, onHand int64, expectedVersion *int64, idem *stockade.Idempotency) (stockade.Level, error) {
 	var out levelJSON
 	in := setStockBody{OnHand: &onHand, ExpectedVersion: expectedVersion}
@@ -216,7 +218,7 @@ func (c *Client) SetStock(ctx context.Context, k stockade.Key, onHand int64, exp
 	return out.domain(), nil
 }
 
-// AdjustStock implements stockade.Service.
+// AdjustStock implements stockade.StockService.
 func (c *Client) AdjustStock(ctx context.Context, k stockade.Key, delta int64, reason string, idem *stockade.Idempotency) (stockade.Level, error) {
 	var out levelJSON
 	in := adjustBody{Delta: &delta, Reason: &reason}
@@ -233,7 +235,7 @@ func (c *Client) Ready(ctx context.Context) error {
 	return c.do(ctx, http.MethodGet, "/readyz", nil, nil, nil)
 }
 
-// Stock implements stockade.Service.
+// Stock implements stockade.StockService.
 func (c *Client) Stock(ctx context.Context, sku string) (stockade.Stock, error) {
 	var out stockJSON
 	if err := c.do(ctx, http.MethodGet, "/v1/stock/"+seg(sku), nil, &out, nil); err != nil {
@@ -258,7 +260,7 @@ func reserveBodyOf(req stockade.ReserveRequest) reserveJSON {
 // the next one.
 func seconds(ttl time.Duration) int64 { return int64((ttl + time.Second - 1) / time.Second) }
 
-// Reserve implements stockade.Service. The TTL goes over the wire in
+// Reserve implements stockade.StockService. The TTL goes over the wire in
 // whole seconds, rounded up.
 func (c *Client) Reserve(ctx context.Context, req stockade.ReserveRequest, idem *stockade.Idempotency) (stockade.Reservation, error) {
 	var out reservationJSON
@@ -268,7 +270,7 @@ func (c *Client) Reserve(ctx context.Context, req stockade.ReserveRequest, idem 
 	return out.domain(), nil
 }
 
-// Reservation implements stockade.Service.
+// Reservation implements stockade.StockService.
 func (c *Client) Reservation(ctx context.Context, id string) (stockade.Reservation, error) {
 	var out reservationJSON
 	if err := c.do(ctx, http.MethodGet, "/v1/reservations/"+seg(id), nil, &out, nil); err != nil {
@@ -277,12 +279,12 @@ func (c *Client) Reservation(ctx context.Context, id string) (stockade.Reservati
 	return out.domain(), nil
 }
 
-// Confirm implements stockade.Service.
+// Confirm implements stockade.StockService.
 func (c *Client) Confirm(ctx context.Context, id string, idem *stockade.Idempotency) (stockade.Order, error) {
 	return c.order(ctx, http.MethodPost, "/v1/reservations/"+seg(id)+"/confirm", nil, idem)
 }
 
-// Release implements stockade.Service.
+// Release implements stockade.StockService.
 func (c *Client) Release(ctx context.Context, id string, idem *stockade.Idempotency) (stockade.Reservation, error) {
 	var out reservationJSON
 	if err := c.do(ctx, http.MethodDelete, "/v1/reservations/"+seg(id), nil, &out, idem); err != nil {
@@ -291,23 +293,23 @@ func (c *Client) Release(ctx context.Context, id string, idem *stockade.Idempote
 	return out.domain(), nil
 }
 
-// Checkout implements stockade.Service.
+// Checkout implements stockade.StockService.
 func (c *Client) Checkout(ctx context.Context, req stockade.ReserveRequest, idem *stockade.Idempotency) (stockade.Order, error) {
 	return c.order(ctx, http.MethodPost, "/v1/orders", reserveBodyOf(req), idem)
 }
 
-// Order implements stockade.Service.
+// Order implements stockade.StockService.
 func (c *Client) Order(ctx context.Context, id string) (stockade.Order, error) {
 	return c.order(ctx, http.MethodGet, "/v1/orders/"+seg(id), nil, nil)
 }
 
-// CancelOrder implements stockade.Service; expectedVersion goes as the
+// CancelOrder implements stockade.StockService; expectedVersion goes as the
 // body's expected_version.
 func (c *Client) CancelOrder(ctx context.Context, id string, expectedVersion *int64, idem *stockade.Idempotency) (stockade.Order, error) {
 	return c.order(ctx, http.MethodPost, "/v1/orders/"+seg(id)+"/cancel", orderChange(expectedVersion), idem)
 }
 
-// FulfillOrder implements stockade.Service; expectedVersion goes as the
+// FulfillOrder implements stockade.StockService; expectedVersion goes as the
 // body's expected_version.
 func (c *Client) FulfillOrder(ctx context.Context, id string, expectedVersion *int64, idem *stockade.Idempotency) (stockade.Order, error) {
 	return c.order(ctx, http.MethodPost, "/v1/orders/"+seg(id)+"/fulfill", orderChange(expectedVersion), idem)
@@ -330,7 +332,7 @@ func (c *Client) order(ctx context.Context, method, path string, in any, idem *s
 	return out.domain(), nil
 }
 
-// Movements implements stockade.Service: one page, whose Next is the
+// Movements implements stockade.StockService: one page, whose Next is the
 // server's cursor, to pass back as is in q.Cursor. AllMovements follows
 // the cursors.
 func (c *Client) Movements(ctx context.Context, q stockade.MovementQuery) (stockade.MovementPage, error) {
@@ -374,14 +376,14 @@ func (c *Client) AllMovements(ctx context.Context, q stockade.MovementQuery) ite
 	}
 }
 
-// Reservations implements stockade.Service.
+// Reservations implements stockade.StockService.
 func (c *Client) Reservations(ctx context.Context, q stockade.ListQuery) (stockade.ReservationPage, error) {
 	var out reservationsJSON
 	err := c.do(ctx, http.MethodGet, listPath("/v1/reservations", q), nil, &out, nil)
 	return out.domain(), err
 }
 
-// Orders implements stockade.Service.
+// Orders implements stockade.StockService.
 func (c *Client) Orders(ctx context.Context, q stockade.ListQuery) (stockade.OrderPage, error) {
 	var out ordersJSON
 	err := c.do(ctx, http.MethodGet, listPath("/v1/orders", q), nil, &out, nil)
@@ -429,7 +431,7 @@ func (c *Client) RevokeKey(ctx context.Context, id string) (stockade.APIKey, err
 	return out.domain(), err
 }
 
-// Events implements stockade.Service. With q.Wait, the call waits for
+// Events implements stockade.StockService. With q.Wait, the call waits for
 // the server's answer that long and more: give hc no shorter a timeout.
 func (c *Client) Events(ctx context.Context, q stockade.DomainEventQuery) (stockade.DomainEventPage, error) {
 	v := url.Values{}
