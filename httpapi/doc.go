@@ -1,18 +1,18 @@
 // Package httpapi serves stockade's HTTP API: JSON in and out, errors as
 // RFC 9457 problem+json documents carrying a stable code. It adapts one
-// dependency, HTTP, to a stockade.Service, to a stockade.BookingService
-// for the seats of shows, and to a stockade.PaymentService for the
-// payments of what it sells, and shows what a lock.Inspector sees of the
-// locks; it holds no state of its own beyond its metrics.
+// dependency, HTTP, to a stockade.Service, the whole service: its stock,
+// the seats of shows, the payments of what it sells and the API keys;
+// and shows what a lock.Inspector sees of the locks. It holds no state of
+// its own beyond its metrics.
 //
-//	eng, err := engine.New(store, nil) // a stockade.Service, KeyService, BookingService and PaymentService
-//	api := httpapi.NewServer(eng, log, &httpapi.Options{Keys: eng, Bookings: eng, Payments: eng,
-//		WebhookSecrets: [][]byte{webhookSecret}}, store) // /readyz pings the store
+//	eng, err := engine.New(store, nil) // a stockade.Service
+//	api := httpapi.NewServer(eng, log, &httpapi.Options{WebhookSecrets: [][]byte{webhookSecret}},
+//		store) // /readyz pings the store
 //	srv := &http.Server{Addr: "127.0.0.1:8080", Handler: api}
 //	err = srv.ListenAndServe()
 //
 //	_, secret, err := eng.CreateKey(ctx, stockade.NewKeyRequest{Name: "shop", Role: stockade.RoleStorefront})
-//	c := httpapi.NewClient("http://localhost:8080", nil).WithKey(secret) // a Service, BookingService and PaymentService too
+//	c := httpapi.NewClient("http://localhost:8080", nil).WithKey(secret) // a StockService, BookingService and PaymentService too
 //	r, err := c.Reserve(ctx, stockade.ReserveRequest{Lines: []stockade.Line{{SKU: "widget", Quantity: 2}}}, nil)
 //	if stockade.ErrorCode(err) == stockade.EInsufficientStock { … }
 //
@@ -25,22 +25,23 @@
 // # Access
 //
 // Every /v1 route needs an API key, "Authorization: Bearer <secret>",
-// checked by Options.Keys, whose role (admin, storefront or reader; see
-// stockade.Role) the route's entry in the route table allows. A missing,
-// malformed, unknown or revoked key is 401 "unauthenticated", with a
-// WWW-Authenticate challenge; a role that may not call the route is 403
-// "forbidden"; a key over its token bucket (Options.RateLimit and
-// RateBurst, or the key's own rate) is 429 "rate_limited" with
-// Retry-After. These refusals come before the body is read, and change
-// nothing. The call then reaches the service as the key's stockade.Actor:
-// a storefront key finds only the reservations, orders, holds, bookings
-// and payments it created (another's answers 404, word for word as a
-// missing one), its Idempotency-Keys are its own, and ledger rows name the
-// key. A server with Options.Open lets requests without a key in as the
-// service itself, with every role and no rate limit; a request with a key
-// is checked all the same. GET /healthz, /readyz, /metrics and
-// /openapi.json are public; POST /v1/payments/webhook needs no key either,
-// but a signature (see The payment webhook, below).
+// checked by the service (stockade.KeyService), whose role (admin,
+// storefront or reader; see stockade.Role) the route's entry in the route
+// table allows. A missing, malformed, unknown or revoked key is 401
+// "unauthenticated", with a WWW-Authenticate challenge; a role that may
+// not call the route is 403 "forbidden"; a key over its token bucket
+// (Options.RateLimit and RateBurst, or the key's own rate) is 429
+// "rate_limited" with Retry-After. These refusals come before the body is
+// read, and change nothing. The call then reaches the service as the
+// key's stockade.Actor: a storefront key finds only the reservations,
+// orders, holds, bookings and payments it created (another's answers 404,
+// word for word as a missing one), its Idempotency-Keys are its own, and
+// ledger rows name the key. A server with Options.Open lets requests
+// without a key in as the service itself, with every role and no rate
+// limit; a request with a key is checked all the same. GET /healthz,
+// /readyz, /metrics and /openapi.json are public; POST
+// /v1/payments/webhook needs no key either, but a signature (see The
+// payment webhook, below).
 //
 // # Input
 //
@@ -132,9 +133,6 @@
 // then on, and its seats come back at the next change that touches it,
 // the next hold on its show, or the sweeper.
 //
-// A server without Options.Bookings serves these routes as one that has
-// no shows: PUT /v1/shows/{id} is 409 "invalid_state", the rest 404.
-//
 // # Payments
 //
 // stockade moves no money: a payment records what a payment system
@@ -180,9 +178,7 @@
 // ?stuck=true and ?resolution= (one of the resolutions, or "unresolved"),
 // paged as the reservations are. The events payment.created,
 // payment.moved, payment.resolved and payment.stuck carry the payment as
-// GET /v1/payments/{id} shows it. A server without Options.Payments serves
-// these routes as one that has no payments: POST /v1/payments is 409
-// "invalid_state", the list is empty, and the rest is 404.
+// GET /v1/payments/{id} shows it.
 //
 // # The payment webhook
 //

@@ -322,7 +322,7 @@ func (s *Server) createKey(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, err)
 		return
 	}
-	k, secret, err := s.opts.keyService().CreateKey(r.Context(), req)
+	k, secret, err := s.svc.CreateKey(r.Context(), req)
 	if err != nil {
 		s.writeError(w, r, err)
 		return
@@ -339,7 +339,7 @@ func (s *Server) listKeys(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	call(s, w, r, nil, http.StatusOK, viewKeys, func(ctx context.Context, _ *stockade.Idempotency) (stockade.KeyPage, error) {
-		return s.opts.keyService().Keys(ctx, q)
+		return s.svc.Keys(ctx, q)
 	})
 }
 
@@ -347,7 +347,7 @@ func (s *Server) listKeys(w http.ResponseWriter, r *http.Request) {
 // trust it until their cache entry ends (Options.KeyCacheTTL).
 func (s *Server) revokeKey(w http.ResponseWriter, r *http.Request) {
 	byID(s, w, r, viewKey, func(ctx context.Context, id string, _ *stockade.Idempotency) (stockade.APIKey, error) {
-		k, err := s.opts.keyService().RevokeKey(ctx, id)
+		k, err := s.svc.RevokeKey(ctx, id)
 		if err == nil && k.Revoked() {
 			s.keys.forget(id)
 		}
@@ -355,7 +355,7 @@ func (s *Server) revokeKey(w http.ResponseWriter, r *http.Request) {
 	})
 }
 
-// Shows (stockade.Event), holds and bookings, through Options.Bookings.
+// Shows (stockade.Event), holds and bookings.
 
 func viewShow(e stockade.Event) any                  { return toShow(e) }
 func viewShowView(v stockade.EventView) any          { return toShowView(v) }
@@ -376,13 +376,13 @@ func (s *Server) putShow(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	call(s, w, r, body, http.StatusOK, viewShow, func(ctx context.Context, idem *stockade.Idempotency) (stockade.Event, error) {
-		return s.opts.bookingService().PutEvent(ctx, ev, idem)
+		return s.svc.PutEvent(ctx, ev, idem)
 	})
 }
 
 func (s *Server) getShow(w http.ResponseWriter, r *http.Request) {
 	byID(s, w, r, viewShowView, func(ctx context.Context, id string, _ *stockade.Idempotency) (stockade.EventView, error) {
-		return s.opts.bookingService().Event(ctx, id)
+		return s.svc.Event(ctx, id)
 	})
 }
 
@@ -397,7 +397,7 @@ func (s *Server) listSeats(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	call(s, w, r, nil, http.StatusOK, viewSeats, func(ctx context.Context, _ *stockade.Idempotency) (stockade.SeatPage, error) {
-		return s.opts.bookingService().Seats(ctx, id, q)
+		return s.svc.Seats(ctx, id, q)
 	})
 }
 
@@ -412,7 +412,7 @@ func (s *Server) listSeatHistory(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	call(s, w, r, nil, http.StatusOK, viewSeatHistory, func(ctx context.Context, _ *stockade.Idempotency) (stockade.SeatHistoryPage, error) {
-		return s.opts.bookingService().SeatHistory(ctx, id, q)
+		return s.svc.SeatHistory(ctx, id, q)
 	})
 }
 
@@ -428,13 +428,13 @@ func (s *Server) holdSeats(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	call(s, w, r, body, http.StatusCreated, viewHold, func(ctx context.Context, idem *stockade.Idempotency) (stockade.Hold, error) {
-		return s.opts.bookingService().HoldSeats(ctx, req, idem)
+		return s.svc.HoldSeats(ctx, req, idem)
 	})
 }
 
 func (s *Server) getHold(w http.ResponseWriter, r *http.Request) {
 	byID(s, w, r, viewHold, func(ctx context.Context, id string, _ *stockade.Idempotency) (stockade.Hold, error) {
-		return s.opts.bookingService().Hold(ctx, id)
+		return s.svc.Hold(ctx, id)
 	})
 }
 
@@ -451,29 +451,29 @@ func (s *Server) extendHold(w http.ResponseWriter, r *http.Request) {
 	}
 	id := r.PathValue("id")
 	call(s, w, r, body, http.StatusOK, viewHold, func(ctx context.Context, idem *stockade.Idempotency) (stockade.Hold, error) {
-		return s.opts.bookingService().ExtendHold(ctx, id, ttl, idem)
+		return s.svc.ExtendHold(ctx, id, ttl, idem)
 	})
 }
 
 func (s *Server) confirmHold(w http.ResponseWriter, r *http.Request) {
-	byID(s, w, r, viewBooking, s.opts.bookingService().ConfirmHold)
+	byID(s, w, r, viewBooking, s.svc.ConfirmHold)
 }
 
 func (s *Server) releaseHold(w http.ResponseWriter, r *http.Request) {
-	byID(s, w, r, viewHold, s.opts.bookingService().ReleaseHold)
+	byID(s, w, r, viewHold, s.svc.ReleaseHold)
 }
 
 func (s *Server) getBooking(w http.ResponseWriter, r *http.Request) {
 	byID(s, w, r, viewBooking, func(ctx context.Context, id string, _ *stockade.Idempotency) (stockade.Booking, error) {
-		return s.opts.bookingService().Booking(ctx, id)
+		return s.svc.Booking(ctx, id)
 	})
 }
 
 func (s *Server) cancelBooking(w http.ResponseWriter, r *http.Request) {
-	byID(s, w, r, viewBooking, s.opts.bookingService().CancelBooking)
+	byID(s, w, r, viewBooking, s.svc.CancelBooking)
 }
 
-// Payments, through Options.Payments.
+// Payments.
 
 func viewPayment(p stockade.Payment) any                 { return toPayment(p) }
 func viewPayments(p stockade.PaymentPage) any            { return toPayments(p) }
@@ -491,7 +491,7 @@ func (s *Server) createPayment(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	call(s, w, r, body, http.StatusCreated, viewPayment, func(ctx context.Context, idem *stockade.Idempotency) (stockade.Payment, error) {
-		return s.opts.paymentService().CreatePayment(ctx, req, idem)
+		return s.svc.CreatePayment(ctx, req, idem)
 	})
 }
 
@@ -502,19 +502,19 @@ func (s *Server) listPayments(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	call(s, w, r, nil, http.StatusOK, viewPayments, func(ctx context.Context, _ *stockade.Idempotency) (stockade.PaymentPage, error) {
-		return s.opts.paymentService().Payments(ctx, q)
+		return s.svc.Payments(ctx, q)
 	})
 }
 
 func (s *Server) getPayment(w http.ResponseWriter, r *http.Request) {
 	byID(s, w, r, viewPayment, func(ctx context.Context, id string, _ *stockade.Idempotency) (stockade.Payment, error) {
-		return s.opts.paymentService().Payment(ctx, id)
+		return s.svc.Payment(ctx, id)
 	})
 }
 
 func (s *Server) paymentHistory(w http.ResponseWriter, r *http.Request) {
 	byID(s, w, r, viewPaymentHistory, func(ctx context.Context, id string, _ *stockade.Idempotency) ([]stockade.PaymentChange, error) {
-		return s.opts.paymentService().PaymentHistory(ctx, id)
+		return s.svc.PaymentHistory(ctx, id)
 	})
 }
 
@@ -526,7 +526,7 @@ func (s *Server) cancelPayment(w http.ResponseWriter, r *http.Request) {
 	}
 	id, reason := r.PathValue("id"), in.reason()
 	call(s, w, r, body, http.StatusOK, viewPayment, func(ctx context.Context, idem *stockade.Idempotency) (stockade.Payment, error) {
-		return s.opts.paymentService().CancelPayment(ctx, id, reason, idem)
+		return s.svc.CancelPayment(ctx, id, reason, idem)
 	})
 }
 
@@ -546,6 +546,6 @@ func (s *Server) paymentOutcome(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	call(s, w, r, body, http.StatusOK, viewPayment, func(ctx context.Context, _ *stockade.Idempotency) (stockade.Payment, error) {
-		return s.opts.paymentService().ApplyOutcome(ctx, o, "")
+		return s.svc.ApplyOutcome(ctx, o, "")
 	})
 }

@@ -187,6 +187,6 @@ func (s *Server) paymentWebhook(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	call(s, w, r, body, http.StatusOK, viewPayment, func(ctx context.Context, _ *stockade.Idempotency) (stockade.Payment, error) {
-		return s.opts.paymentService().ApplyOutcome(ctx, o, webhookSource)
+		return s.svc.ApplyOutcome(ctx, o, webhookSource)
 	})
 }
