@@ -17,10 +17,40 @@
 //	if stockade.ErrorCode(err) == stockade.EInsufficientStock { … }
 //
 // routes.go lists every route on one page, with the roles that may call
-// it and the shape of its body and answer; types.go spells out the JSON
-// documents; errors.go holds the one table that maps stockade error codes
-// to HTTP statuses; openapi.json describes it all in OpenAPI 3.1, served
-// at GET /openapi.json, and the tests hold the code to it.
+// it and the shape of its body and answer; the file of each aggregate
+// (see Files) spells out its JSON documents; errors.go holds the one
+// table that maps stockade error codes to HTTP statuses; openapi.json
+// describes it all in OpenAPI 3.1, served at GET /openapi.json, and the
+// tests hold the code to it.
+//
+// # Files
+//
+// The file of an aggregate holds all of it: its routes' request bodies
+// and queries, the JSON documents they answer, the handlers, and the
+// Client's calls of them.
+//
+//	stock.go     locations, stock levels and the ledger: /v1/locations, /v1/stock, /v1/movements
+//	orders.go    reservations and orders: /v1/reservations, /v1/orders
+//	shows.go     shows, their seats and seat history, holds and bookings: /v1/shows, /v1/holds, /v1/bookings
+//	payments.go  payments, their outcomes and the webhook's route: /v1/payments
+//	keys.go      API keys: /v1/keys
+//	events.go    the feed of domain events and its stream: /v1/events
+//	locks.go     the lock inspector's view: /v1/locks
+//
+// The rest is shared by all of them:
+//
+//	routes.go       every route on one page, with the roles that may call it
+//	server.go       Options, NewServer and ServeHTTP: request ids, deadlines, the log line, /healthz, /readyz
+//	auth.go         API keys on requests: roles, the key cache, rate limits
+//	webhook.go      the webhook's signature: SignWebhook and its check
+//	decode.go       reading a request: strict JSON, query parameters, ids in the path
+//	views.go        what the JSON documents share: times, lists
+//	idempotency.go  Idempotency-Key, and call, through which every handler reaches the service
+//	errors.go       the code-to-status table, problem documents, writing JSON
+//	metrics.go      the Prometheus metrics and /metrics
+//	overdue.go      the warning about a request past its deadline
+//	openapi.go      openapi.json, served at /openapi.json
+//	client.go       the Client's transport: requests, answers, errors
 //
 // # Access
 //
