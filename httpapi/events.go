@@ -245,7 +245,7 @@ func (s *Server) streamEvents(w http.ResponseWriter, r *http.Request) {
 // leave.
 func (s *Server) CloseStreams() { s.closeStreams() }
 
-// Client.
+// The Client's calls.
 
 // Events implements stockade.StockService. With q.Wait, the call waits for
 // the server's answer that long and more: give hc no shorter a timeout.

@@ -13,7 +13,7 @@ import (
 // documents they read and answer, and the Client's calls of them. How a
 // request's key is checked is auth.go's.
 
-// Requests.
+// The request bodies and queries.
 
 // keyBody is the body of POST /v1/keys.
 type keyBody struct {
@@ -48,7 +48,7 @@ func keyQuery(r *http.Request) (stockade.KeyQuery, error) {
 	return q, err
 }
 
-// Views.
+// The JSON documents.
 
 // keyJSON is an API key as the API shows it: never its hash. Secret is
 // set only in the answer to its creation.
@@ -95,7 +95,7 @@ func (j keysJSON) domain() stockade.KeyPage {
 	return stockade.KeyPage{Keys: each(j.Keys, keyJSON.domain), Next: j.NextCursor}
 }
 
-// Handlers.
+// The handlers.
 
 func viewKey(k stockade.APIKey) any   { return toKey(k) }
 func viewKeys(p stockade.KeyPage) any { return toKeys(p) }
@@ -151,7 +151,7 @@ func (s *Server) revokeKey(w http.ResponseWriter, r *http.Request) {
 	})
 }
 
-// Client.
+// The Client's calls.
 
 // CreateKey creates an API key (an admin key's call) and returns it
 // with its secret, which no later call shows.

@@ -18,7 +18,7 @@ import (
 // cancels and fulfilments, the lists, the documents they read and
 // answer, and the Client's calls of them.
 
-// Requests.
+// The request bodies and queries.
 
 // reserveBody is the body of POST /v1/reservations and POST /v1/orders.
 type reserveBody struct {
@@ -149,7 +149,7 @@ func listQuery(r *http.Request) (stockade.ListQuery, error) {
 	return q, err
 }
 
-// Views.
+// The JSON documents.
 
 // lineJSON is a line of a reservation or an order.
 type lineJSON struct {
@@ -282,7 +282,7 @@ func (j ordersJSON) domain() stockade.OrderPage {
 	return stockade.OrderPage{Orders: each(j.Orders, orderJSON.domain), Next: j.NextCursor}
 }
 
-// Handlers.
+// The handlers.
 
 func viewReservation(r stockade.Reservation) any      { return toReservation(r) }
 func viewReservations(p stockade.ReservationPage) any { return toReservations(p) }
@@ -413,7 +413,7 @@ func (s *Server) changeOrder(w http.ResponseWriter, r *http.Request,
 	})
 }
 
-// Client.
+// The Client's calls.
 
 // reserveJSON is the body of a reservation or checkout as the client
 // sends it.

@@ -19,7 +19,7 @@ import (
 // domain types' JSON, so that the payload of a payment.* event reads like
 // GET /v1/payments/{id}.
 
-// Requests.
+// The request bodies and queries.
 
 // paymentBody is the body of POST /v1/payments.
 type paymentBody struct {
@@ -151,7 +151,7 @@ func paymentQuery(r *http.Request) (stockade.PaymentQuery, error) {
 	return q, err
 }
 
-// Views.
+// The JSON documents.
 
 // paymentTargetJSON names what a payment pays for.
 type paymentTargetJSON struct {
@@ -255,7 +255,7 @@ func (j paymentHistoryJSON) domain() []stockade.PaymentChange {
 	return orNone(j.Changes, paymentChangeJSON.domain)
 }
 
-// Handlers.
+// The handlers.
 
 func viewPayment(p stockade.Payment) any                 { return toPayment(p) }
 func viewPayments(p stockade.PaymentPage) any            { return toPayments(p) }
@@ -377,7 +377,7 @@ func (s *Server) paymentWebhook(w http.ResponseWriter, r *http.Request) {
 	})
 }
 
-// Client.
+// The Client's calls.
 
 // newPaymentJSON is the body of POST /v1/payments as the client sends
 // it.

@@ -20,7 +20,7 @@ import (
 // types' JSON, so that the payload of a hold.* event reads like GET
 // /v1/holds/{id}.
 
-// Requests.
+// The request bodies and queries.
 
 // showBody is the body of PUT /v1/shows/{id}: the show without its id,
 // which is in the path.
@@ -324,7 +324,7 @@ func seatHistoryQuery(r *http.Request) (stockade.SeatHistoryQuery, error) {
 	return q, err
 }
 
-// Views.
+// The JSON documents.
 
 // xyJSON is a position on a show's floor plan.
 type xyJSON struct {
@@ -566,7 +566,7 @@ func (b bookingJSON) domain() stockade.Booking {
 		Seats: b.Seats, Places: orNone(b.Places, placesJSON.domain), CreatedAt: b.CreatedAt, Owner: b.Owner}
 }
 
-// Handlers.
+// The handlers.
 
 func viewShow(e stockade.Event) any                  { return toShow(e) }
 func viewShowView(v stockade.EventView) any          { return toShowView(v) }
@@ -684,7 +684,7 @@ func (s *Server) cancelBooking(w http.ResponseWriter, r *http.Request) {
 	byID(s, w, r, viewBooking, s.svc.CancelBooking)
 }
 
-// Client.
+// The Client's calls.
 
 // showBodyJSON is the body of PUT /v1/shows/{id} as the client sends it:
 // the show without its id, which is in the path, and areas without their

@@ -14,7 +14,7 @@ import (
 // /v1/stock and GET /v1/movements, the documents they read and answer,
 // and the Client's calls of them.
 
-// Requests.
+// The request bodies and queries.
 
 type locationBody struct {
 	Name *string  `json:"name"`
@@ -121,7 +121,7 @@ func movementQuery(r *http.Request) (stockade.MovementQuery, error) {
 	return f, err
 }
 
-// Views.
+// The JSON documents.
 
 // locationJSON is a location as the API shows it.
 type locationJSON struct {
@@ -280,7 +280,7 @@ func (ms movementsJSON) domain() stockade.MovementPage {
 	return out
 }
 
-// Handlers.
+// The handlers.
 
 func viewLocation(l stockade.Location) any      { return toLocation(l) }
 func viewLocations(p stockade.LocationPage) any { return toLocations(p) }
@@ -386,7 +386,7 @@ func (s *Server) movements(w http.ResponseWriter, r *http.Request) {
 	})
 }
 
-// Client.
+// The Client's calls.
 
 // locationBodyOf is the body of PUT /v1/locations/{id}: the location
 // without its id, which is in the path.
