@@ -92,8 +92,8 @@ func (r NewKeyRequest) Validate() error {
 	return nil
 }
 
-// KeyService manages API keys. The engine implements it; `stockade keys`
-// and the admin routes of the HTTP API call it.
+// KeyService manages API keys, a part of Service. The engine implements
+// it; `stockade keys` and the admin routes of the HTTP API call it.
 type KeyService interface {
 	// CreateKey creates a key and returns it with its secret, which is
 	// not kept anywhere: the caller shows it once. A name in use is

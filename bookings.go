@@ -54,7 +54,7 @@ type EventView struct {
 }
 
 // BookingService sells the seats and places of events: what the HTTP
-// API exposes and the engine implements, beside Service. Refusals are
+// API exposes and the engine implements, a part of Service. Refusals are
 // *Error: ESeatsUnavailable for named seats that are not free (the
 // message names them), ESoldOut when no free seats or places meet a
 // request, EHoldExpired for a hold that ran out, never "busy".

@@ -16,7 +16,7 @@ import (
 
 // PaymentService keeps the payments of reservations, holds and orders
 // and applies what payment systems report of them: what the HTTP API
-// exposes and the engine implements, beside Service. Refusals are
+// exposes and the engine implements, a part of Service. Refusals are
 // *Error: EPaymentExists for a second payment of a target (the message
 // names the first), EInvalidState for a move the status table does not
 // allow (the message names the current status).

@@ -5,11 +5,25 @@ import (
 	"time"
 )
 
-// Service is the stockade inventory service: what the HTTP API exposes and
-// the engine implements. Every refusal is an *Error with a stable code;
-// a request is refused for lack of stock only ever with
-// EInsufficientStock, never because the service is busy: lock waits and
-// retries happen inside, bounded by ctx's deadline.
+// Service is the whole stockade service: what the HTTP API exposes and
+// the engine implements, one value for all of it. Its parts are
+// interfaces of their own, so that a caller that needs one part takes
+// only that part: the stock (StockService), the seats of events
+// (BookingService), the payments (PaymentService) and the API keys
+// (KeyService).
+type Service interface {
+	StockService
+	BookingService
+	PaymentService
+	KeyService
+}
+
+// StockService is the inventory part of Service: locations, stock levels,
+// reservations, orders, the ledger and the feed of domain events. Every
+// refusal is an *Error with a stable code; a request is refused for lack
+// of stock only ever with EInsufficientStock, never because the service
+// is busy: lock waits and retries happen inside, bounded by ctx's
+// deadline.
 //
 // Every mutating method takes an *Idempotency as its last argument: nil
 // for a plain call, or a key that makes the call safe to retry (see
@@ -19,7 +33,7 @@ import (
 // a storefront actor finds only the reservations and orders its key
 // created (others' are ENotFound, as if they did not exist), its
 // idempotency keys are its own, and ledger rows record its name.
-type Service interface {
+type StockService interface {
 	// PutLocation creates or replaces a location.
 	PutLocation(ctx context.Context, loc Location, idem *Idempotency) (Location, error)
 

@@ -137,7 +137,7 @@ func (o *ConsumerOptions) withDefaults() ConsumerOptions {
 // service is also a stockade.PaymentService, as the engine is; elsewhere
 // they go to the dead letters.
 type Consumer struct {
-	svc  stockade.Service
+	svc  stockade.StockService
 	js   jetstream.JetStream
 	opts ConsumerOptions
 
@@ -145,7 +145,7 @@ type Consumer struct {
 }
 
 // NewConsumer returns a consumer that applies commands to svc.
-func NewConsumer(svc stockade.Service, js jetstream.JetStream, opts *ConsumerOptions) *Consumer {
+func NewConsumer(svc stockade.StockService, js jetstream.JetStream, opts *ConsumerOptions) *Consumer {
 	return &Consumer{svc: svc, js: js, opts: opts.withDefaults()}
 }
 

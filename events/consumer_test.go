@@ -119,12 +119,12 @@ func TestConsumerAppliesOnce(t *testing.T) {
 // killed before its acknowledgement would: the broker delivers the
 // message again.
 type lostAck struct {
-	stockade.Service
+	stockade.StockService
 	lost atomic.Int64
 }
 
 func (l *lostAck) Confirm(ctx context.Context, id string, idem *stockade.Idempotency) (stockade.Order, error) {
-	o, err := l.Service.Confirm(ctx, id, idem)
+	o, err := l.StockService.Confirm(ctx, id, idem)
 	if err == nil && !idem.Replayed {
 		l.lost.Add(1)
 		return o, stockade.Errorf(stockade.EUnavailable, "the connection was lost after the commit")
@@ -144,7 +144,7 @@ func TestConsumerLostAck(t *testing.T) {
 	for i, id := range res {
 		send(t, js, events.CommandConfirm, fmt.Sprintf("c-%d", i), fmt.Sprintf(`{"reservation_id":%q}`, id))
 	}
-	svc := &lostAck{Service: eng}
+	svc := &lostAck{StockService: eng}
 	c := events.NewConsumer(svc, js, nil)
 	stop := running(t, c)
 	until(t, "three commands answered again", func() bool { _, d, _, _ := c.Counts(); return d == 3 })

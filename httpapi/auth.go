@@ -158,7 +158,7 @@ func (s *Server) authenticate(r *http.Request) (stockade.Actor, bucket, error) {
 	case secret == "":
 		return stockade.Actor{}, bucket{}, stockade.Errorf(stockade.EUnauthenticated, "no API key: send Authorization: Bearer <key>")
 	}
-	k, err := s.keys.get(r.Context(), s.opts.keyService(), secret)
+	k, err := s.keys.get(r.Context(), s.svc, secret)
 	if err != nil {
 		return stockade.Actor{}, bucket{}, err
 	}

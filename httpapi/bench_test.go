@@ -103,7 +103,7 @@ func benchServer(b *testing.B, strategy string, role stockade.Role) (*Server, st
 	if err != nil {
 		b.Fatal(err)
 	}
-	return NewServer(eng, slog.New(slog.DiscardHandler), &Options{Keys: eng, Open: true}), secret
+	return NewServer(eng, slog.New(slog.DiscardHandler), &Options{Open: true}), secret
 }
 
 // BenchmarkEventLatency is how soon an event reaches a Server-Sent

@@ -1,46 +1,77 @@
 // Package httpapi serves stockade's HTTP API: JSON in and out, errors as
 // RFC 9457 problem+json documents carrying a stable code. It adapts one
-// dependency, HTTP, to a stockade.Service, to a stockade.BookingService
-// for the seats of shows, and to a stockade.PaymentService for the
-// payments of what it sells, and shows what a lock.Inspector sees of the
-// locks; it holds no state of its own beyond its metrics.
+// dependency, HTTP, to a stockade.Service, the whole service: its stock,
+// the seats of shows, the payments of what it sells and the API keys;
+// and shows what a lock.Inspector sees of the locks. It holds no state of
+// its own beyond its metrics.
 //
-//	eng, err := engine.New(store, nil) // a stockade.Service, KeyService, BookingService and PaymentService
-//	api := httpapi.NewServer(eng, log, &httpapi.Options{Keys: eng, Bookings: eng, Payments: eng,
-//		WebhookSecrets: [][]byte{webhookSecret}}, store) // /readyz pings the store
+//	eng, err := engine.New(store, nil) // a stockade.Service
+//	api := httpapi.NewServer(eng, log, &httpapi.Options{WebhookSecrets: [][]byte{webhookSecret}},
+//		store) // /readyz pings the store
 //	srv := &http.Server{Addr: "127.0.0.1:8080", Handler: api}
 //	err = srv.ListenAndServe()
 //
 //	_, secret, err := eng.CreateKey(ctx, stockade.NewKeyRequest{Name: "shop", Role: stockade.RoleStorefront})
-//	c := httpapi.NewClient("http://localhost:8080", nil).WithKey(secret) // a Service, BookingService and PaymentService too
+//	c := httpapi.NewClient("http://localhost:8080", nil).WithKey(secret) // a StockService, BookingService and PaymentService too
 //	r, err := c.Reserve(ctx, stockade.ReserveRequest{Lines: []stockade.Line{{SKU: "widget", Quantity: 2}}}, nil)
 //	if stockade.ErrorCode(err) == stockade.EInsufficientStock { … }
 //
 // routes.go lists every route on one page, with the roles that may call
-// it and the shape of its body and answer; types.go spells out the JSON
-// documents; errors.go holds the one table that maps stockade error codes
-// to HTTP statuses; openapi.json describes it all in OpenAPI 3.1, served
-// at GET /openapi.json, and the tests hold the code to it.
+// it and the shape of its body and answer; the file of each aggregate
+// (see Files) spells out its JSON documents; errors.go holds the one
+// table that maps stockade error codes to HTTP statuses; openapi.json
+// describes it all in OpenAPI 3.1, served at GET /openapi.json, and the
+// tests hold the code to it.
+//
+// # Files
+//
+// The file of an aggregate holds all of it: its routes' request bodies
+// and queries, the JSON documents they answer, the handlers, and the
+// Client's calls of them.
+//
+//	stock.go     locations, stock levels and the ledger: /v1/locations, /v1/stock, /v1/movements
+//	orders.go    reservations and orders: /v1/reservations, /v1/orders
+//	shows.go     shows, their seats and seat history, holds and bookings: /v1/shows, /v1/holds, /v1/bookings
+//	payments.go  payments, their outcomes and the webhook's route: /v1/payments
+//	keys.go      API keys: /v1/keys
+//	events.go    the feed of domain events and its stream: /v1/events
+//	locks.go     the lock inspector's view: /v1/locks
+//
+// The rest is shared by all of them:
+//
+//	routes.go       every route on one page, with the roles that may call it
+//	server.go       Options, NewServer and ServeHTTP: request ids, deadlines, the log line, /healthz, /readyz
+//	auth.go         API keys on requests: roles, the key cache, rate limits
+//	webhook.go      the webhook's signature: SignWebhook and its check
+//	decode.go       reading a request: strict JSON, query parameters, ids in the path
+//	views.go        what the JSON documents share: times, lists
+//	idempotency.go  Idempotency-Key, and call, through which every handler reaches the service
+//	errors.go       the code-to-status table, problem documents, writing JSON
+//	metrics.go      the Prometheus metrics and /metrics
+//	overdue.go      the warning about a request past its deadline
+//	openapi.go      openapi.json, served at /openapi.json
+//	client.go       the Client's transport: requests, answers, errors
 //
 // # Access
 //
 // Every /v1 route needs an API key, "Authorization: Bearer <secret>",
-// checked by Options.Keys, whose role (admin, storefront or reader; see
-// stockade.Role) the route's entry in the route table allows. A missing,
-// malformed, unknown or revoked key is 401 "unauthenticated", with a
-// WWW-Authenticate challenge; a role that may not call the route is 403
-// "forbidden"; a key over its token bucket (Options.RateLimit and
-// RateBurst, or the key's own rate) is 429 "rate_limited" with
-// Retry-After. These refusals come before the body is read, and change
-// nothing. The call then reaches the service as the key's stockade.Actor:
-// a storefront key finds only the reservations, orders, holds, bookings
-// and payments it created (another's answers 404, word for word as a
-// missing one), its Idempotency-Keys are its own, and ledger rows name the
-// key. A server with Options.Open lets requests without a key in as the
-// service itself, with every role and no rate limit; a request with a key
-// is checked all the same. GET /healthz, /readyz, /metrics and
-// /openapi.json are public; POST /v1/payments/webhook needs no key either,
-// but a signature (see The payment webhook, below).
+// checked by the service (stockade.KeyService), whose role (admin,
+// storefront or reader; see stockade.Role) the route's entry in the route
+// table allows. A missing, malformed, unknown or revoked key is 401
+// "unauthenticated", with a WWW-Authenticate challenge; a role that may
+// not call the route is 403 "forbidden"; a key over its token bucket
+// (Options.RateLimit and RateBurst, or the key's own rate) is 429
+// "rate_limited" with Retry-After. These refusals come before the body is
+// read, and change nothing. The call then reaches the service as the
+// key's stockade.Actor: a storefront key finds only the reservations,
+// orders, holds, bookings and payments it created (another's answers 404,
+// word for word as a missing one), its Idempotency-Keys are its own, and
+// ledger rows name the key. A server with Options.Open lets requests
+// without a key in as the service itself, with every role and no rate
+// limit; a request with a key is checked all the same. GET /healthz,
+// /readyz, /metrics and /openapi.json are public; POST
+// /v1/payments/webhook needs no key either, but a signature (see The
+// payment webhook, below).
 //
 // # Input
 //
@@ -132,9 +163,6 @@
 // then on, and its seats come back at the next change that touches it,
 // the next hold on its show, or the sweeper.
 //
-// A server without Options.Bookings serves these routes as one that has
-// no shows: PUT /v1/shows/{id} is 409 "invalid_state", the rest 404.
-//
 // # Payments
 //
 // stockade moves no money: a payment records what a payment system
@@ -180,9 +208,7 @@
 // ?stuck=true and ?resolution= (one of the resolutions, or "unresolved"),
 // paged as the reservations are. The events payment.created,
 // payment.moved, payment.resolved and payment.stuck carry the payment as
-// GET /v1/payments/{id} shows it. A server without Options.Payments serves
-// these routes as one that has no payments: POST /v1/payments is 409
-// "invalid_state", the list is empty, and the rest is 404.
+// GET /v1/payments/{id} shows it.
 //
 // # The payment webhook
 //

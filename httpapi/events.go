@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"net/url"
 	"strings"
 	"time"
 
@@ -243,3 +244,31 @@ func (s *Server) streamEvents(w http.ResponseWriter, r *http.Request) {
 // RegisterOnShutdown), or Shutdown waits for every stream's client to
 // leave.
 func (s *Server) CloseStreams() { s.closeStreams() }
+
+// The Client's calls.
+
+// Events implements stockade.StockService. With q.Wait, the call waits for
+// the server's answer that long and more: give hc no shorter a timeout.
+func (c *Client) Events(ctx context.Context, q stockade.DomainEventQuery) (stockade.DomainEventPage, error) {
+	v := url.Values{}
+	if q.Cursor != "" {
+		v.Set("after", q.Cursor)
+	}
+	if len(q.Types) > 0 {
+		v.Set("type", strings.Join(q.Types, ","))
+	}
+	if q.Aggregate != "" {
+		v.Set("aggregate", q.Aggregate)
+	}
+	if q.AggregateID != "" {
+		v.Set("aggregate_id", q.AggregateID)
+	}
+	if q.Wait > 0 {
+		v.Set("wait", q.Wait.String())
+	}
+	var out eventsJSON
+	if err := c.do(ctx, http.MethodGet, pagePath("/v1/events", v, "", q.Limit), nil, &out, nil); err != nil {
+		return stockade.DomainEventPage{}, err
+	}
+	return out.domain()
+}

@@ -13,8 +13,8 @@ import (
 )
 
 // Fuzz targets for what the API reads from the network: the request
-// bodies (FuzzReserveBody is in request_test.go, FuzzShowBody and
-// FuzzHoldBody in bookings_test.go), the movements query,
+// bodies (FuzzReserveBody is in decode_test.go, FuzzShowBody and
+// FuzzHoldBody in shows_test.go), the movements query,
 // the Idempotency-Key header and the fingerprint of a request. Each checks more than "no panic": a refusal
 // is an EInvalid error, and whatever is accepted survives a round trip
 // through the client's encoding unchanged. The seeds below, and the corpus

@@ -87,10 +87,6 @@ type apiOptions struct {
 	keyed bool
 	// wrap, if set, stands between the server and the engine.
 	wrap func(stockade.Service) stockade.Service
-	// noBookings: the server has no Options.Bookings.
-	noBookings bool
-	// noPayments: the server has no Options.Payments.
-	noPayments bool
 	// noWebhook: the server has no Options.WebhookSecrets. Otherwise,
 	// unless server gives its own, it has webhookSecret.
 	noWebhook bool
@@ -142,13 +138,7 @@ func newAPI(t *testing.T, o *apiOptions) *api {
 	if o.server != nil {
 		opts = *o.server
 	}
-	opts.Keys, opts.Bookings, opts.Payments, opts.Open = eng, eng, eng, !o.keyed
-	if o.noBookings {
-		opts.Bookings = nil
-	}
-	if o.noPayments {
-		opts.Payments = nil
-	}
+	opts.Open = !o.keyed
 	if opts.WebhookSecrets == nil && !o.noWebhook {
 		opts.WebhookSecrets = [][]byte{webhookSecret}
 	}

@@ -712,38 +712,6 @@ func TestWebhookMetrics(t *testing.T) {
 	}
 }
 
-// TestNoPaymentService: a server without Options.Payments serves the
-// routes as one that has no payments: a payment is refused with 409, the
-// list is empty, the rest is 404, and bad input is still 400.
-func TestNoPaymentService(t *testing.T) {
-	t.Parallel()
-	a := newAPI(t, &apiOptions{noPayments: true})
-	body := webhookBodyOf("psp-1", "pay_1", stockade.PaymentFailed)
-	for _, tc := range []struct {
-		method, path, body string
-		header             []string
-		status             int
-		code               string
-	}{
-		{"POST", "/v1/payments", `{"target":{"kind":"order","id":"ord_1"},"amount":1,"currency":"EUR"}`, nil, 409, stockade.EInvalidState},
-		{"GET", "/v1/payments/pay_1", "", nil, 404, stockade.ENotFound},
-		{"GET", "/v1/payments/pay_1/history", "", nil, 404, stockade.ENotFound},
-		{"POST", "/v1/payments/pay_1/cancel", "", nil, 404, stockade.ENotFound},
-		{"POST", "/v1/payments/pay_1/outcomes", `{"event_id":"op-1","status":"failed"}`, nil, 404, stockade.ENotFound},
-		{"POST", webhookPath, body, []string{signHeader(body, time.Now())}, 404, stockade.ENotFound},
-		{"GET", "/v1/payments?status=paid", "", nil, 400, stockade.EInvalid},
-		{"POST", "/v1/payments", `{"amount":1}`, nil, 400, stockade.EInvalid},
-	} {
-		p := a.must(tc.status, tc.method, tc.path, orNil(tc.body), tc.header...).problem(t)
-		if p.Code != tc.code || (tc.status != 400 && !strings.Contains(p.Detail, "this server takes no payments")) {
-			t.Errorf("%s %s: %+v", tc.method, tc.path, p)
-		}
-	}
-	if page := decodeAs[paymentsJSON](t, a.must(200, "GET", "/v1/payments", nil)); page.Payments == nil || len(page.Payments) != 0 {
-		t.Errorf("GET /v1/payments = %+v, want an empty list", page)
-	}
-}
-
 // TestPaymentClient drives every stockade.PaymentService method, and
 // Webhook, through the client, and checks each answer against the
 // engine's own.

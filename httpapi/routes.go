@@ -19,7 +19,7 @@ type route struct {
 // bookings and payments it created: those of other keys answer 404. The
 // payment webhook needs no key: its signature authenticates it.
 var routeTable = []route{
-	// Locations and stock levels.
+	// Locations and stock levels (stock.go).
 	{"PUT /v1/locations/{id}", admins, (*Server).putLocation},                 // {name, lat, lon} → location, 200
 	{"GET /v1/locations/{id}", anyRole, (*Server).getLocation},                // → location
 	{"GET /v1/locations", anyRole, (*Server).listLocations},                   // ?cursor=&limit= → {locations, next_cursor?}
@@ -29,14 +29,14 @@ var routeTable = []route{
 	{"GET /v1/stock", anyRole, (*Server).listSKUs},                            // ?prefix=&cursor=&limit= → {skus: [{sku, totals}], next_cursor?}
 
 	// Reservations: hold, then confirm (→ order) or release; they expire
-	// on their own.
+	// on their own (orders.go).
 	{"POST /v1/reservations", shoppers, (*Server).reserve},              // {lines, ttl_seconds?, ship_to?} → reservation, 201
 	{"GET /v1/reservations", anyRole, (*Server).listReservations},       // ?status=&created_after=&created_before=&cursor=&limit= → {reservations, next_cursor?}
 	{"GET /v1/reservations/{id}", anyRole, (*Server).getReservation},    // → reservation
 	{"POST /v1/reservations/{id}/confirm", shoppers, (*Server).confirm}, // → order, 200
 	{"DELETE /v1/reservations/{id}", shoppers, (*Server).release},       // → reservation, 200
 
-	// Orders: direct checkout, cancel (restock), fulfill (ship).
+	// Orders (orders.go): direct checkout, cancel (restock), fulfill (ship).
 	{"POST /v1/orders", shoppers, (*Server).checkout},                // {lines, ship_to?} → order, 201
 	{"GET /v1/orders", anyRole, (*Server).listOrders},                // ?status=&created_after=&created_before=&cursor=&limit= → {orders, next_cursor?}
 	{"GET /v1/orders/{id}", anyRole, (*Server).getOrder},             // → order
@@ -45,7 +45,7 @@ var routeTable = []route{
 
 	// Shows, the seats they sell, holds on them (confirmed → booking,
 	// released, or expired on their own), bookings. A show is a
-	// stockade.Event: /v1/events is the feed below.
+	// stockade.Event: /v1/events is the feed below (shows.go).
 	{"PUT /v1/shows/{id}", admins, (*Server).putShow},                    // {name, focal?, rows?, areas?} → show, 200
 	{"GET /v1/shows/{id}", anyRole, (*Server).getShow},                   // → show with its seat counts
 	{"GET /v1/shows/{id}/seats", anyRole, (*Server).listSeats},           // ?status=&section=&cursor=&limit= → {seats, next_cursor?}
@@ -61,7 +61,7 @@ var routeTable = []route{
 	// Payments of reservations, holds and orders, as payment systems
 	// report them: outcomes arrive by the signed webhook (webhook.go), or
 	// from an operator; the first that settles a payment confirms what it
-	// pays for, the first that fails it gives that back.
+	// pays for, the first that fails it gives that back (payments.go).
 	{"POST /v1/payments", shoppers, (*Server).createPayment},              // {target: {kind, id}, amount, currency} → payment, 201
 	{"GET /v1/payments", anyRole, (*Server).listPayments},                 // ?status=&stuck=&resolution=&cursor=&limit= → {payments, next_cursor?}
 	{"GET /v1/payments/{id}", anyRole, (*Server).getPayment},              // → payment
@@ -70,7 +70,7 @@ var routeTable = []route{
 	{"POST /v1/payments/{id}/outcomes", admins, (*Server).paymentOutcome}, // {event_id, status, reason?} → payment, 200
 	{"POST " + webhookPath, public, (*Server).paymentWebhook},             // Stockade-Signature, {event_id, payment_id, status, reason?} → payment, 200
 
-	// The ledger.
+	// The ledger (stock.go).
 	{"GET /v1/movements", auditors, (*Server).movements}, // ?sku=&location=&ref=&cursor=&limit= → {movements, next_cursor?}
 
 	// Events: every change, in commit order (events.go).
@@ -81,7 +81,7 @@ var routeTable = []route{
 	// Options.Locks reads them (locks.go).
 	{"GET /v1/locks", auditors, (*Server).listLocks}, // ?prefix=&cursor=&limit= → {locks, next_cursor?}
 
-	// API keys. The secret is in the answer to its creation only.
+	// API keys. The secret is in the answer to its creation only (keys.go).
 	{"POST /v1/keys", admins, (*Server).createKey},        // {name, role, rate_limit?} → key with secret, 201
 	{"GET /v1/keys", admins, (*Server).listKeys},          // ?cursor=&limit= → {keys, next_cursor?}
 	{"DELETE /v1/keys/{id}", admins, (*Server).revokeKey}, // → key, 200

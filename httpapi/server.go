@@ -61,25 +61,6 @@ type Options struct {
 	// Default: none.
 	AllowedOrigins []string
 
-	// Keys authenticates the API keys that requests send (see auth.go).
-	// Without Keys, no key is accepted.
-	Keys stockade.KeyService
-
-	// Bookings sells the seats of shows: the routes under /v1/shows,
-	// /v1/holds and /v1/bookings call it. An *engine.Engine is one as
-	// well as a stockade.Service: pass it both ways. Without Bookings
-	// those routes still answer, as a server that has no shows: PUT
-	// /v1/shows/{id} is refused with 409 invalid_state, and the others
-	// find nothing (404 not_found).
-	Bookings stockade.BookingService
-
-	// Payments keeps the payments of reservations, holds and orders: the
-	// routes under /v1/payments call it. An *engine.Engine is one too.
-	// Without Payments those routes still answer, as a server that has no
-	// payments: POST /v1/payments is refused with 409 invalid_state, the
-	// list is empty, and the others find nothing (404 not_found).
-	Payments stockade.PaymentService
-
 	// Locks shows the lock strategy's locks at GET /v1/locks: each key
 	// held or waited for, its holders and how many wait. Pass the Locker
 	// the engine locks with, if it is a lock.Inspector (memlock,
@@ -112,7 +93,7 @@ type Options struct {
 	Open bool
 
 	// KeyCacheTTL is how long a key that authenticated is trusted
-	// without asking Keys again. A key revoked through this server stops
+	// without asking the service again. A key revoked through this server stops
 	// working at once; one revoked elsewhere (the CLI, another instance)
 	// within KeyCacheTTL.
 	// Default: 10s.
@@ -182,8 +163,9 @@ type Server struct {
 // request timeout.
 const streamPath = "/v1/events/stream"
 
-// NewServer returns the API over svc. /readyz answers 200 only while every
-// one of ready answers its Ping.
+// NewServer returns the API over svc, the whole service: its stock,
+// bookings, payments and API keys (an *engine.Engine is one). /readyz
+// answers 200 only while every one of ready answers its Ping.
 func NewServer(svc stockade.Service, log *slog.Logger, opts *Options, ready ...Pinger) *Server {
 	s := &Server{svc: svc, log: log, opts: opts.withDefaults(), ready: ready, mux: http.NewServeMux()}
 	s.m = newServerMetrics(s.opts.Registry, log)
@@ -204,145 +186,6 @@ func NewServer(svc stockade.Service, log *slog.Logger, opts *Options, ready ...P
 		}).Handler(s.mux)
 	}
 	return s
-}
-
-// keyService returns Keys, or, if there is none, one that has no keys.
-func (o *Options) keyService() stockade.KeyService {
-	if o.Keys == nil {
-		return noKeys{}
-	}
-	return o.Keys
-}
-
-// noKeys is the KeyService of a server without one.
-type noKeys struct{}
-
-func (noKeys) refuse() error {
-	return stockade.Errorf(stockade.EInvalidState, "this server keeps no API keys")
-}
-
-func (n noKeys) CreateKey(context.Context, stockade.NewKeyRequest) (stockade.APIKey, string, error) {
-	return stockade.APIKey{}, "", n.refuse()
-}
-
-func (n noKeys) Keys(context.Context, stockade.KeyQuery) (stockade.KeyPage, error) {
-	return stockade.KeyPage{}, nil
-}
-
-func (n noKeys) RevokeKey(_ context.Context, id string) (stockade.APIKey, error) {
-	return stockade.APIKey{}, stockade.Errorf(stockade.ENotFound, fmt.Sprintf("api key %q not found", id))
-}
-
-func (n noKeys) Authenticate(context.Context, string) (stockade.APIKey, error) {
-	return stockade.APIKey{}, stockade.Errorf(stockade.EUnauthenticated, "this server takes no API keys")
-}
-
-// bookingService returns Bookings, or, if there is none, one that has no
-// shows.
-func (o *Options) bookingService() stockade.BookingService {
-	if o.Bookings == nil {
-		return noBookings{}
-	}
-	return o.Bookings
-}
-
-// noBookings is the BookingService of a server without one: it has no
-// shows, holds or bookings, and makes none.
-type noBookings struct{}
-
-// noBookingsYet ends the messages of noBookings.
-const noBookingsYet = ": this server sells no seats (it has no booking service)"
-
-func notSold(what, id string) error {
-	return stockade.Errorf(stockade.ENotFound, fmt.Sprintf("%s %q not found", what, id)+noBookingsYet)
-}
-
-func (noBookings) PutEvent(_ context.Context, e stockade.Event, _ *stockade.Idempotency) (stockade.Event, error) {
-	return stockade.Event{}, stockade.Errorf(stockade.EInvalidState, fmt.Sprintf("show %q cannot be made", e.ID)+noBookingsYet)
-}
-
-func (noBookings) Event(_ context.Context, id string) (stockade.EventView, error) {
-	return stockade.EventView{}, notSold("show", id)
-}
-
-func (noBookings) HoldSeats(_ context.Context, req stockade.HoldRequest, _ *stockade.Idempotency) (stockade.Hold, error) {
-	return stockade.Hold{}, notSold("show", req.EventID)
-}
-
-func (noBookings) Hold(_ context.Context, id string) (stockade.Hold, error) {
-	return stockade.Hold{}, notSold("hold", id)
-}
-
-func (noBookings) ExtendHold(_ context.Context, id string, _ time.Duration, _ *stockade.Idempotency) (stockade.Hold, error) {
-	return stockade.Hold{}, notSold("hold", id)
-}
-
-func (noBookings) ConfirmHold(_ context.Context, id string, _ *stockade.Idempotency) (stockade.Booking, error) {
-	return stockade.Booking{}, notSold("hold", id)
-}
-
-func (noBookings) ReleaseHold(_ context.Context, id string, _ *stockade.Idempotency) (stockade.Hold, error) {
-	return stockade.Hold{}, notSold("hold", id)
-}
-
-func (noBookings) Booking(_ context.Context, id string) (stockade.Booking, error) {
-	return stockade.Booking{}, notSold("booking", id)
-}
-
-func (noBookings) CancelBooking(_ context.Context, id string, _ *stockade.Idempotency) (stockade.Booking, error) {
-	return stockade.Booking{}, notSold("booking", id)
-}
-
-func (noBookings) Seats(_ context.Context, eventID string, _ stockade.SeatQuery) (stockade.SeatPage, error) {
-	return stockade.SeatPage{}, notSold("show", eventID)
-}
-
-func (noBookings) SeatHistory(_ context.Context, eventID string, _ stockade.SeatHistoryQuery) (stockade.SeatHistoryPage, error) {
-	return stockade.SeatHistoryPage{}, notSold("show", eventID)
-}
-
-// paymentService returns Payments, or, if there is none, one that has no
-// payments.
-func (o *Options) paymentService() stockade.PaymentService {
-	if o.Payments == nil {
-		return noPayments{}
-	}
-	return o.Payments
-}
-
-// noPayments is the PaymentService of a server without one: it has no
-// payments, and makes none.
-type noPayments struct{}
-
-// noPaymentsYet ends the messages of noPayments.
-const noPaymentsYet = ": this server takes no payments (it has no payment service)"
-
-func noPayment(id string) error {
-	return stockade.Errorf(stockade.ENotFound, fmt.Sprintf("payment %q not found", id)+noPaymentsYet)
-}
-
-func (noPayments) CreatePayment(_ context.Context, req stockade.NewPaymentRequest, _ *stockade.Idempotency) (stockade.Payment, error) {
-	return stockade.Payment{}, stockade.Errorf(stockade.EInvalidState, fmt.Sprintf("the payment of %s cannot be made", req.Target)+noPaymentsYet)
-}
-
-func (noPayments) Payment(_ context.Context, id string) (stockade.Payment, error) {
-	return stockade.Payment{}, noPayment(id)
-}
-
-func (noPayments) Payments(_ context.Context, q stockade.PaymentQuery) (stockade.PaymentPage, error) {
-	return stockade.PaymentPage{}, q.Validate()
-}
-
-func (noPayments) PaymentHistory(_ context.Context, id string) ([]stockade.PaymentChange, error) {
-	return nil, noPayment(id)
-}
-
-func (noPayments) ApplyOutcome(_ context.Context, o stockade.PaymentOutcome, _ string) (stockade.Payment, error) {
-	return stockade.Payment{}, noPayment(o.PaymentID)
-}
-
-func (noPayments) CancelPayment(_ context.Context, id, _ string, _ *stockade.Idempotency) (stockade.Payment, error) {
-	return stockade.Payment{}, noPayment(id)
 }
 
 // ServeHTTP implements http.Handler: it gives the request an id, bounds

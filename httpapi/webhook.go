@@ -1,7 +1,6 @@
 package httpapi
 
 import (
-	"context"
 	"crypto/hmac"
 	"crypto/sha256"
 	"encoding/hex"
@@ -33,6 +32,9 @@ import (
 // applies each outcome's event id once. Several v1 entries, and several
 // secrets on the server, let a secret be rotated without a request being
 // refused. Entries other than t and v1 are ignored, for schemes to come.
+//
+// Here, the scheme: SignWebhook and verifyWebhook. The route itself, its
+// body and Client.Webhook are payments.go's.
 
 // webhookPath is the route of the payment webhook.
 const webhookPath = "/v1/payments/webhook"
@@ -43,10 +45,6 @@ const headerSignature = "Stockade-Signature"
 // webhookChallenge is the WWW-Authenticate header of a refused webhook
 // request: it names the scheme the route takes instead of an API key.
 const webhookChallenge = headerSignature
-
-// webhookSource is what the payment's history records as the author of
-// an outcome that came by the webhook.
-const webhookSource = "webhook"
 
 // SignWebhook returns the Stockade-Signature header value of a webhook
 // request whose body is body, signed with secret at the time at:
@@ -148,45 +146,4 @@ func verifyWebhook(h http.Header, body []byte, secrets [][]byte, now time.Time, 
 			headerSignature, sig.t, skew.Abs().Truncate(time.Second), when, tolerance))
 	}
 	return nil
-}
-
-// paymentWebhook serves POST /v1/payments/webhook: it checks the
-// signature of the body, then applies the outcome it holds as the
-// webhook's. An outcome delivered again is answered with the payment as
-// it is (the service applies each event id once), so the event id, not
-// an Idempotency-Key, makes a delivery safe to repeat: a key is checked,
-// as on every mutating request, but nothing is stored under it.
-func (s *Server) paymentWebhook(w http.ResponseWriter, r *http.Request) {
-	if len(s.opts.WebhookSecrets) == 0 {
-		s.writeError(w, r, stockade.Errorf(stockade.ENotFound,
-			"the payment webhook is not configured: this server has no webhook secret"))
-		return
-	}
-	body, err := s.readBody(w, r)
-	if err != nil {
-		s.writeBadRequest(w, r, err)
-		return
-	}
-	if err := verifyWebhook(r.Header, body, s.opts.WebhookSecrets, time.Now(), s.opts.WebhookTolerance); err != nil {
-		w.Header().Set("WWW-Authenticate", webhookChallenge)
-		s.writeError(w, r, err)
-		return
-	}
-	if err := noQuery(r); err != nil {
-		s.writeError(w, r, err)
-		return
-	}
-	var in webhookBody
-	if err := decode(body, &in, ""); err != nil {
-		s.writeError(w, r, err)
-		return
-	}
-	o, err := in.outcome()
-	if err != nil {
-		s.writeError(w, r, err)
-		return
-	}
-	call(s, w, r, body, http.StatusOK, viewPayment, func(ctx context.Context, _ *stockade.Idempotency) (stockade.Payment, error) {
-		return s.opts.paymentService().ApplyOutcome(ctx, o, webhookSource)
-	})
 }

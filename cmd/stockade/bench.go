@@ -308,7 +308,7 @@ func benchCmd(ctx context.Context, args []string, getenv func(string) string, st
 			Transport: &http.Transport{MaxIdleConnsPerHost: o.Clients, MaxIdleConns: o.Clients * len(c.urls)},
 		}
 		defer hc.CloseIdleConnections()
-		svcs := make([]stockade.Service, len(c.urls))
+		svcs := make([]stockade.StockService, len(c.urls))
 		names := make([]string, len(c.urls))
 		for i, u := range c.urls {
 			svcs[i] = httpapi.NewClient(u, hc).WithKey(c.key)

@@ -148,7 +148,7 @@ func runInstances(ctx context.Context, c benchConfig, o bench.Options, stdout, s
 				return err
 			}
 			hc := &http.Client{Timeout: time.Minute, Transport: &http.Transport{MaxIdleConnsPerHost: o.Clients, MaxIdleConns: o.Clients * n}}
-			svcs := make([]stockade.Service, n)
+			svcs := make([]stockade.StockService, n)
 			for i, in := range ins {
 				svcs[i] = httpapi.NewClient("http://"+in.addr, hc)
 			}

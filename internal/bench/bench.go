@@ -67,7 +67,7 @@ type Options struct {
 	// one run, named by ServiceName. Reconcile cannot be called on it, and
 	// its own sweeper expires booking's and onsale's holds. OnSale needs
 	// it to be a stockade.BookingService too, as an httpapi.Client is.
-	Service stockade.Service
+	Service stockade.StockService
 
 	// ServiceName names the run on Service in the report.
 	// Default: StoreName.
@@ -436,7 +436,7 @@ func Run(ctx context.Context, opts *Options) (*Report, error) {
 type target struct {
 	name      string // the strategy, or the service's name
 	effective string
-	svc       stockade.Service
+	svc       stockade.StockService
 	bk        stockade.BookingService // svc, if it sells seats; else nil
 	eng       *engine.Engine          // nil for a service
 }

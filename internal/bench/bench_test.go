@@ -261,10 +261,10 @@ func TestRunService(t *testing.T) {
 }
 
 // liar is a service that reports more committed than there is.
-type liar struct{ stockade.Service }
+type liar struct{ stockade.StockService }
 
 func (l liar) Stock(ctx context.Context, sku string) (stockade.Stock, error) {
-	st, err := l.Service.Stock(ctx, sku)
+	st, err := l.StockService.Stock(ctx, sku)
 	st.Totals.Committed += 1000
 	return st, err
 }

@@ -1,4 +1,4 @@
-// Package bench is "stockade bench": it drives a stockade.Service with
+// Package bench is "stockade bench": it drives a stockade.StockService with
 // many concurrent clients on one of four workloads, measures throughput,
 // latency and outcomes, and checks afterwards that nothing was oversold.
 //

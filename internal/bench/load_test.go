@@ -73,7 +73,7 @@ func TestParseThreshold(t *testing.T) {
 // inFlight is a service that counts the calls in flight at once, to check
 // the load a run puts on it.
 type inFlight struct {
-	stockade.Service
+	stockade.StockService
 	now, most atomic.Int64
 	// early is the most in flight among the calls that started within
 	// earlyFor of the last SetStock, if earlyFor is set: the run starts
@@ -84,7 +84,7 @@ type inFlight struct {
 }
 
 func (s *inFlight) SetStock(ctx context.Context, key stockade.Key, onHand int64, expected *int64, idem *stockade.Idempotency) (stockade.Level, error) {
-	l, err := s.Service.SetStock(ctx, key, onHand, expected, idem)
+	l, err := s.StockService.SetStock(ctx, key, onHand, expected, idem)
 	raise(&s.stockSet, time.Now().UnixNano())
 	return l, err
 }
@@ -96,7 +96,7 @@ func (s *inFlight) Checkout(ctx context.Context, req stockade.ReserveRequest, id
 	if set := s.stockSet.Load(); s.earlyFor > 0 && set > 0 && time.Now().Before(time.Unix(0, set).Add(s.earlyFor)) {
 		raise(&s.early, n)
 	}
-	return s.Service.Checkout(ctx, req, idem)
+	return s.StockService.Checkout(ctx, req, idem)
 }
 
 // raise makes v at least n.
@@ -111,7 +111,7 @@ func newInFlight(t *testing.T) *inFlight {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return &inFlight{Service: eng}
+	return &inFlight{StockService: eng}
 }
 
 // TestStagesBoundTheClients: a staged run never has more requests in

@@ -180,7 +180,7 @@ func TestRunOnSaleService(t *testing.T) {
 		t.Fatal(err)
 	}
 	sweep(t, eng)
-	srv := httptest.NewServer(httpapi.NewServer(eng, slog.New(slog.DiscardHandler), &httpapi.Options{Open: true, Bookings: eng}, st))
+	srv := httptest.NewServer(httpapi.NewServer(eng, slog.New(slog.DiscardHandler), &httpapi.Options{Open: true}, st))
 	t.Cleanup(srv.Close)
 	rep, err := bench.Run(t.Context(), &bench.Options{
 		Workload: bench.OnSale,

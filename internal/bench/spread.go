@@ -11,9 +11,9 @@ import (
 // store: it sends the workloads' requests to each instance in turn, and
 // everything else (setting stock up, reading it back) to the first.
 type spread struct {
-	stockade.Service // the first
-	all              []stockade.Service
-	next             atomic.Uint64
+	stockade.StockService // the first
+	all                   []stockade.StockService
+	next                  atomic.Uint64
 }
 
 // Spread returns a service that sends the workloads' requests (checkouts,
@@ -21,11 +21,11 @@ type spread struct {
 // Options.Service: instances of one service that share a store, such as
 // several "stockade serve" processes on one PostgreSQL. It sells seats if
 // every service does. With one service it returns it.
-func Spread(services ...stockade.Service) stockade.Service {
+func Spread(services ...stockade.StockService) stockade.StockService {
 	if len(services) == 1 {
 		return services[0]
 	}
-	s := &spread{Service: services[0], all: services}
+	s := &spread{StockService: services[0], all: services}
 	for _, svc := range services {
 		if _, ok := svc.(stockade.BookingService); !ok {
 			return s // sells no seats
@@ -35,7 +35,7 @@ func Spread(services ...stockade.Service) stockade.Service {
 }
 
 // pick returns the service for the next request.
-func (s *spread) pick() stockade.Service {
+func (s *spread) pick() stockade.StockService {
 	return s.all[(s.next.Add(1)-1)%uint64(len(s.all))]
 }
 
@@ -67,6 +67,6 @@ func (s spreadBookings) ConfirmHold(ctx context.Context, id string, idem *stocka
 }
 
 var (
-	_ stockade.Service        = spreadBookings{}
+	_ stockade.StockService   = spreadBookings{}
 	_ stockade.BookingService = spreadBookings{}
 )

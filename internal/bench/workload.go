@@ -124,7 +124,7 @@ func inParallel(n int, fn func(i int) error) error {
 
 // client is one goroutine of a run.
 type client struct {
-	svc   stockade.Service
+	svc   stockade.StockService
 	bk    stockade.BookingService // svc, for OnSale
 	t     *tally
 	claim func() bool // false when the run is over

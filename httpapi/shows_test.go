@@ -719,37 +719,6 @@ func TestBookingClient(t *testing.T) {
 	}
 }
 
-// TestNoBookingService: a server without Options.Bookings serves the
-// routes as one that has no shows: the map is refused with 409, the
-// rest is 404, and bad input is still 400.
-func TestNoBookingService(t *testing.T) {
-	t.Parallel()
-	a := newAPI(t, &apiOptions{noBookings: true})
-	for _, tc := range []struct {
-		method, path, body string
-		status             int
-		code               string
-	}{
-		{"PUT", "/v1/shows/gala", galaMap, 409, stockade.EInvalidState},
-		{"GET", "/v1/shows/gala", "", 404, stockade.ENotFound},
-		{"GET", "/v1/shows/gala/seats", "", 404, stockade.ENotFound},
-		{"GET", "/v1/shows/gala/history", "", 404, stockade.ENotFound},
-		{"POST", "/v1/shows/gala/holds", `{"seats":["stalls/A/1"]}`, 404, stockade.ENotFound},
-		{"GET", "/v1/holds/hld_1", "", 404, stockade.ENotFound},
-		{"POST", "/v1/holds/hld_1/extend", `{"ttl_seconds":60}`, 404, stockade.ENotFound},
-		{"POST", "/v1/holds/hld_1/confirm", "", 404, stockade.ENotFound},
-		{"DELETE", "/v1/holds/hld_1", "", 404, stockade.ENotFound},
-		{"GET", "/v1/bookings/bkg_1", "", 404, stockade.ENotFound},
-		{"POST", "/v1/bookings/bkg_1/cancel", "", 404, stockade.ENotFound},
-		{"POST", "/v1/shows/gala/holds", `{"seats":"stalls/A/1"}`, 400, stockade.EInvalid},
-	} {
-		p := a.must(tc.status, tc.method, tc.path, orNil(tc.body)).problem(t)
-		if p.Code != tc.code || (tc.status != 400 && !strings.Contains(p.Detail, "this server sells no seats")) {
-			t.Errorf("%s %s: %+v", tc.method, tc.path, p)
-		}
-	}
-}
-
 // showBodies are seeds for FuzzShowBody.
 var showBodies = []string{
 	galaMap,

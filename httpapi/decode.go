@@ -1,0 +1,413 @@
+package httpapi
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"maps"
+	"math"
+	"mime"
+	"net/http"
+	"net/url"
+	"reflect"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/stockade/stockade"
+)
+
+// Reading a request, for the handlers of every aggregate: the body and
+// the query decoded and checked strictly, the path's ids checked, and
+// the helpers the request bodies share.
+//
+// The checks here are of the wire format only: JSON syntax, types,
+// unknown, repeated or wrongly cased keys, required fields, query
+// parameters. Every limit on the values (lengths, quantities, the number
+// of lines, the TTL) is the domain's, checked by the stockade Validate
+// functions, so that a client meets one set of limits in one wording.
+//
+// The request bodies, in the file of their aggregate, have pointer
+// fields, which tell a field that is missing from one given as zero;
+// their nested objects stay raw until decoded with their path.
+
+// The handlers: each reads and checks its input, refusing bad input with
+// 4xx before anything changes, then calls the service through call.
+
+// input checks the path values named by ids, refuses a query string, and
+// decodes the body into dst; with dst nil, the body must be empty or {}.
+// It returns the body, for the request hash, or answers the refusal
+// itself and returns false.
+func (s *Server) input(w http.ResponseWriter, r *http.Request, dst any, ids ...string) ([]byte, bool) {
+	return s.readInput(w, r, dst, dst != nil, ids)
+}
+
+// optionalInput is input for a route whose body may be left out: an
+// empty body leaves dst as it is.
+func (s *Server) optionalInput(w http.ResponseWriter, r *http.Request, dst any, ids ...string) ([]byte, bool) {
+	return s.readInput(w, r, dst, false, ids)
+}
+
+// readInput serves input and optionalInput: a body is required if
+// required is set.
+func (s *Server) readInput(w http.ResponseWriter, r *http.Request, dst any, required bool, ids []string) ([]byte, bool) {
+	for _, name := range ids {
+		if err := checkID(name, r.PathValue(name)); err != nil {
+			s.writeError(w, r, err)
+			return nil, false
+		}
+	}
+	if err := noQuery(r); err != nil {
+		s.writeError(w, r, err)
+		return nil, false
+	}
+	body, err := s.readBody(w, r)
+	if err != nil {
+		s.writeBadRequest(w, r, err)
+		return nil, false
+	}
+	if len(body) == 0 && !required {
+		return body, true
+	}
+	if dst == nil {
+		dst = &struct{}{}
+	}
+	if err := decode(body, dst, ""); err != nil {
+		s.writeError(w, r, err)
+		return nil, false
+	}
+	return body, true
+}
+
+// byID serves a route whose only input is the path value id.
+func byID[T any](s *Server, w http.ResponseWriter, r *http.Request, view func(T) any,
+	fn func(context.Context, string, *stockade.Idempotency) (T, error)) {
+	body, ok := s.input(w, r, nil, "id")
+	if !ok {
+		return
+	}
+	id := r.PathValue("id")
+	call(s, w, r, body, http.StatusOK, view, func(ctx context.Context, idem *stockade.Idempotency) (T, error) {
+		return fn(ctx, id, idem)
+	})
+}
+
+// The body.
+
+// errTooLarge marks a body over Options.MaxBodyBytes: 413, code invalid.
+type errTooLarge struct{ limit int64 }
+
+func (e errTooLarge) Error() string { return fmt.Sprintf("body: larger than %d bytes", e.limit) }
+
+// errMediaType marks a body that says it is not JSON: 415, code invalid.
+type errMediaType struct{ got string }
+
+func (e errMediaType) Error() string {
+	return fmt.Sprintf("body: Content-Type %q, want application/json", e.got)
+}
+
+// readBody reads the whole body, at most Options.MaxBodyBytes of it, and
+// checks that a non-empty body does not say it is something else than
+// JSON. A missing Content-Type is taken as JSON.
+func (s *Server) readBody(w http.ResponseWriter, r *http.Request) ([]byte, error) {
+	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, s.opts.MaxBodyBytes))
+	if mbe, ok := errors.AsType[*http.MaxBytesError](err); ok {
+		return nil, errTooLarge{mbe.Limit}
+	}
+	if err != nil {
+		return nil, fmt.Errorf("read body: %w", err)
+	}
+	if ct := r.Header.Get("Content-Type"); ct != "" && len(body) > 0 {
+		mt, _, err := mime.ParseMediaType(ct)
+		if err != nil || (mt != "application/json" && !strings.HasSuffix(mt, "+json")) {
+			return nil, errMediaType{ct}
+		}
+	}
+	return body, nil
+}
+
+// writeBadRequest answers a request refused before it reached the service.
+func (s *Server) writeBadRequest(w http.ResponseWriter, r *http.Request, err error) {
+	switch e := err.(type) {
+	case errTooLarge:
+		writeProblem(w, http.StatusRequestEntityTooLarge, stockade.EInvalid, e.Error())
+	case errMediaType:
+		writeProblem(w, http.StatusUnsupportedMediaType, stockade.EInvalid, e.Error())
+	default:
+		s.writeError(w, r, err)
+	}
+}
+
+// decode decodes one JSON value from data into dst strictly: no unknown
+// fields, no key given twice, keys spelled with their exact case, no
+// trailing data, the right types. Errors are EInvalid and name the field;
+// path is where data sits in the body ("lines[2]"), "" for the whole body.
+func decode(data []byte, dst any, path string) error {
+	if err := checkKeys(data, reflect.TypeOf(dst), path); err != nil {
+		return err
+	}
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(dst); err != nil {
+		return decodeError(err, dst, path)
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		return invalidf("%s: unexpected data after the JSON value", orBody(path))
+	}
+	return nil
+}
+
+// orBody names path, or the body for "".
+func orBody(path string) string {
+	if path == "" {
+		return "body"
+	}
+	return path
+}
+
+func decodeError(err error, dst any, path string) error {
+	if te, ok := errors.AsType[*json.UnmarshalTypeError](err); ok {
+		where := orBody(path)
+		switch {
+		case te.Field != "" && path == "":
+			where = te.Field
+		case te.Field != "":
+			where = path + "." + te.Field
+		}
+		return invalidf("%s: want %s, got %s", where, describeType(te.Type), te.Value)
+	}
+	if se, ok := errors.AsType[*json.SyntaxError](err); ok {
+		return invalidf("%s: malformed JSON at byte %d: %v", orBody(path), se.Offset, se)
+	}
+	switch {
+	case errors.Is(err, io.EOF):
+		return invalidf("%s: empty, want a JSON %s", orBody(path), describeType(reflect.TypeOf(dst).Elem()))
+	case errors.Is(err, io.ErrUnexpectedEOF):
+		return invalidf("%s: malformed JSON: it ends early", orBody(path))
+	}
+	if f, ok := strings.CutPrefix(err.Error(), "json: unknown field "); ok {
+		return invalidf("%s: unknown field %s", orBody(path), f)
+	}
+	return invalidf("%s: %v", orBody(path), err)
+}
+
+// checkKeys refuses what encoding/json would let through in the JSON
+// value in data, to be decoded into a t: an object with a key given twice
+// (encoding/json keeps the last), and a key that names a field of a
+// struct only when case is ignored ("Lines" for "lines"). It walks the
+// token stream once; malformed JSON, unknown keys and wrong types it
+// leaves to the decoder, which reports them.
+func checkKeys(data []byte, t reflect.Type, path string) error {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.UseNumber() // no number can fail to parse
+	err := walkKeys(dec, t, path)
+	if _, ok := errors.AsType[*stockade.Error](err); ok {
+		return err
+	}
+	return nil
+}
+
+// walkKeys reads one JSON value from dec, checking the keys of its
+// objects against t, the type it decodes into (nil when unknown).
+func walkKeys(dec *json.Decoder, t reflect.Type, path string) error {
+	tok, err := dec.Token()
+	if err != nil {
+		return err
+	}
+	for t != nil && t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	switch tok {
+	case json.Delim('{'):
+		fields := jsonFields(t)
+		seen := map[string]bool{}
+		for dec.More() {
+			tok, err := dec.Token()
+			if err != nil {
+				return err
+			}
+			key, _ := tok.(string)
+			if seen[key] {
+				return invalidf("%s: duplicate key %q", orBody(path), key)
+			}
+			seen[key] = true
+			var vt reflect.Type
+			switch ft, ok := fields[key]; {
+			case ok:
+				vt = ft
+			case t != nil && t.Kind() == reflect.Map:
+				vt = t.Elem()
+			default:
+				for name := range fields {
+					if strings.EqualFold(name, key) {
+						return invalidf("%s: unknown field %q (keys are case-sensitive: want %q)", orBody(path), key, name)
+					}
+				}
+			}
+			where := key
+			if path != "" {
+				where = path + "." + key
+			}
+			if err := walkKeys(dec, vt, where); err != nil {
+				return err
+			}
+		}
+		_, err = dec.Token() // '}'
+		return err
+	case json.Delim('['):
+		var et reflect.Type
+		if t != nil && (t.Kind() == reflect.Slice || t.Kind() == reflect.Array) {
+			et = t.Elem()
+		}
+		for i := 0; dec.More(); i++ {
+			if err := walkKeys(dec, et, path+"["+strconv.Itoa(i)+"]"); err != nil {
+				return err
+			}
+		}
+		_, err = dec.Token() // ']'
+		return err
+	}
+	return nil
+}
+
+// jsonFields maps the JSON names of the fields of t, a struct, to their
+// types; it is empty for any other type.
+func jsonFields(t reflect.Type) map[string]reflect.Type {
+	fields := map[string]reflect.Type{}
+	if t == nil || t.Kind() != reflect.Struct {
+		return fields
+	}
+	for f := range t.Fields() {
+		name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+		switch {
+		case !f.IsExported() || name == "-":
+			continue
+		case name == "":
+			name = f.Name
+		}
+		fields[name] = f.Type
+	}
+	return fields
+}
+
+// describeType names a Go type the way a JSON client thinks of it.
+func describeType(t reflect.Type) string {
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	switch t.Kind() {
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
+		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
+		return "an integer"
+	case reflect.Float32, reflect.Float64:
+		return "a number"
+	case reflect.String:
+		return "a string"
+	case reflect.Bool:
+		return "a boolean"
+	case reflect.Slice, reflect.Array:
+		return "an array"
+	case reflect.Struct, reflect.Map:
+		if t == reflect.TypeFor[json.RawMessage]() {
+			return "a JSON value"
+		}
+		return "an object"
+	}
+	return t.String()
+}
+
+// The fields.
+
+func invalidf(format string, args ...any) error {
+	return stockade.Errorf(stockade.EInvalid, fmt.Sprintf(format, args...))
+}
+
+// checkID checks an identifier taken from the path or the query, named
+// field, as the service will: stockade.ValidateID.
+func checkID(field, id string) error { return stockade.ValidateID(field, id) }
+
+// required returns the error for a field that is missing (or null).
+func required(field string) error { return invalidf("%s: required", field) }
+
+func isNull(raw json.RawMessage) bool { return string(bytes.TrimSpace(raw)) == "null" }
+
+// maxTTLSeconds is the largest ttl_seconds that fits a time.Duration.
+const maxTTLSeconds = math.MaxInt64 / int64(time.Second)
+
+// ttlOf returns a ttl_seconds given as a duration. Zero would mean the
+// service's default, which the API spells by leaving ttl_seconds out; a
+// count of seconds too large for a time.Duration is beyond any ceiling
+// the service can have, whose maximum, for the message, is most.
+func ttlOf(secs int64, most string) (time.Duration, error) {
+	switch {
+	case secs < 1:
+		return 0, invalidf("ttl_seconds: must be at least 1, got %d (leave it out for the default)", secs)
+	case secs > maxTTLSeconds:
+		return 0, invalidf("ttl_seconds: must be at most %s, got %d", most, secs)
+	}
+	return time.Duration(secs) * time.Second, nil
+}
+
+// The query.
+
+// eachParam calls set with every parameter of r's query, in name order.
+// It refuses a query that does not parse, or that gives a parameter more
+// than once.
+func eachParam(r *http.Request, set func(name, v string) error) error {
+	q, err := url.ParseQuery(r.URL.RawQuery)
+	if err != nil {
+		return invalidf("query: %v", err)
+	}
+	for _, name := range slices.Sorted(maps.Keys(q)) {
+		if vs := q[name]; len(vs) > 1 {
+			return invalidf("query: %s given %d times", name, len(vs))
+		}
+		if err := set(name, q[name][0]); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// pageParam reads a list's paging parameters: the opaque cursor, and the
+// limit, 1 to most. It reports whether name is one of them.
+func pageParam(name, v string, most int, cursor *string, limit *int) (bool, error) {
+	switch name {
+	case "cursor":
+		if v == "" {
+			return true, invalidf("cursor: must not be empty; leave it out for the first page")
+		}
+		*cursor = v
+	case "limit":
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 1 || n > most {
+			return true, invalidf("limit: want an integer between 1 and %d, got %q", most, v)
+		}
+		*limit = n
+	default:
+		return false, nil
+	}
+	return true, nil
+}
+
+// timeParam reads an RFC 3339 time.
+func timeParam(name, v string, t *time.Time) error {
+	at, err := time.Parse(time.RFC3339Nano, v)
+	if err != nil {
+		return invalidf("%s: want an RFC 3339 time such as 2030-01-02T03:04:05Z, got %q", name, v)
+	}
+	*t = at
+	return nil
+}
+
+// noQuery refuses a query string on a route that takes none.
+func noQuery(r *http.Request) error {
+	if r.URL.RawQuery != "" {
+		return invalidf("query: %s %s takes no query parameters", r.Method, r.URL.Path)
+	}
+	return nil
+}
