@@ -10,10 +10,11 @@ import (
 	"time"
 )
 
-// Bookings: an Event is a show with seats and general-admission areas to
-// sell. A Hold takes seats and places, all or nothing, until it expires,
-// is released, or is confirmed into a Booking. (A DomainEvent is
-// something else: a change, in the outbox.)
+// Bookings: a Show is a concert or a match with seats and
+// general-admission areas to sell. A Hold takes seats and places, all or
+// nothing, until it expires, is released, or is confirmed into a Booking.
+// "Event" names only the event feed: a DomainEvent is a change, in the
+// outbox.
 
 // SeatStatus is where a seat is: free to sell, held by a hold, booked by
 // a booking, or blocked (not for sale). Every seat is in exactly one.
@@ -30,8 +31,9 @@ const (
 // SeatStatuses are the seat statuses, in the order of the constants.
 var SeatStatuses = []SeatStatus{SeatFree, SeatHeld, SeatBooked, SeatBlocked}
 
-// Event is a show whose seats and places are sold by holds and bookings.
-type Event struct {
+// Show is a concert, a match or a play whose seats and places are sold
+// by holds and bookings.
+type Show struct {
 	ID   string `json:"id"`
 	Name string `json:"name"`
 	// Focal is the point the best seats are nearest to: the stage.
@@ -42,14 +44,14 @@ type Event struct {
 	// Areas are the general-admission areas.
 	Areas     []Area    `json:"areas,omitempty"`
 	CreatedAt time.Time `json:"created_at"`
-	// Version counts the changes to the event's map: 1 when created.
+	// Version counts the changes to the show's map: 1 when created.
 	Version int64 `json:"version"`
 }
 
-// EventView is an event as the service shows it: with how many of its
+// ShowView is a show as the service shows it: with how many of its
 // seats are in each status, by section and category.
-type EventView struct {
-	Event
+type ShowView struct {
+	Show
 	Counts []SeatCount `json:"counts"`
 }
 
@@ -59,12 +61,12 @@ type EventView struct {
 // message names them), ESoldOut when no free seats or places meet a
 // request, EHoldExpired for a hold that ran out, never "busy".
 type BookingService interface {
-	// PutEvent creates an event or changes its map; seats that are held
+	// PutShow creates a show or changes its map; seats that are held
 	// or booked may not change (EInvalidState).
-	PutEvent(ctx context.Context, e Event, idem *Idempotency) (Event, error)
+	PutShow(ctx context.Context, e Show, idem *Idempotency) (Show, error)
 
-	// Event returns an event with its seat counts (ENotFound if unknown).
-	Event(ctx context.Context, id string) (EventView, error)
+	// Show returns a show with its seat counts (ENotFound if unknown).
+	Show(ctx context.Context, id string) (ShowView, error)
 
 	// HoldSeats holds what req asks, all or nothing, until the hold's
 	// TTL passes.
@@ -89,13 +91,13 @@ type BookingService interface {
 	// CancelBooking gives a booking's seats and places back.
 	CancelBooking(ctx context.Context, id string, idem *Idempotency) (Booking, error)
 
-	// Seats returns a page of an event's seats that match q, in seat
+	// Seats returns a page of a show's seats that match q, in seat
 	// order, and the cursor of the next page.
-	Seats(ctx context.Context, eventID string, q SeatQuery) (SeatPage, error)
+	Seats(ctx context.Context, showID string, q SeatQuery) (SeatPage, error)
 
-	// SeatHistory returns a page of an event's seat history that matches
+	// SeatHistory returns a page of a show's seat history that matches
 	// q, oldest row first, and the cursor of the next page.
-	SeatHistory(ctx context.Context, eventID string, q SeatHistoryQuery) (SeatHistoryPage, error)
+	SeatHistory(ctx context.Context, showID string, q SeatHistoryQuery) (SeatHistoryPage, error)
 }
 
 const (
@@ -105,7 +107,7 @@ const (
 	MaxSeatLimit     = 10000
 )
 
-// SeatQuery asks BookingService.Seats for one page of an event's seats.
+// SeatQuery asks BookingService.Seats for one page of a show's seats.
 // Zero fields match everything.
 type SeatQuery struct {
 	Status  SeatStatus
@@ -134,7 +136,7 @@ func (q SeatQuery) Validate() error {
 	return nil
 }
 
-// SeatPage is one page of an event's seats, in seat order.
+// SeatPage is one page of a show's seats, in seat order.
 type SeatPage struct {
 	Seats []Seat
 	// Next is the cursor of the following page; empty on the last page.
@@ -184,7 +186,7 @@ func (q SeatHistoryQuery) Validate() error {
 	return nil
 }
 
-// SeatHistoryPage is one page of an event's seat history, oldest row
+// SeatHistoryPage is one page of a show's seat history, oldest row
 // first.
 //
 // Following Next from the first page until it is empty reads the rows
@@ -199,7 +201,7 @@ type SeatHistoryPage struct {
 	Next string
 }
 
-// SeatPoint is a position on an event's floor plan, in any unit, the
+// SeatPoint is a position on a show's floor plan, in any unit, the
 // same for every seat and the focal point of one event.
 type SeatPoint struct {
 	X float64 `json:"x"`
@@ -230,7 +232,7 @@ type SeatRow struct {
 	Step  float64   `json:"step,omitempty"`
 }
 
-// Seat is one seat of an event, as the store keeps it.
+// Seat is one seat of a show, as the store keeps it.
 type Seat struct {
 	// ID is "SECTION/ROW/NUMBER", unique in its event.
 	ID      string `json:"id"`
@@ -308,11 +310,11 @@ func (a Area) Available() int64 { return a.Capacity - a.Held - a.Booked }
 
 // Limits on events and holds.
 const (
-	// MaxSeats is the most seats an event may have.
+	// MaxSeats is the most seats a show may have.
 	MaxSeats = 100_000
-	// MaxSeatRows is the most rows an event's map may have.
+	// MaxSeatRows is the most rows a show's map may have.
 	MaxSeatRows = 10_000
-	// MaxAreas is the most general-admission areas an event may have.
+	// MaxAreas is the most general-admission areas a show may have.
 	MaxAreas = 100
 	// MaxHoldSeats is the most seats and places one hold may take.
 	MaxHoldSeats = 100
@@ -322,10 +324,10 @@ const (
 	MaxSeatCoordinate = 1e6
 )
 
-// Validate refuses an event without an id or name, with neither seats
+// Validate refuses a show without an id or name, with neither seats
 // nor areas, with a row or area that is malformed, or with two rows or
 // areas of the same name.
-func (e Event) Validate() error {
+func (e Show) Validate() error {
 	if err := ValidateID("id", e.ID); err != nil {
 		return err
 	}
@@ -470,9 +472,9 @@ type Places struct {
 	Quantity int64  `json:"quantity"`
 }
 
-// HoldRequest asks for seats and places of an event, all or nothing.
+// HoldRequest asks for seats and places of a show, all or nothing.
 type HoldRequest struct {
-	EventID string `json:"-"`
+	ShowID string `json:"-"`
 	// Seats names seats by id.
 	Seats []string `json:"seats,omitempty"`
 	// Best asks for best-available seats, decided in order.
@@ -487,7 +489,7 @@ type HoldRequest struct {
 // seats and places, naming a seat twice, or with a TTL out of (0,
 // maxTTL].
 func (r HoldRequest) Validate(maxTTL time.Duration) error {
-	if err := ValidateID("event", r.EventID); err != nil {
+	if err := ValidateID("event", r.ShowID); err != nil {
 		return err
 	}
 	if len(r.Seats) == 0 && len(r.Best) == 0 && len(r.Places) == 0 {
@@ -540,9 +542,9 @@ func (r HoldRequest) Validate(maxTTL time.Duration) error {
 // Hold is seats and places of one event, taken until ExpiresAt unless
 // confirmed into a booking or released first.
 type Hold struct {
-	ID      string     `json:"id"`
-	EventID string     `json:"event_id"`
-	Status  HoldStatus `json:"status"`
+	ID     string     `json:"id"`
+	ShowID string     `json:"event_id"`
+	Status HoldStatus `json:"status"`
 	// Seats are the seats held, in seat order.
 	Seats []string `json:"seats,omitempty"`
 	// Places are the general-admission places held, by area.
@@ -573,7 +575,7 @@ const (
 // cancelled.
 type Booking struct {
 	ID        string        `json:"id"`
-	EventID   string        `json:"event_id"`
+	ShowID    string        `json:"event_id"`
 	HoldID    string        `json:"hold_id"`
 	Status    BookingStatus `json:"status"`
 	Seats     []string      `json:"seats,omitempty"`
@@ -582,14 +584,14 @@ type Booking struct {
 	Owner     string        `json:"owner,omitempty"`
 }
 
-// SeatChange is one row of an event's append-only history: a seat's
+// SeatChange is one row of a show's append-only history: a seat's
 // status change, or places of an area moving between statuses
 // (Quantity of them, from Free to Held and so on), written in the
 // transaction of the change.
 type SeatChange struct {
 	ID        int64      `json:"id"`
 	At        time.Time  `json:"at"`
-	EventID   string     `json:"event_id"`
+	ShowID    string     `json:"event_id"`
 	Seat      string     `json:"seat,omitempty"`
 	Area      string     `json:"area,omitempty"`
 	Quantity  int64      `json:"quantity"`

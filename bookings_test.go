@@ -61,46 +61,46 @@ func TestSeatCompare(t *testing.T) {
 func TestEventValidate(t *testing.T) {
 	t.Parallel()
 	row := stockade.SeatRow{Section: "stalls", Row: "A", First: 1, Last: 20}
-	ok := stockade.Event{ID: "gig-1", Name: "The Gig", Rows: []stockade.SeatRow{row}}
+	ok := stockade.Show{ID: "gig-1", Name: "The Gig", Rows: []stockade.SeatRow{row}}
 	tests := []struct {
 		name string
-		edit func(e *stockade.Event)
+		edit func(e *stockade.Show)
 		want string
 	}{
-		{"seats", func(e *stockade.Event) {}, ""},
-		{"areas only", func(e *stockade.Event) {
+		{"seats", func(e *stockade.Show) {}, ""},
+		{"areas only", func(e *stockade.Show) {
 			e.Rows, e.Areas = nil, []stockade.Area{{Name: "floor", Capacity: 500}}
 		}, ""},
-		{"no id", func(e *stockade.Event) { e.ID = "" }, "id: required"},
-		{"slash in id", func(e *stockade.Event) { e.ID = "a/b" }, "id: must not contain '/'"},
-		{"no name", func(e *stockade.Event) { e.Name = "" }, "name: required"},
-		{"nothing to sell", func(e *stockade.Event) { e.Rows = nil }, "rows: an event needs seats or general-admission areas"},
-		{"focal NaN", func(e *stockade.Event) { e.Focal.Y = math.NaN() }, "focal.y: must be between"},
-		{"row twice", func(e *stockade.Event) { e.Rows = append(e.Rows, row) }, `rows[1]: row "A" of section "stalls" is given twice`},
-		{"same row in another section", func(e *stockade.Event) {
+		{"no id", func(e *stockade.Show) { e.ID = "" }, "id: required"},
+		{"slash in id", func(e *stockade.Show) { e.ID = "a/b" }, "id: must not contain '/'"},
+		{"no name", func(e *stockade.Show) { e.Name = "" }, "name: required"},
+		{"nothing to sell", func(e *stockade.Show) { e.Rows = nil }, "rows: an event needs seats or general-admission areas"},
+		{"focal NaN", func(e *stockade.Show) { e.Focal.Y = math.NaN() }, "focal.y: must be between"},
+		{"row twice", func(e *stockade.Show) { e.Rows = append(e.Rows, row) }, `rows[1]: row "A" of section "stalls" is given twice`},
+		{"same row in another section", func(e *stockade.Show) {
 			r := row
 			r.Section = "circle"
 			e.Rows = append(e.Rows, r)
 		}, ""},
-		{"slash in section", func(e *stockade.Event) { e.Rows[0].Section = "a/b" }, "rows[0].section: must not contain '/'"},
-		{"no row", func(e *stockade.Event) { e.Rows[0].Row = "" }, "rows[0].row: required"},
-		{"first after last", func(e *stockade.Event) { e.Rows[0].First = 21 }, "rows[0]: first and last must number seats"},
-		{"negative first", func(e *stockade.Event) { e.Rows[0].First = -1 }, "rows[0]: first and last must number seats"},
-		{"accessible outside", func(e *stockade.Event) { e.Rows[0].Accessible = []int{21} }, "rows[0].accessible[0]: seat 21 is not in the row"},
-		{"blocked outside", func(e *stockade.Event) { e.Rows[0].Blocked = []int{0} }, "rows[0].blocked[0]: seat 0 is not in the row"},
-		{"aisle outside", func(e *stockade.Event) { e.Rows[0].AislesAfter = []int{1, 30} }, "rows[0].aisles_after[1]: seat 30"},
-		{"negative step", func(e *stockade.Event) { e.Rows[0].Step = -1 }, "rows[0].step: must be between 0"},
-		{"far start", func(e *stockade.Event) { e.Rows[0].Start.X = 2e6 }, "rows[0].start.x: must be between"},
-		{"too many seats", func(e *stockade.Event) {
+		{"slash in section", func(e *stockade.Show) { e.Rows[0].Section = "a/b" }, "rows[0].section: must not contain '/'"},
+		{"no row", func(e *stockade.Show) { e.Rows[0].Row = "" }, "rows[0].row: required"},
+		{"first after last", func(e *stockade.Show) { e.Rows[0].First = 21 }, "rows[0]: first and last must number seats"},
+		{"negative first", func(e *stockade.Show) { e.Rows[0].First = -1 }, "rows[0]: first and last must number seats"},
+		{"accessible outside", func(e *stockade.Show) { e.Rows[0].Accessible = []int{21} }, "rows[0].accessible[0]: seat 21 is not in the row"},
+		{"blocked outside", func(e *stockade.Show) { e.Rows[0].Blocked = []int{0} }, "rows[0].blocked[0]: seat 0 is not in the row"},
+		{"aisle outside", func(e *stockade.Show) { e.Rows[0].AislesAfter = []int{1, 30} }, "rows[0].aisles_after[1]: seat 30"},
+		{"negative step", func(e *stockade.Show) { e.Rows[0].Step = -1 }, "rows[0].step: must be between 0"},
+		{"far start", func(e *stockade.Show) { e.Rows[0].Start.X = 2e6 }, "rows[0].start.x: must be between"},
+		{"too many seats", func(e *stockade.Show) {
 			e.Rows = nil
 			for i := range 11 {
 				e.Rows = append(e.Rows, stockade.SeatRow{Section: "s", Row: fmt.Sprint(i), First: 1, Last: 10_000})
 			}
 		}, "rows[10]: an event has at most 100000 seats"},
-		{"area twice", func(e *stockade.Event) {
+		{"area twice", func(e *stockade.Show) {
 			e.Areas = []stockade.Area{{Name: "floor", Capacity: 1}, {Name: "floor", Capacity: 2}}
 		}, `areas[1].name: area "floor" is given twice`},
-		{"area without capacity", func(e *stockade.Event) { e.Areas = []stockade.Area{{Name: "floor"}} }, "areas[0].capacity: must be between 1"},
+		{"area without capacity", func(e *stockade.Show) { e.Areas = []stockade.Area{{Name: "floor"}} }, "areas[0].capacity: must be between 1"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -119,19 +119,19 @@ func TestHoldRequestValidate(t *testing.T) {
 		req  stockade.HoldRequest
 		want string
 	}{
-		{"named", stockade.HoldRequest{EventID: "gig", Seats: []string{"s/A/1", "s/A/2"}}, ""},
-		{"mixed", stockade.HoldRequest{EventID: "gig", Seats: []string{"s/A/1"}, Best: []stockade.BestSeats{{Quantity: 2, Category: "A"}},
+		{"named", stockade.HoldRequest{ShowID: "gig", Seats: []string{"s/A/1", "s/A/2"}}, ""},
+		{"mixed", stockade.HoldRequest{ShowID: "gig", Seats: []string{"s/A/1"}, Best: []stockade.BestSeats{{Quantity: 2, Category: "A"}},
 			Places: []stockade.Places{{Area: "floor", Quantity: 3}}, TTL: time.Minute}, ""},
 		{"no event", stockade.HoldRequest{Seats: []string{"s/A/1"}}, "event: required"},
-		{"nothing", stockade.HoldRequest{EventID: "gig"}, "seats: a hold needs seats, best_available or general_admission"},
-		{"seat twice", stockade.HoldRequest{EventID: "gig", Seats: []string{"s/A/1", "s/A/1"}}, `seats[1]: seat "s/A/1" is named twice`},
-		{"empty seat", stockade.HoldRequest{EventID: "gig", Seats: []string{""}}, "seats[0]: required"},
-		{"no quantity", stockade.HoldRequest{EventID: "gig", Best: []stockade.BestSeats{{}}}, "best_available[0].quantity: must be between 1 and 100, got 0"},
-		{"area twice", stockade.HoldRequest{EventID: "gig", Places: []stockade.Places{{Area: "f", Quantity: 1}, {Area: "f", Quantity: 1}}},
+		{"nothing", stockade.HoldRequest{ShowID: "gig"}, "seats: a hold needs seats, best_available or general_admission"},
+		{"seat twice", stockade.HoldRequest{ShowID: "gig", Seats: []string{"s/A/1", "s/A/1"}}, `seats[1]: seat "s/A/1" is named twice`},
+		{"empty seat", stockade.HoldRequest{ShowID: "gig", Seats: []string{""}}, "seats[0]: required"},
+		{"no quantity", stockade.HoldRequest{ShowID: "gig", Best: []stockade.BestSeats{{}}}, "best_available[0].quantity: must be between 1 and 100, got 0"},
+		{"area twice", stockade.HoldRequest{ShowID: "gig", Places: []stockade.Places{{Area: "f", Quantity: 1}, {Area: "f", Quantity: 1}}},
 			`general_admission[1].area: area "f" is asked for twice`},
-		{"too many in all", stockade.HoldRequest{EventID: "gig", Best: []stockade.BestSeats{{Quantity: 60}, {Quantity: 41}}},
+		{"too many in all", stockade.HoldRequest{ShowID: "gig", Best: []stockade.BestSeats{{Quantity: 60}, {Quantity: 41}}},
 			"seats: a hold takes at most 100 seats and places, got 101"},
-		{"ttl too long", stockade.HoldRequest{EventID: "gig", Seats: []string{"s/A/1"}, TTL: 3 * time.Hour}, "ttl_seconds: must be between 1 and 7200, got 10800"},
+		{"ttl too long", stockade.HoldRequest{ShowID: "gig", Seats: []string{"s/A/1"}, TTL: 3 * time.Hour}, "ttl_seconds: must be between 1 and 7200, got 10800"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) { wantInvalid(t, tc.req.Validate(2*time.Hour), tc.want) })

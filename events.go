@@ -30,7 +30,7 @@ const (
 	EventOrderCancelled = "order.cancelled"
 	EventOrderFulfilled = "order.fulfilled"
 
-	EventEventPut = "event.put" // an event's seat map was created or changed
+	EventShowPut = "event.put" // an event's seat map was created or changed
 
 	EventHoldHeld      = "hold.held"
 	EventHoldExtended  = "hold.extended"
@@ -60,7 +60,7 @@ const (
 	AggregateLevel       = "level"       // id: "SKU@LOCATION" (Key.String)
 	AggregateReservation = "reservation" // id: the reservation's id
 	AggregateOrder       = "order"       // id: the order's id
-	AggregateEvent       = "event"       // id: the event's (the show's) id
+	AggregateShow        = "event"       // id: the event's (the show's) id
 	AggregateHold        = "hold"        // id: the hold's id
 	AggregateBooking     = "booking"     // id: the booking's id
 	AggregatePayment     = "payment"     // id: the payment's id
@@ -199,7 +199,7 @@ func (q DomainEventQuery) Validate() error {
 		}
 	}
 	switch q.Aggregate {
-	case "", AggregateLevel, AggregateReservation, AggregateOrder, AggregateEvent, AggregateHold, AggregateBooking, AggregatePayment:
+	case "", AggregateLevel, AggregateReservation, AggregateOrder, AggregateShow, AggregateHold, AggregateBooking, AggregatePayment:
 	default:
 		return invalidf("aggregate: must be level, reservation, order, event, hold, booking or payment, got %q", q.Aggregate)
 	}
@@ -225,7 +225,7 @@ var EventTypes = []string{
 	EventStockSet, EventStockAdjusted, EventOutOfStock, EventBackInStock,
 	EventReservationHeld, EventReservationConfirmed, EventReservationReleased, EventReservationExpired,
 	EventOrderCommitted, EventOrderCancelled, EventOrderFulfilled,
-	EventEventPut,
+	EventShowPut,
 	EventHoldHeld, EventHoldExtended, EventHoldConfirmed, EventHoldReleased, EventHoldExpired,
 	EventBookingBooked, EventBookingCancelled,
 	EventPaymentCreated, EventPaymentMoved, EventPaymentResolved, EventPaymentStuck,

@@ -426,9 +426,9 @@ type ReservationLapseCandidate struct {
 type HoldLapseQuery struct {
 	// ExpiredBefore is the bound: holds that expired strictly before it.
 	ExpiredBefore time.Time
-	// EventID, if not empty, keeps the event's holds, and makes the
+	// ShowID, if not empty, keeps the event's holds, and makes the
 	// store wait for rows that others have locked.
-	EventID string
+	ShowID string
 	// After is the cursor: candidates after it (its ID a hold's).
 	After LapseCursor
 	// Limit is the most candidates returned; 0 or less for all.
@@ -551,72 +551,72 @@ type IdempotencyRecord struct {
 // history. Every method returns *Error with ENotFound for a missing row
 // where it says so; other errors are internal (or wrap ErrConflict).
 type BookingTx interface {
-	// PutEvent creates or replaces an event's row: its id, name, focal
+	// PutShow creates or replaces an event's row: its id, name, focal
 	// point, map as given (Rows and the areas' names, categories and
 	// capacities), CreatedAt and Version. Seats and areas are written by
 	// PutSeats and PutAreas.
-	PutEvent(ctx context.Context, e Event) error
+	PutShow(ctx context.Context, e Show) error
 
-	// Event returns an event (ENotFound if there is none), its Areas with
+	// Show returns an event (ENotFound if there is none), its Areas with
 	// their current counts, locking its row with lock.
-	Event(ctx context.Context, id string, lock bool) (Event, error)
+	Show(ctx context.Context, id string, lock bool) (Show, error)
 
-	// EventHead returns an event as Event does, locking as it does, but
+	// ShowHead returns an event as Event does, locking as it does, but
 	// without its seat map: Rows nil, and Areas those of the event in
 	// name order. It is what a hold needs of an event at every call,
 	// without decoding the map.
-	EventHead(ctx context.Context, id string, lock bool) (Event, error)
+	ShowHead(ctx context.Context, id string, lock bool) (Show, error)
 
-	// ListEvents returns up to limit events with an id greater than
+	// ListShows returns up to limit events with an id greater than
 	// after, in id order.
-	ListEvents(ctx context.Context, after string, limit int) ([]Event, error)
+	ListShows(ctx context.Context, after string, limit int) ([]Show, error)
 
 	// PutSeats creates an event's seats or replaces them whole (layout,
 	// status, hold and booking), in one statement where the store can.
 	// The event must exist.
-	PutSeats(ctx context.Context, eventID string, seats []Seat) error
+	PutSeats(ctx context.Context, showID string, seats []Seat) error
 
 	// DeleteSeats deletes seats of an event and returns how many there
 	// were.
-	DeleteSeats(ctx context.Context, eventID string, ids []string) (int, error)
+	DeleteSeats(ctx context.Context, showID string, ids []string) (int, error)
 
 	// Seats returns the seats of an event that match f, in seat order
 	// (Seat.Compare). With lock, their rows are locked for the rest of the
 	// transaction, taken in seat order.
-	Seats(ctx context.Context, eventID string, f SeatFilter, lock bool) ([]Seat, error)
+	Seats(ctx context.Context, showID string, f SeatFilter, lock bool) ([]Seat, error)
 
 	// FreeSeatIDs returns the ids of an event's free seats, in seat
 	// order: what a hold of best-available seats chooses from, read as
 	// cheaply as the store can (an index of the free seats alone).
-	FreeSeatIDs(ctx context.Context, eventID string) ([]string, error)
+	FreeSeatIDs(ctx context.Context, showID string) ([]string, error)
 
 	// MoveSeats applies the moves whose seat is where the move says it
 	// is from (see SeatMove), in one statement where the store can, and
 	// returns the ids of the seats it moved, in seat order. The others
 	// change nothing; the caller decides whether the moves that were made
 	// stand. The seats must be distinct.
-	MoveSeats(ctx context.Context, eventID string, moves []SeatMove) ([]string, error)
+	MoveSeats(ctx context.Context, showID string, moves []SeatMove) ([]string, error)
 
 	// SeatCounts counts an event's seats by section, category and
 	// status, in that order; only counts above zero.
-	SeatCounts(ctx context.Context, eventID string) ([]SeatCount, error)
+	SeatCounts(ctx context.Context, showID string) ([]SeatCount, error)
 
 	// PutAreas creates an event's general-admission areas, or sets the
 	// category and capacity of existing ones, keeping their counts. A
 	// capacity below an area's held and booked places is refused with
 	// EInvalidState, changing nothing.
-	PutAreas(ctx context.Context, eventID string, areas []Area) error
+	PutAreas(ctx context.Context, showID string, areas []Area) error
 
 	// DeleteAreas deletes the areas of an event with the given names
 	// that have no place held or booked, and returns how many it deleted.
-	DeleteAreas(ctx context.Context, eventID string, names []string) (int, error)
+	DeleteAreas(ctx context.Context, showID string, names []string) (int, error)
 
 	// MovePlaces adds held and booked to the counts of an event's area
 	// if the area exists, neither count would go below zero, and held +
 	// booked would stay within its capacity: it then returns the area
 	// after the change and true. Otherwise it changes nothing and returns
 	// false, with the area as it is (the zero Area if missing).
-	MovePlaces(ctx context.Context, eventID, area string, held, booked int64) (Area, bool, error)
+	MovePlaces(ctx context.Context, showID, area string, held, booked int64) (Area, bool, error)
 
 	// AppendSeatChanges adds rows to the seat history; the store assigns
 	// their ids, in the order given.
@@ -624,7 +624,7 @@ type BookingTx interface {
 
 	// SeatChanges returns the history rows of an event that match f, in
 	// id order.
-	SeatChanges(ctx context.Context, eventID string, f SeatChangeFilter) ([]SeatChange, error)
+	SeatChanges(ctx context.Context, showID string, f SeatChangeFilter) ([]SeatChange, error)
 
 	// InsertHolds stores new holds, in one statement where the store
 	// can. An id in use is an error (on PostgreSQL it wraps ErrConflict).
@@ -642,7 +642,7 @@ type BookingTx interface {
 	// the same event Version, still holds in a later transaction that
 	// sees E, but for seats that writers who do not bump it took
 	// meanwhile. Bumping locks the epoch until the transaction ends.
-	SeatEpoch(ctx context.Context, eventID string, bump bool) (int64, error)
+	SeatEpoch(ctx context.Context, showID string, bump bool) (int64, error)
 
 	// Holds returns the holds with the given ids that exist, in id
 	// order, locking their rows in that order with lock.

@@ -139,14 +139,14 @@ type Options struct {
 	// Observer, if set, is called once at the end of every call, for
 	// metrics. It must be quick and safe for concurrent use.
 	// Default: nil.
-	Observer func(Event)
+	Observer func(CallReport)
 }
 
-// Event describes one finished call, for Options.Observer; or under the
+// CallReport describes one finished call, for Options.Observer; or under the
 // Batch strategy one batch transaction (Op "batch"), which is reported
 // once its calls have their outcomes and before they report theirs; or
 // one run of Sweep (Op "sweep"), whether RunSweeper or the caller made it.
-type Event struct {
+type CallReport struct {
 	Op   string // the method: "reserve", "checkout", "confirm", …, "batch" or "sweep"
 	Code string // stockade.ErrorCode of its error, "" on success
 	// Attempts counts the transactions started, retries included. A call
@@ -391,7 +391,7 @@ func run[T any](e *Engine, ctx context.Context, op string, idem *stockade.Idempo
 		idem.Replayed = c.replayed
 	}
 	if obs := e.opts.Observer; obs != nil {
-		obs(Event{Op: op, Code: stockade.ErrorCode(err), Attempts: c.attempts, Retries: c.retries, Duration: time.Since(c.start), Replayed: err == nil && c.replayed})
+		obs(CallReport{Op: op, Code: stockade.ErrorCode(err), Attempts: c.attempts, Retries: c.retries, Duration: time.Since(c.start), Replayed: err == nil && c.replayed})
 	}
 	return v, err
 }

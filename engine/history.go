@@ -7,7 +7,7 @@ import (
 	"github.com/stockade/stockade"
 )
 
-// The seat history of an event is append-only: every transaction that
+// The seat history of a show is append-only: every transaction that
 // moves a seat or an area's places writes its rows (stockade.SeatChange),
 // and SeatHistory reads them back a page at a time, oldest first.
 
@@ -17,13 +17,13 @@ const seatHistoryCursorTag = 'h'
 
 // SeatHistory implements stockade.BookingService. It reads one row more
 // than the page holds: if that row exists, the page has a Next cursor,
-// the id of its last row. An unknown event is ENotFound; a seat or area
+// the id of its last row. An unknown show is ENotFound; a seat or area
 // that has no rows (or does not exist) gives an empty page. A storefront
 // sees the moves only, as Seats shows it a seat's status only: which
 // hold, booking and key moved a seat is not its to know.
-func (e *Engine) SeatHistory(ctx context.Context, eventID string, q stockade.SeatHistoryQuery) (stockade.SeatHistoryPage, error) {
+func (e *Engine) SeatHistory(ctx context.Context, showID string, q stockade.SeatHistoryQuery) (stockade.SeatHistoryPage, error) {
 	return run(e, ctx, "seat history", nil, func(ctx context.Context, c *call) (stockade.SeatHistoryPage, error) {
-		if err := checkID("event id", eventID); err != nil {
+		if err := checkID("event id", showID); err != nil {
 			return stockade.SeatHistoryPage{}, err
 		}
 		if err := q.Validate(); err != nil {
@@ -37,10 +37,10 @@ func (e *Engine) SeatHistory(ctx context.Context, eventID string, q stockade.Sea
 		f := stockade.SeatChangeFilter{Seat: q.Seat, Area: q.Area, AfterID: after, Limit: limit + 1}
 		var cs []stockade.SeatChange
 		err = c.view(ctx, func(tx stockade.Tx) (err error) {
-			if _, err := tx.EventHead(ctx, eventID, false); err != nil {
+			if _, err := tx.ShowHead(ctx, showID, false); err != nil {
 				return err
 			}
-			cs, err = tx.SeatChanges(ctx, eventID, f)
+			cs, err = tx.SeatChanges(ctx, showID, f)
 			return err
 		})
 		if err != nil {

@@ -57,10 +57,10 @@ func TestSeatHistory(t *testing.T) {
 	t.Parallel()
 	forBackends(t, bookingStrategies, func(t *testing.T, en *env) {
 		admin, shop1, _ := en.actors()
-		if _, err := en.eng.PutEvent(admin, hall("gig"), nil); err != nil {
+		if _, err := en.eng.PutShow(admin, hall("gig"), nil); err != nil {
 			t.Fatal(err)
 		}
-		h, err := en.eng.HoldSeats(shop1, stockade.HoldRequest{EventID: "gig", Seats: []string{"stalls/A/2", "stalls/A/3"},
+		h, err := en.eng.HoldSeats(shop1, stockade.HoldRequest{ShowID: "gig", Seats: []string{"stalls/A/2", "stalls/A/3"},
 			Places: []stockade.Places{{Area: "standing", Quantity: 2}}}, nil)
 		if err != nil {
 			t.Fatal(err)
@@ -72,7 +72,7 @@ func TestSeatHistory(t *testing.T) {
 		if _, err := en.eng.CancelBooking(admin, bk.ID, nil); err != nil {
 			t.Fatal(err)
 		}
-		other, err := en.eng.HoldSeats(shop1, stockade.HoldRequest{EventID: "gig", Seats: []string{"stalls/A/2"}}, nil)
+		other, err := en.eng.HoldSeats(shop1, stockade.HoldRequest{ShowID: "gig", Seats: []string{"stalls/A/2"}}, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -99,7 +99,7 @@ func TestSeatHistory(t *testing.T) {
 			t.Errorf("history of standing:\n%swant:\n%s", got, want)
 		}
 		for _, c := range append(seat, area...) {
-			if c.EventID != "gig" || c.At.IsZero() || c.ID <= 0 {
+			if c.ShowID != "gig" || c.At.IsZero() || c.ID <= 0 {
 				t.Errorf("row %+v", c)
 			}
 		}

@@ -11,12 +11,12 @@ import (
 	"github.com/stockade/stockade"
 )
 
-// HoldSeats holds what req asks of an event, all or nothing: named seats,
+// HoldSeats holds what req asks of a show, all or nothing: named seats,
 // best-available seats (see bestAvailable) and general-admission places,
-// until the hold's TTL passes. Lapsed holds of the event are expired
+// until the hold's TTL passes. Lapsed holds of the show are expired
 // first, in the same transaction. A named seat that is not free is
 // refused with ESeatsUnavailable naming it; a request for seats or
-// places that no free ones meet with ESoldOut; an unknown event, seat or
+// places that no free ones meet with ESoldOut; an unknown show, seat or
 // area with ENotFound.
 func (e *Engine) HoldSeats(ctx context.Context, req stockade.HoldRequest, idem *stockade.Idempotency) (stockade.Hold, error) {
 	return run(e, ctx, "hold", idem, func(ctx context.Context, c *call) (stockade.Hold, error) {
@@ -73,7 +73,7 @@ func holdQueue(h *holdCall) string {
 	if h.confirm != "" {
 		return "" // no show id is empty
 	}
-	return h.req.EventID
+	return h.req.ShowID
 }
 
 // holdTxn runs the transaction that decides batch, retried whole on
@@ -87,7 +87,7 @@ func (e *Engine) holdTxn(ctx context.Context, c *call, batch []*holdCall) error 
 	if batch[0].confirm != "" {
 		return c.update(ctx, func(tx stockade.Tx) error { return e.decideConfirms(ctx, tx, batch) })
 	}
-	show := batch[0].req.EventID
+	show := batch[0].req.ShowID
 	var keep *seatState
 	decide := func(tx stockade.Tx) (err error) {
 		keep, err = e.decideHolds(ctx, tx, show, batch)
@@ -137,7 +137,7 @@ func (e *Engine) decideHolds(ctx context.Context, tx stockade.Tx, showID string,
 	if err != nil {
 		return nil, err
 	}
-	ev, err := tx.EventHead(ctx, showID, e.strat.group)
+	ev, err := tx.ShowHead(ctx, showID, e.strat.group)
 	if stockade.ErrorCode(err) == stockade.ENotFound {
 		for _, h := range batch {
 			if h.replayed, h.err = replay(rs, h.c, &h.hold); h.err == nil && !h.replayed {
@@ -157,7 +157,7 @@ func (e *Engine) decideHolds(ctx context.Context, tx stockade.Tx, showID string,
 		if err := e.expireHolds(ctx, tx, lapsed, now); err != nil {
 			return nil, err
 		}
-		if ev, err = tx.EventHead(ctx, showID, false); err != nil { // with the places they freed
+		if ev, err = tx.ShowHead(ctx, showID, false); err != nil { // with the places they freed
 			return nil, err
 		}
 	}
@@ -220,7 +220,7 @@ func (e *Engine) decideHolds(ctx context.Context, tx stockade.Tx, showID string,
 			h.err = err
 			continue
 		}
-		hold := stockade.Hold{ID: newID("hld"), EventID: showID, Status: stockade.HoldHeld, CreatedAt: now,
+		hold := stockade.Hold{ID: newID("hld"), ShowID: showID, Status: stockade.HoldHeld, CreatedAt: now,
 			ExpiresAt: now.Add(h.ttl), Owner: h.c.actor.KeyID, Version: 1, Split: split, Places: h.req.Places}
 		for _, id := range ids {
 			moves = append(moves, stockade.SeatMove{Seat: id, From: stockade.SeatFree, To: stockade.SeatHeld, Hold: hold.ID})
@@ -585,7 +585,7 @@ func holdExpired(h stockade.Hold) error {
 
 // newBooking returns the booking that confirming h at now makes.
 func newBooking(h stockade.Hold, now time.Time) stockade.Booking {
-	return stockade.Booking{ID: newID("bkg"), EventID: h.EventID, HoldID: h.ID, Status: stockade.BookingBooked,
+	return stockade.Booking{ID: newID("bkg"), ShowID: h.ShowID, HoldID: h.ID, Status: stockade.BookingBooked,
 		Seats: h.Seats, Places: h.Places, CreatedAt: now, Owner: h.Owner}
 }
 
@@ -712,14 +712,14 @@ func (e *Engine) CancelBooking(ctx context.Context, id string, idem *stockade.Id
 // cancelBooked cancels bk, a booked booking whose row tx holds, for the
 // actor named by: its seats and places go back, and its event goes to ob.
 func cancelBooked(ctx context.Context, tx stockade.Tx, bk stockade.Booking, by string, now time.Time, ob *outbox) error {
-	err := moveTaken(ctx, tx, "booking "+bk.ID, bk.EventID, bk.Seats, bk.Places, stockade.SeatBooked, stockade.SeatFree, "", bk.ID)
+	err := moveTaken(ctx, tx, "booking "+bk.ID, bk.ShowID, bk.Seats, bk.Places, stockade.SeatBooked, stockade.SeatFree, "", bk.ID)
 	if err != nil {
 		return err
 	}
 	if ok, err := tx.SetBookingStatus(ctx, bk.ID, stockade.BookingBooked, stockade.BookingCancelled); err != nil || !ok {
 		return statusErr(err, "booking", bk.ID)
 	}
-	h := stockade.Hold{ID: bk.HoldID, EventID: bk.EventID, Seats: bk.Seats, Places: bk.Places}
+	h := stockade.Hold{ID: bk.HoldID, ShowID: bk.ShowID, Seats: bk.Seats, Places: bk.Places}
 	if err := tx.AppendSeatChanges(ctx, history(h, stockade.SeatBooked, stockade.SeatFree, bk.ID, by, now)...); err != nil {
 		return err
 	}

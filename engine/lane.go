@@ -200,7 +200,7 @@ func (g *group[J]) decide(batch []J) {
 		err = fmt.Errorf("engine: batch of %d %s: %w", len(batch), g.what, err)
 	}
 	if obs := e.opts.Observer; obs != nil {
-		obs(Event{Op: "batch", Code: stockade.ErrorCode(err), Attempts: c.attempts, Retries: c.retries, Duration: time.Since(c.start), Calls: len(batch)})
+		obs(CallReport{Op: "batch", Code: stockade.ErrorCode(err), Attempts: c.attempts, Retries: c.retries, Duration: time.Since(c.start), Calls: len(batch)})
 	}
 	for _, j := range batch {
 		s := j.base()

@@ -118,12 +118,12 @@ func someLapseCandidate(ctx context.Context, tx stockade.Tx, now time.Time) ([]s
 
 // lapsedHolds returns the held holds that have lapsed at now, oldest
 // expiry first, at most limit of them (all for limit ≤ 0); with an
-// eventID, the event's. They are locked as BookingTx.HoldLapseCandidates
+// showID, the event's. They are locked as BookingTx.HoldLapseCandidates
 // locks them, and so are the candidates read and kept, until the
 // transaction ends.
-func lapsedHolds(ctx context.Context, tx stockade.Tx, now time.Time, eventID string, limit int) ([]stockade.Hold, error) {
+func lapsedHolds(ctx context.Context, tx stockade.Tx, now time.Time, showID string, limit int) ([]stockade.Hold, error) {
 	return pageLapsed(limit, func(after stockade.LapseCursor) ([]candidate[stockade.Hold], error) {
-		cs, err := tx.HoldLapseCandidates(ctx, stockade.HoldLapseQuery{ExpiredBefore: now, EventID: eventID, After: after, Limit: limit})
+		cs, err := tx.HoldLapseCandidates(ctx, stockade.HoldLapseQuery{ExpiredBefore: now, ShowID: showID, After: after, Limit: limit})
 		out := make([]candidate[stockade.Hold], len(cs))
 		for i, c := range cs {
 			h := c.Hold

@@ -93,7 +93,7 @@ type env struct {
 	store  stockade.Store
 	eng    *engine.Engine
 	clock  *clock
-	events chan engine.Event // the last events, if the buffer has room
+	events chan engine.CallReport // the last events, if the buffer has room
 }
 
 // newEnv returns an engine with strategy on a store that b opens. opts,
@@ -105,12 +105,12 @@ func newEnv(t *testing.T, b backend, strategy string, opts func(o *engine.Option
 
 func newEnvOn(t *testing.T, s stockade.Store, strategy string, opts func(o *engine.Options)) *env {
 	t.Helper()
-	en := &env{t: t, store: s, clock: newClock(), events: make(chan engine.Event, 4096)}
+	en := &env{t: t, store: s, clock: newClock(), events: make(chan engine.CallReport, 4096)}
 	o := &engine.Options{
 		Strategy: strategy,
 		Now:      en.clock.Now,
 		Logger:   slog.New(slog.NewTextHandler(t.Output(), &slog.HandlerOptions{Level: slog.LevelWarn})),
-		Observer: func(ev engine.Event) {
+		Observer: func(ev engine.CallReport) {
 			select {
 			case en.events <- ev:
 			default:

@@ -167,10 +167,10 @@ func TestPaymentHolds(t *testing.T) {
 	t.Parallel()
 	forBackends(t, []string{engine.Atomic, engine.Batch}, func(t *testing.T, en *env) {
 		ctx := t.Context()
-		if _, err := en.eng.PutEvent(ctx, hall("gig"), nil); err != nil {
+		if _, err := en.eng.PutShow(ctx, hall("gig"), nil); err != nil {
 			t.Fatal(err)
 		}
-		h, err := en.eng.HoldSeats(ctx, stockade.HoldRequest{EventID: "gig", Seats: []string{"stalls/A/1", "stalls/A/2"},
+		h, err := en.eng.HoldSeats(ctx, stockade.HoldRequest{ShowID: "gig", Seats: []string{"stalls/A/1", "stalls/A/2"},
 			Places: []stockade.Places{{Area: "standing", Quantity: 2}}}, nil)
 		if err != nil {
 			t.Fatal(err)
@@ -189,7 +189,7 @@ func TestPaymentHolds(t *testing.T) {
 
 		// A hold whose payment is in flight does not lapse: the sweeper
 		// keeps it, and its client may confirm it.
-		h, err = en.eng.HoldSeats(ctx, stockade.HoldRequest{EventID: "gig", Seats: []string{"stalls/B/5"}, TTL: time.Minute}, nil)
+		h, err = en.eng.HoldSeats(ctx, stockade.HoldRequest{ShowID: "gig", Seats: []string{"stalls/B/5"}, TTL: time.Minute}, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -205,7 +205,7 @@ func TestPaymentHolds(t *testing.T) {
 			t.Fatalf("confirm a lapsed hold whose payment is in flight: %+v, %v", bk, err)
 		}
 
-		h, err = en.eng.HoldSeats(ctx, stockade.HoldRequest{EventID: "gig", Seats: []string{"stalls/B/1"}}, nil)
+		h, err = en.eng.HoldSeats(ctx, stockade.HoldRequest{ShowID: "gig", Seats: []string{"stalls/B/1"}}, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -482,7 +482,7 @@ func TestPaymentLateSuccess(t *testing.T) {
 		ctx := t.Context()
 		en.location("w1", 0, 0)
 		en.stock("tee", "w1", 3)
-		if _, err := en.eng.PutEvent(ctx, hall("gig"), nil); err != nil {
+		if _, err := en.eng.PutShow(ctx, hall("gig"), nil); err != nil {
 			t.Fatal(err)
 		}
 		short := func(req stockade.ReserveRequest) stockade.Payment {
@@ -495,13 +495,13 @@ func TestPaymentLateSuccess(t *testing.T) {
 		}
 		free := short(lines(line("tee", 1, "")))
 		gone := short(lines(line("tee", 2, "")))
-		seat := stockade.HoldRequest{EventID: "gig", Seats: []string{"stalls/A/3"}, TTL: time.Minute}
+		seat := stockade.HoldRequest{ShowID: "gig", Seats: []string{"stalls/A/3"}, TTL: time.Minute}
 		h, err := en.eng.HoldSeats(ctx, seat, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
 		heldAgain := en.pay(stockade.PayHold, h.ID)
-		h, err = en.eng.HoldSeats(ctx, stockade.HoldRequest{EventID: "gig", Seats: []string{"stalls/A/4"}, TTL: time.Minute}, nil)
+		h, err = en.eng.HoldSeats(ctx, stockade.HoldRequest{ShowID: "gig", Seats: []string{"stalls/A/4"}, TTL: time.Minute}, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -516,7 +516,7 @@ func TestPaymentLateSuccess(t *testing.T) {
 		if _, err := en.eng.Checkout(ctx, lines(line("tee", 2, "")), nil); err != nil {
 			t.Fatal(err)
 		}
-		if _, err := en.eng.HoldSeats(ctx, stockade.HoldRequest{EventID: "gig", Seats: []string{"stalls/A/4"}}, nil); err != nil {
+		if _, err := en.eng.HoldSeats(ctx, stockade.HoldRequest{ShowID: "gig", Seats: []string{"stalls/A/4"}}, nil); err != nil {
 			t.Fatal(err)
 		}
 

@@ -35,9 +35,9 @@ func (m EventMismatch) String() string {
 func (e *Engine) reconcileEvents(ctx context.Context, c *call) (n int, mismatches []EventMismatch, err error) {
 	after := ""
 	for {
-		var evs []stockade.Event
+		var evs []stockade.Show
 		err := c.view(ctx, func(tx stockade.Tx) (err error) {
-			evs, err = tx.ListEvents(ctx, after, 100)
+			evs, err = tx.ListShows(ctx, after, 100)
 			return err
 		})
 		if err != nil || len(evs) == 0 {
@@ -57,12 +57,12 @@ func (e *Engine) reconcileEvents(ctx context.Context, c *call) (n int, mismatche
 
 func (e *Engine) reconcileEvent(ctx context.Context, c *call, id string) ([]EventMismatch, error) {
 	var (
-		ev      stockade.Event
+		ev      stockade.Show
 		seats   []stockade.Seat
 		changes []stockade.SeatChange
 	)
 	err := c.view(ctx, func(tx stockade.Tx) (err error) {
-		if ev, err = tx.Event(ctx, id, false); err != nil {
+		if ev, err = tx.Show(ctx, id, false); err != nil {
 			return err
 		}
 		if seats, err = tx.Seats(ctx, id, stockade.SeatFilter{}, false); err != nil {

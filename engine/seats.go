@@ -385,10 +385,10 @@ func siftDown(h []nearSeat, k int) {
 	}
 }
 
-// namedSeats reads the seats of an event with the given ids, by id,
+// namedSeats reads the seats of a show with the given ids, by id,
 // locking them with lock.
-func namedSeats(ctx context.Context, b stockade.BookingTx, eventID string, ids []string, lock bool) (map[string]stockade.Seat, error) {
-	seats, err := b.Seats(ctx, eventID, stockade.SeatFilter{IDs: ids}, lock)
+func namedSeats(ctx context.Context, b stockade.BookingTx, showID string, ids []string, lock bool) (map[string]stockade.Seat, error) {
+	seats, err := b.Seats(ctx, showID, stockade.SeatFilter{IDs: ids}, lock)
 	if err != nil {
 		return nil, err
 	}
@@ -399,7 +399,7 @@ func namedSeats(ctx context.Context, b stockade.BookingTx, eventID string, ids [
 	return named, nil
 }
 
-// seatState is what best-available seats are chosen on: an event's free
+// seatState is what best-available seats are chosen on: a show's free
 // seats, in seat order, as bestAvailable sees them. Choosing seats marks
 // them taken, so that the holds of a batch are decided one after the
 // other on one read.
@@ -452,7 +452,7 @@ func (st *seatState) choose(req stockade.HoldRequest, named map[string]stockade.
 	for _, id := range req.Seats {
 		s, ok := named[id]
 		if !ok {
-			return nil, nil, false, refuse(stockade.ENotFound, "event %q has no seat %q", req.EventID, id)
+			return nil, nil, false, refuse(stockade.ENotFound, "event %q has no seat %q", req.ShowID, id)
 		}
 		if s.Status == stockade.SeatFree && st != nil {
 			if i, ok := st.index[id]; ok && !st.spots[i].Free {
@@ -485,7 +485,7 @@ func (st *seatState) choose(req stockade.HoldRequest, named map[string]stockade.
 		picked, together, ok := st.bestSeats(seatAsk{Quantity: ask.Quantity, Category: ask.Category, Section: ask.Section,
 			Accessible: ask.Accessible, Split: ask.AllowSplit})
 		if !ok {
-			err := soldOut(req.EventID, ask, st.spots)
+			err := soldOut(req.ShowID, ask, st.spots)
 			undo()
 			return nil, nil, false, err
 		}

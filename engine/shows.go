@@ -33,32 +33,32 @@ import (
 
 var _ stockade.BookingService = (*Engine)(nil)
 
-// PutEvent creates an event, or changes its map: its name, focal point,
+// PutShow creates a show, or changes its map: its name, focal point,
 // rows and areas. A seat that the new map drops or changes (layout or
 // blocked) must be free; an area's capacity may not fall below its held
 // and booked places. Seats the map keeps unchanged keep their status.
-func (e *Engine) PutEvent(ctx context.Context, ev stockade.Event, idem *stockade.Idempotency) (stockade.Event, error) {
-	return run(e, ctx, "put event", idem, func(ctx context.Context, c *call) (stockade.Event, error) {
+func (e *Engine) PutShow(ctx context.Context, ev stockade.Show, idem *stockade.Idempotency) (stockade.Show, error) {
+	return run(e, ctx, "put event", idem, func(ctx context.Context, c *call) (stockade.Show, error) {
 		if err := ev.Validate(); err != nil {
-			return stockade.Event{}, err
+			return stockade.Show{}, err
 		}
-		var out stockade.Event
+		var out stockade.Show
 		err := c.update(ctx, func(tx stockade.Tx) (err error) {
-			out, err = once(ctx, c, tx, func() (stockade.Event, error) { return e.putEvent(ctx, tx, c, ev) })
+			out, err = once(ctx, c, tx, func() (stockade.Show, error) { return e.putShow(ctx, tx, c, ev) })
 			return err
 		})
 		return out, err
 	})
 }
 
-func (e *Engine) putEvent(ctx context.Context, tx stockade.Tx, c *call, ev stockade.Event) (stockade.Event, error) {
+func (e *Engine) putShow(ctx context.Context, tx stockade.Tx, c *call, ev stockade.Show) (stockade.Show, error) {
 	now := e.now()
-	old, err := tx.Event(ctx, ev.ID, true)
+	old, err := tx.Show(ctx, ev.ID, true)
 	switch {
 	case stockade.ErrorCode(err) == stockade.ENotFound:
 		ev.CreatedAt, ev.Version = now, 1
 	case err != nil:
-		return stockade.Event{}, err
+		return stockade.Show{}, err
 	default:
 		ev.CreatedAt, ev.Version = old.CreatedAt, old.Version+1
 	}
@@ -71,7 +71,7 @@ func (e *Engine) putEvent(ctx context.Context, tx stockade.Tx, c *call, ev stock
 	var have []stockade.Seat
 	if err == nil {
 		if have, err = tx.Seats(ctx, ev.ID, stockade.SeatFilter{}, true); err != nil {
-			return stockade.Event{}, err
+			return stockade.Show{}, err
 		}
 	}
 	var (
@@ -96,15 +96,15 @@ func (e *Engine) putEvent(ctx context.Context, tx stockade.Tx, c *call, ev stock
 		}
 		put = append(put, w)
 		if w.Status != s.Status {
-			changes = append(changes, stockade.SeatChange{At: now, EventID: ev.ID, Seat: s.ID, Quantity: 1, From: s.Status, To: w.Status, Actor: c.actor.Name})
+			changes = append(changes, stockade.SeatChange{At: now, ShowID: ev.ID, Seat: s.ID, Quantity: 1, From: s.Status, To: w.Status, Actor: c.actor.Name})
 		}
 	}
 	if len(busy) > 0 {
-		return stockade.Event{}, refuse(stockade.EInvalidState, "event %q: only free or blocked seats may change or go, and these are not: %s", ev.ID, list(busy))
+		return stockade.Show{}, refuse(stockade.EInvalidState, "event %q: only free or blocked seats may change or go, and these are not: %s", ev.ID, list(busy))
 	}
 	for _, s := range want { // new seats
 		put = append(put, s)
-		changes = append(changes, stockade.SeatChange{At: now, EventID: ev.ID, Seat: s.ID, Quantity: 1, From: stockade.SeatFree, To: s.Status, Actor: c.actor.Name})
+		changes = append(changes, stockade.SeatChange{At: now, ShowID: ev.ID, Seat: s.ID, Quantity: 1, From: stockade.SeatFree, To: s.Status, Actor: c.actor.Name})
 	}
 	slices.SortFunc(put, stockade.Seat.Compare)
 	slices.SortFunc(changes, func(a, b stockade.SeatChange) int { return strings.Compare(a.Seat, b.Seat) })
@@ -115,42 +115,42 @@ func (e *Engine) putEvent(ctx context.Context, tx stockade.Tx, c *call, ev stock
 			continue
 		}
 		if a.Held+a.Booked > 0 {
-			return stockade.Event{}, refuse(stockade.EInvalidState, "event %q: area %q has %d places held and %d booked; it cannot go", ev.ID, a.Name, a.Held, a.Booked)
+			return stockade.Show{}, refuse(stockade.EInvalidState, "event %q: area %q has %d places held and %d booked; it cannot go", ev.ID, a.Name, a.Held, a.Booked)
 		}
 		dropAreas = append(dropAreas, a.Name)
 	}
-	if err := tx.PutEvent(ctx, ev); err != nil {
-		return stockade.Event{}, err
+	if err := tx.PutShow(ctx, ev); err != nil {
+		return stockade.Show{}, err
 	}
 	if len(drop) > 0 {
 		if _, err := tx.DeleteSeats(ctx, ev.ID, drop); err != nil {
-			return stockade.Event{}, err
+			return stockade.Show{}, err
 		}
 	}
 	if len(put) > 0 {
 		if err := tx.PutSeats(ctx, ev.ID, put); err != nil {
-			return stockade.Event{}, err
+			return stockade.Show{}, err
 		}
 	}
 	if len(ev.Areas) > 0 {
 		if err := tx.PutAreas(ctx, ev.ID, ev.Areas); err != nil {
-			return stockade.Event{}, err
+			return stockade.Show{}, err
 		}
 	}
 	if n, err := tx.DeleteAreas(ctx, ev.ID, dropAreas); err != nil {
-		return stockade.Event{}, err
+		return stockade.Show{}, err
 	} else if n != len(dropAreas) {
-		return stockade.Event{}, conflictf("event %s: %d of the %d areas to drop took places meanwhile", ev.ID, len(dropAreas)-n, len(dropAreas))
+		return stockade.Show{}, conflictf("event %s: %d of the %d areas to drop took places meanwhile", ev.ID, len(dropAreas)-n, len(dropAreas))
 	}
 	if err := tx.AppendSeatChanges(ctx, changes...); err != nil {
-		return stockade.Event{}, err
+		return stockade.Show{}, err
 	}
-	out, err := tx.Event(ctx, ev.ID, false)
+	out, err := tx.Show(ctx, ev.ID, false)
 	if err != nil {
-		return stockade.Event{}, err
+		return stockade.Show{}, err
 	}
 	var ob outbox
-	ob.add(stockade.EventEventPut, stockade.AggregateEvent, out.ID, out.Version, now, eventPayload(out))
+	ob.add(stockade.EventShowPut, stockade.AggregateShow, out.ID, out.Version, now, showPayload(out))
 	return out, ob.flush(ctx, tx)
 }
 
@@ -163,9 +163,9 @@ func sameSeat(have, want stockade.Seat) bool {
 		blocked(have) == blocked(want)
 }
 
-// eventPayload is an event as its outbox events show it: without its
-// rows, which can be large (GET the event for them).
-func eventPayload(ev stockade.Event) stockade.Event {
+// showPayload is a show as its outbox events show it: without its
+// rows, which can be large (GET the show for them).
+func showPayload(ev stockade.Show) stockade.Show {
 	ev.Rows = nil
 	ev.CreatedAt = wire(ev.CreatedAt)
 	return ev
@@ -179,15 +179,15 @@ func list(items []string) string {
 	return fmt.Sprintf("%s and %d more", strings.Join(items[:10], ", "), len(items)-10)
 }
 
-// Event implements stockade.BookingService.
-func (e *Engine) Event(ctx context.Context, id string) (stockade.EventView, error) {
-	return run(e, ctx, "get event", nil, func(ctx context.Context, c *call) (stockade.EventView, error) {
+// Show implements stockade.BookingService.
+func (e *Engine) Show(ctx context.Context, id string) (stockade.ShowView, error) {
+	return run(e, ctx, "get event", nil, func(ctx context.Context, c *call) (stockade.ShowView, error) {
 		if err := checkID("event id", id); err != nil {
-			return stockade.EventView{}, err
+			return stockade.ShowView{}, err
 		}
-		var v stockade.EventView
+		var v stockade.ShowView
 		err := c.view(ctx, func(tx stockade.Tx) (err error) {
-			if v.Event, err = tx.Event(ctx, id, false); err != nil {
+			if v.Show, err = tx.Show(ctx, id, false); err != nil {
 				return err
 			}
 			v.Counts, err = tx.SeatCounts(ctx, id)
@@ -200,22 +200,22 @@ func (e *Engine) Event(ctx context.Context, id string) (stockade.EventView, erro
 // freeSeats reads the free seats of ev: their ids, and their places
 // from the show's layout, which the engine keeps between calls and reads
 // again when the show's version moves.
-func (e *Engine) freeSeats(ctx context.Context, b stockade.BookingTx, ev stockade.Event) (*seatState, error) {
-	eventID := ev.ID
+func (e *Engine) freeSeats(ctx context.Context, b stockade.BookingTx, ev stockade.Show) (*seatState, error) {
+	showID := ev.ID
 	l, err := e.layouts.get(ctx, b, ev)
 	if err != nil {
 		return nil, err
 	}
-	ids, err := b.FreeSeatIDs(ctx, eventID)
+	ids, err := b.FreeSeatIDs(ctx, showID)
 	if err != nil {
 		return nil, err
 	}
-	st := &seatState{event: eventID, version: ev.Version, areas: ev.Areas, free: make([]stockade.Seat, 0, len(ids)),
+	st := &seatState{event: showID, version: ev.Version, areas: ev.Areas, free: make([]stockade.Seat, 0, len(ids)),
 		spots: make([]seatSpot, 0, len(ids)), index: make(map[string]int, len(ids))}
 	for _, id := range ids {
 		i, ok := l.index[id]
 		if !ok {
-			return nil, conflictf("seat %s of event %s is not in its layout of version %d", id, eventID, l.version)
+			return nil, conflictf("seat %s of event %s is not in its layout of version %d", id, showID, l.version)
 		}
 		st.index[id] = len(st.free)
 		st.free = append(st.free, l.seats[i])
@@ -225,16 +225,16 @@ func (e *Engine) freeSeats(ctx context.Context, b stockade.BookingTx, ev stockad
 }
 
 // layouts keeps the layout of the events whose seats were chosen
-// lately: what a seat is and where, which only PutEvent changes.
+// lately: what a seat is and where, which only PutShow changes.
 type layouts struct {
 	mu     sync.Mutex
 	events map[string]*layout
 }
 
-// maxLayouts bounds how many events' layouts an engine keeps.
+// maxLayouts bounds how many shows' layouts an engine keeps.
 const maxLayouts = 64
 
-// layout is an event's seats at one version of its map, in seat order,
+// layout is a show's seats at one version of its map, in seat order,
 // with their spots (all free) and their places by id.
 type layout struct {
 	version int64
@@ -243,9 +243,9 @@ type layout struct {
 	index   map[string]int
 }
 
-// get returns the layout of ev at its version, reading the event's seats
+// get returns the layout of ev at its version, reading the show's seats
 // if the engine has no such layout.
-func (ls *layouts) get(ctx context.Context, b stockade.BookingTx, ev stockade.Event) (*layout, error) {
+func (ls *layouts) get(ctx context.Context, b stockade.BookingTx, ev stockade.Show) (*layout, error) {
 	ls.mu.Lock()
 	l := ls.events[ev.ID]
 	ls.mu.Unlock()
@@ -324,9 +324,9 @@ func parseSeatCursor(s string) (*stockade.Seat, error) {
 }
 
 // Seats implements stockade.BookingService.
-func (e *Engine) Seats(ctx context.Context, eventID string, q stockade.SeatQuery) (stockade.SeatPage, error) {
+func (e *Engine) Seats(ctx context.Context, showID string, q stockade.SeatQuery) (stockade.SeatPage, error) {
 	return run(e, ctx, "seats", nil, func(ctx context.Context, c *call) (stockade.SeatPage, error) {
-		if err := checkID("event id", eventID); err != nil {
+		if err := checkID("event id", showID); err != nil {
 			return stockade.SeatPage{}, err
 		}
 		if err := q.Validate(); err != nil {
@@ -342,10 +342,10 @@ func (e *Engine) Seats(ctx context.Context, eventID string, q stockade.SeatQuery
 		}
 		var seats []stockade.Seat
 		err = c.view(ctx, func(tx stockade.Tx) (err error) {
-			if _, err := tx.EventHead(ctx, eventID, false); err != nil {
+			if _, err := tx.ShowHead(ctx, showID, false); err != nil {
 				return err
 			}
-			seats, err = tx.Seats(ctx, eventID, stockade.SeatFilter{Status: q.Status, Section: q.Section, After: after, Limit: limit + 1}, false)
+			seats, err = tx.Seats(ctx, showID, stockade.SeatFilter{Status: q.Status, Section: q.Section, After: after, Limit: limit + 1}, false)
 			return err
 		})
 		if err != nil {

@@ -77,9 +77,9 @@ func TestAdvisoryFallsBackToRowLock(t *testing.T) {
 }
 
 // lastEvent returns the last event of op that en's observer saw.
-func (en *env) lastEvent(op string) engine.Event {
+func (en *env) lastEvent(op string) engine.CallReport {
 	en.t.Helper()
-	var last engine.Event
+	var last engine.CallReport
 	for {
 		select {
 		case ev := <-en.events:

@@ -17,7 +17,7 @@ import (
 // target lapsed, resolves those that settled after it lapsed and were
 // left unresolved, and purges the inbox (see the package's payments). It
 // returns how many reservations and holds it expired, and reports the
-// run to Options.Observer as an Event of Op "sweep" with how many
+// run to Options.Observer as a CallReport of Op "sweep" with how many
 // reservations it expired, records it purged, events it pruned and
 // payments it found stuck.
 //
@@ -38,7 +38,7 @@ func (e *Engine) Sweep(ctx context.Context) (expired int, err error) {
 	}
 	err = c.classify(ctx, err)
 	if obs := e.opts.Observer; obs != nil {
-		obs(Event{Op: c.op, Code: stockade.ErrorCode(err), Attempts: c.attempts, Retries: c.retries,
+		obs(CallReport{Op: c.op, Code: stockade.ErrorCode(err), Attempts: c.attempts, Retries: c.retries,
 			Duration: time.Since(c.start), Expired: expired, Purged: purged, Pruned: pruned, Stuck: stuck})
 	}
 	return expired, err
@@ -105,7 +105,7 @@ func (e *Engine) sweep(ctx context.Context, c *call) (expired, purged, pruned in
 
 // RunSweeper calls Sweep at once and then every interval (a second if
 // interval is not positive) until ctx ends. Errors are logged, and the
-// next tick tries again. Each run reaches Options.Observer as an Event of
+// next tick tries again. Each run reaches Options.Observer as a CallReport of
 // Op "sweep", which is where its metrics come from.
 func (e *Engine) RunSweeper(ctx context.Context, interval time.Duration) {
 	if interval <= 0 {

@@ -70,7 +70,7 @@ func TestSweepPastKeptCandidates(t *testing.T) {
 			ctx := t.Context()
 			en.location("w1", 0, 0)
 			en.stock("tee", "w1", 10)
-			if _, err := en.eng.PutEvent(ctx, hall("gig"), nil); err != nil {
+			if _, err := en.eng.PutShow(ctx, hall("gig"), nil); err != nil {
 				t.Fatal(err)
 			}
 			reserve := func() stockade.Reservation {
@@ -83,7 +83,7 @@ func TestSweepPastKeptCandidates(t *testing.T) {
 			}
 			hold := func(seat string) stockade.Hold {
 				t.Helper()
-				h, err := en.eng.HoldSeats(ctx, stockade.HoldRequest{EventID: "gig", Seats: []string{seat}, TTL: time.Minute}, nil)
+				h, err := en.eng.HoldSeats(ctx, stockade.HoldRequest{ShowID: "gig", Seats: []string{seat}, TTL: time.Minute}, nil)
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -117,7 +117,7 @@ func TestSweepPastKeptCandidates(t *testing.T) {
 			// expires it itself.
 			h = hold("stalls/B/2")
 			en.clock.Advance(2 * time.Minute)
-			taker, err := en.eng.HoldSeats(ctx, stockade.HoldRequest{EventID: "gig", Seats: []string{"stalls/B/2"}, TTL: time.Minute}, nil)
+			taker, err := en.eng.HoldSeats(ctx, stockade.HoldRequest{ShowID: "gig", Seats: []string{"stalls/B/2"}, TTL: time.Minute}, nil)
 			if err != nil {
 				t.Fatalf("hold of a seat whose hold lapsed behind the kept ones: %v", err)
 			}

@@ -218,10 +218,10 @@ func movements(allocs []stockade.Allocation, kind stockade.MovementKind, ref, re
 func history(h stockade.Hold, from, to stockade.SeatStatus, booking, by string, now time.Time) []stockade.SeatChange {
 	cs := make([]stockade.SeatChange, 0, len(h.Seats)+len(h.Places))
 	for _, s := range h.Seats {
-		cs = append(cs, stockade.SeatChange{At: now, EventID: h.EventID, Seat: s, Quantity: 1, From: from, To: to, HoldID: h.ID, BookingID: booking, Actor: by})
+		cs = append(cs, stockade.SeatChange{At: now, ShowID: h.ShowID, Seat: s, Quantity: 1, From: from, To: to, HoldID: h.ID, BookingID: booking, Actor: by})
 	}
 	for _, p := range h.Places {
-		cs = append(cs, stockade.SeatChange{At: now, EventID: h.EventID, Area: p.Area, Quantity: p.Quantity, From: from, To: to, HoldID: h.ID, BookingID: booking, Actor: by})
+		cs = append(cs, stockade.SeatChange{At: now, ShowID: h.ShowID, Area: p.Area, Quantity: p.Quantity, From: from, To: to, HoldID: h.ID, BookingID: booking, Actor: by})
 	}
 	return cs
 }
@@ -259,10 +259,10 @@ func settleHolds(ctx context.Context, tx stockade.Tx, hs []stockade.Hold, to sto
 			booking = bks[i].ID
 		}
 		for _, id := range h.Seats {
-			seats[h.EventID] = append(seats[h.EventID], stockade.SeatMove{Seat: id, From: stockade.SeatHeld, To: seat, Hold: h.ID, Booking: booking})
+			seats[h.ShowID] = append(seats[h.ShowID], stockade.SeatMove{Seat: id, From: stockade.SeatHeld, To: seat, Hold: h.ID, Booking: booking})
 		}
 		for _, p := range h.Places {
-			places[areaKey{h.EventID, p.Area}] += p.Quantity
+			places[areaKey{h.ShowID, p.Area}] += p.Quantity
 		}
 		actor := ""
 		if by != nil {
@@ -319,14 +319,14 @@ func settleHolds(ctx context.Context, tx stockade.Tx, hs []stockade.Hold, to sto
 // The caller holds the hold's or booking's row, so its seats and places
 // are where it says: one that does not move means the seats and the
 // records disagree, an internal error.
-func moveTaken(ctx context.Context, b stockade.BookingTx, what, eventID string, seats []string, places []stockade.Places,
+func moveTaken(ctx context.Context, b stockade.BookingTx, what, showID string, seats []string, places []stockade.Places,
 	from, to stockade.SeatStatus, hold, booking string) error {
 	if len(seats) > 0 {
 		moves := make([]stockade.SeatMove, len(seats))
 		for i, s := range seats {
 			moves[i] = stockade.SeatMove{Seat: s, From: from, To: to, Hold: hold, Booking: booking}
 		}
-		moved, err := b.MoveSeats(ctx, eventID, moves)
+		moved, err := b.MoveSeats(ctx, showID, moves)
 		if err != nil {
 			return err
 		}
@@ -347,7 +347,7 @@ func moveTaken(ctx context.Context, b stockade.BookingTx, what, eventID string, 
 				booked += end.q
 			}
 		}
-		if _, ok, err := b.MovePlaces(ctx, eventID, p.Area, held, booked); err != nil || !ok {
+		if _, ok, err := b.MovePlaces(ctx, showID, p.Area, held, booked); err != nil || !ok {
 			if err == nil {
 				err = fmt.Errorf("engine: %s: area %s does not count its %d places", what, p.Area, p.Quantity)
 			}

@@ -193,7 +193,7 @@ func (a *api) everything() string {
 	add(a.eng.Reservations(ctx, stockade.ListQuery{Limit: stockade.MaxListLimit}))
 	add(a.eng.Orders(ctx, stockade.ListQuery{Limit: stockade.MaxListLimit}))
 	add(a.eng.Keys(ctx, stockade.KeyQuery{Limit: stockade.MaxKeyLimit}))
-	add(a.eng.Event(ctx, "gala"))
+	add(a.eng.Show(ctx, "gala"))
 	add(a.eng.Seats(ctx, "gala", stockade.SeatQuery{Limit: stockade.MaxSeatLimit}))
 	add(a.eng.Payments(ctx, stockade.PaymentQuery{Limit: stockade.MaxListLimit}))
 	add(a.eng.Events(ctx, stockade.DomainEventQuery{Limit: stockade.MaxEventLimit})) // holds and bookings too

@@ -133,8 +133,8 @@
 //
 // # Shows
 //
-// A show is what the Go API calls an event, stockade.Event: the paths say
-// "shows" because GET /v1/events is the feed of domain events. PUT
+// A show (stockade.Show) is a concert or match with seats to sell; GET
+// /v1/events is the feed of domain events, the only thing "event" names. PUT
 // /v1/shows/{id} gives a show's whole map, rows of numbered seats
 // (section, row, first to last, the seats' category, accessible and
 // blocked seats, aisles, positions) and general-admission areas, and

@@ -44,8 +44,7 @@ var routeTable = []route{
 	{"POST /v1/orders/{id}/fulfill", admins, (*Server).fulfillOrder}, // → order, 200
 
 	// Shows, the seats they sell, holds on them (confirmed → booking,
-	// released, or expired on their own), bookings. A show is a
-	// stockade.Event: /v1/events is the feed below (shows.go).
+	// released, or expired on their own), bookings (shows.go).
 	{"PUT /v1/shows/{id}", admins, (*Server).putShow},                    // {name, focal?, rows?, areas?} → show, 200
 	{"GET /v1/shows/{id}", anyRole, (*Server).getShow},                   // → show with its seat counts
 	{"GET /v1/shows/{id}/seats", anyRole, (*Server).listSeats},           // ?status=&section=&cursor=&limit= → {seats, next_cursor?}

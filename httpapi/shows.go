@@ -14,9 +14,7 @@ import (
 // Shows, holds and bookings: PUT and GET /v1/shows, the seats and their
 // history, holds (extended, confirmed into a booking, released) and
 // bookings, the documents they read and answer, and the Client's calls
-// of them. A show is what the Go API calls an event (stockade.Event):
-// the routes say "shows" because /v1/events is the feed of domain
-// events. The documents have the fields, and the names, of the domain
+// of them (stockade.Show and the rest). The documents have the fields, and the names, of the domain
 // types' JSON, so that the payload of a hold.* event reads like GET
 // /v1/holds/{id}.
 
@@ -55,17 +53,17 @@ type areaBody struct {
 	Capacity *int64  `json:"capacity"`
 }
 
-// event decodes the nested parts of b into the event the service
-// validates (stockade.Event.Validate). focal and a row's start are the
+// show decodes the nested parts of b into the show the service
+// validates (stockade.Show.Validate). focal and a row's start are the
 // origin when left out.
-func (b showBody) event(id string) (stockade.Event, error) {
+func (b showBody) event(id string) (stockade.Show, error) {
 	if err := checkID("id", id); err != nil {
-		return stockade.Event{}, err
+		return stockade.Show{}, err
 	}
 	if b.Name == nil {
-		return stockade.Event{}, required("name")
+		return stockade.Show{}, required("name")
 	}
-	ev := stockade.Event{ID: id, Name: *b.Name}
+	ev := stockade.Show{ID: id, Name: *b.Name}
 	var err error
 	if ev.Focal, err = pointOf(b.Focal, "focal"); err != nil {
 		return ev, err
@@ -216,9 +214,9 @@ type placesBody struct {
 const longestHold = "the service's longest hold"
 
 // request decodes the nested parts of b into the request for the show
-// eventID that the service validates (stockade.HoldRequest.Validate).
-func (b holdBody) request(eventID string) (stockade.HoldRequest, error) {
-	req := stockade.HoldRequest{EventID: eventID}
+// showID that the service validates (stockade.HoldRequest.Validate).
+func (b holdBody) request(showID string) (stockade.HoldRequest, error) {
+	req := stockade.HoldRequest{ShowID: showID}
 	if len(b.Seats) > 0 {
 		req.Seats = b.Seats
 	}
@@ -471,13 +469,13 @@ func toRow(r stockade.SeatRow) seatRowJSON {
 
 func toArea(a stockade.Area) areaJSON { return areaJSON(a) }
 
-func toShow(e stockade.Event) showJSON {
+func toShow(e stockade.Show) showJSON {
 	return showJSON{ID: e.ID, Name: e.Name, Focal: xyJSON(e.Focal), Rows: each(e.Rows, toRow), Areas: each(e.Areas, toArea),
 		CreatedAt: wireTime(e.CreatedAt), Version: e.Version}
 }
 
-func toShowView(v stockade.EventView) showViewJSON {
-	return showViewJSON{showJSON: toShow(v.Event), Counts: each(v.Counts, func(c stockade.SeatCount) seatCountJSON {
+func toShowView(v stockade.ShowView) showViewJSON {
+	return showViewJSON{showJSON: toShow(v.Show), Counts: each(v.Counts, func(c stockade.SeatCount) seatCountJSON {
 		return seatCountJSON{Section: c.Section, Category: c.Category, Status: string(c.Status), Count: c.Count}
 	})}
 }
@@ -492,7 +490,7 @@ func toSeats(p stockade.SeatPage) seatsJSON {
 }
 
 func toSeatChange(c stockade.SeatChange) seatChangeJSON {
-	return seatChangeJSON{ID: c.ID, At: wireTime(c.At), EventID: c.EventID, Seat: c.Seat, Area: c.Area, Quantity: c.Quantity,
+	return seatChangeJSON{ID: c.ID, At: wireTime(c.At), EventID: c.ShowID, Seat: c.Seat, Area: c.Area, Quantity: c.Quantity,
 		From: string(c.From), To: string(c.To), HoldID: c.HoldID, BookingID: c.BookingID, Actor: c.Actor}
 }
 
@@ -503,13 +501,13 @@ func toSeatHistory(p stockade.SeatHistoryPage) seatHistoryJSON {
 func toPlaces(p stockade.Places) placesJSON { return placesJSON(p) }
 
 func toHold(h stockade.Hold) holdJSON {
-	return holdJSON{ID: h.ID, EventID: h.EventID, Status: string(h.Status), Seats: h.Seats, Places: each(h.Places, toPlaces),
+	return holdJSON{ID: h.ID, EventID: h.ShowID, Status: string(h.Status), Seats: h.Seats, Places: each(h.Places, toPlaces),
 		Split: h.Split, CreatedAt: wireTime(h.CreatedAt), ExpiresAt: wireTime(h.ExpiresAt), BookingID: h.BookingID,
 		Owner: h.Owner, Version: h.Version}
 }
 
 func toBooking(b stockade.Booking) bookingJSON {
-	return bookingJSON{ID: b.ID, EventID: b.EventID, HoldID: b.HoldID, Status: string(b.Status), Seats: b.Seats,
+	return bookingJSON{ID: b.ID, EventID: b.ShowID, HoldID: b.HoldID, Status: string(b.Status), Seats: b.Seats,
 		Places: each(b.Places, toPlaces), CreatedAt: wireTime(b.CreatedAt), Owner: b.Owner}
 }
 
@@ -523,13 +521,13 @@ func (r seatRowJSON) domain() stockade.SeatRow {
 
 func (a areaJSON) domain() stockade.Area { return stockade.Area(a) }
 
-func (s showJSON) domain() stockade.Event {
-	return stockade.Event{ID: s.ID, Name: s.Name, Focal: stockade.SeatPoint(s.Focal), Rows: orNone(s.Rows, seatRowJSON.domain),
+func (s showJSON) domain() stockade.Show {
+	return stockade.Show{ID: s.ID, Name: s.Name, Focal: stockade.SeatPoint(s.Focal), Rows: orNone(s.Rows, seatRowJSON.domain),
 		Areas: orNone(s.Areas, areaJSON.domain), CreatedAt: s.CreatedAt, Version: s.Version}
 }
 
-func (v showViewJSON) domain() stockade.EventView {
-	return stockade.EventView{Event: v.showJSON.domain(), Counts: each(v.Counts, func(c seatCountJSON) stockade.SeatCount {
+func (v showViewJSON) domain() stockade.ShowView {
+	return stockade.ShowView{Show: v.showJSON.domain(), Counts: each(v.Counts, func(c seatCountJSON) stockade.SeatCount {
 		return stockade.SeatCount{Section: c.Section, Category: c.Category, Status: stockade.SeatStatus(c.Status), Count: c.Count}
 	})}
 }
@@ -545,7 +543,7 @@ func (j seatsJSON) domain() stockade.SeatPage {
 }
 
 func (c seatChangeJSON) domain() stockade.SeatChange {
-	return stockade.SeatChange{ID: c.ID, At: c.At, EventID: c.EventID, Seat: c.Seat, Area: c.Area, Quantity: c.Quantity,
+	return stockade.SeatChange{ID: c.ID, At: c.At, ShowID: c.EventID, Seat: c.Seat, Area: c.Area, Quantity: c.Quantity,
 		From: stockade.SeatStatus(c.From), To: stockade.SeatStatus(c.To), HoldID: c.HoldID, BookingID: c.BookingID, Actor: c.Actor}
 }
 
@@ -556,20 +554,20 @@ func (j seatHistoryJSON) domain() stockade.SeatHistoryPage {
 func (p placesJSON) domain() stockade.Places { return stockade.Places(p) }
 
 func (h holdJSON) domain() stockade.Hold {
-	return stockade.Hold{ID: h.ID, EventID: h.EventID, Status: stockade.HoldStatus(h.Status), Seats: h.Seats,
+	return stockade.Hold{ID: h.ID, ShowID: h.EventID, Status: stockade.HoldStatus(h.Status), Seats: h.Seats,
 		Places: orNone(h.Places, placesJSON.domain), Split: h.Split, CreatedAt: h.CreatedAt, ExpiresAt: h.ExpiresAt,
 		BookingID: h.BookingID, Owner: h.Owner, Version: h.Version}
 }
 
 func (b bookingJSON) domain() stockade.Booking {
-	return stockade.Booking{ID: b.ID, EventID: b.EventID, HoldID: b.HoldID, Status: stockade.BookingStatus(b.Status),
+	return stockade.Booking{ID: b.ID, ShowID: b.EventID, HoldID: b.HoldID, Status: stockade.BookingStatus(b.Status),
 		Seats: b.Seats, Places: orNone(b.Places, placesJSON.domain), CreatedAt: b.CreatedAt, Owner: b.Owner}
 }
 
 // The handlers.
 
-func viewShow(e stockade.Event) any                  { return toShow(e) }
-func viewShowView(v stockade.EventView) any          { return toShowView(v) }
+func viewShow(e stockade.Show) any                   { return toShow(e) }
+func viewShowView(v stockade.ShowView) any           { return toShowView(v) }
 func viewSeats(p stockade.SeatPage) any              { return toSeats(p) }
 func viewSeatHistory(p stockade.SeatHistoryPage) any { return toSeatHistory(p) }
 func viewHold(h stockade.Hold) any                   { return toHold(h) }
@@ -586,14 +584,14 @@ func (s *Server) putShow(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, err)
 		return
 	}
-	call(s, w, r, body, http.StatusOK, viewShow, func(ctx context.Context, idem *stockade.Idempotency) (stockade.Event, error) {
-		return s.svc.PutEvent(ctx, ev, idem)
+	call(s, w, r, body, http.StatusOK, viewShow, func(ctx context.Context, idem *stockade.Idempotency) (stockade.Show, error) {
+		return s.svc.PutShow(ctx, ev, idem)
 	})
 }
 
 func (s *Server) getShow(w http.ResponseWriter, r *http.Request) {
-	byID(s, w, r, viewShowView, func(ctx context.Context, id string, _ *stockade.Idempotency) (stockade.EventView, error) {
-		return s.svc.Event(ctx, id)
+	byID(s, w, r, viewShowView, func(ctx context.Context, id string, _ *stockade.Idempotency) (stockade.ShowView, error) {
+		return s.svc.Show(ctx, id)
 	})
 }
 
@@ -702,7 +700,7 @@ type areaBodyJSON struct {
 	Capacity int64  `json:"capacity"`
 }
 
-func showBodyOf(e stockade.Event) showBodyJSON {
+func showBodyOf(e stockade.Show) showBodyJSON {
 	return showBodyJSON{Name: e.Name, Focal: xyJSON(e.Focal), Rows: each(e.Rows, toRow),
 		Areas: each(e.Areas, func(a stockade.Area) areaBodyJSON {
 			return areaBodyJSON{Name: a.Name, Category: a.Category, Capacity: a.Capacity}
@@ -731,27 +729,27 @@ func holdBodyOf(req stockade.HoldRequest) holdBodyJSON {
 		Places: each(req.Places, toPlaces), TTLSeconds: seconds(req.TTL)}
 }
 
-// PutEvent implements stockade.BookingService: PUT /v1/shows/{id}.
-func (c *Client) PutEvent(ctx context.Context, e stockade.Event, idem *stockade.Idempotency) (stockade.Event, error) {
+// PutShow implements stockade.BookingService: PUT /v1/shows/{id}.
+func (c *Client) PutShow(ctx context.Context, e stockade.Show, idem *stockade.Idempotency) (stockade.Show, error) {
 	var out showJSON
 	if err := c.do(ctx, http.MethodPut, "/v1/shows/"+seg(e.ID), showBodyOf(e), &out, idem); err != nil {
-		return stockade.Event{}, err
+		return stockade.Show{}, err
 	}
 	return out.domain(), nil
 }
 
-// Event implements stockade.BookingService: GET /v1/shows/{id}.
-func (c *Client) Event(ctx context.Context, id string) (stockade.EventView, error) {
+// Show implements stockade.BookingService: GET /v1/shows/{id}.
+func (c *Client) Show(ctx context.Context, id string) (stockade.ShowView, error) {
 	var out showViewJSON
 	if err := c.do(ctx, http.MethodGet, "/v1/shows/"+seg(id), nil, &out, nil); err != nil {
-		return stockade.EventView{}, err
+		return stockade.ShowView{}, err
 	}
 	return out.domain(), nil
 }
 
 // Seats implements stockade.BookingService: one page, whose Next is the
 // server's cursor, to pass back as is in q.Cursor.
-func (c *Client) Seats(ctx context.Context, eventID string, q stockade.SeatQuery) (stockade.SeatPage, error) {
+func (c *Client) Seats(ctx context.Context, showID string, q stockade.SeatQuery) (stockade.SeatPage, error) {
 	v := url.Values{}
 	if q.Status != "" {
 		v.Set("status", string(q.Status))
@@ -760,7 +758,7 @@ func (c *Client) Seats(ctx context.Context, eventID string, q stockade.SeatQuery
 		v.Set("section", q.Section)
 	}
 	var out seatsJSON
-	if err := c.do(ctx, http.MethodGet, pagePath("/v1/shows/"+seg(eventID)+"/seats", v, q.Cursor, q.Limit), nil, &out, nil); err != nil {
+	if err := c.do(ctx, http.MethodGet, pagePath("/v1/shows/"+seg(showID)+"/seats", v, q.Cursor, q.Limit), nil, &out, nil); err != nil {
 		return stockade.SeatPage{}, err
 	}
 	return out.domain(), nil
@@ -769,7 +767,7 @@ func (c *Client) Seats(ctx context.Context, eventID string, q stockade.SeatQuery
 // SeatHistory implements stockade.BookingService: one page, oldest row
 // first, whose Next is the server's cursor, to pass back as is in
 // q.Cursor.
-func (c *Client) SeatHistory(ctx context.Context, eventID string, q stockade.SeatHistoryQuery) (stockade.SeatHistoryPage, error) {
+func (c *Client) SeatHistory(ctx context.Context, showID string, q stockade.SeatHistoryQuery) (stockade.SeatHistoryPage, error) {
 	v := url.Values{}
 	if q.Seat != "" {
 		v.Set("seat", q.Seat)
@@ -778,7 +776,7 @@ func (c *Client) SeatHistory(ctx context.Context, eventID string, q stockade.Sea
 		v.Set("area", q.Area)
 	}
 	var out seatHistoryJSON
-	if err := c.do(ctx, http.MethodGet, pagePath("/v1/shows/"+seg(eventID)+"/history", v, q.Cursor, q.Limit), nil, &out, nil); err != nil {
+	if err := c.do(ctx, http.MethodGet, pagePath("/v1/shows/"+seg(showID)+"/history", v, q.Cursor, q.Limit), nil, &out, nil); err != nil {
 		return stockade.SeatHistoryPage{}, err
 	}
 	return out.domain(), nil
@@ -787,7 +785,7 @@ func (c *Client) SeatHistory(ctx context.Context, eventID string, q stockade.Sea
 // HoldSeats implements stockade.BookingService. The TTL goes over the
 // wire in whole seconds, rounded up.
 func (c *Client) HoldSeats(ctx context.Context, req stockade.HoldRequest, idem *stockade.Idempotency) (stockade.Hold, error) {
-	return c.hold(ctx, http.MethodPost, "/v1/shows/"+seg(req.EventID)+"/holds", holdBodyOf(req), idem)
+	return c.hold(ctx, http.MethodPost, "/v1/shows/"+seg(req.ShowID)+"/holds", holdBodyOf(req), idem)
 }
 
 // Hold implements stockade.BookingService.

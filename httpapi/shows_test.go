@@ -54,7 +54,7 @@ func (a *api) seatState() string {
 		b.Write(j)
 		b.WriteByte('\n')
 	}
-	add(a.eng.Event(ctx, "gala"))
+	add(a.eng.Show(ctx, "gala"))
 	add(a.eng.Seats(ctx, "gala", stockade.SeatQuery{Limit: stockade.MaxSeatLimit}))
 	add(a.eng.Events(ctx, stockade.DomainEventQuery{Limit: stockade.MaxEventLimit}))
 	return b.String()
@@ -598,19 +598,19 @@ func TestBookingClient(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	gala := stockade.Event{ID: "gala", Name: "Gala", Focal: stockade.SeatPoint{X: 5.5, Y: -3},
+	gala := stockade.Show{ID: "gala", Name: "Gala", Focal: stockade.SeatPoint{X: 5.5, Y: -3},
 		Rows: []stockade.SeatRow{
 			{Section: "stalls", Row: "A", First: 1, Last: 10, Category: "A", AislesAfter: []int{5}, Start: stockade.SeatPoint{X: 1}},
 			{Section: "stalls", Row: "B", First: 1, Last: 10, Category: "B", Accessible: []int{1, 10}, Blocked: []int{5}, Start: stockade.SeatPoint{X: 1, Y: 1}, Step: 1.5},
 		},
 		Areas: []stockade.Area{{Name: "standing", Capacity: 20}}}
-	ev, err := c.PutEvent(ctx, gala, nil)
+	ev, err := c.PutShow(ctx, gala, nil)
 	must(err)
 	gala.CreatedAt, gala.Version = start, 1
 	if !reflect.DeepEqual(ev, gala) {
-		t.Errorf("PutEvent = %+v\nwant %+v", ev, gala)
+		t.Errorf("PutShow = %+v\nwant %+v", ev, gala)
 	}
-	same(t, "Event", func() (any, error) { return c.Event(ctx, "gala") }, func() (any, error) { return a.eng.Event(ctx, "gala") })
+	same(t, "Event", func() (any, error) { return c.Show(ctx, "gala") }, func() (any, error) { return a.eng.Show(ctx, "gala") })
 	q := stockade.SeatQuery{Section: "stalls", Limit: 7}
 	same(t, "Seats", func() (any, error) { return c.Seats(ctx, "gala", q) }, func() (any, error) { return a.eng.Seats(ctx, "gala", q) })
 	page, err := c.Seats(ctx, "gala", q)
@@ -622,7 +622,7 @@ func TestBookingClient(t *testing.T) {
 	same(t, "Seats after a cursor", func() (any, error) { return c.Seats(ctx, "gala", q) }, func() (any, error) { return a.eng.Seats(ctx, "gala", q) })
 
 	idem := &stockade.Idempotency{Key: "cart-7"}
-	req := stockade.HoldRequest{EventID: "gala", Seats: []string{"stalls/A/1"},
+	req := stockade.HoldRequest{ShowID: "gala", Seats: []string{"stalls/A/1"},
 		Best:   []stockade.BestSeats{{Quantity: 2, Category: "B", Accessible: true, AllowSplit: true}},
 		Places: []stockade.Places{{Area: "standing", Quantity: 3}}, TTL: 90*time.Second + time.Millisecond}
 	h, err := c.HoldSeats(ctx, req, idem)
@@ -650,10 +650,10 @@ func TestBookingClient(t *testing.T) {
 		req  stockade.HoldRequest
 		code string
 	}{
-		{"held seat", stockade.HoldRequest{EventID: "gala", Seats: []string{"stalls/A/1"}}, stockade.ESeatsUnavailable},
-		{"sold out", stockade.HoldRequest{EventID: "gala", Places: []stockade.Places{{Area: "standing", Quantity: 18}}}, stockade.ESoldOut},
-		{"no show", stockade.HoldRequest{EventID: "opera", Seats: []string{"stalls/A/1"}}, stockade.ENotFound},
-		{"nothing", stockade.HoldRequest{EventID: "gala"}, stockade.EInvalid},
+		{"held seat", stockade.HoldRequest{ShowID: "gala", Seats: []string{"stalls/A/1"}}, stockade.ESeatsUnavailable},
+		{"sold out", stockade.HoldRequest{ShowID: "gala", Places: []stockade.Places{{Area: "standing", Quantity: 18}}}, stockade.ESoldOut},
+		{"no show", stockade.HoldRequest{ShowID: "opera", Seats: []string{"stalls/A/1"}}, stockade.ENotFound},
+		{"nothing", stockade.HoldRequest{ShowID: "gala"}, stockade.EInvalid},
 	} {
 		if _, err := c.HoldSeats(ctx, tc.req, nil); stockade.ErrorCode(err) != tc.code || stockade.ErrorMessage(err) == "" {
 			t.Errorf("HoldSeats(%s) = %v, want a *stockade.Error %s", tc.name, err, tc.code)
@@ -670,14 +670,14 @@ func TestBookingClient(t *testing.T) {
 	if bk, err = c.CancelBooking(ctx, bk.ID, nil); err != nil || bk.Status != stockade.BookingCancelled {
 		t.Errorf("CancelBooking = %+v, %v", bk, err)
 	}
-	same(t, "Event after", func() (any, error) { return c.Event(ctx, "gala") }, func() (any, error) { return a.eng.Event(ctx, "gala") })
+	same(t, "Event after", func() (any, error) { return c.Show(ctx, "gala") }, func() (any, error) { return a.eng.Show(ctx, "gala") })
 
-	r, err := c.HoldSeats(ctx, stockade.HoldRequest{EventID: "gala", Best: []stockade.BestSeats{{Quantity: 4, Section: "stalls"}}}, nil)
+	r, err := c.HoldSeats(ctx, stockade.HoldRequest{ShowID: "gala", Best: []stockade.BestSeats{{Quantity: 4, Section: "stalls"}}}, nil)
 	must(err)
 	if r, err = c.ReleaseHold(ctx, r.ID, nil); err != nil || r.Status != stockade.HoldReleased {
 		t.Errorf("ReleaseHold = %+v, %v", r, err)
 	}
-	short, err := c.HoldSeats(ctx, stockade.HoldRequest{EventID: "gala", Seats: []string{"stalls/B/2"}, TTL: time.Minute}, nil)
+	short, err := c.HoldSeats(ctx, stockade.HoldRequest{ShowID: "gala", Seats: []string{"stalls/B/2"}, TTL: time.Minute}, nil)
 	must(err)
 	a.clock.Advance(2 * time.Minute)
 	if _, err := c.ConfirmHold(ctx, short.ID, nil); stockade.ErrorCode(err) != stockade.EHoldExpired {
@@ -743,7 +743,7 @@ func FuzzShowBody(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, body []byte) {
 		in, err := decodeInto[showBody](body)
-		var ev stockade.Event
+		var ev stockade.Show
 		if err == nil {
 			ev, err = in.event("gala")
 		}

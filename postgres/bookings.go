@@ -23,14 +23,14 @@ import (
 // migrations/0006_bookings.sql.
 
 var (
-	//go:embed queries/put_event.sql
-	putEventSQL string
-	//go:embed queries/event.sql
-	eventSQL string
-	//go:embed queries/event_head.sql
-	eventHeadSQL string
-	//go:embed queries/list_events.sql
-	listEventsSQL string
+	//go:embed queries/put_show.sql
+	putShowSQL string
+	//go:embed queries/show.sql
+	showSQL string
+	//go:embed queries/show_head.sql
+	showHeadSQL string
+	//go:embed queries/list_shows.sql
+	listShowsSQL string
 	//go:embed queries/put_seats.sql
 	putSeatsSQL string
 	//go:embed queries/delete_seats.sql
@@ -73,8 +73,8 @@ var (
 	extendHoldSQL string
 	//go:embed queries/hold_lapse_candidates.sql
 	holdLapseCandidatesSQL string
-	//go:embed queries/hold_lapse_candidates_event.sql
-	holdLapseCandidatesEventSQL string
+	//go:embed queries/hold_lapse_candidates_show.sql
+	holdLapseCandidatesShowSQL string
 	//go:embed queries/insert_bookings.sql
 	insertBookingsSQL string
 	//go:embed queries/booking.sql
@@ -85,11 +85,11 @@ var (
 
 var _ stockade.BookingTx = (*tx)(nil)
 
-// forUpdateOfShow locks the event's row that event.sql selects, not its
+// forUpdateOfShow locks the show's row that show.sql selects, not its
 // areas.
 const forUpdateOfShow = "\nFOR UPDATE OF s"
 
-// showMap is an event's map column: its rows and the areas' names,
+// showMap is a show's map column: its rows and the areas' names,
 // categories and capacities, as they were given.
 type showMap struct {
 	Rows  []stockade.SeatRow `json:"rows,omitempty"`
@@ -102,8 +102,8 @@ type mapArea struct {
 	Capacity int64  `json:"capacity"`
 }
 
-// PutEvent implements stockade.BookingTx: one upsert of the event's row.
-func (t *tx) PutEvent(ctx context.Context, e stockade.Event) error {
+// PutShow implements stockade.BookingTx: one upsert of the show's row.
+func (t *tx) PutShow(ctx context.Context, e stockade.Show) error {
 	m := showMap{Rows: e.Rows}
 	for _, a := range e.Areas {
 		m.Areas = append(m.Areas, mapArea{Name: a.Name, Category: a.Category, Capacity: a.Capacity})
@@ -112,21 +112,21 @@ func (t *tx) PutEvent(ctx context.Context, e stockade.Event) error {
 	if err != nil {
 		return fmt.Errorf("postgres: put event %q: %w", e.ID, err)
 	}
-	_, err = t.tx.Exec(ctx, putEventSQL, e.ID, e.Name, e.Focal.X, e.Focal.Y, string(text), e.CreatedAt, e.Version)
+	_, err = t.tx.Exec(ctx, putShowSQL, e.ID, e.Name, e.Focal.X, e.Focal.Y, string(text), e.CreatedAt, e.Version)
 	if err != nil {
 		return t.fail(ctx, "put event "+strconv.Quote(e.ID), err)
 	}
 	return nil
 }
 
-// scanEvent scans id, name, focal_x, focal_y, map, created_at, version
-// and the event's areas as a JSON array (NULL for none). The event's
+// scanShow scans id, name, focal_x, focal_y, map, created_at, version
+// and the show's areas as a JSON array (NULL for none). The event's
 // Areas are those of its map, in the map's order, with their current
 // category, capacity and counts (those of the map and none for an area
-// without a row yet), then any other area of the event, in name order.
-func scanEvent(row pgx.Row) (stockade.Event, error) {
+// without a row yet), then any other area of the show, in name order.
+func scanShow(row pgx.Row) (stockade.Show, error) {
 	var (
-		e          stockade.Event
+		e          stockade.Show
 		text, cur  []byte
 		m          showMap
 		rowsOfArea []stockade.Area
@@ -157,35 +157,35 @@ func scanEvent(row pgx.Row) (stockade.Event, error) {
 	return e, nil
 }
 
-// Event implements stockade.BookingTx. With lock it locks the event's
+// Show implements stockade.BookingTx. With lock it locks the show's
 // row only: areas are locked by the statements that change them.
-func (t *tx) Event(ctx context.Context, id string, lock bool) (stockade.Event, error) {
-	return t.event(ctx, eventSQL, id, lock)
+func (t *tx) Show(ctx context.Context, id string, lock bool) (stockade.Show, error) {
+	return t.show(ctx, showSQL, id, lock)
 }
 
-// EventHead implements stockade.BookingTx, locking as Event does.
-func (t *tx) EventHead(ctx context.Context, id string, lock bool) (stockade.Event, error) {
-	return t.event(ctx, eventHeadSQL, id, lock)
+// ShowHead implements stockade.BookingTx, locking as Event does.
+func (t *tx) ShowHead(ctx context.Context, id string, lock bool) (stockade.Show, error) {
+	return t.show(ctx, showHeadSQL, id, lock)
 }
 
-func (t *tx) event(ctx context.Context, q, id string, lock bool) (stockade.Event, error) {
+func (t *tx) show(ctx context.Context, q, id string, lock bool) (stockade.Show, error) {
 	if lock {
 		q += forUpdateOfShow
 	}
-	e, err := scanEvent(t.tx.QueryRow(ctx, q, id))
+	e, err := scanShow(t.tx.QueryRow(ctx, q, id))
 	switch {
 	case errors.Is(err, pgx.ErrNoRows):
-		return stockade.Event{}, eventNotFound(id)
+		return stockade.Show{}, showNotFound(id)
 	case err != nil:
-		return stockade.Event{}, t.fail(ctx, "event "+strconv.Quote(id), err)
+		return stockade.Show{}, t.fail(ctx, "event "+strconv.Quote(id), err)
 	}
 	return e, nil
 }
 
-// ListEvents implements stockade.BookingTx; a negative limit is no limit.
-func (t *tx) ListEvents(ctx context.Context, after string, limit int) ([]stockade.Event, error) {
-	rows, _ := t.tx.Query(ctx, listEventsSQL, after, limitArg(limit, true))
-	es, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (stockade.Event, error) { return scanEvent(row) })
+// ListShows implements stockade.BookingTx; a negative limit is no limit.
+func (t *tx) ListShows(ctx context.Context, after string, limit int) ([]stockade.Show, error) {
+	rows, _ := t.tx.Query(ctx, listShowsSQL, after, limitArg(limit, true))
+	es, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (stockade.Show, error) { return scanShow(row) })
 	if err != nil {
 		return nil, t.fail(ctx, "events", err)
 	}
@@ -195,7 +195,7 @@ func (t *tx) ListEvents(ctx context.Context, after string, limit int) ([]stockad
 // PutSeats implements stockade.BookingTx with one INSERT … ON CONFLICT DO
 // UPDATE from parallel arrays. A seat named twice fails the statement.
 // Many seats have the table vacuumed after the commit (upkeep.go).
-func (t *tx) PutSeats(ctx context.Context, eventID string, seats []stockade.Seat) error {
+func (t *tx) PutSeats(ctx context.Context, showID string, seats []stockade.Seat) error {
 	if len(seats) == 0 {
 		return nil
 	}
@@ -212,22 +212,22 @@ func (t *tx) PutSeats(ctx context.Context, eventID string, seats []stockade.Seat
 		categories[i], statuses[i], holds[i], bks[i] = s.Category, string(s.Status), s.HoldID, s.BookingID
 		ords[i], accessible[i], xs[i], ys[i] = int32(s.Order), s.Accessible, s.Position.X, s.Position.Y
 	}
-	_, err := t.tx.Exec(ctx, putSeatsSQL, eventID, ids, sections, rowNames, labels, ords, categories, accessible,
+	_, err := t.tx.Exec(ctx, putSeatsSQL, showID, ids, sections, rowNames, labels, ords, categories, accessible,
 		xs, ys, statuses, holds, bks)
 	if err != nil {
-		return t.fail(ctx, fmt.Sprintf("put %d seats of event %q", n, eventID), eventMissing(eventID, err))
+		return t.fail(ctx, fmt.Sprintf("put %d seats of event %q", n, showID), showMissing(showID, err))
 	}
 	t.seatsPut += n
 	return nil
 }
 
-func (t *tx) DeleteSeats(ctx context.Context, eventID string, ids []string) (int, error) {
+func (t *tx) DeleteSeats(ctx context.Context, showID string, ids []string) (int, error) {
 	if len(ids) == 0 {
 		return 0, nil
 	}
-	tag, err := t.tx.Exec(ctx, deleteSeatsSQL, eventID, ids)
+	tag, err := t.tx.Exec(ctx, deleteSeatsSQL, showID, ids)
 	if err != nil {
-		return 0, t.fail(ctx, fmt.Sprintf("delete %d seats of event %q", len(ids), eventID), err)
+		return 0, t.fail(ctx, fmt.Sprintf("delete %d seats of event %q", len(ids), showID), err)
 	}
 	return int(tag.RowsAffected()), nil
 }
@@ -236,10 +236,10 @@ func (t *tx) DeleteSeats(ctx context.Context, eventID string, ids []string) (int
 // the conditions in use spelled out, so that each combination gets a plan
 // on its index. An empty f.IDs, like a nil one, matches every seat. With
 // lock, FOR UPDATE locks the rows in the ORDER BY's order: seat order.
-func (t *tx) Seats(ctx context.Context, eventID string, f stockade.SeatFilter, lock bool) ([]stockade.Seat, error) {
+func (t *tx) Seats(ctx context.Context, showID string, f stockade.SeatFilter, lock bool) ([]stockade.Seat, error) {
 	var (
 		q    strings.Builder
-		args = []any{eventID}
+		args = []any{showID}
 	)
 	q.WriteString(seatsSQL)
 	arg := func(v any) string {
@@ -279,7 +279,7 @@ func (t *tx) Seats(ctx context.Context, eventID string, f stockade.SeatFilter, l
 		return s, err
 	})
 	if err != nil {
-		return nil, t.fail(ctx, "seats of event "+strconv.Quote(eventID), err)
+		return nil, t.fail(ctx, "seats of event "+strconv.Quote(showID), err)
 	}
 	return seats, nil
 }
@@ -288,7 +288,7 @@ func (t *tx) Seats(ctx context.Context, eventID string, f stockade.SeatFilter, l
 // every seat named in seat order, then makes the moves whose conditions
 // hold in one UPDATE … FROM unnest (see queries/move_seats.sql). A seat
 // named twice is an error from the database.
-func (t *tx) MoveSeats(ctx context.Context, eventID string, moves []stockade.SeatMove) ([]string, error) {
+func (t *tx) MoveSeats(ctx context.Context, showID string, moves []stockade.SeatMove) ([]string, error) {
 	if len(moves) == 0 {
 		return nil, nil
 	}
@@ -298,33 +298,33 @@ func (t *tx) MoveSeats(ctx context.Context, eventID string, moves []stockade.Sea
 	for i, m := range moves {
 		seats[i], from[i], to[i], holds[i], bookings[i] = m.Seat, string(m.From), string(m.To), m.Hold, m.Booking
 	}
-	rows, _ := t.tx.Query(ctx, moveSeatsSQL, eventID, seats, from, to, holds, bookings)
+	rows, _ := t.tx.Query(ctx, moveSeatsSQL, showID, seats, from, to, holds, bookings)
 	moved, err := pgx.CollectRows(rows, pgx.RowTo[string])
 	if err != nil {
-		return nil, t.fail(ctx, fmt.Sprintf("move %d seats of event %q", n, eventID), err)
+		return nil, t.fail(ctx, fmt.Sprintf("move %d seats of event %q", n, showID), err)
 	}
 	if len(moved) > 0 && slices.Contains(to, string(stockade.SeatFree)) {
-		if _, err := t.SeatEpoch(ctx, eventID, true); err != nil {
+		if _, err := t.SeatEpoch(ctx, showID, true); err != nil {
 			return nil, err
 		}
 	}
 	return moved, nil
 }
 
-func (t *tx) SeatEpoch(ctx context.Context, eventID string, bump bool) (int64, error) {
+func (t *tx) SeatEpoch(ctx context.Context, showID string, bump bool) (int64, error) {
 	q := seatEpochSQL
 	if bump {
 		q = bumpSeatEpochSQL
 	}
 	var epoch int64
-	if err := t.tx.QueryRow(ctx, q, eventID).Scan(&epoch); err != nil {
-		return 0, t.fail(ctx, "seat epoch of event "+strconv.Quote(eventID), err)
+	if err := t.tx.QueryRow(ctx, q, showID).Scan(&epoch); err != nil {
+		return 0, t.fail(ctx, "seat epoch of event "+strconv.Quote(showID), err)
 	}
 	return epoch, nil
 }
 
-func (t *tx) SeatCounts(ctx context.Context, eventID string) ([]stockade.SeatCount, error) {
-	rows, _ := t.tx.Query(ctx, seatCountsSQL, eventID)
+func (t *tx) SeatCounts(ctx context.Context, showID string) ([]stockade.SeatCount, error) {
+	rows, _ := t.tx.Query(ctx, seatCountsSQL, showID)
 	counts, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (stockade.SeatCount, error) {
 		var (
 			c      stockade.SeatCount
@@ -335,7 +335,7 @@ func (t *tx) SeatCounts(ctx context.Context, eventID string) ([]stockade.SeatCou
 		return c, err
 	})
 	if err != nil {
-		return nil, t.fail(ctx, "seat counts of event "+strconv.Quote(eventID), err)
+		return nil, t.fail(ctx, "seat counts of event "+strconv.Quote(showID), err)
 	}
 	return counts, nil
 }
@@ -345,11 +345,11 @@ func (t *tx) SeatCounts(ctx context.Context, eventID string) ([]stockade.SeatCou
 // before it writes, so that a refusal fails no statement: the transaction
 // goes on, changed in nothing. The upsert is then one statement. A
 // negative capacity is EInvalid, refused before any statement too.
-func (t *tx) PutAreas(ctx context.Context, eventID string, areas []stockade.Area) error {
+func (t *tx) PutAreas(ctx context.Context, showID string, areas []stockade.Area) error {
 	if len(areas) == 0 {
 		return nil
 	}
-	what := fmt.Sprintf("put %d areas of event %q", len(areas), eventID)
+	what := fmt.Sprintf("put %d areas of event %q", len(areas), showID)
 	n := len(areas)
 	names, categories, capacities := make([]string, n), make([]string, n), make([]int64, n)
 	for i, a := range areas {
@@ -358,7 +358,7 @@ func (t *tx) PutAreas(ctx context.Context, eventID string, areas []stockade.Area
 		}
 		names[i], categories[i], capacities[i] = a.Name, a.Category, a.Capacity
 	}
-	rows, _ := t.tx.Query(ctx, lockAreasSQL, eventID, names)
+	rows, _ := t.tx.Query(ctx, lockAreasSQL, showID, names)
 	taken := make(map[string]int64)
 	var (
 		name         string
@@ -377,8 +377,8 @@ func (t *tx) PutAreas(ctx context.Context, eventID string, areas []stockade.Area
 				"area %q has %d places held or booked, more than a capacity of %d", a.Name, n, a.Capacity))
 		}
 	}
-	if _, err := t.tx.Exec(ctx, putAreasSQL, eventID, names, categories, capacities); err != nil {
-		return t.fail(ctx, what, eventMissing(eventID, err))
+	if _, err := t.tx.Exec(ctx, putAreasSQL, showID, names, categories, capacities); err != nil {
+		return t.fail(ctx, what, showMissing(showID, err))
 	}
 	return nil
 }
@@ -393,16 +393,16 @@ func scanArea(row pgx.Row) (stockade.Area, error) {
 // MovePlaces implements stockade.BookingTx with one conditional UPDATE;
 // when it changes nothing, a second statement reads the area as it is
 // then.
-func (t *tx) MovePlaces(ctx context.Context, eventID, area string, held, booked int64) (stockade.Area, bool, error) {
-	what := fmt.Sprintf("move places of area %q of event %q", area, eventID)
-	a, err := scanArea(t.tx.QueryRow(ctx, movePlacesSQL, eventID, area, held, booked))
+func (t *tx) MovePlaces(ctx context.Context, showID, area string, held, booked int64) (stockade.Area, bool, error) {
+	what := fmt.Sprintf("move places of area %q of event %q", area, showID)
+	a, err := scanArea(t.tx.QueryRow(ctx, movePlacesSQL, showID, area, held, booked))
 	switch {
 	case err == nil:
 		return a, true, nil
 	case !errors.Is(err, pgx.ErrNoRows):
 		return stockade.Area{}, false, t.fail(ctx, what, err)
 	}
-	a, err = scanArea(t.tx.QueryRow(ctx, areaSQL, eventID, area))
+	a, err = scanArea(t.tx.QueryRow(ctx, areaSQL, showID, area))
 	switch {
 	case errors.Is(err, pgx.ErrNoRows):
 		return stockade.Area{}, false, nil
@@ -428,7 +428,7 @@ func (t *tx) AppendSeatChanges(ctx context.Context, cs ...stockade.SeatChange) e
 	)
 	for i, c := range cs {
 		at[i] = pgtype.Timestamptz{Time: c.At, Valid: !c.At.IsZero()}
-		events[i], seats[i], areas[i], quantities[i] = c.EventID, c.Seat, c.Area, c.Quantity
+		events[i], seats[i], areas[i], quantities[i] = c.ShowID, c.Seat, c.Area, c.Quantity
 		from[i], to[i] = string(c.From), string(c.To)
 		holds[i], bookings[i], actors[i] = c.HoldID, c.BookingID, c.Actor
 	}
@@ -441,10 +441,10 @@ func (t *tx) AppendSeatChanges(ctx context.Context, cs ...stockade.SeatChange) e
 
 // SeatChanges implements stockade.BookingTx: seat_changes.sql with only
 // the conditions in use spelled out.
-func (t *tx) SeatChanges(ctx context.Context, eventID string, f stockade.SeatChangeFilter) ([]stockade.SeatChange, error) {
+func (t *tx) SeatChanges(ctx context.Context, showID string, f stockade.SeatChangeFilter) ([]stockade.SeatChange, error) {
 	var (
 		q    strings.Builder
-		args = []any{eventID}
+		args = []any{showID}
 	)
 	q.WriteString(seatChangesSQL)
 	arg := func(v any) string {
@@ -470,12 +470,12 @@ func (t *tx) SeatChanges(ctx context.Context, eventID string, f stockade.SeatCha
 			c        stockade.SeatChange
 			from, to string
 		)
-		err := row.Scan(&c.ID, &c.At, &c.EventID, &c.Seat, &c.Area, &c.Quantity, &from, &to, &c.HoldID, &c.BookingID, &c.Actor)
+		err := row.Scan(&c.ID, &c.At, &c.ShowID, &c.Seat, &c.Area, &c.Quantity, &from, &to, &c.HoldID, &c.BookingID, &c.Actor)
 		c.At, c.From, c.To = c.At.UTC(), stockade.SeatStatus(from), stockade.SeatStatus(to)
 		return c, err
 	})
 	if err != nil {
-		return nil, t.fail(ctx, "seat changes of event "+strconv.Quote(eventID), err)
+		return nil, t.fail(ctx, "seat changes of event "+strconv.Quote(showID), err)
 	}
 	return cs, nil
 }
@@ -504,7 +504,7 @@ func (t *tx) InsertHolds(ctx context.Context, hs ...stockade.Hold) error {
 		if seats[i], places[i], err = marshalSeats(h.Seats, h.Places); err != nil {
 			return fmt.Errorf("postgres: insert hold %q: %w", h.ID, err)
 		}
-		ids[i], events[i], statuses[i], splits[i] = h.ID, h.EventID, string(h.Status), h.Split
+		ids[i], events[i], statuses[i], splits[i] = h.ID, h.ShowID, string(h.Status), h.Split
 		created[i], expires[i], bookingIDs[i], owners[i], versions[i] = h.CreatedAt, h.ExpiresAt, h.BookingID, h.Owner, h.Version
 	}
 	_, err := t.tx.Exec(ctx, insertHoldsSQL, ids, events, statuses, seats, places, splits, created, expires, bookingIDs, owners, versions)
@@ -522,7 +522,7 @@ func scanHold(row pgx.Row) (stockade.Hold, error) {
 		status        string
 		seats, places []byte
 	)
-	err := row.Scan(&h.ID, &h.EventID, &status, &seats, &places, &h.Split, &h.CreatedAt, &h.ExpiresAt, &h.BookingID, &h.Owner, &h.Version)
+	err := row.Scan(&h.ID, &h.ShowID, &status, &seats, &places, &h.Split, &h.CreatedAt, &h.ExpiresAt, &h.BookingID, &h.Owner, &h.Version)
 	if err != nil {
 		return h, err
 	}
@@ -585,9 +585,9 @@ func (t *tx) ExtendHold(ctx context.Context, id string, expiresAt time.Time) (bo
 	return tag.RowsAffected() == 1, nil
 }
 
-// HoldLapseCandidates implements stockade.BookingTx: without an event
+// HoldLapseCandidates implements stockade.BookingTx: without a show
 // (a sweeper) with FOR UPDATE SKIP LOCKED, so that sweepers take disjoint
-// sets and never wait; with one (a hold that needs the event's seats)
+// sets and never wait; with one (a hold that needs the show's seats)
 // with FOR UPDATE, which waits for a hold another transaction has locked
 // and then leaves it out if it is no longer held and expired. Then the
 // candidates' payments, in a second statement once the rows are locked
@@ -595,8 +595,8 @@ func (t *tx) ExtendHold(ctx context.Context, id string, expiresAt time.Time) (bo
 func (t *tx) HoldLapseCandidates(ctx context.Context, q stockade.HoldLapseQuery) ([]stockade.HoldLapseCandidate, error) {
 	args := []any{q.ExpiredBefore, q.After.ExpiresAt, q.After.ID, limitArg(q.Limit, false)}
 	sql := holdLapseCandidatesSQL
-	if q.EventID != "" {
-		sql, args = holdLapseCandidatesEventSQL, append(args, q.EventID)
+	if q.ShowID != "" {
+		sql, args = holdLapseCandidatesShowSQL, append(args, q.ShowID)
 	}
 	rows, _ := t.tx.Query(ctx, sql, args...)
 	hs, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (stockade.Hold, error) { return scanHold(row) })
@@ -637,7 +637,7 @@ func (t *tx) InsertBookings(ctx context.Context, bs ...stockade.Booking) error {
 		if seats[i], places[i], err = marshalSeats(b.Seats, b.Places); err != nil {
 			return fmt.Errorf("postgres: insert booking %q: %w", b.ID, err)
 		}
-		ids[i], events[i], holdIDs[i], statuses[i] = b.ID, b.EventID, b.HoldID, string(b.Status)
+		ids[i], events[i], holdIDs[i], statuses[i] = b.ID, b.ShowID, b.HoldID, string(b.Status)
 		created[i], owners[i] = b.CreatedAt, b.Owner
 	}
 	_, err := t.tx.Exec(ctx, insertBookingsSQL, ids, events, holdIDs, statuses, seats, places, created, owners)
@@ -655,7 +655,7 @@ func scanBooking(row pgx.Row) (stockade.Booking, error) {
 		status        string
 		seats, places []byte
 	)
-	err := row.Scan(&b.ID, &b.EventID, &b.HoldID, &status, &seats, &places, &b.CreatedAt, &b.Owner)
+	err := row.Scan(&b.ID, &b.ShowID, &b.HoldID, &status, &seats, &places, &b.CreatedAt, &b.Owner)
 	if err != nil {
 		return b, err
 	}
@@ -687,17 +687,17 @@ func (t *tx) SetBookingStatus(ctx context.Context, id string, from, to stockade.
 	return tag.RowsAffected() == 1, nil
 }
 
-// eventNotFound is the error of a missing event.
-func eventNotFound(id string) *stockade.Error {
+// showNotFound is the error of a missing event.
+func showNotFound(id string) *stockade.Error {
 	return stockade.Errorf(stockade.ENotFound, fmt.Sprintf("event %q not found", id))
 }
 
-// eventMissing wraps err, from a write of an event's seats or areas, with
+// showMissing wraps err, from a write of a show's seats or areas, with
 // ENotFound when it is the foreign-key violation of a missing event.
-func eventMissing(id string, err error) error {
+func showMissing(id string, err error) error {
 	if pe, ok := errors.AsType[*pgconn.PgError](err); ok && pe.Code == foreignKeyViolation &&
 		(pe.ConstraintName == "seats_show_id_fkey" || pe.ConstraintName == "areas_show_id_fkey") {
-		return fmt.Errorf("%w: %w", eventNotFound(id), err)
+		return fmt.Errorf("%w: %w", showNotFound(id), err)
 	}
 	return err
 }
@@ -752,23 +752,23 @@ func unmarshalSeats(s, p []byte) (seats []string, places []stockade.Places, err 
 
 // FreeSeatIDs implements stockade.BookingTx with an index-only scan of
 // seats_free.
-func (t *tx) FreeSeatIDs(ctx context.Context, eventID string) ([]string, error) {
-	rows, _ := t.tx.Query(ctx, freeSeatIDsSQL, eventID)
+func (t *tx) FreeSeatIDs(ctx context.Context, showID string) ([]string, error) {
+	rows, _ := t.tx.Query(ctx, freeSeatIDsSQL, showID)
 	ids, err := pgx.CollectRows(rows, pgx.RowTo[string])
 	if err != nil {
-		return nil, t.fail(ctx, "free seats of event "+strconv.Quote(eventID), err)
+		return nil, t.fail(ctx, "free seats of event "+strconv.Quote(showID), err)
 	}
 	return ids, nil
 }
 
 // DeleteAreas implements stockade.BookingTx in one statement.
-func (t *tx) DeleteAreas(ctx context.Context, eventID string, names []string) (int, error) {
+func (t *tx) DeleteAreas(ctx context.Context, showID string, names []string) (int, error) {
 	if len(names) == 0 {
 		return 0, nil
 	}
-	tag, err := t.tx.Exec(ctx, deleteAreasSQL, eventID, names)
+	tag, err := t.tx.Exec(ctx, deleteAreasSQL, showID, names)
 	if err != nil {
-		return 0, t.fail(ctx, "delete areas of event "+strconv.Quote(eventID), err)
+		return 0, t.fail(ctx, "delete areas of event "+strconv.Quote(showID), err)
 	}
 	return int(tag.RowsAffected()), nil
 }

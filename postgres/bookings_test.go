@@ -16,9 +16,9 @@ import (
 // seedEvent creates event id with rows A and B of section "stalls", seats
 // 1 to 10 each, then more rows, and a general-admission area "floor" of
 // 100 places.
-func seedEvent(t *testing.T, s stockade.Store, id string, more ...stockade.SeatRow) stockade.Event {
+func seedEvent(t *testing.T, s stockade.Store, id string, more ...stockade.SeatRow) stockade.Show {
 	t.Helper()
-	e := stockade.Event{
+	e := stockade.Show{
 		ID: id, Name: "Show " + id, Focal: stockade.SeatPoint{X: 5, Y: -10},
 		Rows: append([]stockade.SeatRow{
 			{Section: "stalls", Row: "A", First: 1, Last: 10, Category: "A", AislesAfter: []int{5}},
@@ -30,7 +30,7 @@ func seedEvent(t *testing.T, s stockade.Store, id string, more ...stockade.SeatR
 	}
 	update(t, s, func(tx stockade.Tx) error {
 		btx := tx
-		if err := btx.PutEvent(t.Context(), e); err != nil {
+		if err := btx.PutShow(t.Context(), e); err != nil {
 			return err
 		}
 		var seats []stockade.Seat
@@ -53,7 +53,7 @@ func TestBookingConstraints(t *testing.T) {
 	seedEvent(t, s, "e1")
 	update(t, s, func(tx stockade.Tx) error {
 		return tx.AppendSeatChanges(t.Context(), stockade.SeatChange{
-			EventID: "e1", Seat: "stalls/A/1", Quantity: 1, From: stockade.SeatFree, To: stockade.SeatHeld})
+			ShowID: "e1", Seat: "stalls/A/1", Quantity: 1, From: stockade.SeatFree, To: stockade.SeatHeld})
 	})
 	db := newPool(t, url)
 	for _, tc := range []struct {
@@ -102,7 +102,7 @@ func TestBookingErrors(t *testing.T) {
 		return btx.PutAreas(ctx, "e1", []stockade.Area{{Name: "floor", Category: "GA", Capacity: 60}})
 	})
 	update(t, s, func(tx stockade.Tx) error {
-		e, err := tx.Event(ctx, "e1", false)
+		e, err := tx.Show(ctx, "e1", false)
 		want := []stockade.Area{{Name: "floor", Category: "GA", Capacity: 60, Held: 60}}
 		if err != nil || !slices.Equal(e.Areas, want) {
 			t.Errorf("areas = %+v, %v; want %+v", e.Areas, err, want)
@@ -123,12 +123,12 @@ func TestBookingErrors(t *testing.T) {
 			return btx.PutAreas(ctx, "nope", []stockade.Area{{Name: "floor", Capacity: 1}})
 		}, stockade.ENotFound, "23503"},
 		{"a hold's id in use", func(btx stockade.BookingTx) error {
-			h := stockade.Hold{ID: "h1", EventID: "e1", Status: stockade.HoldHeld}
+			h := stockade.Hold{ID: "h1", ShowID: "e1", Status: stockade.HoldHeld}
 			return btx.InsertHolds(ctx, h, h)
 		}, "", "23505"},
 		{"a second booking of a hold", func(btx stockade.BookingTx) error {
-			return btx.InsertBookings(ctx, stockade.Booking{ID: "b1", EventID: "e1", HoldID: "h1", Status: stockade.BookingBooked},
-				stockade.Booking{ID: "b2", EventID: "e1", HoldID: "h1", Status: stockade.BookingBooked})
+			return btx.InsertBookings(ctx, stockade.Booking{ID: "b1", ShowID: "e1", HoldID: "h1", Status: stockade.BookingBooked},
+				stockade.Booking{ID: "b2", ShowID: "e1", HoldID: "h1", Status: stockade.BookingBooked})
 		}, "", "23505"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -169,7 +169,7 @@ func TestHoldLapseCandidatesSkipLocked(t *testing.T) {
 		btx := tx
 		for i := range n + 2 {
 			h := stockade.Hold{
-				ID: fmt.Sprintf("h%02d", i), EventID: fmt.Sprintf("e%d", i%2), Status: stockade.HoldHeld,
+				ID: fmt.Sprintf("h%02d", i), ShowID: fmt.Sprintf("e%d", i%2), Status: stockade.HoldHeld,
 				Seats: []string{fmt.Sprintf("s/A/%d", i)}, CreatedAt: now.Add(-time.Hour),
 				ExpiresAt: now.Add(time.Duration(i-n) * time.Minute), // h10 expires now, h11 later
 			}
@@ -216,7 +216,7 @@ func TestHoldLapseCandidatesSkipLocked(t *testing.T) {
 	requested := make(chan error, 1)
 	go func() {
 		requested <- s.Update(ctx, func(tx stockade.Tx) error {
-			hs, err := tx.HoldLapseCandidates(ctx, stockade.HoldLapseQuery{ExpiredBefore: now, EventID: "e0", Limit: 2})
+			hs, err := tx.HoldLapseCandidates(ctx, stockade.HoldLapseQuery{ExpiredBefore: now, ShowID: "e0", Limit: 2})
 			c = holdIDs(hs)
 			return err
 		})

@@ -26,7 +26,7 @@ func TestLapseCandidatesWaitForPayment(t *testing.T) {
 	r := stockade.Reservation{ID: "r-1", Status: stockade.Held, CreatedAt: now.Add(-time.Hour), ExpiresAt: now.Add(-time.Minute),
 		Lines:       []stockade.Line{{SKU: k.SKU, Quantity: 1}},
 		Allocations: []stockade.Allocation{{SKU: k.SKU, Location: k.Location, Quantity: 1}}}
-	h := stockade.Hold{ID: "h-1", EventID: "E1", Status: stockade.HoldHeld, CreatedAt: now.Add(-time.Hour),
+	h := stockade.Hold{ID: "h-1", ShowID: "E1", Status: stockade.HoldHeld, CreatedAt: now.Add(-time.Hour),
 		ExpiresAt: now.Add(-time.Minute), Version: 1}
 	pay := func(id string, kind stockade.PaymentTargetKind, target string) stockade.Payment {
 		return stockade.Payment{ID: id, Target: stockade.PaymentTarget{Kind: kind, ID: target}, Amount: 100, Currency: "EUR",
@@ -89,7 +89,7 @@ func TestLapseCandidatesWaitForPayment(t *testing.T) {
 	go func() {
 		var got lapsed
 		got.err = s.Update(ctx, func(tx stockade.Tx) error {
-			cs, err := tx.HoldLapseCandidates(ctx, stockade.HoldLapseQuery{ExpiredBefore: now, EventID: h.EventID})
+			cs, err := tx.HoldLapseCandidates(ctx, stockade.HoldLapseQuery{ExpiredBefore: now, ShowID: h.ShowID})
 			for _, c := range cs {
 				got.ids = append(got.ids, c.Hold.ID+":"+string(c.Payment))
 			}

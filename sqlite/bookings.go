@@ -53,7 +53,7 @@ var (
 	setBookingStatusSQL        = query("set_booking_status.sql")
 )
 
-// showMap is an event's map column: its rows and the areas' names,
+// showMap is a show's map column: its rows and the areas' names,
 // categories and capacities, as they were given.
 type showMap struct {
 	Rows  []stockade.SeatRow `json:"rows,omitempty"`
@@ -108,7 +108,7 @@ func notFoundEvent(err error, id, format string, args ...any) error {
 	return checkf(err, "invalid seat status", format, args...)
 }
 
-func (t *tx) PutEvent(ctx context.Context, e stockade.Event) error {
+func (t *tx) PutShow(ctx context.Context, e stockade.Show) error {
 	m := showMap{Rows: e.Rows}
 	for _, a := range e.Areas {
 		m.Areas = append(m.Areas, mapArea{Name: a.Name, Category: a.Category, Capacity: a.Capacity})
@@ -124,14 +124,14 @@ func (t *tx) PutEvent(ctx context.Context, e stockade.Event) error {
 	return nil
 }
 
-// scanShow reads an event's columns: id, name, focal_x, focal_y, map,
+// scanShow reads a show's columns: id, name, focal_x, focal_y, map,
 // created_at, version, and its areas' rows as a JSON array of objects.
 // Its Areas are those of the map, in the map's order, with their current
 // category, capacity and counts (none for an area without a row yet),
-// then any other area of the event, in name order.
-func scanShow(row rowScanner) (stockade.Event, error) {
+// then any other area of the show, in name order.
+func scanShow(row rowScanner) (stockade.Show, error) {
 	var (
-		e             stockade.Event
+		e             stockade.Show
 		text, current string
 		created       int64
 	)
@@ -162,34 +162,34 @@ func scanShow(row rowScanner) (stockade.Event, error) {
 	return e, nil
 }
 
-// Event ignores lock; see tx.
-func (t *tx) Event(ctx context.Context, id string, lock bool) (stockade.Event, error) {
+// Show ignores lock; see tx.
+func (t *tx) Show(ctx context.Context, id string, lock bool) (stockade.Show, error) {
 	return t.event(ctx, showSQL, id)
 }
 
-// EventHead ignores lock; see tx.
-func (t *tx) EventHead(ctx context.Context, id string, lock bool) (stockade.Event, error) {
+// ShowHead ignores lock; see tx.
+func (t *tx) ShowHead(ctx context.Context, id string, lock bool) (stockade.Show, error) {
 	return t.event(ctx, showHeadSQL, id)
 }
 
-func (t *tx) event(ctx context.Context, q, id string) (stockade.Event, error) {
+func (t *tx) event(ctx context.Context, q, id string) (stockade.Show, error) {
 	e, err := scanShow(t.tx.QueryRowContext(ctx, q, id))
 	if errors.Is(err, sql.ErrNoRows) {
-		return stockade.Event{}, stockade.Errorf(stockade.ENotFound, fmt.Sprintf("event %q not found", id))
+		return stockade.Show{}, stockade.Errorf(stockade.ENotFound, fmt.Sprintf("event %q not found", id))
 	}
 	if err != nil {
-		return stockade.Event{}, wrapf(err, "event %s", id)
+		return stockade.Show{}, wrapf(err, "event %s", id)
 	}
 	return e, nil
 }
 
-func (t *tx) ListEvents(ctx context.Context, after string, limit int) ([]stockade.Event, error) {
+func (t *tx) ListShows(ctx context.Context, after string, limit int) ([]stockade.Show, error) {
 	return queryAll(ctx, t, "events", scanShow, showsSQL, after, limit)
 }
 
 // PutSeats writes every seat in one statement, from a JSON array:
 // SQLite reads back the coordinates Go writes there exactly.
-func (t *tx) PutSeats(ctx context.Context, eventID string, seats []stockade.Seat) error {
+func (t *tx) PutSeats(ctx context.Context, showID string, seats []stockade.Seat) error {
 	if len(seats) == 0 {
 		return nil
 	}
@@ -200,29 +200,29 @@ func (t *tx) PutSeats(ctx context.Context, eventID string, seats []stockade.Seat
 	}
 	list, err := jsonText(rows)
 	if err != nil {
-		return fmt.Errorf("sqlite: put %d seats of event %s: %w", len(seats), eventID, err)
+		return fmt.Errorf("sqlite: put %d seats of event %s: %w", len(seats), showID, err)
 	}
-	if _, err := t.tx.ExecContext(ctx, putSeatsSQL, eventID, list); err != nil {
-		return notFoundEvent(err, eventID, "put %d seats of event %s", len(seats), eventID)
+	if _, err := t.tx.ExecContext(ctx, putSeatsSQL, showID, list); err != nil {
+		return notFoundEvent(err, showID, "put %d seats of event %s", len(seats), showID)
 	}
 	return nil
 }
 
-func (t *tx) DeleteSeats(ctx context.Context, eventID string, ids []string) (int, error) {
+func (t *tx) DeleteSeats(ctx context.Context, showID string, ids []string) (int, error) {
 	if len(ids) == 0 {
 		return 0, nil
 	}
 	list, err := jsonText(ids)
 	if err != nil {
-		return 0, fmt.Errorf("sqlite: delete %d seats of event %s: %w", len(ids), eventID, err)
+		return 0, fmt.Errorf("sqlite: delete %d seats of event %s: %w", len(ids), showID, err)
 	}
-	res, err := t.tx.ExecContext(ctx, deleteSeatsSQL, eventID, list)
+	res, err := t.tx.ExecContext(ctx, deleteSeatsSQL, showID, list)
 	if err != nil {
-		return 0, wrapf(err, "delete %d seats of event %s", len(ids), eventID)
+		return 0, wrapf(err, "delete %d seats of event %s", len(ids), showID)
 	}
 	n, err := res.RowsAffected()
 	if err != nil {
-		return 0, wrapf(err, "delete %d seats of event %s", len(ids), eventID)
+		return 0, wrapf(err, "delete %d seats of event %s", len(ids), showID)
 	}
 	return int(n), nil
 }
@@ -242,16 +242,16 @@ func scanSeat(row rowScanner) (stockade.Seat, error) {
 
 // Seats ignores lock; see tx. An empty f.IDs, like a nil one, matches
 // every seat.
-func (t *tx) Seats(ctx context.Context, eventID string, f stockade.SeatFilter, lock bool) ([]stockade.Seat, error) {
+func (t *tx) Seats(ctx context.Context, showID string, f stockade.SeatFilter, lock bool) ([]stockade.Seat, error) {
 	where := []string{`show_id = ?`}
-	args := []any{eventID}
+	args := []any{showID}
 	if len(f.IDs) > 0 {
 		list, err := jsonText(f.IDs)
 		if err != nil {
-			return nil, fmt.Errorf("sqlite: seats of event %s: %w", eventID, err)
+			return nil, fmt.Errorf("sqlite: seats of event %s: %w", showID, err)
 		}
 		// The event and the ids as one list of primary keys: the planner
-		// then looks each up, instead of scanning the event's seats in
+		// then looks each up, instead of scanning the show's seats in
 		// seat order to save the sort.
 		where[0] = `(show_id, id) IN (SELECT ?, value FROM json_each(?))`
 		args = append(args, list)
@@ -270,12 +270,12 @@ func (t *tx) Seats(ctx context.Context, eventID string, f stockade.SeatFilter, l
 		limit = -1 // SQLite: no limit
 	}
 	q := seatsSQL + `WHERE ` + strings.Join(where, ` AND `) + "\nORDER BY section, \"row\", ord, id LIMIT ?"
-	return queryAll(ctx, t, "seats of event "+eventID, scanSeat, q, append(args, limit)...)
+	return queryAll(ctx, t, "seats of event "+showID, scanSeat, q, append(args, limit)...)
 }
 
 // MoveSeats makes every move in one UPDATE … FROM the moves, whose WHERE
 // holds each move's conditions, and sorts what it returns.
-func (t *tx) MoveSeats(ctx context.Context, eventID string, moves []stockade.SeatMove) ([]string, error) {
+func (t *tx) MoveSeats(ctx context.Context, showID string, moves []stockade.SeatMove) ([]string, error) {
 	if len(moves) == 0 {
 		return nil, nil
 	}
@@ -285,14 +285,14 @@ func (t *tx) MoveSeats(ctx context.Context, eventID string, moves []stockade.Sea
 	}
 	list, err := jsonText(rows)
 	if err != nil {
-		return nil, fmt.Errorf("sqlite: move %d seats of event %s: %w", len(moves), eventID, err)
+		return nil, fmt.Errorf("sqlite: move %d seats of event %s: %w", len(moves), showID, err)
 	}
-	moved, err := queryAll(ctx, t, fmt.Sprintf("move %d seats of event %s", len(moves), eventID),
+	moved, err := queryAll(ctx, t, fmt.Sprintf("move %d seats of event %s", len(moves), showID),
 		func(row rowScanner) (stockade.Seat, error) {
 			var s stockade.Seat
 			err := row.Scan(&s.ID, &s.Section, &s.Row, &s.Order)
 			return s, err
-		}, moveSeatsSQL, eventID, list)
+		}, moveSeatsSQL, showID, list)
 	if err != nil {
 		if sqliteCode(err) == sqlite3.SQLITE_CONSTRAINT_CHECK {
 			return nil, fmt.Errorf("%w: %w", stockade.Errorf(stockade.EInvalid, "invalid seat status"), err)
@@ -310,27 +310,27 @@ func (t *tx) MoveSeats(ctx context.Context, eventID string, moves []stockade.Sea
 		ids[i] = s.ID
 	}
 	if len(ids) > 0 && slices.ContainsFunc(moves, func(m stockade.SeatMove) bool { return m.To == stockade.SeatFree }) {
-		if _, err := t.SeatEpoch(ctx, eventID, true); err != nil {
+		if _, err := t.SeatEpoch(ctx, showID, true); err != nil {
 			return nil, err
 		}
 	}
 	return ids, nil
 }
 
-func (t *tx) SeatEpoch(ctx context.Context, eventID string, bump bool) (int64, error) {
+func (t *tx) SeatEpoch(ctx context.Context, showID string, bump bool) (int64, error) {
 	q := seatEpochSQL
 	if bump {
 		q = bumpSeatEpochSQL
 	}
 	var epoch int64
-	if err := t.tx.QueryRowContext(ctx, q, eventID).Scan(&epoch); err != nil {
-		return 0, wrapf(err, "seat epoch of event %s", eventID)
+	if err := t.tx.QueryRowContext(ctx, q, showID).Scan(&epoch); err != nil {
+		return 0, wrapf(err, "seat epoch of event %s", showID)
 	}
 	return epoch, nil
 }
 
-func (t *tx) SeatCounts(ctx context.Context, eventID string) ([]stockade.SeatCount, error) {
-	return queryAll(ctx, t, "seat counts of event "+eventID, func(row rowScanner) (stockade.SeatCount, error) {
+func (t *tx) SeatCounts(ctx context.Context, showID string) ([]stockade.SeatCount, error) {
+	return queryAll(ctx, t, "seat counts of event "+showID, func(row rowScanner) (stockade.SeatCount, error) {
 		var (
 			c      stockade.SeatCount
 			status string
@@ -338,12 +338,12 @@ func (t *tx) SeatCounts(ctx context.Context, eventID string) ([]stockade.SeatCou
 		err := row.Scan(&c.Section, &c.Category, &status, &c.Count)
 		c.Status = stockade.SeatStatus(status)
 		return c, err
-	}, seatCountsSQL, eventID)
+	}, seatCountsSQL, showID)
 }
 
 // PutAreas writes every area in one statement, which the CHECK on the
 // counts fails whole; it then finds the area to name.
-func (t *tx) PutAreas(ctx context.Context, eventID string, areas []stockade.Area) error {
+func (t *tx) PutAreas(ctx context.Context, showID string, areas []stockade.Area) error {
 	if len(areas) == 0 {
 		return nil
 	}
@@ -353,18 +353,18 @@ func (t *tx) PutAreas(ctx context.Context, eventID string, areas []stockade.Area
 	}
 	list, err := jsonText(rows)
 	if err != nil {
-		return fmt.Errorf("sqlite: put %d areas of event %s: %w", len(areas), eventID, err)
+		return fmt.Errorf("sqlite: put %d areas of event %s: %w", len(areas), showID, err)
 	}
-	_, err = t.tx.ExecContext(ctx, putAreasSQL, eventID, list)
+	_, err = t.tx.ExecContext(ctx, putAreasSQL, showID, list)
 	if err == nil {
 		return nil
 	}
-	what := fmt.Sprintf("put %d areas of event %s", len(areas), eventID)
+	what := fmt.Sprintf("put %d areas of event %s", len(areas), showID)
 	if sqliteCode(err) != sqlite3.SQLITE_CONSTRAINT_CHECK {
-		return notFoundEvent(err, eventID, "%s", what)
+		return notFoundEvent(err, showID, "%s", what)
 	}
 	for _, a := range areas {
-		cur, ok, qerr := t.area(ctx, eventID, a.Name)
+		cur, ok, qerr := t.area(ctx, showID, a.Name)
 		if qerr != nil {
 			return errors.Join(wrapf(err, "%s", what), qerr)
 		}
@@ -384,36 +384,36 @@ func scanArea(row rowScanner) (stockade.Area, error) {
 	return a, err
 }
 
-// area returns an area of an event, if it exists.
-func (t *tx) area(ctx context.Context, eventID, name string) (stockade.Area, bool, error) {
-	a, err := scanArea(t.tx.QueryRowContext(ctx, areaSQL, eventID, name))
+// area returns an area of a show, if it exists.
+func (t *tx) area(ctx context.Context, showID, name string) (stockade.Area, bool, error) {
+	a, err := scanArea(t.tx.QueryRowContext(ctx, areaSQL, showID, name))
 	switch {
 	case errors.Is(err, sql.ErrNoRows):
 		return stockade.Area{}, false, nil
 	case err != nil:
-		return stockade.Area{}, false, wrapf(err, "area %s of event %s", name, eventID)
+		return stockade.Area{}, false, wrapf(err, "area %s of event %s", name, showID)
 	}
 	return a, true, nil
 }
 
 // MovePlaces is one conditional UPDATE … RETURNING, whose WHERE holds
 // every bound; when it refuses, the area is read as it is.
-func (t *tx) MovePlaces(ctx context.Context, eventID, area string, held, booked int64) (stockade.Area, bool, error) {
-	a, err := scanArea(t.tx.QueryRowContext(ctx, movePlacesSQL, eventID, area, held, booked))
+func (t *tx) MovePlaces(ctx context.Context, showID, area string, held, booked int64) (stockade.Area, bool, error) {
+	a, err := scanArea(t.tx.QueryRowContext(ctx, movePlacesSQL, showID, area, held, booked))
 	switch {
 	case err == nil:
 		return a, true, nil
 	case !errors.Is(err, sql.ErrNoRows):
-		return stockade.Area{}, false, wrapf(err, "move places of area %s of event %s", area, eventID)
+		return stockade.Area{}, false, wrapf(err, "move places of area %s of event %s", area, showID)
 	}
-	a, _, err = t.area(ctx, eventID, area)
+	a, _, err = t.area(ctx, showID, area)
 	return a, false, err
 }
 
 func (t *tx) AppendSeatChanges(ctx context.Context, cs ...stockade.SeatChange) error {
 	err := t.insertRows(ctx, appendSeatChangesSQL, 10, len(cs), func(i int, row []any) []any {
 		c := cs[i]
-		return append(row, micros(c.At), c.EventID, c.Seat, c.Area, c.Quantity, string(c.From), string(c.To), c.HoldID, c.BookingID, c.Actor)
+		return append(row, micros(c.At), c.ShowID, c.Seat, c.Area, c.Quantity, string(c.From), string(c.To), c.HoldID, c.BookingID, c.Actor)
 	})
 	if err != nil {
 		return checkf(err, "invalid seat status", "append %d seat changes", len(cs))
@@ -421,9 +421,9 @@ func (t *tx) AppendSeatChanges(ctx context.Context, cs ...stockade.SeatChange) e
 	return nil
 }
 
-func (t *tx) SeatChanges(ctx context.Context, eventID string, f stockade.SeatChangeFilter) ([]stockade.SeatChange, error) {
+func (t *tx) SeatChanges(ctx context.Context, showID string, f stockade.SeatChangeFilter) ([]stockade.SeatChange, error) {
 	where := []string{`show_id = ?`}
-	args := []any{eventID}
+	args := []any{showID}
 	if f.Seat != "" {
 		where, args = append(where, `seat = ?`), append(args, f.Seat)
 	}
@@ -436,13 +436,13 @@ func (t *tx) SeatChanges(ctx context.Context, eventID string, f stockade.SeatCha
 		limit = -1 // SQLite: no limit
 	}
 	q := seatChangesSQL + `WHERE ` + strings.Join(where, ` AND `) + "\nORDER BY id LIMIT ?"
-	return queryAll(ctx, t, "seat changes of event "+eventID, func(row rowScanner) (stockade.SeatChange, error) {
+	return queryAll(ctx, t, "seat changes of event "+showID, func(row rowScanner) (stockade.SeatChange, error) {
 		var (
 			c        stockade.SeatChange
 			at       int64
 			from, to string
 		)
-		err := row.Scan(&c.ID, &at, &c.EventID, &c.Seat, &c.Area, &c.Quantity, &from, &to, &c.HoldID, &c.BookingID, &c.Actor)
+		err := row.Scan(&c.ID, &at, &c.ShowID, &c.Seat, &c.Area, &c.Quantity, &from, &to, &c.HoldID, &c.BookingID, &c.Actor)
 		c.At, c.From, c.To = fromMicros(at), stockade.SeatStatus(from), stockade.SeatStatus(to)
 		return c, err
 	}, q, append(args, limit)...)
@@ -479,7 +479,7 @@ func (t *tx) InsertHolds(ctx context.Context, hs ...stockade.Hold) error {
 	}
 	err := t.insertRows(ctx, insertHoldsSQL, 11, len(hs), func(i int, row []any) []any {
 		h := hs[i]
-		return append(row, h.ID, h.EventID, string(h.Status), seats[i], places[i], bit(h.Split),
+		return append(row, h.ID, h.ShowID, string(h.Status), seats[i], places[i], bit(h.Split),
 			micros(h.CreatedAt), micros(h.ExpiresAt), h.BookingID, h.Owner, h.Version)
 	})
 	if err != nil {
@@ -496,7 +496,7 @@ func scanHold(row rowScanner) (stockade.Hold, error) {
 		status, seats, places string
 		created, expires      int64
 	)
-	err := row.Scan(&h.ID, &h.EventID, &status, &seats, &places, &h.Split, &created, &expires, &h.BookingID, &h.Owner, &h.Version)
+	err := row.Scan(&h.ID, &h.ShowID, &status, &seats, &places, &h.Split, &created, &expires, &h.BookingID, &h.Owner, &h.Version)
 	if err != nil {
 		return h, err
 	}
@@ -570,8 +570,8 @@ func (t *tx) ExtendHold(ctx context.Context, id string, expiresAt time.Time) (bo
 // has read.
 func (t *tx) HoldLapseCandidates(ctx context.Context, q stockade.HoldLapseQuery) ([]stockade.HoldLapseCandidate, error) {
 	sql, args := holdLapseCandidatesSQL, []any{micros(q.ExpiredBefore), micros(q.After.ExpiresAt), q.After.ID, sqliteLimit(q.Limit)}
-	if q.EventID != "" {
-		sql, args = holdLapseCandidatesShowSQL, append(args, q.EventID)
+	if q.ShowID != "" {
+		sql, args = holdLapseCandidatesShowSQL, append(args, q.ShowID)
 	}
 	return queryAll(ctx, t, "hold lapse candidates", func(row rowScanner) (stockade.HoldLapseCandidate, error) {
 		var c stockade.HoldLapseCandidate
@@ -593,7 +593,7 @@ func (t *tx) InsertBookings(ctx context.Context, bs ...stockade.Booking) error {
 	}
 	err := t.insertRows(ctx, insertBookingsSQL, 8, len(bs), func(i int, row []any) []any {
 		b := bs[i]
-		return append(row, b.ID, b.EventID, b.HoldID, string(b.Status), seats[i], places[i], micros(b.CreatedAt), b.Owner)
+		return append(row, b.ID, b.ShowID, b.HoldID, string(b.Status), seats[i], places[i], micros(b.CreatedAt), b.Owner)
 	})
 	if err != nil {
 		return checkf(err, "invalid booking status", "%s", what("insert", "booking", ids...))
@@ -609,7 +609,7 @@ func scanBooking(row rowScanner) (stockade.Booking, error) {
 		status, seats, places string
 		created               int64
 	)
-	err := row.Scan(&b.ID, &b.EventID, &b.HoldID, &status, &seats, &places, &created, &b.Owner)
+	err := row.Scan(&b.ID, &b.ShowID, &b.HoldID, &status, &seats, &places, &created, &b.Owner)
 	if err != nil {
 		return b, err
 	}
@@ -645,29 +645,29 @@ func (t *tx) SetBookingStatus(ctx context.Context, id string, from, to stockade.
 
 // FreeSeatIDs implements stockade.BookingTx from the partial index
 // seats_free alone.
-func (t *tx) FreeSeatIDs(ctx context.Context, eventID string) ([]string, error) {
-	return queryAll(ctx, t, "free seats of event "+eventID, func(r rowScanner) (id string, err error) {
+func (t *tx) FreeSeatIDs(ctx context.Context, showID string) ([]string, error) {
+	return queryAll(ctx, t, "free seats of event "+showID, func(r rowScanner) (id string, err error) {
 		err = r.Scan(&id)
 		return id, err
-	}, freeSeatIDsSQL, eventID)
+	}, freeSeatIDsSQL, showID)
 }
 
 // DeleteAreas deletes the areas in one statement.
-func (t *tx) DeleteAreas(ctx context.Context, eventID string, names []string) (int, error) {
+func (t *tx) DeleteAreas(ctx context.Context, showID string, names []string) (int, error) {
 	if len(names) == 0 {
 		return 0, nil
 	}
 	list, err := jsonText(names)
 	if err != nil {
-		return 0, fmt.Errorf("sqlite: delete %d areas of event %s: %w", len(names), eventID, err)
+		return 0, fmt.Errorf("sqlite: delete %d areas of event %s: %w", len(names), showID, err)
 	}
-	res, err := t.tx.ExecContext(ctx, deleteAreasSQL, eventID, list)
+	res, err := t.tx.ExecContext(ctx, deleteAreasSQL, showID, list)
 	if err != nil {
-		return 0, wrapf(err, "delete %d areas of event %s", len(names), eventID)
+		return 0, wrapf(err, "delete %d areas of event %s", len(names), showID)
 	}
 	n, err := res.RowsAffected()
 	if err != nil {
-		return 0, wrapf(err, "delete %d areas of event %s", len(names), eventID)
+		return 0, wrapf(err, "delete %d areas of event %s", len(names), showID)
 	}
 	return int(n), nil
 }

@@ -40,7 +40,7 @@ import (
 //     order.
 //   - A seat, hold, booking or history status outside the domain's
 //     constants, or an area's capacity below zero, is refused with
-//     EInvalid, changing nothing. PutSeats and PutAreas of an event that
+//     EInvalid, changing nothing. PutSeats and PutAreas of a show that
 //     does not exist are refused with ENotFound. PutAreas's refusal of a
 //     capacity below what is taken leaves the transaction going on.
 //   - Holds and bookings come back with nil Seats and Places when they
@@ -52,7 +52,7 @@ func RunBookings(t *testing.T, newStore func(t *testing.T) stockade.Store) {
 		run  func(t *testing.T, s stockade.Store)
 	}{
 		{"Event", testBookingEvent},
-		{"ListEvents", testListEvents},
+		{"ListShows", testListShows},
 		{"Seats", testSeats},
 		{"PutSeatsReplaces", testPutSeatsReplaces},
 		{"DeleteSeats", testDeleteSeats},
@@ -119,9 +119,9 @@ var showAreas = []stockade.Area{
 	{Name: "Lawn", Capacity: 50},
 }
 
-// show returns an event with the fixtures' map.
-func show(id string) stockade.Event {
-	return stockade.Event{ID: id, Name: "Show " + id, Focal: stockade.SeatPoint{X: 0.5, Y: -3.25},
+// show returns a show with the fixtures' map.
+func show(id string) stockade.Show {
+	return stockade.Show{ID: id, Name: "Show " + id, Focal: stockade.SeatPoint{X: 0.5, Y: -3.25},
 		Rows: showRows, Areas: showAreas, CreatedAt: base, Version: 1}
 }
 
@@ -142,12 +142,12 @@ func compareSeats(a, b stockade.Seat) int {
 
 // seedShow creates e, its seats and its areas, and returns its seats in
 // seat order.
-func seedShow(t *testing.T, s stockade.Store, e stockade.Event) []stockade.Seat {
+func seedShow(t *testing.T, s stockade.Store, e stockade.Show) []stockade.Seat {
 	t.Helper()
 	ctx := t.Context()
 	seats := showSeats(e.Rows)
 	update(t, s, func(tx stockade.Tx) error {
-		if err := tx.PutEvent(ctx, e); err != nil {
+		if err := tx.PutShow(ctx, e); err != nil {
 			return err
 		}
 		if err := tx.PutSeats(ctx, e.ID, seats); err != nil {
@@ -167,25 +167,25 @@ func seatIDs(seats []stockade.Seat) []string {
 	return ids
 }
 
-// getSeats returns every seat of an event, read in a View.
-func getSeats(t *testing.T, s stockade.Store, eventID string) []stockade.Seat {
+// getSeats returns every seat of a show, read in a View.
+func getSeats(t *testing.T, s stockade.Store, showID string) []stockade.Seat {
 	t.Helper()
 	var seats []stockade.Seat
 	view(t, s, func(tx stockade.Tx) error {
 		var err error
-		seats, err = tx.Seats(t.Context(), eventID, stockade.SeatFilter{}, false)
+		seats, err = tx.Seats(t.Context(), showID, stockade.SeatFilter{}, false)
 		return err
 	})
 	return seats
 }
 
-// getEvent returns an event, read in a View.
-func getEvent(t *testing.T, s stockade.Store, id string) stockade.Event {
+// getShow returns a show, read in a View.
+func getShow(t *testing.T, s stockade.Store, id string) stockade.Show {
 	t.Helper()
-	var e stockade.Event
+	var e stockade.Show
 	view(t, s, func(tx stockade.Tx) error {
 		var err error
-		e, err = tx.Event(t.Context(), id, false)
+		e, err = tx.Show(t.Context(), id, false)
 		return err
 	})
 	return e
@@ -212,8 +212,8 @@ func checkSeats(t *testing.T, what string, got, want []stockade.Seat) {
 	}
 }
 
-// checkEvent fails the test unless got is want as a store returns it.
-func checkEvent(t *testing.T, got, want stockade.Event) {
+// checkShow fails the test unless got is want as a store returns it.
+func checkShow(t *testing.T, got, want stockade.Show) {
 	t.Helper()
 	checkMicros(t, "event "+want.ID+" CreatedAt", got.CreatedAt, want.CreatedAt)
 	if got.ID != want.ID || got.Name != want.Name || got.Focal != want.Focal || got.Version != want.Version {
@@ -242,55 +242,55 @@ func testBookingEvent(t *testing.T, s stockade.Store) {
 	want.Areas = []stockade.Area{{Name: "pit", Category: "GA", Capacity: 100, Held: 3, Booked: 2}, {Name: "Lawn", Capacity: 50}}
 	for _, lock := range []bool{false, true} {
 		btxFor(lock)(t, s, func(tx stockade.Tx) error {
-			got, err := tx.Event(ctx, e.ID, lock)
+			got, err := tx.Show(ctx, e.ID, lock)
 			if err != nil {
 				return fmt.Errorf("Event(lock %v): %w", lock, err)
 			}
-			checkEvent(t, got, want)
+			checkShow(t, got, want)
 			// The head: no rows, the areas in name order ("L" < "p").
 			head := want
 			head.Rows, head.Areas = nil, []stockade.Area{want.Areas[1], want.Areas[0]}
-			if got, err = tx.EventHead(ctx, e.ID, lock); err != nil {
-				return fmt.Errorf("EventHead(lock %v): %w", lock, err)
+			if got, err = tx.ShowHead(ctx, e.ID, lock); err != nil {
+				return fmt.Errorf("ShowHead(lock %v): %w", lock, err)
 			}
-			checkEvent(t, got, head)
+			checkShow(t, got, head)
 			return nil
 		})
 	}
 	view(t, s, func(tx stockade.Tx) error {
-		_, err := tx.Event(ctx, "no-such-event", false)
+		_, err := tx.Show(ctx, "no-such-event", false)
 		wantCode(t, "Event(unknown id)", err, stockade.ENotFound)
-		_, err = tx.Event(ctx, "show-1", false)
+		_, err = tx.Show(ctx, "show-1", false)
 		wantCode(t, "Event(id in another case)", err, stockade.ENotFound)
-		_, err = tx.EventHead(ctx, "no-such-event", false)
-		wantCode(t, "EventHead(unknown id)", err, stockade.ENotFound)
+		_, err = tx.ShowHead(ctx, "no-such-event", false)
+		wantCode(t, "ShowHead(unknown id)", err, stockade.ENotFound)
 		return nil
 	})
 
 	// Replaced: the row whole, the areas in the new map's order, their
-	// counts kept; the seats are not the event row's business.
+	// counts kept; the seats are not the show row's business.
 	e2 := e
 	e2.Name, e2.Focal, e2.Version, e2.CreatedAt = "Renamed", stockade.SeatPoint{X: -1e6, Y: 1e-3}, 2, base.Add(time.Hour)
 	e2.Rows = showRows[:2]
 	e2.Areas = []stockade.Area{showAreas[1], showAreas[0]}
-	update(t, s, func(tx stockade.Tx) error { return tx.PutEvent(ctx, e2) })
+	update(t, s, func(tx stockade.Tx) error { return tx.PutShow(ctx, e2) })
 	want = e2
 	want.Areas = []stockade.Area{{Name: "Lawn", Capacity: 50}, {Name: "pit", Category: "GA", Capacity: 100, Held: 3, Booked: 2}}
-	checkEvent(t, getEvent(t, s, e.ID), want)
+	checkShow(t, getShow(t, s, e.ID), want)
 	if seats := getSeats(t, s, e.ID); len(seats) != len(showSeats(showRows)) {
 		t.Errorf("after PutEvent replaced the event, it has %d seats, want the %d it had", len(seats), len(showSeats(showRows)))
 	}
 
 	// An event of general-admission areas only, and one of seats only.
-	ga := stockade.Event{ID: "ga", Name: "GA only", Areas: showAreas[:1], CreatedAt: base, Version: 1}
-	seated := stockade.Event{ID: "seated", Name: "Seats only", Rows: showRows[3:], CreatedAt: base, Version: 7}
+	ga := stockade.Show{ID: "ga", Name: "GA only", Areas: showAreas[:1], CreatedAt: base, Version: 1}
+	seated := stockade.Show{ID: "seated", Name: "Seats only", Rows: showRows[3:], CreatedAt: base, Version: 7}
 	seedShow(t, s, ga)
 	seedShow(t, s, seated)
-	checkEvent(t, getEvent(t, s, ga.ID), ga)
-	checkEvent(t, getEvent(t, s, seated.ID), seated)
+	checkShow(t, getShow(t, s, ga.ID), ga)
+	checkShow(t, getShow(t, s, seated.ID), seated)
 }
 
-func testListEvents(t *testing.T, s stockade.Store) {
+func testListShows(t *testing.T, s stockade.Store) {
 	ctx := t.Context()
 	ids := []string{"b", "A", "a-1", "B", "a"} // byte order: A B a a-1 b
 	for i, id := range ids {
@@ -316,7 +316,7 @@ func testListEvents(t *testing.T, s stockade.Store) {
 	}
 	for _, tc := range tests {
 		view(t, s, func(tx stockade.Tx) error {
-			got, err := tx.ListEvents(ctx, tc.after, tc.limit)
+			got, err := tx.ListShows(ctx, tc.after, tc.limit)
 			if err != nil {
 				return err
 			}
@@ -325,7 +325,7 @@ func testListEvents(t *testing.T, s stockade.Store) {
 				gotIDs = append(gotIDs, e.ID)
 			}
 			if !equalSlices(gotIDs, tc.want) {
-				t.Fatalf("ListEvents(%q, %d) = %q, want %q", tc.after, tc.limit, gotIDs, tc.want)
+				t.Fatalf("ListShows(%q, %d) = %q, want %q", tc.after, tc.limit, gotIDs, tc.want)
 			}
 			for _, e := range got {
 				want := show(e.ID)
@@ -333,7 +333,7 @@ func testListEvents(t *testing.T, s stockade.Store) {
 				if e.ID == "B" {
 					want.Areas = []stockade.Area{showAreas[0], {Name: "Lawn", Capacity: 50, Held: 1}}
 				}
-				checkEvent(t, e, want)
+				checkShow(t, e, want)
 			}
 			return nil
 		})
@@ -538,7 +538,7 @@ func testDeleteSeats(t *testing.T, s stockade.Store) {
 	del(seatIDs(want), len(want))
 	checkSeats(t, "after deleting every seat", getSeats(t, s, "show"), nil)
 	view(t, s, func(tx stockade.Tx) error {
-		_, err := tx.Event(ctx, "show", false)
+		_, err := tx.Show(ctx, "show", false)
 		return err
 	})
 }
@@ -635,7 +635,7 @@ func testMoveSeats(t *testing.T, s stockade.Store) {
 	checkSeats(t, "the other event's seats", getSeats(t, s, "show-2"), other)
 }
 
-// testSeatEpoch checks that an event's seat epoch grows in each
+// testSeatEpoch checks that a show's seat epoch grows in each
 // transaction that frees some of its seats, and with each bump, and in
 // nothing else: not when seats are taken, nor when a move frees none.
 func testSeatEpoch(t *testing.T, s stockade.Store) {
@@ -763,7 +763,7 @@ func testPutAreas(t *testing.T, s stockade.Store) {
 	e := show("show")
 	e.Areas = append(slices.Clone(showAreas), stockade.Area{Name: "Balcony", Capacity: 5})
 	update(t, s, func(tx stockade.Tx) error {
-		if err := tx.PutEvent(ctx, e); err != nil {
+		if err := tx.PutShow(ctx, e); err != nil {
 			return err
 		}
 		if err := tx.PutAreas(ctx, e.ID, nil); err != nil {
@@ -779,7 +779,7 @@ func testPutAreas(t *testing.T, s stockade.Store) {
 	})
 	areas := func() []stockade.Area {
 		t.Helper()
-		return getEvent(t, s, e.ID).Areas
+		return getShow(t, s, e.ID).Areas
 	}
 
 	// Updated: category and capacity, the counts kept; created.
@@ -913,14 +913,14 @@ func testMovePlaces(t *testing.T, s stockade.Store) {
 		})
 	}
 	want := []stockade.Area{pit(0, 0), {Name: "Lawn", Capacity: 50}}
-	if got := getEvent(t, s, "show").Areas; !equalSlices(got, want) {
+	if got := getShow(t, s, "show").Areas; !equalSlices(got, want) {
 		t.Errorf("areas after the moves = %+v, want %+v", got, want)
 	}
 }
 
 // seatChange returns a history row of a seat's move.
-func seatChange(eventID, seat string, from, to stockade.SeatStatus, at time.Time) stockade.SeatChange {
-	return stockade.SeatChange{At: at, EventID: eventID, Seat: seat, Quantity: 1, From: from, To: to}
+func seatChange(showID, seat string, from, to stockade.SeatStatus, at time.Time) stockade.SeatChange {
+	return stockade.SeatChange{At: at, ShowID: showID, Seat: seat, Quantity: 1, From: from, To: to}
 }
 
 // checkSeatChanges fails the test unless got is want, with ids assigned.
@@ -950,15 +950,15 @@ func testSeatChanges(t *testing.T, s stockade.Store) {
 	first := []stockade.SeatChange{
 		seatChange("show", "stalls/A/9", free, held, base),
 		seatChange("show", "stalls/A/10", free, held, base),
-		{At: base, EventID: "show", Area: "pit", Quantity: 4, From: free, To: held, HoldID: "h-1", Actor: "key_shop"},
+		{At: base, ShowID: "show", Area: "pit", Quantity: 4, From: free, To: held, HoldID: "h-1", Actor: "key_shop"},
 		seatChange("show-2", "stalls/A/9", free, held, base),
 	}
 	first[0].HoldID, first[1].HoldID, first[3].HoldID = "h-1", "h-1", "h-2"
 	first[0].Actor, first[1].ID = "key_shop", 12345 // an id to ignore
 	second := []stockade.SeatChange{
 		seatChange("show", "stalls/A/9", held, booked, base.Add(time.Minute)),
-		{At: base.Add(time.Minute), EventID: "show", Area: "pit", Quantity: 3, From: held, To: booked, HoldID: "h-1", BookingID: "b-1"},
-		{At: base.Add(time.Minute), EventID: "show", Area: "pit", Quantity: 1, From: held, To: free, HoldID: "h-1"},
+		{At: base.Add(time.Minute), ShowID: "show", Area: "pit", Quantity: 3, From: held, To: booked, HoldID: "h-1", BookingID: "b-1"},
+		{At: base.Add(time.Minute), ShowID: "show", Area: "pit", Quantity: 1, From: held, To: free, HoldID: "h-1"},
 	}
 	second[0].HoldID, second[0].BookingID = "h-1", "b-1"
 	update(t, s, func(tx stockade.Tx) error {
@@ -1022,9 +1022,9 @@ func testSeatChanges(t *testing.T, s stockade.Store) {
 	}
 }
 
-// hold returns a held hold of an event.
-func hold(id, eventID string, expires time.Time, seats ...string) stockade.Hold {
-	return stockade.Hold{ID: id, EventID: eventID, Status: stockade.HoldHeld, Seats: seats,
+// hold returns a held hold of a show.
+func hold(id, showID string, expires time.Time, seats ...string) stockade.Hold {
+	return stockade.Hold{ID: id, ShowID: showID, Status: stockade.HoldHeld, Seats: seats,
 		CreatedAt: expires.Add(-15 * time.Minute), ExpiresAt: expires, Version: 1}
 }
 
@@ -1033,7 +1033,7 @@ func checkHold(t *testing.T, got, want stockade.Hold) {
 	t.Helper()
 	checkMicros(t, "hold "+want.ID+" CreatedAt", got.CreatedAt, want.CreatedAt)
 	checkMicros(t, "hold "+want.ID+" ExpiresAt", got.ExpiresAt, want.ExpiresAt)
-	if got.ID != want.ID || got.EventID != want.EventID || got.Status != want.Status || got.Split != want.Split ||
+	if got.ID != want.ID || got.ShowID != want.ShowID || got.Status != want.Status || got.Split != want.Split ||
 		got.BookingID != want.BookingID || got.Owner != want.Owner || got.Version != want.Version ||
 		!equalSlices(got.Seats, want.Seats) || !equalSlices(got.Places, want.Places) {
 		t.Errorf("hold = %+v, want %+v", got, want)
@@ -1231,12 +1231,12 @@ func testHoldLapseCandidates(t *testing.T, s stockade.Store) {
 	}
 	all := []string{"h-b", "h-f", "h-A", "h-a", "h-i"}
 	tests := []struct {
-		name    string
-		before  time.Time // now if zero
-		eventID string
-		after   stockade.LapseCursor
-		limit   int
-		want    []string
+		name   string
+		before time.Time // now if zero
+		showID string
+		after  stockade.LapseCursor
+		limit  int
+		want   []string
 	}{
 		{name: "all, by expiry then id", limit: 10, want: all},
 		{name: "no limit", want: all},
@@ -1245,15 +1245,15 @@ func testHoldLapseCandidates(t *testing.T, s stockade.Store) {
 		{name: "after a cursor", after: at(-2*time.Hour, "h-f"), want: all[2:]},
 		{name: "after a cursor between ties", after: at(-time.Hour, "h-A"), limit: 10, want: all[3:]},
 		{name: "after the last", after: at(-time.Millisecond, "h-i"), want: nil},
-		{name: "an event", eventID: "E1", limit: 10, want: []string{"h-f", "h-A", "h-a"}},
-		{name: "an event, limit", eventID: "E2", limit: 1, want: []string{"h-b"}},
-		{name: "an event, after a cursor", eventID: "E1", after: at(-time.Hour, "h-A"), want: []string{"h-a"}},
-		{name: "an event in another case", eventID: "e1", limit: 10, want: nil},
-		{name: "an unknown event", eventID: "no-such-event", limit: 10, want: nil},
+		{name: "an event", showID: "E1", limit: 10, want: []string{"h-f", "h-A", "h-a"}},
+		{name: "an event, limit", showID: "E2", limit: 1, want: []string{"h-b"}},
+		{name: "an event, after a cursor", showID: "E1", after: at(-time.Hour, "h-A"), want: []string{"h-a"}},
+		{name: "an event in another case", showID: "e1", limit: 10, want: nil},
+		{name: "an unknown event", showID: "no-such-event", limit: 10, want: nil},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			q := stockade.HoldLapseQuery{ExpiredBefore: cmp.Or(tc.before, now), EventID: tc.eventID, After: tc.after, Limit: tc.limit}
+			q := stockade.HoldLapseQuery{ExpiredBefore: cmp.Or(tc.before, now), ShowID: tc.showID, After: tc.after, Limit: tc.limit}
 			update(t, s, func(tx stockade.Tx) error {
 				got, err := tx.HoldLapseCandidates(ctx, q)
 				if err != nil {
@@ -1282,7 +1282,7 @@ func testHoldLapseCandidates(t *testing.T, s stockade.Store) {
 func checkBooking(t *testing.T, got, want stockade.Booking) {
 	t.Helper()
 	checkMicros(t, "booking "+want.ID+" CreatedAt", got.CreatedAt, want.CreatedAt)
-	if got.ID != want.ID || got.EventID != want.EventID || got.HoldID != want.HoldID || got.Status != want.Status ||
+	if got.ID != want.ID || got.ShowID != want.ShowID || got.HoldID != want.HoldID || got.Status != want.Status ||
 		got.Owner != want.Owner || !equalSlices(got.Seats, want.Seats) || !equalSlices(got.Places, want.Places) {
 		t.Errorf("booking = %+v, want %+v", got, want)
 	}
@@ -1291,10 +1291,10 @@ func checkBooking(t *testing.T, got, want stockade.Booking) {
 func testBookings(t *testing.T, s stockade.Store) {
 	ctx := t.Context()
 	seedShow(t, s, show("show"))
-	b1 := stockade.Booking{ID: "b-1", EventID: "show", HoldID: "h-1", Status: stockade.BookingBooked,
+	b1 := stockade.Booking{ID: "b-1", ShowID: "show", HoldID: "h-1", Status: stockade.BookingBooked,
 		Seats: []string{"Circle/A/1", "stalls/A/9"}, Places: []stockade.Places{{Area: "Lawn", Quantity: 3}},
 		CreatedAt: base, Owner: "key_Shop1"}
-	b2 := stockade.Booking{ID: "B-2", EventID: "show", Status: stockade.BookingBooked, CreatedAt: base.Add(time.Second)}
+	b2 := stockade.Booking{ID: "B-2", ShowID: "show", Status: stockade.BookingBooked, CreatedAt: base.Add(time.Second)}
 	update(t, s, func(tx stockade.Tx) error {
 		if err := tx.InsertBookings(ctx); err != nil {
 			return fmt.Errorf("InsertBookings(none): %w", err)
@@ -1360,7 +1360,7 @@ func testBookings(t *testing.T, s stockade.Store) {
 // bookingState is everything of the booking tables that the rollback,
 // read-only and invalid-status tests look at.
 type bookingState struct {
-	Events   []stockade.Event
+	Events   []stockade.Show
 	Seats    map[string][]stockade.Seat
 	Changes  []stockade.SeatChange
 	Holds    map[string]string // id → the hold's fields or the error code
@@ -1376,7 +1376,7 @@ func takeBookings(t *testing.T, s stockade.Store) bookingState {
 	st := bookingState{Seats: map[string][]stockade.Seat{}, Holds: map[string]string{}, Bookings: map[string]string{}, Epochs: map[string]int64{}}
 	view(t, s, func(tx stockade.Tx) error {
 		var err error
-		if st.Events, err = tx.ListEvents(ctx, "", 100); err != nil {
+		if st.Events, err = tx.ListShows(ctx, "", 100); err != nil {
 			return err
 		}
 		for _, e := range st.Events {
@@ -1411,11 +1411,11 @@ var bookingWrites = []struct {
 	name string
 	fn   func(ctx context.Context, tx stockade.Tx) error
 }{
-	{"PutEvent new", func(ctx context.Context, tx stockade.Tx) error { return tx.PutEvent(ctx, show("new")) }},
+	{"PutEvent new", func(ctx context.Context, tx stockade.Tx) error { return tx.PutShow(ctx, show("new")) }},
 	{"PutEvent replace", func(ctx context.Context, tx stockade.Tx) error {
 		e := show("old")
 		e.Name, e.Version = "renamed", 2
-		return tx.PutEvent(ctx, e)
+		return tx.PutShow(ctx, e)
 	}},
 	{"PutSeats", func(ctx context.Context, tx stockade.Tx) error {
 		seat := showSeats(showRows)[0]
@@ -1456,7 +1456,7 @@ var bookingWrites = []struct {
 		return err
 	}},
 	{"InsertBookings", func(ctx context.Context, tx stockade.Tx) error {
-		return tx.InsertBookings(ctx, stockade.Booking{ID: "b-new", EventID: "old", HoldID: "h-old", Status: stockade.BookingBooked, CreatedAt: base})
+		return tx.InsertBookings(ctx, stockade.Booking{ID: "b-new", ShowID: "old", HoldID: "h-old", Status: stockade.BookingBooked, CreatedAt: base})
 	}},
 	{"SetBookingStatus", func(ctx context.Context, tx stockade.Tx) error {
 		_, err := tx.SetBookingStatus(ctx, "b-old", stockade.BookingBooked, stockade.BookingCancelled)
@@ -1479,7 +1479,7 @@ func seedBookingWrites(t *testing.T, s stockade.Store) bookingState {
 		if err := tx.AppendSeatChanges(ctx, seatChange("old", "stalls/A/9", stockade.SeatFree, stockade.SeatHeld, base)); err != nil {
 			return err
 		}
-		return tx.InsertBookings(ctx, stockade.Booking{ID: "b-old", EventID: "old", Status: stockade.BookingBooked, CreatedAt: base})
+		return tx.InsertBookings(ctx, stockade.Booking{ID: "b-old", ShowID: "old", Status: stockade.BookingBooked, CreatedAt: base})
 	})
 	return takeBookings(t, s)
 }
@@ -1560,7 +1560,7 @@ func testInvalidBookingStatus(t *testing.T, s stockade.Store) {
 			return err
 		}},
 		{"InsertBookings", func(tx stockade.Tx) error {
-			return tx.InsertBookings(ctx, stockade.Booking{ID: "b-new", EventID: "old", Status: "lost", CreatedAt: base})
+			return tx.InsertBookings(ctx, stockade.Booking{ID: "b-new", ShowID: "old", Status: "lost", CreatedAt: base})
 		}},
 		{"SetBookingStatus", func(tx stockade.Tx) error {
 			_, err := tx.SetBookingStatus(ctx, "b-old", stockade.BookingBooked, "lost")
@@ -1581,7 +1581,7 @@ func testInvalidBookingStatus(t *testing.T, s stockade.Store) {
 // in one MoveSeats.
 func testManySeats(t *testing.T, s stockade.Store) {
 	ctx := t.Context()
-	e := stockade.Event{ID: "big", Name: "Big", CreatedAt: base, Version: 1}
+	e := stockade.Show{ID: "big", Name: "Big", CreatedAt: base, Version: 1}
 	for sec := range 4 {
 		for r := range 25 {
 			e.Rows = append(e.Rows, stockade.SeatRow{Section: fmt.Sprintf("S%d", sec), Row: fmt.Sprintf("R%02d", r),
@@ -1754,7 +1754,7 @@ func testConcurrentMovePlaces(t *testing.T, s stockade.Store) {
 	if won.Load() != capacity || refused.Load() != workers {
 		t.Errorf("%d moves succeeded and %d workers were refused, want %d and %d", won.Load(), refused.Load(), capacity, workers)
 	}
-	if got := getEvent(t, s, "show").Areas; len(got) != 1 || got[0].Held != capacity || got[0].Booked != 0 {
+	if got := getShow(t, s, "show").Areas; len(got) != 1 || got[0].Held != capacity || got[0].Booked != 0 {
 		t.Errorf("areas after the race = %+v, want pit with all %d places held", got, capacity)
 	}
 }

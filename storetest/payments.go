@@ -841,7 +841,7 @@ func testLapseCandidatesPayments(t *testing.T, s stockade.Store) {
 				var got []string
 				var after stockade.LapseCursor
 				for {
-					cs, err := tx.HoldLapseCandidates(ctx, stockade.HoldLapseQuery{ExpiredBefore: now, EventID: tc.event, After: after, Limit: tc.limit})
+					cs, err := tx.HoldLapseCandidates(ctx, stockade.HoldLapseQuery{ExpiredBefore: now, ShowID: tc.event, After: after, Limit: tc.limit})
 					if err != nil {
 						return fmt.Errorf("%s: %w", tc.name, err)
 					}

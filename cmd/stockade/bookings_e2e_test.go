@@ -40,14 +40,14 @@ func eachStoreAndStrategy(t *testing.T, strategies []string, fn func(t *testing.
 // row's seats side by side, the stage at the front of the middle.
 func putArena(t *testing.T, c *httpapi.Client, id string, sections, rows, perRow int) {
 	t.Helper()
-	ev := stockade.Event{ID: id, Name: "Arena " + id, Focal: stockade.SeatPoint{X: float64(sections*perRow) / 2}}
+	ev := stockade.Show{ID: id, Name: "Arena " + id, Focal: stockade.SeatPoint{X: float64(sections*perRow) / 2}}
 	for s := range sections {
 		for r := range rows {
 			ev.Rows = append(ev.Rows, stockade.SeatRow{Section: fmt.Sprintf("S%d", s), Row: fmt.Sprintf("R%02d", r), First: 1, Last: perRow,
 				Start: stockade.SeatPoint{X: float64(s * perRow), Y: float64(r + 1)}})
 		}
 	}
-	if _, err := c.PutEvent(t.Context(), ev, nil); err != nil {
+	if _, err := c.PutShow(t.Context(), ev, nil); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -93,7 +93,7 @@ func onSale(t *testing.T, addrs []string, show string, buyers, inflight int) ([]
 		wg.Go(func() {
 			defer func() { <-sem }()
 			q := 1 + i%4
-			h, err := clients[i%len(clients)].HoldSeats(t.Context(), stockade.HoldRequest{EventID: show, Best: []stockade.BestSeats{{Quantity: q}}}, nil)
+			h, err := clients[i%len(clients)].HoldSeats(t.Context(), stockade.HoldRequest{ShowID: show, Best: []stockade.BestSeats{{Quantity: q}}}, nil)
 			mu.Lock()
 			defer mu.Unlock()
 			switch {
@@ -162,7 +162,7 @@ func TestHTTPOnSale(t *testing.T) {
 		// No seat came back, so a quantity refused then is
 		// refused now: sold_out meant no fitting seats.
 		for q := range short {
-			_, err := c.HoldSeats(t.Context(), stockade.HoldRequest{EventID: "arena", Best: []stockade.BestSeats{{Quantity: q}}}, nil)
+			_, err := c.HoldSeats(t.Context(), stockade.HoldRequest{ShowID: "arena", Best: []stockade.BestSeats{{Quantity: q}}}, nil)
 			if stockade.ErrorCode(err) != stockade.ESoldOut {
 				t.Errorf("%d seats were refused sold_out, and now: %v", q, err)
 			}
@@ -193,7 +193,7 @@ func TestHTTPSeatCollision(t *testing.T) {
 			sem <- struct{}{}
 			wg.Go(func() {
 				defer func() { <-sem }()
-				h, err := c.HoldSeats(t.Context(), stockade.HoldRequest{EventID: "arena", Seats: []string{"S0/R00/5", "S0/R00/6"}}, nil)
+				h, err := c.HoldSeats(t.Context(), stockade.HoldRequest{ShowID: "arena", Seats: []string{"S0/R00/5", "S0/R00/6"}}, nil)
 				mu.Lock()
 				defer mu.Unlock()
 				codes[stockade.ErrorCode(err)]++
@@ -225,7 +225,7 @@ func TestHTTPHoldExpiry(t *testing.T) {
 	c := httpapi.NewClient("http://"+p.addr, httpClient)
 	ctx := t.Context()
 	putArena(t, c, "arena", 1, 1, 10)
-	h, err := c.HoldSeats(ctx, stockade.HoldRequest{EventID: "arena", Seats: []string{"S0/R00/1", "S0/R00/2"}, TTL: time.Second}, nil)
+	h, err := c.HoldSeats(ctx, stockade.HoldRequest{ShowID: "arena", Seats: []string{"S0/R00/1", "S0/R00/2"}, TTL: time.Second}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -284,7 +284,7 @@ func TestHTTPOnSaleKilled(t *testing.T) {
 		for g := range 16 {
 			wg.Go(func() {
 				for i := 0; ctx.Err() == nil; i++ {
-					h, err := c.HoldSeats(context.Background(), stockade.HoldRequest{EventID: "arena", Best: []stockade.BestSeats{{Quantity: 1 + (g+i)%4}}}, nil)
+					h, err := c.HoldSeats(context.Background(), stockade.HoldRequest{ShowID: "arena", Best: []stockade.BestSeats{{Quantity: 1 + (g+i)%4}}}, nil)
 					if err != nil {
 						return // the process died, or the seats ran out
 					}

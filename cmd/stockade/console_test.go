@@ -367,7 +367,7 @@ func TestConsole(t *testing.T) {
 			}
 		}
 		want := map[stockade.SeatStatus]int64{}
-		view, err := cs.api.Event(t.Context(), show)
+		view, err := cs.api.Show(t.Context(), show)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -475,9 +475,9 @@ func sellOut(t *testing.T, c *httpapi.Client, show string) []stockade.Hold {
 	for b := range 16 {
 		wg.Go(func() {
 			for i := 0; ; i++ {
-				h, err := c.HoldSeats(t.Context(), stockade.HoldRequest{EventID: show, Best: []stockade.BestSeats{{Quantity: 1 + (b+i)%4, AllowSplit: true}}, TTL: 10 * time.Minute}, nil)
+				h, err := c.HoldSeats(t.Context(), stockade.HoldRequest{ShowID: show, Best: []stockade.BestSeats{{Quantity: 1 + (b+i)%4, AllowSplit: true}}, TTL: 10 * time.Minute}, nil)
 				if stockade.ErrorCode(err) == stockade.ESoldOut {
-					if h, err = c.HoldSeats(t.Context(), stockade.HoldRequest{EventID: show, Best: []stockade.BestSeats{{Quantity: 1}}, TTL: 10 * time.Minute}, nil); stockade.ErrorCode(err) == stockade.ESoldOut {
+					if h, err = c.HoldSeats(t.Context(), stockade.HoldRequest{ShowID: show, Best: []stockade.BestSeats{{Quantity: 1}}, TTL: 10 * time.Minute}, nil); stockade.ErrorCode(err) == stockade.ESoldOut {
 						return
 					}
 				}

@@ -15,7 +15,7 @@ import (
 
 // The metrics of the engine, its sweeper and its locks, registered in the
 // server's registry next to the HTTP ones. Each comes from the events its
-// producer reports: engine.Event for the engine and the sweeper, and
+// producer reports: engine.CallReport for the engine and the sweeper, and
 // lock.Event for the leases.
 
 // engineObserver registers the engine's metrics in reg and returns the
@@ -24,7 +24,7 @@ import (
 // what it expired and purged. A sweep counts as a call of op "sweep", so
 // its runs and errors are stockade_engine_calls_total{op="sweep"} by
 // outcome.
-func engineObserver(reg prometheus.Registerer) func(engine.Event) {
+func engineObserver(reg prometheus.Registerer) func(engine.CallReport) {
 	f := promauto.With(reg)
 	calls := f.NewCounterVec(prometheus.CounterOpts{
 		Name: "stockade_engine_calls_total",
@@ -60,7 +60,7 @@ func engineObserver(reg prometheus.Registerer) func(engine.Event) {
 		Name: "stockade_events_pruned_total",
 		Help: "Events the sweeper pruned from the outbox once they outlived their retention.",
 	})
-	return func(e engine.Event) {
+	return func(e engine.CallReport) {
 		outcome := e.Code
 		if outcome == "" {
 			outcome = "ok"

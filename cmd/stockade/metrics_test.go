@@ -26,14 +26,14 @@ func TestEngineObserver(t *testing.T) {
 	reg := prometheus.NewRegistry()
 	obs := engineObserver(reg)
 	for range 5 { // idle sweeps: the expiry and the purge, once each
-		obs(engine.Event{Op: "sweep", Attempts: 2, Duration: time.Millisecond})
+		obs(engine.CallReport{Op: "sweep", Attempts: 2, Duration: time.Millisecond})
 	}
-	obs(engine.Event{Op: "sweep", Attempts: 3, Retries: 1, Expired: 4, Purged: 2})
-	obs(engine.Event{Op: "sweep", Code: "internal", Attempts: 1})
-	obs(engine.Event{Op: "reserve", Attempts: 3, Retries: 2})
-	obs(engine.Event{Op: "reserve", Code: "insufficient_stock", Attempts: 1})
-	obs(engine.Event{Op: "batch", Attempts: 2, Retries: 1, Calls: 3})
-	obs(engine.Event{Op: "checkout", Attempts: 2}) // decided by that batch
+	obs(engine.CallReport{Op: "sweep", Attempts: 3, Retries: 1, Expired: 4, Purged: 2})
+	obs(engine.CallReport{Op: "sweep", Code: "internal", Attempts: 1})
+	obs(engine.CallReport{Op: "reserve", Attempts: 3, Retries: 2})
+	obs(engine.CallReport{Op: "reserve", Code: "insufficient_stock", Attempts: 1})
+	obs(engine.CallReport{Op: "batch", Attempts: 2, Retries: 1, Calls: 3})
+	obs(engine.CallReport{Op: "checkout", Attempts: 2}) // decided by that batch
 
 	if err := testutil.GatherAndCompare(reg, strings.NewReader(`
 # HELP stockade_engine_retries_total Transactions started again after a conflict, by op; first attempts are not counted.

@@ -67,7 +67,7 @@ type OnSaleResult struct {
 	Orphans int `json:"orphans"`
 }
 
-// onsaleEvent returns the event of n seats that a run sells: rows of
+// onsaleShow returns the event of n seats that a run sells: rows of
 // onsaleRowSeats seats numbered from 1 (the last row shorter when n is
 // not a multiple), onsaleSectionRows rows to a section, sections
 // onsaleAcross side by side in tiers one behind the other, and the focal
@@ -75,12 +75,12 @@ type OnSaleResult struct {
 // unit apart along a row and rows one unit apart, so the distance to the
 // stage varies with the section, the row and the place in the row.
 // 10,000 seats are 10 sections (2 tiers of 5) of 25 rows of 40.
-func onsaleEvent(id string, n int) stockade.Event {
+func onsaleShow(id string, n int) stockade.Show {
 	rows := (n + onsaleRowSeats - 1) / onsaleRowSeats
 	sections := (rows + onsaleSectionRows - 1) / onsaleSectionRows
 	across := min(sections, onsaleAcross)
 	width := across*onsaleRowSeats + (across-1)*onsaleAisle
-	ev := stockade.Event{ID: id, Name: fmt.Sprintf("bench on-sale of %d seats", n),
+	ev := stockade.Show{ID: id, Name: fmt.Sprintf("bench on-sale of %d seats", n),
 		Focal: stockade.SeatPoint{X: float64(width-1) / 2}}
 	for r := range rows {
 		s, row := r/onsaleSectionRows, r%onsaleSectionRows
@@ -104,7 +104,7 @@ func onsaleEvent(id string, n int) stockade.Event {
 // what buyers who pick seats on the map ask for, and collide on. Pairs
 // overlap (seats 5+6 and 6+7), so they collide with each other as well
 // as with best-available holds, which start there too.
-func hotPairs(ev stockade.Event) [][2]string {
+func hotPairs(ev stockade.Show) [][2]string {
 	var seats []stockade.Seat
 	for _, r := range ev.Rows {
 		seats = append(seats, r.Seats()...)
@@ -138,8 +138,8 @@ type onsale struct {
 
 // setup creates the event of seats seats.
 func (w *onsale) setup(ctx context.Context, bk stockade.BookingService, seats int) error {
-	ev := onsaleEvent(w.id, seats)
-	if _, err := bk.PutEvent(ctx, ev, nil); err != nil {
+	ev := onsaleShow(w.id, seats)
+	if _, err := bk.PutShow(ctx, ev, nil); err != nil {
 		return fmt.Errorf("event %s: %w", w.id, err)
 	}
 	w.seats, w.pairs = seats, hotPairs(ev)
@@ -205,7 +205,7 @@ func (t *onsaleTally) wrong(msg string) {
 // the holds at once and leaves the rest to expire.
 func (w *onsale) client(ctx context.Context, c *client) {
 	for c.claim() {
-		req := stockade.HoldRequest{EventID: w.id, TTL: w.ttl}
+		req := stockade.HoldRequest{ShowID: w.id, TTL: w.ttl}
 		asked := 2
 		if len(w.pairs) > 0 && c.rng.Float64() < onsaleNamedShare {
 			p := w.pairs[c.rng.IntN(len(w.pairs))]
@@ -291,7 +291,7 @@ func wrongHold(req stockade.HoldRequest, asked int, h stockade.Hold) string {
 	return ""
 }
 
-// together reports whether seat ids of onsaleEvent's seats (SECTION/ROW/N)
+// together reports whether seat ids of onsaleShow's seats (SECTION/ROW/N)
 // are in one row and numbered without a gap. Its rows have no aisles, so
 // those seats sit side by side.
 func together(ids []string) bool {
@@ -338,7 +338,7 @@ func (w *onsale) check(ctx context.Context, tg target, t *tally, res *Result) ([
 	if err != nil {
 		return nil, err
 	}
-	view, err := tg.bk.Event(ctx, w.id)
+	view, err := tg.bk.Show(ctx, w.id)
 	if err != nil {
 		return nil, fmt.Errorf("event %s: %w", w.id, err)
 	}
@@ -520,7 +520,7 @@ func (w *onsale) settle(ctx context.Context, tg target, on *onsaleTally) (sweptA
 		return sweptAt, n, nil
 	}
 	for {
-		v, err := tg.bk.Event(ctx, w.id)
+		v, err := tg.bk.Show(ctx, w.id)
 		if err != nil {
 			return sweptAt, 0, fmt.Errorf("event %s: %w", w.id, err)
 		}

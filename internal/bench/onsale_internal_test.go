@@ -23,7 +23,7 @@ func TestOnSaleEvent(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(fmt.Sprint(tc.seats), func(t *testing.T) {
-			ev := onsaleEvent("show", tc.seats)
+			ev := onsaleShow("show", tc.seats)
 			if err := ev.Validate(); err != nil {
 				t.Fatal(err)
 			}
@@ -52,7 +52,7 @@ func TestOnSaleEvent(t *testing.T) {
 // front row, and the distance grows towards the sides and the back.
 func TestOnSaleEventDistances(t *testing.T) {
 	t.Parallel()
-	ev := onsaleEvent("show", 10_000)
+	ev := onsaleShow("show", 10_000)
 	dist := map[string]float64{}
 	for _, r := range ev.Rows {
 		for _, s := range r.Seats() {
@@ -76,7 +76,7 @@ func TestOnSaleEventDistances(t *testing.T) {
 func TestHotPairs(t *testing.T) {
 	t.Parallel()
 	for _, seats := range []int{10_000, 500, 40, 3, 2} {
-		ev := onsaleEvent("show", seats)
+		ev := onsaleShow("show", seats)
 		pairs := hotPairs(ev)
 		if len(pairs) == 0 {
 			t.Errorf("%d seats: no hot pairs", seats)

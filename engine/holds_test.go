@@ -19,8 +19,8 @@ var bookingStrategies = []string{engine.Atomic, engine.RowLock, engine.Lock, eng
 // hall is an event of two sections: stalls, rows A and B of seats 1 to
 // 10 with an aisle after 5, category A in row A, seat B/10 blocked; and a
 // standing area of 5 places.
-func hall(id string) stockade.Event {
-	return stockade.Event{ID: id, Name: "Hall " + id, Focal: stockade.SeatPoint{X: 5, Y: 0},
+func hall(id string) stockade.Show {
+	return stockade.Show{ID: id, Name: "Hall " + id, Focal: stockade.SeatPoint{X: 5, Y: 0},
 		Rows: []stockade.SeatRow{
 			{Section: "stalls", Row: "A", First: 1, Last: 10, Category: "A", AislesAfter: []int{5}, Start: stockade.SeatPoint{X: 0, Y: 1}, Accessible: []int{1}},
 			{Section: "stalls", Row: "B", First: 1, Last: 10, Category: "B", Blocked: []int{10}, Start: stockade.SeatPoint{X: 0, Y: 2}},
@@ -67,14 +67,14 @@ func TestBookings(t *testing.T) {
 	t.Parallel()
 	forBackends(t, bookingStrategies, func(t *testing.T, en *env) {
 		ctx := t.Context()
-		ev, err := en.eng.PutEvent(ctx, hall("gig"), nil)
+		ev, err := en.eng.PutShow(ctx, hall("gig"), nil)
 		if err != nil {
 			t.Fatal(err)
 		}
 		if ev.Version != 1 || len(ev.Areas) != 1 || ev.Areas[0].Capacity != 5 {
-			t.Fatalf("PutEvent = %+v", ev)
+			t.Fatalf("PutShow = %+v", ev)
 		}
-		view, err := en.eng.Event(ctx, "gig")
+		view, err := en.eng.Show(ctx, "gig")
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -83,7 +83,7 @@ func TestBookings(t *testing.T) {
 		}
 
 		// Named seats, best available and places, in one hold.
-		h, err := en.eng.HoldSeats(ctx, stockade.HoldRequest{EventID: "gig", Seats: []string{"stalls/B/1"},
+		h, err := en.eng.HoldSeats(ctx, stockade.HoldRequest{ShowID: "gig", Seats: []string{"stalls/B/1"},
 			Best: []stockade.BestSeats{{Quantity: 2, Category: "A"}}, Places: []stockade.Places{{Area: "standing", Quantity: 2}}}, nil)
 		if err != nil {
 			t.Fatal(err)
@@ -100,30 +100,30 @@ func TestBookings(t *testing.T) {
 		}
 
 		// Refusals change nothing and say why.
-		_, err = en.eng.HoldSeats(ctx, stockade.HoldRequest{EventID: "gig", Seats: []string{"stalls/A/6", "stalls/B/10", "stalls/B/2"}}, nil)
+		_, err = en.eng.HoldSeats(ctx, stockade.HoldRequest{ShowID: "gig", Seats: []string{"stalls/A/6", "stalls/B/10", "stalls/B/2"}}, nil)
 		wantCode(t, err, stockade.ESeatsUnavailable)
 		if msg := stockade.ErrorMessage(err); !strings.Contains(msg, "stalls/A/6 (held)") || !strings.Contains(msg, "stalls/B/10 (blocked)") || strings.Contains(msg, "B/2") {
 			t.Errorf("refusal %q", msg)
 		}
-		_, err = en.eng.HoldSeats(ctx, stockade.HoldRequest{EventID: "gig", Places: []stockade.Places{{Area: "standing", Quantity: 4}}}, nil)
+		_, err = en.eng.HoldSeats(ctx, stockade.HoldRequest{ShowID: "gig", Places: []stockade.Places{{Area: "standing", Quantity: 4}}}, nil)
 		wantCode(t, err, stockade.ESoldOut)
-		_, err = en.eng.HoldSeats(ctx, stockade.HoldRequest{EventID: "gig", Best: []stockade.BestSeats{{Quantity: 9, Category: "A"}}}, nil)
+		_, err = en.eng.HoldSeats(ctx, stockade.HoldRequest{ShowID: "gig", Best: []stockade.BestSeats{{Quantity: 9, Category: "A"}}}, nil)
 		wantCode(t, err, stockade.ESoldOut)
-		_, err = en.eng.HoldSeats(ctx, stockade.HoldRequest{EventID: "gig", Best: []stockade.BestSeats{{Quantity: 6, Category: "A"}}}, nil)
+		_, err = en.eng.HoldSeats(ctx, stockade.HoldRequest{ShowID: "gig", Best: []stockade.BestSeats{{Quantity: 6, Category: "A"}}}, nil)
 		wantCode(t, err, stockade.ESoldOut) // 8 free in A, but 5 at most side by side
 		if !strings.Contains(stockade.ErrorMessage(err), "side by side") {
 			t.Errorf("refusal %q", stockade.ErrorMessage(err))
 		}
-		_, err = en.eng.HoldSeats(ctx, stockade.HoldRequest{EventID: "gig", Seats: []string{"stalls/Z/1"}}, nil)
+		_, err = en.eng.HoldSeats(ctx, stockade.HoldRequest{ShowID: "gig", Seats: []string{"stalls/Z/1"}}, nil)
 		wantCode(t, err, stockade.ENotFound)
-		_, err = en.eng.HoldSeats(ctx, stockade.HoldRequest{EventID: "nope", Seats: []string{"stalls/A/1"}}, nil)
+		_, err = en.eng.HoldSeats(ctx, stockade.HoldRequest{ShowID: "nope", Seats: []string{"stalls/A/1"}}, nil)
 		wantCode(t, err, stockade.ENotFound)
 		if got := en.seatsOf("gig", stockade.SeatHeld); len(got) != 3 {
 			t.Errorf("after refusals, held seats %v", got)
 		}
 
 		// Split seats when allowed.
-		split, err := en.eng.HoldSeats(ctx, stockade.HoldRequest{EventID: "gig", Best: []stockade.BestSeats{{Quantity: 6, Category: "A", AllowSplit: true}}}, nil)
+		split, err := en.eng.HoldSeats(ctx, stockade.HoldRequest{ShowID: "gig", Best: []stockade.BestSeats{{Quantity: 6, Category: "A", AllowSplit: true}}}, nil)
 		if err != nil || !split.Split || len(split.Seats) != 6 {
 			t.Fatalf("split hold %+v, %v", split, err)
 		}
@@ -153,7 +153,7 @@ func TestBookings(t *testing.T) {
 		if got := en.seatsOf("gig", stockade.SeatBooked); len(got) != 0 {
 			t.Errorf("after cancel, booked seats %v", got)
 		}
-		view, err = en.eng.Event(ctx, "gig")
+		view, err = en.eng.Show(ctx, "gig")
 		if err != nil || view.Areas[0].Held != 0 || ev.Areas[0].Booked != 0 {
 			t.Errorf("after cancel, areas %+v, %v", view.Areas, err)
 		}
@@ -179,10 +179,10 @@ func TestHoldExpiry(t *testing.T) {
 	t.Parallel()
 	forBackends(t, bookingStrategies, func(t *testing.T, en *env) {
 		ctx := t.Context()
-		if _, err := en.eng.PutEvent(ctx, hall("gig"), nil); err != nil {
+		if _, err := en.eng.PutShow(ctx, hall("gig"), nil); err != nil {
 			t.Fatal(err)
 		}
-		two := stockade.HoldRequest{EventID: "gig", Seats: []string{"stalls/B/1", "stalls/B/2"}, TTL: time.Minute}
+		two := stockade.HoldRequest{ShowID: "gig", Seats: []string{"stalls/B/1", "stalls/B/2"}, TTL: time.Minute}
 		h, err := en.eng.HoldSeats(ctx, two, nil)
 		if err != nil {
 			t.Fatal(err)
@@ -222,23 +222,23 @@ func TestHoldExpiry(t *testing.T) {
 	})
 }
 
-// TestPutEventChanges: a map may change only seats that are free or
+// TestPutShowChanges: a map may change only seats that are free or
 // blocked; held ones keep it from changing, and a refused change
 // changes nothing.
-func TestPutEventChanges(t *testing.T) {
+func TestPutShowChanges(t *testing.T) {
 	t.Parallel()
 	forBackends(t, []string{engine.Atomic}, func(t *testing.T, en *env) {
 		ctx := t.Context()
 		ev := hall("gig")
-		if _, err := en.eng.PutEvent(ctx, ev, nil); err != nil {
+		if _, err := en.eng.PutShow(ctx, ev, nil); err != nil {
 			t.Fatal(err)
 		}
-		if _, err := en.eng.HoldSeats(ctx, stockade.HoldRequest{EventID: "gig", Seats: []string{"stalls/A/10"}}, nil); err != nil {
+		if _, err := en.eng.HoldSeats(ctx, stockade.HoldRequest{ShowID: "gig", Seats: []string{"stalls/A/10"}}, nil); err != nil {
 			t.Fatal(err)
 		}
 		shorter := hall("gig")
 		shorter.Rows[0].Last = 9
-		_, err := en.eng.PutEvent(ctx, shorter, nil)
+		_, err := en.eng.PutShow(ctx, shorter, nil)
 		wantCode(t, err, stockade.EInvalidState)
 		if !strings.Contains(stockade.ErrorMessage(err), "stalls/A/10 (held)") {
 			t.Errorf("refusal %q", stockade.ErrorMessage(err))
@@ -249,9 +249,9 @@ func TestPutEventChanges(t *testing.T) {
 		changed.Rows[1].Blocked, changed.Rows[1].Last = nil, 8
 		changed.Areas = nil
 		changed.Rows = append(changed.Rows, stockade.SeatRow{Section: "circle", Row: "A", First: 1, Last: 2, Start: stockade.SeatPoint{Y: 9}})
-		out, err := en.eng.PutEvent(ctx, changed, nil)
+		out, err := en.eng.PutShow(ctx, changed, nil)
 		if err != nil || out.Version != 2 {
-			t.Fatalf("PutEvent: %+v, %v", out, err)
+			t.Fatalf("PutShow: %+v, %v", out, err)
 		}
 		if got := en.seatsOf("gig", stockade.SeatBlocked); len(got) != 0 {
 			t.Errorf("blocked %v", got)
@@ -262,7 +262,7 @@ func TestPutEventChanges(t *testing.T) {
 		if len(out.Areas) != 0 {
 			t.Errorf("areas %+v, want none", out.Areas)
 		}
-		_, err = en.eng.HoldSeats(ctx, stockade.HoldRequest{EventID: "gig", Places: []stockade.Places{{Area: "standing", Quantity: 1}}}, nil)
+		_, err = en.eng.HoldSeats(ctx, stockade.HoldRequest{ShowID: "gig", Places: []stockade.Places{{Area: "standing", Quantity: 1}}}, nil)
 		wantCode(t, err, stockade.ENotFound)
 		en.reconciled()
 	})
@@ -275,12 +275,12 @@ func TestOnSale(t *testing.T) {
 	t.Parallel()
 	forBackends(t, bookingStrategies, func(t *testing.T, en *env) {
 		ctx := t.Context()
-		ev := stockade.Event{ID: "onsale", Name: "On sale", Focal: stockade.SeatPoint{X: 10, Y: 0}}
+		ev := stockade.Show{ID: "onsale", Name: "On sale", Focal: stockade.SeatPoint{X: 10, Y: 0}}
 		for r := range 10 {
 			ev.Rows = append(ev.Rows, stockade.SeatRow{Section: "main", Row: fmt.Sprintf("R%02d", r), First: 1, Last: 20,
 				Start: stockade.SeatPoint{X: 0, Y: float64(r + 1)}})
 		}
-		if _, err := en.eng.PutEvent(ctx, ev, nil); err != nil {
+		if _, err := en.eng.PutShow(ctx, ev, nil); err != nil {
 			t.Fatal(err)
 		}
 		const buyers = 120 // asking for 300 seats in all, of 200
@@ -294,7 +294,7 @@ func TestOnSale(t *testing.T) {
 		for i := range buyers {
 			wg.Go(func() {
 				q := 1 + i%4
-				h, err := en.eng.HoldSeats(ctx, stockade.HoldRequest{EventID: "onsale", Best: []stockade.BestSeats{{Quantity: q}}}, nil)
+				h, err := en.eng.HoldSeats(ctx, stockade.HoldRequest{ShowID: "onsale", Best: []stockade.BestSeats{{Quantity: q}}}, nil)
 				mu.Lock()
 				defer mu.Unlock()
 				if err != nil {
@@ -327,7 +327,7 @@ func TestOnSale(t *testing.T) {
 		// Seats only went, so a quantity refused then is refused now:
 		// sold_out means that no fitting seats were left.
 		for q := range short {
-			_, err := en.eng.HoldSeats(ctx, stockade.HoldRequest{EventID: "onsale", Best: []stockade.BestSeats{{Quantity: q}}}, nil)
+			_, err := en.eng.HoldSeats(ctx, stockade.HoldRequest{ShowID: "onsale", Best: []stockade.BestSeats{{Quantity: q}}}, nil)
 			if stockade.ErrorCode(err) != stockade.ESoldOut {
 				t.Errorf("%d seats were refused sold_out, yet a hold of %d now: %v", q, q, err)
 			}
@@ -343,7 +343,7 @@ func TestCollision(t *testing.T) {
 	t.Parallel()
 	forBackends(t, bookingStrategies, func(t *testing.T, en *env) {
 		ctx := t.Context()
-		if _, err := en.eng.PutEvent(ctx, hall("gig"), nil); err != nil {
+		if _, err := en.eng.PutShow(ctx, hall("gig"), nil); err != nil {
 			t.Fatal(err)
 		}
 		const buyers = 50
@@ -354,7 +354,7 @@ func TestCollision(t *testing.T) {
 		)
 		for range buyers {
 			wg.Go(func() {
-				_, err := en.eng.HoldSeats(ctx, stockade.HoldRequest{EventID: "gig", Seats: []string{"stalls/A/2", "stalls/A/3"}}, nil)
+				_, err := en.eng.HoldSeats(ctx, stockade.HoldRequest{ShowID: "gig", Seats: []string{"stalls/A/2", "stalls/A/3"}}, nil)
 				mu.Lock()
 				codes[stockade.ErrorCode(err)]++
 				mu.Unlock()
@@ -377,7 +377,7 @@ func TestHoldBatch(t *testing.T) {
 	t.Parallel()
 	b := newBatchEnv(t, nil)
 	ctx := t.Context()
-	if _, err := b.eng.PutEvent(ctx, hall("gig"), nil); err != nil {
+	if _, err := b.eng.PutShow(ctx, hall("gig"), nil); err != nil {
 		t.Fatal(err)
 	}
 	type result struct {
@@ -401,19 +401,19 @@ func TestHoldBatch(t *testing.T) {
 	}
 	// The first batch holds B/1 and waits in its transaction.
 	var first chan result
-	b.first(func() { first = start(stockade.HoldRequest{EventID: "gig", Seats: []string{"stalls/B/1"}}, nil) })
+	b.first(func() { first = start(stockade.HoldRequest{ShowID: "gig", Seats: []string{"stalls/B/1"}}, nil) })
 
 	key := func() *stockade.Idempotency { return &stockade.Idempotency{Key: "k-1", Fingerprint: "f"} }
 	calls := []struct {
 		ch   chan result
 		want string
 	}{
-		{queue(stockade.HoldRequest{EventID: "gig", Seats: []string{"stalls/B/2", "stalls/B/3"}}, nil), ""},
-		{queue(stockade.HoldRequest{EventID: "gig", Seats: []string{"stalls/B/3"}}, nil), stockade.ESeatsUnavailable}, // the call before took it
-		{queue(stockade.HoldRequest{EventID: "gig", Best: []stockade.BestSeats{{Quantity: 2, Category: "A"}}, Places: []stockade.Places{{Area: "standing", Quantity: 6}}}, nil), stockade.ESoldOut},
-		{queue(stockade.HoldRequest{EventID: "gig", Best: []stockade.BestSeats{{Quantity: 2, Category: "A"}}, Places: []stockade.Places{{Area: "standing", Quantity: 5}}}, key()), ""},
-		{queue(stockade.HoldRequest{EventID: "gig", Best: []stockade.BestSeats{{Quantity: 2, Category: "A"}}, Places: []stockade.Places{{Area: "standing", Quantity: 5}}}, key()), ""}, // the same key: the same hold
-		{queue(stockade.HoldRequest{EventID: "gig", Places: []stockade.Places{{Area: "standing", Quantity: 1}}}, nil), stockade.ESoldOut},
+		{queue(stockade.HoldRequest{ShowID: "gig", Seats: []string{"stalls/B/2", "stalls/B/3"}}, nil), ""},
+		{queue(stockade.HoldRequest{ShowID: "gig", Seats: []string{"stalls/B/3"}}, nil), stockade.ESeatsUnavailable}, // the call before took it
+		{queue(stockade.HoldRequest{ShowID: "gig", Best: []stockade.BestSeats{{Quantity: 2, Category: "A"}}, Places: []stockade.Places{{Area: "standing", Quantity: 6}}}, nil), stockade.ESoldOut},
+		{queue(stockade.HoldRequest{ShowID: "gig", Best: []stockade.BestSeats{{Quantity: 2, Category: "A"}}, Places: []stockade.Places{{Area: "standing", Quantity: 5}}}, key()), ""},
+		{queue(stockade.HoldRequest{ShowID: "gig", Best: []stockade.BestSeats{{Quantity: 2, Category: "A"}}, Places: []stockade.Places{{Area: "standing", Quantity: 5}}}, key()), ""}, // the same key: the same hold
+		{queue(stockade.HoldRequest{ShowID: "gig", Places: []stockade.Places{{Area: "standing", Quantity: 1}}}, nil), stockade.ESoldOut},
 	}
 	b.release()
 	if r := <-first; r.err != nil {
@@ -437,7 +437,7 @@ func TestHoldBatch(t *testing.T) {
 	if got[4].h.ID != got[3].h.ID {
 		t.Errorf("the second call with key k-1 got hold %s, want %s", got[4].h.ID, got[3].h.ID)
 	}
-	view, err := b.eng.Event(ctx, "gig")
+	view, err := b.eng.Show(ctx, "gig")
 	if err != nil || view.Areas[0].Held != 5 {
 		t.Errorf("standing: %+v, %v; want 5 held", view.Areas, err)
 	}
@@ -453,11 +453,11 @@ func TestHoldBatchKeptSeats(t *testing.T) {
 	b := newBatchEnv(t, nil)
 	other := newEnvOn(t, b.h, engine.Atomic, nil) // takes seats without bumping the epoch
 	ctx := t.Context()
-	if _, err := b.eng.PutEvent(ctx, hall("gig"), nil); err != nil {
+	if _, err := b.eng.PutShow(ctx, hall("gig"), nil); err != nil {
 		t.Fatal(err)
 	}
 	bestA := func(n int) stockade.HoldRequest {
-		return stockade.HoldRequest{EventID: "gig", Best: []stockade.BestSeats{{Quantity: n, Category: "A"}}}
+		return stockade.HoldRequest{ShowID: "gig", Best: []stockade.BestSeats{{Quantity: n, Category: "A"}}}
 	}
 	first, err := b.eng.HoldSeats(ctx, bestA(2), nil)
 	if err != nil {
@@ -469,7 +469,7 @@ func TestHoldBatchKeptSeats(t *testing.T) {
 			rest = append(rest, id)
 		}
 	}
-	if _, err := other.eng.HoldSeats(ctx, stockade.HoldRequest{EventID: "gig", Seats: rest}, nil); err != nil {
+	if _, err := other.eng.HoldSeats(ctx, stockade.HoldRequest{ShowID: "gig", Seats: rest}, nil); err != nil {
 		t.Fatal(err)
 	}
 	if h, err := b.eng.HoldSeats(ctx, bestA(1), nil); stockade.ErrorCode(err) != stockade.ESoldOut {
@@ -499,12 +499,12 @@ func TestConfirmBatch(t *testing.T) {
 	b := newBatchEnv(t, nil)
 	_, shop1, shop2 := b.actors()
 	ctx := t.Context()
-	if _, err := b.eng.PutEvent(ctx, hall("gig"), nil); err != nil {
+	if _, err := b.eng.PutShow(ctx, hall("gig"), nil); err != nil {
 		t.Fatal(err)
 	}
 	hold := func(ctx context.Context, ttl time.Duration, seats ...string) stockade.Hold {
 		t.Helper()
-		h, err := b.eng.HoldSeats(ctx, stockade.HoldRequest{EventID: "gig", Seats: seats, TTL: ttl}, nil)
+		h, err := b.eng.HoldSeats(ctx, stockade.HoldRequest{ShowID: "gig", Seats: seats, TTL: ttl}, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -618,10 +618,10 @@ func TestReconcileEvents(t *testing.T) {
 	t.Parallel()
 	forBackends(t, []string{engine.Atomic}, func(t *testing.T, en *env) {
 		ctx := t.Context()
-		if _, err := en.eng.PutEvent(ctx, hall("gig"), nil); err != nil {
+		if _, err := en.eng.PutShow(ctx, hall("gig"), nil); err != nil {
 			t.Fatal(err)
 		}
-		if _, err := en.eng.HoldSeats(ctx, stockade.HoldRequest{EventID: "gig", Seats: []string{"stalls/A/1"}}, nil); err != nil {
+		if _, err := en.eng.HoldSeats(ctx, stockade.HoldRequest{ShowID: "gig", Seats: []string{"stalls/A/1"}}, nil); err != nil {
 			t.Fatal(err)
 		}
 		en.reconciled()

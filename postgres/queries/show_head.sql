@@ -1,4 +1,4 @@
--- Event $1 (id) as event.sql reads it but without its map: 'null' in its
+-- Event $1 (id) as show.sql reads it but without its map: 'null' in its
 -- place, so that the areas are those of the areas table alone, in name
 -- order. FOR UPDATE OF s may be appended: it locks the event's row, not
 -- its areas.
