@@ -239,7 +239,7 @@ func (l seatLiar) Seats(ctx context.Context, id string, q stockade.SeatQuery) (s
 	return p, err
 }
 
-func (l seatLiar) Event(ctx context.Context, id string) (stockade.ShowView, error) {
+func (l seatLiar) Show(ctx context.Context, id string) (stockade.ShowView, error) {
 	v, err := l.Engine.Show(ctx, id)
 	if l.lie == "counts" && len(v.Counts) > 0 {
 		v.Counts[0].Count++
