@@ -427,7 +427,23 @@ func holderProcess() {
 		fmt.Println("error", err)
 		os.Exit(1)
 	}
-	le, err := l.Acquire(context.Background(), "paused", lock.WithTTL(time.Second), lock.WithAutoRenew())
+	// A new process dials every node on its first command; on a busy
+	// machine that can outlast the per-node time a one-second lease
+	// allows, and the acquire fails unavailable. Dial first, and try again
+	// while the nodes are only slow to answer.
+	for _, c := range cs {
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		c.Ping(ctx)
+		cancel()
+	}
+	var le lock.Lease
+	for deadline := time.Now().Add(15 * time.Second); ; {
+		le, err = l.Acquire(context.Background(), "paused", lock.WithTTL(time.Second), lock.WithAutoRenew())
+		if !errors.Is(err, lock.ErrUnavailable) || time.Now().After(deadline) {
+			break
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
 	if err != nil {
 		fmt.Println("error", err)
 		os.Exit(1)
