@@ -175,16 +175,17 @@ type Tx interface {
 	// ReservationLapseCandidates returns the candidates of q: held
 	// reservations that expired strictly before q.ExpiredBefore, in
 	// (ExpiresAt, ID) order after q.After, at most q.Limit of them, each
-	// locked for the transaction and with the status of its payment, read
-	// once it is locked. Which of them lapse is the engine's rule, not the
-	// store's. Without q.Keys (a sweeper), a store with SkipLocked leaves
-	// out those that another transaction has locked, so sweepers share the
-	// work. With q.Keys (a request that needs their stock), only those with
-	// an allocation on one of them, and it waits for those another
-	// transaction has locked, leaving out any that are no longer held, or
-	// no longer expired, once it has them: a lapsed hold never blocks a
-	// sale. A page of fewer than q.Limit is the last, but where a row
-	// another transaction changed was left out.
+	// with the status of its payment. Which of them lapse is the engine's
+	// rule, not the store's. Without q.Keys (a sweeper), each is locked for
+	// the transaction, its payment's status read once it is, and a store
+	// with SkipLocked leaves out those that another transaction has
+	// locked, so sweepers share the work; a page of fewer than q.Limit is
+	// the last, but where a row another transaction changed was left out.
+	// With q.Keys (a request that needs their stock), only those with an
+	// allocation on one of them, read without locks: the caller locks the
+	// ones it expires (Reservations) and checks them again, so that a
+	// reservation its payment keeps never holds up the requests for its
+	// stock.
 	ReservationLapseCandidates(ctx context.Context, q ReservationLapseQuery) ([]ReservationLapseCandidate, error)
 
 	// InsertOrders stores new orders, at version 1, in one statement
@@ -660,14 +661,13 @@ type BookingTx interface {
 
 	// HoldLapseCandidates returns the candidates of q: held holds that
 	// expired strictly before q.ExpiredBefore, in (ExpiresAt, ID) order
-	// after q.After, at most q.Limit of them, each locked for the
-	// transaction and with the status of its payment, read once it is
-	// locked, as ReservationLapseCandidates does. Without q.EventID (a
-	// sweeper), a store with SkipLocked leaves out those another
-	// transaction has locked. With an event (a hold that needs the event's
-	// seats), only the event's, waiting for those another transaction has
-	// locked, and leaving out any that are no longer held, or no longer
-	// expired, once it has them.
+	// after q.After, at most q.Limit of them, each with the status of its
+	// payment, as ReservationLapseCandidates does. Without q.ShowID (a
+	// sweeper), each is locked, its payment's status read once it is, and
+	// a store with SkipLocked leaves out those another transaction has
+	// locked. With a show (a hold that needs the show's seats), only the
+	// show's, read without locks: the caller locks those it expires (Holds)
+	// and checks them again.
 	HoldLapseCandidates(ctx context.Context, q HoldLapseQuery) ([]HoldLapseCandidate, error)
 
 	// InsertBookings stores new bookings. An id in use is an error, as

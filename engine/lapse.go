@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"slices"
 	"time"
 
 	"github.com/stockade/stockade"
@@ -17,20 +18,20 @@ import (
 // marks it so, once, and keeps the target for a person or a late outcome.
 //
 // That rule is lapse's two methods, and only there. The stores return
-// candidates (held reservations and holds past their expiry, locked,
-// each with its payment's status; payments of such targets, with the
-// target's expiry) and the functions below decide which of them lapse.
+// candidates (held reservations and holds past their expiry, each with
+// its payment's status; payments of such targets, with the target's
+// expiry) and the functions below decide which of them lapse.
 // Because the store no longer leaves the kept ones out, a limit counts
 // candidates, not lapses: pageLapsed reads page after page, each after
 // the last candidate of the one before, so any number of kept candidates
 // in front of a lapsed one never hides it.
 //
-// The cost: a kept candidate is locked like a lapsed one, until the
-// transaction ends. On a store with row locks, requests that need the
-// stock of a reservation kept past its expiry (its payment in flight or
-// stuck) take its row one after another, as they take a lapsed one's,
-// until its payment settles; and each sweep reads the kept candidates
-// again before the lapsed ones behind them.
+// A request reads the candidates in its path without locks, and locks
+// only those that lapse, deciding again once it has them: a reservation
+// or hold that its payment keeps past its expiry is never locked by the
+// requests for its stock or its show's seats. A sweeper locks the
+// candidates it reads (skipping those others have locked), so each sweep
+// reads the kept candidates again before the lapsed ones behind them.
 
 // lapse is what the rule of lapse reads of a held reservation or hold.
 type lapse struct {
@@ -93,12 +94,15 @@ func pageLapsed[T any](limit int, page func(after stockade.LapseCursor) ([]candi
 }
 
 // lapsedReservations returns the held reservations that have lapsed at
-// now, oldest expiry first, at most limit of them (all for limit ≤ 0);
-// with keys, those with an allocation on one of them. They are locked as
-// Tx.ReservationLapseCandidates locks them, and so are the candidates
-// read and kept, until the transaction ends.
+// now, at most limit of them (all for limit ≤ 0), locked until the
+// transaction ends. Without keys (a sweeper) they come oldest expiry
+// first, locked as Tx.ReservationLapseCandidates locks them, and so are
+// the candidates read and kept. With keys (a request that needs the stock
+// on them) the candidates are read without locks and only those that
+// lapse are locked, in id order, and decided again once they are (see
+// lockLapsed): a reservation kept by its payment is never locked.
 func lapsedReservations(ctx context.Context, tx stockade.Tx, now time.Time, keys []stockade.Key, limit int) ([]stockade.Reservation, error) {
-	return pageLapsed(limit, func(after stockade.LapseCursor) ([]candidate[stockade.Reservation], error) {
+	rs, err := pageLapsed(limit, func(after stockade.LapseCursor) ([]candidate[stockade.Reservation], error) {
 		cs, err := tx.ReservationLapseCandidates(ctx, stockade.ReservationLapseQuery{ExpiredBefore: now, Keys: keys, After: after, Limit: limit})
 		out := make([]candidate[stockade.Reservation], len(cs))
 		for i, c := range cs {
@@ -107,6 +111,42 @@ func lapsedReservations(ctx context.Context, tx stockade.Tx, now time.Time, keys
 		}
 		return out, err
 	}, func(l lapse) bool { return l.lapses(now) })
+	if err != nil || len(keys) == 0 || len(rs) == 0 {
+		return rs, err
+	}
+	return lockLapsed(ctx, tx, rs, now)
+}
+
+// lockLapsed locks rs, reservations read without locks that had lapsed
+// at now, in id order, and returns those that still have once their rows
+// are locked: still held (a sweeper may have expired one meanwhile) and
+// lapsed by their payment as it is now. A payment moves only under its
+// target's row lock, so what it is once the row is locked holds until
+// the transaction ends.
+func lockLapsed(ctx context.Context, tx stockade.Tx, rs []stockade.Reservation, now time.Time) ([]stockade.Reservation, error) {
+	ids := make([]string, len(rs))
+	for i, r := range rs {
+		ids[i] = r.ID
+	}
+	slices.Sort(ids)
+	locked, err := tx.Reservations(ctx, slices.Compact(ids), true)
+	if err != nil {
+		return nil, err
+	}
+	var out []stockade.Reservation
+	for _, r := range locked {
+		if r.Status != stockade.Held {
+			continue
+		}
+		gone, err := lapsed(ctx, tx, stockade.PaymentTarget{Kind: stockade.PayReservation, ID: r.ID}, r.ExpiresAt, now)
+		if err != nil {
+			return nil, err
+		}
+		if gone {
+			out = append(out, r)
+		}
+	}
+	return out, nil
 }
 
 // someLapseCandidate returns one held reservation that expired before
@@ -116,13 +156,15 @@ func someLapseCandidate(ctx context.Context, tx stockade.Tx, now time.Time) ([]s
 	return tx.ReservationLapseCandidates(ctx, stockade.ReservationLapseQuery{ExpiredBefore: now, Limit: 1})
 }
 
-// lapsedHolds returns the held holds that have lapsed at now, oldest
-// expiry first, at most limit of them (all for limit ≤ 0); with an
-// showID, the event's. They are locked as BookingTx.HoldLapseCandidates
-// locks them, and so are the candidates read and kept, until the
-// transaction ends.
+// lapsedHolds returns the held holds that have lapsed at now, at most
+// limit of them (all for limit ≤ 0), locked until the transaction ends.
+// Without a show (a sweeper) they come oldest expiry first, locked as
+// BookingTx.HoldLapseCandidates locks them, and so are the candidates
+// read and kept; with showID, the show's, read without locks, and only
+// those that lapse are locked and decided again, as lapsedReservations
+// does with keys.
 func lapsedHolds(ctx context.Context, tx stockade.Tx, now time.Time, showID string, limit int) ([]stockade.Hold, error) {
-	return pageLapsed(limit, func(after stockade.LapseCursor) ([]candidate[stockade.Hold], error) {
+	hs, err := pageLapsed(limit, func(after stockade.LapseCursor) ([]candidate[stockade.Hold], error) {
 		cs, err := tx.HoldLapseCandidates(ctx, stockade.HoldLapseQuery{ExpiredBefore: now, ShowID: showID, After: after, Limit: limit})
 		out := make([]candidate[stockade.Hold], len(cs))
 		for i, c := range cs {
@@ -131,6 +173,32 @@ func lapsedHolds(ctx context.Context, tx stockade.Tx, now time.Time, showID stri
 		}
 		return out, err
 	}, func(l lapse) bool { return l.lapses(now) })
+	if err != nil || showID == "" || len(hs) == 0 {
+		return hs, err
+	}
+	ids := make([]string, len(hs))
+	for i, h := range hs {
+		ids[i] = h.ID
+	}
+	slices.Sort(ids)
+	locked, err := tx.Holds(ctx, slices.Compact(ids), true)
+	if err != nil {
+		return nil, err
+	}
+	var out []stockade.Hold
+	for _, h := range locked {
+		if h.Status != stockade.HoldHeld {
+			continue // expired, or settled, meanwhile
+		}
+		gone, err := lapsed(ctx, tx, stockade.PaymentTarget{Kind: stockade.PayHold, ID: h.ID}, h.ExpiresAt, now)
+		if err != nil {
+			return nil, err
+		}
+		if gone {
+			out = append(out, h)
+		}
+	}
+	return out, nil
 }
 
 // stuckPayments returns the payments that are stuck at now with grace,

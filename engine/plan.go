@@ -76,8 +76,7 @@ func (e *Engine) read(ctx context.Context, tx stockade.Tx, r *request) (*levelsV
 }
 
 // lapsed returns the held reservations with an allocation on v's keys
-// that lapsed before now, locked (waiting for those another transaction,
-// such as a sweeper, has locked; see stockade.Tx). It skips the search
+// that lapsed before now, locked (see lapsedReservations). It skips the search
 // when no level of v holds any reserved stock, and on a store that runs
 // one write transaction at a time it first probes for any lapsed hold at
 // all, which is one index lookup and usually finds none.

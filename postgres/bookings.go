@@ -588,10 +588,8 @@ func (t *tx) ExtendHold(ctx context.Context, id string, expiresAt time.Time) (bo
 // HoldLapseCandidates implements stockade.BookingTx: without a show
 // (a sweeper) with FOR UPDATE SKIP LOCKED, so that sweepers take disjoint
 // sets and never wait; with one (a hold that needs the show's seats)
-// with FOR UPDATE, which waits for a hold another transaction has locked
-// and then leaves it out if it is no longer held and expired. Then the
-// candidates' payments, in a second statement once the rows are locked
-// (see paymentStatuses).
+// without locks: the engine locks those that lapse. Then the candidates'
+// payments, in a second statement (see paymentStatuses).
 func (t *tx) HoldLapseCandidates(ctx context.Context, q stockade.HoldLapseQuery) ([]stockade.HoldLapseCandidate, error) {
 	args := []any{q.ExpiredBefore, q.After.ExpiresAt, q.After.ID, limitArg(q.Limit, false)}
 	sql := holdLapseCandidatesSQL

@@ -176,12 +176,12 @@
 // on each other in a cycle. ReservationLapseCandidates takes held
 // reservations past their expiry, oldest expiry first, with FOR UPDATE
 // SKIP LOCKED, so sweepers on several instances take disjoint sets and
-// never wait; with keys it waits. It and HoldLapseCandidates read the
-// status of each candidate's payment in a second statement, once they
-// have locked the rows: a row they waited for is checked again on its own
-// new version alone, so only a statement that starts after the wait sees
-// a payment put in flight under the row's lock meanwhile. Which
-// candidates lapse is not the store's to say: the engine decides.
+// never wait; with keys (a request's) it locks nothing, and the engine
+// locks and checks again the ones that lapse, so that a reservation kept
+// by its payment is never locked by the requests for its stock. It and
+// HoldLapseCandidates read the status of each candidate's payment in a
+// second statement, once the sweeper's variant has locked its rows.
+// Which candidates lapse is not the store's to say: the engine decides.
 // AdvisoryLock takes pg_advisory_xact_lock on each key's LockID (a
 // SHA-256-based 64-bit hash), in the order of the ids; two keys whose ids
 // collide share a lock, which only serializes them more.

@@ -319,16 +319,13 @@ func (t *tx) Payments(ctx context.Context, ids []string, lock bool) ([]stockade.
 
 // paymentStatuses returns the status of the payment of each of vs, the
 // reservations or holds (targets of kind) that ReservationLapseCandidates
-// or HoldLapseCandidates has just locked, by id; those without a payment
-// are left out. It runs as a statement of its own, once every row is
-// locked: a statement's snapshot is taken when it starts, and PostgreSQL
-// checks a row it waited for again on the row's new version, not on the
-// payments, so a payment put in flight under the row's lock after the
-// locking statement began would go unseen in it (TestLapseCandidatesWaitForPayment).
-// Since a payment is moved only under its target's lock (PaymentTx: lock
-// the target, then the payment), this statement sees every move that
-// could have changed one, and none can happen before the transaction
-// ends.
+// or HoldLapseCandidates has just read, by id; those without a payment
+// are left out. It runs as a statement of its own, once the sweeper's
+// variant has locked its rows: since a payment is moved only under its
+// target's lock (PaymentTx: lock the target, then the payment), it then
+// sees every move that could have changed one, and none can happen before
+// the transaction ends. A request's candidates are not locked, and the
+// engine reads the payments of those it locks again.
 func paymentStatuses[T any](ctx context.Context, t *tx, what string, kind stockade.PaymentTargetKind, vs []T, id func(T) string) (map[string]stockade.PaymentStatus, error) {
 	if len(vs) == 0 {
 		return nil, nil

@@ -11,15 +11,15 @@ import (
 	"github.com/stockade/stockade"
 )
 
-// TestLapseCandidatesWaitForPayment checks that ReservationLapseCandidates
-// with keys and HoldLapseCandidates with an event, which wait for targets
-// another transaction has locked, report the payment status that
-// transaction wrote: the payment's row is not one they lock, and READ
-// COMMITTED re-checks only the rows they do once they have them.
-func TestLapseCandidatesWaitForPayment(t *testing.T) {
+// TestRequestLapseCandidatesTakeNoLocks: the lapse candidates of a
+// request (with keys, or with a show) are read without locks, so a
+// request never waits for a reservation or hold whose row another
+// transaction holds, such as one whose payment is being moved; the
+// engine locks those that lapse and decides them again (see the engine's
+// TestLapsedDecidedUnderLock).
+func TestRequestLapseCandidatesTakeNoLocks(t *testing.T) {
 	t.Parallel()
-	s, url := newStore(t)
-	db := newPool(t, url)
+	s, _ := newStore(t)
 	ctx := t.Context()
 	now := time.Now().UTC().Truncate(time.Microsecond)
 	k := stockade.Key{SKU: "sku", Location: "w1"}
@@ -46,8 +46,9 @@ func TestLapseCandidatesWaitForPayment(t *testing.T) {
 		return tx.InsertPayment(ctx, ph)
 	})
 
-	// The payment system takes both payments: under their targets' locks,
-	// as the engine moves a payment.
+	// The payment system takes both payments, under their targets' locks,
+	// as the engine moves a payment; meanwhile a request reads the
+	// candidates in its path, without waiting for those rows.
 	locked, release := make(chan struct{}), make(chan struct{})
 	first := make(chan error, 1)
 	go func() {
@@ -70,46 +71,28 @@ func TestLapseCandidatesWaitForPayment(t *testing.T) {
 		})
 	}()
 	<-locked
-	type lapsed struct {
-		ids []string
-		err error
-	}
-	reservations, holds := make(chan lapsed, 1), make(chan lapsed, 1)
-	go func() {
-		var got lapsed
-		got.err = s.Update(ctx, func(tx stockade.Tx) error {
-			cs, err := tx.ReservationLapseCandidates(ctx, stockade.ReservationLapseQuery{ExpiredBefore: now, Keys: []stockade.Key{k}})
-			for _, c := range cs {
-				got.ids = append(got.ids, c.Reservation.ID+":"+string(c.Payment))
-			}
+	var got []string
+	update(t, s, func(tx stockade.Tx) error {
+		got = nil
+		rs, err := tx.ReservationLapseCandidates(ctx, stockade.ReservationLapseQuery{ExpiredBefore: now, Keys: []stockade.Key{k}})
+		if err != nil {
 			return err
-		})
-		reservations <- got
-	}()
-	go func() {
-		var got lapsed
-		got.err = s.Update(ctx, func(tx stockade.Tx) error {
-			cs, err := tx.HoldLapseCandidates(ctx, stockade.HoldLapseQuery{ExpiredBefore: now, ShowID: h.ShowID})
-			for _, c := range cs {
-				got.ids = append(got.ids, c.Hold.ID+":"+string(c.Payment))
-			}
-			return err
-		})
-		holds <- got
-	}()
-	eventually(t, "both requests to wait for the targets' locks", func() bool { return lockWaiters(t, db) == 2 })
+		}
+		hs, err := tx.HoldLapseCandidates(ctx, stockade.HoldLapseQuery{ExpiredBefore: now, ShowID: h.ShowID})
+		for _, c := range rs {
+			got = append(got, c.Reservation.ID+":"+string(c.Payment))
+		}
+		for _, c := range hs {
+			got = append(got, c.Hold.ID+":"+string(c.Payment))
+		}
+		return err
+	})
 	close(release)
 	if err := <-first; err != nil {
 		t.Fatal(err)
 	}
-	for what, tc := range map[string]struct {
-		ch   chan lapsed
-		want string
-	}{"ReservationLapseCandidates": {reservations, r.ID + ":processing"}, "HoldLapseCandidates": {holds, h.ID + ":processing"}} {
-		got := <-tc.ch
-		if got.err != nil || !slices.Equal(got.ids, []string{tc.want}) {
-			t.Errorf("%s after the payment went in flight while it waited = %q, %v; want [%s]", what, got.ids, got.err, tc.want)
-		}
+	if want := []string{r.ID + ":pending", h.ID + ":pending"}; !slices.Equal(got, want) {
+		t.Errorf("candidates of a request while their rows are locked = %q, want %q", got, want)
 	}
 }
 

@@ -513,9 +513,9 @@ func (t *tx) SetReservationStatus(ctx context.Context, id string, from, to stock
 }
 
 // ReservationLapseCandidates implements stockade.Tx: without keys (a
-// sweeper) with FOR UPDATE SKIP LOCKED, with keys with FOR UPDATE (see the
-// queries); then the candidates' payments, in a second statement once the
-// rows are locked (see paymentStatuses).
+// sweeper) with FOR UPDATE SKIP LOCKED, with keys without locks (see the
+// queries); then the candidates' payments, in a second statement (see
+// paymentStatuses).
 func (t *tx) ReservationLapseCandidates(ctx context.Context, q stockade.ReservationLapseQuery) ([]stockade.ReservationLapseCandidate, error) {
 	args := []any{q.ExpiredBefore, q.After.ExpiresAt, q.After.ID, limitArg(q.Limit, false)}
 	sql := reservationLapseCandidatesSQL
