@@ -201,17 +201,12 @@ type Tx interface {
 	// on, and reports whether it was in status from.
 	SetOrderStatus(ctx context.Context, id string, from, to OrderStatus) (bool, error)
 
-	// Idempotency returns the record for key, if there is one. In an
-	// Update it holds key until the transaction ends, so that reading a key
-	// and then writing it with PutIdempotency is atomic: a second
-	// transaction that reads the key waits, and then reads what the first
-	// wrote.
-	Idempotency(ctx context.Context, key string) (IdempotencyRecord, bool, error)
-
 	// Idempotencies returns the records of keys that exist, in key order.
-	// In an Update it holds every key as Idempotency does, taking them in
-	// one fixed order chosen by the store, so that callers never wait in a
-	// cycle.
+	// In an Update it holds every key until the transaction ends, so that
+	// reading keys and then writing them with PutIdempotency is atomic: a
+	// second transaction that reads one of them waits, and then reads what
+	// the first wrote. It takes the keys in one fixed order chosen by the
+	// store, so that callers never wait in a cycle.
 	Idempotencies(ctx context.Context, keys []string) ([]IdempotencyRecord, error)
 
 	// PutIdempotency inserts or replaces the records for each rec.Key.
@@ -359,25 +354,18 @@ type PaymentTx interface {
 	// PaymentChanges returns the history of a payment, oldest first.
 	PaymentChanges(ctx context.Context, paymentID string) ([]PaymentChange, error)
 
-	// RecordOutcome adds an outcome's id to the inbox and reports
-	// whether it was new: false if an outcome with that id was recorded
-	// before (by a transaction that committed; one still running is
-	// waited for). The record commits or rolls back with the
-	// transaction, so an outcome counts as applied exactly when its
-	// effect committed.
-	RecordOutcome(ctx context.Context, eventID, paymentID string, at time.Time) (bool, error)
-
 	// PurgeOutcomes removes inbox records made strictly before before
 	// and returns how many.
 	PurgeOutcomes(ctx context.Context, before time.Time) (int, error)
 
-	// RecordOutcomes adds the outcomes' ids to the inbox, as
-	// RecordOutcome does each, and returns the ids of those that were
-	// new, in id order: the others were recorded before (by a
-	// transaction that committed; one still running is waited for). The
-	// event ids must be distinct. The store takes them in id order, so
-	// that transactions that each record one set at once never wait for
-	// each other in a cycle, however their sets overlap.
+	// RecordOutcomes adds the outcomes' ids to the inbox, and returns
+	// the ids of those that were new, in id order: the others were
+	// recorded before (by a transaction that committed; one still running
+	// is waited for). The records commit or roll back with the
+	// transaction, so an outcome counts as applied exactly when its effect
+	// committed. The event ids must be distinct. The store takes them in
+	// id order, so that transactions that each record one set at once
+	// never wait for each other in a cycle, however their sets overlap.
 	RecordOutcomes(ctx context.Context, outcomes []OutcomeRecord, at time.Time) ([]string, error)
 
 	// ForgetOutcomes removes the inbox records of the event ids, so that

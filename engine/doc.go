@@ -243,7 +243,7 @@
 //
 // A mutating call with a *stockade.Idempotency runs its whole effect in
 // one write transaction that begins by reading the key's record, which
-// holds the key until the transaction ends (Tx.Idempotency). No record,
+// holds the key until the transaction ends (Tx.Idempotencies). No record,
 // or one older than Options.IdempotencyTTL: the call runs, and its result
 // (the JSON of the domain value it returns) is stored with the key in the
 // same commit as its effect. A record of the same operation and

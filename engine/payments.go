@@ -14,7 +14,7 @@ import (
 // A client creates the payment of a held reservation or hold, or of a
 // committed order; the payment system then reports its outcomes, at
 // least once each and in any order, and each is applied once (the inbox,
-// stockade.Tx.RecordOutcome, written in the transaction of its effect).
+// stockade.Tx.RecordOutcomes, written in the transaction of its effect).
 // The first outcome that settles the payment confirms what it pays for,
 // in the same transaction; the first that fails or cancels it gives that
 // back (the saga's compensation). Every change takes the target's row

@@ -104,9 +104,9 @@
 //   - payment_changes, the payments' history, append-only like movements
 //     (a trigger refuses UPDATE and DELETE), with a foreign key to
 //     payments; and payment_inbox, the ids of the outcomes applied,
-//     indexed on received_at for purging. RecordOutcome is one INSERT …
-//     ON CONFLICT DO NOTHING, which waits for a transaction inserting the
-//     same id and inserts nothing if that one commits.
+//     indexed on received_at for purging. RecordOutcomes is one INSERT …
+//     ON CONFLICT DO NOTHING, which waits for a transaction inserting one
+//     of the ids and inserts nothing for it if that one commits.
 //
 // Events reads only the events of transactions older than the oldest one
 // still running when its snapshot was taken (pg_snapshot_xmin), in (xid,

@@ -96,7 +96,7 @@ func TestDurableCommit(t *testing.T) {
 	})
 	t.Run("Replay", func(t *testing.T) {
 		unknown(t, "a replay whose context ended during the commit", func(ctx context.Context, tx stockade.Tx) error {
-			got, ok, err := tx.Idempotency(ctx, rec.Key)
+			got, ok, err := idempotencyRecord(ctx, tx, rec.Key)
 			if err == nil && (!ok || got.Fingerprint != rec.Fingerprint) {
 				t.Errorf("Idempotency(%q) = %+v, %v; want the record", rec.Key, got, ok)
 			}

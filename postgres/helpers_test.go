@@ -120,3 +120,12 @@ func lockWaiters(t *testing.T, pool *pgxpool.Pool) int {
 }
 
 func ptr[T any](v T) *T { return &v }
+
+// idempotencyRecord reads the record of one key with Idempotencies.
+func idempotencyRecord(ctx context.Context, tx stockade.Tx, key string) (stockade.IdempotencyRecord, bool, error) {
+	recs, err := tx.Idempotencies(ctx, []string{key})
+	if err != nil || len(recs) == 0 {
+		return stockade.IdempotencyRecord{}, false, err
+	}
+	return recs[0], true, nil
+}

@@ -607,15 +607,6 @@ func (t *tx) SetOrderStatus(ctx context.Context, id string, from, to stockade.Or
 	return tag.RowsAffected() == 1, nil
 }
 
-// Idempotency implements stockade.Tx with Idempotencies.
-func (t *tx) Idempotency(ctx context.Context, key string) (stockade.IdempotencyRecord, bool, error) {
-	recs, err := t.Idempotencies(ctx, []string{key})
-	if err != nil || len(recs) == 0 {
-		return stockade.IdempotencyRecord{}, false, err
-	}
-	return recs[0], true, nil
-}
-
 // Idempotencies implements stockade.Tx. In a read-write transaction it
 // first takes a transaction-scoped advisory lock on each key (see
 // idempotencyLockID), in the order of the lock ids, so that two

@@ -214,12 +214,6 @@ func (t *tx) PaymentChanges(ctx context.Context, paymentID string) ([]stockade.P
 	}, paymentChangesSQL, paymentID)
 }
 
-// RecordOutcome is RecordOutcomes of one.
-func (t *tx) RecordOutcome(ctx context.Context, eventID, paymentID string, at time.Time) (bool, error) {
-	ids, err := t.RecordOutcomes(ctx, []stockade.OutcomeRecord{{EventID: eventID, PaymentID: paymentID}}, at)
-	return len(ids) == 1, err
-}
-
 func (t *tx) PurgeOutcomes(ctx context.Context, before time.Time) (int, error) {
 	res, err := t.tx.ExecContext(ctx, purgeOutcomesSQL, micros(before))
 	if err != nil {

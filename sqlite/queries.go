@@ -75,7 +75,6 @@ var (
 	latestEventPositionSQL            = query("latest_event_position.sql")
 	relayPositionSQL                  = query("relay_position.sql")
 	setRelayPositionSQL               = query("set_relay_position.sql")
-	idempotencySQL                    = query("idempotency.sql")
 	idempotenciesSQL                  = query("idempotencies.sql")
 	putIdempotencySQL                 = query("put_idempotency.sql")
 	purgeIdempotencySQL               = query("purge_idempotency.sql")

@@ -213,14 +213,6 @@ func scanIdempotency(row rowScanner) (stockade.IdempotencyRecord, error) {
 	return rec, err
 }
 
-func (t *tx) Idempotency(ctx context.Context, key string) (stockade.IdempotencyRecord, bool, error) {
-	recs, err := queryAll(ctx, t, "idempotency "+key, scanIdempotency, idempotencySQL, key)
-	if err != nil || len(recs) == 0 {
-		return stockade.IdempotencyRecord{}, false, err
-	}
-	return recs[0], true, nil
-}
-
 // Idempotencies ignores locking: the writer holds the whole database.
 func (t *tx) Idempotencies(ctx context.Context, keys []string) ([]stockade.IdempotencyRecord, error) {
 	if len(keys) == 0 {

@@ -230,7 +230,7 @@ func testIdempotencyClaim(t *testing.T, s stockade.Store) {
 			n, err := retry(ctx, func() error {
 				return s.Update(ctx, func(tx stockade.Tx) error {
 					claimed = false
-					_, ok, err := tx.Idempotency(ctx, "k-race")
+					_, ok, err := idempotencyRecord(ctx, tx, "k-race")
 					if err != nil || ok {
 						return err
 					}

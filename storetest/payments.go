@@ -46,13 +46,13 @@ import (
 //     exist with ENotFound; PaymentChanges of one returns none, and no
 //     error. The history keeps the order the rows were appended in, not
 //     the order of their times.
-//   - RecordOutcome compares ids byte for byte; PurgeOutcomes keeps a
+//   - RecordOutcomes compares ids byte for byte; PurgeOutcomes keeps a
 //     record received exactly at before. A record of a transaction that
 //     rolled back was never made.
-//   - RecordOutcome and RecordOutcomes keep one inbox: an id either
-//     recorded is not new to the other, in the same transaction or a
-//     later one. RecordOutcomes returns none, not an error, when every id
-//     was recorded before; it takes any number of outcomes in one call.
+//   - RecordOutcomes keeps one inbox: an id recorded once, alone or with
+//     others, is not new again, in the same transaction or a later one. It
+//     returns none, not an error, when every id was recorded before; it
+//     takes any number of outcomes in one call.
 //     Of many transactions recording overlapping sets at once, each id is
 //     new to exactly one; on a store with RowLocks none of them conflicts.
 //   - ForgetOutcomes compares ids byte for byte and counts only the
@@ -976,14 +976,14 @@ func testPaymentChanges(t *testing.T, s stockade.Store) {
 }
 
 // recorded reports, in an Update that it rolls back, whether each outcome
-// id was recorded: RecordOutcome is the only way to read the inbox.
+// id was recorded: recording it again is the only way to read the inbox.
 func recorded(t *testing.T, s stockade.Store, ids ...string) map[string]bool {
 	t.Helper()
 	ctx := t.Context()
 	got := map[string]bool{}
 	err := s.Update(ctx, func(tx stockade.Tx) error {
 		for _, id := range ids {
-			isNew, err := tx.RecordOutcome(ctx, id, "p-probe", base)
+			isNew, err := recordOutcome(ctx, tx, id, "p-probe", base)
 			if err != nil {
 				return err
 			}
@@ -992,7 +992,7 @@ func recorded(t *testing.T, s stockade.Store, ids ...string) map[string]bool {
 		return errBoom
 	})
 	if !errors.Is(err, errBoom) {
-		t.Fatalf("RecordOutcome: %v", err)
+		t.Fatalf("recording outcomes: %v", err)
 	}
 	return got
 }
@@ -1004,38 +1004,38 @@ func testOutcomes(t *testing.T, s stockade.Store) {
 		var isNew bool
 		update(t, s, func(tx stockade.Tx) error {
 			var err error
-			isNew, err = tx.RecordOutcome(ctx, eventID, "p-1", at)
+			isNew, err = recordOutcome(ctx, tx, eventID, "p-1", at)
 			return err
 		})
 		return isNew
 	}
 	if !record("evt-1", base) {
-		t.Errorf("RecordOutcome(evt-1) the first time = false, want true")
+		t.Errorf("recording evt-1 the first time = false, want true")
 	}
 	if record("evt-1", base.Add(time.Minute)) {
-		t.Errorf("RecordOutcome(evt-1) again = true, want false")
+		t.Errorf("recording evt-1 again = true, want false")
 	}
 	update(t, s, func(tx stockade.Tx) error {
-		first, err := tx.RecordOutcome(ctx, "evt-2", "p-2", base)
+		first, err := recordOutcome(ctx, tx, "evt-2", "p-2", base)
 		if err != nil {
 			return err
 		}
-		again, err := tx.RecordOutcome(ctx, "evt-2", "p-2", base)
+		again, err := recordOutcome(ctx, tx, "evt-2", "p-2", base)
 		if err != nil {
 			return err
 		}
 		if !first || again {
-			t.Errorf("RecordOutcome(evt-2) twice in one transaction = %v, %v; want true, false", first, again)
+			t.Errorf("recording evt-2 twice in one transaction = %v, %v; want true, false", first, again)
 		}
 		return nil
 	})
 	if !record("EVT-1", base) {
-		t.Errorf("RecordOutcome(EVT-1) = false, want true: ids are compared byte for byte")
+		t.Errorf("recording EVT-1 = false, want true: ids are compared byte for byte")
 	}
 	// A record whose transaction rolls back was never made.
 	err := s.Update(ctx, func(tx stockade.Tx) error {
-		if isNew, err := tx.RecordOutcome(ctx, "evt-3", "p-1", base); err != nil || !isNew {
-			return fmt.Errorf("RecordOutcome(evt-3) = %v, %v", isNew, err)
+		if isNew, err := recordOutcome(ctx, tx, "evt-3", "p-1", base); err != nil || !isNew {
+			return fmt.Errorf("recording evt-3 = %v, %v", isNew, err)
 		}
 		return errBoom
 	})
@@ -1050,7 +1050,7 @@ func testOutcomes(t *testing.T, s stockade.Store) {
 	// Purging: strictly before its time.
 	for i, at := range []time.Time{base.Add(-time.Minute), base.Add(time.Minute), base.Add(2 * time.Minute)} {
 		if !record(fmt.Sprintf("evt-old-%d", i), at) {
-			t.Errorf("RecordOutcome(evt-old-%d) = false, want true", i)
+			t.Errorf("recording evt-old-%d = false, want true", i)
 		}
 	}
 	purge := func(before time.Time) int {
@@ -1076,7 +1076,7 @@ func testOutcomes(t *testing.T, s stockade.Store) {
 	}
 	// A purged id is new again.
 	if !record("evt-1", base.Add(3*time.Minute)) {
-		t.Errorf("RecordOutcome(evt-1) after its purge = false, want true")
+		t.Errorf("recording evt-1 after its purge = false, want true")
 	}
 }
 
@@ -1098,7 +1098,7 @@ func testConcurrentOutcome(t *testing.T, s stockade.Store) {
 			n, err := retry(ctx, func() error {
 				return s.Update(ctx, func(tx stockade.Tx) error {
 					var err error
-					if isNew, err = tx.RecordOutcome(ctx, "evt-race", "p-1", base); err != nil {
+					if isNew, err = recordOutcome(ctx, tx, "evt-race", "p-1", base); err != nil {
 						return err
 					}
 					time.Sleep(time.Millisecond) // the outcome's effect: widen the window before commit
@@ -1120,7 +1120,7 @@ func testConcurrentOutcome(t *testing.T, s stockade.Store) {
 	wg.Wait()
 	close(errs)
 	for err := range errs {
-		t.Errorf("RecordOutcome: %v", err)
+		t.Errorf("recording outcomes: %v", err)
 	}
 	if fresh.Load() != 1 || seen.Load() != workers-1 {
 		t.Errorf("%d transactions found the outcome new and %d recorded before, want 1 and %d (%d conflicts retried)",
@@ -1175,28 +1175,28 @@ func testRecordOutcomes(t *testing.T, s stockade.Store) {
 
 	// One inbox with RecordOutcome, both ways, in one transaction.
 	update(t, s, func(tx stockade.Tx) error {
-		if isNew, err := tx.RecordOutcome(ctx, "evt-1", "p-1", base); err != nil || isNew {
-			return fmt.Errorf("RecordOutcome(evt-1) after RecordOutcomes recorded it = %v, %v; want false", isNew, err)
+		if isNew, err := recordOutcome(ctx, tx, "evt-1", "p-1", base); err != nil || isNew {
+			return fmt.Errorf("recording evt-1 after RecordOutcomes recorded it = %v, %v; want false", isNew, err)
 		}
-		if isNew, err := tx.RecordOutcome(ctx, "evt-5", "p-1", base); err != nil || !isNew {
-			return fmt.Errorf("RecordOutcome(evt-5) = %v, %v; want true", isNew, err)
+		if isNew, err := recordOutcome(ctx, tx, "evt-5", "p-1", base); err != nil || !isNew {
+			return fmt.Errorf("recording evt-5 = %v, %v; want true", isNew, err)
 		}
 		fresh, err := tx.RecordOutcomes(ctx, outcomeRecords("evt-6", "evt-5"), base)
 		if err != nil {
 			return err
 		}
-		wantIDs(t, "RecordOutcomes(evt-6, evt-5) after RecordOutcome(evt-5) in its transaction", fresh, []string{"evt-6"})
-		if isNew, err := tx.RecordOutcome(ctx, "evt-6", "p-1", base); err != nil || isNew {
-			return fmt.Errorf("RecordOutcome(evt-6) after RecordOutcomes recorded it in its transaction = %v, %v; want false", isNew, err)
+		wantIDs(t, "RecordOutcomes(evt-6, evt-5) after recording evt-5 in its transaction", fresh, []string{"evt-6"})
+		if isNew, err := recordOutcome(ctx, tx, "evt-6", "p-1", base); err != nil || isNew {
+			return fmt.Errorf("recording evt-6 after RecordOutcomes recorded it in its transaction = %v, %v; want false", isNew, err)
 		}
 		return nil
 	})
 	// And in a later one.
 	update(t, s, func(tx stockade.Tx) error {
-		_, err := tx.RecordOutcome(ctx, "evt-7", "p-2", base)
+		_, err := recordOutcome(ctx, tx, "evt-7", "p-2", base)
 		return err
 	})
-	wantIDs(t, "RecordOutcomes(evt-8, evt-7, evt-6) after RecordOutcome(evt-7) committed",
+	wantIDs(t, "RecordOutcomes(evt-8, evt-7, evt-6) after recording evt-7 committed",
 		recordOutcomes(t, s, base, "evt-8", "evt-7", "evt-6"), []string{"evt-8"})
 
 	// A record of a transaction that rolls back was never made.
@@ -1511,9 +1511,9 @@ var paymentWrites = []struct {
 			To: stockade.PaymentProcessing, At: base.Add(time.Minute)})
 	}},
 	{"RecordOutcome", func(ctx context.Context, tx stockade.Tx) error {
-		isNew, err := tx.RecordOutcome(ctx, "evt-new", "p-old", base)
+		isNew, err := recordOutcome(ctx, tx, "evt-new", "p-old", base)
 		if err == nil && !isNew {
-			err = errors.New("RecordOutcome(evt-new) found it recorded")
+			err = errors.New("recording evt-new found it recorded")
 		}
 		return err
 	}},
@@ -1553,10 +1553,10 @@ func seedPaymentWrites(t *testing.T, s stockade.Store) paymentState {
 			To: stockade.PaymentPending, At: base, Reason: "created"}); err != nil {
 			return err
 		}
-		if _, err := tx.RecordOutcome(ctx, "evt-old", "p-old", base.Add(-time.Minute)); err != nil {
+		if _, err := recordOutcome(ctx, tx, "evt-old", "p-old", base.Add(-time.Minute)); err != nil {
 			return err
 		}
-		_, err := tx.RecordOutcome(ctx, "evt-forget", "p-old", base)
+		_, err := recordOutcome(ctx, tx, "evt-forget", "p-old", base)
 		return err
 	})
 	return takePayments(t, s)

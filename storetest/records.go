@@ -348,7 +348,7 @@ func testIdempotency(t *testing.T, s stockade.Store) {
 		var ok bool
 		view(t, s, func(tx stockade.Tx) error {
 			var err error
-			rec, ok, err = tx.Idempotency(ctx, key)
+			rec, ok, err = idempotencyRecord(ctx, tx, key)
 			return err
 		})
 		return rec, ok

@@ -278,7 +278,7 @@ func take(t *testing.T, s stockade.Store, reservations, orders, idem []string) s
 			snap.Orders[id] = string(o.Status) + "/" + o.Owner + stockade.ErrorCode(err)
 		}
 		for _, key := range idem {
-			rec, ok, err := tx.Idempotency(ctx, key)
+			rec, ok, err := idempotencyRecord(ctx, tx, key)
 			if err != nil {
 				return err
 			}
@@ -296,4 +296,20 @@ func testPing(t *testing.T, s stockade.Store) {
 	if err := s.Ping(t.Context()); err != nil {
 		t.Fatalf("Ping: %v", err)
 	}
+}
+
+// recordOutcome records one outcome's id in the inbox with
+// RecordOutcomes, and reports whether it was new.
+func recordOutcome(ctx context.Context, tx stockade.Tx, eventID, paymentID string, at time.Time) (bool, error) {
+	ids, err := tx.RecordOutcomes(ctx, []stockade.OutcomeRecord{{EventID: eventID, PaymentID: paymentID}}, at)
+	return len(ids) == 1, err
+}
+
+// idempotencyRecord reads the record of one key with Idempotencies.
+func idempotencyRecord(ctx context.Context, tx stockade.Tx, key string) (stockade.IdempotencyRecord, bool, error) {
+	recs, err := tx.Idempotencies(ctx, []string{key})
+	if err != nil || len(recs) == 0 {
+		return stockade.IdempotencyRecord{}, false, err
+	}
+	return recs[0], true, nil
 }
