@@ -100,7 +100,7 @@ func pageLapsed[T any](limit int, page func(after stockade.LapseCursor) ([]candi
 // the candidates read and kept. With keys (a request that needs the stock
 // on them) the candidates are read without locks and only those that
 // lapse are locked, in id order, and decided again once they are (see
-// lockLapsed): a reservation kept by its payment is never locked.
+// relock): a reservation kept by its payment is never locked.
 func lapsedReservations(ctx context.Context, tx stockade.Tx, now time.Time, keys []stockade.Key, limit int) ([]stockade.Reservation, error) {
 	rs, err := pageLapsed(limit, func(after stockade.LapseCursor) ([]candidate[stockade.Reservation], error) {
 		cs, err := tx.ReservationLapseCandidates(ctx, stockade.ReservationLapseQuery{ExpiredBefore: now, Keys: keys, After: after, Limit: limit})
@@ -114,36 +114,42 @@ func lapsedReservations(ctx context.Context, tx stockade.Tx, now time.Time, keys
 	if err != nil || len(keys) == 0 || len(rs) == 0 {
 		return rs, err
 	}
-	return lockLapsed(ctx, tx, rs, now)
+	return relock(ctx, tx, rs, now, stockade.PayReservation, func(r stockade.Reservation) (string, bool, time.Time) {
+		return r.ID, r.Status == stockade.Held, r.ExpiresAt
+	}, func(ids []string) ([]stockade.Reservation, error) { return tx.Reservations(ctx, ids, true) })
 }
 
-// lockLapsed locks rs, reservations read without locks that had lapsed
-// at now, in id order, and returns those that still have once their rows
-// are locked: still held (a sweeper may have expired one meanwhile) and
-// lapsed by their payment as it is now. A payment moves only under its
-// target's row lock, so what it is once the row is locked holds until
-// the transaction ends.
-func lockLapsed(ctx context.Context, tx stockade.Tx, rs []stockade.Reservation, now time.Time) ([]stockade.Reservation, error) {
-	ids := make([]string, len(rs))
-	for i, r := range rs {
-		ids[i] = r.ID
+// relock locks ts, reservations or holds (targets of kind) read without
+// locks that had lapsed at now, with lock, which reads them again with
+// their rows locked, in id order; and returns those that still have once
+// they are locked: still held (a sweeper may have expired one meanwhile),
+// and lapsed by their payment as it is now. A payment moves only under its
+// target's row lock, so what it is once the row is locked holds until the
+// transaction ends. of tells a target's id, whether it is held, and when
+// it expires.
+func relock[T any](ctx context.Context, tx stockade.Tx, ts []T, now time.Time, kind stockade.PaymentTargetKind,
+	of func(T) (id string, held bool, expiresAt time.Time), lock func(ids []string) ([]T, error)) ([]T, error) {
+	ids := make([]string, len(ts))
+	for i, t := range ts {
+		ids[i], _, _ = of(t)
 	}
 	slices.Sort(ids)
-	locked, err := tx.Reservations(ctx, slices.Compact(ids), true)
+	locked, err := lock(slices.Compact(ids))
 	if err != nil {
 		return nil, err
 	}
-	var out []stockade.Reservation
-	for _, r := range locked {
-		if r.Status != stockade.Held {
+	var out []T
+	for _, t := range locked {
+		id, held, expiresAt := of(t)
+		if !held {
 			continue
 		}
-		gone, err := lapsed(ctx, tx, stockade.PaymentTarget{Kind: stockade.PayReservation, ID: r.ID}, r.ExpiresAt, now)
+		gone, err := lapsed(ctx, tx, stockade.PaymentTarget{Kind: kind, ID: id}, expiresAt, now)
 		if err != nil {
 			return nil, err
 		}
 		if gone {
-			out = append(out, r)
+			out = append(out, t)
 		}
 	}
 	return out, nil
@@ -176,29 +182,9 @@ func lapsedHolds(ctx context.Context, tx stockade.Tx, now time.Time, showID stri
 	if err != nil || showID == "" || len(hs) == 0 {
 		return hs, err
 	}
-	ids := make([]string, len(hs))
-	for i, h := range hs {
-		ids[i] = h.ID
-	}
-	slices.Sort(ids)
-	locked, err := tx.Holds(ctx, slices.Compact(ids), true)
-	if err != nil {
-		return nil, err
-	}
-	var out []stockade.Hold
-	for _, h := range locked {
-		if h.Status != stockade.HoldHeld {
-			continue // expired, or settled, meanwhile
-		}
-		gone, err := lapsed(ctx, tx, stockade.PaymentTarget{Kind: stockade.PayHold, ID: h.ID}, h.ExpiresAt, now)
-		if err != nil {
-			return nil, err
-		}
-		if gone {
-			out = append(out, h)
-		}
-	}
-	return out, nil
+	return relock(ctx, tx, hs, now, stockade.PayHold, func(h stockade.Hold) (string, bool, time.Time) {
+		return h.ID, h.Status == stockade.HoldHeld, h.ExpiresAt
+	}, func(ids []string) ([]stockade.Hold, error) { return tx.Holds(ctx, ids, true) })
 }
 
 // stuckPayments returns the payments that are stuck at now with grace,

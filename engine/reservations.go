@@ -82,9 +82,10 @@ type stockCall struct {
 // leases are released once the transaction has ended. A Confirm needs
 // no lease: it takes only stock that its reservation holds.
 func (e *Engine) stockTxn(ctx context.Context, c *call, batch []*stockCall) error {
-	skus := union(batch).skus
+	u := union(batch)
+	skus := u.skus
 	if !e.strat.leases || len(skus) == 0 {
-		return c.update(ctx, func(tx stockade.Tx) error { return e.decideStock(ctx, tx, batch, nil) })
+		return c.update(ctx, func(tx stockade.Tx) error { return e.decideStock(ctx, tx, batch, u, nil) })
 	}
 	keys := make([]string, len(skus))
 	for i, sku := range skus {
@@ -95,7 +96,7 @@ func (e *Engine) stockTxn(ctx context.Context, c *call, batch []*stockCall) erro
 		for key, token := range tokens {
 			fences[strings.TrimPrefix(key, skuLockPrefix)] = token
 		}
-		return e.decideStock(ctx, tx, batch, fences)
+		return e.decideStock(ctx, tx, batch, u, fences)
 	})
 }
 
@@ -108,12 +109,13 @@ func (e *Engine) stockTxn(ctx context.Context, c *call, batch []*stockCall) erro
 // arrival order from what is left: a call is met in full or refused, or
 // answered from its key's record; a later call in the batch sees what the
 // earlier ones took. Last it commits the writes in bulk (see commit),
-// each level once, with the sum of the changes to it; fences are the Lock
-// strategy's tokens, by SKU.
+// each level once, with the sum of the changes to it. u is union(batch),
+// what the calls may draw on; fences are the Lock strategy's tokens, by
+// SKU.
 //
 // A refusal is the call's, not the transaction's: the transaction commits
 // what else it decided, the lapsed holds it expired included.
-func (e *Engine) decideStock(ctx context.Context, tx stockade.Tx, batch []*stockCall, fences map[string]uint64) error {
+func (e *Engine) decideStock(ctx context.Context, tx stockade.Tx, batch []*stockCall, u *request, fences map[string]uint64) error {
 	now := e.now()
 	calls := make([]*call, len(batch))
 	var confirms []string
@@ -128,7 +130,7 @@ func (e *Engine) decideStock(ctx context.Context, tx stockade.Tx, batch []*stock
 	if err != nil {
 		return err
 	}
-	pl, err := e.plan(ctx, tx, union(batch), confirms, now)
+	pl, err := e.plan(ctx, tx, u, confirms, now)
 	if err != nil {
 		return err
 	}
