@@ -226,8 +226,13 @@ func TestRelay(t *testing.T) {
 			drained(t, st, js)
 			stop()
 			relays.Wait()
-			if n := a.Published() + b.Published(); tc.name == "postgres" && n != int64(len(outbox(t, st))) {
-				t.Errorf("the relays published %d+%d events for the outbox's %d: they did not take turns", a.Published(), b.Published(), len(outbox(t, st)))
+			// Compared with the stream, which the broker keeps free of
+			// duplicates, once the relays have stopped: the outbox may
+			// still grow after that, by a transaction that its writer
+			// gave up on at its deadline and the database committed
+			// all the same.
+			if n, in := a.Published()+b.Published(), len(published(t, js)); tc.name == "postgres" && n != int64(in) {
+				t.Errorf("the relays published %d+%d events, the stream holds %d: they did not take turns", a.Published(), b.Published(), in)
 			}
 		})
 	}
