@@ -194,17 +194,27 @@ func (k APIKey) SecretMatches(secret string) bool {
 	return subtle.ConstantTimeCompare([]byte(HashKeySecret(secret)), []byte(k.Hash)) == 1
 }
 
-// Actor is who makes a call: the API key that authenticated it. The
-// service reads it from the call's context (WithActor): a storefront
-// actor sees only the reservations and orders it created, idempotency
-// keys are scoped to the actor's key, and ledger rows record its name. A
-// call without an actor is the service's own (the CLI, the sweeper, a
-// server in open mode): it sees everything.
+// Actor is who makes a call: the API key that authenticated it, or
+// System. The service reads it from the call's context (WithActor): a
+// storefront actor sees only the reservations and orders it created,
+// idempotency keys are scoped to the actor's key, and ledger rows record
+// its name. A call whose context carries no actor, or one without a role,
+// is refused (EUnauthenticated): an entry point that forgot to say who
+// calls gets nothing, never everything.
 type Actor struct {
 	KeyID string
 	Name  string
 	Role  Role
 }
+
+// System is the service's own actor: the sweeper, the consumers of
+// commands and payment outcomes from a broker, the payment webhook, the
+// command line, a server in open mode (a request without a key) and an
+// in-process bench call with it. It may do what an admin key may and sees
+// everything. It has no key, so the idempotency keys it sends are the
+// service's own, and no name: the ledger and the histories record none
+// for its changes.
+var System = Actor{Role: RoleAdmin}
 
 type actorKey struct{}
 

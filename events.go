@@ -137,7 +137,7 @@ func ParseEventCursor(s string) (EventPosition, error) {
 	return EventPosition{}, invalidf("cursor: malformed; pass the next cursor of an earlier page (or an event's id), or none for the first")
 }
 
-// DomainEventFilter selects events for Tx.Events. Zero fields match everything.
+// DomainEventFilter selects events for Tx.EventList. Zero fields match everything.
 type DomainEventFilter struct {
 	// After: only events after this position; the zero position reads
 	// from the first.
@@ -171,7 +171,7 @@ const LatestEventCursor = "latest"
 type DomainEventQuery struct {
 	// Cursor is the Next of the page before; empty to read from the
 	// oldest event kept; LatestEventCursor to read from the head of the
-	// feed (Tx.LatestEventPosition), the answer's Next then being the
+	// feed (Tx.EventLatestPosition), the answer's Next then being the
 	// head's cursor. It is opaque: only a cursor the service gave out, or
 	// LatestEventCursor, is accepted (EInvalid otherwise).
 	Cursor string
@@ -234,7 +234,7 @@ var EventTypes = []string{
 // DomainEventPage is the events after a query's cursor, in commit order.
 // Following Next from any cursor reads every event committed after it
 // once, in the order of their positions: an event that commits late is
-// waited for, never passed (see Tx.Events).
+// waited for, never passed (see Tx.EventList).
 type DomainEventPage struct {
 	Events []DomainEvent
 	// Next is the cursor after the last event of the page; with no event,

@@ -29,9 +29,10 @@ type Service interface {
 // for a plain call, or a key that makes the call safe to retry (see
 // Idempotency).
 //
-// The Actor that ctx carries (WithActor), if any, is who makes the call:
-// a storefront actor finds only the reservations and orders its key
-// created (others' are ENotFound, as if they did not exist), its
+// The Actor that ctx carries (WithActor) is who makes the call; a call
+// without one is refused (EUnauthenticated), and System is the service's
+// own actor. A storefront actor finds only the reservations and orders
+// its key created (others' are ENotFound, as if they did not exist), its
 // idempotency keys are its own, and ledger rows record its name.
 type StockService interface {
 	// PutLocation creates or replaces a location.

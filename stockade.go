@@ -179,6 +179,7 @@ type Movement struct {
 	Ref    string `json:"ref,omitempty"`
 	Reason string `json:"reason,omitempty"`
 	// Actor is the name of the API key whose call made the change; empty
-	// for the service's own changes (expiry) and calls made without a key.
+	// for the service's own changes (System's calls: the command line, a
+	// broker's commands, a request in open mode; and expiries).
 	Actor string `json:"actor,omitempty"`
 }

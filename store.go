@@ -66,7 +66,7 @@ type EventSignaler interface {
 // Features are the locking primitives a store offers; the engine picks
 // its strategies' fallbacks from them.
 type Features struct {
-	// RowLocks: Levels and SKULevels with lock take row locks (SELECT …
+	// RowLocks: LevelList with Lock takes row locks (SELECT …
 	// FOR UPDATE). Without them, a write transaction holds the whole
 	// database (SQLite), which serialises writers anyway.
 	RowLocks bool
@@ -81,96 +81,112 @@ type Features struct {
 // Tx is one transaction on a Store. Every method returns *Error with
 // ENotFound for a missing row, where it says so; other errors are internal
 // (or wrap ErrConflict).
+//
+// Its methods are named noun first, then verb, and grouped by noun:
+// LocationPut, LevelList, ReservationGet and ReservationGetMany,
+// HoldSetStatus. A read that may lock rows takes a query value that says
+// so (ByID, ByIDs, ByTarget, LevelQuery, SeatFilter: Lock), never a bare
+// flag. Rules (which reservation lapses, what a strategy checks) live in
+// the engine; a method stores and finds, and checks only what keeps the
+// data whole (counters never below zero, a seat moved only from the
+// status it is in).
+//
+// Who may implement it: the sqlite and postgres packages do, and a store
+// of another database may, if it passes storetest.Run, which is the
+// contract's test; the engine is its one caller. Tests may wrap a Tx,
+// embedding it, to count calls or inject faults.
 type Tx interface {
-	// PutLocation creates or replaces a location.
-	PutLocation(ctx context.Context, loc Location) error
+	// Locations.
 
-	// Locations returns the locations with the given ids, or all of them
+	// LocationPut creates or replaces a location.
+	LocationPut(ctx context.Context, loc Location) error
+
+	// LocationList returns the locations with the given ids, or all of them
 	// when ids is empty, sorted by id. Missing ids are left out.
-	Locations(ctx context.Context, ids ...string) ([]Location, error)
+	LocationList(ctx context.Context, ids ...string) ([]Location, error)
 
-	// SKUTotals returns the totals of the SKUs that have a level, in SKU
-	// (byte) order: those after after ("" for from the first), from from
-	// and before to ("" for no end), at most limit of them. Available is
-	// left zero: the caller sums it.
-	SKUTotals(ctx context.Context, after, from, to string, limit int) ([]SKUTotals, error)
+	// Levels, and the totals of SKUs.
 
-	// Levels returns the levels that exist among keys, in key order. With
-	// lock, their rows are locked for the rest of the transaction, taken in
-	// key order.
-	Levels(ctx context.Context, keys []Key, lock bool) ([]Level, error)
+	// LevelList returns the levels that q selects, in key order, locking
+	// their rows (taken in key order) with q.Lock.
+	LevelList(ctx context.Context, q LevelQuery) ([]Level, error)
 
-	// SKULevels returns every level of the SKUs, in key order, locked
-	// with lock (taken in key order).
-	SKULevels(ctx context.Context, skus []string, lock bool) ([]Level, error)
-
-	// AllLevels returns every level, in key order.
-	AllLevels(ctx context.Context) ([]Level, error)
-
-	// SetOnHand sets a level's on-hand quantity, creating the level (at
+	// LevelSetOnHand sets a level's on-hand quantity, creating the level (at
 	// location, which must exist) if it is missing. With expectedVersion
 	// non-nil the write happens only if the level's version equals it (a
 	// missing level has version 0); ok is false otherwise. It returns the
 	// level after the write, or with ok false the current level (the zero
 	// Level if missing). A negative onHand is refused with EInvalid and one
 	// below reserved + committed with EInsufficientStock, changing nothing.
-	SetOnHand(ctx context.Context, k Key, onHand int64, expectedVersion *int64) (l Level, ok bool, err error)
+	LevelSetOnHand(ctx context.Context, k Key, onHand int64, expectedVersion *int64) (l Level, ok bool, err error)
 
-	// UpdateLevel adds d to the level at k and bumps its version if the
+	// LevelUpdate adds d to the level at k and bumps its version if the
 	// level exists, guard holds, and no counter nor available would go
 	// below zero; it then returns the new level and true. Otherwise it
 	// changes nothing and returns false: that is how the atomic strategy
 	// checks availability and writes in one statement.
-	UpdateLevel(ctx context.Context, k Key, d Delta, guard Guard) (Level, bool, error)
+	LevelUpdate(ctx context.Context, k Key, d Delta, guard Guard) (Level, bool, error)
 
-	// UpdateLevels adds each change's delta to its level as UpdateLevel
+	// LevelUpdateMany adds each change's delta to its level as LevelUpdate
 	// does without a guard, in one statement where the store can, and
 	// returns the levels it changed, in key order. A change whose level is
 	// missing, or where a counter or available would go below zero, is
 	// left out and changes nothing; the caller decides whether the others
 	// stand. The keys must be distinct. The store may lock the rows in any
-	// order: lock them first (Levels with lock) to keep key order.
-	UpdateLevels(ctx context.Context, changes []LevelChange) ([]Level, error)
+	// order: lock them first (LevelList with Lock) to keep key order.
+	LevelUpdateMany(ctx context.Context, changes []LevelChange) ([]Level, error)
 
-	// AppendMovements adds rows to the ledger; the store assigns IDs.
-	AppendMovements(ctx context.Context, ms ...Movement) error
+	// SKUTotalList returns the totals of the SKUs that have a level, in SKU
+	// (byte) order: those after after ("" for from the first), from from
+	// and before to ("" for no end), at most limit of them. Available is
+	// left zero: the caller sums it.
+	SKUTotalList(ctx context.Context, after, from, to string, limit int) ([]SKUTotals, error)
 
-	// Movements returns ledger rows matching f in id order, oldest first.
+	// The ledger, and what records hold.
+
+	// MovementAppend adds rows to the ledger; the store assigns IDs.
+	MovementAppend(ctx context.Context, ms ...Movement) error
+
+	// MovementList returns ledger rows matching f in id order, oldest first.
 	// The service pages with AfterID set to the last id of the page before
 	// (its cursor). Where ids are handed out in commit order (SQLite) that
 	// walk misses nothing; where they are handed out at insert
 	// (PostgreSQL), a row may commit after a larger id was read, so AfterID
 	// is not a gap-free cursor while writes are in progress (see
 	// MovementPage).
-	Movements(ctx context.Context, f MovementFilter) ([]Movement, error)
+	MovementList(ctx context.Context, f MovementFilter) ([]Movement, error)
 
-	// LedgerSums returns the sum of the movements of every level that has
+	// MovementSums returns the sum of the movements of every level that has
 	// any.
-	LedgerSums(ctx context.Context) (map[Key]Delta, error)
+	MovementSums(ctx context.Context) (map[Key]Delta, error)
 
-	// RecordSums returns, for every level that records hold units of, the
+	// AllocationSums returns, for every level that records hold units of, the
 	// sums of those units: Reserved, of the allocations of held
 	// reservations (lapsed ones too, until they are expired); Committed, of
 	// the allocations of committed orders. OnHand is zero.
-	RecordSums(ctx context.Context) (map[Key]Delta, error)
+	AllocationSums(ctx context.Context) (map[Key]Delta, error)
 
-	// InsertReservations stores new reservations, in one statement where
+	// Reservations.
+
+	// ReservationInsert stores new reservations, in one statement where
 	// the store can. An id in use is an error (on PostgreSQL it wraps
 	// ErrConflict, so generate ids inside the retried function).
-	InsertReservations(ctx context.Context, rs ...Reservation) error
+	ReservationInsert(ctx context.Context, rs ...Reservation) error
 
-	// Reservation returns a reservation (ENotFound if there is none),
-	// locking its row with lock.
-	Reservation(ctx context.Context, id string, lock bool) (Reservation, error)
+	// ReservationGet returns a reservation (ENotFound if there is none).
+	ReservationGet(ctx context.Context, q ByID) (Reservation, error)
 
-	// Reservations returns the reservations with the given ids that
-	// exist, in id order, locking their rows (in that order) with lock.
-	Reservations(ctx context.Context, ids []string, lock bool) ([]Reservation, error)
+	// ReservationGetMany returns the reservations of q that exist.
+	ReservationGetMany(ctx context.Context, q ByIDs) ([]Reservation, error)
 
-	// SetReservationStatus moves a reservation from status from to to (and
+	// ReservationList returns the reservations that match f, newest
+	// first (by created_at, then id, both descending).
+	ReservationList(ctx context.Context, f ListFilter) ([]Reservation, error)
+
+	// ReservationSetStatus moves a reservation from status from to to (and
 	// sets its order id when orderID is not empty) and reports whether it
 	// was in status from.
-	SetReservationStatus(ctx context.Context, id string, from, to ReservationStatus, orderID string) (bool, error)
+	ReservationSetStatus(ctx context.Context, id string, from, to ReservationStatus, orderID string) (bool, error)
 
 	// ReservationLapseCandidates returns the candidates of q: held
 	// reservations that expired strictly before q.ExpiredBefore, in
@@ -188,67 +204,70 @@ type Tx interface {
 	// stock.
 	ReservationLapseCandidates(ctx context.Context, q ReservationLapseQuery) ([]ReservationLapseCandidate, error)
 
-	// InsertOrders stores new orders, at version 1, in one statement
+	// Orders.
+
+	// OrderInsert stores new orders, at version 1, in one statement
 	// where the store can. An id in use is an error, as for
-	// InsertReservations.
-	InsertOrders(ctx context.Context, orders ...Order) error
+	// ReservationInsert.
+	OrderInsert(ctx context.Context, orders ...Order) error
 
-	// Order returns an order (ENotFound if there is none), locking its
-	// row with lock.
-	Order(ctx context.Context, id string, lock bool) (Order, error)
+	// OrderGet returns an order (ENotFound if there is none).
+	OrderGet(ctx context.Context, q ByID) (Order, error)
 
-	// SetOrderStatus moves an order from status from to to, one version
+	// OrderList returns the orders that match f, newest first (by
+	// created_at, then id, both descending).
+	OrderList(ctx context.Context, f ListFilter) ([]Order, error)
+
+	// OrderSetStatus moves an order from status from to to, one version
 	// on, and reports whether it was in status from.
-	SetOrderStatus(ctx context.Context, id string, from, to OrderStatus) (bool, error)
+	OrderSetStatus(ctx context.Context, id string, from, to OrderStatus) (bool, error)
 
-	// Idempotencies returns the records of keys that exist, in key order.
+	// Idempotency records.
+
+	// IdempotencyGetMany returns the records of keys that exist, in key order.
 	// In an Update it holds every key until the transaction ends, so that
-	// reading keys and then writing them with PutIdempotency is atomic: a
+	// reading keys and then writing them with IdempotencyPut is atomic: a
 	// second transaction that reads one of them waits, and then reads what
 	// the first wrote. It takes the keys in one fixed order chosen by the
 	// store, so that callers never wait in a cycle.
-	Idempotencies(ctx context.Context, keys []string) ([]IdempotencyRecord, error)
+	IdempotencyGetMany(ctx context.Context, keys []string) ([]IdempotencyRecord, error)
 
-	// PutIdempotency inserts or replaces the records for each rec.Key.
+	// IdempotencyPut inserts or replaces the records for each rec.Key.
 	// The keys must be distinct.
-	PutIdempotency(ctx context.Context, recs ...IdempotencyRecord) error
+	IdempotencyPut(ctx context.Context, recs ...IdempotencyRecord) error
 
-	// PurgeIdempotency removes records created strictly before before and
+	// IdempotencyPurge removes records created strictly before before and
 	// returns how many.
-	PurgeIdempotency(ctx context.Context, before time.Time) (int, error)
+	IdempotencyPurge(ctx context.Context, before time.Time) (int, error)
 
-	// ListReservations returns the reservations that match f, newest
-	// first (by created_at, then id, both descending).
-	ListReservations(ctx context.Context, f ListFilter) ([]Reservation, error)
+	// API keys.
 
-	// ListOrders returns the orders that match f, newest first (by
-	// created_at, then id, both descending).
-	ListOrders(ctx context.Context, f ListFilter) ([]Order, error)
+	// KeyInsert stores a new API key. An id or name in use is an error
+	// wrapping ErrConflict; check with KeyGetByName first.
+	KeyInsert(ctx context.Context, k APIKey) error
 
-	// InsertKey stores a new API key. An id or name in use is an error
-	// wrapping ErrConflict; check with KeyNamed first.
-	InsertKey(ctx context.Context, k APIKey) error
-
-	// Key returns the API key with the given id (ENotFound if there is
+	// KeyGet returns the API key with the given id (ENotFound if there is
 	// none), revoked or not.
-	Key(ctx context.Context, id string) (APIKey, error)
+	KeyGet(ctx context.Context, id string) (APIKey, error)
 
-	// KeyNamed returns the API key with the given name, if there is one.
-	KeyNamed(ctx context.Context, name string) (APIKey, bool, error)
+	// KeyGetByName returns the API key with the given name, if there is one.
+	KeyGetByName(ctx context.Context, name string) (APIKey, bool, error)
 
-	// Keys returns up to limit API keys with an id greater than after,
+	// KeyList returns up to limit API keys with an id greater than after,
 	// in id order.
-	Keys(ctx context.Context, after string, limit int) ([]APIKey, error)
+	KeyList(ctx context.Context, after string, limit int) ([]APIKey, error)
 
-	// RevokeKey sets the revocation time of a live key and reports
+	// KeyRevoke sets the revocation time of a live key and reports
 	// whether the key was live.
-	RevokeKey(ctx context.Context, id string, at time.Time) (bool, error)
+	KeyRevoke(ctx context.Context, id string, at time.Time) (bool, error)
 
-	// AppendEvents adds events to the outbox; the store gives each its
+	// The outbox of events, and the relays that publish it.
+
+	// EventAppend adds events to the outbox; the store gives each its
 	// position.
-	AppendEvents(ctx context.Context, evs ...DomainEvent) error
+	EventAppend(ctx context.Context, evs ...DomainEvent) error
 
-	// Events returns the events that match f, after f.After in position
+	// EventList returns the events that match f, after f.After in position
 	// order, with their positions: only those that no transaction still
 	// running can come before. A reader that pages by the last position
 	// it read therefore never misses an event that commits later, nor
@@ -260,9 +279,9 @@ type Tx interface {
 	// long write transaction anywhere on the PostgreSQL server holds every
 	// reader back until it ends: events are late then, never lost. Read
 	// in a View: an Update that has written reads nothing written since.
-	Events(ctx context.Context, f DomainEventFilter) ([]DomainEvent, error)
+	EventList(ctx context.Context, f DomainEventFilter) ([]DomainEvent, error)
 
-	// LatestEventPosition returns the head of the outbox: a position that
+	// EventLatestPosition returns the head of the outbox: a position that
 	// every event Events returns now is at or before, and every event it
 	// returns only later is after. A reader that starts there reads the
 	// events that become readable from now on, each once, and none of
@@ -271,27 +290,29 @@ type Tx interface {
 	// transactions older than the snapshot's xmin, so that an event
 	// already committed but held back by an older transaction still
 	// running comes after it. Read it in a View, as Events.
-	LatestEventPosition(ctx context.Context) (EventPosition, error)
+	EventLatestPosition(ctx context.Context) (EventPosition, error)
 
-	// PruneEvents deletes, of the first limit events by position, those
+	// EventPrune deletes, of the first limit events by position, those
 	// written strictly before before that every relay has published (at
-	// or before its checkpoint, see LockRelay), and returns how many.
+	// or before its checkpoint, see RelayLock), and returns how many.
 	// Positions follow time closely, so these are the oldest events, and
 	// the work is bounded however many younger events there are.
-	PruneEvents(ctx context.Context, before time.Time, limit int) (int, error)
+	EventPrune(ctx context.Context, before time.Time, limit int) (int, error)
 
-	// LockRelay takes the turn of the relay named name (an outbox relay
+	// RelayLock takes the turn of the relay named name (an outbox relay
 	// to a broker) until the transaction ends, and returns its checkpoint:
 	// the position of the last event it published, the zero position if
 	// none. ok is false, and nothing is taken, when another transaction
 	// has the turn: another instance is relaying. Taking the turn gives
 	// the transaction no transaction id (it would hold back every reader
 	// of events while the relay waits for its broker).
-	LockRelay(ctx context.Context, name string) (pos EventPosition, ok bool, err error)
+	RelayLock(ctx context.Context, name string) (pos EventPosition, ok bool, err error)
 
-	// SetRelayPosition moves the checkpoint of the relay named name,
+	// RelaySetPosition moves the checkpoint of the relay named name,
 	// whose turn the transaction has, to pos.
-	SetRelayPosition(ctx context.Context, name string, pos EventPosition) error
+	RelaySetPosition(ctx context.Context, name string, pos EventPosition) error
+
+	// Advisory locks.
 
 	// AdvisoryLock takes a transaction-scoped advisory lock on each key,
 	// waiting for each, in one fixed order chosen by the store so that
@@ -314,30 +335,34 @@ type Tx interface {
 // (PaymentStatus.InFlight), and finds their payments stuck through
 // PaymentLapseCandidates. That status holds until the transaction ends
 // only if a payment's status changes under its target's row lock: change
-// a payment with the target's row locked (Reservation, Hold or Order with
-// lock), then the payment's (Payment with lock), in that order.
+// a payment with the target's row locked (ReservationGet, HoldGet or OrderGet with
+// Lock), then the payment's (PaymentGet with Lock), in that order.
 type PaymentTx interface {
-	// InsertPayment stores a new payment. An id in use, or a target that
+	// Payments.
+
+	// PaymentInsert stores a new payment. An id in use, or a target that
 	// has a payment already, is an error wrapping ErrConflict: read with
-	// PaymentFor first, under the target's row lock.
-	InsertPayment(ctx context.Context, p Payment) error
+	// PaymentGetByTarget first, under the target's row lock.
+	PaymentInsert(ctx context.Context, p Payment) error
 
-	// Payment returns a payment (ENotFound if there is none), locking
-	// its row with lock.
-	Payment(ctx context.Context, id string, lock bool) (Payment, error)
+	// PaymentGet returns a payment (ENotFound if there is none).
+	PaymentGet(ctx context.Context, q ByID) (Payment, error)
 
-	// PaymentFor returns the payment of a target, if it has one, locking
-	// its row with lock.
-	PaymentFor(ctx context.Context, target PaymentTarget, lock bool) (Payment, bool, error)
+	// PaymentGetMany returns the payments of q that exist.
+	PaymentGetMany(ctx context.Context, q ByIDs) ([]Payment, error)
 
-	// UpdatePayment writes p's status, resolution, order, booking,
+	// PaymentGetByTarget returns the payment of q's target, if it has
+	// one, locking its row with q.Lock.
+	PaymentGetByTarget(ctx context.Context, q ByTarget) (Payment, bool, error)
+
+	// PaymentList returns the payments that match f, newest first (by
+	// created_at, then id, both descending).
+	PaymentList(ctx context.Context, f PaymentFilter) ([]Payment, error)
+
+	// PaymentUpdate writes p's status, resolution, order, booking,
 	// stuck time, update time and version over the payment with p's id
 	// if its version is p.Version-1, and reports whether it was.
-	UpdatePayment(ctx context.Context, p Payment) (bool, error)
-
-	// ListPayments returns the payments that match f, newest first (by
-	// created_at, then id, both descending).
-	ListPayments(ctx context.Context, f PaymentFilter) ([]Payment, error)
+	PaymentUpdate(ctx context.Context, p Payment) (bool, error)
 
 	// PaymentLapseCandidates returns the candidates of q: the payments,
 	// whatever their status, whose target is a held reservation or hold
@@ -348,17 +373,17 @@ type PaymentTx interface {
 	// and check again.
 	PaymentLapseCandidates(ctx context.Context, q PaymentLapseQuery) ([]PaymentLapseCandidate, error)
 
-	// AppendPaymentChanges adds rows to the payments' history.
-	AppendPaymentChanges(ctx context.Context, cs ...PaymentChange) error
+	// The history of payments.
 
-	// PaymentChanges returns the history of a payment, oldest first.
-	PaymentChanges(ctx context.Context, paymentID string) ([]PaymentChange, error)
+	// PaymentChangeAppend adds rows to the payments' history.
+	PaymentChangeAppend(ctx context.Context, cs ...PaymentChange) error
 
-	// PurgeOutcomes removes inbox records made strictly before before
-	// and returns how many.
-	PurgeOutcomes(ctx context.Context, before time.Time) (int, error)
+	// PaymentChangeList returns the history of a payment, oldest first.
+	PaymentChangeList(ctx context.Context, paymentID string) ([]PaymentChange, error)
 
-	// RecordOutcomes adds the outcomes' ids to the inbox, and returns
+	// The inbox of outcomes.
+
+	// OutcomeInsert adds the outcomes' ids to the inbox, and returns
 	// the ids of those that were new, in id order: the others were
 	// recorded before (by a transaction that committed; one still running
 	// is waited for). The records commit or roll back with the
@@ -366,16 +391,67 @@ type PaymentTx interface {
 	// committed. The event ids must be distinct. The store takes them in
 	// id order, so that transactions that each record one set at once
 	// never wait for each other in a cycle, however their sets overlap.
-	RecordOutcomes(ctx context.Context, outcomes []OutcomeRecord, at time.Time) ([]string, error)
+	OutcomeInsert(ctx context.Context, outcomes []OutcomeRecord, at time.Time) ([]string, error)
 
-	// ForgetOutcomes removes the inbox records of the event ids, so that
+	// OutcomeDelete removes the inbox records of the event ids, so that
 	// outcomes this transaction recorded and then refused are not counted
 	// as applied when it commits. It returns how many it removed.
-	ForgetOutcomes(ctx context.Context, eventIDs []string) (int, error)
+	OutcomeDelete(ctx context.Context, eventIDs []string) (int, error)
 
-	// Payments returns the payments with the given ids that exist, in id
-	// order, locking their rows in that order with lock.
-	Payments(ctx context.Context, ids []string, lock bool) ([]Payment, error)
+	// OutcomePurge removes inbox records made strictly before before
+	// and returns how many.
+	OutcomePurge(ctx context.Context, before time.Time) (int, error)
+}
+
+// ByID selects one row by its id, for the Get methods of Tx.
+type ByID struct {
+	ID string
+	// Lock locks the row for the rest of the transaction.
+	Lock bool
+}
+
+// ByIDs selects rows by id, for the GetMany methods of Tx: those that
+// exist, in id order.
+type ByIDs struct {
+	IDs []string
+	// Lock locks the rows for the rest of the transaction, taken in id
+	// order.
+	Lock bool
+}
+
+// ByTarget selects the payment of a target, for Tx.PaymentGetByTarget.
+type ByTarget struct {
+	Target PaymentTarget
+	// Lock locks the payment's row for the rest of the transaction.
+	Lock bool
+}
+
+// LevelQuery selects levels for Tx.LevelList by one of its fields: the
+// levels among Keys that exist, every level of the SKUs, or, with All,
+// every level. The zero LevelQuery selects none; one that sets more than
+// one of them is an error (see Check).
+type LevelQuery struct {
+	Keys []Key
+	SKUs []string
+	All  bool
+	// Lock locks the levels' rows for the rest of the transaction, taken
+	// in key order.
+	Lock bool
+}
+
+// Check returns an error if q selects by more than one of Keys, SKUs and
+// All.
+func (q LevelQuery) Check() error {
+	n := 0
+	for _, set := range []bool{len(q.Keys) > 0, len(q.SKUs) > 0, q.All} {
+		if set {
+			n++
+		}
+	}
+	if n > 1 {
+		return errors.New("stockade: a LevelQuery selects by one of Keys, SKUs and All")
+	}
+	return nil
 }
 
 // LapseCursor is a place in the order of lapse candidates: by expiry,
@@ -452,7 +528,7 @@ type PaymentLapseCandidate struct {
 	TargetExpiresAt time.Time
 }
 
-// PaymentFilter selects payments for ListPayments. Zero fields match
+// PaymentFilter selects payments for PaymentList. Zero fields match
 // everything.
 type PaymentFilter struct {
 	Status PaymentStatus
@@ -475,7 +551,7 @@ type OutcomeRecord struct {
 	EventID, PaymentID string
 }
 
-// Guard is the condition of an UpdateLevel beyond "nothing goes negative".
+// Guard is the condition of an LevelUpdate beyond "nothing goes negative".
 type Guard struct {
 	// Version, if not nil, must equal the level's version (optimistic
 	// strategy).
@@ -486,7 +562,7 @@ type Guard struct {
 	Fence uint64
 }
 
-// LevelChange is a delta to one level, for UpdateLevels.
+// LevelChange is a delta to one level, for LevelUpdateMany.
 type LevelChange struct {
 	Key
 	Delta
@@ -501,8 +577,8 @@ type MovementFilter struct {
 	Limit    int   // at most this many; 0 means the store's default, DefaultMovementLimit
 }
 
-// ListFilter selects reservations or orders for ListReservations and
-// ListOrders. Zero fields match everything.
+// ListFilter selects reservations or orders for ReservationList and
+// OrderList. Zero fields match everything.
 type ListFilter struct {
 	// Status is a ReservationStatus or an OrderStatus.
 	Status string
@@ -540,112 +616,121 @@ type IdempotencyRecord struct {
 // history. Every method returns *Error with ENotFound for a missing row
 // where it says so; other errors are internal (or wrap ErrConflict).
 type BookingTx interface {
-	// PutShow creates or replaces an event's row: its id, name, focal
+	// Shows.
+
+	// ShowPut creates or replaces an event's row: its id, name, focal
 	// point, map as given (Rows and the areas' names, categories and
 	// capacities), CreatedAt and Version. Seats and areas are written by
-	// PutSeats and PutAreas.
-	PutShow(ctx context.Context, e Show) error
+	// SeatPut and AreaPut.
+	ShowPut(ctx context.Context, e Show) error
 
-	// Show returns an event (ENotFound if there is none), its Areas with
-	// their current counts, locking its row with lock.
-	Show(ctx context.Context, id string, lock bool) (Show, error)
+	// ShowGet returns a show (ENotFound if there is none), its Areas with
+	// their current counts.
+	ShowGet(ctx context.Context, q ByID) (Show, error)
 
-	// ShowHead returns an event as Event does, locking as it does, but
-	// without its seat map: Rows nil, and Areas those of the event in
-	// name order. It is what a hold needs of an event at every call,
-	// without decoding the map.
-	ShowHead(ctx context.Context, id string, lock bool) (Show, error)
+	// ShowGetHead returns a show as ShowGet does, but without its seat
+	// map: Rows nil, and Areas those of the show in name order. It is
+	// what a hold needs of a show at every call, without decoding the
+	// map.
+	ShowGetHead(ctx context.Context, q ByID) (Show, error)
 
-	// ListShows returns up to limit events with an id greater than
+	// ShowList returns up to limit events with an id greater than
 	// after, in id order.
-	ListShows(ctx context.Context, after string, limit int) ([]Show, error)
+	ShowList(ctx context.Context, after string, limit int) ([]Show, error)
 
-	// PutSeats creates an event's seats or replaces them whole (layout,
+	// Seats, and their history.
+
+	// SeatPut creates an event's seats or replaces them whole (layout,
 	// status, hold and booking), in one statement where the store can.
 	// The event must exist.
-	PutSeats(ctx context.Context, showID string, seats []Seat) error
+	SeatPut(ctx context.Context, showID string, seats []Seat) error
 
-	// DeleteSeats deletes seats of an event and returns how many there
+	// SeatDelete deletes seats of an event and returns how many there
 	// were.
-	DeleteSeats(ctx context.Context, showID string, ids []string) (int, error)
+	SeatDelete(ctx context.Context, showID string, ids []string) (int, error)
 
-	// Seats returns the seats of an event that match f, in seat order
-	// (Seat.Compare). With lock, their rows are locked for the rest of the
-	// transaction, taken in seat order.
-	Seats(ctx context.Context, showID string, f SeatFilter, lock bool) ([]Seat, error)
+	// SeatList returns the seats of a show that match f, in seat order
+	// (Seat.Compare), locking their rows (taken in seat order) with
+	// f.Lock.
+	SeatList(ctx context.Context, showID string, f SeatFilter) ([]Seat, error)
 
-	// FreeSeatIDs returns the ids of an event's free seats, in seat
+	// SeatFreeIDs returns the ids of an event's free seats, in seat
 	// order: what a hold of best-available seats chooses from, read as
 	// cheaply as the store can (an index of the free seats alone).
-	FreeSeatIDs(ctx context.Context, showID string) ([]string, error)
+	SeatFreeIDs(ctx context.Context, showID string) ([]string, error)
 
-	// MoveSeats applies the moves whose seat is where the move says it
+	// SeatMoveMany applies the moves whose seat is where the move says it
 	// is from (see SeatMove), in one statement where the store can, and
 	// returns the ids of the seats it moved, in seat order. The others
 	// change nothing; the caller decides whether the moves that were made
 	// stand. The seats must be distinct.
-	MoveSeats(ctx context.Context, showID string, moves []SeatMove) ([]string, error)
+	SeatMoveMany(ctx context.Context, showID string, moves []SeatMove) ([]string, error)
 
 	// SeatCounts counts an event's seats by section, category and
 	// status, in that order; only counts above zero.
 	SeatCounts(ctx context.Context, showID string) ([]SeatCount, error)
 
-	// PutAreas creates an event's general-admission areas, or sets the
+	// SeatEpochGet returns the seat epoch of a show: a number that grows
+	// in every transaction that frees seats of the show (SeatMoveMany to
+	// SeatFree, from any status) and at every SeatEpochBump. It is 0
+	// until the first. A copy of the show's free seats read in a
+	// transaction that saw epoch E, at the same show Version, still holds
+	// in a later transaction that sees E, but for seats that writers who
+	// do not bump it took meanwhile.
+	SeatEpochGet(ctx context.Context, showID string) (int64, error)
+
+	// SeatEpochBump adds one to the seat epoch of a show and returns the
+	// new value; the epoch stays locked until the transaction ends.
+	SeatEpochBump(ctx context.Context, showID string) (int64, error)
+
+	// SeatChangeAppend adds rows to the seat history; the store assigns
+	// their ids, in the order given.
+	SeatChangeAppend(ctx context.Context, cs ...SeatChange) error
+
+	// SeatChangeList returns the history rows of an event that match f, in
+	// id order.
+	SeatChangeList(ctx context.Context, showID string, f SeatChangeFilter) ([]SeatChange, error)
+
+	// General-admission areas.
+
+	// AreaPut creates an event's general-admission areas, or sets the
 	// category and capacity of existing ones, keeping their counts. A
 	// capacity below an area's held and booked places is refused with
 	// EInvalidState, changing nothing.
-	PutAreas(ctx context.Context, showID string, areas []Area) error
+	AreaPut(ctx context.Context, showID string, areas []Area) error
 
-	// DeleteAreas deletes the areas of an event with the given names
+	// AreaDelete deletes the areas of an event with the given names
 	// that have no place held or booked, and returns how many it deleted.
-	DeleteAreas(ctx context.Context, showID string, names []string) (int, error)
+	AreaDelete(ctx context.Context, showID string, names []string) (int, error)
 
-	// MovePlaces adds held and booked to the counts of an event's area
+	// AreaMovePlaces adds held and booked to the counts of an event's area
 	// if the area exists, neither count would go below zero, and held +
 	// booked would stay within its capacity: it then returns the area
 	// after the change and true. Otherwise it changes nothing and returns
 	// false, with the area as it is (the zero Area if missing).
-	MovePlaces(ctx context.Context, showID, area string, held, booked int64) (Area, bool, error)
+	AreaMovePlaces(ctx context.Context, showID, area string, held, booked int64) (Area, bool, error)
 
-	// AppendSeatChanges adds rows to the seat history; the store assigns
-	// their ids, in the order given.
-	AppendSeatChanges(ctx context.Context, cs ...SeatChange) error
+	// Holds.
 
-	// SeatChanges returns the history rows of an event that match f, in
-	// id order.
-	SeatChanges(ctx context.Context, showID string, f SeatChangeFilter) ([]SeatChange, error)
-
-	// InsertHolds stores new holds, in one statement where the store
+	// HoldInsert stores new holds, in one statement where the store
 	// can. An id in use is an error (on PostgreSQL it wraps ErrConflict).
-	InsertHolds(ctx context.Context, hs ...Hold) error
+	HoldInsert(ctx context.Context, hs ...Hold) error
 
-	// Hold returns a hold (ENotFound if there is none), locking its row
-	// with lock.
-	Hold(ctx context.Context, id string, lock bool) (Hold, error)
+	// HoldGet returns a hold (ENotFound if there is none).
+	HoldGet(ctx context.Context, q ByID) (Hold, error)
 
-	// SeatEpoch returns the seat epoch of an event: a number that grows
-	// in every transaction that frees seats of the event (MoveSeats to
-	// SeatFree, from any status) and in every call with bump, which adds
-	// one and returns the new value. It is 0 until the first. A copy of
-	// the event's free seats read in a transaction that saw epoch E, at
-	// the same event Version, still holds in a later transaction that
-	// sees E, but for seats that writers who do not bump it took
-	// meanwhile. Bumping locks the epoch until the transaction ends.
-	SeatEpoch(ctx context.Context, showID string, bump bool) (int64, error)
+	// HoldGetMany returns the holds of q that exist.
+	HoldGetMany(ctx context.Context, q ByIDs) ([]Hold, error)
 
-	// Holds returns the holds with the given ids that exist, in id
-	// order, locking their rows in that order with lock.
-	Holds(ctx context.Context, ids []string, lock bool) ([]Hold, error)
-
-	// SetHoldStatus moves the holds that moves name (distinct ids) from
+	// HoldSetStatus moves the holds that moves name (distinct ids) from
 	// status from to to, each setting its booking id where the move
 	// names one, in one statement where the store can, and returns how
 	// many moved: a hold not in status from, or none, does not.
-	SetHoldStatus(ctx context.Context, from, to HoldStatus, moves ...HoldMove) (int, error)
+	HoldSetStatus(ctx context.Context, from, to HoldStatus, moves ...HoldMove) (int, error)
 
-	// ExtendHold sets a held hold's expiry and reports whether it was
+	// HoldExtend sets a held hold's expiry and reports whether it was
 	// held.
-	ExtendHold(ctx context.Context, id string, expiresAt time.Time) (bool, error)
+	HoldExtend(ctx context.Context, id string, expiresAt time.Time) (bool, error)
 
 	// HoldLapseCandidates returns the candidates of q: held holds that
 	// expired strictly before q.ExpiredBefore, in (ExpiresAt, ID) order
@@ -658,27 +743,28 @@ type BookingTx interface {
 	// and checks them again.
 	HoldLapseCandidates(ctx context.Context, q HoldLapseQuery) ([]HoldLapseCandidate, error)
 
-	// InsertBookings stores new bookings. An id in use is an error, as
-	// for InsertHolds.
-	InsertBookings(ctx context.Context, bs ...Booking) error
+	// Bookings.
 
-	// Booking returns a booking (ENotFound if there is none), locking its
-	// row with lock.
-	Booking(ctx context.Context, id string, lock bool) (Booking, error)
+	// BookingInsert stores new bookings. An id in use is an error, as
+	// for HoldInsert.
+	BookingInsert(ctx context.Context, bs ...Booking) error
 
-	// SetBookingStatus moves a booking from status from to to and
+	// BookingGet returns a booking (ENotFound if there is none).
+	BookingGet(ctx context.Context, q ByID) (Booking, error)
+
+	// BookingSetStatus moves a booking from status from to to and
 	// reports whether it was in status from.
-	SetBookingStatus(ctx context.Context, id string, from, to BookingStatus) (bool, error)
+	BookingSetStatus(ctx context.Context, id string, from, to BookingStatus) (bool, error)
 }
 
-// HoldMove names a hold for BookingTx.SetHoldStatus, and the booking it
+// HoldMove names a hold for BookingTx.HoldSetStatus, and the booking it
 // was confirmed into ("" to keep the one it has).
 type HoldMove struct {
 	Hold    string
 	Booking string
 }
 
-// SeatFilter selects seats for BookingTx.Seats. Zero fields match
+// SeatFilter selects seats for BookingTx.SeatList. Zero fields match
 // everything.
 type SeatFilter struct {
 	// IDs keeps these seats; ids that do not exist are left out.
@@ -690,6 +776,9 @@ type SeatFilter struct {
 	After *Seat
 	// Limit is the most seats returned; 0 for all.
 	Limit int
+	// Lock locks the seats' rows for the rest of the transaction, taken
+	// in seat order.
+	Lock bool
 }
 
 // SeatMove moves one seat from status From to status To. The seat must

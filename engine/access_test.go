@@ -16,11 +16,11 @@ import (
 func (en *env) actors() (admin, shop1, shop2 context.Context) {
 	en.t.Helper()
 	as := func(name string, role stockade.Role) context.Context {
-		k, _, err := en.eng.CreateKey(en.t.Context(), stockade.NewKeyRequest{Name: name, Role: role})
+		k, _, err := en.eng.CreateKey(sys(en.t), stockade.NewKeyRequest{Name: name, Role: role})
 		if err != nil {
 			en.t.Fatal(err)
 		}
-		return stockade.WithActor(en.t.Context(), stockade.Actor{KeyID: k.ID, Name: k.Name, Role: k.Role})
+		return stockade.WithActor(sys(en.t), stockade.Actor{KeyID: k.ID, Name: k.Name, Role: k.Role})
 	}
 	return as("ops", stockade.RoleAdmin), as("shop-1", stockade.RoleStorefront), as("shop-2", stockade.RoleStorefront)
 }
@@ -125,7 +125,7 @@ func TestActors(t *testing.T) {
 func TestLists(t *testing.T) {
 	t.Parallel()
 	en := newEnv(t, backends[0], engine.Atomic, nil)
-	ctx := t.Context()
+	ctx := sys(t)
 	en.location("east", 40.71, -74.01)
 	en.stock("widget", "east", 100)
 	req := stockade.ReserveRequest{Lines: []stockade.Line{{SKU: "widget", Quantity: 1}}}
@@ -187,12 +187,58 @@ func TestLists(t *testing.T) {
 	}
 }
 
+// TestNoActor: a call whose context says nobody makes it, or names an
+// actor without a role, is refused, reads and writes alike, and changes
+// nothing; the sweeper and Authenticate, which no caller's actor can come
+// with, run as the service's own.
+func TestNoActor(t *testing.T) {
+	t.Parallel()
+	en := newEnv(t, backends[0], engine.Atomic, nil)
+	en.location("east", 40.71, -74.01)
+	en.stock("widget", "east", 5)
+	before := en.state()
+	nobody := t.Context()
+	roleless := stockade.WithActor(t.Context(), stockade.Actor{KeyID: "key_x", Name: "x"})
+	req := lines(line("widget", 1, ""))
+	for who, ctx := range map[string]context.Context{"no actor": nobody, "an actor without a role": roleless} {
+		for name, call := range map[string]func() error{
+			"Reserve":  func() error { _, err := en.eng.Reserve(ctx, req, nil); return err },
+			"Checkout": func() error { _, err := en.eng.Checkout(ctx, req, &stockade.Idempotency{Key: "k1"}); return err },
+			"SetStock": func() error {
+				_, err := en.eng.SetStock(ctx, stockade.Key{SKU: "widget", Location: "east"}, 0, nil, nil)
+				return err
+			},
+			"Stock":     func() error { _, err := en.eng.Stock(ctx, "widget"); return err },
+			"Keys":      func() error { _, err := en.eng.Keys(ctx, stockade.KeyQuery{}); return err },
+			"Reconcile": func() error { _, err := en.eng.Reconcile(ctx); return err },
+		} {
+			if err := call(); stockade.ErrorCode(err) != stockade.EUnauthenticated || !strings.Contains(err.Error(), "WithActor") {
+				t.Errorf("%s with %s: %v, want %s saying how to give one", name, who, err, stockade.EUnauthenticated)
+			}
+		}
+	}
+	if got := en.state(); !reflect.DeepEqual(got, before) {
+		t.Errorf("refused calls changed the store: %+v, was %+v", got, before)
+	}
+
+	if _, err := en.eng.Sweep(nobody); err != nil {
+		t.Errorf("Sweep without an actor: %v", err)
+	}
+	k, secret, err := en.eng.CreateKey(sys(t), stockade.NewKeyRequest{Name: "shop", Role: stockade.RoleStorefront})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, err := en.eng.Authenticate(nobody, secret); err != nil || got.ID != k.ID {
+		t.Errorf("Authenticate without an actor = %+v, %v; want key %s", got, err, k.ID)
+	}
+}
+
 // TestKeys: a key authenticates with its secret until it is revoked, and
 // with nothing else.
 func TestKeys(t *testing.T) {
 	t.Parallel()
 	en := newEnv(t, backends[0], engine.Atomic, nil)
-	ctx := t.Context()
+	ctx := sys(t)
 	k, secret, err := en.eng.CreateKey(ctx, stockade.NewKeyRequest{Name: "shop", Role: stockade.RoleStorefront, RateLimit: 5})
 	if err != nil {
 		t.Fatal(err)

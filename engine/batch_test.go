@@ -84,7 +84,7 @@ func (b *batchEnv) wait(what string, cond func() bool) {
 // so that the calls started next queue behind it.
 func (b *batchEnv) hold(req stockade.ReserveRequest) *started {
 	b.t.Helper()
-	return b.holdKeyed(b.t.Context(), req, nil)
+	return b.holdKeyed(sys(b.t), req, nil)
 }
 
 // holdKeyed is hold with the first call's context and idempotency key.
@@ -142,7 +142,7 @@ func TestBatchArrivalOrder(t *testing.T) {
 	t.Parallel()
 	b := newBatchEnv(t, map[string]int64{"a": 6, "b": 1})
 	first := b.hold(lines(one("a", 1)))
-	ctx := t.Context()
+	ctx := sys(t)
 	calls := []struct {
 		c    *started
 		want string // error code
@@ -188,9 +188,9 @@ func TestBatchWithdraw(t *testing.T) {
 	t.Parallel()
 	b := newBatchEnv(t, map[string]int64{"a": 5})
 	first := b.hold(lines(one("a", 1)))
-	ctx, cancel := context.WithCancel(t.Context())
+	ctx, cancel := context.WithCancel(sys(t))
 	gone := b.queue(ctx, lines(one("a", 1)), false)
-	kept := b.queue(t.Context(), lines(one("a", 2)), false)
+	kept := b.queue(sys(t), lines(one("a", 2)), false)
 	cancel()
 	<-gone.done
 	if got := stockade.ErrorCode(gone.err); got != stockade.EUnavailable || !errors.Is(gone.err, context.Canceled) {
@@ -242,14 +242,14 @@ func TestBatchDeadline(t *testing.T) {
 		{
 			name: "cancelled, committed",
 			end: func(t *testing.T) (context.Context, func()) {
-				return context.WithCancel(t.Context())
+				return context.WithCancel(sys(t))
 			},
 			want: context.Canceled,
 		},
 		{
 			name: "deadline, committed",
 			end: func(t *testing.T) (context.Context, func()) {
-				ctx := &expiring{Context: t.Context(), done: make(chan struct{})}
+				ctx := &expiring{Context: sys(t), done: make(chan struct{})}
 				return ctx, func() { close(ctx.done) }
 			},
 			want: context.DeadlineExceeded,
@@ -257,7 +257,7 @@ func TestBatchDeadline(t *testing.T) {
 		{
 			name: "deadline, rolled back",
 			end: func(t *testing.T) (context.Context, func()) {
-				ctx := &expiring{Context: t.Context(), done: make(chan struct{})}
+				ctx := &expiring{Context: sys(t), done: make(chan struct{})}
 				return ctx, func() { close(ctx.done) }
 			},
 			want:     context.DeadlineExceeded,
@@ -288,7 +288,7 @@ func TestBatchDeadline(t *testing.T) {
 				t.Fatalf("caller whose context ended in a batch: %v, want %s saying the outcome is unknown, wrapping %v",
 					left.err, stockade.EUnavailable, tc.want)
 			}
-			retry := b.queueKeyed(t.Context(), lines(one("a", 2)), false, key("k", "h"))
+			retry := b.queueKeyed(sys(t), lines(one("a", 2)), false, key("k", "h"))
 			b.release()
 			<-retry.done
 			if retry.err != nil {
@@ -298,7 +298,7 @@ func TestBatchDeadline(t *testing.T) {
 				t.Errorf("retry replayed = %v, want %v", retry.idem.Replayed, !tc.rollback)
 			}
 			later := key("k", "h")
-			res, err := b.eng.Reserve(t.Context(), lines(one("a", 2)), later)
+			res, err := b.eng.Reserve(sys(t), lines(one("a", 2)), later)
 			if err != nil || !later.Replayed || res.ID != retry.res.ID {
 				t.Errorf("a later retry: %s %v (replayed %v), want a replay of %s", res.ID, err, later.Replayed, retry.res.ID)
 			}
@@ -337,8 +337,8 @@ func TestBatchFailure(t *testing.T) {
 			}
 			first := b.hold(lines(one("a", 1)))
 			second := []*started{
-				b.queue(t.Context(), lines(one("a", 2)), false),
-				b.queue(t.Context(), lines(one("a", 3)), true),
+				b.queue(sys(t), lines(one("a", 2)), false),
+				b.queue(sys(t), lines(one("a", 3)), true),
 			}
 			b.release()
 			<-first.done
@@ -355,7 +355,7 @@ func TestBatchFailure(t *testing.T) {
 			if tc.want != nil && stockade.ErrorCode(second[0].err) != stockade.EInternal {
 				t.Errorf("code %q, want %q", stockade.ErrorCode(second[0].err), stockade.EInternal)
 			}
-			after := b.start(t.Context(), lines(one("a", 4)), false)
+			after := b.start(sys(t), lines(one("a", 4)), false)
 			<-after.done
 			if after.err != nil {
 				t.Fatalf("a batch after the failed one: %v", after.err)
@@ -380,7 +380,7 @@ func TestBatchIdempotency(t *testing.T) {
 	t.Parallel()
 	b := newBatchEnv(t, map[string]int64{"a": 3})
 	first := b.hold(lines(one("a", 1)))
-	ctx := t.Context()
+	ctx := sys(t)
 	k1 := b.queueKeyed(ctx, lines(one("a", 2)), true, key("k1", "h"))
 	k1again := b.queueKeyed(ctx, lines(one("a", 2)), true, key("k1", "h"))
 	k1other := b.queueKeyed(ctx, lines(one("a", 1)), true, key("k1", "other"))
@@ -426,7 +426,7 @@ func TestBatchIdempotency(t *testing.T) {
 func TestBatchConfirm(t *testing.T) {
 	t.Parallel()
 	b := newBatchEnv(t, map[string]int64{"a": 4})
-	ctx := t.Context()
+	ctx := sys(t)
 	hold := func(q int64, ttl time.Duration) stockade.Reservation {
 		t.Helper()
 		r, err := b.eng.Reserve(ctx, stockade.ReserveRequest{Lines: []stockade.Line{one("a", q)}, TTL: ttl}, nil)

@@ -69,12 +69,12 @@ func TestDeadlineSilentDatabase(t *testing.T) {
 				t.Fatal(err)
 			}
 			u.Host = proxy.Addr()
-			s, err := postgres.Open(t.Context(), u.String(), &postgres.Options{MaxConns: 16})
+			s, err := postgres.Open(sys(t), u.String(), &postgres.Options{MaxConns: 16})
 			if err != nil {
 				t.Fatal(err)
 			}
 			t.Cleanup(func() { s.Close() })
-			if err := s.Migrate(t.Context()); err != nil {
+			if err := s.Migrate(sys(t)); err != nil {
 				t.Fatal(err)
 			}
 			en := newEnvOn(t, s, strategy, func(o *engine.Options) { o.Timeout = deadline })
@@ -105,7 +105,7 @@ func TestDeadlineSilentDatabase(t *testing.T) {
 						default:
 						}
 						a := attempt{key: fmt.Sprintf("w%d-%d", w, i), start: time.Now()}
-						ctx, cancel := context.WithTimeout(t.Context(), deadline)
+						ctx, cancel := context.WithTimeout(sys(t), deadline)
 						_, a.err = en.eng.Reserve(ctx, lines(one("a", 1)), key(a.key, "h"))
 						cancel()
 						a.end = time.Now()
@@ -133,7 +133,7 @@ func TestDeadlineSilentDatabase(t *testing.T) {
 			proxy.Heal()
 			healed := time.Now()
 			wait(t, "the store answers after Heal", func() bool {
-				ctx, cancel := context.WithTimeout(t.Context(), deadline)
+				ctx, cancel := context.WithTimeout(sys(t), deadline)
 				defer cancel()
 				return s.Ping(ctx) == nil
 			})
@@ -180,7 +180,7 @@ func TestDeadlineSilentDatabase(t *testing.T) {
 					continue
 				}
 				for give := time.Now().Add(settleBound); ; retries++ {
-					ctx, cancel := context.WithTimeout(t.Context(), deadline)
+					ctx, cancel := context.WithTimeout(sys(t), deadline)
 					_, err := en.eng.Reserve(ctx, lines(one("a", 1)), key(k, "h"))
 					cancel()
 					if err == nil {

@@ -19,7 +19,7 @@
 // # Guarantees
 //
 //   - Never oversold: every write to a level is a store's conditional
-//     UpdateLevel or UpdateLevels, which changes nothing if a counter or
+//     LevelUpdate or LevelUpdateMany, which changes nothing if a counter or
 //     available would go below zero, whatever the strategy; the strategies decide how an
 //     allocation is made safe before it is written, not whether the store
 //     checks.
@@ -55,7 +55,7 @@
 // strategy:
 //
 //   - atomic: read without locks, allocate, and write each level with
-//     UpdateLevel: the availability check and the write are one conditional
+//     LevelUpdate: the availability check and the write are one conditional
 //     statement. If a write finds its level changed since the read (false),
 //     the transaction is retried as a whole and allocates from a fresh
 //     read; it refuses only when an allocation made from what it read
@@ -63,8 +63,8 @@
 //     the order or reservation and ledger rows, so a hot row is locked
 //     only from its UPDATE to the commit.
 //   - rowlock: lock every level the transaction will write with one
-//     Levels(…, lock) (SELECT … FOR UPDATE, in key order), then read,
-//     allocate and write them in one UpdateLevels: nothing can change
+//     LevelList with Lock (SELECT … FOR UPDATE, in key order), then read,
+//     allocate and write them in one LevelUpdateMany: nothing can change
 //     under it.
 //   - optimistic: read without locks, allocate, and write each level at the
 //     version read (Guard.Version). A version that moved is a conflict: the
@@ -84,9 +84,9 @@
 //     in the engine while a batch transaction runs; the next transaction
 //     takes every queued call (at most Options.MaxBatch), in arrival
 //     order. It reads the levels they draw on, expires the lapsed holds
-//     there, locks the reservations to confirm (Tx.Reservations, in id
+//     there, locks the reservations to confirm (Tx.ReservationGetMany, in id
 //     order; a lapsed one is expired with the rest) and the levels in key
-//     order (Levels with lock), and decides each call from what the calls
+//     order (LevelList with Lock), and decides each call from what the calls
 //     before it left: met in full, or refused as it would be alone; a
 //     confirm as Confirm does (below). Then it inserts the reservations,
 //     orders, ledger rows and idempotency records in bulk and writes each
@@ -121,8 +121,8 @@
 //
 // Release, CancelOrder, FulfillOrder, SetStock, AdjustStock and Sweep
 // lock the reservation or order row, then move its counters with
-// UpdateLevel in key order. They only ever return stock, move it between
-// reserved and committed, or are checked by UpdateLevel themselves, so no
+// LevelUpdate in key order. They only ever return stock, move it between
+// reserved and committed, or are checked by LevelUpdate themselves, so no
 // strategy needs to guard them.
 //
 // # Fallbacks
@@ -164,8 +164,8 @@
 // blocked), because buyers pick seats and best-available selection
 // places them; an area is a counter like a level (capacity, held,
 // booked). Every seat and area change is a conditional write
-// (stockade.BookingTx.MoveSeats moves a seat only from the status it is
-// in, MovePlaces never passes capacity), so no strategy can sell a seat
+// (stockade.BookingTx.SeatMoveMany moves a seat only from the status it is
+// in, AreaMovePlaces never passes capacity), so no strategy can sell a seat
 // twice: a hold that finds a chosen seat taken is retried whole and
 // chooses again. Each change appends to the event's seat history in the
 // same transaction, and Reconcile checks seats and areas against it.
@@ -243,7 +243,7 @@
 //
 // A mutating call with a *stockade.Idempotency runs its whole effect in
 // one write transaction that begins by reading the key's record, which
-// holds the key until the transaction ends (Tx.Idempotencies). No record,
+// holds the key until the transaction ends (Tx.IdempotencyGetMany). No record,
 // or one older than Options.IdempotencyTTL: the call runs, and its result
 // (the JSON of the domain value it returns) is stored with the key in the
 // same commit as its effect. A record of the same operation and
@@ -261,15 +261,21 @@
 // same key succeeds once the cause is gone, such as after a restock.
 //
 // Under batch, the batch transaction reads the records of its calls' keys
-// first, holding them until it commits (Tx.Idempotencies, in one fixed
+// first, holding them until it commits (Tx.IdempotencyGetMany, in one fixed
 // order), answers a call from its key's record as above, and stores each
 // successful call's result in its own commit; a key's second call in the
 // same batch replays the first's result.
 //
 // # Actors
 //
-// A call's context may carry a stockade.Actor, the API key that makes it
-// (stockade.WithActor); the engine reads it once, when the call starts.
+// A call's context carries a stockade.Actor, the API key that makes it or
+// stockade.System for the service's own calls (the command line, a
+// broker's commands, open mode, an in-process bench), given with
+// stockade.WithActor; the engine reads it once, when the call starts, and
+// refuses a call without one (EUnauthenticated), so that an entry point
+// that forgot to say who calls sees nothing rather than everything. Two
+// calls need none: Sweep, which is the service's own work, and
+// Authenticate, which is how a caller gets its actor.
 // Its idempotency keys are stored under the key's id, so two API keys'
 // calls with the same idempotency key are two operations. Reservations
 // and orders it creates record the key's id as Owner (an order confirmed
@@ -278,8 +284,7 @@
 // confirms, releases and cancels only what its key owns: another's
 // reservation or order is ENotFound with the words of a missing one, in
 // every strategy (batch checks the owner when it decides a confirm), and
-// the lists leave it out. A call without an actor, or with an admin or
-// reader actor, sees everything; which routes each role may call is the
+// the lists leave it out. System, an admin or a reader sees everything; which routes each role may call is the
 // HTTP API's business (httpapi's route table). The engine also implements
 // stockade.KeyService: keys live in the store, as hashes.
 //

@@ -298,7 +298,7 @@ func (e *Engine) Strategy() string { return e.strat.name }
 func MaxFence(ctx context.Context, s stockade.Store) (uint64, error) {
 	var top uint64
 	err := s.View(ctx, func(tx stockade.Tx) error {
-		ls, err := tx.AllLevels(ctx)
+		ls, err := tx.LevelList(ctx, stockade.LevelQuery{All: true})
 		for _, l := range ls {
 			top = max(top, l.Fence)
 		}
@@ -357,7 +357,7 @@ type call struct {
 	// key its record is stored under (see recordKey).
 	idem *stockade.Idempotency
 	key  string
-	// actor is who makes the call: the zero Actor for the service's own.
+	// actor is who makes the call: an API key's, or stockade.System.
 	actor stockade.Actor
 	// replayed: the call's last transaction found its key's stored result
 	// and did nothing else.
@@ -373,12 +373,14 @@ func run[T any](e *Engine, ctx context.Context, op string, idem *stockade.Idempo
 	ctx, cancel := context.WithTimeout(ctx, e.opts.Timeout)
 	defer cancel()
 	c := &call{e: e, op: op, start: time.Now(), idem: idem}
-	c.actor, _ = stockade.ActorFrom(ctx)
 	var (
 		v   T
 		err error
+		ok  bool
 	)
-	if idem != nil {
+	if c.actor, ok = stockade.ActorFrom(ctx); !ok || c.actor.Role == "" {
+		err = errNoActor
+	} else if idem != nil {
 		idem.Replayed = false
 		err = stockade.ValidateIdempotencyKey("idempotency key", idem.Key)
 		c.key = recordKey(c.actor.KeyID, idem.Key)
@@ -395,6 +397,11 @@ func run[T any](e *Engine, ctx context.Context, op string, idem *stockade.Idempo
 	}
 	return v, err
 }
+
+// errNoActor refuses a call whose context says nobody makes it, or an
+// actor without a role.
+var errNoActor = stockade.Errorf(stockade.EUnauthenticated,
+	"the call's context carries no actor, or one without a role: say who makes it with stockade.WithActor (stockade.System for the service's own work)")
 
 // classify turns the errors that mean "not now" into EUnavailable, logged:
 // conflicts still met when the deadline came, lock waits that ran out, a

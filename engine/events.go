@@ -75,7 +75,7 @@ func (n *notifier) notify() {
 // nothing signalled, and for events that a long transaction held back.
 //
 // With stockade.LatestEventCursor, its first read takes the head of the
-// outbox (Tx.LatestEventPosition) instead of events, which in the same
+// outbox (Tx.EventLatestPosition) instead of events, which in the same
 // snapshot there are none after; from then on it reads after the head,
 // and an empty page's Next is the head's cursor, so that the next query
 // goes on from there rather than from a later head.
@@ -104,10 +104,10 @@ func (e *Engine) Events(ctx context.Context, q stockade.DomainEventQuery) (stock
 			var evs []stockade.DomainEvent
 			err := c.view(ctx, func(tx stockade.Tx) (err error) {
 				if latest {
-					f.After, err = tx.LatestEventPosition(ctx)
+					f.After, err = tx.EventLatestPosition(ctx)
 					return err
 				}
-				evs, err = tx.Events(ctx, f)
+				evs, err = tx.EventList(ctx, f)
 				return err
 			})
 			switch {

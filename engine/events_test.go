@@ -21,7 +21,7 @@ func (en *env) outbox(after stockade.EventPosition) ([]stockade.DomainEvent, sto
 	en.t.Helper()
 	var evs []stockade.DomainEvent
 	err := en.store.View(en.t.Context(), func(tx stockade.Tx) (err error) {
-		evs, err = tx.Events(en.t.Context(), stockade.DomainEventFilter{After: after, Limit: 10000})
+		evs, err = tx.EventList(en.t.Context(), stockade.DomainEventFilter{After: after, Limit: 10000})
 		return err
 	})
 	if err != nil {
@@ -36,7 +36,7 @@ func (en *env) outbox(after stockade.EventPosition) ([]stockade.DomainEvent, sto
 // outboxAtLeast is outbox once at least n events after after are
 // readable, or with what is readable after bound. On PostgreSQL an event
 // is read once every transaction of the server older than its own has
-// ended (see Tx.Events), and other tests' transactions run on the same
+// ended (see Tx.EventList), and other tests' transactions run on the same
 // server: the events a test committed may be late, never lost.
 func (en *env) outboxAtLeast(after stockade.EventPosition, n int) ([]stockade.DomainEvent, stockade.EventPosition) {
 	en.t.Helper()
@@ -58,7 +58,7 @@ func (en *env) outboxAtLeast(after stockade.EventPosition, n int) ([]stockade.Do
 func TestEvents(t *testing.T) {
 	t.Parallel()
 	forBackends(t, []string{engine.Atomic, engine.Batch, engine.Optimistic}, func(t *testing.T, en *env) {
-		ctx := t.Context()
+		ctx := sys(t)
 		en.location("east", 40.71, -74.01)
 		var pos stockade.EventPosition
 		step := func(what string, want ...string) {
@@ -143,7 +143,7 @@ func TestEventsPruned(t *testing.T) {
 		o.EventRetention = time.Hour
 		o.SweepBatch = 2
 	})
-	ctx := t.Context()
+	ctx := sys(t)
 	en.location("east", 40.71, -74.01)
 	for i := range 5 {
 		if _, err := en.eng.SetStock(ctx, stockade.Key{SKU: "widget", Location: "east"}, int64(i+1), nil, nil); err != nil {
@@ -178,7 +178,7 @@ func TestEventsFromAnotherInstance(t *testing.T) {
 	reader, writer := newEnvOn(t, stores[0], engine.Atomic, hourly), newEnvOn(t, stores[1], engine.Atomic, hourly)
 	writer.location("east", 0, 0)
 
-	ctx, cancel := context.WithTimeout(t.Context(), bound)
+	ctx, cancel := context.WithTimeout(sys(t), bound)
 	defer cancel()
 	_, start := reader.outbox(stockade.EventPosition{})
 	got := make(chan stockade.DomainEvent)
@@ -235,12 +235,12 @@ func BenchmarkEventLatencyAcrossInstances(b *testing.B) {
 	url := teststore.PostgresURL(b)
 	var engines [2]*engine.Engine
 	for i := range engines {
-		s, err := postgres.Open(b.Context(), url, nil)
+		s, err := postgres.Open(sys(b), url, nil)
 		if err != nil {
 			b.Fatal(err)
 		}
 		b.Cleanup(func() { s.Close() })
-		if err := s.Migrate(b.Context()); err != nil {
+		if err := s.Migrate(sys(b)); err != nil {
 			b.Fatal(err)
 		}
 		if engines[i], err = engine.New(s, &engine.Options{EventPoll: time.Hour}); err != nil {
@@ -248,7 +248,7 @@ func BenchmarkEventLatencyAcrossInstances(b *testing.B) {
 		}
 	}
 	reader, writer := engines[0], engines[1]
-	ctx := b.Context()
+	ctx := sys(b)
 	if _, err := writer.PutLocation(ctx, stockade.Location{ID: "east", Name: "East"}, nil); err != nil {
 		b.Fatal(err)
 	}

@@ -20,7 +20,9 @@ func Example() {
 		log.Fatal(err)
 	}
 	defer os.RemoveAll(dir)
-	ctx := context.Background()
+	// Every call says who makes it: here the service itself; behind the
+	// HTTP API, the API key that authenticated the request.
+	ctx := stockade.WithActor(context.Background(), stockade.System)
 
 	store, err := sqlite.Open(ctx, filepath.Join(dir, "stockade.db"), nil)
 	if err != nil {
@@ -98,7 +100,7 @@ func Example_batch() {
 		log.Fatal(err)
 	}
 	defer os.RemoveAll(dir)
-	ctx := context.Background()
+	ctx := stockade.WithActor(context.Background(), stockade.System)
 
 	store, err := sqlite.Open(ctx, filepath.Join(dir, "stockade.db"), nil)
 	if err != nil {
@@ -153,7 +155,7 @@ func ExampleEngine_Checkout_idempotent() {
 		log.Fatal(err)
 	}
 	defer os.RemoveAll(dir)
-	ctx := context.Background()
+	ctx := stockade.WithActor(context.Background(), stockade.System)
 	store, err := sqlite.Open(ctx, filepath.Join(dir, "stockade.db"), nil)
 	if err != nil {
 		log.Fatal(err)

@@ -29,7 +29,7 @@ func forBackends(t *testing.T, strategies []string, fn func(t *testing.T, en *en
 // kinds returns the kinds of the ledger rows of ref, oldest first.
 func (en *env) kinds(ref string) string {
 	en.t.Helper()
-	page, err := en.eng.Movements(en.t.Context(), stockade.MovementQuery{Ref: ref})
+	page, err := en.eng.Movements(sys(en.t), stockade.MovementQuery{Ref: ref})
 	if err != nil {
 		en.t.Fatal(err)
 	}
@@ -52,7 +52,7 @@ func (en *env) counters(sku, loc string) [3]int64 {
 func TestLifecycle(t *testing.T) {
 	t.Parallel()
 	forBackends(t, []string{engine.Atomic, engine.Batch}, func(t *testing.T, en *env) {
-		ctx := t.Context()
+		ctx := sys(t)
 		en.location("w1", 0, 0)
 		en.stock("tee", "w1", 10)
 		want := func(c [3]int64) {
@@ -157,7 +157,7 @@ func TestLifecycle(t *testing.T) {
 func TestExpiry(t *testing.T) {
 	t.Parallel()
 	forEach(t, func(t *testing.T, en *env) {
-		ctx := t.Context()
+		ctx := sys(t)
 		en.location("w1", 0, 0)
 		en.stock("tee", "w1", 5)
 		reserve := func(q int64, ttl time.Duration) stockade.Reservation {
@@ -242,7 +242,7 @@ func TestSweepers(t *testing.T) {
 		t.Run(b.name, func(t *testing.T) {
 			t.Parallel()
 			en := newEnv(t, b, engine.Atomic, func(o *engine.Options) { o.SweepBatch = 7 })
-			ctx, cancel := context.WithTimeout(t.Context(), bound)
+			ctx, cancel := context.WithTimeout(sys(t), bound)
 			defer cancel()
 			en.location("w1", 0, 0)
 			en.location("w2", 0, 0)
@@ -297,7 +297,7 @@ func TestSweepers(t *testing.T) {
 func TestSetStock(t *testing.T) {
 	t.Parallel()
 	forBackends(t, []string{engine.Atomic}, func(t *testing.T, en *env) {
-		ctx := t.Context()
+		ctx := sys(t)
 		k := stockade.Key{SKU: "tee", Location: "w1"}
 		en.location("w1", 0, 0)
 		l, err := en.eng.SetStock(ctx, k, 5, ptr[int64](0), nil) // create only if missing
@@ -351,7 +351,7 @@ func TestSetStock(t *testing.T) {
 func TestValidation(t *testing.T) {
 	t.Parallel()
 	forBackends(t, []string{engine.Atomic}, func(t *testing.T, en *env) {
-		ctx := t.Context()
+		ctx := sys(t)
 		en.location("w1", 0, 0)
 		en.location("w2", 0, 0)
 		en.stock("tee", "w1", 5)
@@ -466,7 +466,7 @@ func TestValidation(t *testing.T) {
 func TestOrderExpectedVersion(t *testing.T) {
 	t.Parallel()
 	forBackends(t, []string{engine.Atomic}, func(t *testing.T, en *env) {
-		ctx := t.Context()
+		ctx := sys(t)
 		en.location("w1", 0, 0)
 		en.stock("tee", "w1", 5)
 		o, err := en.eng.Checkout(ctx, lines(line("tee", 2, "")), nil)

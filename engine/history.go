@@ -37,10 +37,10 @@ func (e *Engine) SeatHistory(ctx context.Context, showID string, q stockade.Seat
 		f := stockade.SeatChangeFilter{Seat: q.Seat, Area: q.Area, AfterID: after, Limit: limit + 1}
 		var cs []stockade.SeatChange
 		err = c.view(ctx, func(tx stockade.Tx) (err error) {
-			if _, err := tx.ShowHead(ctx, showID, false); err != nil {
+			if _, err := tx.ShowGetHead(ctx, stockade.ByID{ID: showID}); err != nil {
 				return err
 			}
-			cs, err = tx.SeatChanges(ctx, showID, f)
+			cs, err = tx.SeatChangeList(ctx, showID, f)
 			return err
 		})
 		if err != nil {

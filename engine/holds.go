@@ -81,7 +81,7 @@ func holdQueue(h *holdCall) string {
 // (decideHolds). Under the Lock strategy each attempt of holds first takes
 // a lease on the show, as the designs that lock a whole show do: it
 // serialises the show's buyers. The seats need no fencing token: a seat
-// moves only from the status it is in (MoveSeats), so a holder whose
+// moves only from the status it is in (SeatMoveMany), so a holder whose
 // lease lapsed cannot take a seat that another has taken.
 func (e *Engine) holdTxn(ctx context.Context, c *call, batch []*holdCall) error {
 	if batch[0].confirm != "" {
@@ -114,7 +114,7 @@ func (e *Engine) holdTxn(ctx context.Context, c *call, batch []*holdCall) error 
 // best-available seats or the batch has several calls, and the seats the
 // calls name, locked under RowLock. It then decides each call in arrival
 // order on what is left, all or nothing, and writes in bulk: one
-// MoveSeats, one MovePlaces per area, the holds, the history, the events
+// SeatMoveMany, one AreaMovePlaces per area, the holds, the history, the events
 // and the records. A seat or place that a writer outside the transaction
 // took meanwhile makes a write fall short: a conflict, and the
 // transaction is decided again on a fresh read.
@@ -137,7 +137,7 @@ func (e *Engine) decideHolds(ctx context.Context, tx stockade.Tx, showID string,
 	if err != nil {
 		return nil, err
 	}
-	ev, err := tx.ShowHead(ctx, showID, e.strat.group)
+	ev, err := tx.ShowGetHead(ctx, stockade.ByID{ID: showID, Lock: e.strat.group})
 	if stockade.ErrorCode(err) == stockade.ENotFound {
 		for _, h := range batch {
 			if h.replayed, h.err = replay(rs, h.c, &h.hold); h.err == nil && !h.replayed {
@@ -157,7 +157,7 @@ func (e *Engine) decideHolds(ctx context.Context, tx stockade.Tx, showID string,
 		if err := e.expireHolds(ctx, tx, lapsed, now); err != nil {
 			return nil, err
 		}
-		if ev, err = tx.ShowHead(ctx, showID, false); err != nil { // with the places they freed
+		if ev, err = tx.ShowGetHead(ctx, stockade.ByID{ID: showID}); err != nil { // with the places they freed
 			return nil, err
 		}
 	}
@@ -165,7 +165,7 @@ func (e *Engine) decideHolds(ctx context.Context, tx stockade.Tx, showID string,
 	if needFree {
 		var epoch int64
 		if e.kept != nil {
-			if epoch, err = tx.SeatEpoch(ctx, showID, false); err != nil {
+			if epoch, err = tx.SeatEpochGet(ctx, showID); err != nil {
 				return nil, err
 			}
 			if st = e.kept.take(showID, ev.Version, epoch); len(lapsed) > 0 {
@@ -243,7 +243,7 @@ func (e *Engine) decideHolds(ctx context.Context, tx stockade.Tx, showID string,
 	if e.strat.lockSeats && len(best) > 0 {
 		// Chosen on an unlocked read: lock them and check that they are
 		// still free.
-		locked, err := tx.Seats(ctx, showID, stockade.SeatFilter{IDs: slices.Sorted(slices.Values(best))}, true)
+		locked, err := tx.SeatList(ctx, showID, stockade.SeatFilter{IDs: slices.Sorted(slices.Values(best)), Lock: true})
 		if err != nil {
 			return nil, err
 		}
@@ -254,7 +254,7 @@ func (e *Engine) decideHolds(ctx context.Context, tx stockade.Tx, showID string,
 		}
 	}
 	if len(moves) > 0 {
-		moved, err := tx.MoveSeats(ctx, showID, moves)
+		moved, err := tx.SeatMoveMany(ctx, showID, moves)
 		if err != nil {
 			return nil, err
 		}
@@ -263,7 +263,7 @@ func (e *Engine) decideHolds(ctx context.Context, tx stockade.Tx, showID string,
 		}
 	}
 	for _, area := range slices.Sorted(maps.Keys(places)) {
-		if _, ok, err := tx.MovePlaces(ctx, showID, area, places[area], 0); err != nil || !ok {
+		if _, ok, err := tx.AreaMovePlaces(ctx, showID, area, places[area], 0); err != nil || !ok {
 			if err == nil {
 				err = conflictf("the places of area %s were taken meanwhile", area)
 			}
@@ -276,10 +276,10 @@ func (e *Engine) decideHolds(ctx context.Context, tx stockade.Tx, showID string,
 		}
 		return st, rs.write(ctx, tx) // nothing taken: the seats are as read
 	}
-	if err := tx.InsertHolds(ctx, holds...); err != nil {
+	if err := tx.HoldInsert(ctx, holds...); err != nil {
 		return nil, err
 	}
-	if err := tx.AppendSeatChanges(ctx, changes...); err != nil {
+	if err := tx.SeatChangeAppend(ctx, changes...); err != nil {
 		return nil, err
 	}
 	if err := ob.flush(ctx, tx); err != nil {
@@ -292,7 +292,7 @@ func (e *Engine) decideHolds(ctx context.Context, tx stockade.Tx, showID string,
 		return nil, nil
 	}
 	// Last, so that the epoch stays locked for as short as can be.
-	bumped, err := tx.SeatEpoch(ctx, showID, true)
+	bumped, err := tx.SeatEpochBump(ctx, showID)
 	if err != nil {
 		return nil, err
 	}
@@ -325,7 +325,7 @@ func (e *Engine) decideConfirms(ctx context.Context, tx stockade.Tx, batch []*ho
 		return err
 	}
 	slices.Sort(ids)
-	hs, err := tx.Holds(ctx, slices.Compact(ids), true)
+	hs, err := tx.HoldGetMany(ctx, stockade.ByIDs{IDs: slices.Compact(ids), Lock: true})
 	if err != nil {
 		return err
 	}
@@ -358,7 +358,7 @@ func (e *Engine) decideConfirms(ctx context.Context, tx stockade.Tx, batch []*ho
 		case hold.Status == stockade.HoldExpired:
 			h.err = holdExpired(hold)
 		case hold.Status == stockade.HoldConfirmed:
-			h.booking, h.err = tx.Booking(ctx, hold.BookingID, false)
+			h.booking, h.err = tx.BookingGet(ctx, stockade.ByID{ID: hold.BookingID})
 		case hold.Status != stockade.HoldHeld:
 			h.err = refuse(stockade.EInvalidState, "hold %q is %s, not held", hold.ID, hold.Status)
 		case gone:
@@ -425,7 +425,7 @@ func takePlaces(showID string, ps []stockade.Places, areas map[string]stockade.A
 // since, nor has a batch of another engine taken any (each batch that
 // takes seats bumps the epoch, and keeps its seats only if its bump is
 // the next one). A seat taken meanwhile by a writer that does not bump
-// the epoch (a hold under another strategy) makes the batch's MoveSeats
+// the epoch (a hold under another strategy) makes the batch's SeatMoveMany
 // fall short: a conflict, and the batch is decided again on a fresh read.
 type keptSeats struct {
 	mu    sync.Mutex
@@ -490,7 +490,7 @@ func (e *Engine) Hold(ctx context.Context, id string) (stockade.Hold, error) {
 // hold reads the hold id as reservation reads a reservation: another
 // storefront's is ENotFound.
 func (c *call) hold(ctx context.Context, tx stockade.Tx, id string, lock bool) (stockade.Hold, error) {
-	h, err := tx.Hold(ctx, id, lock)
+	h, err := tx.HoldGet(ctx, stockade.ByID{ID: id, Lock: lock})
 	if err == nil && !c.actor.Sees(h.Owner) {
 		return stockade.Hold{}, refuse(stockade.ENotFound, "hold %q not found", id)
 	}
@@ -515,7 +515,7 @@ func (e *Engine) ExtendHold(ctx context.Context, id string, ttl time.Duration, i
 				return h, refuse(stockade.EInvalid, "ttl_seconds: hold %q may last until %s at most (%s from its creation), %s asked",
 					id, last.Format(time.RFC3339), e.opts.MaxHoldLifetime, until.Format(time.RFC3339))
 			}
-			if ok, err := tx.ExtendHold(ctx, id, until); err != nil || !ok {
+			if ok, err := tx.HoldExtend(ctx, id, until); err != nil || !ok {
 				return h, statusErr(err, "hold", id)
 			}
 			h.ExpiresAt, h.Version = until, h.Version+1
@@ -599,7 +599,7 @@ func confirmHolds(ctx context.Context, tx stockade.Tx, hs []stockade.Hold, bks [
 	if err := settleHolds(ctx, tx, hs, stockade.HoldConfirmed, bks, by, now, ob); err != nil {
 		return err
 	}
-	if err := tx.InsertBookings(ctx, bks...); err != nil {
+	if err := tx.BookingInsert(ctx, bks...); err != nil {
 		return err
 	}
 	for _, bk := range bks {
@@ -674,7 +674,7 @@ func (e *Engine) Booking(ctx context.Context, id string) (stockade.Booking, erro
 }
 
 func (c *call) booking(ctx context.Context, tx stockade.Tx, id string, lock bool) (stockade.Booking, error) {
-	bk, err := tx.Booking(ctx, id, lock)
+	bk, err := tx.BookingGet(ctx, stockade.ByID{ID: id, Lock: lock})
 	if err == nil && !c.actor.Sees(bk.Owner) {
 		return stockade.Booking{}, refuse(stockade.ENotFound, "booking %q not found", id)
 	}
@@ -716,11 +716,11 @@ func cancelBooked(ctx context.Context, tx stockade.Tx, bk stockade.Booking, by s
 	if err != nil {
 		return err
 	}
-	if ok, err := tx.SetBookingStatus(ctx, bk.ID, stockade.BookingBooked, stockade.BookingCancelled); err != nil || !ok {
+	if ok, err := tx.BookingSetStatus(ctx, bk.ID, stockade.BookingBooked, stockade.BookingCancelled); err != nil || !ok {
 		return statusErr(err, "booking", bk.ID)
 	}
 	h := stockade.Hold{ID: bk.HoldID, ShowID: bk.ShowID, Seats: bk.Seats, Places: bk.Places}
-	if err := tx.AppendSeatChanges(ctx, history(h, stockade.SeatBooked, stockade.SeatFree, bk.ID, by, now)...); err != nil {
+	if err := tx.SeatChangeAppend(ctx, history(h, stockade.SeatBooked, stockade.SeatFree, bk.ID, by, now)...); err != nil {
 		return err
 	}
 	bk.Status = stockade.BookingCancelled

@@ -35,7 +35,7 @@ func (en *env) seatsOf(event string, status stockade.SeatStatus) []string {
 	en.t.Helper()
 	var seats []stockade.Seat
 	err := en.store.View(en.t.Context(), func(tx stockade.Tx) (err error) {
-		seats, err = tx.(stockade.BookingTx).Seats(en.t.Context(), event, stockade.SeatFilter{Status: status}, false)
+		seats, err = tx.SeatList(en.t.Context(), event, stockade.SeatFilter{Status: status})
 		return err
 	})
 	if err != nil {
@@ -51,7 +51,7 @@ func (en *env) seatsOf(event string, status stockade.SeatStatus) []string {
 // reconciled fails the test unless the engine's Reconcile is clean.
 func (en *env) reconciled() {
 	en.t.Helper()
-	rep, err := en.eng.Reconcile(en.t.Context())
+	rep, err := en.eng.Reconcile(sys(en.t))
 	if err != nil {
 		en.t.Fatal(err)
 	}
@@ -66,7 +66,7 @@ func (en *env) reconciled() {
 func TestBookings(t *testing.T) {
 	t.Parallel()
 	forBackends(t, bookingStrategies, func(t *testing.T, en *env) {
-		ctx := t.Context()
+		ctx := sys(t)
 		ev, err := en.eng.PutShow(ctx, hall("gig"), nil)
 		if err != nil {
 			t.Fatal(err)
@@ -178,7 +178,7 @@ func TestBookings(t *testing.T) {
 func TestHoldExpiry(t *testing.T) {
 	t.Parallel()
 	forBackends(t, bookingStrategies, func(t *testing.T, en *env) {
-		ctx := t.Context()
+		ctx := sys(t)
 		if _, err := en.eng.PutShow(ctx, hall("gig"), nil); err != nil {
 			t.Fatal(err)
 		}
@@ -228,7 +228,7 @@ func TestHoldExpiry(t *testing.T) {
 func TestPutShowChanges(t *testing.T) {
 	t.Parallel()
 	forBackends(t, []string{engine.Atomic}, func(t *testing.T, en *env) {
-		ctx := t.Context()
+		ctx := sys(t)
 		ev := hall("gig")
 		if _, err := en.eng.PutShow(ctx, ev, nil); err != nil {
 			t.Fatal(err)
@@ -274,7 +274,7 @@ func TestPutShowChanges(t *testing.T) {
 func TestOnSale(t *testing.T) {
 	t.Parallel()
 	forBackends(t, bookingStrategies, func(t *testing.T, en *env) {
-		ctx := t.Context()
+		ctx := sys(t)
 		ev := stockade.Show{ID: "onsale", Name: "On sale", Focal: stockade.SeatPoint{X: 10, Y: 0}}
 		for r := range 10 {
 			ev.Rows = append(ev.Rows, stockade.SeatRow{Section: "main", Row: fmt.Sprintf("R%02d", r), First: 1, Last: 20,
@@ -342,7 +342,7 @@ func TestOnSale(t *testing.T) {
 func TestCollision(t *testing.T) {
 	t.Parallel()
 	forBackends(t, bookingStrategies, func(t *testing.T, en *env) {
-		ctx := t.Context()
+		ctx := sys(t)
 		if _, err := en.eng.PutShow(ctx, hall("gig"), nil); err != nil {
 			t.Fatal(err)
 		}
@@ -376,7 +376,7 @@ func TestCollision(t *testing.T) {
 func TestHoldBatch(t *testing.T) {
 	t.Parallel()
 	b := newBatchEnv(t, nil)
-	ctx := t.Context()
+	ctx := sys(t)
 	if _, err := b.eng.PutShow(ctx, hall("gig"), nil); err != nil {
 		t.Fatal(err)
 	}
@@ -452,7 +452,7 @@ func TestHoldBatchKeptSeats(t *testing.T) {
 	t.Parallel()
 	b := newBatchEnv(t, nil)
 	other := newEnvOn(t, b.h, engine.Atomic, nil) // takes seats without bumping the epoch
-	ctx := t.Context()
+	ctx := sys(t)
 	if _, err := b.eng.PutShow(ctx, hall("gig"), nil); err != nil {
 		t.Fatal(err)
 	}
@@ -498,7 +498,7 @@ func TestConfirmBatch(t *testing.T) {
 	t.Parallel()
 	b := newBatchEnv(t, nil)
 	_, shop1, shop2 := b.actors()
-	ctx := t.Context()
+	ctx := sys(t)
 	if _, err := b.eng.PutShow(ctx, hall("gig"), nil); err != nil {
 		t.Fatal(err)
 	}
@@ -617,7 +617,7 @@ func TestConfirmBatch(t *testing.T) {
 func TestReconcileEvents(t *testing.T) {
 	t.Parallel()
 	forBackends(t, []string{engine.Atomic}, func(t *testing.T, en *env) {
-		ctx := t.Context()
+		ctx := sys(t)
 		if _, err := en.eng.PutShow(ctx, hall("gig"), nil); err != nil {
 			t.Fatal(err)
 		}
@@ -626,15 +626,15 @@ func TestReconcileEvents(t *testing.T) {
 		}
 		en.reconciled()
 		err := en.store.Update(ctx, func(tx stockade.Tx) error {
-			seats, err := tx.Seats(ctx, "gig", stockade.SeatFilter{IDs: []string{"stalls/A/2"}}, true)
+			seats, err := tx.SeatList(ctx, "gig", stockade.SeatFilter{IDs: []string{"stalls/A/2"}, Lock: true})
 			if err != nil {
 				return err
 			}
 			seats[0].Status, seats[0].BookingID = stockade.SeatBooked, "bkg_forged"
-			if err := tx.PutSeats(ctx, "gig", seats); err != nil {
+			if err := tx.SeatPut(ctx, "gig", seats); err != nil {
 				return err
 			}
-			_, _, err = tx.MovePlaces(ctx, "gig", "standing", 1, 0)
+			_, _, err = tx.AreaMovePlaces(ctx, "gig", "standing", 1, 0)
 			return err
 		})
 		if err != nil {

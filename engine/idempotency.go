@@ -14,7 +14,7 @@ import (
 //
 // A call with a *stockade.Idempotency runs its whole effect in one write
 // transaction that first reads the key's record, which holds the key until
-// the transaction ends (stockade.Tx.Idempotencies). What it finds decides
+// the transaction ends (stockade.Tx.IdempotencyGetMany). What it finds decides
 // the call (see admit): no live record, and the call runs and stores its
 // result with its effect; a record of the same call, and the call is
 // answered with the stored result and does nothing else; a record of
@@ -56,7 +56,7 @@ func (e *Engine) readRecords(ctx context.Context, tx stockade.Tx, calls []*call,
 		return rs, nil
 	}
 	slices.Sort(keys)
-	recs, err := tx.Idempotencies(ctx, slices.Compact(keys))
+	recs, err := tx.IdempotencyGetMany(ctx, slices.Compact(keys))
 	for _, rec := range recs {
 		rs.byKey[rec.Key] = rec
 	}
@@ -95,7 +95,7 @@ func (rs *records) keep(c *call, v any) error {
 
 // write stores the records kept.
 func (rs *records) write(ctx context.Context, tx stockade.Tx) error {
-	return tx.PutIdempotency(ctx, rs.made...)
+	return tx.IdempotencyPut(ctx, rs.made...)
 }
 
 // once runs fn in tx as the effect of c, a write that decides one call,

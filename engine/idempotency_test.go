@@ -19,7 +19,7 @@ func key(k, fingerprint string) *stockade.Idempotency {
 // checkouts counts the checkout rows of the ledger.
 func (en *env) checkouts() int {
 	en.t.Helper()
-	page, err := en.eng.Movements(en.t.Context(), stockade.MovementQuery{SKU: "tee"})
+	page, err := en.eng.Movements(sys(en.t), stockade.MovementQuery{SKU: "tee"})
 	if err != nil {
 		en.t.Fatal(err)
 	}
@@ -50,7 +50,7 @@ func TestIdempotency(t *testing.T) {
 func testIdempotency(t *testing.T, b backend, strategy string) {
 	h := &hooked{Store: b.open(t)}
 	en := newEnvOn(t, h, strategy, nil)
-	ctx := t.Context()
+	ctx := sys(t)
 	en.location("w1", 0, 0)
 	en.stock("tee", "w1", 10)
 	req := lines(line("tee", 1, ""))

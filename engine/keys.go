@@ -19,7 +19,7 @@ func (e *Engine) CreateKey(ctx context.Context, req stockade.NewKeyRequest) (sto
 		}
 		var k stockade.APIKey
 		err := c.update(ctx, func(tx stockade.Tx) error {
-			if _, ok, err := tx.KeyNamed(ctx, req.Name); err != nil || ok {
+			if _, ok, err := tx.KeyGetByName(ctx, req.Name); err != nil || ok {
 				if ok {
 					return refuse(stockade.EInvalidState, "an API key named %q exists: revoked keys keep their names, so pick another", req.Name)
 				}
@@ -30,7 +30,7 @@ func (e *Engine) CreateKey(ctx context.Context, req stockade.NewKeyRequest) (sto
 			k = stockade.APIKey{ID: newID("key"), Name: req.Name, Role: req.Role, RateLimit: req.RateLimit,
 				CreatedAt: e.now().UTC().Truncate(time.Microsecond)}
 			secret, k.Hash = stockade.NewKeySecret(k.ID)
-			return tx.InsertKey(ctx, k)
+			return tx.KeyInsert(ctx, k)
 		})
 		return k, err
 	})
@@ -53,7 +53,7 @@ func (e *Engine) Keys(ctx context.Context, q stockade.KeyQuery) (stockade.KeyPag
 		limit := cmp.Or(q.Limit, stockade.DefaultKeyLimit)
 		var ks []stockade.APIKey
 		err = c.view(ctx, func(tx stockade.Tx) (err error) {
-			ks, err = tx.Keys(ctx, after, limit+1)
+			ks, err = tx.KeyList(ctx, after, limit+1)
 			return err
 		})
 		if err != nil {
@@ -79,11 +79,11 @@ func (e *Engine) RevokeKey(ctx context.Context, id string) (stockade.APIKey, err
 		}
 		var k stockade.APIKey
 		err := c.update(ctx, func(tx stockade.Tx) (err error) {
-			if k, err = tx.Key(ctx, id); err != nil || k.Revoked() {
+			if k, err = tx.KeyGet(ctx, id); err != nil || k.Revoked() {
 				return err
 			}
 			k.RevokedAt = e.now().UTC().Truncate(time.Microsecond)
-			if ok, err := tx.RevokeKey(ctx, id, k.RevokedAt); err != nil || !ok {
+			if ok, err := tx.KeyRevoke(ctx, id, k.RevokedAt); err != nil || !ok {
 				return statusErr(err, "api key", id)
 			}
 			return nil
@@ -96,6 +96,8 @@ func (e *Engine) RevokeKey(ctx context.Context, id string) (stockade.APIKey, err
 // fail (malformed, unknown, wrong, revoked) gets the same answer, so that
 // the answer tells a guesser nothing.
 func (e *Engine) Authenticate(ctx context.Context, secret string) (stockade.APIKey, error) {
+	// The caller has no actor yet: finding one is the service's own work.
+	ctx = stockade.WithActor(ctx, stockade.System)
 	return run(e, ctx, "authenticate", nil, func(ctx context.Context, c *call) (stockade.APIKey, error) {
 		refused := refuse(stockade.EUnauthenticated, "the API key is not valid: it is malformed, unknown or revoked")
 		id, ok := stockade.KeyIDOfSecret(secret)
@@ -104,7 +106,7 @@ func (e *Engine) Authenticate(ctx context.Context, secret string) (stockade.APIK
 		}
 		var k stockade.APIKey
 		err := c.view(ctx, func(tx stockade.Tx) (err error) {
-			k, err = tx.Key(ctx, id)
+			k, err = tx.KeyGet(ctx, id)
 			return err
 		})
 		switch {

@@ -116,7 +116,9 @@ func lapsedReservations(ctx context.Context, tx stockade.Tx, now time.Time, keys
 	}
 	return relock(ctx, tx, rs, now, stockade.PayReservation, func(r stockade.Reservation) (string, bool, time.Time) {
 		return r.ID, r.Status == stockade.Held, r.ExpiresAt
-	}, func(ids []string) ([]stockade.Reservation, error) { return tx.Reservations(ctx, ids, true) })
+	}, func(ids []string) ([]stockade.Reservation, error) {
+		return tx.ReservationGetMany(ctx, stockade.ByIDs{IDs: ids, Lock: true})
+	})
 }
 
 // relock locks ts, reservations or holds (targets of kind) read without
@@ -184,7 +186,9 @@ func lapsedHolds(ctx context.Context, tx stockade.Tx, now time.Time, showID stri
 	}
 	return relock(ctx, tx, hs, now, stockade.PayHold, func(h stockade.Hold) (string, bool, time.Time) {
 		return h.ID, h.Status == stockade.HoldHeld, h.ExpiresAt
-	}, func(ids []string) ([]stockade.Hold, error) { return tx.Holds(ctx, ids, true) })
+	}, func(ids []string) ([]stockade.Hold, error) {
+		return tx.HoldGetMany(ctx, stockade.ByIDs{IDs: ids, Lock: true})
+	})
 }
 
 // stuckPayments returns the payments that are stuck at now with grace,
@@ -211,7 +215,7 @@ func lapsed(ctx context.Context, tx stockade.Tx, t stockade.PaymentTarget, expir
 		return false, nil
 	}
 	l := lapse{expiresAt: expiresAt}
-	p, ok, err := tx.PaymentFor(ctx, t, false)
+	p, ok, err := tx.PaymentGetByTarget(ctx, stockade.ByTarget{Target: t})
 	if ok {
 		l.payment = p.Status
 	}

@@ -25,7 +25,7 @@ import (
 // transaction holds its row.
 func TestLapsedDecidedUnderLock(t *testing.T) {
 	t.Parallel()
-	ctx := t.Context()
+	ctx := sys(t)
 	url := teststore.PostgresURLOn(t, testkit.SharedPostgres(t))
 	s, err := postgres.Open(ctx, url, &postgres.Options{MaxConns: 8})
 	if err != nil {
@@ -62,7 +62,7 @@ func TestLapsedDecidedUnderLock(t *testing.T) {
 		locked, release, done = make(chan struct{}), make(chan struct{}), make(chan error, 1)
 		go func() {
 			done <- s.Update(ctx, func(tx stockade.Tx) error {
-				if _, err := tx.Reservation(ctx, id, true); err != nil {
+				if _, err := tx.ReservationGet(ctx, stockade.ByID{ID: id, Lock: true}); err != nil {
 					return err
 				}
 				close(locked)
@@ -100,12 +100,12 @@ func TestLapsedDecidedUnderLock(t *testing.T) {
 	p := en.pay(stockade.PayReservation, next.ID)
 	en.clock.Advance(2 * time.Minute)
 	locked, release, done = hold(next.ID, func(tx stockade.Tx) error {
-		cur, err := tx.Payment(ctx, p.ID, true)
+		cur, err := tx.PaymentGet(ctx, stockade.ByID{ID: p.ID, Lock: true})
 		if err != nil {
 			return err
 		}
 		cur.Status, cur.Version = stockade.PaymentProcessing, cur.Version+1
-		if ok, err := tx.UpdatePayment(ctx, cur); err != nil || !ok {
+		if ok, err := tx.PaymentUpdate(ctx, cur); err != nil || !ok {
 			return errors.Join(err, errors.New("the payment changed"))
 		}
 		return nil
@@ -147,7 +147,7 @@ func eventually(t *testing.T, what string, cond func() bool) {
 func lockWaiters(t *testing.T, pool *pgxpool.Pool) int {
 	t.Helper()
 	var n int
-	err := pool.QueryRow(t.Context(), `
+	err := pool.QueryRow(sys(t), `
 		SELECT count(*) FROM pg_stat_activity
 		WHERE datname = current_database() AND wait_event_type = 'Lock'`).Scan(&n)
 	if err != nil {

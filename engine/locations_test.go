@@ -16,7 +16,7 @@ import (
 func TestLocations(t *testing.T) {
 	t.Parallel()
 	forBackends(t, []string{"atomic"}, func(t *testing.T, en *env) {
-		ctx := t.Context()
+		ctx := sys(t)
 		for _, id := range []string{"w5", "w1", "w7", "w3", "w2", "w6", "w4"} {
 			en.location(id, 1, 2)
 		}

@@ -21,6 +21,10 @@ import (
 
 func TestMain(m *testing.M) { os.Exit(testkit.Main(m)) }
 
+// sys returns tb's context carrying the service's own actor, as every
+// call to the engine needs one.
+func sys(tb testing.TB) context.Context { return stockade.WithActor(tb.Context(), stockade.System) }
+
 // bound turns a hang (a deadlock, a lock never released) into a failure;
 // no test depends on how fast a store is.
 const bound = 60 * time.Second
@@ -57,7 +61,7 @@ func openPostgresNOn(t *testing.T, pg *testkit.Postgres, n int) []stockade.Store
 	url := teststore.PostgresURLOn(t, pg)
 	var stores []stockade.Store
 	for range n {
-		s, err := postgres.Open(t.Context(), url, &postgres.Options{MaxConns: 16})
+		s, err := postgres.Open(sys(t), url, &postgres.Options{MaxConns: 16})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -150,7 +154,7 @@ func forEach(t *testing.T, fn func(t *testing.T, en *env)) {
 // location creates a location at (lat, lon).
 func (en *env) location(id string, lat, lon float64) {
 	en.t.Helper()
-	if _, err := en.eng.PutLocation(en.t.Context(), stockade.Location{ID: id, Name: "Warehouse " + id, Lat: lat, Lon: lon}, nil); err != nil {
+	if _, err := en.eng.PutLocation(sys(en.t), stockade.Location{ID: id, Name: "Warehouse " + id, Lat: lat, Lon: lon}, nil); err != nil {
 		en.t.Fatal(err)
 	}
 }
@@ -158,7 +162,7 @@ func (en *env) location(id string, lat, lon float64) {
 // stock sets sku's on hand at loc.
 func (en *env) stock(sku, loc string, onHand int64) {
 	en.t.Helper()
-	if _, err := en.eng.SetStock(en.t.Context(), stockade.Key{SKU: sku, Location: loc}, onHand, nil, nil); err != nil {
+	if _, err := en.eng.SetStock(sys(en.t), stockade.Key{SKU: sku, Location: loc}, onHand, nil, nil); err != nil {
 		en.t.Fatal(err)
 	}
 }
@@ -168,7 +172,7 @@ func (en *env) level(sku, loc string) stockade.Level {
 	en.t.Helper()
 	var l stockade.Level
 	err := en.store.View(en.t.Context(), func(tx stockade.Tx) error {
-		ls, err := tx.Levels(en.t.Context(), []stockade.Key{{SKU: sku, Location: loc}}, false)
+		ls, err := tx.LevelList(en.t.Context(), stockade.LevelQuery{Keys: []stockade.Key{{SKU: sku, Location: loc}}})
 		if len(ls) == 1 {
 			l = ls[0]
 		}
@@ -192,10 +196,10 @@ func (en *env) state() state {
 	var s state
 	err := en.store.View(en.t.Context(), func(tx stockade.Tx) error {
 		var err error
-		if s.levels, err = tx.AllLevels(en.t.Context()); err != nil {
+		if s.levels, err = tx.LevelList(en.t.Context(), stockade.LevelQuery{All: true}); err != nil {
 			return err
 		}
-		ms, err := tx.Movements(en.t.Context(), stockade.MovementFilter{Limit: 100000})
+		ms, err := tx.MovementList(en.t.Context(), stockade.MovementFilter{Limit: 100000})
 		s.movements = len(ms)
 		return err
 	})
@@ -208,7 +212,7 @@ func (en *env) state() state {
 // balanced fails the test unless Reconcile finds the ledger balanced.
 func (en *env) balanced() {
 	en.t.Helper()
-	rep, err := en.eng.Reconcile(en.t.Context())
+	rep, err := en.eng.Reconcile(sys(en.t))
 	if err != nil {
 		en.t.Fatal(err)
 	}

@@ -13,7 +13,7 @@ import (
 func TestMovementPages(t *testing.T) {
 	t.Parallel()
 	forBackends(t, []string{"atomic"}, func(t *testing.T, en *env) {
-		ctx := t.Context()
+		ctx := sys(t)
 		en.location("w1", 0, 0)
 		en.location("w2", 1, 1)
 		en.stock("tee", "w1", 10)
@@ -116,7 +116,7 @@ func TestMovementPages(t *testing.T) {
 func TestMovementQueryRefused(t *testing.T) {
 	t.Parallel()
 	en := newEnv(t, backends[0], "atomic", nil)
-	ctx := t.Context()
+	ctx := sys(t)
 	for _, tc := range []struct {
 		name string
 		q    stockade.MovementQuery

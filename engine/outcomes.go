@@ -52,7 +52,7 @@ func (e *Engine) decideOutcomes(ctx context.Context, tx stockade.Tx, batch []*ou
 		}
 	}
 	slices.SortFunc(recs, func(a, b stockade.OutcomeRecord) int { return strings.Compare(a.EventID, b.EventID) })
-	freshIDs, err := tx.RecordOutcomes(ctx, recs, now)
+	freshIDs, err := tx.OutcomeInsert(ctx, recs, now)
 	if err != nil {
 		return err
 	}
@@ -63,7 +63,7 @@ func (e *Engine) decideOutcomes(ctx context.Context, tx stockade.Tx, batch []*ou
 
 	// The payments as they were, and the targets of those with new
 	// outcomes, locked; then those payments, locked.
-	read, err := tx.Payments(ctx, paymentIDs(batch, nil), false)
+	read, err := tx.PaymentGetMany(ctx, stockade.ByIDs{IDs: paymentIDs(batch, nil)})
 	if err != nil {
 		return err
 	}
@@ -75,7 +75,7 @@ func (e *Engine) decideOutcomes(ctx context.Context, tx stockade.Tx, batch []*ou
 	if err != nil {
 		return err
 	}
-	locked, err := tx.Payments(ctx, paymentIDs(batch, fresh), true)
+	locked, err := tx.PaymentGetMany(ctx, stockade.ByIDs{IDs: paymentIDs(batch, fresh), Lock: true})
 	if err != nil {
 		return err
 	}
@@ -133,19 +133,19 @@ func (e *Engine) decideOutcomes(ctx context.Context, tx stockade.Tx, batch []*ou
 		}
 	}
 	if len(forget) > 0 {
-		if _, err := tx.ForgetOutcomes(ctx, forget); err != nil {
+		if _, err := tx.OutcomeDelete(ctx, forget); err != nil {
 			return err
 		}
 	}
 	if len(orders) > 0 {
-		if err := tx.InsertOrders(ctx, orders...); err != nil {
+		if err := tx.OrderInsert(ctx, orders...); err != nil {
 			return err
 		}
-		if err := tx.AppendMovements(ctx, rows...); err != nil {
+		if err := tx.MovementAppend(ctx, rows...); err != nil {
 			return err
 		}
 		levels := levelChanges(rows)
-		ls, err := tx.UpdateLevels(ctx, levels)
+		ls, err := tx.LevelUpdateMany(ctx, levels)
 		if err != nil {
 			return err
 		}
@@ -157,7 +157,7 @@ func (e *Engine) decideOutcomes(ctx context.Context, tx stockade.Tx, batch []*ou
 		}
 	}
 	if len(changes) > 0 {
-		if err := tx.AppendPaymentChanges(ctx, changes...); err != nil {
+		if err := tx.PaymentChangeAppend(ctx, changes...); err != nil {
 			return err
 		}
 	}
@@ -189,7 +189,7 @@ func confirmPaid(ctx context.Context, tx stockade.Tx, p *stockade.Payment, r sto
 	p.Status, p.UpdatedAt, p.Version = o.Status, now, p.Version+1
 	p.Resolution, p.Order = stockade.ResolvedConfirmed, ord.ID
 	change.Resolution = p.Resolution
-	if ok, err := tx.UpdatePayment(ctx, *p); err != nil || !ok {
+	if ok, err := tx.PaymentUpdate(ctx, *p); err != nil || !ok {
 		return ord, ms, change, statusErr(err, "payment", p.ID)
 	}
 	ob.payment(stockade.EventPaymentMoved, *p, now)
@@ -229,7 +229,7 @@ func lockTargets(ctx context.Context, tx stockade.Tx, batch []*outcomeCall, fres
 		slices.Sort(list)
 		switch kind {
 		case stockade.PayReservation:
-			rs, err := tx.Reservations(ctx, list, true)
+			rs, err := tx.ReservationGetMany(ctx, stockade.ByIDs{IDs: list, Lock: true})
 			if err != nil {
 				return nil, err
 			}
@@ -237,7 +237,7 @@ func lockTargets(ctx context.Context, tx stockade.Tx, batch []*outcomeCall, fres
 				out[stockade.PaymentTarget{Kind: kind, ID: r.ID}] = target{kind: kind, res: r}
 			}
 		case stockade.PayHold:
-			hs, err := tx.Holds(ctx, list, true)
+			hs, err := tx.HoldGetMany(ctx, stockade.ByIDs{IDs: list, Lock: true})
 			if err != nil {
 				return nil, err
 			}
@@ -246,7 +246,7 @@ func lockTargets(ctx context.Context, tx stockade.Tx, batch []*outcomeCall, fres
 			}
 		default:
 			for _, id := range list {
-				o, err := tx.Order(ctx, id, true)
+				o, err := tx.OrderGet(ctx, stockade.ByID{ID: id, Lock: true})
 				if err != nil {
 					return nil, err
 				}
@@ -287,7 +287,7 @@ func lockTargets(ctx context.Context, tx stockade.Tx, batch []*outcomeCall, fres
 	// key order would wait for this one in a cycle.
 	slices.SortFunc(keys, stockade.Key.Compare)
 	if keys = slices.Compact(keys); len(keys) > 0 {
-		if _, err := tx.Levels(ctx, keys, true); err != nil {
+		if _, err := tx.LevelList(ctx, stockade.LevelQuery{Keys: keys, Lock: true}); err != nil {
 			return nil, err
 		}
 	}

@@ -14,7 +14,7 @@ import (
 // A client creates the payment of a held reservation or hold, or of a
 // committed order; the payment system then reports its outcomes, at
 // least once each and in any order, and each is applied once (the inbox,
-// stockade.Tx.RecordOutcomes, written in the transaction of its effect).
+// stockade.Tx.OutcomeInsert, written in the transaction of its effect).
 // The first outcome that settles the payment confirms what it pays for,
 // in the same transaction; the first that fails or cancels it gives that
 // back (the saga's compensation). Every change takes the target's row
@@ -48,11 +48,11 @@ func readTarget(ctx context.Context, tx stockade.Tx, t stockade.PaymentTarget, l
 	var err error
 	switch t.Kind {
 	case stockade.PayReservation:
-		out.res, err = tx.Reservation(ctx, t.ID, lock)
+		out.res, err = tx.ReservationGet(ctx, stockade.ByID{ID: t.ID, Lock: lock})
 	case stockade.PayHold:
-		out.hold, err = tx.Hold(ctx, t.ID, lock)
+		out.hold, err = tx.HoldGet(ctx, stockade.ByID{ID: t.ID, Lock: lock})
 	case stockade.PayOrder:
-		out.ord, err = tx.Order(ctx, t.ID, lock)
+		out.ord, err = tx.OrderGet(ctx, stockade.ByID{ID: t.ID, Lock: lock})
 	default:
 		err = t.Validate()
 	}
@@ -136,7 +136,7 @@ func (e *Engine) CreatePayment(ctx context.Context, req stockade.NewPaymentReque
 				if err := t.payable(now); err != nil {
 					return stockade.Payment{}, err
 				}
-				if first, ok, err := tx.PaymentFor(ctx, req.Target, false); err != nil || ok {
+				if first, ok, err := tx.PaymentGetByTarget(ctx, stockade.ByTarget{Target: req.Target}); err != nil || ok {
 					if err == nil {
 						err = refuse(stockade.EPaymentExists, "%s %q has a payment already: %s, %s", req.Target.Kind, req.Target.ID, first.ID, first.Status)
 					}
@@ -144,7 +144,7 @@ func (e *Engine) CreatePayment(ctx context.Context, req stockade.NewPaymentReque
 				}
 				p := stockade.Payment{ID: newID("pay"), Target: req.Target, Amount: req.Amount, Currency: req.Currency,
 					Status: stockade.PaymentPending, CreatedAt: now, UpdatedAt: now, Version: 1, Owner: t.owner()}
-				if err := tx.InsertPayment(ctx, p); err != nil {
+				if err := tx.PaymentInsert(ctx, p); err != nil {
 					return stockade.Payment{}, err
 				}
 				var ob outbox
@@ -175,7 +175,7 @@ func (e *Engine) Payment(ctx context.Context, id string) (stockade.Payment, erro
 
 // payment reads the payment id as reservation reads a reservation.
 func (c *call) payment(ctx context.Context, tx stockade.Tx, id string, lock bool) (stockade.Payment, error) {
-	p, err := tx.Payment(ctx, id, lock)
+	p, err := tx.PaymentGet(ctx, stockade.ByID{ID: id, Lock: lock})
 	if err == nil && !c.actor.Sees(p.Owner) {
 		return stockade.Payment{}, refuse(stockade.ENotFound, "payment %q not found", id)
 	}
@@ -194,7 +194,7 @@ func (e *Engine) PaymentHistory(ctx context.Context, id string) ([]stockade.Paym
 				return err
 			}
 			var err error
-			cs, err = tx.PaymentChanges(ctx, id)
+			cs, err = tx.PaymentChangeList(ctx, id)
 			return err
 		})
 		return cs, err
@@ -262,7 +262,7 @@ func (e *Engine) CancelPayment(ctx context.Context, id, reason string, idem *sto
 				if err != nil {
 					return p, err
 				}
-				if p, err = tx.Payment(ctx, id, true); err != nil || p.Status == stockade.PaymentCancelled {
+				if p, err = tx.PaymentGet(ctx, stockade.ByID{ID: id, Lock: true}); err != nil || p.Status == stockade.PaymentCancelled {
 					return p, err
 				}
 				if err := p.Status.Move(stockade.PaymentCancelled); err != nil {
@@ -286,7 +286,7 @@ func (e *Engine) movePayment(ctx context.Context, tx stockade.Tx, p *stockade.Pa
 	if err != nil {
 		return err
 	}
-	if err := tx.AppendPaymentChanges(ctx, change); err != nil {
+	if err := tx.PaymentChangeAppend(ctx, change); err != nil {
 		return err
 	}
 	return ob.flush(ctx, tx)
@@ -311,7 +311,7 @@ func movePayment(ctx context.Context, tx stockade.Tx, p *stockade.Payment, t tar
 		}
 		change.Resolution = p.Resolution
 	}
-	if ok, err := tx.UpdatePayment(ctx, *p); err != nil || !ok {
+	if ok, err := tx.PaymentUpdate(ctx, *p); err != nil || !ok {
 		return change, statusErr(err, "payment", p.ID)
 	}
 	ob.payment(stockade.EventPaymentMoved, *p, now)
@@ -339,10 +339,10 @@ func settle(ctx context.Context, tx stockade.Tx, p *stockade.Payment, t target, 
 			if err != nil {
 				return err
 			}
-			if err := tx.InsertOrders(ctx, o); err != nil {
+			if err := tx.OrderInsert(ctx, o); err != nil {
 				return err
 			}
-			if err := tx.AppendMovements(ctx, ms...); err != nil {
+			if err := tx.MovementAppend(ctx, ms...); err != nil {
 				return err
 			}
 			p.Resolution, p.Order = stockade.ResolvedConfirmed, o.ID
@@ -384,7 +384,7 @@ func compensate(ctx context.Context, tx stockade.Tx, p *stockade.Payment, t targ
 			err = releaseHeld(ctx, tx, r, by, now, ob)
 		case stockade.Confirmed:
 			var o stockade.Order
-			if o, err = tx.Order(ctx, r.OrderID, true); err == nil {
+			if o, err = tx.OrderGet(ctx, stockade.ByID{ID: r.OrderID, Lock: true}); err == nil {
 				err = cancelCommitted(ctx, tx, o, by, now, ob)
 			}
 		}
@@ -394,7 +394,7 @@ func compensate(ctx context.Context, tx stockade.Tx, p *stockade.Payment, t targ
 			err = settleHolds(ctx, tx, []stockade.Hold{h}, stockade.HoldReleased, nil, []string{by}, now, ob)
 		case stockade.HoldConfirmed:
 			var bk stockade.Booking
-			if bk, err = tx.Booking(ctx, h.BookingID, true); err == nil && bk.Status == stockade.BookingBooked {
+			if bk, err = tx.BookingGet(ctx, stockade.ByID{ID: h.BookingID, Lock: true}); err == nil && bk.Status == stockade.BookingBooked {
 				err = cancelBooked(ctx, tx, bk, by, now, ob)
 			}
 		}
@@ -476,7 +476,7 @@ func (e *Engine) reorder(ctx context.Context, p stockade.Payment) (stockade.Paym
 		if _, err := readTarget(ctx, tx, p.Target, true); err != nil {
 			return err
 		}
-		cur, err := tx.Payment(ctx, p.ID, true)
+		cur, err := tx.PaymentGet(ctx, stockade.ByID{ID: p.ID, Lock: true})
 		if err != nil || cur.Resolution != stockade.Unresolved {
 			p = cur // another sweep resolved it first
 			return err
@@ -484,14 +484,14 @@ func (e *Engine) reorder(ctx context.Context, p stockade.Payment) (stockade.Paym
 		p = cur
 		p.Resolution, p.Order, p.Booking = resolved.Resolution, resolved.Order, resolved.Booking
 		p.UpdatedAt, p.Version = now, p.Version+1
-		if ok, err := tx.UpdatePayment(ctx, p); err != nil || !ok {
+		if ok, err := tx.PaymentUpdate(ctx, p); err != nil || !ok {
 			return statusErr(err, "payment", p.ID)
 		}
 		why := "settled after its " + string(p.Target.Kind) + " lapsed; taken again"
 		if p.Resolution == stockade.ResolvedNeedsRefund {
 			why = "settled after its " + string(p.Target.Kind) + " lapsed, and what it paid for is gone"
 		}
-		if err := tx.AppendPaymentChanges(ctx, stockade.PaymentChange{PaymentID: p.ID, From: p.Status, To: p.Status,
+		if err := tx.PaymentChangeAppend(ctx, stockade.PaymentChange{PaymentID: p.ID, From: p.Status, To: p.Status,
 			Resolution: p.Resolution, At: now, Reason: why}); err != nil {
 			return err
 		}
@@ -523,7 +523,7 @@ func (e *Engine) sweepPayments(ctx context.Context, c *call) (stuck, resolved in
 				if err != nil {
 					return err
 				}
-				if p, err = tx.Payment(ctx, p.ID, true); err != nil {
+				if p, err = tx.PaymentGet(ctx, stockade.ByID{ID: p.ID, Lock: true}); err != nil {
 					return err
 				}
 				held, expires := t.held()
@@ -531,10 +531,10 @@ func (e *Engine) sweepPayments(ctx context.Context, c *call) (stuck, resolved in
 					continue // it moved since it was listed
 				}
 				p.StuckAt, p.UpdatedAt, p.Version = now, now, p.Version+1
-				if ok, err := tx.UpdatePayment(ctx, p); err != nil || !ok {
+				if ok, err := tx.PaymentUpdate(ctx, p); err != nil || !ok {
 					return statusErr(err, "payment", p.ID)
 				}
-				if err := tx.AppendPaymentChanges(ctx, stockade.PaymentChange{PaymentID: p.ID, From: p.Status, To: p.Status, At: now,
+				if err := tx.PaymentChangeAppend(ctx, stockade.PaymentChange{PaymentID: p.ID, From: p.Status, To: p.Status, At: now,
 					Reason: "still " + string(p.Status) + " " + e.opts.PaymentGrace.String() + " after its " + string(p.Target.Kind) + " lapsed; kept for a person"}); err != nil {
 					return err
 				}
@@ -556,7 +556,7 @@ func (e *Engine) sweepPayments(ctx context.Context, c *call) (stuck, resolved in
 	err = c.view(ctx, func(tx stockade.Tx) error {
 		settled = nil
 		for _, status := range []stockade.PaymentStatus{stockade.PaymentSucceeded, stockade.PaymentCaptured} {
-			ps, err := tx.ListPayments(ctx, stockade.PaymentFilter{Status: status, Resolution: &unresolved, Limit: e.opts.SweepBatch})
+			ps, err := tx.PaymentList(ctx, stockade.PaymentFilter{Status: status, Resolution: &unresolved, Limit: e.opts.SweepBatch})
 			if err != nil {
 				return err
 			}
@@ -601,7 +601,7 @@ func (e *Engine) Payments(ctx context.Context, q stockade.PaymentQuery) (stockad
 		}
 		var ps []stockade.Payment
 		err = c.view(ctx, func(tx stockade.Tx) (err error) {
-			ps, err = tx.ListPayments(ctx, f)
+			ps, err = tx.PaymentList(ctx, f)
 			return err
 		})
 		if err != nil {

@@ -17,7 +17,7 @@ import (
 // pay creates the payment of target, of 1,250 cents.
 func (en *env) pay(kind stockade.PaymentTargetKind, id string) stockade.Payment {
 	en.t.Helper()
-	p, err := en.eng.CreatePayment(en.t.Context(), stockade.NewPaymentRequest{
+	p, err := en.eng.CreatePayment(sys(en.t), stockade.NewPaymentRequest{
 		Target: stockade.PaymentTarget{Kind: kind, ID: id}, Amount: 1250, Currency: "EUR"}, nil)
 	if err != nil {
 		en.t.Fatal(err)
@@ -30,7 +30,7 @@ var outcomes atomic.Int64
 // outcome applies a fresh outcome (an event id of its own) of status to
 // the payment id, as the webhook would.
 func (en *env) outcome(id string, status stockade.PaymentStatus) (stockade.Payment, error) {
-	return en.eng.ApplyOutcome(en.t.Context(), stockade.PaymentOutcome{
+	return en.eng.ApplyOutcome(sys(en.t), stockade.PaymentOutcome{
 		EventID: fmt.Sprintf("out_%d", outcomes.Add(1)), PaymentID: id, Status: status}, "webhook")
 }
 
@@ -51,7 +51,7 @@ func (en *env) mustOutcome(id string, status stockade.PaymentStatus) stockade.Pa
 func TestPaymentSaga(t *testing.T) {
 	t.Parallel()
 	forBackends(t, []string{engine.Atomic, engine.Batch}, func(t *testing.T, en *env) {
-		ctx := t.Context()
+		ctx := sys(t)
 		en.location("w1", 0, 0)
 		en.stock("tee", "w1", 10)
 		want := func(c [3]int64) {
@@ -166,7 +166,7 @@ func TestPaymentSaga(t *testing.T) {
 func TestPaymentHolds(t *testing.T) {
 	t.Parallel()
 	forBackends(t, []string{engine.Atomic, engine.Batch}, func(t *testing.T, en *env) {
-		ctx := t.Context()
+		ctx := sys(t)
 		if _, err := en.eng.PutShow(ctx, hall("gig"), nil); err != nil {
 			t.Fatal(err)
 		}
@@ -226,7 +226,7 @@ func TestPaymentHolds(t *testing.T) {
 func TestPaymentOnePerTarget(t *testing.T) {
 	t.Parallel()
 	forBackends(t, []string{engine.Atomic}, func(t *testing.T, en *env) {
-		ctx := t.Context()
+		ctx := sys(t)
 		en.location("w1", 0, 0)
 		en.stock("tee", "w1", 1)
 		r, err := en.eng.Reserve(ctx, lines(line("tee", 1, "")), nil)
@@ -275,7 +275,7 @@ func TestPaymentOutcomesShuffled(t *testing.T) {
 	t.Parallel()
 	forBackends(t, []string{engine.Atomic, engine.Batch}, func(t *testing.T, en *env) {
 		testkit.Heavy(t)
-		ctx := t.Context()
+		ctx := sys(t)
 		const n = 1000
 		en.location("w1", 0, 0)
 		for i := range 10 {
@@ -390,7 +390,7 @@ func TestPaymentOutcomesShuffled(t *testing.T) {
 func TestPaymentStuck(t *testing.T) {
 	t.Parallel()
 	forBackends(t, []string{engine.Atomic, engine.Batch}, func(t *testing.T, en *env) {
-		ctx := t.Context()
+		ctx := sys(t)
 		en.location("w1", 0, 0)
 		en.stock("tee", "w1", 5)
 		reserve := func(q int64, status stockade.PaymentStatus) (stockade.Reservation, stockade.Payment) {
@@ -479,7 +479,7 @@ func TestPaymentStuck(t *testing.T) {
 func TestPaymentLateSuccess(t *testing.T) {
 	t.Parallel()
 	forBackends(t, []string{engine.Atomic, engine.Batch}, func(t *testing.T, en *env) {
-		ctx := t.Context()
+		ctx := sys(t)
 		en.location("w1", 0, 0)
 		en.stock("tee", "w1", 3)
 		if _, err := en.eng.PutShow(ctx, hall("gig"), nil); err != nil {
@@ -558,7 +558,7 @@ func TestPaymentLateSuccess(t *testing.T) {
 func TestPaymentTransitionsRefused(t *testing.T) {
 	t.Parallel()
 	en := newEnv(t, backends[0], engine.Atomic, nil)
-	ctx := t.Context()
+	ctx := sys(t)
 	en.location("w1", 0, 0)
 	en.stock("tee", "w1", 1_000_000)
 	// paths[s] is a walk of the table from pending to s.
@@ -639,7 +639,7 @@ func TestPaymentTransitionsRefused(t *testing.T) {
 func TestPaymentOutcomeRace(t *testing.T) {
 	t.Parallel()
 	forBackends(t, []string{engine.Atomic, engine.Batch}, func(t *testing.T, en *env) {
-		ctx := t.Context()
+		ctx := sys(t)
 		const n = 50
 		en.location("w1", 0, 0)
 		en.stock("tee", "w1", n)

@@ -37,7 +37,7 @@ func (e *Engine) read(ctx context.Context, tx stockade.Tx, r *request) (*levelsV
 	if len(located) > 0 && len(r.skus) == 1 {
 		skus, located = r.skus, nil
 	}
-	ls, err := tx.SKULevels(ctx, skus, false)
+	ls, err := tx.LevelList(ctx, stockade.LevelQuery{SKUs: skus})
 	if err != nil {
 		return nil, err
 	}
@@ -63,7 +63,7 @@ func (e *Engine) read(ctx context.Context, tx stockade.Tx, r *request) (*levelsV
 			ids = append(ids, locs...)
 		}
 		slices.Sort(ids)
-		locs, err := tx.Locations(ctx, slices.Compact(ids)...)
+		locs, err := tx.LocationList(ctx, slices.Compact(ids)...)
 		if err != nil {
 			return nil, err
 		}
@@ -104,7 +104,7 @@ func (v *levelsView) refresh(ctx context.Context, tx stockade.Tx, keys []stockad
 	if len(keys) == 0 {
 		return nil
 	}
-	ls, err := tx.Levels(ctx, keys, lock)
+	ls, err := tx.LevelList(ctx, stockade.LevelQuery{Keys: keys, Lock: lock})
 	if err != nil {
 		return err
 	}
@@ -268,16 +268,16 @@ func (e *Engine) commit(ctx context.Context, tx stockade.Tx, p *plan, w writes) 
 		return err
 	}
 	ms := append(expired, w.movements...)
-	if err := tx.InsertReservations(ctx, w.reservations...); err != nil {
+	if err := tx.ReservationInsert(ctx, w.reservations...); err != nil {
 		return err
 	}
-	if err := tx.InsertOrders(ctx, w.orders...); err != nil {
+	if err := tx.OrderInsert(ctx, w.orders...); err != nil {
 		return err
 	}
-	if err := tx.AppendMovements(ctx, ms...); err != nil {
+	if err := tx.MovementAppend(ctx, ms...); err != nil {
 		return err
 	}
-	if err := tx.PutIdempotency(ctx, w.records...); err != nil {
+	if err := tx.IdempotencyPut(ctx, w.records...); err != nil {
 		return err
 	}
 	// The events known so far go before the levels' writes, which lock
@@ -294,7 +294,7 @@ func (e *Engine) commit(ctx context.Context, tx stockade.Tx, p *plan, w writes) 
 	}
 	changes := levelChanges(ms)
 	if p.locked {
-		ls, err := tx.UpdateLevels(ctx, changes)
+		ls, err := tx.LevelUpdateMany(ctx, changes)
 		if err != nil {
 			return err
 		}
@@ -320,7 +320,7 @@ func (e *Engine) commit(ctx context.Context, tx stockade.Tx, p *plan, w writes) 
 				guard.Fence = w.fences[k.SKU]
 			}
 		}
-		l, ok, err := tx.UpdateLevel(ctx, k, ch.Delta, guard)
+		l, ok, err := tx.LevelUpdate(ctx, k, ch.Delta, guard)
 		if err != nil {
 			return err
 		}
@@ -329,7 +329,7 @@ func (e *Engine) commit(ctx context.Context, tx stockade.Tx, p *plan, w writes) 
 			continue
 		}
 		if e.strat.leases {
-			ls, err := tx.Levels(ctx, []stockade.Key{k}, false)
+			ls, err := tx.LevelList(ctx, stockade.LevelQuery{Keys: []stockade.Key{k}})
 			if err != nil {
 				return err
 			}
@@ -360,7 +360,7 @@ func (e *Engine) refusal(ctx context.Context, tx stockade.Tx, r *request, v *lev
 	if len(ids) > 0 {
 		slices.Sort(ids)
 		ids = slices.Compact(ids)
-		locs, err := tx.Locations(ctx, ids...)
+		locs, err := tx.LocationList(ctx, ids...)
 		if err != nil {
 			return err
 		}
@@ -383,7 +383,7 @@ func (e *Engine) refusal(ctx context.Context, tx stockade.Tx, r *request, v *lev
 			continue
 		}
 		if !v.whole[sku] {
-			ls, err := tx.SKULevels(ctx, []string{sku}, false)
+			ls, err := tx.LevelList(ctx, stockade.LevelQuery{SKUs: []string{sku}})
 			if err != nil {
 				return err
 			}

@@ -27,7 +27,7 @@ func TestFlashSale(t *testing.T) {
 		const stock, buyers = 100, 2000
 		en.location("w1", 52.5, 13.4)
 		en.stock("hot", "w1", stock)
-		ctx, cancel := context.WithTimeout(t.Context(), bound)
+		ctx, cancel := context.WithTimeout(sys(t), bound)
 		defer cancel()
 
 		var won, refused atomic.Int64
@@ -95,7 +95,7 @@ func TestCarts(t *testing.T) {
 				en.stock(sku, l.id, 12)
 			}
 		}
-		ctx, cancel := context.WithTimeout(t.Context(), bound)
+		ctx, cancel := context.WithTimeout(sys(t), bound)
 		defer cancel()
 
 		type success struct {
@@ -243,9 +243,9 @@ func TestInstances(t *testing.T) {
 					var err error
 					for range 3 {
 						if i%2 == 0 {
-							_, err = eng.Checkout(t.Context(), lines(line("hot", 1, "")), key)
+							_, err = eng.Checkout(sys(t), lines(line("hot", 1, "")), key)
 						} else {
-							_, err = eng.Reserve(t.Context(), lines(line("hot", 1, "w1")), key)
+							_, err = eng.Reserve(sys(t), lines(line("hot", 1, "w1")), key)
 						}
 						if stockade.ErrorCode(err) != stockade.EUnavailable {
 							break
@@ -298,7 +298,7 @@ func TestBatchConfirmsAcrossInstances(t *testing.T) {
 		if i%2 == 0 {
 			ttl = time.Second // lapses below
 		}
-		r, err := a.eng.Reserve(t.Context(), stockade.ReserveRequest{Lines: []stockade.Line{
+		r, err := a.eng.Reserve(sys(t), stockade.ReserveRequest{Lines: []stockade.Line{
 			line(fmt.Sprintf("s%d", 1+i%3), 1, ""), line(fmt.Sprintf("s%d", 1+(i+1)%3), 1, "")}, TTL: ttl}, nil)
 		if err != nil {
 			t.Fatal(err)
@@ -310,7 +310,7 @@ func TestBatchConfirmsAcrossInstances(t *testing.T) {
 
 	// The bound covers the confirms, checkouts and sweeps at once, not the
 	// reservations made one by one before them.
-	ctx, cancel := context.WithTimeout(t.Context(), bound)
+	ctx, cancel := context.WithTimeout(sys(t), bound)
 	defer cancel()
 	var (
 		mu     sync.Mutex

@@ -70,13 +70,13 @@ func (e *Engine) Reconcile(ctx context.Context) (Report, error) {
 		)
 		err := c.view(ctx, func(tx stockade.Tx) error {
 			var err error
-			if levels, err = tx.AllLevels(ctx); err != nil {
+			if levels, err = tx.LevelList(ctx, stockade.LevelQuery{All: true}); err != nil {
 				return err
 			}
-			if ledger, err = tx.LedgerSums(ctx); err != nil {
+			if ledger, err = tx.MovementSums(ctx); err != nil {
 				return err
 			}
-			records, err = tx.RecordSums(ctx)
+			records, err = tx.AllocationSums(ctx)
 			return err
 		})
 		if err != nil {

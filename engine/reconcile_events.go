@@ -37,7 +37,7 @@ func (e *Engine) reconcileEvents(ctx context.Context, c *call) (n int, mismatche
 	for {
 		var evs []stockade.Show
 		err := c.view(ctx, func(tx stockade.Tx) (err error) {
-			evs, err = tx.ListShows(ctx, after, 100)
+			evs, err = tx.ShowList(ctx, after, 100)
 			return err
 		})
 		if err != nil || len(evs) == 0 {
@@ -62,13 +62,13 @@ func (e *Engine) reconcileEvent(ctx context.Context, c *call, id string) ([]Even
 		changes []stockade.SeatChange
 	)
 	err := c.view(ctx, func(tx stockade.Tx) (err error) {
-		if ev, err = tx.Show(ctx, id, false); err != nil {
+		if ev, err = tx.ShowGet(ctx, stockade.ByID{ID: id}); err != nil {
 			return err
 		}
-		if seats, err = tx.Seats(ctx, id, stockade.SeatFilter{}, false); err != nil {
+		if seats, err = tx.SeatList(ctx, id, stockade.SeatFilter{}); err != nil {
 			return err
 		}
-		changes, err = tx.SeatChanges(ctx, id, stockade.SeatChangeFilter{})
+		changes, err = tx.SeatChangeList(ctx, id, stockade.SeatChangeFilter{})
 		return err
 	})
 	if err != nil {

@@ -213,7 +213,7 @@ func (e *Engine) decideStock(ctx context.Context, tx stockade.Tx, batch []*stock
 func notHeld(ctx context.Context, tx stockade.Tx, r stockade.Reservation) (stockade.Order, error) {
 	switch r.Status {
 	case stockade.Confirmed:
-		return tx.Order(ctx, r.OrderID, false)
+		return tx.OrderGet(ctx, stockade.ByID{ID: r.OrderID})
 	case stockade.Released:
 		return stockade.Order{}, refuse(stockade.EInvalidState, "reservation %q is released, not held", r.ID)
 	default:
@@ -240,7 +240,7 @@ func confirmHeld(ctx context.Context, tx stockade.Tx, r stockade.Reservation, by
 		Owner:         r.Owner,
 		Version:       1,
 	}
-	if ok, err := tx.SetReservationStatus(ctx, r.ID, stockade.Held, stockade.Confirmed, o.ID); err != nil || !ok {
+	if ok, err := tx.ReservationSetStatus(ctx, r.ID, stockade.Held, stockade.Confirmed, o.ID); err != nil || !ok {
 		return stockade.Order{}, nil, statusErr(err, "reservation", r.ID)
 	}
 	r.Status, r.OrderID = stockade.Confirmed, o.ID
@@ -257,7 +257,7 @@ func confirmTargets(ctx context.Context, tx stockade.Tx, ids []string) (map[stri
 		return targets, nil
 	}
 	ids = slices.Sorted(slices.Values(ids))
-	rs, err := tx.Reservations(ctx, slices.Compact(ids), true)
+	rs, err := tx.ReservationGetMany(ctx, stockade.ByIDs{IDs: slices.Compact(ids), Lock: true})
 	for _, r := range rs {
 		targets[r.ID] = r
 	}
@@ -347,10 +347,10 @@ func releaseHeld(ctx context.Context, tx stockade.Tx, r stockade.Reservation, by
 	if err := shift(ctx, tx, r.Allocations, stockade.MoveRelease, ob, now); err != nil {
 		return err
 	}
-	if ok, err := tx.SetReservationStatus(ctx, r.ID, stockade.Held, stockade.Released, ""); err != nil || !ok {
+	if ok, err := tx.ReservationSetStatus(ctx, r.ID, stockade.Held, stockade.Released, ""); err != nil || !ok {
 		return statusErr(err, "reservation", r.ID)
 	}
-	if err := tx.AppendMovements(ctx, movements(r.Allocations, stockade.MoveRelease, r.ID, "", by, now)...); err != nil {
+	if err := tx.MovementAppend(ctx, movements(r.Allocations, stockade.MoveRelease, r.ID, "", by, now)...); err != nil {
 		return err
 	}
 	r.Status = stockade.Released
@@ -431,10 +431,10 @@ func finish(ctx context.Context, tx stockade.Tx, o stockade.Order, to stockade.O
 	if err := shift(ctx, tx, o.Allocations, kind, ob, now); err != nil {
 		return o, err
 	}
-	if ok, err := tx.SetOrderStatus(ctx, o.ID, stockade.Committed, to); err != nil || !ok {
+	if ok, err := tx.OrderSetStatus(ctx, o.ID, stockade.Committed, to); err != nil || !ok {
 		return o, statusErr(err, "order", o.ID)
 	}
-	if err := tx.AppendMovements(ctx, movements(o.Allocations, kind, o.ID, "", by, now)...); err != nil {
+	if err := tx.MovementAppend(ctx, movements(o.Allocations, kind, o.ID, "", by, now)...); err != nil {
 		return o, err
 	}
 	o.Status, o.Version = to, o.Version+1
@@ -494,7 +494,7 @@ func (e *Engine) Order(ctx context.Context, id string) (stockade.Order, error) {
 // if the call's actor may see it: one of another storefront key is
 // ENotFound, as a missing one is, so that its existence does not show.
 func (c *call) reservation(ctx context.Context, tx stockade.Tx, id string, lock bool) (stockade.Reservation, error) {
-	r, err := tx.Reservation(ctx, id, lock)
+	r, err := tx.ReservationGet(ctx, stockade.ByID{ID: id, Lock: lock})
 	if err == nil && !c.actor.Sees(r.Owner) {
 		return stockade.Reservation{}, refuse(stockade.ENotFound, "reservation %q not found", id)
 	}
@@ -503,7 +503,7 @@ func (c *call) reservation(ctx context.Context, tx stockade.Tx, id string, lock 
 
 // order reads the order id as reservation reads a reservation.
 func (c *call) order(ctx context.Context, tx stockade.Tx, id string, lock bool) (stockade.Order, error) {
-	o, err := tx.Order(ctx, id, lock)
+	o, err := tx.OrderGet(ctx, stockade.ByID{ID: id, Lock: lock})
 	if err == nil && !c.actor.Sees(o.Owner) {
 		return stockade.Order{}, refuse(stockade.ENotFound, "order %q not found", id)
 	}
@@ -526,7 +526,7 @@ func (e *Engine) Reservations(ctx context.Context, q stockade.ListQuery) (stocka
 		}
 		var rs []stockade.Reservation
 		err = c.view(ctx, func(tx stockade.Tx) (err error) {
-			if rs, err = tx.ListReservations(ctx, f); err != nil {
+			if rs, err = tx.ReservationList(ctx, f); err != nil {
 				return err
 			}
 			now := e.now()
@@ -568,7 +568,7 @@ func (e *Engine) Orders(ctx context.Context, q stockade.ListQuery) (stockade.Ord
 		}
 		var os []stockade.Order
 		err = c.view(ctx, func(tx stockade.Tx) (err error) {
-			os, err = tx.ListOrders(ctx, f)
+			os, err = tx.OrderList(ctx, f)
 			return err
 		})
 		if err != nil {

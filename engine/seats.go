@@ -388,7 +388,7 @@ func siftDown(h []nearSeat, k int) {
 // namedSeats reads the seats of a show with the given ids, by id,
 // locking them with lock.
 func namedSeats(ctx context.Context, b stockade.BookingTx, showID string, ids []string, lock bool) (map[string]stockade.Seat, error) {
-	seats, err := b.Seats(ctx, showID, stockade.SeatFilter{IDs: ids}, lock)
+	seats, err := b.SeatList(ctx, showID, stockade.SeatFilter{IDs: ids, Lock: lock})
 	if err != nil {
 		return nil, err
 	}

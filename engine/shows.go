@@ -17,9 +17,9 @@ import (
 // A show's seats are rows of their own, each in one status (free, held,
 // booked, blocked), and its general-admission areas are counters, like
 // levels: capacity, held, booked. A hold moves seats from free to held
-// with one conditional write per transaction (stockade.BookingTx.MoveSeats,
+// with one conditional write per transaction (stockade.BookingTx.SeatMoveMany,
 // which moves a seat only from the status it is in) and counts its
-// places with a conditional counter update (MovePlaces), so that under
+// places with a conditional counter update (AreaMovePlaces), so that under
 // every strategy the database itself refuses a second taker: a hold that
 // finds fewer seats than it chose was raced, and its transaction is
 // retried whole, its choice made again on what is free then. Every
@@ -53,7 +53,7 @@ func (e *Engine) PutShow(ctx context.Context, ev stockade.Show, idem *stockade.I
 
 func (e *Engine) putShow(ctx context.Context, tx stockade.Tx, c *call, ev stockade.Show) (stockade.Show, error) {
 	now := e.now()
-	old, err := tx.Show(ctx, ev.ID, true)
+	old, err := tx.ShowGet(ctx, stockade.ByID{ID: ev.ID, Lock: true})
 	switch {
 	case stockade.ErrorCode(err) == stockade.ENotFound:
 		ev.CreatedAt, ev.Version = now, 1
@@ -70,7 +70,7 @@ func (e *Engine) putShow(ctx context.Context, tx stockade.Tx, c *call, ev stocka
 	}
 	var have []stockade.Seat
 	if err == nil {
-		if have, err = tx.Seats(ctx, ev.ID, stockade.SeatFilter{}, true); err != nil {
+		if have, err = tx.SeatList(ctx, ev.ID, stockade.SeatFilter{Lock: true}); err != nil {
 			return stockade.Show{}, err
 		}
 	}
@@ -119,33 +119,33 @@ func (e *Engine) putShow(ctx context.Context, tx stockade.Tx, c *call, ev stocka
 		}
 		dropAreas = append(dropAreas, a.Name)
 	}
-	if err := tx.PutShow(ctx, ev); err != nil {
+	if err := tx.ShowPut(ctx, ev); err != nil {
 		return stockade.Show{}, err
 	}
 	if len(drop) > 0 {
-		if _, err := tx.DeleteSeats(ctx, ev.ID, drop); err != nil {
+		if _, err := tx.SeatDelete(ctx, ev.ID, drop); err != nil {
 			return stockade.Show{}, err
 		}
 	}
 	if len(put) > 0 {
-		if err := tx.PutSeats(ctx, ev.ID, put); err != nil {
+		if err := tx.SeatPut(ctx, ev.ID, put); err != nil {
 			return stockade.Show{}, err
 		}
 	}
 	if len(ev.Areas) > 0 {
-		if err := tx.PutAreas(ctx, ev.ID, ev.Areas); err != nil {
+		if err := tx.AreaPut(ctx, ev.ID, ev.Areas); err != nil {
 			return stockade.Show{}, err
 		}
 	}
-	if n, err := tx.DeleteAreas(ctx, ev.ID, dropAreas); err != nil {
+	if n, err := tx.AreaDelete(ctx, ev.ID, dropAreas); err != nil {
 		return stockade.Show{}, err
 	} else if n != len(dropAreas) {
 		return stockade.Show{}, conflictf("event %s: %d of the %d areas to drop took places meanwhile", ev.ID, len(dropAreas)-n, len(dropAreas))
 	}
-	if err := tx.AppendSeatChanges(ctx, changes...); err != nil {
+	if err := tx.SeatChangeAppend(ctx, changes...); err != nil {
 		return stockade.Show{}, err
 	}
-	out, err := tx.Show(ctx, ev.ID, false)
+	out, err := tx.ShowGet(ctx, stockade.ByID{ID: ev.ID})
 	if err != nil {
 		return stockade.Show{}, err
 	}
@@ -187,7 +187,7 @@ func (e *Engine) Show(ctx context.Context, id string) (stockade.ShowView, error)
 		}
 		var v stockade.ShowView
 		err := c.view(ctx, func(tx stockade.Tx) (err error) {
-			if v.Show, err = tx.Show(ctx, id, false); err != nil {
+			if v.Show, err = tx.ShowGet(ctx, stockade.ByID{ID: id}); err != nil {
 				return err
 			}
 			v.Counts, err = tx.SeatCounts(ctx, id)
@@ -206,7 +206,7 @@ func (e *Engine) freeSeats(ctx context.Context, b stockade.BookingTx, ev stockad
 	if err != nil {
 		return nil, err
 	}
-	ids, err := b.FreeSeatIDs(ctx, showID)
+	ids, err := b.SeatFreeIDs(ctx, showID)
 	if err != nil {
 		return nil, err
 	}
@@ -252,7 +252,7 @@ func (ls *layouts) get(ctx context.Context, b stockade.BookingTx, ev stockade.Sh
 	if l != nil && l.version == ev.Version {
 		return l, nil
 	}
-	seats, err := b.Seats(ctx, ev.ID, stockade.SeatFilter{}, false)
+	seats, err := b.SeatList(ctx, ev.ID, stockade.SeatFilter{})
 	if err != nil {
 		return nil, err
 	}
@@ -342,10 +342,10 @@ func (e *Engine) Seats(ctx context.Context, showID string, q stockade.SeatQuery)
 		}
 		var seats []stockade.Seat
 		err = c.view(ctx, func(tx stockade.Tx) (err error) {
-			if _, err := tx.ShowHead(ctx, showID, false); err != nil {
+			if _, err := tx.ShowGetHead(ctx, stockade.ByID{ID: showID}); err != nil {
 				return err
 			}
-			seats, err = tx.Seats(ctx, showID, stockade.SeatFilter{Status: q.Status, Section: q.Section, After: after, Limit: limit + 1}, false)
+			seats, err = tx.SeatList(ctx, showID, stockade.SeatFilter{Status: q.Status, Section: q.Section, After: after, Limit: limit + 1})
 			return err
 		})
 		if err != nil {

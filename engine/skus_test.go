@@ -13,7 +13,7 @@ import (
 func TestSKUs(t *testing.T) {
 	t.Parallel()
 	forBackends(t, []string{"atomic"}, func(t *testing.T, en *env) {
-		ctx := t.Context()
+		ctx := sys(t)
 		en.location("w1", 0, 0)
 		en.location("w2", 1, 1)
 		for _, sku := range []string{"tee-s", "tee-m", "cap", "tee-l", "tees", "mug"} {

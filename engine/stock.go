@@ -26,7 +26,7 @@ func (e *Engine) SetStock(ctx context.Context, k stockade.Key, onHand int64, exp
 			l, err = once(ctx, c, tx, func() (stockade.Level, error) {
 				now := e.now()
 				var old stockade.Level // version 0 when missing
-				ls, err := tx.Levels(ctx, []stockade.Key{k}, true)
+				ls, err := tx.LevelList(ctx, stockade.LevelQuery{Keys: []stockade.Key{k}, Lock: true})
 				if err != nil {
 					return old, err
 				}
@@ -37,7 +37,7 @@ func (e *Engine) SetStock(ctx context.Context, k stockade.Key, onHand int64, exp
 					return old, refuse(stockade.EVersionConflict, "%s is at version %d, not %d", k, old.Version, *expectedVersion)
 				}
 				at := old.Version
-				l, ok, err := tx.SetOnHand(ctx, k, onHand, &at)
+				l, ok, err := tx.LevelSetOnHand(ctx, k, onHand, &at)
 				switch {
 				case err != nil:
 					return l, err
@@ -53,7 +53,7 @@ func (e *Engine) SetStock(ctx context.Context, k stockade.Key, onHand int64, exp
 				if err := ob.flush(ctx, tx); err != nil {
 					return l, err
 				}
-				return l, tx.AppendMovements(ctx, m)
+				return l, tx.MovementAppend(ctx, m)
 			})
 			return err
 		})
@@ -77,7 +77,7 @@ func (e *Engine) AdjustStock(ctx context.Context, k stockade.Key, delta int64, r
 		err := c.update(ctx, func(tx stockade.Tx) (err error) {
 			l, err = once(ctx, c, tx, func() (stockade.Level, error) {
 				now := e.now()
-				l, ok, err := tx.UpdateLevel(ctx, k, stockade.Delta{OnHand: delta}, stockade.Guard{})
+				l, ok, err := tx.LevelUpdate(ctx, k, stockade.Delta{OnHand: delta}, stockade.Guard{})
 				if err != nil {
 					return l, err
 				}
@@ -93,7 +93,7 @@ func (e *Engine) AdjustStock(ctx context.Context, k stockade.Key, delta int64, r
 				if err := ob.flush(ctx, tx); err != nil {
 					return l, err
 				}
-				return l, tx.AppendMovements(ctx, m)
+				return l, tx.MovementAppend(ctx, m)
 			})
 			return err
 		})
@@ -104,10 +104,10 @@ func (e *Engine) AdjustStock(ctx context.Context, k stockade.Key, delta int64, r
 	})
 }
 
-// adjustRefused handles an adjustment that UpdateLevel refused: it creates
+// adjustRefused handles an adjustment that LevelUpdate refused: it creates
 // a missing level for a positive delta, and otherwise says why.
 func adjustRefused(ctx context.Context, tx stockade.Tx, k stockade.Key, delta int64) (stockade.Level, error) {
-	ls, err := tx.Levels(ctx, []stockade.Key{k}, true)
+	ls, err := tx.LevelList(ctx, stockade.LevelQuery{Keys: []stockade.Key{k}, Lock: true})
 	if err != nil {
 		return stockade.Level{}, err
 	}
@@ -116,7 +116,7 @@ func adjustRefused(ctx context.Context, tx stockade.Tx, k stockade.Key, delta in
 			return stockade.Level{}, refuse(stockade.EInsufficientStock, "%s has no stock to remove %d from", k, -delta)
 		}
 		var missing int64
-		l, ok, err := tx.SetOnHand(ctx, k, delta, &missing)
+		l, ok, err := tx.LevelSetOnHand(ctx, k, delta, &missing)
 		switch {
 		case err != nil:
 			return stockade.Level{}, err
@@ -144,7 +144,7 @@ func (e *Engine) PutLocation(ctx context.Context, loc stockade.Location, idem *s
 		}
 		err := c.update(ctx, func(tx stockade.Tx) (err error) {
 			loc, err = once(ctx, c, tx, func() (stockade.Location, error) {
-				return loc, tx.PutLocation(ctx, loc)
+				return loc, tx.LocationPut(ctx, loc)
 			})
 			return err
 		})
@@ -163,7 +163,7 @@ func (e *Engine) Location(ctx context.Context, id string) (stockade.Location, er
 		}
 		var locs []stockade.Location
 		err := c.view(ctx, func(tx stockade.Tx) (err error) {
-			locs, err = tx.Locations(ctx, id)
+			locs, err = tx.LocationList(ctx, id)
 			return err
 		})
 		switch {
@@ -190,7 +190,7 @@ func (e *Engine) Locations(ctx context.Context, q stockade.LocationQuery) (stock
 		}
 		var locs []stockade.Location
 		err = c.view(ctx, func(tx stockade.Tx) (err error) {
-			locs, err = tx.Locations(ctx)
+			locs, err = tx.LocationList(ctx)
 			return err
 		})
 		if err != nil {
@@ -225,7 +225,7 @@ func (e *Engine) SKUs(ctx context.Context, q stockade.SKUQuery) (stockade.SKUPag
 		limit := cmp.Or(q.Limit, stockade.DefaultSKULimit)
 		var skus []stockade.SKUTotals
 		err = c.view(ctx, func(tx stockade.Tx) (err error) {
-			skus, err = tx.SKUTotals(ctx, after, q.Prefix, prefixEnd(q.Prefix), limit+1)
+			skus, err = tx.SKUTotalList(ctx, after, q.Prefix, prefixEnd(q.Prefix), limit+1)
 			return err
 		})
 		if err != nil {
@@ -273,7 +273,7 @@ func (e *Engine) Stock(ctx context.Context, sku string) (stockade.Stock, error) 
 		s := stockade.Stock{SKU: sku}
 		err := c.view(ctx, func(tx stockade.Tx) error {
 			var err error
-			s.Levels, err = tx.SKULevels(ctx, []string{sku}, false)
+			s.Levels, err = tx.LevelList(ctx, stockade.LevelQuery{SKUs: []string{sku}})
 			return err
 		})
 		if err != nil {
@@ -309,7 +309,7 @@ func (e *Engine) Movements(ctx context.Context, q stockade.MovementQuery) (stock
 		var ms []stockade.Movement
 		err = c.view(ctx, func(tx stockade.Tx) error {
 			var err error
-			ms, err = tx.Movements(ctx, f)
+			ms, err = tx.MovementList(ctx, f)
 			return err
 		})
 		if err != nil {

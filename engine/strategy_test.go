@@ -70,7 +70,7 @@ func TestAdvisoryFallsBackToRowLock(t *testing.T) {
 	en.location("w1", 0, 0)
 	en.stock("tee", "w1", 2)
 	for _, want := range []string{"", "", stockade.EInsufficientStock} {
-		_, err := en.eng.Checkout(t.Context(), lines(line("tee", 1, "")), nil)
+		_, err := en.eng.Checkout(sys(t), lines(line("tee", 1, "")), nil)
 		wantCode(t, err, want)
 	}
 	en.balanced()
@@ -110,7 +110,7 @@ func TestRetry(t *testing.T) {
 		}
 		return nil
 	}
-	if _, err := en.eng.Reserve(t.Context(), lines(line("tee", 1, "")), nil); err != nil {
+	if _, err := en.eng.Reserve(sys(t), lines(line("tee", 1, "")), nil); err != nil {
 		t.Fatal(err)
 	}
 	if ev := en.lastEvent("reserve"); ev.Attempts != 4 || ev.Code != "" {
@@ -120,7 +120,7 @@ func TestRetry(t *testing.T) {
 	// Conflicts until the deadline: unavailable, never "busy" as a refusal.
 	h.before = func(int64) error { return errConflict }
 	before := en.state()
-	ctx, cancel := context.WithTimeout(t.Context(), 200*time.Millisecond)
+	ctx, cancel := context.WithTimeout(sys(t), 200*time.Millisecond)
 	defer cancel()
 	_, err := en.eng.Checkout(ctx, lines(line("tee", 1, "")), nil)
 	wantCode(t, err, stockade.EUnavailable)
@@ -143,18 +143,18 @@ type interfering struct {
 	armed *atomic.Bool
 }
 
-func (i interfering) UpdateLevel(ctx context.Context, k stockade.Key, d stockade.Delta, g stockade.Guard) (stockade.Level, bool, error) {
+func (i interfering) LevelUpdate(ctx context.Context, k stockade.Key, d stockade.Delta, g stockade.Guard) (stockade.Level, bool, error) {
 	if k == i.key && d.Reserved+d.Committed > 0 && i.armed.CompareAndSwap(true, false) {
-		if _, _, err := i.Tx.UpdateLevel(ctx, k, stockade.Delta{OnHand: -3}, stockade.Guard{}); err != nil {
+		if _, _, err := i.Tx.LevelUpdate(ctx, k, stockade.Delta{OnHand: -3}, stockade.Guard{}); err != nil {
 			return stockade.Level{}, false, err
 		}
-		err := i.Tx.AppendMovements(ctx, stockade.Movement{SKU: k.SKU, Location: k.Location,
+		err := i.Tx.MovementAppend(ctx, stockade.Movement{SKU: k.SKU, Location: k.Location,
 			Kind: stockade.MoveAdjust, Delta: stockade.Delta{OnHand: -3}, Reason: "interference"})
 		if err != nil {
 			return stockade.Level{}, false, err
 		}
 	}
-	return i.Tx.UpdateLevel(ctx, k, d, g)
+	return i.Tx.LevelUpdate(ctx, k, d, g)
 }
 
 // TestReallocate changes a level between the engine's read and its write.
@@ -189,7 +189,7 @@ func TestReallocate(t *testing.T) {
 				en.stock("tee", "a", 5) // most available: taken first
 				en.stock("tee", "b", 3)
 				armed.Store(true)
-				r, err := en.eng.Reserve(t.Context(), lines(line("tee", 4, "")), nil)
+				r, err := en.eng.Reserve(sys(t), lines(line("tee", 4, "")), nil)
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -237,7 +237,7 @@ func TestFencing(t *testing.T) {
 			en := newEnv(t, b, engine.Lock, func(o *engine.Options) { o.Locker = locker })
 			en.location("w1", 0, 0)
 			en.stock("tee", "w1", 10)
-			if _, err := en.eng.Reserve(t.Context(), lines(line("tee", 1, "w1")), nil); err != nil {
+			if _, err := en.eng.Reserve(sys(t), lines(line("tee", 1, "w1")), nil); err != nil {
 				t.Fatal(err)
 			}
 			fence := en.level("tee", "w1").Fence
@@ -246,7 +246,7 @@ func TestFencing(t *testing.T) {
 			}
 
 			locker.stale.Store(1)
-			if _, err := en.eng.Reserve(t.Context(), lines(line("tee", 1, "w1")), nil); err != nil {
+			if _, err := en.eng.Reserve(sys(t), lines(line("tee", 1, "w1")), nil); err != nil {
 				t.Fatal(err)
 			}
 			if ev := en.lastEvent("reserve"); ev.Attempts != 2 {
@@ -258,7 +258,7 @@ func TestFencing(t *testing.T) {
 			}
 
 			locker.stale.Store(1 << 30)
-			ctx, cancel := context.WithTimeout(t.Context(), 200*time.Millisecond)
+			ctx, cancel := context.WithTimeout(sys(t), 200*time.Millisecond)
 			defer cancel()
 			_, err := en.eng.Reserve(ctx, lines(line("tee", 1, "w1")), nil)
 			wantCode(t, err, stockade.EUnavailable)

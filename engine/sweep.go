@@ -30,7 +30,7 @@ import (
 func (e *Engine) Sweep(ctx context.Context) (expired int, err error) {
 	ctx, cancel := context.WithTimeout(ctx, e.opts.Timeout)
 	defer cancel()
-	c := &call{e: e, op: "sweep", start: time.Now()}
+	c := &call{e: e, op: "sweep", start: time.Now(), actor: stockade.System}
 	expired, purged, pruned, err := e.sweep(ctx, c)
 	stuck := 0
 	if err == nil {
@@ -73,12 +73,12 @@ func (e *Engine) sweep(ctx context.Context, c *call) (expired, purged, pruned in
 		return expired, 0, 0, err
 	}
 	err = c.update(ctx, func(tx stockade.Tx) error {
-		n, err := tx.PurgeIdempotency(ctx, e.now().Add(-e.opts.IdempotencyTTL))
+		n, err := tx.IdempotencyPurge(ctx, e.now().Add(-e.opts.IdempotencyTTL))
 		purged = n
 		if err != nil {
 			return err
 		}
-		_, err = tx.PurgeOutcomes(ctx, e.now().Add(-e.opts.OutcomeRetention))
+		_, err = tx.OutcomePurge(ctx, e.now().Add(-e.opts.OutcomeRetention))
 		return err
 	})
 	if err != nil {
@@ -90,7 +90,7 @@ func (e *Engine) sweep(ctx context.Context, c *call) (expired, purged, pruned in
 	for {
 		n := 0
 		err := c.update(ctx, func(tx stockade.Tx) (err error) {
-			n, err = tx.PruneEvents(ctx, before, e.opts.SweepBatch)
+			n, err = tx.EventPrune(ctx, before, e.opts.SweepBatch)
 			return err
 		})
 		if err != nil {
@@ -153,7 +153,7 @@ func (e *Engine) expire(ctx context.Context, tx stockade.Tx, rs []stockade.Reser
 	if err := ob.flush(ctx, tx); err != nil {
 		return err
 	}
-	return tx.AppendMovements(ctx, ms...)
+	return tx.MovementAppend(ctx, ms...)
 }
 
 // markExpired marks rs expired, adds their events to ob, and returns
@@ -162,7 +162,7 @@ func (e *Engine) expire(ctx context.Context, tx stockade.Tx, rs []stockade.Reser
 func (e *Engine) markExpired(ctx context.Context, tx stockade.Tx, rs []stockade.Reservation, ob *outbox, now time.Time) ([]stockade.Movement, error) {
 	var ms []stockade.Movement
 	for _, r := range rs {
-		ok, err := tx.SetReservationStatus(ctx, r.ID, stockade.Held, stockade.Expired, "")
+		ok, err := tx.ReservationSetStatus(ctx, r.ID, stockade.Held, stockade.Expired, "")
 		if err != nil || !ok {
 			return nil, statusErr(err, "reservation", r.ID)
 		}

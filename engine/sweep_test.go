@@ -20,7 +20,7 @@ func TestSweepEvents(t *testing.T) {
 	en := newEnvOn(t, h, engine.Atomic, nil)
 
 	for range 3 {
-		if n, err := en.eng.Sweep(t.Context()); err != nil || n != 0 {
+		if n, err := en.eng.Sweep(sys(t)); err != nil || n != 0 {
 			t.Fatalf("idle sweep = %d, %v", n, err)
 		}
 		ev := en.lastEvent("sweep")
@@ -37,7 +37,7 @@ func TestSweepEvents(t *testing.T) {
 		}
 		return nil
 	}
-	if _, err := en.eng.Sweep(t.Context()); err != nil {
+	if _, err := en.eng.Sweep(sys(t)); err != nil {
 		t.Fatal(err)
 	}
 	if ev := en.lastEvent("sweep"); ev.Code != "" || ev.Attempts != 8 || ev.Retries != 2 {
@@ -46,7 +46,7 @@ func TestSweepEvents(t *testing.T) {
 
 	// A failure is reported with its code.
 	h.before = func(int64) error { return errBoom }
-	if _, err := en.eng.Sweep(t.Context()); err == nil {
+	if _, err := en.eng.Sweep(sys(t)); err == nil {
 		t.Fatal("sweep on a failing store succeeded")
 	}
 	if ev := en.lastEvent("sweep"); ev.Code == "" || ev.Retries != 0 {
@@ -67,7 +67,7 @@ func TestSweepPastKeptCandidates(t *testing.T) {
 		t.Run(b.name, func(t *testing.T) {
 			t.Parallel()
 			en := newEnv(t, b, engine.Atomic, func(o *engine.Options) { o.SweepBatch = 2 })
-			ctx := t.Context()
+			ctx := sys(t)
 			en.location("w1", 0, 0)
 			en.stock("tee", "w1", 10)
 			if _, err := en.eng.PutShow(ctx, hall("gig"), nil); err != nil {

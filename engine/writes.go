@@ -26,7 +26,7 @@ import (
 // The outbox
 //
 // Every change a transaction makes is described by events appended in the
-// same transaction (stockade.Tx.AppendEvents), so that an event exists
+// same transaction (stockade.Tx.EventAppend), so that an event exists
 // exactly when its change committed. A transaction collects them in an
 // outbox as it decides its writes, and flushes them with the rest.
 
@@ -128,7 +128,7 @@ func (o *outbox) flush(ctx context.Context, tx stockade.Tx) error {
 	if len(o.evs) == 0 {
 		return nil
 	}
-	err := tx.AppendEvents(ctx, o.evs...)
+	err := tx.EventAppend(ctx, o.evs...)
 	o.evs = nil
 	return err
 }
@@ -148,7 +148,7 @@ func shift(ctx context.Context, tx stockade.Tx, allocs []stockade.Allocation, ki
 	}
 	for _, k := range sortedKeys(per) {
 		d := moved(kind, per[k])
-		l, ok, err := tx.UpdateLevel(ctx, k, d, stockade.Guard{})
+		l, ok, err := tx.LevelUpdate(ctx, k, d, stockade.Guard{})
 		if err != nil {
 			return err
 		}
@@ -230,9 +230,9 @@ func history(h stockade.Hold, from, to stockade.SeatStatus, booking, by string, 
 // out of held: to HoldConfirmed, which books their seats and places
 // under bks (one booking per hold, in the order of hs), or to
 // HoldReleased or HoldExpired, which free them (bks nil). It writes in
-// bulk, whatever the number of holds: one MoveSeats per event, one
-// MovePlaces per event and area, one SetHoldStatus, one
-// AppendSeatChanges, with by[i] as the actor of hs[i]'s history (none if
+// bulk, whatever the number of holds: one SeatMoveMany per event, one
+// AreaMovePlaces per event and area, one HoldSetStatus, one
+// SeatChangeAppend, with by[i] as the actor of hs[i]'s history (none if
 // by is nil); each hold's event goes to ob. A seat or place that does not move means the seats and the
 // records disagree, an internal error.
 func settleHolds(ctx context.Context, tx stockade.Tx, hs []stockade.Hold, to stockade.HoldStatus, bks []stockade.Booking, by []string, now time.Time, ob *outbox) error {
@@ -273,7 +273,7 @@ func settleHolds(ctx context.Context, tx stockade.Tx, hs []stockade.Hold, to sto
 	}
 	for _, event := range slices.Sorted(maps.Keys(seats)) {
 		ms := seats[event]
-		moved, err := tx.MoveSeats(ctx, event, ms)
+		moved, err := tx.SeatMoveMany(ctx, event, ms)
 		if err != nil {
 			return err
 		}
@@ -288,20 +288,20 @@ func settleHolds(ctx context.Context, tx stockade.Tx, hs []stockade.Hold, to sto
 		if seat == stockade.SeatBooked {
 			booked = q
 		}
-		if _, ok, err := tx.MovePlaces(ctx, k.event, k.area, -q, booked); err != nil || !ok {
+		if _, ok, err := tx.AreaMovePlaces(ctx, k.event, k.area, -q, booked); err != nil || !ok {
 			if err == nil {
 				err = fmt.Errorf("engine: area %s of event %s does not count the %d places its holds hold", k.area, k.event, q)
 			}
 			return err
 		}
 	}
-	if n, err := tx.SetHoldStatus(ctx, stockade.HoldHeld, to, moves...); err != nil || n != len(moves) {
+	if n, err := tx.HoldSetStatus(ctx, stockade.HoldHeld, to, moves...); err != nil || n != len(moves) {
 		if err == nil {
 			err = fmt.Errorf("engine: %d of %d holds to set %s were not held", len(moves)-n, len(moves), to)
 		}
 		return err
 	}
-	if err := tx.AppendSeatChanges(ctx, changes...); err != nil {
+	if err := tx.SeatChangeAppend(ctx, changes...); err != nil {
 		return err
 	}
 	for i, h := range hs {
@@ -326,7 +326,7 @@ func moveTaken(ctx context.Context, b stockade.BookingTx, what, showID string, s
 		for i, s := range seats {
 			moves[i] = stockade.SeatMove{Seat: s, From: from, To: to, Hold: hold, Booking: booking}
 		}
-		moved, err := b.MoveSeats(ctx, showID, moves)
+		moved, err := b.SeatMoveMany(ctx, showID, moves)
 		if err != nil {
 			return err
 		}
@@ -347,7 +347,7 @@ func moveTaken(ctx context.Context, b stockade.BookingTx, what, showID string, s
 				booked += end.q
 			}
 		}
-		if _, ok, err := b.MovePlaces(ctx, showID, p.Area, held, booked); err != nil || !ok {
+		if _, ok, err := b.AreaMovePlaces(ctx, showID, p.Area, held, booked); err != nil || !ok {
 			if err == nil {
 				err = fmt.Errorf("engine: %s: area %s does not count its %d places", what, p.Area, p.Quantity)
 			}

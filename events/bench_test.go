@@ -31,7 +31,7 @@ func BenchmarkRelay(b *testing.B) {
 		b.Run(store.name, func(b *testing.B) {
 			st := store.open(b)
 			_, js := broker(b)
-			if _, err := js.CreateStream(b.Context(), jetstream.StreamConfig{Name: "STOCKADE_EVENTS",
+			if _, err := js.CreateStream(sys(b), jetstream.StreamConfig{Name: "STOCKADE_EVENTS",
 				Subjects: []string{"stockade.events.>"}, Storage: jetstream.FileStorage}); err != nil {
 				b.Fatal(err)
 			}
@@ -45,14 +45,14 @@ func BenchmarkRelay(b *testing.B) {
 						Aggregate: stockade.AggregateLevel, AggregateID: "sku@east", Version: int64(i + j + 1), At: at,
 						Payload: []byte(`{"sku":"sku","location":"east","on_hand":1,"reserved":0,"committed":0,"version":1,"available":1}`)}
 				}
-				if err := st.Update(b.Context(), func(tx stockade.Tx) error { return tx.AppendEvents(b.Context(), evs...) }); err != nil {
+				if err := st.Update(b.Context(), func(tx stockade.Tx) error { return tx.EventAppend(b.Context(), evs...) }); err != nil {
 					b.Fatal(err)
 				}
 			}
 			b.ResetTimer()
 			start := time.Now()
 			for relay.Published() < int64(b.N) {
-				if _, err := relay.Once(b.Context()); err != nil {
+				if _, err := relay.Once(sys(b)); err != nil {
 					b.Fatal(err)
 				}
 			}
@@ -83,7 +83,7 @@ func BenchmarkRelayLag(b *testing.B) {
 		b.Fatal(err)
 	}
 	defer s.Unsubscribe()
-	ctx, stop := context.WithCancel(b.Context())
+	ctx, stop := context.WithCancel(sys(b))
 	defer stop()
 	relay := events.New(st, js, &events.Options{Wake: eng.Written})
 	go relay.Run(ctx)
@@ -160,7 +160,7 @@ func BenchmarkSaga(b *testing.B) {
 	}
 	stockShop(b, eng, 100, int64(b.N))
 	svc := &timedPayments{Engine: eng, done: map[string]time.Time{}}
-	ctx, stop := context.WithCancel(b.Context())
+	ctx, stop := context.WithCancel(sys(b))
 	defer stop()
 	consumer := events.NewConsumer(svc, js, nil)
 	go consumer.Run(ctx)
@@ -228,11 +228,11 @@ func BenchmarkSaga(b *testing.B) {
 // orders between them.
 func stockShop(b *testing.B, eng *engine.Engine, n int, orders int64) {
 	b.Helper()
-	if _, err := eng.PutLocation(b.Context(), stockade.Location{ID: "east", Name: "East"}, nil); err != nil {
+	if _, err := eng.PutLocation(sys(b), stockade.Location{ID: "east", Name: "East"}, nil); err != nil {
 		b.Fatal(err)
 	}
 	for i := range n {
-		if _, err := eng.SetStock(b.Context(), stockade.Key{SKU: fmt.Sprintf("sku-%d", i), Location: "east"}, orders, nil, nil); err != nil {
+		if _, err := eng.SetStock(sys(b), stockade.Key{SKU: fmt.Sprintf("sku-%d", i), Location: "east"}, orders, nil, nil); err != nil {
 			b.Fatal(err)
 		}
 	}

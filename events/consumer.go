@@ -263,8 +263,11 @@ func (c *Consumer) handle(ctx context.Context, msg jetstream.Msg) {
 	}
 }
 
-// apply runs msg's command under its message's idempotency key.
+// apply runs msg's command under its message's idempotency key, as the
+// service's own actor: the broker's commands come from the shop's other
+// services, which own no API key.
 func (c *Consumer) apply(ctx context.Context, msg jetstream.Msg, meta *jetstream.MsgMetadata) error {
+	ctx = stockade.WithActor(ctx, stockade.System)
 	name, ok := strings.CutPrefix(msg.Subject(), c.opts.Subject+".")
 	switch {
 	case ok && name == CommandPaymentOutcome:

@@ -23,7 +23,7 @@ import (
 // producer that sends again after the window does.
 func commandStream(t *testing.T, js jetstream.JetStream) {
 	t.Helper()
-	if _, err := js.CreateStream(t.Context(), jetstream.StreamConfig{Name: "STOCKADE_COMMANDS",
+	if _, err := js.CreateStream(sys(t), jetstream.StreamConfig{Name: "STOCKADE_COMMANDS",
 		Subjects: []string{"stockade.commands.>"}, Storage: jetstream.FileStorage, Duplicates: 100 * time.Millisecond}); err != nil {
 		t.Fatal(err)
 	}
@@ -34,7 +34,7 @@ func send(t *testing.T, js jetstream.JetStream, name, id, body string) {
 	t.Helper()
 	msg := &nats.Msg{Subject: "stockade.commands." + name, Data: []byte(body), Header: nats.Header{}}
 	msg.Header.Set(jetstream.MsgIDHeader, id)
-	if _, err := js.PublishMsg(t.Context(), msg); err != nil {
+	if _, err := js.PublishMsg(sys(t), msg); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -54,7 +54,7 @@ func until(t *testing.T, what string, cond func() bool) {
 // running runs c until the returned stop is called, which returns once
 // Run has.
 func running(t *testing.T, c *events.Consumer) (stop func()) {
-	ctx, cancel := context.WithCancel(t.Context())
+	ctx, cancel := context.WithCancel(sys(t))
 	done := make(chan struct{})
 	go func() { c.Run(ctx); close(done) }()
 	return func() { cancel(); <-done }
@@ -65,7 +65,7 @@ func held(t *testing.T, eng *engine.Engine, n int) []string {
 	t.Helper()
 	ids := make([]string, n)
 	for i := range ids {
-		r, err := eng.Reserve(t.Context(), stockade.ReserveRequest{Lines: []stockade.Line{{SKU: "sku-0", Quantity: 1}}}, nil)
+		r, err := eng.Reserve(sys(t), stockade.ReserveRequest{Lines: []stockade.Line{{SKU: "sku-0", Quantity: 1}}}, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -103,7 +103,7 @@ func TestConsumerAppliesOnce(t *testing.T) {
 		t.Errorf("applied %d, duplicates %d, dead letters %d; want 10, 20, 0", a, d, dl)
 	}
 	for i, id := range res {
-		r, err := eng.Reservation(t.Context(), id)
+		r, err := eng.Reservation(sys(t), id)
 		want := stockade.Confirmed
 		if i%2 == 1 {
 			want = stockade.Released
@@ -152,7 +152,7 @@ func TestConsumerLostAck(t *testing.T) {
 	if a, d, dl, r := c.Counts(); svc.lost.Load() != 3 || a != 0 || d != 3 || dl != 0 || r != 3 {
 		t.Errorf("lost %d acks; applied %d, duplicates %d, dead letters %d, retries %d; want 3, 0, 3, 0, 3", svc.lost.Load(), a, d, dl, r)
 	}
-	page, err := eng.Movements(t.Context(), stockade.MovementQuery{SKU: "sku-0"})
+	page, err := eng.Movements(sys(t), stockade.MovementQuery{SKU: "sku-0"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -176,7 +176,7 @@ func TestConsumerDeadLetters(t *testing.T) {
 	st := openSQLite(t)
 	eng := shop(t, st, 1)
 	res := held(t, eng, 1)
-	if _, err := eng.Release(t.Context(), res[0], nil); err != nil {
+	if _, err := eng.Release(sys(t), res[0], nil); err != nil {
 		t.Fatal(err)
 	}
 	cases := []struct{ name, body, code string }{
@@ -192,13 +192,13 @@ func TestConsumerDeadLetters(t *testing.T) {
 	stop := running(t, c)
 	until(t, "four dead letters", func() bool { _, _, dl, _ := c.Counts(); return dl == 4 })
 	stop()
-	s, err := js.Stream(t.Context(), "STOCKADE_COMMANDS_DEADLETTER")
+	s, err := js.Stream(sys(t), "STOCKADE_COMMANDS_DEADLETTER")
 	if err != nil {
 		t.Fatal(err)
 	}
 	letters := map[string]*jetstream.RawStreamMsg{} // by message id: the workers handle them in any order
 	for seq := uint64(1); seq <= 4; seq++ {
-		msg, err := s.GetMsg(t.Context(), seq)
+		msg, err := s.GetMsg(sys(t), seq)
 		if err != nil {
 			t.Fatalf("dead letter %d: %v", seq, err)
 		}
@@ -217,7 +217,7 @@ func TestConsumerDeadLetters(t *testing.T) {
 			t.Errorf("dead letter of case %d: headers %v, body %s", i, msg.Header, msg.Data)
 		}
 	}
-	info, err := s.Info(t.Context())
+	info, err := s.Info(sys(t))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -243,7 +243,7 @@ func TestConsumerPaymentOutcomes(t *testing.T) {
 	pays := make([]stockade.Payment, len(res))
 	var sends []string // bodies
 	for i, id := range res {
-		p, err := eng.CreatePayment(t.Context(), stockade.NewPaymentRequest{
+		p, err := eng.CreatePayment(sys(t), stockade.NewPaymentRequest{
 			Target: stockade.PaymentTarget{Kind: stockade.PayReservation, ID: id}, Amount: 990, Currency: "EUR"}, nil)
 		if err != nil {
 			t.Fatal(err)
@@ -271,11 +271,11 @@ func TestConsumerPaymentOutcomes(t *testing.T) {
 		t.Errorf("applied %d, dead letters %d, retries %d; want %d, 2, 0", a, dl, r, len(sends))
 	}
 	for i, p := range pays {
-		got, err := eng.Payment(t.Context(), p.ID)
+		got, err := eng.Payment(sys(t), p.ID)
 		if err != nil {
 			t.Fatal(err)
 		}
-		r, err := eng.Reservation(t.Context(), res[i])
+		r, err := eng.Reservation(sys(t), res[i])
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -286,7 +286,7 @@ func TestConsumerPaymentOutcomes(t *testing.T) {
 		if got.Status != want || r.Status != wantRes || got.Resolution == stockade.Unresolved {
 			t.Errorf("payment %d: %s/%s, reservation %s; want %s, %s", i, got.Status, got.Resolution, r.Status, want, wantRes)
 		}
-		hist, err := eng.PaymentHistory(t.Context(), p.ID)
+		hist, err := eng.PaymentHistory(sys(t), p.ID)
 		if err != nil || len(hist) == 0 || len(hist) > 2 {
 			t.Errorf("payment %d: history %+v, %v; want each outcome at most once", i, hist, err)
 		}
@@ -298,11 +298,11 @@ func TestConsumerPaymentOutcomes(t *testing.T) {
 // confirms confirm rows and releases release rows.
 func settled(t *testing.T, eng *engine.Engine, confirms, releases int) {
 	t.Helper()
-	rep, err := eng.Reconcile(t.Context())
+	rep, err := eng.Reconcile(sys(t))
 	if err != nil || !rep.OK {
 		t.Fatalf("reconcile: %+v, %v", rep, err)
 	}
-	page, err := eng.Movements(t.Context(), stockade.MovementQuery{SKU: "sku-0", Limit: stockade.MaxMovementLimit})
+	page, err := eng.Movements(sys(t), stockade.MovementQuery{SKU: "sku-0", Limit: stockade.MaxMovementLimit})
 	if err != nil {
 		t.Fatal(err)
 	}

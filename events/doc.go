@@ -1,7 +1,7 @@
 // Package events relays the service's outbox to NATS JetStream.
 //
 // Every change of the service writes its events in its own transaction
-// (stockade.Tx.AppendEvents); a Relay reads them in position order, the
+// (stockade.Tx.EventAppend); a Relay reads them in position order, the
 // order in which no late commit can slip behind a reader, and publishes
 // each to a JetStream stream, on the subject
 // <prefix>.<aggregate>.<type>, with its id as the Nats-Msg-Id header:
@@ -22,7 +22,7 @@
 // id themselves.
 //
 // Any number of instances may run a relay on one PostgreSQL database:
-// they take turns (stockade.Tx.LockRelay), and only the one whose turn it
+// they take turns (stockade.Tx.RelayLock), and only the one whose turn it
 // is publishes. Events are pruned only once every relay's checkpoint has
 // passed them.
 //

@@ -225,14 +225,14 @@ func (r *Relay) Once(ctx context.Context) (int, error) {
 	n := 0
 	err := r.store.Update(ctx, func(tx stockade.Tx) error {
 		n = 0
-		pos, ok, err := tx.LockRelay(ctx, r.opts.Name)
+		pos, ok, err := tx.RelayLock(ctx, r.opts.Name)
 		if err != nil {
 			return err
 		}
 		if !ok {
 			return errBusy
 		}
-		evs, err := tx.Events(ctx, stockade.DomainEventFilter{After: pos, Limit: r.opts.Batch})
+		evs, err := tx.EventList(ctx, stockade.DomainEventFilter{After: pos, Limit: r.opts.Batch})
 		if err != nil {
 			return err
 		}
@@ -244,7 +244,7 @@ func (r *Relay) Once(ctx context.Context) (int, error) {
 			return err
 		}
 		n = len(evs)
-		return tx.SetRelayPosition(ctx, r.opts.Name, evs[len(evs)-1].Position)
+		return tx.RelaySetPosition(ctx, r.opts.Name, evs[len(evs)-1].Position)
 	})
 	if errors.Is(err, errBusy) {
 		return 0, nil
@@ -260,11 +260,11 @@ func (r *Relay) Once(ctx context.Context) (int, error) {
 func (r *Relay) onceSerial(ctx context.Context) (int, error) {
 	var evs []stockade.DomainEvent
 	err := r.store.View(ctx, func(tx stockade.Tx) error {
-		pos, _, err := tx.LockRelay(ctx, r.opts.Name)
+		pos, _, err := tx.RelayLock(ctx, r.opts.Name)
 		if err != nil {
 			return err
 		}
-		evs, err = tx.Events(ctx, stockade.DomainEventFilter{After: pos, Limit: r.opts.Batch})
+		evs, err = tx.EventList(ctx, stockade.DomainEventFilter{After: pos, Limit: r.opts.Batch})
 		return err
 	})
 	if err != nil {
@@ -279,11 +279,11 @@ func (r *Relay) onceSerial(ctx context.Context) (int, error) {
 	}
 	last := evs[len(evs)-1].Position
 	err = r.store.Update(ctx, func(tx stockade.Tx) error {
-		pos, _, err := tx.LockRelay(ctx, r.opts.Name)
+		pos, _, err := tx.RelayLock(ctx, r.opts.Name)
 		if err != nil || !pos.Less(last) {
 			return err // another instance went further meanwhile
 		}
-		return tx.SetRelayPosition(ctx, r.opts.Name, last)
+		return tx.RelaySetPosition(ctx, r.opts.Name, last)
 	})
 	if err != nil {
 		return 0, err

@@ -24,6 +24,10 @@ import (
 
 func TestMain(m *testing.M) { os.Exit(testkit.Main(m)) }
 
+// sys returns tb's context carrying the service's own actor, as every
+// call to the engine needs one.
+func sys(tb testing.TB) context.Context { return stockade.WithActor(tb.Context(), stockade.System) }
+
 func openPostgres(t testing.TB) stockade.Store {
 	return teststore.OpenPostgres(t, &postgres.Options{MaxConns: 32})
 }
@@ -54,7 +58,7 @@ func shop(t testing.TB, st stockade.Store, n int) *engine.Engine {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ctx := t.Context()
+	ctx := sys(t)
 	if _, err := eng.PutLocation(ctx, stockade.Location{ID: "east", Name: "East"}, nil); err != nil {
 		t.Fatal(err)
 	}
@@ -105,7 +109,7 @@ func outbox(t *testing.T, st stockade.Store) []stockade.DomainEvent {
 	for after := (stockade.EventPosition{}); ; {
 		var evs []stockade.DomainEvent
 		err := st.View(t.Context(), func(tx stockade.Tx) (err error) {
-			evs, err = tx.Events(t.Context(), stockade.DomainEventFilter{After: after, Limit: 1000})
+			evs, err = tx.EventList(t.Context(), stockade.DomainEventFilter{After: after, Limit: 1000})
 			return err
 		})
 		if err != nil {
@@ -121,17 +125,17 @@ func outbox(t *testing.T, st stockade.Store) []stockade.DomainEvent {
 // published returns the events in the relay's stream, in stream order.
 func published(t *testing.T, js jetstream.JetStream) []stockade.DomainEvent {
 	t.Helper()
-	s, err := js.Stream(t.Context(), "STOCKADE_EVENTS")
+	s, err := js.Stream(sys(t), "STOCKADE_EVENTS")
 	if err != nil {
 		t.Fatal(err)
 	}
-	info, err := s.Info(t.Context())
+	info, err := s.Info(sys(t))
 	if err != nil {
 		t.Fatal(err)
 	}
 	var evs []stockade.DomainEvent
 	for seq := info.State.FirstSeq; seq <= info.State.LastSeq && info.State.Msgs > 0; seq++ {
-		msg, err := s.GetMsg(t.Context(), seq)
+		msg, err := s.GetMsg(sys(t), seq)
 		if err != nil {
 			t.Fatalf("message %d: %v", seq, err)
 		}
@@ -164,9 +168,9 @@ func drained(t *testing.T, st stockade.Store, js jetstream.JetStream) {
 	for {
 		want = outbox(t, st)
 		var msgs uint64
-		s, err := js.Stream(t.Context(), "STOCKADE_EVENTS")
+		s, err := js.Stream(sys(t), "STOCKADE_EVENTS")
 		if err == nil {
-			if info, err := s.Info(t.Context()); err == nil {
+			if info, err := s.Info(sys(t)); err == nil {
 				msgs = info.State.Msgs
 			}
 		}
@@ -211,7 +215,7 @@ func TestRelay(t *testing.T) {
 			_, js := broker(t)
 			st := tc.open(t)
 			eng := shop(t, st, 5)
-			ctx, stop := context.WithCancel(t.Context())
+			ctx, stop := context.WithCancel(sys(t))
 			var relays sync.WaitGroup
 			a := events.New(st, js, &events.Options{Wake: eng.Written, Batch: 64})
 			b := events.New(st, js, &events.Options{Wake: eng.Written, Batch: 64})
@@ -246,7 +250,7 @@ func TestRelayBrokerDown(t *testing.T) {
 	n, js := broker(t)
 	st := openPostgres(t)
 	eng := shop(t, st, 5)
-	ctx, stop := context.WithCancel(t.Context())
+	ctx, stop := context.WithCancel(sys(t))
 	defer stop()
 	relay := events.New(st, js, &events.Options{Wake: eng.Written})
 	done := make(chan struct{})
@@ -288,7 +292,7 @@ func TestRelayGap(t *testing.T) {
 	_, js := broker(t)
 	st := openSQLite(t)
 	eng := shop(t, st, 20)
-	ctx := t.Context()
+	ctx := sys(t)
 	// Reservations of one line, but the second of twenty: its held event
 	// is the only one larger than the stream below allows.
 	for _, lines := range []int{1, 20, 1, 1} {
@@ -342,10 +346,10 @@ func TestRelayPublishesAgain(t *testing.T) {
 	st := openSQLite(t)
 	eng := shop(t, st, 2)
 	relay := events.New(st, js, nil)
-	if _, err := relay.Once(t.Context()); err == nil {
+	if _, err := relay.Once(sys(t)); err == nil {
 		t.Fatal("Once before the stream exists: no error") // Run creates the stream
 	}
-	ctx, stop := context.WithCancel(t.Context())
+	ctx, stop := context.WithCancel(sys(t))
 	done := make(chan struct{})
 	go func() { relay.Run(ctx); close(done) }()
 	drained(t, st, js)
@@ -353,17 +357,17 @@ func TestRelayPublishesAgain(t *testing.T) {
 	<-done
 	// The checkpoint goes back to the start: every event is sent again.
 	if err := st.Update(t.Context(), func(tx stockade.Tx) error {
-		return tx.SetRelayPosition(t.Context(), "nats", stockade.EventPosition{})
+		return tx.RelaySetPosition(t.Context(), "nats", stockade.EventPosition{})
 	}); err != nil {
 		t.Fatal(err)
 	}
-	if n, err := relay.Once(t.Context()); err != nil || n != len(outbox(t, st)) {
+	if n, err := relay.Once(sys(t)); err != nil || n != len(outbox(t, st)) {
 		t.Fatalf("Once again = %d, %v; want every event sent again", n, err)
 	}
-	if _, err := eng.AdjustStock(t.Context(), stockade.Key{SKU: "sku-0", Location: "east"}, 1, "found", nil); err != nil {
+	if _, err := eng.AdjustStock(sys(t), stockade.Key{SKU: "sku-0", Location: "east"}, 1, "found", nil); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := relay.Once(t.Context()); err != nil {
+	if _, err := relay.Once(sys(t)); err != nil {
 		t.Fatal(err)
 	}
 	drained(t, st, js)

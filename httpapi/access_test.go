@@ -25,7 +25,7 @@ type keys struct {
 func (a *api) makeKeys() keys {
 	a.t.Helper()
 	mk := func(name string, role stockade.Role) (stockade.APIKey, string) {
-		k, secret, err := a.eng.CreateKey(a.t.Context(), stockade.NewKeyRequest{Name: name, Role: role})
+		k, secret, err := a.eng.CreateKey(sys(a.t), stockade.NewKeyRequest{Name: name, Role: role})
 		if err != nil {
 			a.t.Fatal(err)
 		}
@@ -37,7 +37,7 @@ func (a *api) makeKeys() keys {
 	_, ks.reader = mk("audit", stockade.RoleReader)
 	_, ks.otherShop = mk("other-shop", stockade.RoleStorefront)
 	gone, secret := mk("former", stockade.RoleAdmin)
-	if _, err := a.eng.RevokeKey(a.t.Context(), gone.ID); err != nil {
+	if _, err := a.eng.RevokeKey(sys(a.t), gone.ID); err != nil {
 		a.t.Fatal(err)
 	}
 	ks.revoked = secret
@@ -176,7 +176,7 @@ func keyedAPI(t *testing.T) (*api, keys, fixture) {
 // what a refused request must leave as it was.
 func (a *api) everything() string {
 	a.t.Helper()
-	ctx := a.t.Context() // no actor: the service's own view
+	ctx := sys(a.t) // the service's own view
 	var b strings.Builder
 	add := func(v any, err error) {
 		if err != nil {
@@ -462,7 +462,7 @@ func TestSecretsStayHidden(t *testing.T) {
 	a.must(200, "DELETE", "/v1/keys/"+fresh.ID, nil, bearerOf(ks.admin))
 	seen = append(seen, a.do("GET", "/v1/stock/widget", nil, bearerOf(fresh.Secret)))
 	seen = append(seen, a.must(200, "GET", "/metrics", nil), a.must(200, "GET", "/v1/keys", nil, bearerOf(ks.admin)))
-	page, err := a.eng.Keys(t.Context(), stockade.KeyQuery{})
+	page, err := a.eng.Keys(sys(t), stockade.KeyQuery{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -538,7 +538,7 @@ func TestRateLimit(t *testing.T) {
 		t.Errorf("the greedy key right after: %s, want 429", r)
 	}
 	// A key with a rate of its own.
-	k, secret, err := a.eng.CreateKey(t.Context(), stockade.NewKeyRequest{Name: "fast", Role: stockade.RoleReader, RateLimit: 1000})
+	k, secret, err := a.eng.CreateKey(sys(t), stockade.NewKeyRequest{Name: "fast", Role: stockade.RoleReader, RateLimit: 1000})
 	if err != nil {
 		t.Fatal(err)
 	}

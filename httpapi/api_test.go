@@ -526,7 +526,7 @@ func TestConcurrentReservationsNeverOversell(t *testing.T) {
 	for i := range clients {
 		wg.Go(func() {
 			idem := &stockade.Idempotency{Key: fmt.Sprintf("client-%d", i)}
-			_, err := a.client.Reserve(t.Context(), stockade.ReserveRequest{Lines: []stockade.Line{{SKU: "widget", Quantity: 1}}}, idem)
+			_, err := a.client.Reserve(sys(t), stockade.ReserveRequest{Lines: []stockade.Line{{SKU: "widget", Quantity: 1}}}, idem)
 			codes <- stockade.ErrorCode(err)
 		})
 	}
@@ -539,7 +539,7 @@ func TestConcurrentReservationsNeverOversell(t *testing.T) {
 	if got[""] != 15 || got[stockade.EInsufficientStock] != clients-15 {
 		t.Errorf("outcomes %v, want 15 ok and %d insufficient_stock", got, clients-15)
 	}
-	rep, err := a.eng.Reconcile(t.Context())
+	rep, err := a.eng.Reconcile(sys(t))
 	if err != nil || !rep.OK {
 		t.Errorf("reconcile: %+v, %v", rep, err)
 	}

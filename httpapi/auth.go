@@ -128,7 +128,7 @@ func (s *Server) guard(rt route) http.HandlerFunc {
 			s.writeError(w, r, err)
 			return
 		}
-		if actor.Role != "" && !rt.access.allows(actor.Role) {
+		if !rt.access.allows(actor.Role) {
 			s.writeError(w, r, stockade.Errorf(stockade.EForbidden,
 				"a "+string(actor.Role)+" key may not "+r.Method+" "+r.URL.Path+"; this needs a key of role "+rt.access.roles()))
 			return
@@ -146,7 +146,7 @@ func (s *Server) guard(rt route) http.HandlerFunc {
 
 // authenticate returns the actor of r and its token bucket, or why it
 // has none. In open mode a request without a key is the service's own
-// actor (the zero Actor), and has no rate limit: it comes from the
+// actor (stockade.System), and has no rate limit: it comes from the
 // machine itself.
 func (s *Server) authenticate(r *http.Request) (stockade.Actor, bucket, error) {
 	secret, err := bearer(r.Header)
@@ -154,7 +154,7 @@ func (s *Server) authenticate(r *http.Request) (stockade.Actor, bucket, error) {
 	case err != nil:
 		return stockade.Actor{}, bucket{}, err
 	case secret == "" && s.opts.Open:
-		return stockade.Actor{}, bucket{rate: rate.Inf}, nil
+		return stockade.System, bucket{rate: rate.Inf}, nil
 	case secret == "":
 		return stockade.Actor{}, bucket{}, stockade.Errorf(stockade.EUnauthenticated, "no API key: send Authorization: Bearer <key>")
 	}

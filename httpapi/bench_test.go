@@ -87,19 +87,19 @@ func BenchmarkAccessCheck(b *testing.B) {
 // strategy on a fresh SQLite store, and the secret of a key of role with
 // a rate no benchmark reaches.
 func benchServer(b *testing.B, strategy string, role stockade.Role) (*Server, string) {
-	st, err := sqlite.Open(b.Context(), filepath.Join(b.TempDir(), "bench.db"), nil)
+	st, err := sqlite.Open(sys(b), filepath.Join(b.TempDir(), "bench.db"), nil)
 	if err != nil {
 		b.Fatal(err)
 	}
 	b.Cleanup(func() { st.Close() })
-	if err := st.Migrate(b.Context()); err != nil {
+	if err := st.Migrate(sys(b)); err != nil {
 		b.Fatal(err)
 	}
 	eng, err := engine.New(st, &engine.Options{Strategy: strategy})
 	if err != nil {
 		b.Fatal(err)
 	}
-	_, secret, err := eng.CreateKey(b.Context(), stockade.NewKeyRequest{Name: "bench", Role: role, RateLimit: stockade.MaxRateLimit})
+	_, secret, err := eng.CreateKey(sys(b), stockade.NewKeyRequest{Name: "bench", Role: role, RateLimit: stockade.MaxRateLimit})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -119,7 +119,7 @@ func BenchmarkEventLatency(b *testing.B) {
 	b.Cleanup(ts.Close)
 	b.Cleanup(srv.CloseStreams)
 	c := NewClient(ts.URL, ts.Client()).WithKey(secret)
-	ctx := b.Context()
+	ctx := sys(b)
 	if _, err := c.PutLocation(ctx, stockade.Location{ID: "east", Name: "East"}, nil); err != nil {
 		b.Fatal(err)
 	}

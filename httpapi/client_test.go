@@ -14,7 +14,7 @@ import (
 func TestClientMirrorsEngine(t *testing.T) {
 	t.Parallel()
 	a := newAPI(t, nil)
-	c, ctx := a.client, t.Context()
+	c, ctx := a.client, sys(t)
 	must := func(err error) {
 		t.Helper()
 		if err != nil {
@@ -188,7 +188,7 @@ func TestClientIdempotency(t *testing.T) {
 	t.Parallel()
 	a := newAPI(t, nil)
 	a.seed()
-	ctx := t.Context()
+	ctx := sys(t)
 	req := stockade.ReserveRequest{Lines: []stockade.Line{{SKU: "widget", Quantity: 2}}}
 	first := &stockade.Idempotency{Key: "cart-7"}
 	r1, err := a.client.Reserve(ctx, req, first)
@@ -224,7 +224,7 @@ func TestClientIdempotency(t *testing.T) {
 func TestClientNonProblemError(t *testing.T) {
 	t.Parallel()
 	c := NewClient("http://127.0.0.1:1", nil)
-	if _, err := c.Stock(t.Context(), "x"); err == nil || stockade.ErrorCode(err) != stockade.EInternal {
+	if _, err := c.Stock(sys(t), "x"); err == nil || stockade.ErrorCode(err) != stockade.EInternal {
 		t.Errorf("unreachable server: %v", err)
 	}
 }

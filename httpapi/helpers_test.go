@@ -26,6 +26,10 @@ import (
 
 func TestMain(m *testing.M) { os.Exit(testkit.Main(m)) }
 
+// sys returns tb's context carrying the service's own actor, as every
+// call to the engine needs one.
+func sys(tb testing.TB) context.Context { return stockade.WithActor(tb.Context(), stockade.System) }
+
 var update = flag.Bool("update", false, "rewrite testdata/*.golden with the responses")
 
 // start is the engine's clock at the start of every test: the times in
@@ -190,7 +194,7 @@ func (a *api) do(method, path string, body any, header ...string) response {
 	default:
 		a.t.Fatalf("body of type %T", body)
 	}
-	req, err := http.NewRequestWithContext(a.t.Context(), method, a.srv.URL+path, rd)
+	req, err := http.NewRequestWithContext(sys(a.t), method, a.srv.URL+path, rd)
 	if err != nil {
 		a.t.Fatal(err)
 	}

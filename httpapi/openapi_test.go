@@ -578,7 +578,7 @@ func TestOpenAPIAccess(t *testing.T) {
 	a := newAPI(t, &apiOptions{keyed: true})
 	key := func(name string, role stockade.Role, rate float64) string {
 		t.Helper()
-		_, secret, err := a.eng.CreateKey(t.Context(), stockade.NewKeyRequest{Name: name, Role: role, RateLimit: rate})
+		_, secret, err := a.eng.CreateKey(sys(t), stockade.NewKeyRequest{Name: name, Role: role, RateLimit: rate})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -372,8 +372,10 @@ func (s *Server) paymentWebhook(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, err)
 		return
 	}
+	// The signature is the provider's, which owns no API key: the service
+	// applies its outcome as its own.
 	call(s, w, r, body, http.StatusOK, viewPayment, func(ctx context.Context, _ *stockade.Idempotency) (stockade.Payment, error) {
-		return s.svc.ApplyOutcome(ctx, o, webhookSource)
+		return s.svc.ApplyOutcome(stockade.WithActor(ctx, stockade.System), o, webhookSource)
 	})
 }
 

@@ -53,7 +53,7 @@ func (a *api) reserveOne(header ...string) string {
 // every payment, the stock of widget, and every domain event.
 func (a *api) paymentState() string {
 	a.t.Helper()
-	ctx := a.t.Context()
+	ctx := sys(a.t)
 	var b strings.Builder
 	add := func(v any, err error) {
 		if err != nil {
@@ -199,7 +199,7 @@ func testPaymentSaga(t *testing.T, pg bool) {
 	stuck := a.pay(stockade.PayReservation, res)
 	a.webhook(200, "psp-6", stuck.ID, stockade.PaymentProcessing)
 	a.clock.Advance(time.Hour)
-	if _, err := a.eng.Sweep(t.Context()); err != nil {
+	if _, err := a.eng.Sweep(sys(t)); err != nil {
 		t.Fatal(err)
 	}
 	reserved(1)
@@ -719,7 +719,7 @@ func TestPaymentClient(t *testing.T) {
 	t.Parallel()
 	a := newAPI(t, &apiOptions{keyed: true})
 	ks := a.makeKeys()
-	c, ctx := a.client.WithKey(ks.admin), t.Context()
+	c, ctx := a.client.WithKey(ks.admin), sys(t)
 	must := func(err error) {
 		t.Helper()
 		if err != nil {

@@ -44,7 +44,7 @@ func decodeAs[T any](t *testing.T, r response) T {
 // every hold and booking writes).
 func (a *api) seatState() string {
 	a.t.Helper()
-	ctx := a.t.Context()
+	ctx := sys(a.t)
 	var b strings.Builder
 	add := func(v any, err error) {
 		if err != nil {
@@ -591,7 +591,7 @@ func TestBookingIdempotency(t *testing.T) {
 func TestBookingClient(t *testing.T) {
 	t.Parallel()
 	a := newAPI(t, nil)
-	c, ctx := a.client, t.Context()
+	c, ctx := a.client, sys(t)
 	must := func(err error) {
 		t.Helper()
 		if err != nil {

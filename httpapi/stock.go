@@ -189,7 +189,8 @@ type movementJSON struct {
 	Committed int64     `json:"committed"`
 	Ref       string    `json:"ref,omitempty"`
 	Reason    string    `json:"reason,omitempty"`
-	// Actor is the name of the API key whose call made the change.
+	// Actor is the name of the API key whose call made the change; empty
+	// for the service's own changes.
 	Actor string `json:"actor,omitempty"`
 }
 

@@ -25,12 +25,12 @@ func TestUnreachableDatabaseIs503(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	st, err := postgres.Open(t.Context(), url, nil)
+	st, err := postgres.Open(sys(t), url, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { st.Close() })
-	if err := st.Migrate(t.Context()); err != nil {
+	if err := st.Migrate(sys(t)); err != nil {
 		t.Fatal(err)
 	}
 	logs := &syncBuffer{}
@@ -81,7 +81,7 @@ func TestUnreachableDatabaseIs503(t *testing.T) {
 	if err := pg.Restart(); err != nil {
 		t.Fatal(err)
 	}
-	ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
+	ctx, cancel := context.WithTimeout(sys(t), 30*time.Second)
 	defer cancel()
 	for a.do("GET", "/readyz", nil).status != 200 { // until the pool has replaced its broken connections
 		select {

@@ -52,7 +52,7 @@ func listQuery(q string, f stockade.ListFilter) (string, []any) {
 	return b.String(), args
 }
 
-func (t *tx) ListReservations(ctx context.Context, f stockade.ListFilter) ([]stockade.Reservation, error) {
+func (t *tx) ReservationList(ctx context.Context, f stockade.ListFilter) ([]stockade.Reservation, error) {
 	q, args := listQuery(listReservationsSQL, f)
 	rows, _ := t.tx.Query(ctx, q, args...)
 	rs, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (stockade.Reservation, error) { return scanReservation(row) })
@@ -62,7 +62,7 @@ func (t *tx) ListReservations(ctx context.Context, f stockade.ListFilter) ([]sto
 	return rs, nil
 }
 
-func (t *tx) ListOrders(ctx context.Context, f stockade.ListFilter) ([]stockade.Order, error) {
+func (t *tx) OrderList(ctx context.Context, f stockade.ListFilter) ([]stockade.Order, error) {
 	q, args := listQuery(listOrdersSQL, f)
 	rows, _ := t.tx.Query(ctx, q, args...)
 	orders, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (stockade.Order, error) { return scanOrder(row) })
@@ -89,12 +89,12 @@ func scanKey(row pgx.Row) (stockade.APIKey, error) {
 	return k, nil
 }
 
-// InsertKey implements stockade.Tx. An id or name in use is a unique
+// KeyInsert implements stockade.Tx. An id or name in use is a unique
 // violation, which wraps stockade.ErrConflict (see mapError): with
-// KeyNamed checked first in the same transaction, only a concurrent
+// KeyGetByName checked first in the same transaction, only a concurrent
 // transaction that inserted the name since can cause it, and a retry then
 // finds that key.
-func (t *tx) InsertKey(ctx context.Context, k stockade.APIKey) error {
+func (t *tx) KeyInsert(ctx context.Context, k stockade.APIKey) error {
 	revoked := pgtype.Timestamptz{Time: k.RevokedAt, Valid: !k.RevokedAt.IsZero()}
 	_, err := t.tx.Exec(ctx, insertKeySQL, k.ID, k.Name, string(k.Role), k.RateLimit, k.Hash, k.CreatedAt, revoked)
 	if err != nil {
@@ -103,7 +103,7 @@ func (t *tx) InsertKey(ctx context.Context, k stockade.APIKey) error {
 	return nil
 }
 
-func (t *tx) Key(ctx context.Context, id string) (stockade.APIKey, error) {
+func (t *tx) KeyGet(ctx context.Context, id string) (stockade.APIKey, error) {
 	k, err := scanKey(t.tx.QueryRow(ctx, keySQL, id))
 	switch {
 	case errors.Is(err, pgx.ErrNoRows):
@@ -114,7 +114,7 @@ func (t *tx) Key(ctx context.Context, id string) (stockade.APIKey, error) {
 	return k, nil
 }
 
-func (t *tx) KeyNamed(ctx context.Context, name string) (stockade.APIKey, bool, error) {
+func (t *tx) KeyGetByName(ctx context.Context, name string) (stockade.APIKey, bool, error) {
 	k, err := scanKey(t.tx.QueryRow(ctx, keyNamedSQL, name))
 	switch {
 	case errors.Is(err, pgx.ErrNoRows):
@@ -125,7 +125,7 @@ func (t *tx) KeyNamed(ctx context.Context, name string) (stockade.APIKey, bool, 
 	return k, true, nil
 }
 
-func (t *tx) Keys(ctx context.Context, after string, limit int) ([]stockade.APIKey, error) {
+func (t *tx) KeyList(ctx context.Context, after string, limit int) ([]stockade.APIKey, error) {
 	rows, _ := t.tx.Query(ctx, keysSQL, after, limit)
 	ks, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (stockade.APIKey, error) { return scanKey(row) })
 	if err != nil {
@@ -134,7 +134,7 @@ func (t *tx) Keys(ctx context.Context, after string, limit int) ([]stockade.APIK
 	return ks, nil
 }
 
-func (t *tx) RevokeKey(ctx context.Context, id string, at time.Time) (bool, error) {
+func (t *tx) KeyRevoke(ctx context.Context, id string, at time.Time) (bool, error) {
 	tag, err := t.tx.Exec(ctx, revokeKeySQL, id, at)
 	if err != nil {
 		return false, t.fail(ctx, "revoke key "+strconv.Quote(id), err)

@@ -102,8 +102,8 @@ type mapArea struct {
 	Capacity int64  `json:"capacity"`
 }
 
-// PutShow implements stockade.BookingTx: one upsert of the show's row.
-func (t *tx) PutShow(ctx context.Context, e stockade.Show) error {
+// ShowPut implements stockade.BookingTx: one upsert of the show's row.
+func (t *tx) ShowPut(ctx context.Context, e stockade.Show) error {
 	m := showMap{Rows: e.Rows}
 	for _, a := range e.Areas {
 		m.Areas = append(m.Areas, mapArea{Name: a.Name, Category: a.Category, Capacity: a.Capacity})
@@ -157,15 +157,15 @@ func scanShow(row pgx.Row) (stockade.Show, error) {
 	return e, nil
 }
 
-// Show implements stockade.BookingTx. With lock it locks the show's
+// ShowGet implements stockade.BookingTx. With Lock it locks the show's
 // row only: areas are locked by the statements that change them.
-func (t *tx) Show(ctx context.Context, id string, lock bool) (stockade.Show, error) {
-	return t.show(ctx, showSQL, id, lock)
+func (t *tx) ShowGet(ctx context.Context, by stockade.ByID) (stockade.Show, error) {
+	return t.show(ctx, showSQL, by.ID, by.Lock)
 }
 
-// ShowHead implements stockade.BookingTx, locking as Event does.
-func (t *tx) ShowHead(ctx context.Context, id string, lock bool) (stockade.Show, error) {
-	return t.show(ctx, showHeadSQL, id, lock)
+// ShowGetHead implements stockade.BookingTx, locking as ShowGet does.
+func (t *tx) ShowGetHead(ctx context.Context, by stockade.ByID) (stockade.Show, error) {
+	return t.show(ctx, showHeadSQL, by.ID, by.Lock)
 }
 
 func (t *tx) show(ctx context.Context, q, id string, lock bool) (stockade.Show, error) {
@@ -182,8 +182,8 @@ func (t *tx) show(ctx context.Context, q, id string, lock bool) (stockade.Show, 
 	return e, nil
 }
 
-// ListShows implements stockade.BookingTx; a negative limit is no limit.
-func (t *tx) ListShows(ctx context.Context, after string, limit int) ([]stockade.Show, error) {
+// ShowList implements stockade.BookingTx; a negative limit is no limit.
+func (t *tx) ShowList(ctx context.Context, after string, limit int) ([]stockade.Show, error) {
 	rows, _ := t.tx.Query(ctx, listShowsSQL, after, limitArg(limit, true))
 	es, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (stockade.Show, error) { return scanShow(row) })
 	if err != nil {
@@ -192,10 +192,10 @@ func (t *tx) ListShows(ctx context.Context, after string, limit int) ([]stockade
 	return es, nil
 }
 
-// PutSeats implements stockade.BookingTx with one INSERT … ON CONFLICT DO
+// SeatPut implements stockade.BookingTx with one INSERT … ON CONFLICT DO
 // UPDATE from parallel arrays. A seat named twice fails the statement.
 // Many seats have the table vacuumed after the commit (upkeep.go).
-func (t *tx) PutSeats(ctx context.Context, showID string, seats []stockade.Seat) error {
+func (t *tx) SeatPut(ctx context.Context, showID string, seats []stockade.Seat) error {
 	if len(seats) == 0 {
 		return nil
 	}
@@ -221,7 +221,7 @@ func (t *tx) PutSeats(ctx context.Context, showID string, seats []stockade.Seat)
 	return nil
 }
 
-func (t *tx) DeleteSeats(ctx context.Context, showID string, ids []string) (int, error) {
+func (t *tx) SeatDelete(ctx context.Context, showID string, ids []string) (int, error) {
 	if len(ids) == 0 {
 		return 0, nil
 	}
@@ -236,7 +236,7 @@ func (t *tx) DeleteSeats(ctx context.Context, showID string, ids []string) (int,
 // the conditions in use spelled out, so that each combination gets a plan
 // on its index. An empty f.IDs, like a nil one, matches every seat. With
 // lock, FOR UPDATE locks the rows in the ORDER BY's order: seat order.
-func (t *tx) Seats(ctx context.Context, showID string, f stockade.SeatFilter, lock bool) ([]stockade.Seat, error) {
+func (t *tx) SeatList(ctx context.Context, showID string, f stockade.SeatFilter) ([]stockade.Seat, error) {
 	var (
 		q    strings.Builder
 		args = []any{showID}
@@ -263,7 +263,7 @@ func (t *tx) Seats(ctx context.Context, showID string, f stockade.SeatFilter, lo
 	if f.Limit > 0 {
 		q.WriteString("\nLIMIT " + arg(f.Limit) + "::bigint")
 	}
-	if lock {
+	if f.Lock {
 		q.WriteString(forUpdate)
 	}
 	rows, _ := t.tx.Query(ctx, q.String(), args...)
@@ -284,11 +284,11 @@ func (t *tx) Seats(ctx context.Context, showID string, f stockade.SeatFilter, lo
 	return seats, nil
 }
 
-// MoveSeats implements stockade.BookingTx in one statement: it locks
+// SeatMoveMany implements stockade.BookingTx in one statement: it locks
 // every seat named in seat order, then makes the moves whose conditions
 // hold in one UPDATE … FROM unnest (see queries/move_seats.sql). A seat
 // named twice is an error from the database.
-func (t *tx) MoveSeats(ctx context.Context, showID string, moves []stockade.SeatMove) ([]string, error) {
+func (t *tx) SeatMoveMany(ctx context.Context, showID string, moves []stockade.SeatMove) ([]string, error) {
 	if len(moves) == 0 {
 		return nil, nil
 	}
@@ -304,21 +304,26 @@ func (t *tx) MoveSeats(ctx context.Context, showID string, moves []stockade.Seat
 		return nil, t.fail(ctx, fmt.Sprintf("move %d seats of event %q", n, showID), err)
 	}
 	if len(moved) > 0 && slices.Contains(to, string(stockade.SeatFree)) {
-		if _, err := t.SeatEpoch(ctx, showID, true); err != nil {
+		if _, err := t.SeatEpochBump(ctx, showID); err != nil {
 			return nil, err
 		}
 	}
 	return moved, nil
 }
 
-func (t *tx) SeatEpoch(ctx context.Context, showID string, bump bool) (int64, error) {
-	q := seatEpochSQL
-	if bump {
-		q = bumpSeatEpochSQL
-	}
+func (t *tx) SeatEpochGet(ctx context.Context, showID string) (int64, error) {
+	return t.seatEpoch(ctx, "seat epoch", seatEpochSQL, showID)
+}
+
+func (t *tx) SeatEpochBump(ctx context.Context, showID string) (int64, error) {
+	return t.seatEpoch(ctx, "bump the seat epoch", bumpSeatEpochSQL, showID)
+}
+
+// seatEpoch runs q, a query of showID's seat epoch.
+func (t *tx) seatEpoch(ctx context.Context, what, q, showID string) (int64, error) {
 	var epoch int64
 	if err := t.tx.QueryRow(ctx, q, showID).Scan(&epoch); err != nil {
-		return 0, t.fail(ctx, "seat epoch of event "+strconv.Quote(showID), err)
+		return 0, t.fail(ctx, what+" of show "+strconv.Quote(showID), err)
 	}
 	return epoch, nil
 }
@@ -340,12 +345,12 @@ func (t *tx) SeatCounts(ctx context.Context, showID string) ([]stockade.SeatCoun
 	return counts, nil
 }
 
-// PutAreas implements stockade.BookingTx. It locks the areas that exist
+// AreaPut implements stockade.BookingTx. It locks the areas that exist
 // (in name order) and checks the new capacities against their counts
 // before it writes, so that a refusal fails no statement: the transaction
 // goes on, changed in nothing. The upsert is then one statement. A
 // negative capacity is EInvalid, refused before any statement too.
-func (t *tx) PutAreas(ctx context.Context, showID string, areas []stockade.Area) error {
+func (t *tx) AreaPut(ctx context.Context, showID string, areas []stockade.Area) error {
 	if len(areas) == 0 {
 		return nil
 	}
@@ -390,10 +395,10 @@ func scanArea(row pgx.Row) (stockade.Area, error) {
 	return a, err
 }
 
-// MovePlaces implements stockade.BookingTx with one conditional UPDATE;
+// AreaMovePlaces implements stockade.BookingTx with one conditional UPDATE;
 // when it changes nothing, a second statement reads the area as it is
 // then.
-func (t *tx) MovePlaces(ctx context.Context, showID, area string, held, booked int64) (stockade.Area, bool, error) {
+func (t *tx) AreaMovePlaces(ctx context.Context, showID, area string, held, booked int64) (stockade.Area, bool, error) {
 	what := fmt.Sprintf("move places of area %q of event %q", area, showID)
 	a, err := scanArea(t.tx.QueryRow(ctx, movePlacesSQL, showID, area, held, booked))
 	switch {
@@ -412,9 +417,9 @@ func (t *tx) MovePlaces(ctx context.Context, showID, area string, held, booked i
 	return a, false, nil
 }
 
-// AppendSeatChanges implements stockade.BookingTx in one statement. A
+// SeatChangeAppend implements stockade.BookingTx in one statement. A
 // zero At is the transaction's start.
-func (t *tx) AppendSeatChanges(ctx context.Context, cs ...stockade.SeatChange) error {
+func (t *tx) SeatChangeAppend(ctx context.Context, cs ...stockade.SeatChange) error {
 	if len(cs) == 0 {
 		return nil
 	}
@@ -439,9 +444,9 @@ func (t *tx) AppendSeatChanges(ctx context.Context, cs ...stockade.SeatChange) e
 	return nil
 }
 
-// SeatChanges implements stockade.BookingTx: seat_changes.sql with only
+// SeatChangeList implements stockade.BookingTx: seat_changes.sql with only
 // the conditions in use spelled out.
-func (t *tx) SeatChanges(ctx context.Context, showID string, f stockade.SeatChangeFilter) ([]stockade.SeatChange, error) {
+func (t *tx) SeatChangeList(ctx context.Context, showID string, f stockade.SeatChangeFilter) ([]stockade.SeatChange, error) {
 	var (
 		q    strings.Builder
 		args = []any{showID}
@@ -480,9 +485,9 @@ func (t *tx) SeatChanges(ctx context.Context, showID string, f stockade.SeatChan
 	return cs, nil
 }
 
-// InsertHolds implements stockade.BookingTx in one statement. An id in
+// HoldInsert implements stockade.BookingTx in one statement. An id in
 // use is a unique violation, which wraps stockade.ErrConflict.
-func (t *tx) InsertHolds(ctx context.Context, hs ...stockade.Hold) error {
+func (t *tx) HoldInsert(ctx context.Context, hs ...stockade.Hold) error {
 	if len(hs) == 0 {
 		return nil
 	}
@@ -531,38 +536,38 @@ func scanHold(row pgx.Row) (stockade.Hold, error) {
 	return h, err
 }
 
-func (t *tx) Hold(ctx context.Context, id string, lock bool) (stockade.Hold, error) {
+func (t *tx) HoldGet(ctx context.Context, by stockade.ByID) (stockade.Hold, error) {
 	q := holdSQL
-	if lock {
+	if by.Lock {
 		q += forUpdate
 	}
-	h, err := scanHold(t.tx.QueryRow(ctx, q, id))
+	h, err := scanHold(t.tx.QueryRow(ctx, q, by.ID))
 	switch {
 	case errors.Is(err, pgx.ErrNoRows):
-		return stockade.Hold{}, stockade.Errorf(stockade.ENotFound, fmt.Sprintf("hold %q not found", id))
+		return stockade.Hold{}, stockade.Errorf(stockade.ENotFound, fmt.Sprintf("hold %q not found", by.ID))
 	case err != nil:
-		return stockade.Hold{}, t.fail(ctx, "hold "+strconv.Quote(id), err)
+		return stockade.Hold{}, t.fail(ctx, "hold "+strconv.Quote(by.ID), err)
 	}
 	return h, nil
 }
 
-func (t *tx) Holds(ctx context.Context, ids []string, lock bool) ([]stockade.Hold, error) {
-	if len(ids) == 0 {
+func (t *tx) HoldGetMany(ctx context.Context, by stockade.ByIDs) ([]stockade.Hold, error) {
+	if len(by.IDs) == 0 {
 		return nil, nil
 	}
 	q := holdsSQL
-	if lock {
+	if by.Lock {
 		q += forUpdate
 	}
-	rows, _ := t.tx.Query(ctx, q, ids)
+	rows, _ := t.tx.Query(ctx, q, by.IDs)
 	hs, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (stockade.Hold, error) { return scanHold(row) })
 	if err != nil {
-		return nil, t.fail(ctx, fmt.Sprintf("%d holds", len(ids)), err)
+		return nil, t.fail(ctx, fmt.Sprintf("%d holds", len(by.IDs)), err)
 	}
 	return hs, nil
 }
 
-func (t *tx) SetHoldStatus(ctx context.Context, from, to stockade.HoldStatus, moves ...stockade.HoldMove) (int, error) {
+func (t *tx) HoldSetStatus(ctx context.Context, from, to stockade.HoldStatus, moves ...stockade.HoldMove) (int, error) {
 	if len(moves) == 0 {
 		return 0, nil
 	}
@@ -577,7 +582,7 @@ func (t *tx) SetHoldStatus(ctx context.Context, from, to stockade.HoldStatus, mo
 	return int(tag.RowsAffected()), nil
 }
 
-func (t *tx) ExtendHold(ctx context.Context, id string, expiresAt time.Time) (bool, error) {
+func (t *tx) HoldExtend(ctx context.Context, id string, expiresAt time.Time) (bool, error) {
 	tag, err := t.tx.Exec(ctx, extendHoldSQL, id, expiresAt)
 	if err != nil {
 		return false, t.fail(ctx, "extend hold "+strconv.Quote(id), err)
@@ -612,10 +617,10 @@ func (t *tx) HoldLapseCandidates(ctx context.Context, q stockade.HoldLapseQuery)
 	return cs, nil
 }
 
-// InsertBookings implements stockade.BookingTx in one statement. An id in
+// BookingInsert implements stockade.BookingTx in one statement. An id in
 // use, or a hold that already has a booking, is a unique violation, which
 // wraps stockade.ErrConflict.
-func (t *tx) InsertBookings(ctx context.Context, bs ...stockade.Booking) error {
+func (t *tx) BookingInsert(ctx context.Context, bs ...stockade.Booking) error {
 	if len(bs) == 0 {
 		return nil
 	}
@@ -662,22 +667,22 @@ func scanBooking(row pgx.Row) (stockade.Booking, error) {
 	return b, err
 }
 
-func (t *tx) Booking(ctx context.Context, id string, lock bool) (stockade.Booking, error) {
+func (t *tx) BookingGet(ctx context.Context, by stockade.ByID) (stockade.Booking, error) {
 	q := bookingSQL
-	if lock {
+	if by.Lock {
 		q += forUpdate
 	}
-	b, err := scanBooking(t.tx.QueryRow(ctx, q, id))
+	b, err := scanBooking(t.tx.QueryRow(ctx, q, by.ID))
 	switch {
 	case errors.Is(err, pgx.ErrNoRows):
-		return stockade.Booking{}, stockade.Errorf(stockade.ENotFound, fmt.Sprintf("booking %q not found", id))
+		return stockade.Booking{}, stockade.Errorf(stockade.ENotFound, fmt.Sprintf("booking %q not found", by.ID))
 	case err != nil:
-		return stockade.Booking{}, t.fail(ctx, "booking "+strconv.Quote(id), err)
+		return stockade.Booking{}, t.fail(ctx, "booking "+strconv.Quote(by.ID), err)
 	}
 	return b, nil
 }
 
-func (t *tx) SetBookingStatus(ctx context.Context, id string, from, to stockade.BookingStatus) (bool, error) {
+func (t *tx) BookingSetStatus(ctx context.Context, id string, from, to stockade.BookingStatus) (bool, error) {
 	tag, err := t.tx.Exec(ctx, setBookingStatusSQL, id, string(from), string(to))
 	if err != nil {
 		return false, t.fail(ctx, fmt.Sprintf("set booking %q %s → %s", id, from, to), err)
@@ -748,9 +753,9 @@ func unmarshalSeats(s, p []byte) (seats []string, places []stockade.Places, err 
 	return seats, places, nil
 }
 
-// FreeSeatIDs implements stockade.BookingTx with an index-only scan of
+// SeatFreeIDs implements stockade.BookingTx with an index-only scan of
 // seats_free.
-func (t *tx) FreeSeatIDs(ctx context.Context, showID string) ([]string, error) {
+func (t *tx) SeatFreeIDs(ctx context.Context, showID string) ([]string, error) {
 	rows, _ := t.tx.Query(ctx, freeSeatIDsSQL, showID)
 	ids, err := pgx.CollectRows(rows, pgx.RowTo[string])
 	if err != nil {
@@ -759,8 +764,8 @@ func (t *tx) FreeSeatIDs(ctx context.Context, showID string) ([]string, error) {
 	return ids, nil
 }
 
-// DeleteAreas implements stockade.BookingTx in one statement.
-func (t *tx) DeleteAreas(ctx context.Context, showID string, names []string) (int, error) {
+// AreaDelete implements stockade.BookingTx in one statement.
+func (t *tx) AreaDelete(ctx context.Context, showID string, names []string) (int, error) {
 	if len(names) == 0 {
 		return 0, nil
 	}

@@ -30,17 +30,17 @@ func seedEvent(t *testing.T, s stockade.Store, id string, more ...stockade.SeatR
 	}
 	update(t, s, func(tx stockade.Tx) error {
 		btx := tx
-		if err := btx.PutShow(t.Context(), e); err != nil {
+		if err := btx.ShowPut(t.Context(), e); err != nil {
 			return err
 		}
 		var seats []stockade.Seat
 		for _, r := range e.Rows {
 			seats = append(seats, r.Seats()...)
 		}
-		if err := btx.PutSeats(t.Context(), id, seats); err != nil {
+		if err := btx.SeatPut(t.Context(), id, seats); err != nil {
 			return err
 		}
-		return btx.PutAreas(t.Context(), id, e.Areas)
+		return btx.AreaPut(t.Context(), id, e.Areas)
 	})
 	return e
 }
@@ -52,7 +52,7 @@ func TestBookingConstraints(t *testing.T) {
 	s, url := newStore(t)
 	seedEvent(t, s, "e1")
 	update(t, s, func(tx stockade.Tx) error {
-		return tx.AppendSeatChanges(t.Context(), stockade.SeatChange{
+		return tx.SeatChangeAppend(t.Context(), stockade.SeatChange{
 			ShowID: "e1", Seat: "stalls/A/1", Quantity: 1, From: stockade.SeatFree, To: stockade.SeatHeld})
 	})
 	db := newPool(t, url)
@@ -82,7 +82,7 @@ func TestBookingConstraints(t *testing.T) {
 }
 
 // TestBookingErrors checks how the store's errors map, and that a
-// refused PutAreas, which fails no statement, leaves the transaction
+// refused AreaPut, which fails no statement, leaves the transaction
 // going: PostgreSQL aborts a transaction at its first failed statement.
 func TestBookingErrors(t *testing.T) {
 	t.Parallel()
@@ -91,18 +91,18 @@ func TestBookingErrors(t *testing.T) {
 	ctx := t.Context()
 	update(t, s, func(tx stockade.Tx) error {
 		btx := tx
-		if _, ok, err := btx.MovePlaces(ctx, "e1", "floor", 60, 0); err != nil || !ok {
-			t.Fatalf("MovePlaces(floor, 60, 0) = %v, %v", ok, err)
+		if _, ok, err := btx.AreaMovePlaces(ctx, "e1", "floor", 60, 0); err != nil || !ok {
+			t.Fatalf("AreaMovePlaces(floor, 60, 0) = %v, %v", ok, err)
 		}
-		err := btx.PutAreas(ctx, "e1", []stockade.Area{{Name: "balcony", Capacity: 5}, {Name: "floor", Capacity: 59}})
+		err := btx.AreaPut(ctx, "e1", []stockade.Area{{Name: "balcony", Capacity: 5}, {Name: "floor", Capacity: 59}})
 		if stockade.ErrorCode(err) != stockade.EInvalidState {
-			t.Errorf("PutAreas below what is held: %v, want %s", err, stockade.EInvalidState)
+			t.Errorf("AreaPut below what is held: %v, want %s", err, stockade.EInvalidState)
 		}
 		// The transaction goes on, and commits what comes next.
-		return btx.PutAreas(ctx, "e1", []stockade.Area{{Name: "floor", Category: "GA", Capacity: 60}})
+		return btx.AreaPut(ctx, "e1", []stockade.Area{{Name: "floor", Category: "GA", Capacity: 60}})
 	})
 	update(t, s, func(tx stockade.Tx) error {
-		e, err := tx.Show(ctx, "e1", false)
+		e, err := tx.ShowGet(ctx, stockade.ByID{ID: "e1"})
 		want := []stockade.Area{{Name: "floor", Category: "GA", Capacity: 60, Held: 60}}
 		if err != nil || !slices.Equal(e.Areas, want) {
 			t.Errorf("areas = %+v, %v; want %+v", e.Areas, err, want)
@@ -116,18 +116,18 @@ func TestBookingErrors(t *testing.T) {
 		code  string
 		state string // SQLSTATE
 	}{
-		{"PutSeats of an unknown event", func(btx stockade.BookingTx) error {
-			return btx.PutSeats(ctx, "nope", []stockade.Seat{{ID: "s/A/1", Section: "s", Row: "A", Status: stockade.SeatFree}})
+		{"SeatPut of an unknown event", func(btx stockade.BookingTx) error {
+			return btx.SeatPut(ctx, "nope", []stockade.Seat{{ID: "s/A/1", Section: "s", Row: "A", Status: stockade.SeatFree}})
 		}, stockade.ENotFound, "23503"},
-		{"PutAreas of an unknown event", func(btx stockade.BookingTx) error {
-			return btx.PutAreas(ctx, "nope", []stockade.Area{{Name: "floor", Capacity: 1}})
+		{"AreaPut of an unknown event", func(btx stockade.BookingTx) error {
+			return btx.AreaPut(ctx, "nope", []stockade.Area{{Name: "floor", Capacity: 1}})
 		}, stockade.ENotFound, "23503"},
 		{"a hold's id in use", func(btx stockade.BookingTx) error {
 			h := stockade.Hold{ID: "h1", ShowID: "e1", Status: stockade.HoldHeld}
-			return btx.InsertHolds(ctx, h, h)
+			return btx.HoldInsert(ctx, h, h)
 		}, "", "23505"},
 		{"a second booking of a hold", func(btx stockade.BookingTx) error {
-			return btx.InsertBookings(ctx, stockade.Booking{ID: "b1", ShowID: "e1", HoldID: "h1", Status: stockade.BookingBooked},
+			return btx.BookingInsert(ctx, stockade.Booking{ID: "b1", ShowID: "e1", HoldID: "h1", Status: stockade.BookingBooked},
 				stockade.Booking{ID: "b2", ShowID: "e1", HoldID: "h1", Status: stockade.BookingBooked})
 		}, "", "23505"},
 	} {
@@ -174,11 +174,11 @@ func TestHoldLapseCandidatesSkipLocked(t *testing.T) {
 				Seats: []string{fmt.Sprintf("s/A/%d", i)}, CreatedAt: now.Add(-time.Hour),
 				ExpiresAt: now.Add(time.Duration(i-n) * time.Minute), // h10 expires now, h11 later
 			}
-			if err := btx.InsertHolds(ctx, h); err != nil {
+			if err := btx.HoldInsert(ctx, h); err != nil {
 				return err
 			}
 		}
-		_, err := btx.SetHoldStatus(ctx, stockade.HoldHeld, stockade.HoldReleased, stockade.HoldMove{Hold: "h01"})
+		_, err := btx.HoldSetStatus(ctx, stockade.HoldHeld, stockade.HoldReleased, stockade.HoldMove{Hold: "h01"})
 		return err
 	})
 
@@ -193,7 +193,7 @@ func TestHoldLapseCandidatesSkipLocked(t *testing.T) {
 			}
 			<-release
 			// It expires one of them; the others it leaves held.
-			_, err = tx.SetHoldStatus(ctx, stockade.HoldHeld, stockade.HoldExpired, stockade.HoldMove{Hold: "h00"})
+			_, err = tx.HoldSetStatus(ctx, stockade.HoldHeld, stockade.HoldExpired, stockade.HoldMove{Hold: "h00"})
 			return err
 		})
 	}()
@@ -231,7 +231,7 @@ func TestHoldLapseCandidatesSkipLocked(t *testing.T) {
 	}
 }
 
-// TestSeatLockBlocks checks that Seats with lock holds a second
+// TestSeatLockBlocks checks that SeatList with Lock holds a second
 // transaction that locks the same seat until the first commits, which
 // then reads the first's write, and that it does not hold one that locks
 // other seats.
@@ -247,18 +247,18 @@ func TestSeatLockBlocks(t *testing.T) {
 	go func() {
 		first <- s.Update(ctx, func(tx stockade.Tx) error {
 			btx := tx
-			if _, err := btx.Seats(ctx, "e1", stockade.SeatFilter{IDs: []string{"stalls/A/1", "stalls/A/2"}}, true); err != nil {
+			if _, err := btx.SeatList(ctx, "e1", stockade.SeatFilter{IDs: []string{"stalls/A/1", "stalls/A/2"}, Lock: true}); err != nil {
 				return err
 			}
 			close(locked)
 			<-release
-			_, err := btx.MoveSeats(ctx, "e1", []stockade.SeatMove{{Seat: "stalls/A/2", From: stockade.SeatFree, To: stockade.SeatHeld, Hold: "h1"}})
+			_, err := btx.SeatMoveMany(ctx, "e1", []stockade.SeatMove{{Seat: "stalls/A/2", From: stockade.SeatFree, To: stockade.SeatHeld, Hold: "h1"}})
 			return err
 		})
 	}()
 	<-locked
 	update(t, s, func(tx stockade.Tx) error {
-		_, err := tx.Seats(ctx, "e1", stockade.SeatFilter{IDs: []string{"stalls/A/3"}}, true)
+		_, err := tx.SeatList(ctx, "e1", stockade.SeatFilter{IDs: []string{"stalls/A/3"}, Lock: true})
 		return err
 	})
 	second := make(chan []stockade.Seat, 1)
@@ -266,7 +266,7 @@ func TestSeatLockBlocks(t *testing.T) {
 		var seats []stockade.Seat
 		err := s.Update(ctx, func(tx stockade.Tx) error {
 			var err error
-			seats, err = tx.Seats(ctx, "e1", stockade.SeatFilter{IDs: []string{"stalls/A/2", "stalls/A/3"}}, true)
+			seats, err = tx.SeatList(ctx, "e1", stockade.SeatFilter{IDs: []string{"stalls/A/2", "stalls/A/3"}, Lock: true})
 			return err
 		})
 		if err != nil {
@@ -299,7 +299,7 @@ func TestMoveSeatsRace(t *testing.T) {
 	// An event of an on-sale's size: the planner then looks the seats up
 	// by key in the order the moves name them, so an UPDATE … FROM alone
 	// would lock them in that order, and the two halves below deadlock.
-	// MoveSeats locks them in seat order first.
+	// SeatMoveMany locks them in seat order first.
 	var circle []stockade.SeatRow
 	for r := range 100 {
 		circle = append(circle, stockade.SeatRow{Section: "circle", Row: fmt.Sprintf("R%02d", r), First: 1, Last: 100})
@@ -327,7 +327,7 @@ func TestMoveSeatsRace(t *testing.T) {
 				for _, id := range seats {
 					moves = append(moves, stockade.SeatMove{Seat: id, From: stockade.SeatFree, To: stockade.SeatHeld, Hold: hold})
 				}
-				moved, err := tx.MoveSeats(ctx, "e1", moves)
+				moved, err := tx.SeatMoveMany(ctx, "e1", moves)
 				if err != nil {
 					return err
 				}
@@ -358,7 +358,7 @@ func TestMoveSeatsRace(t *testing.T) {
 	var seats []stockade.Seat
 	update(t, s, func(tx stockade.Tx) error {
 		var err error
-		seats, err = tx.Seats(ctx, "e1", stockade.SeatFilter{Status: stockade.SeatHeld}, false)
+		seats, err = tx.SeatList(ctx, "e1", stockade.SeatFilter{Status: stockade.SeatHeld})
 		return err
 	})
 	if len(seats) != 2 || seats[0].ID != "stalls/A/7" || seats[1].ID != "stalls/B/4" ||

@@ -12,11 +12,11 @@
 //		return err
 //	}
 //	err = s.Update(ctx, func(tx stockade.Tx) error {
-//		_, ok, err := tx.UpdateLevel(ctx, key, stockade.Delta{Reserved: 2}, stockade.Guard{})
+//		_, ok, err := tx.LevelUpdate(ctx, key, stockade.Delta{Reserved: 2}, stockade.Guard{})
 //		if err != nil || !ok { // ok is false when fewer than 2 are available
 //			return …
 //		}
-//		return tx.AppendMovements(ctx, stockade.Movement{SKU: key.SKU, Location: key.Location,
+//		return tx.MovementAppend(ctx, stockade.Movement{SKU: key.SKU, Location: key.Location,
 //			Kind: stockade.MoveReserve, Delta: stockade.Delta{Reserved: 2}, Ref: id})
 //	})
 //	// errors.Is(err, stockade.ErrConflict): retry the whole function
@@ -37,7 +37,7 @@
 //     version, fence), keyed by (sku, location). CHECK constraints keep
 //     every counter and available = on_hand − reserved − committed at zero
 //     or above, whatever writes to the table. fence is bigint: fencing
-//     tokens are uint64 in Go, and UpdateLevel refuses one at or above
+//     tokens are uint64 in Go, and LevelUpdate refuses one at or above
 //     2⁶³ (every lock backend's tokens are int64 anyway).
 //   - movements, the ledger: a bigserial id, at, sku, location, kind, the
 //     three deltas, ref and reason; indexed for each filter of Movements.
@@ -45,7 +45,7 @@
 //     order but become visible in commit order, so a reader paging with
 //     AfterID (the service's movements cursor) while writers commit can
 //     miss a row that commits late with a smaller id; reconciliation uses
-//     LedgerSums, which has no such gap.
+//     MovementSums, which has no such gap.
 //   - reservations (lines and allocations as jsonb, read back whole) and
 //     reservation_allocations, one row per allocation, indexed by (sku,
 //     location) for the sweeper's key filter; a partial index on the
@@ -66,15 +66,15 @@
 //   - seats (show_id → shows, id, section, row, label, ord, category,
 //     accessible, x, y, status, hold_id, booking_id), keyed by (show_id,
 //     id), indexed in seat order on (show_id, section, row, ord). Every
-//     statement that locks seats takes them in seat order: Seats with lock
-//     (ORDER BY … FOR UPDATE), and MoveSeats, one UPDATE … FROM unnest of
+//     statement that locks seats takes them in seat order: SeatList with Lock
+//     (ORDER BY … FOR UPDATE), and SeatMoveMany, one UPDATE … FROM unnest of
 //     the moves that first locks the seats it names. The free seats are
 //     also indexed alone, in seat order with their ids (seats_free, a
-//     partial index that FreeSeatIDs reads without the table); a status
+//     partial index that SeatFreeIDs reads without the table); a status
 //     change updates it, so it is not a HOT update.
 //   - areas (show_id → shows, name, category, capacity, held, booked),
 //     keyed by (show_id, name). CHECK constraints keep held and booked at
-//     zero or above and their sum within the capacity. PutAreas locks the
+//     zero or above and their sum within the capacity. AreaPut locks the
 //     areas and checks them first, so a capacity below what is taken is
 //     refused with EInvalidState without failing a statement.
 //   - holds and bookings, their seats and places as jsonb, read back
@@ -87,7 +87,7 @@
 //     from_status, to_status, hold_id, booking_id and actor; indexed on
 //     (show_id, seat, id).
 //   - seat_epochs (0007_seat_epochs.sql): show_id and epoch, the number
-//     SeatEpoch reads and bumps and MoveSeats bumps when it frees seats;
+//     SeatEpoch reads and bumps and SeatMoveMany bumps when it frees seats;
 //     a row apart from the event's, without a foreign key, so that a
 //     transaction that frees seats never waits for a hold batch's lock on
 //     the event's row.
@@ -96,7 +96,7 @@
 //     second insert for a target, from any instance, waits for the first
 //     at the constraint and then fails with a unique violation, which
 //     wraps stockade.ErrConflict. Indexed for each filter of
-//     ListPayments. The lapse candidates look a target's payment up by the
+//     PaymentList. The lapse candidates look a target's payment up by the
 //     unique constraint; PaymentLapseCandidates starts from the held
 //     targets past their expiry. (0010_drop_payments_in_flight.sql drops
 //     the partial index of the payments in flight that 0008 made: which
@@ -104,7 +104,7 @@
 //   - payment_changes, the payments' history, append-only like movements
 //     (a trigger refuses UPDATE and DELETE), with a foreign key to
 //     payments; and payment_inbox, the ids of the outcomes applied,
-//     indexed on received_at for purging. RecordOutcomes is one INSERT …
+//     indexed on received_at for purging. OutcomeInsert is one INSERT …
 //     ON CONFLICT DO NOTHING, which waits for a transaction inserting one
 //     of the ids and inserts nothing for it if that one commits.
 //
@@ -120,7 +120,7 @@
 // holds every reader back. In an Update that has written, Events reads
 // nothing after its own first write.
 //
-// LatestEventPosition, where a reader starts that wants only what comes
+// EventLatestPosition, where a reader starts that wants only what comes
 // next, is just below xmin: (xmin - 1, the largest seq). Every event
 // readable now is at or before it, every transaction at or above xmin
 // (running now, or yet to take an id) writes after it, so the reader
@@ -164,13 +164,13 @@
 //
 // Update runs in a READ COMMITTED read-write transaction. That is what the
 // strategies need: each statement sees what committed before it started,
-// UpdateLevel checks and writes in one conditional UPDATE (a concurrent
+// LevelUpdate checks and writes in one conditional UPDATE (a concurrent
 // writer of the row makes it wait, then re-check its condition on the new
 // row), row locks and advisory locks serialize the rest, and no
 // serialization failure is ever raised. View runs in a REPEATABLE READ
 // read-only transaction: all its reads see one snapshot, without locks.
 //
-// Levels and SKULevels with lock run SELECT … ORDER BY sku, location FOR
+// LevelList with Lock runs SELECT … ORDER BY sku, location FOR
 // UPDATE, which locks rows in that order: key order, the one global order
 // in which every strategy takes its locks, so two transactions never wait
 // on each other in a cycle. ReservationLapseCandidates takes held
@@ -188,7 +188,7 @@
 //
 // Idempotency, in a read-write transaction, first takes an advisory lock
 // on the key, so that reading a key and then claiming it with
-// PutIdempotency is atomic across instances, as it is on SQLite. When it
+// IdempotencyPut is atomic across instances, as it is on SQLite. When it
 // finds a record, it also writes a logical decoding message (see Durable
 // commits).
 //
@@ -271,7 +271,7 @@
 //     transaction inserted the same key first) wrap stockade.ErrConflict;
 //     the engine retries the transaction.
 //   - 23503 on a level's location is a *stockade.Error with ENotFound
-//     naming the location (SetOnHand checks first, so it reports that
+//     naming the location (LevelSetOnHand checks first, so it reports that
 //     without failing a statement).
 //   - 23514, a check violation, is a *stockade.Error saying which
 //     invariant the write would break. The API never reaches one.

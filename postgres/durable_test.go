@@ -27,7 +27,7 @@ func TestDurableCommit(t *testing.T) {
 		t.Fatal(err)
 	}
 	rec := stockade.IdempotencyRecord{Key: "k1", Op: "reserve", Fingerprint: "f", Result: []byte("{}"), CreatedAt: time.Now()}
-	update(t, s, func(tx stockade.Tx) error { return tx.PutIdempotency(ctx, rec) })
+	update(t, s, func(tx stockade.Tx) error { return tx.IdempotencyPut(ctx, rec) })
 	if err := standby.PauseReplication(); err != nil {
 		t.Fatal(err)
 	}
@@ -88,7 +88,7 @@ func TestDurableCommit(t *testing.T) {
 	}
 	write := func(id string) func(ctx context.Context, tx stockade.Tx) error {
 		return func(ctx context.Context, tx stockade.Tx) error {
-			return tx.PutLocation(ctx, stockade.Location{ID: id, Name: id})
+			return tx.LocationPut(ctx, stockade.Location{ID: id, Name: id})
 		}
 	}
 	t.Run("ContextEnds", func(t *testing.T) {
@@ -118,7 +118,7 @@ func TestDurableCommit(t *testing.T) {
 		t.Fatal(err)
 	}
 	update(t, s, func(tx stockade.Tx) error {
-		return tx.PutLocation(ctx, stockade.Location{ID: "w3", Name: "North"})
+		return tx.LocationPut(ctx, stockade.Location{ID: "w3", Name: "North"})
 	})
 }
 
@@ -145,13 +145,13 @@ func TestStandbyRefusesWrites(t *testing.T) {
 	eventually(t, "the standby has the seeded level", func() bool {
 		var n int
 		err := s.View(ctx, func(tx stockade.Tx) error {
-			levels, err := tx.AllLevels(ctx)
+			levels, err := tx.LevelList(ctx, stockade.LevelQuery{All: true})
 			n = len(levels)
 			return err
 		})
 		return err == nil && n == 1
 	})
-	err = s.Update(ctx, func(tx stockade.Tx) error { return tx.PutLocation(ctx, stockade.Location{ID: "w2", Name: "East"}) })
+	err = s.Update(ctx, func(tx stockade.Tx) error { return tx.LocationPut(ctx, stockade.Location{ID: "w2", Name: "East"}) })
 	wantUnavailable(t, "Update on a standby", err)
 	wantUnavailable(t, "Ping on a standby", s.Ping(ctx))
 
@@ -161,5 +161,5 @@ func TestStandbyRefusesWrites(t *testing.T) {
 	if err := s.Ping(ctx); err != nil {
 		t.Fatalf("Ping on the promoted standby: %v", err)
 	}
-	update(t, s, func(tx stockade.Tx) error { return tx.PutLocation(ctx, stockade.Location{ID: "w2", Name: "East"}) })
+	update(t, s, func(tx stockade.Tx) error { return tx.LocationPut(ctx, stockade.Location{ID: "w2", Name: "East"}) })
 }

@@ -18,11 +18,11 @@ import (
 // invalidTextRepresentation is the SQLSTATE of a payload that is not JSON.
 const invalidTextRepresentation = "22P02"
 
-// AppendEvents writes evs in one statement. Each takes as its position the
+// EventAppend writes evs in one statement. Each takes as its position the
 // writing transaction's id and the next seq (see
 // migrations/0004_events.sql). An empty payload is stored as JSON null; one
 // that is not JSON is refused with EInvalid.
-func (t *tx) AppendEvents(ctx context.Context, evs ...stockade.DomainEvent) error {
+func (t *tx) EventAppend(ctx context.Context, evs ...stockade.DomainEvent) error {
 	if len(evs) == 0 {
 		return nil
 	}
@@ -54,11 +54,11 @@ func (t *tx) AppendEvents(ctx context.Context, evs ...stockade.DomainEvent) erro
 	return t.fail(ctx, what, err)
 }
 
-// Events reads events in (xid, seq) order, only those of transactions
+// EventList reads events in (xid, seq) order, only those of transactions
 // that no running transaction can come before: see queries/events.sql.
 // Only the conditions in use are spelled out, so that each combination
 // gets a plan on its index.
-func (t *tx) Events(ctx context.Context, f stockade.DomainEventFilter) ([]stockade.DomainEvent, error) {
+func (t *tx) EventList(ctx context.Context, f stockade.DomainEventFilter) ([]stockade.DomainEvent, error) {
 	var (
 		q    strings.Builder
 		args = []any{f.After.Tx, f.After.Seq}
@@ -91,7 +91,7 @@ func (t *tx) Events(ctx context.Context, f stockade.DomainEventFilter) ([]stocka
 	return evs, nil
 }
 
-// LatestEventPosition is (xmin - 1, math.MaxInt64), xmin being the
+// EventLatestPosition is (xmin - 1, math.MaxInt64), xmin being the
 // snapshot's. Events compares positions as (xid, seq) pairs, and no seq
 // is above math.MaxInt64, so the events after the head are exactly those
 // of transactions at or above xmin: the ones running now and the ones
@@ -100,7 +100,7 @@ func (t *tx) Events(ctx context.Context, f stockade.DomainEventFilter) ([]stocka
 // queries/latest_event_position.sql. An event that has committed but that
 // an older transaction still running holds back is after the head, so a
 // reader that starts there reads it once it is readable.
-func (t *tx) LatestEventPosition(ctx context.Context) (stockade.EventPosition, error) {
+func (t *tx) EventLatestPosition(ctx context.Context) (stockade.EventPosition, error) {
 	var xmin uint64
 	if err := t.tx.QueryRow(ctx, latestEventPositionSQL).Scan(&xmin); err != nil {
 		return stockade.EventPosition{}, t.fail(ctx, "latest event position", err)
@@ -111,8 +111,8 @@ func (t *tx) LatestEventPosition(ctx context.Context) (stockade.EventPosition, e
 	return stockade.EventPosition{Tx: xmin - 1, Seq: math.MaxInt64}, nil
 }
 
-// PruneEvents deletes nothing for a limit below 1.
-func (t *tx) PruneEvents(ctx context.Context, before time.Time, limit int) (int, error) {
+// EventPrune deletes nothing for a limit below 1.
+func (t *tx) EventPrune(ctx context.Context, before time.Time, limit int) (int, error) {
 	if limit < 1 {
 		return 0, nil
 	}

@@ -40,7 +40,7 @@ func ExampleStore_Update() {
 	k := stockade.Key{SKU: "tee-m", Location: "ams"}
 	err = s.Update(ctx, func(tx stockade.Tx) error {
 		// Check and write in one statement: refused, not negative.
-		l, ok, err := tx.UpdateLevel(ctx, k, stockade.Delta{Reserved: 2}, stockade.Guard{})
+		l, ok, err := tx.LevelUpdate(ctx, k, stockade.Delta{Reserved: 2}, stockade.Guard{})
 		if err != nil {
 			return err
 		}
@@ -48,7 +48,7 @@ func ExampleStore_Update() {
 			return stockade.Errorf(stockade.EInsufficientStock, "fewer than 2 of "+k.String())
 		}
 		fmt.Println("available now:", l.Available())
-		return tx.AppendMovements(ctx, stockade.Movement{SKU: k.SKU, Location: k.Location,
+		return tx.MovementAppend(ctx, stockade.Movement{SKU: k.SKU, Location: k.Location,
 			Kind: stockade.MoveReserve, Delta: stockade.Delta{Reserved: 2}})
 	})
 	switch {

@@ -81,11 +81,11 @@ func update(t *testing.T, s stockade.Store, fn func(tx stockade.Tx) error) {
 func seed(t *testing.T, s stockade.Store, loc string, onHand int64, skus ...string) {
 	t.Helper()
 	update(t, s, func(tx stockade.Tx) error {
-		if err := tx.PutLocation(t.Context(), stockade.Location{ID: loc, Name: loc}); err != nil {
+		if err := tx.LocationPut(t.Context(), stockade.Location{ID: loc, Name: loc}); err != nil {
 			return err
 		}
 		for _, sku := range skus {
-			if _, _, err := tx.SetOnHand(t.Context(), stockade.Key{SKU: sku, Location: loc}, onHand, nil); err != nil {
+			if _, _, err := tx.LevelSetOnHand(t.Context(), stockade.Key{SKU: sku, Location: loc}, onHand, nil); err != nil {
 				return err
 			}
 		}
@@ -121,9 +121,9 @@ func lockWaiters(t *testing.T, pool *pgxpool.Pool) int {
 
 func ptr[T any](v T) *T { return &v }
 
-// idempotencyRecord reads the record of one key with Idempotencies.
+// idempotencyRecord reads the record of one key with IdempotencyGetMany.
 func idempotencyRecord(ctx context.Context, tx stockade.Tx, key string) (stockade.IdempotencyRecord, bool, error) {
-	recs, err := tx.Idempotencies(ctx, []string{key})
+	recs, err := tx.IdempotencyGetMany(ctx, []string{key})
 	if err != nil || len(recs) == 0 {
 		return stockade.IdempotencyRecord{}, false, err
 	}

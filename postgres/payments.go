@@ -57,11 +57,11 @@ func stuckAt(at time.Time) pgtype.Timestamptz {
 	return pgtype.Timestamptz{Time: at, Valid: !at.IsZero()}
 }
 
-// InsertPayment implements stockade.PaymentTx in one statement. An id in
+// PaymentInsert implements stockade.PaymentTx in one statement. An id in
 // use, or a target that has a payment, is a unique violation, which wraps
 // stockade.ErrConflict; a transaction inserting a payment for the same
 // target is waited for first.
-func (t *tx) InsertPayment(ctx context.Context, p stockade.Payment) error {
+func (t *tx) PaymentInsert(ctx context.Context, p stockade.Payment) error {
 	_, err := t.tx.Exec(ctx, insertPaymentSQL, p.ID, string(p.Target.Kind), p.Target.ID, p.Amount, p.Currency,
 		string(p.Status), string(p.Resolution), p.Order, p.Booking, p.Owner, p.CreatedAt, p.UpdatedAt,
 		stuckAt(p.StuckAt), p.Version)
@@ -93,39 +93,39 @@ func scanPayment(row pgx.Row) (stockade.Payment, error) {
 	return p, nil
 }
 
-func (t *tx) Payment(ctx context.Context, id string, lock bool) (stockade.Payment, error) {
+func (t *tx) PaymentGet(ctx context.Context, by stockade.ByID) (stockade.Payment, error) {
 	q := paymentSQL
-	if lock {
+	if by.Lock {
 		q += forUpdate
 	}
-	p, err := scanPayment(t.tx.QueryRow(ctx, q, id))
+	p, err := scanPayment(t.tx.QueryRow(ctx, q, by.ID))
 	switch {
 	case errors.Is(err, pgx.ErrNoRows):
-		return stockade.Payment{}, stockade.Errorf(stockade.ENotFound, fmt.Sprintf("payment %q not found", id))
+		return stockade.Payment{}, stockade.Errorf(stockade.ENotFound, fmt.Sprintf("payment %q not found", by.ID))
 	case err != nil:
-		return stockade.Payment{}, t.fail(ctx, "payment "+strconv.Quote(id), err)
+		return stockade.Payment{}, t.fail(ctx, "payment "+strconv.Quote(by.ID), err)
 	}
 	return p, nil
 }
 
-func (t *tx) PaymentFor(ctx context.Context, target stockade.PaymentTarget, lock bool) (stockade.Payment, bool, error) {
+func (t *tx) PaymentGetByTarget(ctx context.Context, by stockade.ByTarget) (stockade.Payment, bool, error) {
 	q := paymentForSQL
-	if lock {
+	if by.Lock {
 		q += forUpdate
 	}
-	p, err := scanPayment(t.tx.QueryRow(ctx, q, string(target.Kind), target.ID))
+	p, err := scanPayment(t.tx.QueryRow(ctx, q, string(by.Target.Kind), by.Target.ID))
 	switch {
 	case errors.Is(err, pgx.ErrNoRows):
 		return stockade.Payment{}, false, nil
 	case err != nil:
-		return stockade.Payment{}, false, t.fail(ctx, "payment of "+target.String(), err)
+		return stockade.Payment{}, false, t.fail(ctx, "payment of "+by.Target.String(), err)
 	}
 	return p, true, nil
 }
 
-// UpdatePayment implements stockade.PaymentTx with one conditional
+// PaymentUpdate implements stockade.PaymentTx with one conditional
 // UPDATE, whose WHERE holds the version.
-func (t *tx) UpdatePayment(ctx context.Context, p stockade.Payment) (bool, error) {
+func (t *tx) PaymentUpdate(ctx context.Context, p stockade.Payment) (bool, error) {
 	tag, err := t.tx.Exec(ctx, updatePaymentSQL, p.ID, string(p.Status), string(p.Resolution), p.Order, p.Booking,
 		stuckAt(p.StuckAt), p.UpdatedAt, p.Version)
 	if err != nil {
@@ -134,10 +134,10 @@ func (t *tx) UpdatePayment(ctx context.Context, p stockade.Payment) (bool, error
 	return tag.RowsAffected() == 1, nil
 }
 
-// ListPayments implements stockade.PaymentTx: list_payments.sql with only
+// PaymentList implements stockade.PaymentTx: list_payments.sql with only
 // the conditions in use spelled out, so that each combination gets a plan
 // on its index.
-func (t *tx) ListPayments(ctx context.Context, f stockade.PaymentFilter) ([]stockade.Payment, error) {
+func (t *tx) PaymentList(ctx context.Context, f stockade.PaymentFilter) ([]stockade.Payment, error) {
 	var (
 		q    strings.Builder
 		args []any
@@ -201,10 +201,10 @@ func (t *tx) PaymentLapseCandidates(ctx context.Context, q stockade.PaymentLapse
 	return cs, nil
 }
 
-// AppendPaymentChanges implements stockade.PaymentTx in one statement. A
+// PaymentChangeAppend implements stockade.PaymentTx in one statement. A
 // change of a payment that does not exist is refused with ENotFound, by
 // the foreign key.
-func (t *tx) AppendPaymentChanges(ctx context.Context, cs ...stockade.PaymentChange) error {
+func (t *tx) PaymentChangeAppend(ctx context.Context, cs ...stockade.PaymentChange) error {
 	if len(cs) == 0 {
 		return nil
 	}
@@ -236,7 +236,7 @@ func paymentMissing(err error) error {
 	return err
 }
 
-func (t *tx) PaymentChanges(ctx context.Context, paymentID string) ([]stockade.PaymentChange, error) {
+func (t *tx) PaymentChangeList(ctx context.Context, paymentID string) ([]stockade.PaymentChange, error) {
 	rows, _ := t.tx.Query(ctx, paymentChangesSQL, paymentID)
 	cs, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (stockade.PaymentChange, error) {
 		var (
@@ -254,7 +254,7 @@ func (t *tx) PaymentChanges(ctx context.Context, paymentID string) ([]stockade.P
 	return cs, nil
 }
 
-func (t *tx) PurgeOutcomes(ctx context.Context, before time.Time) (int, error) {
+func (t *tx) OutcomePurge(ctx context.Context, before time.Time) (int, error) {
 	tag, err := t.tx.Exec(ctx, purgeOutcomesSQL, before)
 	if err != nil {
 		return 0, t.fail(ctx, "purge outcomes", err)
@@ -262,12 +262,12 @@ func (t *tx) PurgeOutcomes(ctx context.Context, before time.Time) (int, error) {
 	return int(tag.RowsAffected()), nil
 }
 
-// RecordOutcomes implements stockade.PaymentTx with one INSERT … ON
+// OutcomeInsert implements stockade.PaymentTx with one INSERT … ON
 // CONFLICT DO NOTHING RETURNING of the outcomes in event id order. It
 // waits for a transaction inserting one of the ids and then inserts
 // nothing for it if that one committed; taking the ids in order is what
 // keeps two such waits from forming a cycle.
-func (t *tx) RecordOutcomes(ctx context.Context, outcomes []stockade.OutcomeRecord, at time.Time) ([]string, error) {
+func (t *tx) OutcomeInsert(ctx context.Context, outcomes []stockade.OutcomeRecord, at time.Time) ([]string, error) {
 	if len(outcomes) == 0 {
 		return nil, nil
 	}
@@ -284,7 +284,7 @@ func (t *tx) RecordOutcomes(ctx context.Context, outcomes []stockade.OutcomeReco
 	return ids, nil
 }
 
-func (t *tx) ForgetOutcomes(ctx context.Context, eventIDs []string) (int, error) {
+func (t *tx) OutcomeDelete(ctx context.Context, eventIDs []string) (int, error) {
 	if len(eventIDs) == 0 {
 		return 0, nil
 	}
@@ -295,18 +295,18 @@ func (t *tx) ForgetOutcomes(ctx context.Context, eventIDs []string) (int, error)
 	return int(tag.RowsAffected()), nil
 }
 
-func (t *tx) Payments(ctx context.Context, ids []string, lock bool) ([]stockade.Payment, error) {
-	if len(ids) == 0 {
+func (t *tx) PaymentGetMany(ctx context.Context, by stockade.ByIDs) ([]stockade.Payment, error) {
+	if len(by.IDs) == 0 {
 		return nil, nil
 	}
 	q := paymentsSQL
-	if lock {
+	if by.Lock {
 		q += forUpdate
 	}
-	rows, _ := t.tx.Query(ctx, q, ids)
+	rows, _ := t.tx.Query(ctx, q, by.IDs)
 	ps, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (stockade.Payment, error) { return scanPayment(row) })
 	if err != nil {
-		return nil, t.fail(ctx, fmt.Sprintf("%d payments", len(ids)), err)
+		return nil, t.fail(ctx, fmt.Sprintf("%d payments", len(by.IDs)), err)
 	}
 	return ps, nil
 }

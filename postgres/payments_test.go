@@ -34,16 +34,16 @@ func TestRequestLapseCandidatesTakeNoLocks(t *testing.T) {
 	}
 	pr, ph := pay("p-r", stockade.PayReservation, r.ID), pay("p-h", stockade.PayHold, h.ID)
 	update(t, s, func(tx stockade.Tx) error {
-		if err := tx.InsertReservations(ctx, r); err != nil {
+		if err := tx.ReservationInsert(ctx, r); err != nil {
 			return err
 		}
-		if err := tx.InsertHolds(ctx, h); err != nil {
+		if err := tx.HoldInsert(ctx, h); err != nil {
 			return err
 		}
-		if err := tx.InsertPayment(ctx, pr); err != nil {
+		if err := tx.PaymentInsert(ctx, pr); err != nil {
 			return err
 		}
-		return tx.InsertPayment(ctx, ph)
+		return tx.PaymentInsert(ctx, ph)
 	})
 
 	// The payment system takes both payments, under their targets' locks,
@@ -53,17 +53,17 @@ func TestRequestLapseCandidatesTakeNoLocks(t *testing.T) {
 	first := make(chan error, 1)
 	go func() {
 		first <- s.Update(ctx, func(tx stockade.Tx) error {
-			if _, err := tx.Reservation(ctx, r.ID, true); err != nil {
+			if _, err := tx.ReservationGet(ctx, stockade.ByID{ID: r.ID, Lock: true}); err != nil {
 				return err
 			}
-			if _, err := tx.Hold(ctx, h.ID, true); err != nil {
+			if _, err := tx.HoldGet(ctx, stockade.ByID{ID: h.ID, Lock: true}); err != nil {
 				return err
 			}
 			close(locked)
 			<-release
 			for _, p := range []stockade.Payment{pr, ph} {
 				p.Status, p.UpdatedAt, p.Version = stockade.PaymentProcessing, now, 2
-				if ok, err := tx.UpdatePayment(ctx, p); err != nil || !ok {
+				if ok, err := tx.PaymentUpdate(ctx, p); err != nil || !ok {
 					return errors.Join(err, errors.New("payment changed"))
 				}
 			}
@@ -102,11 +102,11 @@ func TestPaymentConstraints(t *testing.T) {
 	t.Parallel()
 	s, url := newStore(t)
 	update(t, s, func(tx stockade.Tx) error {
-		if err := tx.InsertPayment(t.Context(), stockade.Payment{ID: "p", Target: stockade.PaymentTarget{Kind: stockade.PayOrder, ID: "o"},
+		if err := tx.PaymentInsert(t.Context(), stockade.Payment{ID: "p", Target: stockade.PaymentTarget{Kind: stockade.PayOrder, ID: "o"},
 			Amount: 1, Currency: "EUR", Status: stockade.PaymentPending, CreatedAt: time.Now(), UpdatedAt: time.Now(), Version: 1}); err != nil {
 			return err
 		}
-		return tx.AppendPaymentChanges(t.Context(), stockade.PaymentChange{PaymentID: "p", From: stockade.PaymentPending, To: stockade.PaymentPending})
+		return tx.PaymentChangeAppend(t.Context(), stockade.PaymentChange{PaymentID: "p", From: stockade.PaymentPending, To: stockade.PaymentPending})
 	})
 	db := newPool(t, url)
 	insert := `INSERT INTO payments (id, target_kind, target_id, amount, currency, status, created_at, updated_at, version) VALUES `

@@ -15,7 +15,7 @@ import (
 	"github.com/stockade/stockade/internal/testkit"
 )
 
-// TestLevelsReplannedAsTheyGrow: Levels and UpdateLevels, run many
+// TestLevelsReplannedAsTheyGrow: Levels and LevelUpdateMany, run many
 // times on one connection while the levels table is small, reach a few
 // levels through the primary key once it has grown and the store has had
 // it analyzed. Without the ANALYZE, PostgreSQL keeps, after five runs of
@@ -40,11 +40,11 @@ func TestLevelsReplannedAsTheyGrow(t *testing.T) {
 	}
 	keys := []stockade.Key{{SKU: "a", Location: "main"}, {SKU: "b", Location: "main"}}
 	if err := s.Update(ctx, func(tx stockade.Tx) error {
-		if err := tx.PutLocation(ctx, stockade.Location{ID: "main", Name: "Main"}); err != nil {
+		if err := tx.LocationPut(ctx, stockade.Location{ID: "main", Name: "Main"}); err != nil {
 			return err
 		}
 		for _, k := range append(keys, stockade.Key{SKU: "c", Location: "main"}) {
-			if _, _, err := tx.SetOnHand(ctx, k, 10, nil); err != nil {
+			if _, _, err := tx.LevelSetOnHand(ctx, k, 10, nil); err != nil {
 				return err
 			}
 		}
@@ -55,15 +55,15 @@ func TestLevelsReplannedAsTheyGrow(t *testing.T) {
 	touch := func() {
 		t.Helper()
 		err := s.Update(ctx, func(tx stockade.Tx) error {
-			ls, err := tx.Levels(ctx, keys, true)
+			ls, err := tx.LevelList(ctx, stockade.LevelQuery{Keys: keys, Lock: true})
 			if err != nil || len(ls) != len(keys) {
 				t.Errorf("Levels(%v) = %v, %v", keys, ls, err)
 				return err
 			}
 			changes := []stockade.LevelChange{{Key: keys[0], Delta: stockade.Delta{Reserved: 1}}, {Key: keys[1], Delta: stockade.Delta{Reserved: 1}}}
-			ls, err = tx.UpdateLevels(ctx, changes)
+			ls, err = tx.LevelUpdateMany(ctx, changes)
 			if err != nil || len(ls) != len(changes) {
-				t.Errorf("UpdateLevels(%v) = %v, %v", changes, ls, err)
+				t.Errorf("LevelUpdateMany(%v) = %v, %v", changes, ls, err)
 			}
 			return err
 		})
@@ -109,11 +109,11 @@ func TestLevelsReplannedAsTheyGrow(t *testing.T) {
 	touch()
 	flush()
 	if n := scanned() - before; n != 0 {
-		t.Errorf("Levels and UpdateLevels of 2 keys read %d levels by sequential scan; want them read through the primary key", n)
+		t.Errorf("Levels and LevelUpdateMany of 2 keys read %d levels by sequential scan; want them read through the primary key", n)
 	}
 }
 
-// TestLevelsCounted: the levels that SetOnHand creates, in transactions
+// TestLevelsCounted: the levels that LevelSetOnHand creates, in transactions
 // that commit, are what the upkeep counts towards an ANALYZE; those it
 // changes, or creates in a transaction that rolls back, are not.
 func TestLevelsCounted(t *testing.T) {
@@ -134,11 +134,11 @@ func TestLevelsCounted(t *testing.T) {
 	put := func(n int, fail error) {
 		t.Helper()
 		err := s.Update(ctx, func(tx stockade.Tx) error {
-			if err := tx.PutLocation(ctx, stockade.Location{ID: "main", Name: "Main"}); err != nil {
+			if err := tx.LocationPut(ctx, stockade.Location{ID: "main", Name: "Main"}); err != nil {
 				return err
 			}
 			for i := range n {
-				if _, _, err := tx.SetOnHand(ctx, stockade.Key{SKU: fmt.Sprint("sku-", i), Location: "main"}, 5, nil); err != nil {
+				if _, _, err := tx.LevelSetOnHand(ctx, stockade.Key{SKU: fmt.Sprint("sku-", i), Location: "main"}, 5, nil); err != nil {
 					return err
 				}
 			}

@@ -83,7 +83,7 @@ func TestConstraints(t *testing.T) {
 	s, url := newStore(t)
 	seed(t, s, "w1", 10, "sku")
 	update(t, s, func(tx stockade.Tx) error {
-		return tx.AppendMovements(t.Context(), stockade.Movement{SKU: "sku", Location: "w1", Kind: stockade.MoveSet, Delta: stockade.Delta{OnHand: 10}})
+		return tx.MovementAppend(t.Context(), stockade.Movement{SKU: "sku", Location: "w1", Kind: stockade.MoveSet, Delta: stockade.Delta{OnHand: 10}})
 	})
 	db := newPool(t, url)
 	for _, tc := range []struct {
@@ -150,7 +150,7 @@ func TestKeyOrder(t *testing.T) {
 	slices.Reverse(reversed)
 	update(t, s, func(tx stockade.Tx) error {
 		for _, lock := range []bool{false, true} {
-			ls, err := tx.Levels(t.Context(), reversed, lock)
+			ls, err := tx.LevelList(t.Context(), stockade.LevelQuery{Keys: reversed, Lock: lock})
 			if err != nil {
 				return err
 			}
@@ -158,19 +158,19 @@ func TestKeyOrder(t *testing.T) {
 				t.Errorf("Levels(lock=%v) = %v, want %v", lock, got, want)
 			}
 		}
-		all, err := tx.AllLevels(t.Context())
+		all, err := tx.LevelList(t.Context(), stockade.LevelQuery{All: true})
 		if err != nil {
 			return err
 		}
 		if got := levelKeys(all); !slices.Equal(got, want) {
-			t.Errorf("AllLevels = %v, want %v", got, want)
+			t.Errorf("LevelList = %v, want %v", got, want)
 		}
-		ls, err := tx.SKULevels(t.Context(), []string{"b"}, true)
+		ls, err := tx.LevelList(t.Context(), stockade.LevelQuery{SKUs: []string{"b"}, Lock: true})
 		if err != nil {
 			return err
 		}
 		if got := levelKeys(ls); !slices.Equal(got, []stockade.Key{{SKU: "b", Location: "W"}, {SKU: "b", Location: "x"}}) {
-			t.Errorf("SKULevels = %v", got)
+			t.Errorf("LevelList = %v", got)
 		}
 		return nil
 	})
@@ -207,7 +207,7 @@ func TestSetOnHand(t *testing.T) {
 			{"any version", 8, nil, true, 3},
 		}
 		for _, st := range steps {
-			l, ok, err := tx.SetOnHand(ctx, k, st.onHand, st.expected)
+			l, ok, err := tx.LevelSetOnHand(ctx, k, st.onHand, st.expected)
 			if err != nil {
 				return fmt.Errorf("%s: %w", st.name, err)
 			}
@@ -215,22 +215,22 @@ func TestSetOnHand(t *testing.T) {
 				t.Errorf("%s: ok %v version %d, want %v %d (level %+v)", st.name, ok, l.Version, st.ok, st.version, l)
 			}
 		}
-		if _, ok, err := tx.UpdateLevel(ctx, k, stockade.Delta{Reserved: 3, Committed: 2}, stockade.Guard{}); err != nil || !ok {
+		if _, ok, err := tx.LevelUpdate(ctx, k, stockade.Delta{Reserved: 3, Committed: 2}, stockade.Guard{}); err != nil || !ok {
 			return fmt.Errorf("reserve: %v %v", ok, err)
 		}
 		// Below reserved + committed: refused, and the transaction goes on.
-		_, ok, err := tx.SetOnHand(ctx, k, 4, nil)
+		_, ok, err := tx.LevelSetOnHand(ctx, k, 4, nil)
 		if ok || stockade.ErrorCode(err) != stockade.EInsufficientStock {
 			t.Errorf("on hand below reserved+committed: ok %v err %v", ok, err)
 		}
-		_, _, err = tx.SetOnHand(ctx, stockade.Key{SKU: "sku", Location: "nowhere"}, 1, nil)
+		_, _, err = tx.LevelSetOnHand(ctx, stockade.Key{SKU: "sku", Location: "nowhere"}, 1, nil)
 		if stockade.ErrorCode(err) != stockade.ENotFound || stockade.ErrorMessage(err) != `location "nowhere" not found` {
 			t.Errorf("unknown location: %v", err)
 		}
-		if _, _, err := tx.SetOnHand(ctx, k, -1, nil); stockade.ErrorCode(err) != stockade.EInvalid {
+		if _, _, err := tx.LevelSetOnHand(ctx, k, -1, nil); stockade.ErrorCode(err) != stockade.EInvalid {
 			t.Errorf("negative on hand: %v", err)
 		}
-		l, ok, err := tx.SetOnHand(ctx, k, 5, ptr[int64](4))
+		l, ok, err := tx.LevelSetOnHand(ctx, k, 5, ptr[int64](4))
 		if err != nil || !ok || l != (stockade.Level{SKU: "sku", Location: "w1", OnHand: 5, Reserved: 3, Committed: 2, Version: 5}) {
 			t.Errorf("after refusals: %+v %v %v", l, ok, err)
 		}
@@ -263,7 +263,7 @@ func TestUpdateLevel(t *testing.T) {
 			{"fulfil", stockade.Delta{OnHand: -4, Committed: -4}, stockade.Guard{Fence: 10}, true},
 		}
 		for _, st := range steps {
-			_, ok, err := tx.UpdateLevel(ctx, k, st.d, st.guard)
+			_, ok, err := tx.LevelUpdate(ctx, k, st.d, st.guard)
 			if err != nil {
 				return fmt.Errorf("%s: %w", st.name, err)
 			}
@@ -271,7 +271,7 @@ func TestUpdateLevel(t *testing.T) {
 				t.Errorf("%s: ok = %v", st.name, ok)
 			}
 		}
-		ls, err := tx.Levels(ctx, []stockade.Key{k}, false)
+		ls, err := tx.LevelList(ctx, stockade.LevelQuery{Keys: []stockade.Key{k}})
 		if err != nil {
 			return err
 		}
@@ -279,10 +279,10 @@ func TestUpdateLevel(t *testing.T) {
 		if len(ls) != 1 || ls[0] != want {
 			t.Errorf("level = %+v, want %+v", ls, want)
 		}
-		if _, ok, err := tx.UpdateLevel(ctx, stockade.Key{SKU: "none", Location: "w1"}, stockade.Delta{OnHand: 1}, stockade.Guard{}); ok || err != nil {
+		if _, ok, err := tx.LevelUpdate(ctx, stockade.Key{SKU: "none", Location: "w1"}, stockade.Delta{OnHand: 1}, stockade.Guard{}); ok || err != nil {
 			t.Errorf("missing level: %v %v", ok, err)
 		}
-		if _, _, err := tx.UpdateLevel(ctx, k, stockade.Delta{}, stockade.Guard{Fence: math.MaxInt64 + 1}); stockade.ErrorCode(err) != stockade.EInvalid {
+		if _, _, err := tx.LevelUpdate(ctx, k, stockade.Delta{}, stockade.Guard{Fence: math.MaxInt64 + 1}); stockade.ErrorCode(err) != stockade.EInvalid {
 			t.Errorf("fence above 2^63-1: %v", err)
 		}
 		return nil
@@ -298,21 +298,21 @@ func TestRoundTrip(t *testing.T) {
 	at := time.Date(2030, 1, 2, 3, 4, 5, 123456000, time.FixedZone("X", 3600))
 	update(t, s, func(tx stockade.Tx) error {
 		for _, l := range []stockade.Location{{ID: "w2", Name: "Two", Lat: 1.5, Lon: -2}, {ID: "w1", Name: "One"}} {
-			if err := tx.PutLocation(ctx, l); err != nil {
+			if err := tx.LocationPut(ctx, l); err != nil {
 				return err
 			}
 		}
-		if err := tx.PutLocation(ctx, stockade.Location{ID: "w1", Name: "Uno", Lat: 3}); err != nil {
+		if err := tx.LocationPut(ctx, stockade.Location{ID: "w1", Name: "Uno", Lat: 3}); err != nil {
 			return err
 		}
-		locs, err := tx.Locations(ctx)
+		locs, err := tx.LocationList(ctx)
 		if err != nil {
 			return err
 		}
 		if want := []stockade.Location{{ID: "w1", Name: "Uno", Lat: 3}, {ID: "w2", Name: "Two", Lat: 1.5, Lon: -2}}; !slices.Equal(locs, want) {
 			t.Errorf("Locations() = %v", locs)
 		}
-		if locs, err := tx.Locations(ctx, "w2", "nope"); err != nil || len(locs) != 1 || locs[0].ID != "w2" {
+		if locs, err := tx.LocationList(ctx, "w2", "nope"); err != nil || len(locs) != 1 || locs[0].ID != "w2" {
 			t.Errorf("Locations(w2, nope) = %v %v", locs, err)
 		}
 
@@ -322,10 +322,10 @@ func TestRoundTrip(t *testing.T) {
 			{SKU: "b", Location: "w2", Kind: stockade.MoveAdjust, Delta: stockade.Delta{OnHand: 3}},
 			{At: at, SKU: "a", Location: "w1", Kind: stockade.MoveConfirm, Delta: stockade.Delta{Reserved: -2, Committed: 2}, Ref: "r1"},
 		}
-		if err := tx.AppendMovements(ctx, ms...); err != nil {
+		if err := tx.MovementAppend(ctx, ms...); err != nil {
 			return err
 		}
-		all, err := tx.Movements(ctx, stockade.MovementFilter{})
+		all, err := tx.MovementList(ctx, stockade.MovementFilter{})
 		if err != nil {
 			return err
 		}
@@ -354,7 +354,7 @@ func TestRoundTrip(t *testing.T) {
 			{stockade.MovementFilter{AfterID: all[1].ID}, []int{2, 3}},
 			{stockade.MovementFilter{SKU: "a", Limit: 2}, []int{0, 1}},
 		} {
-			got, err := tx.Movements(ctx, tc.f)
+			got, err := tx.MovementList(ctx, tc.f)
 			if err != nil {
 				return err
 			}
@@ -366,13 +366,13 @@ func TestRoundTrip(t *testing.T) {
 				t.Errorf("Movements(%+v) = %v, want %v", tc.f, idx, tc.want)
 			}
 		}
-		sums, err := tx.LedgerSums(ctx)
+		sums, err := tx.MovementSums(ctx)
 		if err != nil {
 			return err
 		}
 		if len(sums) != 2 || sums[stockade.Key{SKU: "a", Location: "w1"}] != (stockade.Delta{OnHand: 5, Committed: 2}) ||
 			sums[stockade.Key{SKU: "b", Location: "w2"}] != (stockade.Delta{OnHand: 3}) {
-			t.Errorf("LedgerSums = %v", sums)
+			t.Errorf("MovementSums = %v", sums)
 		}
 
 		r := stockade.Reservation{
@@ -380,10 +380,10 @@ func TestRoundTrip(t *testing.T) {
 			Lines:       []stockade.Line{{SKU: "a", Quantity: 2}, {SKU: "b", Quantity: 1, Location: "w2"}},
 			Allocations: []stockade.Allocation{{SKU: "a", Location: "w1", Quantity: 2}, {SKU: "b", Location: "w2", Quantity: 1}},
 		}
-		if err := tx.InsertReservations(ctx, r); err != nil {
+		if err := tx.ReservationInsert(ctx, r); err != nil {
 			return err
 		}
-		got, err := tx.Reservation(ctx, "r1", true)
+		got, err := tx.ReservationGet(ctx, stockade.ByID{ID: "r1", Lock: true})
 		if err != nil {
 			return err
 		}
@@ -392,27 +392,27 @@ func TestRoundTrip(t *testing.T) {
 		if fmt.Sprintf("%#v", got) != fmt.Sprintf("%#v", want) {
 			t.Errorf("Reservation = %#v\nwant %#v", got, want)
 		}
-		if ok, err := tx.SetReservationStatus(ctx, "r1", stockade.Released, stockade.Expired, ""); ok || err != nil {
-			t.Errorf("SetReservationStatus from the wrong status: %v %v", ok, err)
+		if ok, err := tx.ReservationSetStatus(ctx, "r1", stockade.Released, stockade.Expired, ""); ok || err != nil {
+			t.Errorf("ReservationSetStatus from the wrong status: %v %v", ok, err)
 		}
-		if ok, err := tx.SetReservationStatus(ctx, "r1", stockade.Held, stockade.Confirmed, "o1"); !ok || err != nil {
-			t.Errorf("SetReservationStatus: %v %v", ok, err)
+		if ok, err := tx.ReservationSetStatus(ctx, "r1", stockade.Held, stockade.Confirmed, "o1"); !ok || err != nil {
+			t.Errorf("ReservationSetStatus: %v %v", ok, err)
 		}
-		if got, err := tx.Reservation(ctx, "r1", false); err != nil || got.Status != stockade.Confirmed || got.OrderID != "o1" {
+		if got, err := tx.ReservationGet(ctx, stockade.ByID{ID: "r1"}); err != nil || got.Status != stockade.Confirmed || got.OrderID != "o1" {
 			t.Errorf("after confirm: %+v %v", got, err)
 		}
-		if _, err := tx.Reservation(ctx, "r2", false); stockade.ErrorCode(err) != stockade.ENotFound {
+		if _, err := tx.ReservationGet(ctx, stockade.ByID{ID: "r2"}); stockade.ErrorCode(err) != stockade.ENotFound {
 			t.Errorf("missing reservation: %v", err)
 		}
 
 		o := stockade.Order{ID: "o1", Status: stockade.Committed, CreatedAt: at, Lines: r.Lines, Allocations: r.Allocations, ReservationID: "r1"}
-		if err := tx.InsertOrders(ctx, o); err != nil {
+		if err := tx.OrderInsert(ctx, o); err != nil {
 			return err
 		}
-		if ok, err := tx.SetOrderStatus(ctx, "o1", stockade.Committed, stockade.Fulfilled); !ok || err != nil {
-			t.Errorf("SetOrderStatus: %v %v", ok, err)
+		if ok, err := tx.OrderSetStatus(ctx, "o1", stockade.Committed, stockade.Fulfilled); !ok || err != nil {
+			t.Errorf("OrderSetStatus: %v %v", ok, err)
 		}
-		gotO, err := tx.Order(ctx, "o1", true)
+		gotO, err := tx.OrderGet(ctx, stockade.ByID{ID: "o1", Lock: true})
 		if err != nil {
 			return err
 		}
@@ -420,7 +420,7 @@ func TestRoundTrip(t *testing.T) {
 		if fmt.Sprintf("%#v", gotO) != fmt.Sprintf("%#v", o) {
 			t.Errorf("Order = %#v\nwant %#v", gotO, o)
 		}
-		if _, err := tx.Order(ctx, "o2", false); stockade.ErrorCode(err) != stockade.ENotFound {
+		if _, err := tx.OrderGet(ctx, stockade.ByID{ID: "o2"}); stockade.ErrorCode(err) != stockade.ENotFound {
 			t.Errorf("missing order: %v", err)
 		}
 
@@ -430,7 +430,7 @@ func TestRoundTrip(t *testing.T) {
 			{Key: "k1", Op: "checkout", Fingerprint: "h1", Result: []byte(`{"id":"o1"}`), CreatedAt: at},
 		}
 		for _, rec := range recs {
-			if err := tx.PutIdempotency(ctx, rec); err != nil {
+			if err := tx.IdempotencyPut(ctx, rec); err != nil {
 				return err
 			}
 		}
@@ -441,8 +441,8 @@ func TestRoundTrip(t *testing.T) {
 				t.Errorf("Idempotency(%s) = %#v %v %v, want %#v", want.Key, got, ok, err, want)
 			}
 		}
-		if n, err := tx.PurgeIdempotency(ctx, at.Add(2*time.Hour)); n != 2 || err != nil {
-			t.Errorf("PurgeIdempotency = %d %v, want 2", n, err)
+		if n, err := tx.IdempotencyPurge(ctx, at.Add(2*time.Hour)); n != 2 || err != nil {
+			t.Errorf("IdempotencyPurge = %d %v, want 2", n, err)
 		}
 		for _, key := range []string{"k1", "k2"} {
 			if _, ok, err := idempotencyRecord(ctx, tx, key); ok || err != nil {
@@ -456,7 +456,7 @@ func TestRoundTrip(t *testing.T) {
 		if _, ok, err := idempotencyRecord(ctx, tx, "k1"); ok || err != nil {
 			return fmt.Errorf("Idempotency in View: %v %v", ok, err)
 		}
-		_, err := tx.Reservation(ctx, "r1", false)
+		_, err := tx.ReservationGet(ctx, stockade.ByID{ID: "r1"})
 		return err
 	})
 	if err != nil {
@@ -464,7 +464,7 @@ func TestRoundTrip(t *testing.T) {
 	}
 }
 
-// TestRowLockBlocks checks that SKULevels with lock holds a second
+// TestRowLockBlocks checks that LevelList with Lock holds a second
 // transaction until the first commits, which then reads the first's write.
 func TestRowLockBlocks(t *testing.T) {
 	t.Parallel()
@@ -478,12 +478,12 @@ func TestRowLockBlocks(t *testing.T) {
 	first := make(chan error, 1)
 	go func() {
 		first <- s.Update(t.Context(), func(tx stockade.Tx) error {
-			if _, err := tx.SKULevels(t.Context(), []string{"sku"}, true); err != nil {
+			if _, err := tx.LevelList(t.Context(), stockade.LevelQuery{SKUs: []string{"sku"}, Lock: true}); err != nil {
 				return err
 			}
 			close(locked)
 			<-release
-			_, _, err := tx.UpdateLevel(t.Context(), k, stockade.Delta{Reserved: 7}, stockade.Guard{})
+			_, _, err := tx.LevelUpdate(t.Context(), k, stockade.Delta{Reserved: 7}, stockade.Guard{})
 			return err
 		})
 	}()
@@ -493,7 +493,7 @@ func TestRowLockBlocks(t *testing.T) {
 		var ls []stockade.Level
 		err := s.Update(t.Context(), func(tx stockade.Tx) error {
 			var err error
-			ls, err = tx.SKULevels(t.Context(), []string{"sku"}, true)
+			ls, err = tx.LevelList(t.Context(), stockade.LevelQuery{SKUs: []string{"sku"}, Lock: true})
 			return err
 		})
 		if err != nil {
@@ -534,11 +534,11 @@ func TestReservationLapseCandidatesSkipLocked(t *testing.T) {
 				Lines:       []stockade.Line{{SKU: "sku", Quantity: 1}},
 				Allocations: []stockade.Allocation{{SKU: "sku", Location: fmt.Sprintf("w%d", i%2), Quantity: 1}},
 			}
-			if err := tx.InsertReservations(t.Context(), r); err != nil {
+			if err := tx.ReservationInsert(t.Context(), r); err != nil {
 				return err
 			}
 		}
-		_, err := tx.SetReservationStatus(t.Context(), "r01", stockade.Held, stockade.Released, "")
+		_, err := tx.ReservationSetStatus(t.Context(), "r01", stockade.Held, stockade.Released, "")
 		return err
 	})
 
@@ -560,7 +560,7 @@ func TestReservationLapseCandidatesSkipLocked(t *testing.T) {
 			}
 			<-release
 			// It expires one of them; the others it leaves held.
-			_, err = tx.SetReservationStatus(t.Context(), "r00", stockade.Held, stockade.Expired, "")
+			_, err = tx.ReservationSetStatus(t.Context(), "r00", stockade.Held, stockade.Expired, "")
 			return err
 		})
 	}()
@@ -666,12 +666,12 @@ func TestDeadlockIsConflict(t *testing.T) {
 	ready.Add(2)
 	run := func(first, second stockade.Key) error {
 		return s.Update(t.Context(), func(tx stockade.Tx) error {
-			if _, err := tx.Levels(t.Context(), []stockade.Key{first}, true); err != nil {
+			if _, err := tx.LevelList(t.Context(), stockade.LevelQuery{Keys: []stockade.Key{first}, Lock: true}); err != nil {
 				return err
 			}
 			ready.Done()
 			ready.Wait()
-			_, _, err := tx.UpdateLevel(t.Context(), second, stockade.Delta{OnHand: 1}, stockade.Guard{})
+			_, _, err := tx.LevelUpdate(t.Context(), second, stockade.Delta{OnHand: 1}, stockade.Guard{})
 			return err
 		})
 	}
@@ -707,10 +707,10 @@ func TestErrors(t *testing.T) {
 	s, _ := newStore(t)
 	seed(t, s, "w1", 10, "sku")
 	res := stockade.Reservation{ID: "r1", Status: stockade.Held, Lines: []stockade.Line{}, Allocations: []stockade.Allocation{}}
-	update(t, s, func(tx stockade.Tx) error { return tx.InsertReservations(t.Context(), res) })
+	update(t, s, func(tx stockade.Tx) error { return tx.ReservationInsert(t.Context(), res) })
 
 	t.Run("duplicate key is a conflict", func(t *testing.T) {
-		err := s.Update(t.Context(), func(tx stockade.Tx) error { return tx.InsertReservations(t.Context(), res) })
+		err := s.Update(t.Context(), func(tx stockade.Tx) error { return tx.ReservationInsert(t.Context(), res) })
 		if !errors.Is(err, stockade.ErrConflict) {
 			t.Errorf("%v does not wrap ErrConflict", err)
 		}
@@ -720,7 +720,7 @@ func TestErrors(t *testing.T) {
 	})
 	t.Run("check violation explains itself", func(t *testing.T) {
 		err := s.Update(t.Context(), func(tx stockade.Tx) error {
-			_, err := tx.SetReservationStatus(t.Context(), "r1", stockade.Held, "lost", "")
+			_, err := tx.ReservationSetStatus(t.Context(), "r1", stockade.Held, "lost", "")
 			return err
 		})
 		if stockade.ErrorCode(err) != stockade.EInvalid || stockade.ErrorMessage(err) != "invalid reservation status" {
@@ -732,7 +732,7 @@ func TestErrors(t *testing.T) {
 	})
 	t.Run("other errors name the call", func(t *testing.T) {
 		err := s.View(t.Context(), func(tx stockade.Tx) error {
-			return tx.PutLocation(t.Context(), stockade.Location{ID: "w9"})
+			return tx.LocationPut(t.Context(), stockade.Location{ID: "w9"})
 		})
 		if pe, ok := errors.AsType[*pgconn.PgError](err); !ok || pe.Code != "25006" {
 			t.Errorf("write in View: %v, want SQLSTATE 25006 (read-only transaction)", err)
@@ -744,10 +744,10 @@ func TestErrors(t *testing.T) {
 	t.Run("a swallowed failure still fails and rolls back", func(t *testing.T) {
 		k := stockade.Key{SKU: "sku", Location: "w1"}
 		err := s.Update(t.Context(), func(tx stockade.Tx) error {
-			if _, _, err := tx.UpdateLevel(t.Context(), k, stockade.Delta{OnHand: 5}, stockade.Guard{}); err != nil {
+			if _, _, err := tx.LevelUpdate(t.Context(), k, stockade.Delta{OnHand: 5}, stockade.Guard{}); err != nil {
 				return err
 			}
-			_ = tx.InsertReservations(t.Context(), res) // fails, and aborts the transaction
+			_ = tx.ReservationInsert(t.Context(), res) // fails, and aborts the transaction
 			return nil
 		})
 		if !errors.Is(err, stockade.ErrConflict) {
@@ -759,7 +759,7 @@ func TestErrors(t *testing.T) {
 		k := stockade.Key{SKU: "sku", Location: "w1"}
 		boom := errors.New("boom")
 		err := s.Update(t.Context(), func(tx stockade.Tx) error {
-			if _, _, err := tx.UpdateLevel(t.Context(), k, stockade.Delta{OnHand: 5}, stockade.Guard{}); err != nil {
+			if _, _, err := tx.LevelUpdate(t.Context(), k, stockade.Delta{OnHand: 5}, stockade.Guard{}); err != nil {
 				return err
 			}
 			return boom
@@ -774,20 +774,23 @@ func TestErrors(t *testing.T) {
 		func() {
 			defer func() { _ = recover() }()
 			s.Update(t.Context(), func(tx stockade.Tx) error {
-				tx.UpdateLevel(t.Context(), k, stockade.Delta{OnHand: 5}, stockade.Guard{})
+				tx.LevelUpdate(t.Context(), k, stockade.Delta{OnHand: 5}, stockade.Guard{})
 				panic("boom")
 			})
 		}()
 		assertOnHand(t, s, k, 10)
 		// The connection went back to the pool clean.
-		update(t, s, func(tx stockade.Tx) error { _, err := tx.AllLevels(t.Context()); return err })
+		update(t, s, func(tx stockade.Tx) error {
+			_, err := tx.LevelList(t.Context(), stockade.LevelQuery{All: true})
+			return err
+		})
 	})
 }
 
 func assertOnHand(t *testing.T, s stockade.Store, k stockade.Key, want int64) {
 	t.Helper()
 	err := s.View(t.Context(), func(tx stockade.Tx) error {
-		ls, err := tx.Levels(t.Context(), []stockade.Key{k}, false)
+		ls, err := tx.LevelList(t.Context(), stockade.LevelQuery{Keys: []stockade.Key{k}})
 		if err != nil {
 			return err
 		}
@@ -809,21 +812,21 @@ func TestViewSnapshot(t *testing.T) {
 	seed(t, s, "w1", 10, "sku")
 	k := stockade.Key{SKU: "sku", Location: "w1"}
 	err := s.View(t.Context(), func(tx stockade.Tx) error {
-		before, err := tx.AllLevels(t.Context())
+		before, err := tx.LevelList(t.Context(), stockade.LevelQuery{All: true})
 		if err != nil {
 			return err
 		}
 		update(t, s, func(tx stockade.Tx) error {
-			if _, _, err := tx.UpdateLevel(t.Context(), k, stockade.Delta{OnHand: 1}, stockade.Guard{}); err != nil {
+			if _, _, err := tx.LevelUpdate(t.Context(), k, stockade.Delta{OnHand: 1}, stockade.Guard{}); err != nil {
 				return err
 			}
-			return tx.AppendMovements(t.Context(), stockade.Movement{SKU: "sku", Location: "w1", Kind: stockade.MoveAdjust, Delta: stockade.Delta{OnHand: 1}})
+			return tx.MovementAppend(t.Context(), stockade.Movement{SKU: "sku", Location: "w1", Kind: stockade.MoveAdjust, Delta: stockade.Delta{OnHand: 1}})
 		})
-		after, err := tx.AllLevels(t.Context())
+		after, err := tx.LevelList(t.Context(), stockade.LevelQuery{All: true})
 		if err != nil {
 			return err
 		}
-		sums, err := tx.LedgerSums(t.Context())
+		sums, err := tx.MovementSums(t.Context())
 		if err != nil {
 			return err
 		}
@@ -854,7 +857,7 @@ func TestIdempotencyClaim(t *testing.T) {
 				}
 				time.Sleep(20 * time.Millisecond) // widen the window between read and claim
 				rec := stockade.IdempotencyRecord{Key: "key", Op: "reserve", Fingerprint: fmt.Sprint(i), Result: []byte("{}"), CreatedAt: time.Now()}
-				if err := tx.PutIdempotency(t.Context(), rec); err != nil {
+				if err := tx.IdempotencyPut(t.Context(), rec); err != nil {
 					return err
 				}
 				claimed.Add(1)
@@ -884,7 +887,7 @@ func TestCancelWhileWaiting(t *testing.T) {
 	first := make(chan error, 1)
 	go func() {
 		first <- s.Update(t.Context(), func(tx stockade.Tx) error {
-			if _, err := tx.SKULevels(t.Context(), []string{"sku"}, true); err != nil {
+			if _, err := tx.LevelList(t.Context(), stockade.LevelQuery{SKUs: []string{"sku"}, Lock: true}); err != nil {
 				return err
 			}
 			close(locked)
@@ -897,7 +900,7 @@ func TestCancelWhileWaiting(t *testing.T) {
 	second := make(chan error, 1)
 	go func() {
 		second <- s.Update(ctx, func(tx stockade.Tx) error {
-			_, err := tx.SKULevels(ctx, []string{"sku"}, true)
+			_, err := tx.LevelList(ctx, stockade.LevelQuery{SKUs: []string{"sku"}, Lock: true})
 			return err
 		})
 	}()
@@ -944,7 +947,7 @@ func TestServerRestart(t *testing.T) {
 	eventually(t, "Ping to succeed after the restart", func() bool { return s.Ping(t.Context()) == nil })
 	eventually(t, "a transaction to succeed after the restart", func() bool {
 		return s.Update(t.Context(), func(tx stockade.Tx) error {
-			_, _, err := tx.UpdateLevel(t.Context(), stockade.Key{SKU: "sku", Location: "w1"}, stockade.Delta{OnHand: 1}, stockade.Guard{})
+			_, _, err := tx.LevelUpdate(t.Context(), stockade.Key{SKU: "sku", Location: "w1"}, stockade.Delta{OnHand: 1}, stockade.Guard{})
 			return err
 		}) == nil
 	})

@@ -9,11 +9,11 @@ import (
 	"github.com/stockade/stockade"
 )
 
-// LockRelay takes the relay's turn with an advisory lock, which takes no
+// RelayLock takes the relay's turn with an advisory lock, which takes no
 // transaction id (see migrations/0005_relay.sql), then reads its
 // checkpoint in a statement of its own, whose snapshot follows the lock:
 // the checkpoint that the relay's last holder committed.
-func (t *tx) LockRelay(ctx context.Context, name string) (stockade.EventPosition, bool, error) {
+func (t *tx) RelayLock(ctx context.Context, name string) (stockade.EventPosition, bool, error) {
 	var held bool
 	if err := t.tx.QueryRow(ctx, lockRelaySQL, name).Scan(&held); err != nil {
 		return stockade.EventPosition{}, false, t.fail(ctx, "lock relay "+name, err)
@@ -32,7 +32,7 @@ func (t *tx) LockRelay(ctx context.Context, name string) (stockade.EventPosition
 	return pos, true, nil
 }
 
-func (t *tx) SetRelayPosition(ctx context.Context, name string, pos stockade.EventPosition) error {
+func (t *tx) RelaySetPosition(ctx context.Context, name string, pos stockade.EventPosition) error {
 	if _, err := t.tx.Exec(ctx, setRelayPositionSQL, name, pos.Tx, pos.Seq); err != nil {
 		return t.fail(ctx, "set relay position "+name, err)
 	}

@@ -22,7 +22,7 @@ func TestEventsCommitted(t *testing.T) {
 		ev := stockade.DomainEvent{ID: "evt_signal_" + string(rune('a'+n)), Type: stockade.EventStockSet,
 			Aggregate: stockade.AggregateLevel, AggregateID: "widget@east", Version: int64(n), At: time.Now(),
 			Payload: []byte(`{}`)}
-		update(t, writer, func(tx stockade.Tx) error { return tx.AppendEvents(t.Context(), ev) })
+		update(t, writer, func(tx stockade.Tx) error { return tx.EventAppend(t.Context(), ev) })
 	}
 	waitFor := func(what string, ch <-chan struct{}) {
 		t.Helper()
@@ -58,7 +58,7 @@ func TestEventsCommitted(t *testing.T) {
 	ch = listener.EventsCommitted()
 	n++
 	update(t, listener, func(tx stockade.Tx) error {
-		return tx.AppendEvents(t.Context(), stockade.DomainEvent{ID: "evt_signal_own", Type: stockade.EventStockSet,
+		return tx.EventAppend(t.Context(), stockade.DomainEvent{ID: "evt_signal_own", Type: stockade.EventStockSet,
 			Aggregate: stockade.AggregateLevel, AggregateID: "widget@east", Version: int64(n), At: time.Now(), Payload: []byte(`{}`)})
 	})
 	waitFor("its own commit", ch)

@@ -151,14 +151,14 @@ func (t *tx) failAt(ctx context.Context, what, loc string, err error) error {
 	return err
 }
 
-func (t *tx) PutLocation(ctx context.Context, loc stockade.Location) error {
+func (t *tx) LocationPut(ctx context.Context, loc stockade.Location) error {
 	if _, err := t.tx.Exec(ctx, putLocationSQL, loc.ID, loc.Name, loc.Lat, loc.Lon); err != nil {
 		return t.fail(ctx, "put location "+strconv.Quote(loc.ID), err)
 	}
 	return nil
 }
 
-func (t *tx) Locations(ctx context.Context, ids ...string) ([]stockade.Location, error) {
+func (t *tx) LocationList(ctx context.Context, ids ...string) ([]stockade.Location, error) {
 	rows, _ := t.tx.Query(ctx, locationsSQL, nonNil(ids))
 	locs, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (stockade.Location, error) {
 		var l stockade.Location
@@ -171,7 +171,7 @@ func (t *tx) Locations(ctx context.Context, ids ...string) ([]stockade.Location,
 	return locs, nil
 }
 
-func (t *tx) SKUTotals(ctx context.Context, after, from, to string, limit int) ([]stockade.SKUTotals, error) {
+func (t *tx) SKUTotalList(ctx context.Context, after, from, to string, limit int) ([]stockade.SKUTotals, error) {
 	rows, _ := t.tx.Query(ctx, skuTotalsSQL, after, from, to, limit)
 	out, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (stockade.SKUTotals, error) {
 		var s stockade.SKUTotals
@@ -184,51 +184,42 @@ func (t *tx) SKUTotals(ctx context.Context, after, from, to string, limit int) (
 	return out, nil
 }
 
-func (t *tx) Levels(ctx context.Context, keys []stockade.Key, lock bool) ([]stockade.Level, error) {
-	if len(keys) == 0 {
+// LevelList runs the query of what q selects by.
+func (t *tx) LevelList(ctx context.Context, q stockade.LevelQuery) ([]stockade.Level, error) {
+	if err := q.Check(); err != nil {
+		return nil, err
+	}
+	var (
+		query, what string
+		args        []any
+	)
+	switch {
+	case q.All:
+		query, what = allLevelsSQL, "all levels"
+	case len(q.SKUs) > 0:
+		query, what, args = skuLevelsSQL, skuLevelsWhat(q.SKUs), []any{q.SKUs}
+	case len(q.Keys) > 0:
+		skus, locs := splitKeys(q.Keys)
+		query, what, args = levelsSQL, fmt.Sprintf("levels of %d keys", len(q.Keys)), []any{skus, locs}
+	default:
 		return nil, nil
 	}
-	skus, locs := splitKeys(keys)
-	q := levelsSQL
-	if lock {
-		q += forUpdate
+	if q.Lock {
+		query += forUpdate
 	}
-	ls, err := t.levels(ctx, q, skus, locs)
+	ls, err := t.levels(ctx, query, args...)
 	if err != nil {
-		return nil, t.fail(ctx, fmt.Sprintf("levels of %d keys", len(keys)), err)
+		return nil, t.fail(ctx, what, err)
 	}
 	return ls, nil
 }
 
-func (t *tx) SKULevels(ctx context.Context, skus []string, lock bool) ([]stockade.Level, error) {
-	if len(skus) == 0 {
-		return nil, nil
-	}
-	q := skuLevelsSQL
-	if lock {
-		q += forUpdate
-	}
-	ls, err := t.levels(ctx, q, skus)
-	if err != nil {
-		return nil, t.fail(ctx, skuLevelsWhat(skus), err)
-	}
-	return ls, nil
-}
-
-// skuLevelsWhat names a SKULevels call in an error.
+// skuLevelsWhat names a query of the levels of skus in an error.
 func skuLevelsWhat(skus []string) string {
 	if len(skus) == 1 {
 		return "levels of " + skus[0]
 	}
 	return fmt.Sprintf("levels of %d SKUs", len(skus))
-}
-
-func (t *tx) AllLevels(ctx context.Context) ([]stockade.Level, error) {
-	ls, err := t.levels(ctx, allLevelsSQL)
-	if err != nil {
-		return nil, t.fail(ctx, "all levels", err)
-	}
-	return ls, nil
 }
 
 func (t *tx) levels(ctx context.Context, q string, args ...any) ([]stockade.Level, error) {
@@ -246,7 +237,7 @@ func scanLevel(row pgx.Row) (stockade.Level, error) {
 	return l, err
 }
 
-func (t *tx) SetOnHand(ctx context.Context, k stockade.Key, onHand int64, expectedVersion *int64) (stockade.Level, bool, error) {
+func (t *tx) LevelSetOnHand(ctx context.Context, k stockade.Key, onHand int64, expectedVersion *int64) (stockade.Level, bool, error) {
 	what := "set on hand of " + k.String()
 	if onHand < 0 {
 		return stockade.Level{}, false, stockade.Errorf(stockade.EInvalid, fmt.Sprintf("%s: on hand %d is negative", k, onHand))
@@ -284,7 +275,7 @@ func (t *tx) SetOnHand(ctx context.Context, k stockade.Key, onHand int64, expect
 	return stockade.Level{}, false, fmt.Errorf("postgres: %s: %w: level changed concurrently", what, stockade.ErrConflict)
 }
 
-func (t *tx) UpdateLevel(ctx context.Context, k stockade.Key, d stockade.Delta, guard stockade.Guard) (stockade.Level, bool, error) {
+func (t *tx) LevelUpdate(ctx context.Context, k stockade.Key, d stockade.Delta, guard stockade.Guard) (stockade.Level, bool, error) {
 	if guard.Fence > math.MaxInt64 {
 		return stockade.Level{}, false, stockade.Errorf(stockade.EInvalid,
 			fmt.Sprintf("update level %s: fencing token %d is above 2^63-1, which the store cannot hold", k, guard.Fence))
@@ -300,7 +291,7 @@ func (t *tx) UpdateLevel(ctx context.Context, k stockade.Key, d stockade.Delta, 
 	return l, true, nil
 }
 
-func (t *tx) UpdateLevels(ctx context.Context, changes []stockade.LevelChange) ([]stockade.Level, error) {
+func (t *tx) LevelUpdateMany(ctx context.Context, changes []stockade.LevelChange) ([]stockade.Level, error) {
 	if len(changes) == 0 {
 		return nil, nil
 	}
@@ -320,7 +311,7 @@ func (t *tx) UpdateLevels(ctx context.Context, changes []stockade.LevelChange) (
 	return ls, nil
 }
 
-func (t *tx) AppendMovements(ctx context.Context, ms ...stockade.Movement) error {
+func (t *tx) MovementAppend(ctx context.Context, ms ...stockade.Movement) error {
 	if len(ms) == 0 {
 		return nil
 	}
@@ -343,7 +334,7 @@ func (t *tx) AppendMovements(ctx context.Context, ms ...stockade.Movement) error
 	return nil
 }
 
-func (t *tx) Movements(ctx context.Context, f stockade.MovementFilter) ([]stockade.Movement, error) {
+func (t *tx) MovementList(ctx context.Context, f stockade.MovementFilter) ([]stockade.Movement, error) {
 	var (
 		q    strings.Builder
 		args []any
@@ -388,12 +379,12 @@ func (t *tx) Movements(ctx context.Context, f stockade.MovementFilter) ([]stocka
 	return ms, nil
 }
 
-func (t *tx) LedgerSums(ctx context.Context) (map[stockade.Key]stockade.Delta, error) {
+func (t *tx) MovementSums(ctx context.Context) (map[stockade.Key]stockade.Delta, error) {
 	return t.sums(ctx, "ledger sums", ledgerSumsSQL,
 		func(d *stockade.Delta) []any { return []any{&d.OnHand, &d.Reserved, &d.Committed} })
 }
 
-func (t *tx) RecordSums(ctx context.Context) (map[stockade.Key]stockade.Delta, error) {
+func (t *tx) AllocationSums(ctx context.Context) (map[stockade.Key]stockade.Delta, error) {
 	return t.sums(ctx, "record sums", recordSumsSQL,
 		func(d *stockade.Delta) []any { return []any{&d.Reserved, &d.Committed} })
 }
@@ -417,7 +408,7 @@ func (t *tx) sums(ctx context.Context, what, q string, fields func(d *stockade.D
 	return sums, nil
 }
 
-func (t *tx) InsertReservations(ctx context.Context, rs ...stockade.Reservation) error {
+func (t *tx) ReservationInsert(ctx context.Context, rs ...stockade.Reservation) error {
 	if len(rs) == 0 {
 		return nil
 	}
@@ -456,33 +447,33 @@ func (t *tx) InsertReservations(ctx context.Context, rs ...stockade.Reservation)
 	return nil
 }
 
-func (t *tx) Reservation(ctx context.Context, id string, lock bool) (stockade.Reservation, error) {
+func (t *tx) ReservationGet(ctx context.Context, by stockade.ByID) (stockade.Reservation, error) {
 	q := reservationSQL
-	if lock {
+	if by.Lock {
 		q += forUpdate
 	}
-	r, err := scanReservation(t.tx.QueryRow(ctx, q, id))
+	r, err := scanReservation(t.tx.QueryRow(ctx, q, by.ID))
 	switch {
 	case errors.Is(err, pgx.ErrNoRows):
-		return stockade.Reservation{}, stockade.Errorf(stockade.ENotFound, fmt.Sprintf("reservation %q not found", id))
+		return stockade.Reservation{}, stockade.Errorf(stockade.ENotFound, fmt.Sprintf("reservation %q not found", by.ID))
 	case err != nil:
-		return stockade.Reservation{}, t.fail(ctx, "reservation "+strconv.Quote(id), err)
+		return stockade.Reservation{}, t.fail(ctx, "reservation "+strconv.Quote(by.ID), err)
 	}
 	return r, nil
 }
 
-func (t *tx) Reservations(ctx context.Context, ids []string, lock bool) ([]stockade.Reservation, error) {
-	if len(ids) == 0 {
+func (t *tx) ReservationGetMany(ctx context.Context, by stockade.ByIDs) ([]stockade.Reservation, error) {
+	if len(by.IDs) == 0 {
 		return nil, nil
 	}
 	q := reservationsSQL
-	if lock {
+	if by.Lock {
 		q += forUpdate
 	}
-	rows, _ := t.tx.Query(ctx, q, ids)
+	rows, _ := t.tx.Query(ctx, q, by.IDs)
 	rs, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (stockade.Reservation, error) { return scanReservation(row) })
 	if err != nil {
-		return nil, t.fail(ctx, fmt.Sprintf("%d reservations", len(ids)), err)
+		return nil, t.fail(ctx, fmt.Sprintf("%d reservations", len(by.IDs)), err)
 	}
 	return rs, nil
 }
@@ -504,7 +495,7 @@ func scanReservation(row pgx.Row) (stockade.Reservation, error) {
 	return r, err
 }
 
-func (t *tx) SetReservationStatus(ctx context.Context, id string, from, to stockade.ReservationStatus, orderID string) (bool, error) {
+func (t *tx) ReservationSetStatus(ctx context.Context, id string, from, to stockade.ReservationStatus, orderID string) (bool, error) {
 	tag, err := t.tx.Exec(ctx, setReservationStatusSQL, id, string(from), string(to), orderID)
 	if err != nil {
 		return false, t.fail(ctx, fmt.Sprintf("set reservation %q %s → %s", id, from, to), err)
@@ -539,7 +530,7 @@ func (t *tx) ReservationLapseCandidates(ctx context.Context, q stockade.Reservat
 	return cs, nil
 }
 
-func (t *tx) InsertOrders(ctx context.Context, orders ...stockade.Order) error {
+func (t *tx) OrderInsert(ctx context.Context, orders ...stockade.Order) error {
 	if len(orders) == 0 {
 		return nil
 	}
@@ -567,17 +558,17 @@ func (t *tx) InsertOrders(ctx context.Context, orders ...stockade.Order) error {
 	return nil
 }
 
-func (t *tx) Order(ctx context.Context, id string, lock bool) (stockade.Order, error) {
+func (t *tx) OrderGet(ctx context.Context, by stockade.ByID) (stockade.Order, error) {
 	q := orderSQL
-	if lock {
+	if by.Lock {
 		q += forUpdate
 	}
-	o, err := scanOrder(t.tx.QueryRow(ctx, q, id))
+	o, err := scanOrder(t.tx.QueryRow(ctx, q, by.ID))
 	switch {
 	case errors.Is(err, pgx.ErrNoRows):
-		return stockade.Order{}, stockade.Errorf(stockade.ENotFound, fmt.Sprintf("order %q not found", id))
+		return stockade.Order{}, stockade.Errorf(stockade.ENotFound, fmt.Sprintf("order %q not found", by.ID))
 	case err != nil:
-		return stockade.Order{}, t.fail(ctx, "order "+strconv.Quote(id), err)
+		return stockade.Order{}, t.fail(ctx, "order "+strconv.Quote(by.ID), err)
 	}
 	return o, nil
 }
@@ -599,7 +590,7 @@ func scanOrder(row pgx.Row) (stockade.Order, error) {
 	return o, err
 }
 
-func (t *tx) SetOrderStatus(ctx context.Context, id string, from, to stockade.OrderStatus) (bool, error) {
+func (t *tx) OrderSetStatus(ctx context.Context, id string, from, to stockade.OrderStatus) (bool, error) {
 	tag, err := t.tx.Exec(ctx, setOrderStatusSQL, id, string(from), string(to))
 	if err != nil {
 		return false, t.fail(ctx, fmt.Sprintf("set order %q %s → %s", id, from, to), err)
@@ -607,10 +598,10 @@ func (t *tx) SetOrderStatus(ctx context.Context, id string, from, to stockade.Or
 	return tag.RowsAffected() == 1, nil
 }
 
-// Idempotencies implements stockade.Tx. In a read-write transaction it
+// IdempotencyGetMany implements stockade.Tx. In a read-write transaction it
 // first takes a transaction-scoped advisory lock on each key (see
 // idempotencyLockID), in the order of the lock ids, so that two
-// transactions that read a key and then claim it with PutIdempotency run
+// transactions that read a key and then claim it with IdempotencyPut run
 // one after the other: the second reads what the first wrote. READ
 // COMMITTED alone would let both read "no record" and both claim the key.
 // The locks and the read go in one round trip; the read, a statement of
@@ -618,7 +609,7 @@ func (t *tx) SetOrderStatus(ctx context.Context, id string, from, to stockade.Or
 // record, a read-write transaction writes a WAL record of its own, so
 // that its COMMIT waits for a synchronous standby even when it only
 // replays the record (see Durable commits in the package documentation).
-func (t *tx) Idempotencies(ctx context.Context, keys []string) ([]stockade.IdempotencyRecord, error) {
+func (t *tx) IdempotencyGetMany(ctx context.Context, keys []string) ([]stockade.IdempotencyRecord, error) {
 	if len(keys) == 0 {
 		return nil, nil
 	}
@@ -673,7 +664,7 @@ func (t *tx) Idempotencies(ctx context.Context, keys []string) ([]stockade.Idemp
 	return recs, nil
 }
 
-func (t *tx) PutIdempotency(ctx context.Context, recs ...stockade.IdempotencyRecord) error {
+func (t *tx) IdempotencyPut(ctx context.Context, recs ...stockade.IdempotencyRecord) error {
 	if len(recs) == 0 {
 		return nil
 	}
@@ -695,7 +686,7 @@ func (t *tx) PutIdempotency(ctx context.Context, recs ...stockade.IdempotencyRec
 	return nil
 }
 
-func (t *tx) PurgeIdempotency(ctx context.Context, before time.Time) (int, error) {
+func (t *tx) IdempotencyPurge(ctx context.Context, before time.Time) (int, error) {
 	tag, err := t.tx.Exec(ctx, purgeIdempotencySQL, before)
 	if err != nil {
 		return 0, t.fail(ctx, "purge idempotency records", err)

@@ -37,27 +37,27 @@ func TestUnreachableDatabase(t *testing.T) {
 	}
 	loc := stockade.Location{ID: "w1", Name: "West"}
 	k := stockade.Key{SKU: "tee", Location: "w1"}
-	update(t, s, func(tx stockade.Tx) error { return tx.PutLocation(ctx, loc) })
+	update(t, s, func(tx stockade.Tx) error { return tx.LocationPut(ctx, loc) })
 
 	// Killed mid-transaction: the statement after the kill fails, and so
 	// does Update, even if fn swallowed the error.
 	var inTx error
 	err := s.Update(ctx, func(tx stockade.Tx) error {
-		if _, err := tx.Levels(ctx, []stockade.Key{k}, true); err != nil {
+		if _, err := tx.LevelList(ctx, stockade.LevelQuery{Keys: []stockade.Key{k}, Lock: true}); err != nil {
 			return err
 		}
 		if err := srv.Kill(); err != nil {
 			t.Fatal(err)
 		}
-		_, _, inTx = tx.SetOnHand(ctx, k, 5, nil)
+		_, _, inTx = tx.LevelSetOnHand(ctx, k, 5, nil)
 		return nil
 	})
 	wantUnavailable(t, "statement after a kill", inTx)
 	wantUnavailable(t, "Update killed mid-transaction", err)
 
 	// Down: nothing connects.
-	wantUnavailable(t, "Update while down", s.Update(ctx, func(tx stockade.Tx) error { return tx.PutLocation(ctx, loc) }))
-	wantUnavailable(t, "View while down", s.View(ctx, func(tx stockade.Tx) error { _, err := tx.AllLevels(ctx); return err }))
+	wantUnavailable(t, "Update while down", s.Update(ctx, func(tx stockade.Tx) error { return tx.LocationPut(ctx, loc) }))
+	wantUnavailable(t, "View while down", s.View(ctx, func(tx stockade.Tx) error { _, err := tx.LevelList(ctx, stockade.LevelQuery{All: true}); return err }))
 	wantUnavailable(t, "Ping while down", s.Ping(ctx))
 
 	// A deadline that ends while the database is down is the caller's,
@@ -73,18 +73,18 @@ func TestUnreachableDatabase(t *testing.T) {
 		t.Fatal(err)
 	}
 	waitUp(t, s)
-	update(t, s, func(tx stockade.Tx) error { return tx.PutLocation(ctx, loc) })
+	update(t, s, func(tx stockade.Tx) error { return tx.LocationPut(ctx, loc) })
 
 	// Stopped (fast shutdown) with a transaction open: the server ends the
 	// session (57P01) and the next statement fails.
 	err = s.Update(ctx, func(tx stockade.Tx) error {
-		if _, err := tx.Levels(ctx, []stockade.Key{k}, true); err != nil {
+		if _, err := tx.LevelList(ctx, stockade.LevelQuery{Keys: []stockade.Key{k}, Lock: true}); err != nil {
 			return err
 		}
 		if err := srv.Stop(); err != nil {
 			t.Fatal(err)
 		}
-		_, err := tx.Levels(ctx, []stockade.Key{k}, false)
+		_, err := tx.LevelList(ctx, stockade.LevelQuery{Keys: []stockade.Key{k}})
 		return err
 	})
 	wantUnavailable(t, "Update stopped mid-transaction", err)

@@ -28,7 +28,7 @@ import (
 // statistics describe it and kept until an ANALYZE of the table. Made
 // while the levels were few (a new shop's first stock: SetStock reads
 // them), the plan of the statements that take a transaction's keys as
-// arrays (Levels, UpdateLevels) is a hash join over a sequential scan of
+// arrays (Levels, LevelUpdateMany) is a hash join over a sequential scan of
 // every level; as the table grows to 10,000 SKUs it cost a checkout
 // 24.7 ms of the server's CPU. Autovacuum would analyze the table in a
 // minute or so, if it runs. So the store counts the levels it creates,

@@ -32,10 +32,10 @@ func TestVacuumAfterManySeats(t *testing.T) {
 	}
 	put := func(event string, n int) error {
 		return s.Update(ctx, func(tx stockade.Tx) error {
-			if err := tx.PutShow(ctx, stockade.Show{ID: event, Name: event, Version: 1}); err != nil {
+			if err := tx.ShowPut(ctx, stockade.Show{ID: event, Name: event, Version: 1}); err != nil {
 				return err
 			}
-			return tx.PutSeats(ctx, event, seats(n))
+			return tx.SeatPut(ctx, event, seats(n))
 		})
 	}
 
@@ -44,10 +44,10 @@ func TestVacuumAfterManySeats(t *testing.T) {
 		t.Fatal(err)
 	}
 	err := s.Update(ctx, func(tx stockade.Tx) error {
-		if err := tx.PutShow(ctx, stockade.Show{ID: "undone", Name: "undone", Version: 1}); err != nil {
+		if err := tx.ShowPut(ctx, stockade.Show{ID: "undone", Name: "undone", Version: 1}); err != nil {
 			return err
 		}
-		if err := tx.PutSeats(ctx, "undone", seats(2000)); err != nil {
+		if err := tx.SeatPut(ctx, "undone", seats(2000)); err != nil {
 			return err
 		}
 		return fmt.Errorf("roll back")

@@ -49,12 +49,12 @@ func listWhere(f stockade.ListFilter) (string, []any) {
 	return q.String(), append(args, f.Limit)
 }
 
-func (t *tx) ListReservations(ctx context.Context, f stockade.ListFilter) ([]stockade.Reservation, error) {
+func (t *tx) ReservationList(ctx context.Context, f stockade.ListFilter) ([]stockade.Reservation, error) {
 	where, args := listWhere(f)
 	return queryAll(ctx, t, "list reservations", scanReservation, listReservationsSQL+where, args...)
 }
 
-func (t *tx) ListOrders(ctx context.Context, f stockade.ListFilter) ([]stockade.Order, error) {
+func (t *tx) OrderList(ctx context.Context, f stockade.ListFilter) ([]stockade.Order, error) {
 	where, args := listWhere(f)
 	return queryAll(ctx, t, "list orders", scanOrder, listOrdersSQL+where, args...)
 }
@@ -78,11 +78,11 @@ func scanKey(row rowScanner) (stockade.APIKey, error) {
 	return k, nil
 }
 
-// InsertKey wraps stockade.ErrConflict when the id or the name is in use,
+// KeyInsert wraps stockade.ErrConflict when the id or the name is in use,
 // as the PostgreSQL store does: a writer here holds the whole database, so
-// a caller that checked KeyNamed in the same transaction meets it only for
+// a caller that checked KeyGetByName in the same transaction meets it only for
 // an id that collides, which a retry with a new id cures.
-func (t *tx) InsertKey(ctx context.Context, k stockade.APIKey) error {
+func (t *tx) KeyInsert(ctx context.Context, k stockade.APIKey) error {
 	var revoked any // NULL: live
 	if !k.RevokedAt.IsZero() {
 		revoked = micros(k.RevokedAt)
@@ -101,7 +101,7 @@ func (t *tx) InsertKey(ctx context.Context, k stockade.APIKey) error {
 	return wrapf(err, "insert key %s (%s)", k.ID, k.Name)
 }
 
-func (t *tx) Key(ctx context.Context, id string) (stockade.APIKey, error) {
+func (t *tx) KeyGet(ctx context.Context, id string) (stockade.APIKey, error) {
 	k, err := scanKey(t.tx.QueryRowContext(ctx, keySQL, id))
 	if errors.Is(err, sql.ErrNoRows) {
 		return stockade.APIKey{}, stockade.Errorf(stockade.ENotFound, fmt.Sprintf("api key %q not found", id))
@@ -112,7 +112,7 @@ func (t *tx) Key(ctx context.Context, id string) (stockade.APIKey, error) {
 	return k, nil
 }
 
-func (t *tx) KeyNamed(ctx context.Context, name string) (stockade.APIKey, bool, error) {
+func (t *tx) KeyGetByName(ctx context.Context, name string) (stockade.APIKey, bool, error) {
 	k, err := scanKey(t.tx.QueryRowContext(ctx, keyNamedSQL, name))
 	if errors.Is(err, sql.ErrNoRows) {
 		return stockade.APIKey{}, false, nil
@@ -123,11 +123,11 @@ func (t *tx) KeyNamed(ctx context.Context, name string) (stockade.APIKey, bool, 
 	return k, true, nil
 }
 
-func (t *tx) Keys(ctx context.Context, after string, limit int) ([]stockade.APIKey, error) {
+func (t *tx) KeyList(ctx context.Context, after string, limit int) ([]stockade.APIKey, error) {
 	return queryAll(ctx, t, "keys", scanKey, keysSQL, after, limit)
 }
 
-func (t *tx) RevokeKey(ctx context.Context, id string, at time.Time) (bool, error) {
+func (t *tx) KeyRevoke(ctx context.Context, id string, at time.Time) (bool, error) {
 	res, err := t.tx.ExecContext(ctx, revokeKeySQL, id, micros(at))
 	if err != nil {
 		return false, wrapf(err, "revoke key %s", id)

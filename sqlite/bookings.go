@@ -108,7 +108,7 @@ func notFoundEvent(err error, id, format string, args ...any) error {
 	return checkf(err, "invalid seat status", format, args...)
 }
 
-func (t *tx) PutShow(ctx context.Context, e stockade.Show) error {
+func (t *tx) ShowPut(ctx context.Context, e stockade.Show) error {
 	m := showMap{Rows: e.Rows}
 	for _, a := range e.Areas {
 		m.Areas = append(m.Areas, mapArea{Name: a.Name, Category: a.Category, Capacity: a.Capacity})
@@ -162,14 +162,14 @@ func scanShow(row rowScanner) (stockade.Show, error) {
 	return e, nil
 }
 
-// Show ignores lock; see tx.
-func (t *tx) Show(ctx context.Context, id string, lock bool) (stockade.Show, error) {
-	return t.event(ctx, showSQL, id)
+// ShowGet ignores Lock; see tx.
+func (t *tx) ShowGet(ctx context.Context, by stockade.ByID) (stockade.Show, error) {
+	return t.event(ctx, showSQL, by.ID)
 }
 
-// ShowHead ignores lock; see tx.
-func (t *tx) ShowHead(ctx context.Context, id string, lock bool) (stockade.Show, error) {
-	return t.event(ctx, showHeadSQL, id)
+// ShowGetHead ignores Lock; see tx.
+func (t *tx) ShowGetHead(ctx context.Context, by stockade.ByID) (stockade.Show, error) {
+	return t.event(ctx, showHeadSQL, by.ID)
 }
 
 func (t *tx) event(ctx context.Context, q, id string) (stockade.Show, error) {
@@ -183,13 +183,13 @@ func (t *tx) event(ctx context.Context, q, id string) (stockade.Show, error) {
 	return e, nil
 }
 
-func (t *tx) ListShows(ctx context.Context, after string, limit int) ([]stockade.Show, error) {
+func (t *tx) ShowList(ctx context.Context, after string, limit int) ([]stockade.Show, error) {
 	return queryAll(ctx, t, "events", scanShow, showsSQL, after, limit)
 }
 
-// PutSeats writes every seat in one statement, from a JSON array:
+// SeatPut writes every seat in one statement, from a JSON array:
 // SQLite reads back the coordinates Go writes there exactly.
-func (t *tx) PutSeats(ctx context.Context, showID string, seats []stockade.Seat) error {
+func (t *tx) SeatPut(ctx context.Context, showID string, seats []stockade.Seat) error {
 	if len(seats) == 0 {
 		return nil
 	}
@@ -208,7 +208,7 @@ func (t *tx) PutSeats(ctx context.Context, showID string, seats []stockade.Seat)
 	return nil
 }
 
-func (t *tx) DeleteSeats(ctx context.Context, showID string, ids []string) (int, error) {
+func (t *tx) SeatDelete(ctx context.Context, showID string, ids []string) (int, error) {
 	if len(ids) == 0 {
 		return 0, nil
 	}
@@ -242,7 +242,7 @@ func scanSeat(row rowScanner) (stockade.Seat, error) {
 
 // Seats ignores lock; see tx. An empty f.IDs, like a nil one, matches
 // every seat.
-func (t *tx) Seats(ctx context.Context, showID string, f stockade.SeatFilter, lock bool) ([]stockade.Seat, error) {
+func (t *tx) SeatList(ctx context.Context, showID string, f stockade.SeatFilter) ([]stockade.Seat, error) {
 	where := []string{`show_id = ?`}
 	args := []any{showID}
 	if len(f.IDs) > 0 {
@@ -273,9 +273,9 @@ func (t *tx) Seats(ctx context.Context, showID string, f stockade.SeatFilter, lo
 	return queryAll(ctx, t, "seats of event "+showID, scanSeat, q, append(args, limit)...)
 }
 
-// MoveSeats makes every move in one UPDATE … FROM the moves, whose WHERE
+// SeatMoveMany makes every move in one UPDATE … FROM the moves, whose WHERE
 // holds each move's conditions, and sorts what it returns.
-func (t *tx) MoveSeats(ctx context.Context, showID string, moves []stockade.SeatMove) ([]string, error) {
+func (t *tx) SeatMoveMany(ctx context.Context, showID string, moves []stockade.SeatMove) ([]string, error) {
 	if len(moves) == 0 {
 		return nil, nil
 	}
@@ -310,21 +310,26 @@ func (t *tx) MoveSeats(ctx context.Context, showID string, moves []stockade.Seat
 		ids[i] = s.ID
 	}
 	if len(ids) > 0 && slices.ContainsFunc(moves, func(m stockade.SeatMove) bool { return m.To == stockade.SeatFree }) {
-		if _, err := t.SeatEpoch(ctx, showID, true); err != nil {
+		if _, err := t.SeatEpochBump(ctx, showID); err != nil {
 			return nil, err
 		}
 	}
 	return ids, nil
 }
 
-func (t *tx) SeatEpoch(ctx context.Context, showID string, bump bool) (int64, error) {
-	q := seatEpochSQL
-	if bump {
-		q = bumpSeatEpochSQL
-	}
+func (t *tx) SeatEpochGet(ctx context.Context, showID string) (int64, error) {
+	return t.seatEpoch(ctx, "seat epoch", seatEpochSQL, showID)
+}
+
+func (t *tx) SeatEpochBump(ctx context.Context, showID string) (int64, error) {
+	return t.seatEpoch(ctx, "bump the seat epoch", bumpSeatEpochSQL, showID)
+}
+
+// seatEpoch runs q, a query of showID's seat epoch.
+func (t *tx) seatEpoch(ctx context.Context, what, q, showID string) (int64, error) {
 	var epoch int64
 	if err := t.tx.QueryRowContext(ctx, q, showID).Scan(&epoch); err != nil {
-		return 0, wrapf(err, "seat epoch of event %s", showID)
+		return 0, wrapf(err, "%s of show %s", what, showID)
 	}
 	return epoch, nil
 }
@@ -341,9 +346,9 @@ func (t *tx) SeatCounts(ctx context.Context, showID string) ([]stockade.SeatCoun
 	}, seatCountsSQL, showID)
 }
 
-// PutAreas writes every area in one statement, which the CHECK on the
+// AreaPut writes every area in one statement, which the CHECK on the
 // counts fails whole; it then finds the area to name.
-func (t *tx) PutAreas(ctx context.Context, showID string, areas []stockade.Area) error {
+func (t *tx) AreaPut(ctx context.Context, showID string, areas []stockade.Area) error {
 	if len(areas) == 0 {
 		return nil
 	}
@@ -396,9 +401,9 @@ func (t *tx) area(ctx context.Context, showID, name string) (stockade.Area, bool
 	return a, true, nil
 }
 
-// MovePlaces is one conditional UPDATE … RETURNING, whose WHERE holds
+// AreaMovePlaces is one conditional UPDATE … RETURNING, whose WHERE holds
 // every bound; when it refuses, the area is read as it is.
-func (t *tx) MovePlaces(ctx context.Context, showID, area string, held, booked int64) (stockade.Area, bool, error) {
+func (t *tx) AreaMovePlaces(ctx context.Context, showID, area string, held, booked int64) (stockade.Area, bool, error) {
 	a, err := scanArea(t.tx.QueryRowContext(ctx, movePlacesSQL, showID, area, held, booked))
 	switch {
 	case err == nil:
@@ -410,7 +415,7 @@ func (t *tx) MovePlaces(ctx context.Context, showID, area string, held, booked i
 	return a, false, err
 }
 
-func (t *tx) AppendSeatChanges(ctx context.Context, cs ...stockade.SeatChange) error {
+func (t *tx) SeatChangeAppend(ctx context.Context, cs ...stockade.SeatChange) error {
 	err := t.insertRows(ctx, appendSeatChangesSQL, 10, len(cs), func(i int, row []any) []any {
 		c := cs[i]
 		return append(row, micros(c.At), c.ShowID, c.Seat, c.Area, c.Quantity, string(c.From), string(c.To), c.HoldID, c.BookingID, c.Actor)
@@ -421,7 +426,7 @@ func (t *tx) AppendSeatChanges(ctx context.Context, cs ...stockade.SeatChange) e
 	return nil
 }
 
-func (t *tx) SeatChanges(ctx context.Context, showID string, f stockade.SeatChangeFilter) ([]stockade.SeatChange, error) {
+func (t *tx) SeatChangeList(ctx context.Context, showID string, f stockade.SeatChangeFilter) ([]stockade.SeatChange, error) {
 	where := []string{`show_id = ?`}
 	args := []any{showID}
 	if f.Seat != "" {
@@ -467,7 +472,7 @@ func seatsAndPlaces(seats []string, places []stockade.Places) (string, string, e
 	return s, p, err
 }
 
-func (t *tx) InsertHolds(ctx context.Context, hs ...stockade.Hold) error {
+func (t *tx) HoldInsert(ctx context.Context, hs ...stockade.Hold) error {
 	ids := make([]string, len(hs))
 	seats, places := make([]string, len(hs)), make([]string, len(hs))
 	for i, h := range hs {
@@ -510,31 +515,31 @@ func scanHold(row rowScanner) (stockade.Hold, error) {
 	return h, nil
 }
 
-// Hold ignores lock; see tx.
-func (t *tx) Hold(ctx context.Context, id string, lock bool) (stockade.Hold, error) {
-	h, err := scanHold(t.tx.QueryRowContext(ctx, holdSQL, id))
+// HoldGet ignores Lock; see tx.
+func (t *tx) HoldGet(ctx context.Context, by stockade.ByID) (stockade.Hold, error) {
+	h, err := scanHold(t.tx.QueryRowContext(ctx, holdSQL, by.ID))
 	if errors.Is(err, sql.ErrNoRows) {
-		return stockade.Hold{}, stockade.Errorf(stockade.ENotFound, fmt.Sprintf("hold %q not found", id))
+		return stockade.Hold{}, stockade.Errorf(stockade.ENotFound, fmt.Sprintf("hold %q not found", by.ID))
 	}
 	if err != nil {
-		return stockade.Hold{}, wrapf(err, "hold %s", id)
+		return stockade.Hold{}, wrapf(err, "hold %s", by.ID)
 	}
 	return h, nil
 }
 
-// Holds ignores lock; see tx.
-func (t *tx) Holds(ctx context.Context, ids []string, lock bool) ([]stockade.Hold, error) {
-	if len(ids) == 0 {
+// HoldGetMany ignores Lock; see tx.
+func (t *tx) HoldGetMany(ctx context.Context, by stockade.ByIDs) ([]stockade.Hold, error) {
+	if len(by.IDs) == 0 {
 		return nil, nil
 	}
-	list, err := json.Marshal(ids)
+	list, err := json.Marshal(by.IDs)
 	if err != nil {
-		return nil, fmt.Errorf("sqlite: %d holds: %w", len(ids), err)
+		return nil, fmt.Errorf("sqlite: %d holds: %w", len(by.IDs), err)
 	}
-	return queryAll(ctx, t, fmt.Sprintf("%d holds", len(ids)), scanHold, holdsSQL, string(list))
+	return queryAll(ctx, t, fmt.Sprintf("%d holds", len(by.IDs)), scanHold, holdsSQL, string(list))
 }
 
-func (t *tx) SetHoldStatus(ctx context.Context, from, to stockade.HoldStatus, moves ...stockade.HoldMove) (int, error) {
+func (t *tx) HoldSetStatus(ctx context.Context, from, to stockade.HoldStatus, moves ...stockade.HoldMove) (int, error) {
 	if len(moves) == 0 {
 		return 0, nil
 	}
@@ -557,7 +562,7 @@ func (t *tx) SetHoldStatus(ctx context.Context, from, to stockade.HoldStatus, mo
 	return int(n), nil
 }
 
-func (t *tx) ExtendHold(ctx context.Context, id string, expiresAt time.Time) (bool, error) {
+func (t *tx) HoldExtend(ctx context.Context, id string, expiresAt time.Time) (bool, error) {
 	res, err := t.tx.ExecContext(ctx, extendHoldSQL, id, micros(expiresAt))
 	if err != nil {
 		return false, wrapf(err, "extend hold %s", id)
@@ -581,7 +586,7 @@ func (t *tx) HoldLapseCandidates(ctx context.Context, q stockade.HoldLapseQuery)
 	}, sql, args...)
 }
 
-func (t *tx) InsertBookings(ctx context.Context, bs ...stockade.Booking) error {
+func (t *tx) BookingInsert(ctx context.Context, bs ...stockade.Booking) error {
 	ids := make([]string, len(bs))
 	seats, places := make([]string, len(bs)), make([]string, len(bs))
 	for i, b := range bs {
@@ -623,19 +628,19 @@ func scanBooking(row rowScanner) (stockade.Booking, error) {
 	return b, nil
 }
 
-// Booking ignores lock; see tx.
-func (t *tx) Booking(ctx context.Context, id string, lock bool) (stockade.Booking, error) {
-	b, err := scanBooking(t.tx.QueryRowContext(ctx, bookingSQL, id))
+// BookingGet ignores Lock; see tx.
+func (t *tx) BookingGet(ctx context.Context, by stockade.ByID) (stockade.Booking, error) {
+	b, err := scanBooking(t.tx.QueryRowContext(ctx, bookingSQL, by.ID))
 	if errors.Is(err, sql.ErrNoRows) {
-		return stockade.Booking{}, stockade.Errorf(stockade.ENotFound, fmt.Sprintf("booking %q not found", id))
+		return stockade.Booking{}, stockade.Errorf(stockade.ENotFound, fmt.Sprintf("booking %q not found", by.ID))
 	}
 	if err != nil {
-		return stockade.Booking{}, wrapf(err, "booking %s", id)
+		return stockade.Booking{}, wrapf(err, "booking %s", by.ID)
 	}
 	return b, nil
 }
 
-func (t *tx) SetBookingStatus(ctx context.Context, id string, from, to stockade.BookingStatus) (bool, error) {
+func (t *tx) BookingSetStatus(ctx context.Context, id string, from, to stockade.BookingStatus) (bool, error) {
 	res, err := t.tx.ExecContext(ctx, setBookingStatusSQL, id, string(from), string(to))
 	if err != nil {
 		return false, checkf(err, "invalid booking status", "set booking %s %s → %s", id, from, to)
@@ -643,17 +648,17 @@ func (t *tx) SetBookingStatus(ctx context.Context, id string, from, to stockade.
 	return affected(res, "set booking %s %s → %s", id, from, to)
 }
 
-// FreeSeatIDs implements stockade.BookingTx from the partial index
+// SeatFreeIDs implements stockade.BookingTx from the partial index
 // seats_free alone.
-func (t *tx) FreeSeatIDs(ctx context.Context, showID string) ([]string, error) {
+func (t *tx) SeatFreeIDs(ctx context.Context, showID string) ([]string, error) {
 	return queryAll(ctx, t, "free seats of event "+showID, func(r rowScanner) (id string, err error) {
 		err = r.Scan(&id)
 		return id, err
 	}, freeSeatIDsSQL, showID)
 }
 
-// DeleteAreas deletes the areas in one statement.
-func (t *tx) DeleteAreas(ctx context.Context, showID string, names []string) (int, error) {
+// AreaDelete deletes the areas in one statement.
+func (t *tx) AreaDelete(ctx context.Context, showID string, names []string) (int, error) {
 	if len(names) == 0 {
 		return 0, nil
 	}

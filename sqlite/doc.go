@@ -8,7 +8,7 @@
 //	defer s.Close()
 //	if err := s.Migrate(ctx); err != nil { … } // serve and migrate call it
 //	err = s.Update(ctx, func(tx stockade.Tx) error {
-//		l, ok, err := tx.UpdateLevel(ctx, k, stockade.Delta{Reserved: 2}, stockade.Guard{})
+//		l, ok, err := tx.LevelUpdate(ctx, k, stockade.Delta{Reserved: 2}, stockade.Guard{})
 //		…
 //	})
 //
@@ -25,7 +25,7 @@
 // the writer nor hold it up. Ping uses a reader too.
 //
 // Because each Update holds the whole database, the lock arguments of
-// Levels, SKULevels, Reservation and Order are ignored, and the lapse
+// Levels, LevelList, Reservation and Order are ignored, and the lapse
 // candidates are read without locks: no other writer can change a row an
 // Update has read before it commits.
 // Features reports no RowLocks, no AdvisoryLocks (AdvisoryLock returns an
@@ -34,7 +34,7 @@
 //
 // # Guarantees
 //
-// UpdateLevel is one conditional UPDATE … RETURNING whose WHERE clause
+// LevelUpdate is one conditional UPDATE … RETURNING whose WHERE clause
 // holds every condition (nothing goes negative, the version, the fence),
 // so the check and the write cannot be separated. CHECK constraints keep
 // on_hand, reserved and committed at or above zero and available too, and
@@ -43,7 +43,7 @@
 // transaction writes at a time, so paging the ledger by id (the service's
 // movements cursor) misses no row, even while writers append. So are the
 // positions of events (AUTOINCREMENT seqs, never handed out twice, even
-// once PruneEvents has deleted the newest): Events returns every committed
+// once EventPrune has deleted the newest): Events returns every committed
 // event at once, and a reader that pages by position reads each once.
 // Times are stored as Unix microseconds, UTC. Text is compared byte for
 // byte (SQLite's BINARY collation), which is the order of
@@ -55,7 +55,7 @@
 // capacity), holds and bookings with their seats and places as JSON, and
 // the append-only seat_history (triggers refuse UPDATE and DELETE);
 // seat_epochs (0007_seat_epochs.sql) keeps each event's seat epoch.
-// MoveSeats is one UPDATE that moves a seat only from the status, hold or
+// SeatMoveMany is one UPDATE that moves a seat only from the status, hold or
 // booking its move names, so the check and the write cannot be separated
 // either.
 //
@@ -82,7 +82,7 @@
 // SQLITE_IOERR: its directory moved, a disk failing) wraps
 // stockade.ErrUnavailable, which the engine answers with EUnavailable
 // (HTTP 503). Missing rows are *stockade.Error with ENotFound where
-// stockade.Tx says so; SetOnHand refuses a negative quantity with EInvalid
+// stockade.Tx says so; LevelSetOnHand refuses a negative quantity with EInvalid
 // and one below reserved + committed with EInsufficientStock. Other errors
 // say where they happened ("sqlite: update level sku@loc: …"). An
 // in-memory database (":memory:") is refused: its connections would not

@@ -12,11 +12,11 @@ import (
 	"github.com/stockade/stockade"
 )
 
-// AppendEvents writes evs in as few statements as SQLite binds. Their
+// EventAppend writes evs in as few statements as SQLite binds. Their
 // positions are seqs, which follow commit order because one transaction
 // writes at a time (see migrations/0004_events.sql). An empty payload is
 // stored as JSON null; one that is not JSON is refused with EInvalid.
-func (t *tx) AppendEvents(ctx context.Context, evs ...stockade.DomainEvent) error {
+func (t *tx) EventAppend(ctx context.Context, evs ...stockade.DomainEvent) error {
 	err := t.insertRows(ctx, appendEventsSQL, 7, len(evs), func(i int, row []any) []any {
 		e := evs[i]
 		return append(row, e.ID, e.Type, e.Aggregate, e.AggregateID, e.Version, micros(e.At), payloadText(e.Payload))
@@ -44,11 +44,11 @@ func payloadText(p json.RawMessage) string {
 	return string(p)
 }
 
-// Events reads in seq order. Every committed event is readable at once:
+// EventList reads in seq order. Every committed event is readable at once:
 // with one writer at a time, none can still commit behind a seq that a
 // reader has passed. Positions here have Tx 0, so an After with a Tx is
 // past every one of them.
-func (t *tx) Events(ctx context.Context, f stockade.DomainEventFilter) ([]stockade.DomainEvent, error) {
+func (t *tx) EventList(ctx context.Context, f stockade.DomainEventFilter) ([]stockade.DomainEvent, error) {
 	if f.After.Tx != 0 {
 		return nil, nil
 	}
@@ -71,10 +71,10 @@ func (t *tx) Events(ctx context.Context, f stockade.DomainEventFilter) ([]stocka
 	return queryAll(ctx, t, "events", scanEvent, q, append(args, f.Limit)...)
 }
 
-// LatestEventPosition is the largest seq: with one writer at a time,
+// EventLatestPosition is the largest seq: with one writer at a time,
 // every event committed later gets a larger one (see
 // queries/latest_event_position.sql).
-func (t *tx) LatestEventPosition(ctx context.Context) (stockade.EventPosition, error) {
+func (t *tx) EventLatestPosition(ctx context.Context) (stockade.EventPosition, error) {
 	var pos stockade.EventPosition
 	if err := t.tx.QueryRowContext(ctx, latestEventPositionSQL).Scan(&pos.Seq); err != nil {
 		return stockade.EventPosition{}, wrapf(err, "latest event position")
@@ -95,8 +95,8 @@ func scanEvent(row rowScanner) (stockade.DomainEvent, error) {
 	return e, err
 }
 
-// PruneEvents deletes nothing for a limit below 1.
-func (t *tx) PruneEvents(ctx context.Context, before time.Time, limit int) (int, error) {
+// EventPrune deletes nothing for a limit below 1.
+func (t *tx) EventPrune(ctx context.Context, before time.Time, limit int) (int, error) {
 	if limit < 1 {
 		return 0, nil
 	}

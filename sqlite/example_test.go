@@ -30,14 +30,14 @@ func ExampleOpen() {
 
 	k := stockade.Key{SKU: "tent-2p", Location: "ber"}
 	err = s.Update(ctx, func(tx stockade.Tx) error {
-		if err := tx.PutLocation(ctx, stockade.Location{ID: "ber", Name: "Berlin"}); err != nil {
+		if err := tx.LocationPut(ctx, stockade.Location{ID: "ber", Name: "Berlin"}); err != nil {
 			return err
 		}
-		if _, _, err := tx.SetOnHand(ctx, k, 3, nil); err != nil {
+		if _, _, err := tx.LevelSetOnHand(ctx, k, 3, nil); err != nil {
 			return err
 		}
 		for _, q := range []int64{2, 2} {
-			l, ok, err := tx.UpdateLevel(ctx, k, stockade.Delta{Reserved: q}, stockade.Guard{})
+			l, ok, err := tx.LevelUpdate(ctx, k, stockade.Delta{Reserved: q}, stockade.Guard{})
 			if err != nil {
 				return err
 			}

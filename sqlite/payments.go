@@ -48,12 +48,12 @@ func stuckMicros(at time.Time) any {
 	return micros(at)
 }
 
-// InsertPayment wraps stockade.ErrConflict when the id or the target has
+// PaymentInsert wraps stockade.ErrConflict when the id or the target has
 // a payment, as the PostgreSQL store does: a writer here holds the whole
-// database, so a caller that checked PaymentFor in the same transaction
+// database, so a caller that checked PaymentGetByTarget in the same transaction
 // meets it only for an id that collides, which a retry with a new id
 // cures.
-func (t *tx) InsertPayment(ctx context.Context, p stockade.Payment) error {
+func (t *tx) PaymentInsert(ctx context.Context, p stockade.Payment) error {
 	_, err := t.tx.ExecContext(ctx, insertPaymentSQL, p.ID, string(p.Target.Kind), p.Target.ID, p.Amount, p.Currency,
 		string(p.Status), string(p.Resolution), p.Order, p.Booking, p.Owner, micros(p.CreatedAt), micros(p.UpdatedAt),
 		stuckMicros(p.StuckAt), p.Version)
@@ -90,31 +90,31 @@ func scanPayment(row rowScanner) (stockade.Payment, error) {
 	return p, nil
 }
 
-// Payment ignores lock; see tx.
-func (t *tx) Payment(ctx context.Context, id string, lock bool) (stockade.Payment, error) {
-	p, err := scanPayment(t.tx.QueryRowContext(ctx, paymentSQL, id))
+// PaymentGet ignores Lock; see tx.
+func (t *tx) PaymentGet(ctx context.Context, by stockade.ByID) (stockade.Payment, error) {
+	p, err := scanPayment(t.tx.QueryRowContext(ctx, paymentSQL, by.ID))
 	if errors.Is(err, sql.ErrNoRows) {
-		return stockade.Payment{}, stockade.Errorf(stockade.ENotFound, fmt.Sprintf("payment %q not found", id))
+		return stockade.Payment{}, stockade.Errorf(stockade.ENotFound, fmt.Sprintf("payment %q not found", by.ID))
 	}
 	if err != nil {
-		return stockade.Payment{}, wrapf(err, "payment %s", id)
+		return stockade.Payment{}, wrapf(err, "payment %s", by.ID)
 	}
 	return p, nil
 }
 
-// PaymentFor ignores lock; see tx.
-func (t *tx) PaymentFor(ctx context.Context, target stockade.PaymentTarget, lock bool) (stockade.Payment, bool, error) {
-	p, err := scanPayment(t.tx.QueryRowContext(ctx, paymentForSQL, string(target.Kind), target.ID))
+// PaymentGetByTarget ignores Lock; see tx.
+func (t *tx) PaymentGetByTarget(ctx context.Context, by stockade.ByTarget) (stockade.Payment, bool, error) {
+	p, err := scanPayment(t.tx.QueryRowContext(ctx, paymentForSQL, string(by.Target.Kind), by.Target.ID))
 	if errors.Is(err, sql.ErrNoRows) {
 		return stockade.Payment{}, false, nil
 	}
 	if err != nil {
-		return stockade.Payment{}, false, wrapf(err, "payment of %s", target)
+		return stockade.Payment{}, false, wrapf(err, "payment of %s", by.Target)
 	}
 	return p, true, nil
 }
 
-func (t *tx) UpdatePayment(ctx context.Context, p stockade.Payment) (bool, error) {
+func (t *tx) PaymentUpdate(ctx context.Context, p stockade.Payment) (bool, error) {
 	res, err := t.tx.ExecContext(ctx, updatePaymentSQL, p.ID, string(p.Status), string(p.Resolution), p.Order, p.Booking,
 		stuckMicros(p.StuckAt), micros(p.UpdatedAt), p.Version)
 	if err != nil {
@@ -123,9 +123,9 @@ func (t *tx) UpdatePayment(ctx context.Context, p stockade.Payment) (bool, error
 	return affected(res, "update payment %s to version %d", p.ID, p.Version)
 }
 
-// ListPayments appends to list_payments.sql only the conditions in use,
+// PaymentList appends to list_payments.sql only the conditions in use,
 // so that each combination gets a plan on its index.
-func (t *tx) ListPayments(ctx context.Context, f stockade.PaymentFilter) ([]stockade.Payment, error) {
+func (t *tx) PaymentList(ctx context.Context, f stockade.PaymentFilter) ([]stockade.Payment, error) {
 	var (
 		where []string
 		args  []any
@@ -171,10 +171,10 @@ func (t *tx) PaymentLapseCandidates(ctx context.Context, q stockade.PaymentLapse
 	}, paymentLapseCandidatesSQL, args...)
 }
 
-// AppendPaymentChanges refuses a change of a payment that does not exist
+// PaymentChangeAppend refuses a change of a payment that does not exist
 // with ENotFound, and a status or resolution outside the domain's
 // constants with EInvalid.
-func (t *tx) AppendPaymentChanges(ctx context.Context, cs ...stockade.PaymentChange) error {
+func (t *tx) PaymentChangeAppend(ctx context.Context, cs ...stockade.PaymentChange) error {
 	err := t.insertRows(ctx, appendPaymentChangesSQL, 7, len(cs), func(i int, row []any) []any {
 		c := cs[i]
 		return append(row, c.PaymentID, string(c.From), string(c.To), string(c.Resolution), micros(c.At), c.Actor, c.Reason)
@@ -200,7 +200,7 @@ func paymentsNotFound(cs []stockade.PaymentChange) *stockade.Error {
 	return stockade.Errorf(stockade.ENotFound, fmt.Sprintf("payment %q not found", cs[0].PaymentID))
 }
 
-func (t *tx) PaymentChanges(ctx context.Context, paymentID string) ([]stockade.PaymentChange, error) {
+func (t *tx) PaymentChangeList(ctx context.Context, paymentID string) ([]stockade.PaymentChange, error) {
 	return queryAll(ctx, t, "changes of payment "+paymentID, func(row rowScanner) (stockade.PaymentChange, error) {
 		var (
 			c                    stockade.PaymentChange
@@ -214,7 +214,7 @@ func (t *tx) PaymentChanges(ctx context.Context, paymentID string) ([]stockade.P
 	}, paymentChangesSQL, paymentID)
 }
 
-func (t *tx) PurgeOutcomes(ctx context.Context, before time.Time) (int, error) {
+func (t *tx) OutcomePurge(ctx context.Context, before time.Time) (int, error) {
 	res, err := t.tx.ExecContext(ctx, purgeOutcomesSQL, micros(before))
 	if err != nil {
 		return 0, wrapf(err, "purge outcomes")
@@ -226,13 +226,13 @@ func (t *tx) PurgeOutcomes(ctx context.Context, before time.Time) (int, error) {
 	return int(n), nil
 }
 
-// RecordOutcomes is one INSERT … ON CONFLICT DO NOTHING RETURNING of rows
-// read from a JSON array, as PutIdempotency is: one statement however
+// OutcomeInsert is one INSERT … ON CONFLICT DO NOTHING RETURNING of rows
+// read from a JSON array, as IdempotencyPut is: one statement however
 // many outcomes, binding two parameters. JSON carries the ids unchanged
 // as long as they are UTF-8, which stockade.ValidateID requires. With one
 // writer at a time, no record is being written by another transaction
 // while it runs.
-func (t *tx) RecordOutcomes(ctx context.Context, outcomes []stockade.OutcomeRecord, at time.Time) ([]string, error) {
+func (t *tx) OutcomeInsert(ctx context.Context, outcomes []stockade.OutcomeRecord, at time.Time) ([]string, error) {
 	if len(outcomes) == 0 {
 		return nil, nil
 	}
@@ -256,7 +256,7 @@ func (t *tx) RecordOutcomes(ctx context.Context, outcomes []stockade.OutcomeReco
 	return ids, nil
 }
 
-func (t *tx) ForgetOutcomes(ctx context.Context, eventIDs []string) (int, error) {
+func (t *tx) OutcomeDelete(ctx context.Context, eventIDs []string) (int, error) {
 	if len(eventIDs) == 0 {
 		return 0, nil
 	}
@@ -275,14 +275,14 @@ func (t *tx) ForgetOutcomes(ctx context.Context, eventIDs []string) (int, error)
 	return int(n), nil
 }
 
-// Payments ignores lock; see tx.
-func (t *tx) Payments(ctx context.Context, ids []string, lock bool) ([]stockade.Payment, error) {
-	if len(ids) == 0 {
+// PaymentGetMany ignores Lock; see tx.
+func (t *tx) PaymentGetMany(ctx context.Context, by stockade.ByIDs) ([]stockade.Payment, error) {
+	if len(by.IDs) == 0 {
 		return nil, nil
 	}
-	list, err := jsonText(ids)
+	list, err := jsonText(by.IDs)
 	if err != nil {
-		return nil, fmt.Errorf("sqlite: %d payments: %w", len(ids), err)
+		return nil, fmt.Errorf("sqlite: %d payments: %w", len(by.IDs), err)
 	}
-	return queryAll(ctx, t, fmt.Sprintf("%d payments", len(ids)), scanPayment, paymentsSQL, list)
+	return queryAll(ctx, t, fmt.Sprintf("%d payments", len(by.IDs)), scanPayment, paymentsSQL, list)
 }

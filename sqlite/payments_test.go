@@ -14,12 +14,12 @@ func TestPaymentConstraints(t *testing.T) {
 	ctx := t.Context()
 	s := newStore(t)
 	err := s.Update(ctx, func(tx stockade.Tx) error {
-		err := tx.InsertPayment(ctx, stockade.Payment{ID: "p", Target: stockade.PaymentTarget{Kind: stockade.PayOrder, ID: "o"},
+		err := tx.PaymentInsert(ctx, stockade.Payment{ID: "p", Target: stockade.PaymentTarget{Kind: stockade.PayOrder, ID: "o"},
 			Amount: 1, Currency: "EUR", Status: stockade.PaymentPending, CreatedAt: time.Now(), UpdatedAt: time.Now(), Version: 1})
 		if err != nil {
 			return err
 		}
-		return tx.AppendPaymentChanges(ctx, stockade.PaymentChange{PaymentID: "p", From: stockade.PaymentPending, To: stockade.PaymentPending})
+		return tx.PaymentChangeAppend(ctx, stockade.PaymentChange{PaymentID: "p", From: stockade.PaymentPending, To: stockade.PaymentPending})
 	})
 	if err != nil {
 		t.Fatal(err)

@@ -46,7 +46,7 @@ func TestSchemaVersionReadOnly(t *testing.T) {
 		t.Error("Migrate on a read-only Store succeeded")
 	}
 	err = db.Update(ctx, func(tx stockade.Tx) error {
-		return tx.PutLocation(ctx, stockade.Location{ID: "east", Name: "East"})
+		return tx.LocationPut(ctx, stockade.Location{ID: "east", Name: "East"})
 	})
 	if err == nil {
 		t.Error("Update on a read-only Store succeeded")

@@ -38,9 +38,9 @@ func scanReservation(row rowScanner) (stockade.Reservation, error) {
 	return r, nil
 }
 
-// InsertReservations stores rs and the levels each draws on, for the key
+// ReservationInsert stores rs and the levels each draws on, for the key
 // filter of ReservationLapseCandidates.
-func (t *tx) InsertReservations(ctx context.Context, rs ...stockade.Reservation) error {
+func (t *tx) ReservationInsert(ctx context.Context, rs ...stockade.Reservation) error {
 	what := func() string {
 		if len(rs) == 1 {
 			return "insert reservation " + rs[0].ID
@@ -82,31 +82,31 @@ func (t *tx) InsertReservations(ctx context.Context, rs ...stockade.Reservation)
 	return nil
 }
 
-// Reservations ignores lock; see tx.
-func (t *tx) Reservations(ctx context.Context, ids []string, lock bool) ([]stockade.Reservation, error) {
-	if len(ids) == 0 {
+// ReservationGetMany ignores Lock; see tx.
+func (t *tx) ReservationGetMany(ctx context.Context, by stockade.ByIDs) ([]stockade.Reservation, error) {
+	if len(by.IDs) == 0 {
 		return nil, nil
 	}
-	list, err := json.Marshal(ids)
+	list, err := json.Marshal(by.IDs)
 	if err != nil {
-		return nil, fmt.Errorf("sqlite: %d reservations: %w", len(ids), err)
+		return nil, fmt.Errorf("sqlite: %d reservations: %w", len(by.IDs), err)
 	}
-	return queryAll(ctx, t, fmt.Sprintf("%d reservations", len(ids)), scanReservation, reservationsSQL, string(list))
+	return queryAll(ctx, t, fmt.Sprintf("%d reservations", len(by.IDs)), scanReservation, reservationsSQL, string(list))
 }
 
-// Reservation ignores lock; see tx.
-func (t *tx) Reservation(ctx context.Context, id string, lock bool) (stockade.Reservation, error) {
-	r, err := scanReservation(t.tx.QueryRowContext(ctx, reservationSQL, id))
+// ReservationGet ignores Lock; see tx.
+func (t *tx) ReservationGet(ctx context.Context, by stockade.ByID) (stockade.Reservation, error) {
+	r, err := scanReservation(t.tx.QueryRowContext(ctx, reservationSQL, by.ID))
 	if errors.Is(err, sql.ErrNoRows) {
-		return r, stockade.Errorf(stockade.ENotFound, fmt.Sprintf("reservation %q not found", id))
+		return r, stockade.Errorf(stockade.ENotFound, fmt.Sprintf("reservation %q not found", by.ID))
 	}
 	if err != nil {
-		return r, wrapf(err, "reservation %s", id)
+		return r, wrapf(err, "reservation %s", by.ID)
 	}
 	return r, nil
 }
 
-func (t *tx) SetReservationStatus(ctx context.Context, id string, from, to stockade.ReservationStatus, orderID string) (bool, error) {
+func (t *tx) ReservationSetStatus(ctx context.Context, id string, from, to stockade.ReservationStatus, orderID string) (bool, error) {
 	res, err := t.tx.ExecContext(ctx, setReservationStatusSQL, id, string(from), string(to), orderID)
 	if err != nil {
 		return false, checkf(err, "invalid reservation status", "set reservation %s %s → %s", id, from, to)
@@ -139,7 +139,7 @@ func (t *tx) ReservationLapseCandidates(ctx context.Context, q stockade.Reservat
 	}, sql, args...)
 }
 
-func (t *tx) InsertOrders(ctx context.Context, orders ...stockade.Order) error {
+func (t *tx) OrderInsert(ctx context.Context, orders ...stockade.Order) error {
 	lines, allocs := make([]string, len(orders)), make([]string, len(orders))
 	for i, o := range orders {
 		var err error
@@ -183,19 +183,19 @@ func scanOrder(row rowScanner) (stockade.Order, error) {
 	return o, nil
 }
 
-// Order ignores lock; see tx.
-func (t *tx) Order(ctx context.Context, id string, lock bool) (stockade.Order, error) {
-	o, err := scanOrder(t.tx.QueryRowContext(ctx, orderSQL, id))
+// OrderGet ignores Lock; see tx.
+func (t *tx) OrderGet(ctx context.Context, by stockade.ByID) (stockade.Order, error) {
+	o, err := scanOrder(t.tx.QueryRowContext(ctx, orderSQL, by.ID))
 	if errors.Is(err, sql.ErrNoRows) {
-		return o, stockade.Errorf(stockade.ENotFound, fmt.Sprintf("order %q not found", id))
+		return o, stockade.Errorf(stockade.ENotFound, fmt.Sprintf("order %q not found", by.ID))
 	}
 	if err != nil {
-		return o, wrapf(err, "order %s", id)
+		return o, wrapf(err, "order %s", by.ID)
 	}
 	return o, nil
 }
 
-func (t *tx) SetOrderStatus(ctx context.Context, id string, from, to stockade.OrderStatus) (bool, error) {
+func (t *tx) OrderSetStatus(ctx context.Context, id string, from, to stockade.OrderStatus) (bool, error) {
 	res, err := t.tx.ExecContext(ctx, setOrderStatusSQL, id, string(from), string(to))
 	if err != nil {
 		return false, checkf(err, "invalid order status", "set order %s %s → %s", id, from, to)
@@ -213,8 +213,8 @@ func scanIdempotency(row rowScanner) (stockade.IdempotencyRecord, error) {
 	return rec, err
 }
 
-// Idempotencies ignores locking: the writer holds the whole database.
-func (t *tx) Idempotencies(ctx context.Context, keys []string) ([]stockade.IdempotencyRecord, error) {
+// IdempotencyGetMany ignores locking: the writer holds the whole database.
+func (t *tx) IdempotencyGetMany(ctx context.Context, keys []string) ([]stockade.IdempotencyRecord, error) {
 	if len(keys) == 0 {
 		return nil, nil
 	}
@@ -225,7 +225,7 @@ func (t *tx) Idempotencies(ctx context.Context, keys []string) ([]stockade.Idemp
 	return queryAll(ctx, t, fmt.Sprintf("%d idempotency records", len(keys)), scanIdempotency, idempotenciesSQL, string(list))
 }
 
-func (t *tx) PutIdempotency(ctx context.Context, recs ...stockade.IdempotencyRecord) error {
+func (t *tx) IdempotencyPut(ctx context.Context, recs ...stockade.IdempotencyRecord) error {
 	if len(recs) == 0 {
 		return nil
 	}
@@ -247,7 +247,7 @@ func (t *tx) PutIdempotency(ctx context.Context, recs ...stockade.IdempotencyRec
 	return nil
 }
 
-func (t *tx) PurgeIdempotency(ctx context.Context, before time.Time) (int, error) {
+func (t *tx) IdempotencyPurge(ctx context.Context, before time.Time) (int, error) {
 	res, err := t.tx.ExecContext(ctx, purgeIdempotencySQL, micros(before))
 	if err != nil {
 		return 0, wrapf(err, "purge idempotency")

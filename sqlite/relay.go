@@ -9,9 +9,9 @@ import (
 	"github.com/stockade/stockade"
 )
 
-// LockRelay always has the turn: one transaction writes at a time, and a
+// RelayLock always has the turn: one transaction writes at a time, and a
 // relay runs in a write transaction.
-func (t *tx) LockRelay(ctx context.Context, name string) (stockade.EventPosition, bool, error) {
+func (t *tx) RelayLock(ctx context.Context, name string) (stockade.EventPosition, bool, error) {
 	var pos stockade.EventPosition
 	err := t.tx.QueryRowContext(ctx, relayPositionSQL, name).Scan(&pos.Seq)
 	switch {
@@ -23,7 +23,7 @@ func (t *tx) LockRelay(ctx context.Context, name string) (stockade.EventPosition
 	return pos, true, nil
 }
 
-func (t *tx) SetRelayPosition(ctx context.Context, name string, pos stockade.EventPosition) error {
+func (t *tx) RelaySetPosition(ctx context.Context, name string, pos stockade.EventPosition) error {
 	if _, err := t.tx.ExecContext(ctx, setRelayPositionSQL, name, pos.Seq, micros(time.Now())); err != nil {
 		return wrapf(err, "set relay position %s", name)
 	}

@@ -149,16 +149,16 @@ func TestConstraints(t *testing.T) {
 	s := newStore(t)
 	k := stockade.Key{SKU: "sku", Location: "w1"}
 	err := s.Update(ctx, func(tx stockade.Tx) error {
-		if err := tx.PutLocation(ctx, stockade.Location{ID: "w1"}); err != nil {
+		if err := tx.LocationPut(ctx, stockade.Location{ID: "w1"}); err != nil {
 			return err
 		}
-		if _, _, err := tx.SetOnHand(ctx, k, 10, nil); err != nil {
+		if _, _, err := tx.LevelSetOnHand(ctx, k, 10, nil); err != nil {
 			return err
 		}
-		if _, _, err := tx.UpdateLevel(ctx, k, stockade.Delta{Reserved: 4}, stockade.Guard{}); err != nil {
+		if _, _, err := tx.LevelUpdate(ctx, k, stockade.Delta{Reserved: 4}, stockade.Guard{}); err != nil {
 			return err
 		}
-		return tx.AppendMovements(ctx, stockade.Movement{SKU: k.SKU, Location: k.Location, Kind: stockade.MoveSet})
+		return tx.MovementAppend(ctx, stockade.Movement{SKU: k.SKU, Location: k.Location, Kind: stockade.MoveSet})
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -205,7 +205,7 @@ func TestConstraints(t *testing.T) {
 	}
 	var l stockade.Level
 	err = s.View(ctx, func(tx stockade.Tx) error {
-		ls, err := tx.Levels(ctx, []stockade.Key{k}, false)
+		ls, err := tx.LevelList(ctx, stockade.LevelQuery{Keys: []stockade.Key{k}})
 		if len(ls) == 1 {
 			l = ls[0]
 		}
@@ -233,10 +233,10 @@ func TestReopenAfterCrash(t *testing.T) {
 	}
 	k := stockade.Key{SKU: "sku", Location: "w1"}
 	err = s.Update(ctx, func(tx stockade.Tx) error {
-		if err := tx.PutLocation(ctx, stockade.Location{ID: "w1", Name: "Warehouse"}); err != nil {
+		if err := tx.LocationPut(ctx, stockade.Location{ID: "w1", Name: "Warehouse"}); err != nil {
 			return err
 		}
-		_, _, err := tx.SetOnHand(ctx, k, 42, nil)
+		_, _, err := tx.LevelSetOnHand(ctx, k, 42, nil)
 		return err
 	})
 	if err != nil {
@@ -262,10 +262,10 @@ func TestReopenAfterCrash(t *testing.T) {
 			var locs []stockade.Location
 			err := s2.View(ctx, func(tx stockade.Tx) error {
 				var err error
-				if ls, err = tx.AllLevels(ctx); err != nil {
+				if ls, err = tx.LevelList(ctx, stockade.LevelQuery{All: true}); err != nil {
 					return err
 				}
-				locs, err = tx.Locations(ctx)
+				locs, err = tx.LocationList(ctx)
 				return err
 			})
 			if err != nil {
@@ -304,10 +304,10 @@ func TestConcurrentUpdatesNeverBusy(t *testing.T) {
 	s := newStore(t)
 	k := stockade.Key{SKU: "sku", Location: "w1"}
 	err := s.Update(ctx, func(tx stockade.Tx) error {
-		if err := tx.PutLocation(ctx, stockade.Location{ID: "w1"}); err != nil {
+		if err := tx.LocationPut(ctx, stockade.Location{ID: "w1"}); err != nil {
 			return err
 		}
-		_, _, err := tx.SetOnHand(ctx, k, 0, nil)
+		_, _, err := tx.LevelSetOnHand(ctx, k, 0, nil)
 		return err
 	})
 	if err != nil {
@@ -323,14 +323,14 @@ func TestConcurrentUpdatesNeverBusy(t *testing.T) {
 					// Read, then write: in a deferred transaction, the
 					// write would fail with SQLITE_BUSY_SNAPSHOT when
 					// another writer committed in between.
-					if _, err := tx.Levels(ctx, []stockade.Key{k}, true); err != nil {
+					if _, err := tx.LevelList(ctx, stockade.LevelQuery{Keys: []stockade.Key{k}, Lock: true}); err != nil {
 						return err
 					}
-					_, _, err := tx.UpdateLevel(ctx, k, stockade.Delta{OnHand: 1}, stockade.Guard{})
+					_, _, err := tx.LevelUpdate(ctx, k, stockade.Delta{OnHand: 1}, stockade.Guard{})
 					if err != nil {
 						return err
 					}
-					return tx.AppendMovements(ctx, stockade.Movement{SKU: k.SKU, Location: k.Location,
+					return tx.MovementAppend(ctx, stockade.Movement{SKU: k.SKU, Location: k.Location,
 						Kind: stockade.MoveAdjust, Delta: stockade.Delta{OnHand: 1}})
 				})
 				if err != nil {
@@ -342,7 +342,7 @@ func TestConcurrentUpdatesNeverBusy(t *testing.T) {
 		wg.Go(func() {
 			for range rounds {
 				err := s.View(ctx, func(tx stockade.Tx) error {
-					_, err := tx.AllLevels(ctx)
+					_, err := tx.LevelList(ctx, stockade.LevelQuery{All: true})
 					return err
 				})
 				if err != nil {
@@ -359,7 +359,7 @@ func TestConcurrentUpdatesNeverBusy(t *testing.T) {
 	}
 	var l stockade.Level
 	err = s.View(ctx, func(tx stockade.Tx) error {
-		ls, err := tx.Levels(ctx, []stockade.Key{k}, false)
+		ls, err := tx.LevelList(ctx, stockade.LevelQuery{Keys: []stockade.Key{k}})
 		if len(ls) == 1 {
 			l = ls[0]
 		}
@@ -383,7 +383,7 @@ func TestBusyIsConflict(t *testing.T) {
 	done := make(chan error, 1)
 	go func() {
 		done <- a.Update(ctx, func(tx stockade.Tx) error {
-			if err := tx.PutLocation(ctx, stockade.Location{ID: "w1"}); err != nil {
+			if err := tx.LocationPut(ctx, stockade.Location{ID: "w1"}); err != nil {
 				return err
 			}
 			close(held)
@@ -396,7 +396,7 @@ func TestBusyIsConflict(t *testing.T) {
 	case err := <-done:
 		t.Fatal(err)
 	}
-	err := b.Update(ctx, func(tx stockade.Tx) error { return tx.PutLocation(ctx, stockade.Location{ID: "w2"}) })
+	err := b.Update(ctx, func(tx stockade.Tx) error { return tx.LocationPut(ctx, stockade.Location{ID: "w2"}) })
 	close(release)
 	if !errors.Is(err, stockade.ErrConflict) {
 		t.Errorf("Update while another process writes = %v, want an error wrapping ErrConflict", err)
@@ -406,7 +406,7 @@ func TestBusyIsConflict(t *testing.T) {
 	}
 	// Reads are not blocked by the other process's write lock (WAL), and
 	// the retry succeeds.
-	if err := b.Update(ctx, func(tx stockade.Tx) error { return tx.PutLocation(ctx, stockade.Location{ID: "w2"}) }); err != nil {
+	if err := b.Update(ctx, func(tx stockade.Tx) error { return tx.LocationPut(ctx, stockade.Location{ID: "w2"}) }); err != nil {
 		t.Errorf("retried Update: %v", err)
 	}
 }

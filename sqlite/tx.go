@@ -44,7 +44,7 @@ func keysJSON(keys []stockade.Key) string {
 	return string(b)
 }
 
-func (t *tx) PutLocation(ctx context.Context, loc stockade.Location) error {
+func (t *tx) LocationPut(ctx context.Context, loc stockade.Location) error {
 	_, err := t.tx.ExecContext(ctx, putLocationSQL, loc.ID, loc.Name, loc.Lat, loc.Lon)
 	if err != nil {
 		return wrapf(err, "put location %s", loc.ID)
@@ -52,7 +52,7 @@ func (t *tx) PutLocation(ctx context.Context, loc stockade.Location) error {
 	return nil
 }
 
-func (t *tx) Locations(ctx context.Context, ids ...string) ([]stockade.Location, error) {
+func (t *tx) LocationList(ctx context.Context, ids ...string) ([]stockade.Location, error) {
 	var list any // NULL: every location
 	if len(ids) > 0 {
 		b, _ := json.Marshal(ids) // cannot fail: strings only
@@ -77,7 +77,7 @@ func (t *tx) Locations(ctx context.Context, ids ...string) ([]stockade.Location,
 	return locs, nil
 }
 
-func (t *tx) SKUTotals(ctx context.Context, after, from, to string, limit int) ([]stockade.SKUTotals, error) {
+func (t *tx) SKUTotalList(ctx context.Context, after, from, to string, limit int) ([]stockade.SKUTotals, error) {
 	rows, err := t.tx.QueryContext(ctx, skuTotalsSQL, after, from, to, limit)
 	if err != nil {
 		return nil, wrapf(err, "sku totals")
@@ -154,37 +154,33 @@ func queryAll[T any](ctx context.Context, t *tx, op string, scan func(rowScanner
 	return vs, nil
 }
 
-// Levels ignores lock; see tx.
-func (t *tx) Levels(ctx context.Context, keys []stockade.Key, lock bool) ([]stockade.Level, error) {
-	if len(keys) == 0 {
-		return nil, nil
+// LevelList runs the query of what q selects by. It ignores q.Lock; see
+// tx.
+func (t *tx) LevelList(ctx context.Context, q stockade.LevelQuery) ([]stockade.Level, error) {
+	if err := q.Check(); err != nil {
+		return nil, err
 	}
-	return t.levels(ctx, "levels", levelsSQL, keysJSON(keys))
+	switch {
+	case q.All:
+		return t.levels(ctx, "all levels", allLevelsSQL)
+	case len(q.SKUs) == 1:
+		return t.levels(ctx, "levels of "+q.SKUs[0], skuLevelSQL, q.SKUs[0])
+	case len(q.SKUs) > 1:
+		list, err := json.Marshal(q.SKUs)
+		if err != nil {
+			return nil, fmt.Errorf("sqlite: levels of %d SKUs: %w", len(q.SKUs), err)
+		}
+		return t.levels(ctx, fmt.Sprintf("levels of %d SKUs", len(q.SKUs)), skuLevelsSQL, string(list))
+	case len(q.Keys) > 0:
+		return t.levels(ctx, "levels", levelsSQL, keysJSON(q.Keys))
+	}
+	return nil, nil
 }
 
-// SKULevels ignores lock; see tx.
-func (t *tx) SKULevels(ctx context.Context, skus []string, lock bool) ([]stockade.Level, error) {
-	switch len(skus) {
-	case 0:
-		return nil, nil
-	case 1:
-		return t.levels(ctx, "levels of "+skus[0], skuLevelSQL, skus[0])
-	}
-	list, err := json.Marshal(skus)
-	if err != nil {
-		return nil, fmt.Errorf("sqlite: levels of %d SKUs: %w", len(skus), err)
-	}
-	return t.levels(ctx, fmt.Sprintf("levels of %d SKUs", len(skus)), skuLevelsSQL, string(list))
-}
-
-func (t *tx) AllLevels(ctx context.Context) ([]stockade.Level, error) {
-	return t.levels(ctx, "all levels", allLevelsSQL)
-}
-
-// SetOnHand writes in one statement: an upsert, an insert if missing, or
+// LevelSetOnHand writes in one statement: an upsert, an insert if missing, or
 // an update at a version. When it does not write, it returns the current
 // level (the zero Level if there is none) and false.
-func (t *tx) SetOnHand(ctx context.Context, k stockade.Key, onHand int64, expectedVersion *int64) (stockade.Level, bool, error) {
+func (t *tx) LevelSetOnHand(ctx context.Context, k stockade.Key, onHand int64, expectedVersion *int64) (stockade.Level, bool, error) {
 	if onHand < 0 {
 		return stockade.Level{}, false, stockade.Errorf(stockade.EInvalid,
 			fmt.Sprintf("%s: on hand %d is negative", k, onHand))
@@ -215,7 +211,7 @@ func (t *tx) SetOnHand(ctx context.Context, k stockade.Key, onHand int64, expect
 	case err == nil:
 		return l, true, nil
 	case errors.Is(err, sql.ErrNoRows):
-		ls, err := t.Levels(ctx, []stockade.Key{k}, false)
+		ls, err := t.LevelList(ctx, stockade.LevelQuery{Keys: []stockade.Key{k}})
 		if err != nil || len(ls) == 0 {
 			return stockade.Level{}, false, err
 		}
@@ -227,9 +223,9 @@ func (t *tx) SetOnHand(ctx context.Context, k stockade.Key, onHand int64, expect
 	return stockade.Level{}, false, wrapf(err, "set on hand %s", k)
 }
 
-// UpdateLevel checks and writes in one conditional UPDATE: the WHERE
+// LevelUpdate checks and writes in one conditional UPDATE: the WHERE
 // clause holds every condition, so zero rows means refused.
-func (t *tx) UpdateLevel(ctx context.Context, k stockade.Key, d stockade.Delta, guard stockade.Guard) (stockade.Level, bool, error) {
+func (t *tx) LevelUpdate(ctx context.Context, k stockade.Key, d stockade.Delta, guard stockade.Guard) (stockade.Level, bool, error) {
 	if guard.Fence > math.MaxInt64 {
 		return stockade.Level{}, false, stockade.Errorf(stockade.EInvalid,
 			fmt.Sprintf("%s: fencing token %d out of range", k, guard.Fence))
@@ -249,12 +245,12 @@ func (t *tx) UpdateLevel(ctx context.Context, k stockade.Key, d stockade.Delta, 
 	return l, true, nil
 }
 
-// UpdateLevels runs UpdateLevel for each change: in process, one
+// LevelUpdateMany runs LevelUpdate for each change: in process, one
 // statement per level costs little.
-func (t *tx) UpdateLevels(ctx context.Context, changes []stockade.LevelChange) ([]stockade.Level, error) {
+func (t *tx) LevelUpdateMany(ctx context.Context, changes []stockade.LevelChange) ([]stockade.Level, error) {
 	var ls []stockade.Level
 	for _, c := range changes {
-		l, ok, err := t.UpdateLevel(ctx, c.Key, c.Delta, stockade.Guard{})
+		l, ok, err := t.LevelUpdate(ctx, c.Key, c.Delta, stockade.Guard{})
 		if err != nil {
 			return nil, err
 		}
@@ -266,7 +262,7 @@ func (t *tx) UpdateLevels(ctx context.Context, changes []stockade.LevelChange) (
 	return ls, nil
 }
 
-func (t *tx) AppendMovements(ctx context.Context, ms ...stockade.Movement) error {
+func (t *tx) MovementAppend(ctx context.Context, ms ...stockade.Movement) error {
 	err := t.insertRows(ctx, appendMovementsSQL, 10, len(ms), func(i int, row []any) []any {
 		m := ms[i]
 		return append(row, micros(m.At), m.SKU, m.Location, string(m.Kind), m.OnHand, m.Reserved, m.Committed, m.Ref, m.Reason, m.Actor)
@@ -314,7 +310,7 @@ func (t *tx) insertRows(ctx context.Context, insert string, cols, n int, row fun
 	return nil
 }
 
-func (t *tx) Movements(ctx context.Context, f stockade.MovementFilter) ([]stockade.Movement, error) {
+func (t *tx) MovementList(ctx context.Context, f stockade.MovementFilter) ([]stockade.Movement, error) {
 	var where []string
 	var args []any
 	for _, c := range []struct {
@@ -355,12 +351,12 @@ func (t *tx) Movements(ctx context.Context, f stockade.MovementFilter) ([]stocka
 	return ms, nil
 }
 
-func (t *tx) LedgerSums(ctx context.Context) (map[stockade.Key]stockade.Delta, error) {
+func (t *tx) MovementSums(ctx context.Context) (map[stockade.Key]stockade.Delta, error) {
 	return t.sums(ctx, "ledger sums", ledgerSumsSQL,
 		func(d *stockade.Delta) []any { return []any{&d.OnHand, &d.Reserved, &d.Committed} })
 }
 
-func (t *tx) RecordSums(ctx context.Context) (map[stockade.Key]stockade.Delta, error) {
+func (t *tx) AllocationSums(ctx context.Context) (map[stockade.Key]stockade.Delta, error) {
 	return t.sums(ctx, "record sums", recordSumsSQL,
 		func(d *stockade.Delta) []any { return []any{&d.Reserved, &d.Committed} })
 }

@@ -41,7 +41,7 @@ func TestUnopenableFileIsUnavailable(t *testing.T) {
 	if err := os.Rename(dir, moved); err != nil {
 		t.Fatal(err)
 	}
-	err := s.View(ctx, func(tx stockade.Tx) error { _, err := tx.AllLevels(ctx); return err })
+	err := s.View(ctx, func(tx stockade.Tx) error { _, err := tx.LevelList(ctx, stockade.LevelQuery{All: true}); return err })
 	if err := os.Rename(moved, dir); err != nil {
 		t.Fatal(err)
 	}
@@ -56,7 +56,7 @@ func TestUnopenableFileIsUnavailable(t *testing.T) {
 		t.Errorf("View of a file that cannot be opened: %v also wraps ErrConflict", err)
 	}
 
-	if err := s.View(ctx, func(tx stockade.Tx) error { _, err := tx.AllLevels(ctx); return err }); err != nil {
+	if err := s.View(ctx, func(tx stockade.Tx) error { _, err := tx.LevelList(ctx, stockade.LevelQuery{All: true}); return err }); err != nil {
 		t.Errorf("View with the file back: %v", err)
 	}
 }

@@ -58,11 +58,11 @@ func testListReservations(t *testing.T, s stockade.Store) {
 		byID[r.ID] = r
 		rs = append(rs, r)
 	}
-	update(t, s, func(tx stockade.Tx) error { return tx.InsertReservations(ctx, rs...) })
+	update(t, s, func(tx stockade.Tx) error { return tx.ReservationInsert(ctx, rs...) })
 
 	checkList(t, s, [3]string{string(statuses[0]), string(statuses[1]), string(statuses[2])},
 		func(tx stockade.Tx, f stockade.ListFilter) ([]listed, error) {
-			got, err := tx.ListReservations(ctx, f)
+			got, err := tx.ReservationList(ctx, f)
 			var rows []listed
 			for _, r := range got {
 				checkReservation(t, r, byID[r.ID])
@@ -79,17 +79,17 @@ func testListOrders(t *testing.T, s stockade.Store) {
 	var orders []stockade.Order
 	for i, rec := range listFixture {
 		o := stockade.Order{ID: rec.id, Status: statuses[rec.status], CreatedAt: rec.created, Owner: rec.owner,
-			ReservationID: fmt.Sprintf("res-%d", i), Version: 1, // as InsertOrders stores them
+			ReservationID: fmt.Sprintf("res-%d", i), Version: 1, // as OrderInsert stores them
 			Lines:       []stockade.Line{{SKU: "A", Quantity: int64(i + 1)}},
 			Allocations: []stockade.Allocation{{SKU: "A", Location: "w1", Quantity: int64(i + 1)}}}
 		byID[o.ID] = o
 		orders = append(orders, o)
 	}
-	update(t, s, func(tx stockade.Tx) error { return tx.InsertOrders(ctx, orders...) })
+	update(t, s, func(tx stockade.Tx) error { return tx.OrderInsert(ctx, orders...) })
 
 	checkList(t, s, [3]string{string(statuses[0]), string(statuses[1]), string(statuses[2])},
 		func(tx stockade.Tx, f stockade.ListFilter) ([]listed, error) {
-			got, err := tx.ListOrders(ctx, f)
+			got, err := tx.OrderList(ctx, f)
 			var rows []listed
 			for _, o := range got {
 				checkOrder(t, o, byID[o.ID])
@@ -274,8 +274,8 @@ func testKeys(t *testing.T, s stockade.Store) {
 	}
 	update(t, s, func(tx stockade.Tx) error {
 		for _, k := range ks {
-			if err := tx.InsertKey(ctx, k); err != nil {
-				return fmt.Errorf("InsertKey(%s): %w", k.ID, err)
+			if err := tx.KeyInsert(ctx, k); err != nil {
+				return fmt.Errorf("KeyInsert(%s): %w", k.ID, err)
 			}
 		}
 		return nil
@@ -284,27 +284,27 @@ func testKeys(t *testing.T, s stockade.Store) {
 	for _, write := range []bool{false, true} {
 		txFor(write)(t, s, func(tx stockade.Tx) error {
 			for _, want := range ks {
-				got, err := tx.Key(ctx, want.ID)
+				got, err := tx.KeyGet(ctx, want.ID)
 				if err != nil {
 					return fmt.Errorf("Key(%s): %w", want.ID, err)
 				}
 				checkKey(t, got, want)
-				got, ok, err := tx.KeyNamed(ctx, want.Name)
+				got, ok, err := tx.KeyGetByName(ctx, want.Name)
 				if err != nil || !ok {
-					return fmt.Errorf("KeyNamed(%s) = %v, %v", want.Name, ok, err)
+					return fmt.Errorf("KeyGetByName(%s) = %v, %v", want.Name, ok, err)
 				}
 				checkKey(t, got, want)
 			}
-			_, err := tx.Key(ctx, "key_nope")
+			_, err := tx.KeyGet(ctx, "key_nope")
 			wantCode(t, "Key(unknown id)", err, stockade.ENotFound)
 			if e, ok := errors.AsType[*stockade.Error](err); ok && e.Message != `api key "key_nope" not found` {
 				t.Errorf("Key(unknown id) message = %q, want %q", e.Message, `api key "key_nope" not found`)
 			}
-			_, err = tx.Key(ctx, "Key_a") // ids are compared byte for byte
+			_, err = tx.KeyGet(ctx, "Key_a") // ids are compared byte for byte
 			wantCode(t, "Key(Key_a)", err, stockade.ENotFound)
 			for _, name := range []string{"nobody", "shop", "Admin", ""} {
-				if k, ok, err := tx.KeyNamed(ctx, name); err != nil || ok {
-					t.Errorf("KeyNamed(%q) = %+v, %v, %v; want nothing", name, k, ok, err)
+				if k, ok, err := tx.KeyGetByName(ctx, name); err != nil || ok {
+					t.Errorf("KeyGetByName(%q) = %+v, %v, %v; want nothing", name, k, ok, err)
 				}
 			}
 			return nil
@@ -326,7 +326,7 @@ func testKeys(t *testing.T, s stockade.Store) {
 	}
 	for _, p := range pages {
 		view(t, s, func(tx stockade.Tx) error {
-			got, err := tx.Keys(ctx, p.after, p.limit)
+			got, err := tx.KeyList(ctx, p.after, p.limit)
 			if err != nil {
 				return err
 			}
@@ -354,7 +354,7 @@ func testKeys(t *testing.T, s stockade.Store) {
 	}
 	for _, r := range revokes {
 		update(t, s, func(tx stockade.Tx) error {
-			ok, err := tx.RevokeKey(ctx, r.id, r.at)
+			ok, err := tx.KeyRevoke(ctx, r.id, r.at)
 			if err != nil {
 				return fmt.Errorf("%s: RevokeKey(%s): %w", r.name, r.id, err)
 			}
@@ -368,7 +368,7 @@ func testKeys(t *testing.T, s stockade.Store) {
 	revoked.RevokedAt = base.Add(2 * time.Hour)
 	byID["key_b"] = revoked
 	view(t, s, func(tx stockade.Tx) error {
-		got, err := tx.Key(ctx, "key_b")
+		got, err := tx.KeyGet(ctx, "key_b")
 		if err != nil {
 			return err
 		}
@@ -376,12 +376,12 @@ func testKeys(t *testing.T, s stockade.Store) {
 		if !got.Revoked() {
 			t.Errorf("Key(key_b) after RevokeKey is not revoked: %+v", got)
 		}
-		got, ok, err := tx.KeyNamed(ctx, "Shop")
+		got, ok, err := tx.KeyGetByName(ctx, "Shop")
 		if err != nil || !ok {
-			return fmt.Errorf("KeyNamed(Shop) after RevokeKey = %v, %v", ok, err)
+			return fmt.Errorf("KeyGetByName(Shop) after RevokeKey = %v, %v", ok, err)
 		}
 		checkKey(t, got, revoked)
-		all, err := tx.Keys(ctx, "", 10)
+		all, err := tx.KeyList(ctx, "", 10)
 		if err != nil {
 			return err
 		}
@@ -390,12 +390,12 @@ func testKeys(t *testing.T, s stockade.Store) {
 	})
 }
 
-// testKeyConflict checks that InsertKey refuses an id or a name in use
+// testKeyConflict checks that KeyInsert refuses an id or a name in use
 // with an error wrapping stockade.ErrConflict, and writes nothing.
 func testKeyConflict(t *testing.T, s stockade.Store) {
 	ctx := t.Context()
 	ks := keyFixture()
-	update(t, s, func(tx stockade.Tx) error { return tx.InsertKey(ctx, ks[0]) })
+	update(t, s, func(tx stockade.Tx) error { return tx.KeyInsert(ctx, ks[0]) })
 	before := take(t, s, nil, nil, nil)
 
 	tests := []struct {
@@ -418,10 +418,10 @@ func testKeyConflict(t *testing.T, s stockade.Store) {
 			var last error
 			err := s.Update(ctx, func(tx stockade.Tx) error {
 				for i, k := range tc.keys {
-					last = tx.InsertKey(ctx, k)
+					last = tx.KeyInsert(ctx, k)
 					if last != nil {
 						if i != len(tc.keys)-1 {
-							t.Fatalf("InsertKey(%s, %s) failed before the duplicate: %v", k.ID, k.Name, last)
+							t.Fatalf("KeyInsert(%s, %s) failed before the duplicate: %v", k.ID, k.Name, last)
 						}
 						return last
 					}
@@ -429,18 +429,18 @@ func testKeyConflict(t *testing.T, s stockade.Store) {
 				return nil
 			})
 			if err == nil {
-				t.Fatalf("InsertKey of a duplicate succeeded")
+				t.Fatalf("KeyInsert of a duplicate succeeded")
 			}
 			if !errors.Is(last, stockade.ErrConflict) {
-				t.Errorf("InsertKey of a duplicate = %v, want an error wrapping stockade.ErrConflict", last)
+				t.Errorf("KeyInsert of a duplicate = %v, want an error wrapping stockade.ErrConflict", last)
 			}
 			if after := take(t, s, nil, nil, nil); !equalSlices(after.Keys, before.Keys) {
-				t.Errorf("a refused InsertKey left changes: keys %+v, want %+v", after.Keys, before.Keys)
+				t.Errorf("a refused KeyInsert left changes: keys %+v, want %+v", after.Keys, before.Keys)
 			}
 		})
 	}
 	view(t, s, func(tx stockade.Tx) error {
-		got, err := tx.Key(ctx, ks[0].ID)
+		got, err := tx.KeyGet(ctx, ks[0].ID)
 		if err != nil {
 			return err
 		}
@@ -462,11 +462,11 @@ func testInvalidKey(t *testing.T, s stockade.Store) {
 		{"negative rate limit", stockade.APIKey{ID: "key_a", Name: "a", Role: stockade.RoleReader, RateLimit: -1, Hash: "ab", CreatedAt: base}},
 	}
 	for _, tc := range tests {
-		err := s.Update(ctx, func(tx stockade.Tx) error { return tx.InsertKey(ctx, tc.key) })
-		wantCode(t, "InsertKey with "+tc.name, err, stockade.EInvalid)
+		err := s.Update(ctx, func(tx stockade.Tx) error { return tx.KeyInsert(ctx, tc.key) })
+		wantCode(t, "KeyInsert with "+tc.name, err, stockade.EInvalid)
 	}
 	view(t, s, func(tx stockade.Tx) error {
-		ks, err := tx.Keys(ctx, "", 10)
+		ks, err := tx.KeyList(ctx, "", 10)
 		if err != nil || len(ks) != 0 {
 			t.Errorf("after refused inserts, Keys = %+v, %v; want none", ks, err)
 		}

@@ -28,23 +28,23 @@ import (
 //     makes) sort by id.
 //   - Event returns Rows as they were given and Areas in the order the
 //     map gave them, each with its current category, capacity, held and
-//     booked (those of its row, which PutAreas and MovePlaces write).
+//     booked (those of its row, which AreaPut and AreaMovePlaces write).
 //   - Times come back in UTC and equal what was stored to the
 //     microsecond. HoldLapseCandidates's bound is strict: a hold that
 //     expires exactly at it is not a candidate.
 //   - SeatFilter.IDs empty, like nil, matches every seat; Limit 0 or less
 //     means no limit, as do SeatChangeFilter.Limit and HoldLapseQuery.Limit.
-//   - MoveSeats to SeatHeld clears the seat's booking; to SeatBooked it
+//   - SeatMoveMany to SeatHeld clears the seat's booking; to SeatBooked it
 //     leaves the seat's hold as it is.
 //   - SeatCounts sorts by section, category and status, each in byte
 //     order.
 //   - A seat, hold, booking or history status outside the domain's
 //     constants, or an area's capacity below zero, is refused with
-//     EInvalid, changing nothing. PutSeats and PutAreas of a show that
-//     does not exist are refused with ENotFound. PutAreas's refusal of a
+//     EInvalid, changing nothing. SeatPut and AreaPut of a show that
+//     does not exist are refused with ENotFound. AreaPut's refusal of a
 //     capacity below what is taken leaves the transaction going on.
 //   - Holds and bookings come back with nil Seats and Places when they
-//     have none. AppendSeatChanges ignores the ids it is given.
+//     have none. SeatChangeAppend ignores the ids it is given.
 func RunBookings(t *testing.T, newStore func(t *testing.T) stockade.Store) {
 	t.Helper()
 	tests := []struct {
@@ -55,13 +55,13 @@ func RunBookings(t *testing.T, newStore func(t *testing.T) stockade.Store) {
 		{"ListShows", testListShows},
 		{"Seats", testSeats},
 		{"PutSeatsReplaces", testPutSeatsReplaces},
-		{"DeleteSeats", testDeleteSeats},
-		{"MoveSeats", testMoveSeats},
+		{"SeatDelete", testDeleteSeats},
+		{"SeatMoveMany", testMoveSeats},
 		{"SeatEpoch", testSeatEpoch},
 		{"SeatCounts", testSeatCounts},
-		{"PutAreas", testPutAreas},
-		{"MovePlaces", testMovePlaces},
-		{"SeatChanges", testSeatChanges},
+		{"AreaPut", testPutAreas},
+		{"AreaMovePlaces", testMovePlaces},
+		{"SeatChangeList", testSeatChanges},
 		{"Holds", testHolds},
 		{"HoldLapseCandidates", testHoldLapseCandidates},
 		{"Bookings", testBookings},
@@ -147,13 +147,13 @@ func seedShow(t *testing.T, s stockade.Store, e stockade.Show) []stockade.Seat {
 	ctx := t.Context()
 	seats := showSeats(e.Rows)
 	update(t, s, func(tx stockade.Tx) error {
-		if err := tx.PutShow(ctx, e); err != nil {
+		if err := tx.ShowPut(ctx, e); err != nil {
 			return err
 		}
-		if err := tx.PutSeats(ctx, e.ID, seats); err != nil {
+		if err := tx.SeatPut(ctx, e.ID, seats); err != nil {
 			return err
 		}
-		return tx.PutAreas(ctx, e.ID, e.Areas)
+		return tx.AreaPut(ctx, e.ID, e.Areas)
 	})
 	return seats
 }
@@ -173,7 +173,7 @@ func getSeats(t *testing.T, s stockade.Store, showID string) []stockade.Seat {
 	var seats []stockade.Seat
 	view(t, s, func(tx stockade.Tx) error {
 		var err error
-		seats, err = tx.Seats(t.Context(), showID, stockade.SeatFilter{}, false)
+		seats, err = tx.SeatList(t.Context(), showID, stockade.SeatFilter{})
 		return err
 	})
 	return seats
@@ -185,7 +185,7 @@ func getShow(t *testing.T, s stockade.Store, id string) stockade.Show {
 	var e stockade.Show
 	view(t, s, func(tx stockade.Tx) error {
 		var err error
-		e, err = tx.Show(t.Context(), id, false)
+		e, err = tx.ShowGet(t.Context(), stockade.ByID{ID: id})
 		return err
 	})
 	return e
@@ -233,8 +233,8 @@ func testBookingEvent(t *testing.T, s stockade.Store) {
 	e := show("Show-1")
 	seedShow(t, s, e)
 	update(t, s, func(tx stockade.Tx) error {
-		if _, ok, err := tx.MovePlaces(ctx, e.ID, "pit", 3, 2); err != nil || !ok {
-			return fmt.Errorf("MovePlaces(pit, 3, 2) = %v, %v", ok, err)
+		if _, ok, err := tx.AreaMovePlaces(ctx, e.ID, "pit", 3, 2); err != nil || !ok {
+			return fmt.Errorf("AreaMovePlaces(pit, 3, 2) = %v, %v", ok, err)
 		}
 		return nil
 	})
@@ -242,7 +242,7 @@ func testBookingEvent(t *testing.T, s stockade.Store) {
 	want.Areas = []stockade.Area{{Name: "pit", Category: "GA", Capacity: 100, Held: 3, Booked: 2}, {Name: "Lawn", Capacity: 50}}
 	for _, lock := range []bool{false, true} {
 		btxFor(lock)(t, s, func(tx stockade.Tx) error {
-			got, err := tx.Show(ctx, e.ID, lock)
+			got, err := tx.ShowGet(ctx, stockade.ByID{ID: e.ID, Lock: lock})
 			if err != nil {
 				return fmt.Errorf("Event(lock %v): %w", lock, err)
 			}
@@ -250,20 +250,20 @@ func testBookingEvent(t *testing.T, s stockade.Store) {
 			// The head: no rows, the areas in name order ("L" < "p").
 			head := want
 			head.Rows, head.Areas = nil, []stockade.Area{want.Areas[1], want.Areas[0]}
-			if got, err = tx.ShowHead(ctx, e.ID, lock); err != nil {
-				return fmt.Errorf("ShowHead(lock %v): %w", lock, err)
+			if got, err = tx.ShowGetHead(ctx, stockade.ByID{ID: e.ID, Lock: lock}); err != nil {
+				return fmt.Errorf("ShowGetHead(lock %v): %w", lock, err)
 			}
 			checkShow(t, got, head)
 			return nil
 		})
 	}
 	view(t, s, func(tx stockade.Tx) error {
-		_, err := tx.Show(ctx, "no-such-event", false)
+		_, err := tx.ShowGet(ctx, stockade.ByID{ID: "no-such-event"})
 		wantCode(t, "Event(unknown id)", err, stockade.ENotFound)
-		_, err = tx.Show(ctx, "show-1", false)
+		_, err = tx.ShowGet(ctx, stockade.ByID{ID: "show-1"})
 		wantCode(t, "Event(id in another case)", err, stockade.ENotFound)
-		_, err = tx.ShowHead(ctx, "no-such-event", false)
-		wantCode(t, "ShowHead(unknown id)", err, stockade.ENotFound)
+		_, err = tx.ShowGetHead(ctx, stockade.ByID{ID: "no-such-event"})
+		wantCode(t, "ShowGetHead(unknown id)", err, stockade.ENotFound)
 		return nil
 	})
 
@@ -273,7 +273,7 @@ func testBookingEvent(t *testing.T, s stockade.Store) {
 	e2.Name, e2.Focal, e2.Version, e2.CreatedAt = "Renamed", stockade.SeatPoint{X: -1e6, Y: 1e-3}, 2, base.Add(time.Hour)
 	e2.Rows = showRows[:2]
 	e2.Areas = []stockade.Area{showAreas[1], showAreas[0]}
-	update(t, s, func(tx stockade.Tx) error { return tx.PutShow(ctx, e2) })
+	update(t, s, func(tx stockade.Tx) error { return tx.ShowPut(ctx, e2) })
 	want = e2
 	want.Areas = []stockade.Area{{Name: "Lawn", Capacity: 50}, {Name: "pit", Category: "GA", Capacity: 100, Held: 3, Booked: 2}}
 	checkShow(t, getShow(t, s, e.ID), want)
@@ -299,7 +299,7 @@ func testListShows(t *testing.T, s stockade.Store) {
 		seedShow(t, s, e)
 	}
 	update(t, s, func(tx stockade.Tx) error {
-		_, _, err := tx.MovePlaces(ctx, "B", "Lawn", 1, 0)
+		_, _, err := tx.AreaMovePlaces(ctx, "B", "Lawn", 1, 0)
 		return err
 	})
 	tests := []struct {
@@ -316,7 +316,7 @@ func testListShows(t *testing.T, s stockade.Store) {
 	}
 	for _, tc := range tests {
 		view(t, s, func(tx stockade.Tx) error {
-			got, err := tx.ListShows(ctx, tc.after, tc.limit)
+			got, err := tx.ShowList(ctx, tc.after, tc.limit)
 			if err != nil {
 				return err
 			}
@@ -350,13 +350,13 @@ func testSeats(t *testing.T, s stockade.Store) {
 			other[i].Status, other[i].HoldID = stockade.SeatHeld, "h-other"
 		}
 	}
-	update(t, s, func(tx stockade.Tx) error { return tx.PutSeats(ctx, "show-2", other) })
+	update(t, s, func(tx stockade.Tx) error { return tx.SeatPut(ctx, "show-2", other) })
 	// Some of this event's seats held and booked.
 	seats[1].Status, seats[1].HoldID = stockade.SeatHeld, "h-1"
 	seats[5].Status, seats[5].HoldID, seats[5].BookingID = stockade.SeatBooked, "h-2", "b-2"
 	seats[9].Status, seats[9].HoldID = stockade.SeatHeld, "h-1"
 	update(t, s, func(tx stockade.Tx) error {
-		return tx.PutSeats(ctx, "show", []stockade.Seat{seats[1], seats[5], seats[9]})
+		return tx.SeatPut(ctx, "show", []stockade.Seat{seats[1], seats[5], seats[9]})
 	})
 
 	if want := 18; len(seats) != want {
@@ -416,7 +416,9 @@ func testSeats(t *testing.T, s stockade.Store) {
 			}
 			for _, lock := range []bool{false, true} {
 				btxFor(lock)(t, s, func(tx stockade.Tx) error {
-					got, err := tx.Seats(ctx, "show", tc.filter, lock)
+					f := tc.filter
+					f.Lock = lock
+					got, err := tx.SeatList(ctx, "show", f)
 					if err != nil {
 						return err
 					}
@@ -435,15 +437,15 @@ func testSeats(t *testing.T, s stockade.Store) {
 			}
 		}
 		view(t, s, func(tx stockade.Tx) error {
-			got, err := tx.FreeSeatIDs(ctx, "show")
+			got, err := tx.SeatFreeIDs(ctx, "show")
 			if err != nil {
 				return err
 			}
 			if !slices.Equal(got, want) {
-				t.Errorf("FreeSeatIDs = %v, want %v", got, want)
+				t.Errorf("SeatFreeIDs = %v, want %v", got, want)
 			}
-			if none, err := tx.FreeSeatIDs(ctx, "no-such-event"); err != nil || len(none) != 0 {
-				t.Errorf("FreeSeatIDs(unknown event) = %v, %v; want none", none, err)
+			if none, err := tx.SeatFreeIDs(ctx, "no-such-event"); err != nil || len(none) != 0 {
+				t.Errorf("SeatFreeIDs(unknown event) = %v, %v; want none", none, err)
 			}
 			return err
 		})
@@ -459,7 +461,7 @@ func testSeats(t *testing.T, s stockade.Store) {
 			var page []stockade.Seat
 			view(t, s, func(tx stockade.Tx) error {
 				var err error
-				page, err = tx.Seats(ctx, "show", stockade.SeatFilter{After: after, Limit: 5}, false)
+				page, err = tx.SeatList(ctx, "show", stockade.SeatFilter{After: after, Limit: 5})
 				return err
 			})
 			if len(page) == 0 {
@@ -480,12 +482,12 @@ func testPutSeatsReplaces(t *testing.T, s stockade.Store) {
 	ctx := t.Context()
 	seats := seedShow(t, s, show("show"))
 	update(t, s, func(tx stockade.Tx) error {
-		if err := tx.PutSeats(ctx, "show", nil); err != nil {
-			return fmt.Errorf("PutSeats(none): %w", err)
+		if err := tx.SeatPut(ctx, "show", nil); err != nil {
+			return fmt.Errorf("SeatPut(none): %w", err)
 		}
 		return nil
 	})
-	checkSeats(t, "after PutSeats(none)", getSeats(t, s, "show"), seats)
+	checkSeats(t, "after SeatPut(none)", getSeats(t, s, "show"), seats)
 
 	// Every field replaced, the seat moved to another row; a new seat.
 	seats[0] = stockade.Seat{ID: seats[0].ID, Section: "stalls", Row: "a", Label: "1A", Order: 7, Category: "C",
@@ -494,22 +496,22 @@ func testPutSeatsReplaces(t *testing.T, s stockade.Store) {
 	added := stockade.Seat{ID: "stalls/B/99", Section: "stalls", Row: "B", Label: "99", Order: 99, Category: "A",
 		Position: stockade.SeatPoint{X: 1e6, Y: -1e6}, Status: stockade.SeatBlocked}
 	update(t, s, func(tx stockade.Tx) error {
-		return tx.PutSeats(ctx, "show", []stockade.Seat{added, seats[3], seats[0]})
+		return tx.SeatPut(ctx, "show", []stockade.Seat{added, seats[3], seats[0]})
 	})
 	want := append(slices.Clone(seats), added)
 	slices.SortFunc(want, compareSeats)
-	checkSeats(t, "after PutSeats replaced two seats and added one", getSeats(t, s, "show"), want)
+	checkSeats(t, "after SeatPut replaced two seats and added one", getSeats(t, s, "show"), want)
 
 	// Replaced back: a held seat becomes free, its hold and booking gone.
 	fresh := showSeats(showRows)
-	update(t, s, func(tx stockade.Tx) error { return tx.PutSeats(ctx, "show", fresh) })
+	update(t, s, func(tx stockade.Tx) error { return tx.SeatPut(ctx, "show", fresh) })
 	want = append(slices.Clone(fresh), added)
 	slices.SortFunc(want, compareSeats)
-	checkSeats(t, "after PutSeats of the fixture again", getSeats(t, s, "show"), want)
+	checkSeats(t, "after SeatPut of the fixture again", getSeats(t, s, "show"), want)
 
-	err := s.Update(ctx, func(tx stockade.Tx) error { return tx.PutSeats(ctx, "no-such-event", fresh[:1]) })
-	wantCode(t, "PutSeats of an unknown event", err, stockade.ENotFound)
-	checkSeats(t, "Seats of an unknown event after PutSeats failed", getSeats(t, s, "no-such-event"), nil)
+	err := s.Update(ctx, func(tx stockade.Tx) error { return tx.SeatPut(ctx, "no-such-event", fresh[:1]) })
+	wantCode(t, "SeatPut of an unknown event", err, stockade.ENotFound)
+	checkSeats(t, "Seats of an unknown event after SeatPut failed", getSeats(t, s, "no-such-event"), nil)
 }
 
 func testDeleteSeats(t *testing.T, s stockade.Store) {
@@ -519,12 +521,12 @@ func testDeleteSeats(t *testing.T, s stockade.Store) {
 	del := func(ids []string, want int) {
 		t.Helper()
 		update(t, s, func(tx stockade.Tx) error {
-			n, err := tx.DeleteSeats(ctx, "show", ids)
+			n, err := tx.SeatDelete(ctx, "show", ids)
 			if err != nil {
 				return err
 			}
 			if n != want {
-				t.Errorf("DeleteSeats(%q) = %d, want %d", ids, n, want)
+				t.Errorf("SeatDelete(%q) = %d, want %d", ids, n, want)
 			}
 			return nil
 		})
@@ -533,12 +535,12 @@ func testDeleteSeats(t *testing.T, s stockade.Store) {
 	del([]string{"stalls/a/1", "nope", "stalls/a/3", "STALLS/a/2"}, 2)
 	del([]string{"stalls/a/1", "stalls/a/3"}, 0)
 	want := slices.DeleteFunc(slices.Clone(seats), func(s stockade.Seat) bool { return s.ID == "stalls/a/1" || s.ID == "stalls/a/3" })
-	checkSeats(t, "after DeleteSeats", getSeats(t, s, "show"), want)
+	checkSeats(t, "after SeatDelete", getSeats(t, s, "show"), want)
 	checkSeats(t, "the other event's seats", getSeats(t, s, "show-2"), other)
 	del(seatIDs(want), len(want))
 	checkSeats(t, "after deleting every seat", getSeats(t, s, "show"), nil)
 	view(t, s, func(tx stockade.Tx) error {
-		_, err := tx.Show(ctx, "show", false)
+		_, err := tx.ShowGet(ctx, stockade.ByID{ID: "show"})
 		return err
 	})
 }
@@ -562,7 +564,7 @@ func testMoveSeats(t *testing.T, s stockade.Store) {
 	set("stalls/A/12", stockade.SeatHeld, "h-2", "")
 	set("stalls/A/13", stockade.SeatBooked, "h-1", "b-1")
 	set("stalls/B/2", stockade.SeatBooked, "", "b-3")
-	update(t, s, func(tx stockade.Tx) error { return tx.PutSeats(ctx, "show", seats) })
+	update(t, s, func(tx stockade.Tx) error { return tx.SeatPut(ctx, "show", seats) })
 	checkSeats(t, "the seats before the moves", getSeats(t, s, "show"), seats)
 
 	type move = stockade.SeatMove
@@ -620,12 +622,12 @@ func testMoveSeats(t *testing.T, s stockade.Store) {
 	}
 	for _, st := range steps {
 		update(t, s, func(tx stockade.Tx) error {
-			got, err := tx.MoveSeats(ctx, "show", st.moves)
+			got, err := tx.SeatMoveMany(ctx, "show", st.moves)
 			if err != nil {
 				return fmt.Errorf("%s: %w", st.name, err)
 			}
 			if !equalSlices(got, st.want) {
-				t.Errorf("%s: MoveSeats moved %q, want %q", st.name, got, st.want)
+				t.Errorf("%s: SeatMoveMany moved %q, want %q", st.name, got, st.want)
 			}
 			return nil
 		})
@@ -646,7 +648,7 @@ func testSeatEpoch(t *testing.T, s stockade.Store) {
 		t.Helper()
 		var e int64
 		view(t, s, func(tx stockade.Tx) (err error) {
-			e, err = tx.SeatEpoch(ctx, event, false)
+			e, err = tx.SeatEpochGet(ctx, event)
 			return err
 		})
 		return e
@@ -654,7 +656,7 @@ func testSeatEpoch(t *testing.T, s stockade.Store) {
 	move := func(ms ...stockade.SeatMove) {
 		t.Helper()
 		update(t, s, func(tx stockade.Tx) error {
-			_, err := tx.MoveSeats(ctx, "show", ms)
+			_, err := tx.SeatMoveMany(ctx, "show", ms)
 			return err
 		})
 	}
@@ -685,11 +687,11 @@ func testSeatEpoch(t *testing.T, s stockade.Store) {
 	}
 	update(t, s, func(tx stockade.Tx) error {
 		for want := int64(2); want <= 3; want++ {
-			if e, err := tx.SeatEpoch(ctx, "show", true); err != nil || e != want {
+			if e, err := tx.SeatEpochBump(ctx, "show"); err != nil || e != want {
 				return fmt.Errorf("SeatEpoch(bump) = %d, %v; want %d", e, err, want)
 			}
 		}
-		if e, err := tx.SeatEpoch(ctx, "show", false); err != nil || e != 3 {
+		if e, err := tx.SeatEpochGet(ctx, "show"); err != nil || e != 3 {
 			return fmt.Errorf("SeatEpoch after two bumps = %d, %v; want 3", e, err)
 		}
 		return nil
@@ -701,7 +703,7 @@ func testSeatEpoch(t *testing.T, s stockade.Store) {
 		t.Errorf("the other event's epoch = %d, want 0", e)
 	}
 	err := s.Update(ctx, func(tx stockade.Tx) error {
-		if _, err := tx.SeatEpoch(ctx, "show-2", true); err != nil {
+		if _, err := tx.SeatEpochBump(ctx, "show-2"); err != nil {
 			return err
 		}
 		return errors.New("roll back")
@@ -728,7 +730,7 @@ func testSeatCounts(t *testing.T, s stockade.Store) {
 			}
 		}
 	}
-	update(t, s, func(tx stockade.Tx) error { return tx.PutSeats(ctx, "show", seats) })
+	update(t, s, func(tx stockade.Tx) error { return tx.SeatPut(ctx, "show", seats) })
 	counts := map[stockade.SeatCount]int64{}
 	for _, s := range seats {
 		counts[stockade.SeatCount{Section: s.Section, Category: s.Category, Status: s.Status}]++
@@ -763,17 +765,17 @@ func testPutAreas(t *testing.T, s stockade.Store) {
 	e := show("show")
 	e.Areas = append(slices.Clone(showAreas), stockade.Area{Name: "Balcony", Capacity: 5})
 	update(t, s, func(tx stockade.Tx) error {
-		if err := tx.PutShow(ctx, e); err != nil {
+		if err := tx.ShowPut(ctx, e); err != nil {
 			return err
 		}
-		if err := tx.PutAreas(ctx, e.ID, nil); err != nil {
-			return fmt.Errorf("PutAreas(none): %w", err)
+		if err := tx.AreaPut(ctx, e.ID, nil); err != nil {
+			return fmt.Errorf("AreaPut(none): %w", err)
 		}
-		return tx.PutAreas(ctx, e.ID, showAreas)
+		return tx.AreaPut(ctx, e.ID, showAreas)
 	})
 	update(t, s, func(tx stockade.Tx) error {
-		if _, ok, err := tx.MovePlaces(ctx, e.ID, "pit", 10, 20); err != nil || !ok {
-			return fmt.Errorf("MovePlaces(pit, 10, 20) = %v, %v", ok, err)
+		if _, ok, err := tx.AreaMovePlaces(ctx, e.ID, "pit", 10, 20); err != nil || !ok {
+			return fmt.Errorf("AreaMovePlaces(pit, 10, 20) = %v, %v", ok, err)
 		}
 		return nil
 	})
@@ -784,82 +786,82 @@ func testPutAreas(t *testing.T, s stockade.Store) {
 
 	// Updated: category and capacity, the counts kept; created.
 	update(t, s, func(tx stockade.Tx) error {
-		return tx.PutAreas(ctx, e.ID, []stockade.Area{{Name: "pit", Category: "VIP", Capacity: 40, Held: 99, Booked: 99}, {Name: "Balcony", Capacity: 5}})
+		return tx.AreaPut(ctx, e.ID, []stockade.Area{{Name: "pit", Category: "VIP", Capacity: 40, Held: 99, Booked: 99}, {Name: "Balcony", Capacity: 5}})
 	})
 	want := []stockade.Area{{Name: "pit", Category: "VIP", Capacity: 40, Held: 10, Booked: 20}, {Name: "Lawn", Capacity: 50},
 		{Name: "Balcony", Capacity: 5}}
 	if got := areas(); !equalSlices(got, want) {
-		t.Errorf("areas after PutAreas = %+v, want %+v", got, want)
+		t.Errorf("areas after AreaPut = %+v, want %+v", got, want)
 	}
 
 	// A capacity below what is taken: refused, and nothing changes, the
 	// area given before it included.
 	err := s.Update(ctx, func(tx stockade.Tx) error {
-		return tx.PutAreas(ctx, e.ID, []stockade.Area{{Name: "Lawn", Capacity: 60}, {Name: "pit", Capacity: 29}})
+		return tx.AreaPut(ctx, e.ID, []stockade.Area{{Name: "Lawn", Capacity: 60}, {Name: "pit", Capacity: 29}})
 	})
-	wantCode(t, "PutAreas with a capacity below held and booked", err, stockade.EInvalidState)
+	wantCode(t, "AreaPut with a capacity below held and booked", err, stockade.EInvalidState)
 	if got := areas(); !equalSlices(got, want) {
-		t.Errorf("areas after a refused PutAreas = %+v, want %+v", got, want)
+		t.Errorf("areas after a refused AreaPut = %+v, want %+v", got, want)
 	}
 	// Refused within an Update, it fails no statement that matters: the
 	// transaction goes on, the area unchanged in it.
 	update(t, s, func(tx stockade.Tx) error {
-		err := tx.PutAreas(ctx, e.ID, []stockade.Area{{Name: "Lawn", Capacity: 60}, {Name: "pit", Capacity: 29}})
-		wantCode(t, "PutAreas with a capacity below held and booked, in an Update that goes on", err, stockade.EInvalidState)
-		a, ok, err := tx.MovePlaces(ctx, e.ID, "pit", 0, 0)
+		err := tx.AreaPut(ctx, e.ID, []stockade.Area{{Name: "Lawn", Capacity: 60}, {Name: "pit", Capacity: 29}})
+		wantCode(t, "AreaPut with a capacity below held and booked, in an Update that goes on", err, stockade.EInvalidState)
+		a, ok, err := tx.AreaMovePlaces(ctx, e.ID, "pit", 0, 0)
 		if err != nil {
-			return fmt.Errorf("MovePlaces after a refused PutAreas: %w", err)
+			return fmt.Errorf("AreaMovePlaces after a refused AreaPut: %w", err)
 		}
 		if !ok || a != want[0] {
-			t.Errorf("MovePlaces(pit, 0, 0) after a refused PutAreas = %+v, %v; want %+v, true", a, ok, want[0])
+			t.Errorf("AreaMovePlaces(pit, 0, 0) after a refused AreaPut = %+v, %v; want %+v, true", a, ok, want[0])
 		}
 		return nil
 	})
 	if got := areas(); !equalSlices(got, want) {
-		t.Errorf("areas after an Update with a refused PutAreas committed = %+v, want %+v", got, want)
+		t.Errorf("areas after an Update with a refused AreaPut committed = %+v, want %+v", got, want)
 	}
 
 	// Exactly what is taken is a capacity.
 	update(t, s, func(tx stockade.Tx) error {
-		return tx.PutAreas(ctx, e.ID, []stockade.Area{{Name: "pit", Category: "VIP", Capacity: 30}})
+		return tx.AreaPut(ctx, e.ID, []stockade.Area{{Name: "pit", Category: "VIP", Capacity: 30}})
 	})
 	want[0].Capacity = 30
 	if got := areas(); !equalSlices(got, want) {
-		t.Errorf("areas after PutAreas to exactly held + booked = %+v, want %+v", got, want)
+		t.Errorf("areas after AreaPut to exactly held + booked = %+v, want %+v", got, want)
 	}
 
 	err = s.Update(ctx, func(tx stockade.Tx) error {
-		return tx.PutAreas(ctx, e.ID, []stockade.Area{{Name: "Lawn", Capacity: -1}})
+		return tx.AreaPut(ctx, e.ID, []stockade.Area{{Name: "Lawn", Capacity: -1}})
 	})
-	wantCode(t, "PutAreas with a negative capacity", err, stockade.EInvalid)
-	err = s.Update(ctx, func(tx stockade.Tx) error { return tx.PutAreas(ctx, "no-such-event", showAreas) })
-	wantCode(t, "PutAreas of an unknown event", err, stockade.ENotFound)
+	wantCode(t, "AreaPut with a negative capacity", err, stockade.EInvalid)
+	err = s.Update(ctx, func(tx stockade.Tx) error { return tx.AreaPut(ctx, "no-such-event", showAreas) })
+	wantCode(t, "AreaPut of an unknown event", err, stockade.ENotFound)
 	if got := areas(); !equalSlices(got, want) {
-		t.Errorf("areas after the refused PutAreas = %+v, want %+v", got, want)
+		t.Errorf("areas after the refused AreaPut = %+v, want %+v", got, want)
 	}
 
-	// DeleteAreas deletes only areas with nothing taken: pit keeps its
+	// AreaDelete deletes only areas with nothing taken: pit keeps its
 	// places; a missing name counts for nothing.
 	update(t, s, func(tx stockade.Tx) error {
-		if n, err := tx.DeleteAreas(ctx, e.ID, nil); err != nil || n != 0 {
-			return fmt.Errorf("DeleteAreas(none) = %d, %v", n, err)
+		if n, err := tx.AreaDelete(ctx, e.ID, nil); err != nil || n != 0 {
+			return fmt.Errorf("AreaDelete(none) = %d, %v", n, err)
 		}
-		n, err := tx.DeleteAreas(ctx, e.ID, []string{"pit", "Balcony", "nope"})
+		n, err := tx.AreaDelete(ctx, e.ID, []string{"pit", "Balcony", "nope"})
 		if err != nil {
 			return err
 		}
 		if n != 1 {
-			t.Errorf("DeleteAreas(pit, Balcony, nope) = %d, want 1", n)
+			t.Errorf("AreaDelete(pit, Balcony, nope) = %d, want 1", n)
 		}
 		return nil
 	})
 	update(t, s, func(tx stockade.Tx) error {
-		a, ok, err := tx.MovePlaces(ctx, e.ID, "Balcony", 1, 0)
+		a, ok, err := tx.AreaMovePlaces(ctx, e.ID, "Balcony", 1, 0)
 		if err != nil || ok || a.Name != "" {
-			t.Errorf("MovePlaces(Balcony) after DeleteAreas = %+v, %v, %v; want no area", a, ok, err)
+			t.Errorf("AreaMovePlaces(Balcony) after AreaDelete = %+v, %v, %v; want no area", a, ok, err)
 		}
-		if a, ok, err = tx.MovePlaces(ctx, e.ID, "pit", 0, 0); err != nil || !ok || a != want[0] {
-			t.Errorf("MovePlaces(pit, 0, 0) after DeleteAreas = %+v, %v, %v; want %+v", a, ok, err, want[0])
+		if a, ok, err = tx.AreaMovePlaces(ctx, e.ID, "pit", 0, 0); err != nil || !ok || a != want[0] {
+			t.Errorf("AreaMovePlaces(pit, 0, 0) after AreaDelete = %+v, %v, %v; want %+v", a, ok, err, want[0])
 		}
 		return err
 	})
@@ -901,12 +903,12 @@ func testMovePlaces(t *testing.T, s stockade.Store) {
 	}
 	for _, st := range steps {
 		update(t, s, func(tx stockade.Tx) error {
-			got, ok, err := tx.MovePlaces(ctx, st.event, st.area, st.held, st.booked)
+			got, ok, err := tx.AreaMovePlaces(ctx, st.event, st.area, st.held, st.booked)
 			if err != nil {
 				return fmt.Errorf("%s: %w", st.name, err)
 			}
 			if got != st.want || ok != st.ok {
-				t.Errorf("%s: MovePlaces(%s, %s, %d, %d) = %+v, %v; want %+v, %v",
+				t.Errorf("%s: AreaMovePlaces(%s, %s, %d, %d) = %+v, %v; want %+v, %v",
 					st.name, st.event, st.area, st.held, st.booked, got, ok, st.want, st.ok)
 			}
 			return nil
@@ -962,22 +964,22 @@ func testSeatChanges(t *testing.T, s stockade.Store) {
 	}
 	second[0].HoldID, second[0].BookingID = "h-1", "b-1"
 	update(t, s, func(tx stockade.Tx) error {
-		if err := tx.AppendSeatChanges(ctx); err != nil {
-			return fmt.Errorf("AppendSeatChanges(none): %w", err)
+		if err := tx.SeatChangeAppend(ctx); err != nil {
+			return fmt.Errorf("SeatChangeAppend(none): %w", err)
 		}
-		return tx.AppendSeatChanges(ctx, first...)
+		return tx.SeatChangeAppend(ctx, first...)
 	})
-	update(t, s, func(tx stockade.Tx) error { return tx.AppendSeatChanges(ctx, second...) })
+	update(t, s, func(tx stockade.Tx) error { return tx.SeatChangeAppend(ctx, second...) })
 
 	var all []stockade.SeatChange
 	view(t, s, func(tx stockade.Tx) error {
 		var err error
-		all, err = tx.SeatChanges(ctx, "show", stockade.SeatChangeFilter{})
+		all, err = tx.SeatChangeList(ctx, "show", stockade.SeatChangeFilter{})
 		return err
 	})
 	wantAll := append(slices.Clone(first[:3]), second...)
 	wantAll[1].ID = 0
-	checkSeatChanges(t, "SeatChanges(show)", all, wantAll)
+	checkSeatChanges(t, "SeatChangeList(show)", all, wantAll)
 	if t.Failed() {
 		return
 	}
@@ -1012,7 +1014,7 @@ func testSeatChanges(t *testing.T, s stockade.Store) {
 	}
 	for _, tc := range tests {
 		view(t, s, func(tx stockade.Tx) error {
-			got, err := tx.SeatChanges(ctx, tc.event, tc.filter)
+			got, err := tx.SeatChangeList(ctx, tc.event, tc.filter)
 			if err != nil {
 				return fmt.Errorf("%s: %w", tc.name, err)
 			}
@@ -1050,18 +1052,18 @@ func testHolds(t *testing.T, s stockade.Store) {
 	h2.Places = []stockade.Places{{Area: "pit", Quantity: 100}}
 	h3 := hold("H-3", "show", base.Add(2*time.Hour), "stalls/B/1")
 	update(t, s, func(tx stockade.Tx) error {
-		if err := tx.InsertHolds(ctx); err != nil {
-			return fmt.Errorf("InsertHolds(none): %w", err)
+		if err := tx.HoldInsert(ctx); err != nil {
+			return fmt.Errorf("HoldInsert(none): %w", err)
 		}
-		if err := tx.InsertHolds(ctx, h1); err != nil {
+		if err := tx.HoldInsert(ctx, h1); err != nil {
 			return err
 		}
-		return tx.InsertHolds(ctx, h2, h3)
+		return tx.HoldInsert(ctx, h2, h3)
 	})
 	check := func(want stockade.Hold, lock bool) {
 		t.Helper()
 		btxFor(lock)(t, s, func(tx stockade.Tx) error {
-			got, err := tx.Hold(ctx, want.ID, lock)
+			got, err := tx.HoldGet(ctx, stockade.ByID{ID: want.ID, Lock: lock})
 			if err != nil {
 				return fmt.Errorf("Hold(%s, lock %v): %w", want.ID, lock, err)
 			}
@@ -1075,7 +1077,7 @@ func testHolds(t *testing.T, s stockade.Store) {
 	}
 	for _, lock := range []bool{false, true} {
 		btxFor(lock)(t, s, func(tx stockade.Tx) error {
-			got, err := tx.Holds(ctx, []string{"h-2", "no-such-hold", "h-1", "H-3"}, lock)
+			got, err := tx.HoldGetMany(ctx, stockade.ByIDs{IDs: []string{"h-2", "no-such-hold", "h-1", "H-3"}, Lock: lock})
 			if err != nil {
 				return fmt.Errorf("Holds(lock %v): %w", lock, err)
 			}
@@ -1085,32 +1087,32 @@ func testHolds(t *testing.T, s stockade.Store) {
 			for i, want := range []stockade.Hold{h3, h1, h2} { // in id order: "H" sorts before "h"
 				checkHold(t, got[i], want)
 			}
-			if none, err := tx.Holds(ctx, nil, lock); err != nil || len(none) != 0 {
+			if none, err := tx.HoldGetMany(ctx, stockade.ByIDs{IDs: nil, Lock: lock}); err != nil || len(none) != 0 {
 				t.Errorf("Holds(none) = %v, %v; want none", none, err)
 			}
 			return nil
 		})
 	}
 	view(t, s, func(tx stockade.Tx) error {
-		_, err := tx.Hold(ctx, "no-such-hold", false)
+		_, err := tx.HoldGet(ctx, stockade.ByID{ID: "no-such-hold"})
 		wantCode(t, "Hold(unknown id)", err, stockade.ENotFound)
-		_, err = tx.Hold(ctx, "h-3", false)
+		_, err = tx.HoldGet(ctx, stockade.ByID{ID: "h-3"})
 		wantCode(t, "Hold(id in another case)", err, stockade.ENotFound)
 		return nil
 	})
 
 	dup := h1
 	dup.Status = stockade.HoldReleased
-	if err := s.Update(ctx, func(tx stockade.Tx) error { return tx.InsertHolds(ctx, dup) }); err == nil {
-		t.Errorf("InsertHolds with an id in use succeeded")
+	if err := s.Update(ctx, func(tx stockade.Tx) error { return tx.HoldInsert(ctx, dup) }); err == nil {
+		t.Errorf("HoldInsert with an id in use succeeded")
 	}
 	check(h1, false)
 	h4 := hold("h-4", "show", base)
-	if err := s.Update(ctx, func(tx stockade.Tx) error { return tx.InsertHolds(ctx, h4, h4) }); err == nil {
-		t.Errorf("InsertHolds with one id twice succeeded")
+	if err := s.Update(ctx, func(tx stockade.Tx) error { return tx.HoldInsert(ctx, h4, h4) }); err == nil {
+		t.Errorf("HoldInsert with one id twice succeeded")
 	}
 	view(t, s, func(tx stockade.Tx) error {
-		_, err := tx.Hold(ctx, h4.ID, false)
+		_, err := tx.HoldGet(ctx, stockade.ByID{ID: h4.ID})
 		wantCode(t, "Hold(h-4) after a failed insert", err, stockade.ENotFound)
 		return nil
 	})
@@ -1131,12 +1133,12 @@ func testHolds(t *testing.T, s stockade.Store) {
 	}
 	for _, st := range steps {
 		update(t, s, func(tx stockade.Tx) error {
-			n, err := tx.SetHoldStatus(ctx, st.from, st.to, stockade.HoldMove{Hold: st.id, Booking: st.bookingID})
+			n, err := tx.HoldSetStatus(ctx, st.from, st.to, stockade.HoldMove{Hold: st.id, Booking: st.bookingID})
 			if err != nil {
 				return fmt.Errorf("%s: %w", st.name, err)
 			}
 			if ok := n == 1; ok != st.ok {
-				t.Errorf("%s: SetHoldStatus(%s → %s, %s) moved %d, want ok %v", st.name, st.from, st.to, st.id, n, st.ok)
+				t.Errorf("%s: HoldSetStatus(%s → %s, %s) moved %d, want ok %v", st.name, st.from, st.to, st.id, n, st.ok)
 			}
 			return nil
 		})
@@ -1159,7 +1161,7 @@ func testHolds(t *testing.T, s stockade.Store) {
 	}
 	for _, x := range extends {
 		update(t, s, func(tx stockade.Tx) error {
-			ok, err := tx.ExtendHold(ctx, x.id, x.expires)
+			ok, err := tx.HoldExtend(ctx, x.id, x.expires)
 			if err != nil {
 				return fmt.Errorf("%s: %w", x.name, err)
 			}
@@ -1177,13 +1179,13 @@ func testHolds(t *testing.T, s stockade.Store) {
 	// Many holds in one call: those in the from status move, each with
 	// its own booking id; the others are left as they are.
 	h5, h6 := hold("h-5", "show", base), hold("h-6", "show", base)
-	update(t, s, func(tx stockade.Tx) error { return tx.InsertHolds(ctx, h5, h6) })
+	update(t, s, func(tx stockade.Tx) error { return tx.HoldInsert(ctx, h5, h6) })
 	update(t, s, func(tx stockade.Tx) error {
-		n, err := tx.SetHoldStatus(ctx, stockade.HoldHeld, stockade.HoldConfirmed,
+		n, err := tx.HoldSetStatus(ctx, stockade.HoldHeld, stockade.HoldConfirmed,
 			stockade.HoldMove{Hold: h6.ID, Booking: "b-6"}, stockade.HoldMove{Hold: h2.ID, Booking: "b-2"},
 			stockade.HoldMove{Hold: h5.ID, Booking: "b-5"}, stockade.HoldMove{Hold: "no-such-hold", Booking: "b-7"})
 		if err == nil && n != 2 {
-			t.Errorf("SetHoldStatus(h-6, h-2 (released), h-5, unknown) moved %d, want 2", n)
+			t.Errorf("HoldSetStatus(h-6, h-2 (released), h-5, unknown) moved %d, want 2", n)
 		}
 		return err
 	})
@@ -1214,11 +1216,11 @@ func testHoldLapseCandidates(t *testing.T, s stockade.Store) {
 	}
 	hs[3].Status, hs[4].Status, hs[6].Status = stockade.HoldConfirmed, stockade.HoldReleased, stockade.HoldExpired
 	hs[5].Places, hs[5].Owner = []stockade.Places{{Area: "pit", Quantity: 3}}, "key_shop1"
-	update(t, s, func(tx stockade.Tx) error { return tx.InsertHolds(ctx, hs...) })
+	update(t, s, func(tx stockade.Tx) error { return tx.HoldInsert(ctx, hs...) })
 	update(t, s, func(tx stockade.Tx) error {
-		n, err := tx.SetHoldStatus(ctx, stockade.HoldHeld, stockade.HoldReleased, stockade.HoldMove{Hold: "h-j"})
+		n, err := tx.HoldSetStatus(ctx, stockade.HoldHeld, stockade.HoldReleased, stockade.HoldMove{Hold: "h-j"})
 		if err == nil && n != 1 {
-			err = errors.New("SetHoldStatus(h-j) found it not held")
+			err = errors.New("HoldSetStatus(h-j) found it not held")
 		}
 		return err
 	})
@@ -1296,15 +1298,15 @@ func testBookings(t *testing.T, s stockade.Store) {
 		CreatedAt: base, Owner: "key_Shop1"}
 	b2 := stockade.Booking{ID: "B-2", ShowID: "show", Status: stockade.BookingBooked, CreatedAt: base.Add(time.Second)}
 	update(t, s, func(tx stockade.Tx) error {
-		if err := tx.InsertBookings(ctx); err != nil {
-			return fmt.Errorf("InsertBookings(none): %w", err)
+		if err := tx.BookingInsert(ctx); err != nil {
+			return fmt.Errorf("BookingInsert(none): %w", err)
 		}
-		return tx.InsertBookings(ctx, b1, b2)
+		return tx.BookingInsert(ctx, b1, b2)
 	})
 	check := func(want stockade.Booking, lock bool) {
 		t.Helper()
 		btxFor(lock)(t, s, func(tx stockade.Tx) error {
-			got, err := tx.Booking(ctx, want.ID, lock)
+			got, err := tx.BookingGet(ctx, stockade.ByID{ID: want.ID, Lock: lock})
 			if err != nil {
 				return fmt.Errorf("Booking(%s, lock %v): %w", want.ID, lock, err)
 			}
@@ -1317,16 +1319,16 @@ func testBookings(t *testing.T, s stockade.Store) {
 		check(b, true)
 	}
 	view(t, s, func(tx stockade.Tx) error {
-		_, err := tx.Booking(ctx, "no-such-booking", false)
+		_, err := tx.BookingGet(ctx, stockade.ByID{ID: "no-such-booking"})
 		wantCode(t, "Booking(unknown id)", err, stockade.ENotFound)
-		_, err = tx.Booking(ctx, "b-2", false)
+		_, err = tx.BookingGet(ctx, stockade.ByID{ID: "b-2"})
 		wantCode(t, "Booking(id in another case)", err, stockade.ENotFound)
 		return nil
 	})
 	dup := b1
 	dup.Status = stockade.BookingCancelled
-	if err := s.Update(ctx, func(tx stockade.Tx) error { return tx.InsertBookings(ctx, dup) }); err == nil {
-		t.Errorf("InsertBookings with an id in use succeeded")
+	if err := s.Update(ctx, func(tx stockade.Tx) error { return tx.BookingInsert(ctx, dup) }); err == nil {
+		t.Errorf("BookingInsert with an id in use succeeded")
 	}
 	check(b1, false)
 
@@ -1342,12 +1344,12 @@ func testBookings(t *testing.T, s stockade.Store) {
 	}
 	for _, st := range steps {
 		update(t, s, func(tx stockade.Tx) error {
-			ok, err := tx.SetBookingStatus(ctx, st.id, st.from, st.to)
+			ok, err := tx.BookingSetStatus(ctx, st.id, st.from, st.to)
 			if err != nil {
 				return fmt.Errorf("%s: %w", st.name, err)
 			}
 			if ok != st.ok {
-				t.Errorf("%s: SetBookingStatus(%s, %s → %s) = %v, want %v", st.name, st.id, st.from, st.to, ok, st.ok)
+				t.Errorf("%s: BookingSetStatus(%s, %s → %s) = %v, want %v", st.name, st.id, st.from, st.to, ok, st.ok)
 			}
 			return nil
 		})
@@ -1376,28 +1378,28 @@ func takeBookings(t *testing.T, s stockade.Store) bookingState {
 	st := bookingState{Seats: map[string][]stockade.Seat{}, Holds: map[string]string{}, Bookings: map[string]string{}, Epochs: map[string]int64{}}
 	view(t, s, func(tx stockade.Tx) error {
 		var err error
-		if st.Events, err = tx.ListShows(ctx, "", 100); err != nil {
+		if st.Events, err = tx.ShowList(ctx, "", 100); err != nil {
 			return err
 		}
 		for _, e := range st.Events {
-			if st.Seats[e.ID], err = tx.Seats(ctx, e.ID, stockade.SeatFilter{}, false); err != nil {
+			if st.Seats[e.ID], err = tx.SeatList(ctx, e.ID, stockade.SeatFilter{}); err != nil {
 				return err
 			}
-			cs, err := tx.SeatChanges(ctx, e.ID, stockade.SeatChangeFilter{})
+			cs, err := tx.SeatChangeList(ctx, e.ID, stockade.SeatChangeFilter{})
 			if err != nil {
 				return err
 			}
 			st.Changes = append(st.Changes, cs...)
-			if st.Epochs[e.ID], err = tx.SeatEpoch(ctx, e.ID, false); err != nil {
+			if st.Epochs[e.ID], err = tx.SeatEpochGet(ctx, e.ID); err != nil {
 				return err
 			}
 		}
 		for _, id := range []string{"h-old", "h-new"} {
-			h, err := tx.Hold(ctx, id, false)
+			h, err := tx.HoldGet(ctx, stockade.ByID{ID: id})
 			st.Holds[id] = fmt.Sprintf("%+v", h) + stockade.ErrorCode(err)
 		}
 		for _, id := range []string{"b-old", "b-new"} {
-			b, err := tx.Booking(ctx, id, false)
+			b, err := tx.BookingGet(ctx, stockade.ByID{ID: id})
 			st.Bookings[id] = fmt.Sprintf("%+v", b) + stockade.ErrorCode(err)
 		}
 		return nil
@@ -1411,55 +1413,55 @@ var bookingWrites = []struct {
 	name string
 	fn   func(ctx context.Context, tx stockade.Tx) error
 }{
-	{"PutEvent new", func(ctx context.Context, tx stockade.Tx) error { return tx.PutShow(ctx, show("new")) }},
+	{"PutEvent new", func(ctx context.Context, tx stockade.Tx) error { return tx.ShowPut(ctx, show("new")) }},
 	{"PutEvent replace", func(ctx context.Context, tx stockade.Tx) error {
 		e := show("old")
 		e.Name, e.Version = "renamed", 2
-		return tx.PutShow(ctx, e)
+		return tx.ShowPut(ctx, e)
 	}},
-	{"PutSeats", func(ctx context.Context, tx stockade.Tx) error {
+	{"SeatPut", func(ctx context.Context, tx stockade.Tx) error {
 		seat := showSeats(showRows)[0]
 		seat.Status, seat.HoldID = stockade.SeatHeld, "h-x"
-		return tx.PutSeats(ctx, "old", []stockade.Seat{seat})
+		return tx.SeatPut(ctx, "old", []stockade.Seat{seat})
 	}},
-	{"DeleteSeats", func(ctx context.Context, tx stockade.Tx) error {
-		_, err := tx.DeleteSeats(ctx, "old", []string{"stalls/B/4"})
+	{"SeatDelete", func(ctx context.Context, tx stockade.Tx) error {
+		_, err := tx.SeatDelete(ctx, "old", []string{"stalls/B/4"})
 		return err
 	}},
-	{"MoveSeats", func(ctx context.Context, tx stockade.Tx) error {
-		_, err := tx.MoveSeats(ctx, "old", []stockade.SeatMove{{Seat: "stalls/B/1", From: stockade.SeatFree, To: stockade.SeatHeld, Hold: "h-new"}})
+	{"SeatMoveMany", func(ctx context.Context, tx stockade.Tx) error {
+		_, err := tx.SeatMoveMany(ctx, "old", []stockade.SeatMove{{Seat: "stalls/B/1", From: stockade.SeatFree, To: stockade.SeatHeld, Hold: "h-new"}})
 		return err
 	}},
-	{"PutAreas", func(ctx context.Context, tx stockade.Tx) error {
-		return tx.PutAreas(ctx, "old", []stockade.Area{{Name: "pit", Capacity: 7}, {Name: "new", Capacity: 1}})
+	{"AreaPut", func(ctx context.Context, tx stockade.Tx) error {
+		return tx.AreaPut(ctx, "old", []stockade.Area{{Name: "pit", Capacity: 7}, {Name: "new", Capacity: 1}})
 	}},
-	{"MovePlaces", func(ctx context.Context, tx stockade.Tx) error {
-		_, _, err := tx.MovePlaces(ctx, "old", "Lawn", 2, 1)
+	{"AreaMovePlaces", func(ctx context.Context, tx stockade.Tx) error {
+		_, _, err := tx.AreaMovePlaces(ctx, "old", "Lawn", 2, 1)
 		return err
 	}},
-	{"AppendSeatChanges", func(ctx context.Context, tx stockade.Tx) error {
-		return tx.AppendSeatChanges(ctx, seatChange("old", "stalls/B/1", stockade.SeatFree, stockade.SeatHeld, base))
+	{"SeatChangeAppend", func(ctx context.Context, tx stockade.Tx) error {
+		return tx.SeatChangeAppend(ctx, seatChange("old", "stalls/B/1", stockade.SeatFree, stockade.SeatHeld, base))
 	}},
-	{"InsertHolds", func(ctx context.Context, tx stockade.Tx) error {
-		return tx.InsertHolds(ctx, hold("h-new", "old", base, "stalls/B/1"))
+	{"HoldInsert", func(ctx context.Context, tx stockade.Tx) error {
+		return tx.HoldInsert(ctx, hold("h-new", "old", base, "stalls/B/1"))
 	}},
 	{"SeatEpoch bump", func(ctx context.Context, tx stockade.Tx) error {
-		_, err := tx.SeatEpoch(ctx, "old", true)
+		_, err := tx.SeatEpochBump(ctx, "old")
 		return err
 	}},
-	{"SetHoldStatus", func(ctx context.Context, tx stockade.Tx) error {
-		_, err := tx.SetHoldStatus(ctx, stockade.HoldHeld, stockade.HoldConfirmed, stockade.HoldMove{Hold: "h-old", Booking: "b-new"})
+	{"HoldSetStatus", func(ctx context.Context, tx stockade.Tx) error {
+		_, err := tx.HoldSetStatus(ctx, stockade.HoldHeld, stockade.HoldConfirmed, stockade.HoldMove{Hold: "h-old", Booking: "b-new"})
 		return err
 	}},
 	{"ExtendHold", func(ctx context.Context, tx stockade.Tx) error {
-		_, err := tx.ExtendHold(ctx, "h-old", base.Add(time.Hour))
+		_, err := tx.HoldExtend(ctx, "h-old", base.Add(time.Hour))
 		return err
 	}},
-	{"InsertBookings", func(ctx context.Context, tx stockade.Tx) error {
-		return tx.InsertBookings(ctx, stockade.Booking{ID: "b-new", ShowID: "old", HoldID: "h-old", Status: stockade.BookingBooked, CreatedAt: base})
+	{"BookingInsert", func(ctx context.Context, tx stockade.Tx) error {
+		return tx.BookingInsert(ctx, stockade.Booking{ID: "b-new", ShowID: "old", HoldID: "h-old", Status: stockade.BookingBooked, CreatedAt: base})
 	}},
-	{"SetBookingStatus", func(ctx context.Context, tx stockade.Tx) error {
-		_, err := tx.SetBookingStatus(ctx, "b-old", stockade.BookingBooked, stockade.BookingCancelled)
+	{"BookingSetStatus", func(ctx context.Context, tx stockade.Tx) error {
+		_, err := tx.BookingSetStatus(ctx, "b-old", stockade.BookingBooked, stockade.BookingCancelled)
 		return err
 	}},
 }
@@ -1470,16 +1472,16 @@ func seedBookingWrites(t *testing.T, s stockade.Store) bookingState {
 	ctx := t.Context()
 	seedShow(t, s, show("old"))
 	update(t, s, func(tx stockade.Tx) error {
-		if err := tx.InsertHolds(ctx, hold("h-old", "old", base, "stalls/A/9")); err != nil {
+		if err := tx.HoldInsert(ctx, hold("h-old", "old", base, "stalls/A/9")); err != nil {
 			return err
 		}
-		if _, err := tx.MoveSeats(ctx, "old", []stockade.SeatMove{{Seat: "stalls/A/9", From: stockade.SeatFree, To: stockade.SeatHeld, Hold: "h-old"}}); err != nil {
+		if _, err := tx.SeatMoveMany(ctx, "old", []stockade.SeatMove{{Seat: "stalls/A/9", From: stockade.SeatFree, To: stockade.SeatHeld, Hold: "h-old"}}); err != nil {
 			return err
 		}
-		if err := tx.AppendSeatChanges(ctx, seatChange("old", "stalls/A/9", stockade.SeatFree, stockade.SeatHeld, base)); err != nil {
+		if err := tx.SeatChangeAppend(ctx, seatChange("old", "stalls/A/9", stockade.SeatFree, stockade.SeatHeld, base)); err != nil {
 			return err
 		}
-		return tx.InsertBookings(ctx, stockade.Booking{ID: "b-old", ShowID: "old", Status: stockade.BookingBooked, CreatedAt: base})
+		return tx.BookingInsert(ctx, stockade.Booking{ID: "b-old", ShowID: "old", Status: stockade.BookingBooked, CreatedAt: base})
 	})
 	return takeBookings(t, s)
 }
@@ -1539,31 +1541,31 @@ func testInvalidBookingStatus(t *testing.T, s stockade.Store) {
 		name string
 		fn   func(tx stockade.Tx) error
 	}{
-		{"PutSeats", func(tx stockade.Tx) error { return tx.PutSeats(ctx, "old", []stockade.Seat{seat}) }},
-		{"MoveSeats", func(tx stockade.Tx) error {
-			_, err := tx.MoveSeats(ctx, "old", []stockade.SeatMove{{Seat: "stalls/B/1", From: stockade.SeatFree, To: "lost"}})
+		{"SeatPut", func(tx stockade.Tx) error { return tx.SeatPut(ctx, "old", []stockade.Seat{seat}) }},
+		{"SeatMoveMany", func(tx stockade.Tx) error {
+			_, err := tx.SeatMoveMany(ctx, "old", []stockade.SeatMove{{Seat: "stalls/B/1", From: stockade.SeatFree, To: "lost"}})
 			return err
 		}},
-		{"AppendSeatChanges from", func(tx stockade.Tx) error {
-			return tx.AppendSeatChanges(ctx, seatChange("old", "stalls/B/1", "lost", stockade.SeatHeld, base))
+		{"SeatChangeAppend from", func(tx stockade.Tx) error {
+			return tx.SeatChangeAppend(ctx, seatChange("old", "stalls/B/1", "lost", stockade.SeatHeld, base))
 		}},
-		{"AppendSeatChanges to", func(tx stockade.Tx) error {
-			return tx.AppendSeatChanges(ctx, seatChange("old", "stalls/B/1", stockade.SeatFree, "lost", base))
+		{"SeatChangeAppend to", func(tx stockade.Tx) error {
+			return tx.SeatChangeAppend(ctx, seatChange("old", "stalls/B/1", stockade.SeatFree, "lost", base))
 		}},
-		{"InsertHolds", func(tx stockade.Tx) error {
+		{"HoldInsert", func(tx stockade.Tx) error {
 			h := hold("h-new", "old", base)
 			h.Status = "lost"
-			return tx.InsertHolds(ctx, h)
+			return tx.HoldInsert(ctx, h)
 		}},
-		{"SetHoldStatus", func(tx stockade.Tx) error {
-			_, err := tx.SetHoldStatus(ctx, stockade.HoldHeld, "lost", stockade.HoldMove{Hold: "h-old"})
+		{"HoldSetStatus", func(tx stockade.Tx) error {
+			_, err := tx.HoldSetStatus(ctx, stockade.HoldHeld, "lost", stockade.HoldMove{Hold: "h-old"})
 			return err
 		}},
-		{"InsertBookings", func(tx stockade.Tx) error {
-			return tx.InsertBookings(ctx, stockade.Booking{ID: "b-new", ShowID: "old", Status: "lost", CreatedAt: base})
+		{"BookingInsert", func(tx stockade.Tx) error {
+			return tx.BookingInsert(ctx, stockade.Booking{ID: "b-new", ShowID: "old", Status: "lost", CreatedAt: base})
 		}},
-		{"SetBookingStatus", func(tx stockade.Tx) error {
-			_, err := tx.SetBookingStatus(ctx, "b-old", stockade.BookingBooked, "lost")
+		{"BookingSetStatus", func(tx stockade.Tx) error {
+			_, err := tx.BookingSetStatus(ctx, "b-old", stockade.BookingBooked, "lost")
 			return err
 		}},
 	}
@@ -1578,7 +1580,7 @@ func testInvalidBookingStatus(t *testing.T, s stockade.Store) {
 
 // testManySeats runs an on-sale event's sizes through the store: ten
 // thousand seats written and read in one call each, and hundreds of moves
-// in one MoveSeats.
+// in one SeatMoveMany.
 func testManySeats(t *testing.T, s stockade.Store) {
 	ctx := t.Context()
 	e := stockade.Show{ID: "big", Name: "Big", CreatedAt: base, Version: 1}
@@ -1605,18 +1607,18 @@ func testManySeats(t *testing.T, s stockade.Store) {
 	}
 	slices.Reverse(want)
 	update(t, s, func(tx stockade.Tx) error {
-		got, err := tx.MoveSeats(ctx, e.ID, moves)
+		got, err := tx.SeatMoveMany(ctx, e.ID, moves)
 		if err != nil {
 			return err
 		}
 		if !equalSlices(got, want) {
-			t.Errorf("MoveSeats of %d seats moved %d, want all, in seat order", len(moves), len(got))
+			t.Errorf("SeatMoveMany of %d seats moved %d, want all, in seat order", len(moves), len(got))
 		}
 		return nil
 	})
 	checkSeats(t, "Seats of the big event after the moves", getSeats(t, s, e.ID), seats)
 	view(t, s, func(tx stockade.Tx) error {
-		got, err := tx.Seats(ctx, e.ID, stockade.SeatFilter{Status: stockade.SeatHeld}, false)
+		got, err := tx.SeatList(ctx, e.ID, stockade.SeatFilter{Status: stockade.SeatHeld})
 		if err != nil {
 			return err
 		}
@@ -1650,7 +1652,7 @@ func testConcurrentMoveSeats(t *testing.T, s stockade.Store) {
 			}
 			n, err := retry(ctx, func() error {
 				return s.Update(ctx, func(tx stockade.Tx) error {
-					ids, err := tx.MoveSeats(ctx, "show", moves)
+					ids, err := tx.SeatMoveMany(ctx, "show", moves)
 					if err != nil {
 						return err
 					}
@@ -1660,7 +1662,7 @@ func testConcurrentMoveSeats(t *testing.T, s stockade.Store) {
 						c.HoldID = holdID
 						cs = append(cs, c)
 					}
-					if err := tx.AppendSeatChanges(ctx, cs...); err != nil {
+					if err := tx.SeatChangeAppend(ctx, cs...); err != nil {
 						return err
 					}
 					moved[w] = ids
@@ -1677,7 +1679,7 @@ func testConcurrentMoveSeats(t *testing.T, s stockade.Store) {
 	wg.Wait()
 	close(errs)
 	for err := range errs {
-		t.Errorf("MoveSeats: %v (only errors wrapping stockade.ErrConflict are legal, and the test retries them)", err)
+		t.Errorf("SeatMoveMany: %v (only errors wrapping stockade.ErrConflict are legal, and the test retries them)", err)
 	}
 	t.Logf("%d conflicts retried", conflicts.Load())
 	winners := map[string][]string{} // seat → holds that moved it
@@ -1690,10 +1692,10 @@ func testConcurrentMoveSeats(t *testing.T, s stockade.Store) {
 	var changes []stockade.SeatChange
 	view(t, s, func(tx stockade.Tx) error {
 		var err error
-		if seats, err = tx.Seats(ctx, "show", stockade.SeatFilter{IDs: contested}, false); err != nil {
+		if seats, err = tx.SeatList(ctx, "show", stockade.SeatFilter{IDs: contested}); err != nil {
 			return err
 		}
-		changes, err = tx.SeatChanges(ctx, "show", stockade.SeatChangeFilter{})
+		changes, err = tx.SeatChangeList(ctx, "show", stockade.SeatChangeFilter{})
 		return err
 	})
 	for _, seat := range seats {
@@ -1730,7 +1732,7 @@ func testConcurrentMovePlaces(t *testing.T, s stockade.Store) {
 				_, err := retry(ctx, func() error {
 					return s.Update(ctx, func(tx stockade.Tx) error {
 						var err error
-						_, ok, err = tx.MovePlaces(ctx, "show", "pit", 1, 0)
+						_, ok, err = tx.AreaMovePlaces(ctx, "show", "pit", 1, 0)
 						return err
 					})
 				})
@@ -1749,7 +1751,7 @@ func testConcurrentMovePlaces(t *testing.T, s stockade.Store) {
 	wg.Wait()
 	close(errs)
 	for err := range errs {
-		t.Errorf("MovePlaces: %v", err)
+		t.Errorf("AreaMovePlaces: %v", err)
 	}
 	if won.Load() != capacity || refused.Load() != workers {
 		t.Errorf("%d moves succeeded and %d workers were refused, want %d and %d", won.Load(), refused.Load(), capacity, workers)

@@ -19,12 +19,12 @@ func reserve1(ctx context.Context, s stockade.Store, k stockade.Key, ref string)
 	var got bool
 	err := s.Update(ctx, func(tx stockade.Tx) error {
 		got = false
-		_, ok, err := tx.UpdateLevel(ctx, k, stockade.Delta{Reserved: 1}, stockade.Guard{})
+		_, ok, err := tx.LevelUpdate(ctx, k, stockade.Delta{Reserved: 1}, stockade.Guard{})
 		if err != nil || !ok {
 			return err
 		}
 		got = true
-		return tx.AppendMovements(ctx, stockade.Movement{At: base, SKU: k.SKU, Location: k.Location,
+		return tx.MovementAppend(ctx, stockade.Movement{At: base, SKU: k.SKU, Location: k.Location,
 			Kind: stockade.MoveReserve, Delta: stockade.Delta{Reserved: 1}, Ref: ref})
 	})
 	return got, err
@@ -36,11 +36,11 @@ func checkBalanced(t *testing.T, s stockade.Store) {
 	t.Helper()
 	ctx := t.Context()
 	view(t, s, func(tx stockade.Tx) error {
-		levels, err := tx.AllLevels(ctx)
+		levels, err := tx.LevelList(ctx, stockade.LevelQuery{All: true})
 		if err != nil {
 			return err
 		}
-		sums, err := tx.LedgerSums(ctx)
+		sums, err := tx.MovementSums(ctx)
 		if err != nil {
 			return err
 		}
@@ -107,7 +107,7 @@ func testConcurrentReserve(t *testing.T, s stockade.Store) {
 		t.Errorf("version after %d writes = %d, want at least %d", stock, after.Version, before.Version+stock)
 	}
 	view(t, s, func(tx stockade.Tx) error {
-		ms, err := tx.Movements(ctx, stockade.MovementFilter{SKU: k.SKU, Limit: 1000})
+		ms, err := tx.MovementList(ctx, stockade.MovementFilter{SKU: k.SKU, Limit: 1000})
 		if err != nil {
 			return err
 		}
@@ -130,7 +130,7 @@ func testConcurrentReserve(t *testing.T, s stockade.Store) {
 }
 
 // testOppositeOrder runs two kinds of transaction that update two SKUs in
-// opposite orders after locking both with SKULevels in key order, as the
+// opposite orders after locking both with LevelList in key order, as the
 // rowlock strategy does. Taking the locks in key order first is what keeps
 // them from waiting on each other in a cycle. It means something only for
 // a store with RowLocks; without, write transactions run one at a time.
@@ -161,19 +161,19 @@ func testOppositeOrder(t *testing.T, s stockade.Store) {
 				n, err := try(ctx, func() error {
 					return s.Update(ctx, func(tx stockade.Tx) error {
 						for _, k := range []stockade.Key{x, y} { // key order
-							if _, err := tx.SKULevels(ctx, []string{k.SKU}, true); err != nil {
+							if _, err := tx.LevelList(ctx, stockade.LevelQuery{SKUs: []string{k.SKU}, Lock: true}); err != nil {
 								return err
 							}
 						}
 						for _, k := range order {
-							_, ok, err := tx.UpdateLevel(ctx, k, stockade.Delta{Reserved: 1}, stockade.Guard{})
+							_, ok, err := tx.LevelUpdate(ctx, k, stockade.Delta{Reserved: 1}, stockade.Guard{})
 							if err != nil {
 								return err
 							}
 							if !ok {
-								return fmt.Errorf("UpdateLevel(%s) refused with stock left", k)
+								return fmt.Errorf("LevelUpdate(%s) refused with stock left", k)
 							}
-							err = tx.AppendMovements(ctx, stockade.Movement{At: base, SKU: k.SKU, Location: k.Location,
+							err = tx.MovementAppend(ctx, stockade.Movement{At: base, SKU: k.SKU, Location: k.Location,
 								Kind: stockade.MoveReserve, Delta: stockade.Delta{Reserved: 1}, Ref: fmt.Sprintf("g%d-%d", g, i)})
 							if err != nil {
 								return err
@@ -236,7 +236,7 @@ func testIdempotencyClaim(t *testing.T, s stockade.Store) {
 					}
 					time.Sleep(2 * time.Millisecond) // widen the window between read and write
 					claimed = true
-					return tx.PutIdempotency(ctx, stockade.IdempotencyRecord{Key: "k-race", Op: "reserve",
+					return tx.IdempotencyPut(ctx, stockade.IdempotencyRecord{Key: "k-race", Op: "reserve",
 						Fingerprint: fmt.Sprintf("worker %d", w), Result: []byte("{}"), CreatedAt: base})
 				})
 			})
@@ -280,7 +280,7 @@ func testIdempotenciesOrder(t *testing.T, s stockade.Store) {
 			for i := range 20 {
 				n, err := retry(ctx, func() error {
 					return s.Update(ctx, func(tx stockade.Tx) error {
-						if _, err := tx.Idempotencies(ctx, mine); err != nil {
+						if _, err := tx.IdempotencyGetMany(ctx, mine); err != nil {
 							return err
 						}
 						time.Sleep(100 * time.Microsecond) // hold the locks a while
@@ -289,7 +289,7 @@ func testIdempotenciesOrder(t *testing.T, s stockade.Store) {
 							recs[j] = stockade.IdempotencyRecord{Key: k, Op: "reserve", Fingerprint: fmt.Sprintf("w%d-%d", w, i),
 								Result: []byte("{}"), CreatedAt: base}
 						}
-						return tx.PutIdempotency(ctx, recs...)
+						return tx.IdempotencyPut(ctx, recs...)
 					})
 				})
 				conflicts.Add(int64(n))

@@ -40,21 +40,21 @@
 //     PostgreSQL use COLLATE "C".
 //   - Times come back in UTC and equal what was stored to the millisecond
 //     or better. Boundaries are strict: a reservation that expires exactly
-//     at a lapse query's bound is not its candidate, and PurgeIdempotency
+//     at a lapse query's bound is not its candidate, and IdempotencyPurge
 //     keeps a record created exactly at before. Lapse candidates come by
 //     expiry, then by id in byte order; a cursor is strict on both. Which
 //     candidates lapse is the engine's rule, tested there, not here.
 //   - A new level has a version above 0 (a missing level counts as 0), and
-//     every write raises it. SetOnHand refuses a negative quantity with
+//     every write raises it. LevelSetOnHand refuses a negative quantity with
 //     EInvalid and one below reserved + committed with EInsufficientStock,
 //     both *stockade.Error, changing nothing.
-//   - SetReservationStatus and SetOrderStatus on an unknown id return
+//   - ReservationSetStatus and OrderSetStatus on an unknown id return
 //     false and no error. Inserting a reservation or order whose id exists
 //     fails. A status or state outside the domain's constants is refused
 //     with EInvalid.
-//   - Fencing tokens are stored as signed 64-bit integers: UpdateLevel
+//   - Fencing tokens are stored as signed 64-bit integers: LevelUpdate
 //     refuses a fence above math.MaxInt64 with EInvalid.
-//   - Movements with Limit 0 returns at most 1000 rows; AppendMovements
+//   - Movements with Limit 0 returns at most 1000 rows; MovementAppend
 //     ignores the IDs it is given. Walking the ledger a page at a time,
 //     each page after the last id of the one before, reads every row once,
 //     in id order, with or without a filter (MovementPages); while writers
@@ -63,14 +63,14 @@
 //   - In an Update, reading an idempotency key and then putting a record
 //     for it is atomic: of many requests racing to claim a key that way,
 //     exactly one succeeds (IdempotencyClaim).
-//   - ListReservations and ListOrders sort newest first, records created
+//   - ReservationList and OrderList sort newest first, records created
 //     at the same time in descending byte order of their ids; CreatedAfter
 //     is inclusive, CreatedBefore and the cursor strict. Walking a list a
 //     page at a time, each page's cursor the created_at and id of the last
 //     row of the one before, reads every row once, in order.
 //   - Owner and Actor read back as they were written by every read of a
 //     reservation, an order or a movement; "" is stored as "".
-//   - InsertKey refuses an id or a name in use, byte for byte, with an
+//   - KeyInsert refuses an id or a name in use, byte for byte, with an
 //     error wrapping stockade.ErrConflict on every store, and a role
 //     outside stockade.Roles or a negative rate limit with EInvalid. Key
 //     of an unknown id is ENotFound, `api key "id" not found`. Keys pages
@@ -78,17 +78,17 @@
 //     revoked key keeps its first time and returns false.
 //   - Events come back as they were appended, their payloads as equivalent
 //     JSON (an empty payload as null), in the order of their positions,
-//     which strictly increase: within a call to AppendEvents in its order,
+//     which strictly increase: within a call to EventAppend in its order,
 //     across transactions in commit order. Filters combine with AND, Types
 //     matching any of its types. Walking the events a page at a time, each
 //     page after the last position of the one before, reads every event
-//     once, in order. PruneEvents deletes only events strictly before its
+//     once, in order. EventPrune deletes only events strictly before its
 //     time, at most limit (none for a limit below 1), oldest At first
 //     whatever their positions, and returns how many; a position is never
 //     handed out again once its event is gone. An event id in use is
 //     refused with an error wrapping stockade.ErrConflict, a payload that
 //     is not JSON with EInvalid.
-//   - LatestEventPosition, the head, is at or after every event readable
+//   - EventLatestPosition, the head, is at or after every event readable
 //     when it is taken, so Events reads nothing after it then, and before
 //     every event that becomes readable later: those appended since, and
 //     those of a transaction that was open when it was taken. The head of
@@ -117,7 +117,7 @@
 // error wrapping stockade.ErrConflict is legal and retried, as the engine
 // retries it; any other error fails the test. The exception is
 // OppositeOrder, in which two goroutines lock two SKUs in key order with
-// SKULevels and then update them in opposite orders: with RowLocks, it
+// LevelList and then update them in opposite orders: with RowLocks, it
 // fails on any conflict, since a deadlock the database detects and breaks
 // is still a deadlock. Without RowLocks it proves nothing, and says so.
 //

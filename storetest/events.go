@@ -24,10 +24,10 @@ func ev(id, typ, agg, aggID string, version int64, at time.Time, payload string)
 		Payload: json.RawMessage(payload)}
 }
 
-// appendEvents commits evs in one call to AppendEvents in one Update.
+// appendEvents commits evs in one call to EventAppend in one Update.
 func appendEvents(t *testing.T, s stockade.Store, evs ...stockade.DomainEvent) {
 	t.Helper()
-	update(t, s, func(tx stockade.Tx) error { return tx.AppendEvents(t.Context(), evs...) })
+	update(t, s, func(tx stockade.Tx) error { return tx.EventAppend(t.Context(), evs...) })
 }
 
 // readEvents reads the events that match f in one View.
@@ -36,7 +36,7 @@ func readEvents(t *testing.T, s stockade.Store, f stockade.DomainEventFilter) []
 	var evs []stockade.DomainEvent
 	view(t, s, func(tx stockade.Tx) error {
 		var err error
-		evs, err = tx.Events(t.Context(), f)
+		evs, err = tx.EventList(t.Context(), f)
 		return err
 	})
 	if len(evs) > f.Limit {
@@ -208,13 +208,13 @@ func testEvents(t *testing.T, s stockade.Store) {
 	}
 	appendEvents(t, s, first...)
 	update(t, s, func(tx stockade.Tx) error {
-		if err := tx.AppendEvents(ctx); err != nil { // nothing to append
+		if err := tx.EventAppend(ctx); err != nil { // nothing to append
 			return err
 		}
-		if err := tx.AppendEvents(ctx, second[0]); err != nil {
+		if err := tx.EventAppend(ctx, second[0]); err != nil {
 			return err
 		}
-		return tx.AppendEvents(ctx, second[1])
+		return tx.EventAppend(ctx, second[1])
 	})
 	want := append(slices.Clone(first), second...)
 	got := settleEvents(t, s, eventIDs(want)...)
@@ -359,11 +359,11 @@ func testPruneEvents(t *testing.T, s stockade.Store) {
 		var n int
 		update(t, s, func(tx stockade.Tx) error {
 			var err error
-			n, err = tx.PruneEvents(ctx, st.before, st.limit)
+			n, err = tx.EventPrune(ctx, st.before, st.limit)
 			return err
 		})
 		if n != st.n {
-			t.Errorf("%s: PruneEvents(%v, %d) = %d, want %d", st.name, st.before, st.limit, n, st.n)
+			t.Errorf("%s: EventPrune(%v, %d) = %d, want %d", st.name, st.before, st.limit, n, st.n)
 		}
 		checkEvents(t, st.name, readEvents(t, s, stockade.DomainEventFilter{Limit: maxEvents}), remaining(st.left...))
 	}
@@ -383,7 +383,7 @@ func testEventsRolledBack(t *testing.T, s stockade.Store) {
 	ctx := t.Context()
 	appendEvents(t, s, ev("evt_1", stockade.EventStockSet, stockade.AggregateLevel, "A@w1", 1, base, `{}`))
 	err := s.Update(ctx, func(tx stockade.Tx) error {
-		err := tx.AppendEvents(ctx, ev("evt_boom", stockade.EventStockSet, stockade.AggregateLevel, "A@w1", 2, base, `{}`))
+		err := tx.EventAppend(ctx, ev("evt_boom", stockade.EventStockSet, stockade.AggregateLevel, "A@w1", 2, base, `{}`))
 		if err != nil {
 			return err
 		}
@@ -405,11 +405,11 @@ func testInvalidEvents(t *testing.T, s stockade.Store) {
 	appendEvents(t, s, ev("evt_1", stockade.EventStockSet, stockade.AggregateLevel, "A@w1", 1, base, `{}`))
 	for _, payload := range []string{`{"sku":`, `not json`, `{"a":1}{"b":2}`} {
 		err := s.Update(ctx, func(tx stockade.Tx) error {
-			return tx.AppendEvents(ctx,
+			return tx.EventAppend(ctx,
 				ev("evt_3", stockade.EventStockSet, stockade.AggregateLevel, "A@w1", 2, base, `{}`),
 				ev("evt_4", stockade.EventStockSet, stockade.AggregateLevel, "A@w1", 2, base, payload))
 		})
-		wantCode(t, fmt.Sprintf("AppendEvents with payload %q", payload), err, stockade.EInvalid)
+		wantCode(t, fmt.Sprintf("EventAppend with payload %q", payload), err, stockade.EInvalid)
 	}
 	appendEvents(t, s, ev("evt_5", stockade.EventStockSet, stockade.AggregateLevel, "A@w1", 2, base, `{}`))
 	if got := settleEvents(t, s, "evt_1", "evt_5"); !slices.Equal(eventIDs(got), []string{"evt_1", "evt_5"}) {
@@ -437,7 +437,7 @@ func testEventsCommitOrder(t *testing.T, s stockade.Store) {
 	release, doneA := appendHeldOpen(t, s, evA)
 	doneB := make(chan error, 1)
 	go func() {
-		doneB <- s.Update(ctx, func(tx stockade.Tx) error { return tx.AppendEvents(ctx, evB) })
+		doneB <- s.Update(ctx, func(tx stockade.Tx) error { return tx.EventAppend(ctx, evB) })
 	}()
 	if concurrent {
 		if err := <-doneB; err != nil {
@@ -475,7 +475,7 @@ func latestEventPosition(t *testing.T, s stockade.Store) stockade.EventPosition 
 	var pos stockade.EventPosition
 	view(t, s, func(tx stockade.Tx) error {
 		var err error
-		pos, err = tx.LatestEventPosition(t.Context())
+		pos, err = tx.EventLatestPosition(t.Context())
 		return err
 	})
 	return pos
@@ -545,7 +545,7 @@ func testLatestEventPosition(t *testing.T, s stockade.Store) {
 	release, doneA := appendHeldOpen(t, s, evA)
 	want := []stockade.DomainEvent{evA}
 	if concurrent {
-		if err := s.Update(ctx, func(tx stockade.Tx) error { return tx.AppendEvents(ctx, evB) }); err != nil {
+		if err := s.Update(ctx, func(tx stockade.Tx) error { return tx.EventAppend(ctx, evB) }); err != nil {
 			release()
 			t.Fatalf("B, while A is open: %v", err)
 		}
@@ -592,7 +592,7 @@ func testEventsWhileAppending(t *testing.T, s stockade.Store) {
 				_, err := retry(ctx, func() error {
 					return s.Update(ctx, func(tx stockade.Tx) error {
 						for _, e := range evs {
-							if err := tx.AppendEvents(ctx, e); err != nil {
+							if err := tx.EventAppend(ctx, e); err != nil {
 								return err
 							}
 							time.Sleep(time.Millisecond) // widen the window between insert and commit
@@ -634,7 +634,7 @@ func testEventsWhileAppending(t *testing.T, s stockade.Store) {
 		var evs []stockade.DomainEvent
 		err := s.View(ctx, func(tx stockade.Tx) error {
 			var err error
-			evs, err = tx.Events(ctx, stockade.DomainEventFilter{After: r.after, Limit: 7})
+			evs, err = tx.EventList(ctx, stockade.DomainEventFilter{After: r.after, Limit: 7})
 			return err
 		})
 		if err != nil {
@@ -738,5 +738,5 @@ var (
 func appendHeldOpen(t *testing.T, s stockade.Store, evs ...stockade.DomainEvent) (release func(), done <-chan error) {
 	t.Helper()
 	ctx := t.Context()
-	return updateHeldOpen(t, ctx, s, func(tx stockade.Tx) error { return tx.AppendEvents(ctx, evs...) })
+	return updateHeldOpen(t, ctx, s, func(tx stockade.Tx) error { return tx.EventAppend(ctx, evs...) })
 }

@@ -45,23 +45,23 @@ func appendLedger(t *testing.T, s stockade.Store) []stockade.Movement {
 	var before []stockade.Movement
 	view(t, s, func(tx stockade.Tx) error {
 		var err error
-		before, err = tx.Movements(ctx, stockade.MovementFilter{})
+		before, err = tx.MovementList(ctx, stockade.MovementFilter{})
 		return err
 	})
 	ms := ledger()
 	ms[0].ID = 1 << 40 // the store assigns IDs: this one is ignored
 	update(t, s, func(tx stockade.Tx) error {
-		if err := tx.AppendMovements(ctx); err != nil {
-			return fmt.Errorf("AppendMovements(): %w", err)
+		if err := tx.MovementAppend(ctx); err != nil {
+			return fmt.Errorf("MovementAppend(): %w", err)
 		}
-		return tx.AppendMovements(ctx, ms[:3]...)
+		return tx.MovementAppend(ctx, ms[:3]...)
 	})
-	update(t, s, func(tx stockade.Tx) error { return tx.AppendMovements(ctx, ms[3:]...) })
+	update(t, s, func(tx stockade.Tx) error { return tx.MovementAppend(ctx, ms[3:]...) })
 
 	var all []stockade.Movement
 	view(t, s, func(tx stockade.Tx) error {
 		var err error
-		all, err = tx.Movements(ctx, stockade.MovementFilter{AfterID: maxID(before)})
+		all, err = tx.MovementList(ctx, stockade.MovementFilter{AfterID: maxID(before)})
 		return err
 	})
 	if len(all) != len(ms) {
@@ -124,7 +124,7 @@ func testMovements(t *testing.T, s stockade.Store) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			view(t, s, func(tx stockade.Tx) error {
-				got, err := tx.Movements(ctx, tc.f)
+				got, err := tx.MovementList(ctx, tc.f)
 				if err != nil {
 					return err
 				}
@@ -146,16 +146,16 @@ func testMovementsDefaultLimit(t *testing.T, s stockade.Store) {
 		ms[i] = stockade.Movement{At: base, SKU: k.SKU, Location: k.Location, Kind: stockade.MoveAdjust,
 			Delta: stockade.Delta{OnHand: 1}}
 	}
-	update(t, s, func(tx stockade.Tx) error { return tx.AppendMovements(ctx, ms...) })
+	update(t, s, func(tx stockade.Tx) error { return tx.MovementAppend(ctx, ms...) })
 	view(t, s, func(tx stockade.Tx) error {
-		got, err := tx.Movements(ctx, stockade.MovementFilter{SKU: k.SKU})
+		got, err := tx.MovementList(ctx, stockade.MovementFilter{SKU: k.SKU})
 		if err != nil {
 			return err
 		}
 		if len(got) != 1000 {
 			t.Fatalf("Movements with Limit 0 returned %d rows, want the default 1000", len(got))
 		}
-		all, err := tx.Movements(ctx, stockade.MovementFilter{SKU: k.SKU, Limit: 2000})
+		all, err := tx.MovementList(ctx, stockade.MovementFilter{SKU: k.SKU, Limit: 2000})
 		if err != nil {
 			return err
 		}
@@ -177,9 +177,9 @@ func testManyMovements(t *testing.T, s stockade.Store) {
 		ms[i] = stockade.Movement{At: base, SKU: k.SKU, Location: k.Location, Kind: stockade.MoveAdjust,
 			Delta: stockade.Delta{OnHand: 1}, Reason: fmt.Sprintf("m-%d", i)}
 	}
-	update(t, s, func(tx stockade.Tx) error { return tx.AppendMovements(ctx, ms...) })
+	update(t, s, func(tx stockade.Tx) error { return tx.MovementAppend(ctx, ms...) })
 	view(t, s, func(tx stockade.Tx) error {
-		got, err := tx.Movements(ctx, stockade.MovementFilter{SKU: k.SKU, Limit: 10000})
+		got, err := tx.MovementList(ctx, stockade.MovementFilter{SKU: k.SKU, Limit: 10000})
 		if err != nil {
 			return err
 		}
@@ -199,12 +199,12 @@ func testManyMovements(t *testing.T, s stockade.Store) {
 func testLedgerSums(t *testing.T, s stockade.Store) {
 	ctx := t.Context()
 	view(t, s, func(tx stockade.Tx) error {
-		sums, err := tx.LedgerSums(ctx)
+		sums, err := tx.MovementSums(ctx)
 		if err != nil {
 			return err
 		}
 		if len(sums) != 0 {
-			t.Errorf("LedgerSums on an empty store = %v, want none", sums)
+			t.Errorf("MovementSums on an empty store = %v, want none", sums)
 		}
 		return nil
 	})
@@ -216,12 +216,12 @@ func testLedgerSums(t *testing.T, s stockade.Store) {
 		keyB1: {OnHand: 7, Reserved: 1},
 	}
 	view(t, s, func(tx stockade.Tx) error {
-		sums, err := tx.LedgerSums(ctx)
+		sums, err := tx.MovementSums(ctx)
 		if err != nil {
 			return err
 		}
 		if !maps.Equal(sums, want) {
-			t.Errorf("LedgerSums = %v, want %v", sums, want)
+			t.Errorf("MovementSums = %v, want %v", sums, want)
 		}
 		return nil
 	})
@@ -239,7 +239,7 @@ func walkMovements(t *testing.T, s stockade.Store, f stockade.MovementFilter, li
 		var page []stockade.Movement
 		view(t, s, func(tx stockade.Tx) error {
 			var err error
-			page, err = tx.Movements(t.Context(), f)
+			page, err = tx.MovementList(t.Context(), f)
 			return err
 		})
 		if len(page) > limit {
@@ -273,12 +273,12 @@ func testMovementPages(t *testing.T, s stockade.Store) {
 			ms = append(ms, stockade.Movement{At: base, SKU: k.SKU, Location: k.Location, Kind: stockade.MoveAdjust,
 				Delta: stockade.Delta{OnHand: int64(i + 1)}, Ref: fmt.Sprintf("r-%d", i%2)})
 		}
-		update(t, s, func(tx stockade.Tx) error { return tx.AppendMovements(ctx, ms...) })
+		update(t, s, func(tx stockade.Tx) error { return tx.MovementAppend(ctx, ms...) })
 	}
 	var all []stockade.Movement
 	view(t, s, func(tx stockade.Tx) error {
 		var err error
-		all, err = tx.Movements(ctx, stockade.MovementFilter{Limit: 100})
+		all, err = tx.MovementList(ctx, stockade.MovementFilter{Limit: 100})
 		return err
 	})
 	if len(all) != 3+13 {
@@ -331,7 +331,7 @@ func testMovementPagesWhileAppending(t *testing.T, s stockade.Store) {
 						Delta: stockade.Delta{OnHand: 1}, Reason: fmt.Sprintf("w%d-%d-%d", w, i, j)}
 				}
 				_, err := retry(ctx, func() error {
-					return s.Update(ctx, func(tx stockade.Tx) error { return tx.AppendMovements(ctx, ms...) })
+					return s.Update(ctx, func(tx stockade.Tx) error { return tx.MovementAppend(ctx, ms...) })
 				})
 				if err != nil {
 					t.Errorf("writer %d: %v", w, err)
@@ -362,7 +362,7 @@ func testMovementPagesWhileAppending(t *testing.T, s stockade.Store) {
 	var want []stockade.Movement
 	view(t, s, func(tx stockade.Tx) error {
 		var err error
-		want, err = tx.Movements(ctx, stockade.MovementFilter{Limit: 10000})
+		want, err = tx.MovementList(ctx, stockade.MovementFilter{Limit: 10000})
 		return err
 	})
 	if n := 2 + writers*(txs/3*6+[]int{0, 1, 3}[txs%3]); len(want) != n {

@@ -25,7 +25,7 @@ func testLocations(t *testing.T, s stockade.Store) {
 	var got []stockade.Location
 	view(t, s, func(tx stockade.Tx) error {
 		var err error
-		got, err = tx.Locations(ctx)
+		got, err = tx.LocationList(ctx)
 		return err
 	})
 	if len(got) != 0 {
@@ -34,7 +34,7 @@ func testLocations(t *testing.T, s stockade.Store) {
 
 	update(t, s, func(tx stockade.Tx) error {
 		for _, l := range []stockade.Location{locW1, locW2, locW0} {
-			if err := tx.PutLocation(ctx, l); err != nil {
+			if err := tx.LocationPut(ctx, l); err != nil {
 				return err
 			}
 		}
@@ -42,7 +42,7 @@ func testLocations(t *testing.T, s stockade.Store) {
 	})
 	renamed := locW1
 	renamed.Name, renamed.Lat, renamed.Lon = "Warehouse One", 48.137154, 11.576124
-	update(t, s, func(tx stockade.Tx) error { return tx.PutLocation(ctx, renamed) })
+	update(t, s, func(tx stockade.Tx) error { return tx.LocationPut(ctx, renamed) })
 
 	tests := []struct {
 		name string
@@ -57,7 +57,7 @@ func testLocations(t *testing.T, s stockade.Store) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			view(t, s, func(tx stockade.Tx) error {
-				got, err := tx.Locations(ctx, tc.ids...)
+				got, err := tx.LocationList(ctx, tc.ids...)
 				if err != nil {
 					return err
 				}
@@ -72,18 +72,18 @@ func testLocations(t *testing.T, s stockade.Store) {
 
 func testSetOnHand(t *testing.T, s stockade.Store) {
 	ctx := t.Context()
-	update(t, s, func(tx stockade.Tx) error { return tx.PutLocation(ctx, locW1) })
+	update(t, s, func(tx stockade.Tx) error { return tx.LocationPut(ctx, locW1) })
 	k := stockade.Key{SKU: "sku-1", Location: "w1"}
 	ptr := func(v int64) *int64 { return &v }
 
-	// set calls SetOnHand in its own Update and returns what it returned.
+	// set calls LevelSetOnHand in its own Update and returns what it returned.
 	set := func(k stockade.Key, onHand int64, expected *int64) (stockade.Level, bool, error) {
 		t.Helper()
 		var l stockade.Level
 		var ok bool
 		err := s.Update(ctx, func(tx stockade.Tx) error {
 			var err error
-			l, ok, err = tx.SetOnHand(ctx, k, onHand, expected)
+			l, ok, err = tx.LevelSetOnHand(ctx, k, onHand, expected)
 			return err
 		})
 		return l, ok, err
@@ -93,17 +93,17 @@ func testSetOnHand(t *testing.T, s stockade.Store) {
 		t.Helper()
 		l, ok, err := set(k, onHand, expected)
 		if err != nil || !ok {
-			t.Fatalf("SetOnHand(%s, %d) = %v, %v; want ok", k, onHand, ok, err)
+			t.Fatalf("LevelSetOnHand(%s, %d) = %v, %v; want ok", k, onHand, ok, err)
 		}
 		if l.Key() != k || l.OnHand != onHand {
-			t.Fatalf("SetOnHand(%s, %d) returned %+v", k, onHand, l)
+			t.Fatalf("LevelSetOnHand(%s, %d) returned %+v", k, onHand, l)
 		}
 		if got, _ := getLevel(t, s, k); got != l {
-			t.Fatalf("after SetOnHand(%s, %d): stored level %+v, returned %+v", k, onHand, got, l)
+			t.Fatalf("after LevelSetOnHand(%s, %d): stored level %+v, returned %+v", k, onHand, got, l)
 		}
 		return l
 	}
-	// refused checks that a SetOnHand did not happen and changed nothing.
+	// refused checks that a LevelSetOnHand did not happen and changed nothing.
 	refused := func(what string, k stockade.Key, before stockade.Level, existed bool) {
 		t.Helper()
 		got, exists := getLevel(t, s, k)
@@ -113,8 +113,8 @@ func testSetOnHand(t *testing.T, s stockade.Store) {
 	}
 
 	_, _, err := set(stockade.Key{SKU: "sku-1", Location: "nowhere"}, 5, nil)
-	wantCode(t, "SetOnHand at an unknown location", err, stockade.ENotFound)
-	refused("SetOnHand at an unknown location", stockade.Key{SKU: "sku-1", Location: "nowhere"}, stockade.Level{}, false)
+	wantCode(t, "LevelSetOnHand at an unknown location", err, stockade.ENotFound)
+	refused("LevelSetOnHand at an unknown location", stockade.Key{SKU: "sku-1", Location: "nowhere"}, stockade.Level{}, false)
 
 	l1 := mustSet(k, 10, nil)
 	if l1.Reserved != 0 || l1.Committed != 0 || l1.Version <= 0 || l1.Fence != 0 {
@@ -126,13 +126,13 @@ func testSetOnHand(t *testing.T, s stockade.Store) {
 	}
 
 	if _, ok, err := set(k, 99, ptr(l1.Version)); err != nil || ok {
-		t.Errorf("SetOnHand with a stale version = %v, %v; want false, nil", ok, err)
+		t.Errorf("LevelSetOnHand with a stale version = %v, %v; want false, nil", ok, err)
 	}
-	refused("SetOnHand with a stale version", k, l2, true)
+	refused("LevelSetOnHand with a stale version", k, l2, true)
 	if _, ok, err := set(k, 99, ptr(0)); err != nil || ok {
-		t.Errorf("SetOnHand expecting version 0 of an existing level = %v, %v; want false, nil", ok, err)
+		t.Errorf("LevelSetOnHand expecting version 0 of an existing level = %v, %v; want false, nil", ok, err)
 	}
-	refused("SetOnHand expecting version 0 of an existing level", k, l2, true)
+	refused("LevelSetOnHand expecting version 0 of an existing level", k, l2, true)
 	l3 := mustSet(k, 15, ptr(l2.Version))
 	if l3.Version <= l2.Version {
 		t.Errorf("version after a compare-and-set = %d, want above %d", l3.Version, l2.Version)
@@ -144,9 +144,9 @@ func testSetOnHand(t *testing.T, s stockade.Store) {
 	}
 	k3 := stockade.Key{SKU: "sku-3", Location: "w1"}
 	if _, ok, err := set(k3, 4, ptr(7)); err != nil || ok {
-		t.Errorf("SetOnHand expecting version 7 of a missing level = %v, %v; want false, nil", ok, err)
+		t.Errorf("LevelSetOnHand expecting version 7 of a missing level = %v, %v; want false, nil", ok, err)
 	}
-	refused("SetOnHand expecting version 7 of a missing level", k3, stockade.Level{}, false)
+	refused("LevelSetOnHand expecting version 7 of a missing level", k3, stockade.Level{}, false)
 
 	// The store refuses an on-hand quantity below what is reserved and
 	// committed, even though the engine checks first.
@@ -154,29 +154,29 @@ func testSetOnHand(t *testing.T, s stockade.Store) {
 	update(t, s, func(tx stockade.Tx) error {
 		var ok bool
 		var err error
-		held, ok, err = tx.UpdateLevel(ctx, k, stockade.Delta{Reserved: 5, Committed: 3}, stockade.Guard{})
+		held, ok, err = tx.LevelUpdate(ctx, k, stockade.Delta{Reserved: 5, Committed: 3}, stockade.Guard{})
 		if err == nil && !ok {
-			err = fmt.Errorf("UpdateLevel(%s, reserve 5, commit 3) refused", k)
+			err = fmt.Errorf("LevelUpdate(%s, reserve 5, commit 3) refused", k)
 		}
 		return err
 	})
 	_, _, err = set(k, 7, nil)
-	wantCode(t, "SetOnHand below reserved + committed", err, stockade.EInsufficientStock)
-	refused("SetOnHand below reserved + committed", k, held, true)
+	wantCode(t, "LevelSetOnHand below reserved + committed", err, stockade.EInsufficientStock)
+	refused("LevelSetOnHand below reserved + committed", k, held, true)
 	_, _, err = set(k, 7, ptr(held.Version))
-	wantCode(t, "SetOnHand below reserved + committed with the right version", err, stockade.EInsufficientStock)
-	refused("SetOnHand below reserved + committed with the right version", k, held, true)
+	wantCode(t, "LevelSetOnHand below reserved + committed with the right version", err, stockade.EInsufficientStock)
+	refused("LevelSetOnHand below reserved + committed with the right version", k, held, true)
 
 	l4 := mustSet(k, 8, nil)
 	if l4.Reserved != 5 || l4.Committed != 3 || l4.Available() != 0 {
-		t.Errorf("SetOnHand(8) over 5 reserved and 3 committed = %+v, want them kept and 0 available", l4)
+		t.Errorf("LevelSetOnHand(8) over 5 reserved and 3 committed = %+v, want them kept and 0 available", l4)
 	}
 
 	_, _, err = set(k2, -1, nil)
-	wantCode(t, "SetOnHand(-1)", err, stockade.EInvalid)
+	wantCode(t, "LevelSetOnHand(-1)", err, stockade.EInvalid)
 	got, _ := getLevel(t, s, k2)
 	if got.OnHand != 4 {
-		t.Errorf("SetOnHand(-1) changed on hand to %d", got.OnHand)
+		t.Errorf("LevelSetOnHand(-1) changed on hand to %d", got.OnHand)
 	}
 }
 
@@ -218,21 +218,21 @@ func testUpdateLevel(t *testing.T, s stockade.Store) {
 			var ok bool
 			update(t, s, func(tx stockade.Tx) error {
 				var err error
-				got, ok, err = tx.UpdateLevel(ctx, k, tc.d, stockade.Guard{})
+				got, ok, err = tx.LevelUpdate(ctx, k, tc.d, stockade.Guard{})
 				return err
 			})
 			after, _ := getLevel(t, s, k)
 			if ok != tc.ok {
-				t.Fatalf("UpdateLevel(%+v) on %+v: ok = %v, want %v", tc.d, countersOf(before), ok, tc.ok)
+				t.Fatalf("LevelUpdate(%+v) on %+v: ok = %v, want %v", tc.d, countersOf(before), ok, tc.ok)
 			}
 			if !ok {
 				if after != before {
-					t.Errorf("refused UpdateLevel changed the level from %+v to %+v", before, after)
+					t.Errorf("refused LevelUpdate changed the level from %+v to %+v", before, after)
 				}
 				return
 			}
 			if got.Key() != k || countersOf(got) != tc.want || got.Version <= before.Version || got.Fence != before.Fence {
-				t.Errorf("UpdateLevel(%+v) returned %+v, want counters %+v, a version above %d and fence %d",
+				t.Errorf("LevelUpdate(%+v) returned %+v, want counters %+v, a version above %d and fence %d",
 					tc.d, got, tc.want, before.Version, before.Fence)
 			}
 			if after != got {
@@ -244,14 +244,14 @@ func testUpdateLevel(t *testing.T, s stockade.Store) {
 	t.Run("missing level", func(t *testing.T) {
 		k := stockade.Key{SKU: "no-such-sku", Location: "w1"}
 		update(t, s, func(tx stockade.Tx) error {
-			_, ok, err := tx.UpdateLevel(ctx, k, stockade.Delta{OnHand: 1}, stockade.Guard{})
+			_, ok, err := tx.LevelUpdate(ctx, k, stockade.Delta{OnHand: 1}, stockade.Guard{})
 			if ok {
-				t.Errorf("UpdateLevel on a missing level succeeded")
+				t.Errorf("LevelUpdate on a missing level succeeded")
 			}
 			return err
 		})
 		if l, ok := getLevel(t, s, k); ok {
-			t.Errorf("UpdateLevel on a missing level created %+v", l)
+			t.Errorf("LevelUpdate on a missing level created %+v", l)
 		}
 	})
 }
@@ -274,7 +274,7 @@ func testUpdateLevels(t *testing.T, s stockade.Store) {
 		before[k], _ = getLevel(t, s, k)
 	}
 	update(t, s, func(tx stockade.Tx) error {
-		got, err := tx.UpdateLevels(ctx, []stockade.LevelChange{
+		got, err := tx.LevelUpdateMany(ctx, []stockade.LevelChange{
 			{Key: keyB1, Delta: stockade.Delta{Committed: 4}}, // only 3 on hand: left out
 			{Key: keyA2, Delta: stockade.Delta{Reserved: 5}},
 			{Key: keyB2, Delta: stockade.Delta{OnHand: 1}}, // no such level: left out
@@ -285,16 +285,16 @@ func testUpdateLevels(t *testing.T, s stockade.Store) {
 		}
 		want := []counters{{5, 5, 0}, {10, 0, 2}} // A@W2 sorts before A@w1
 		if len(got) != len(want) || got[0].Key() != keyA2 || got[1].Key() != keyA1 {
-			t.Fatalf("UpdateLevels changed %v, want %v and %v in key order", keysOf(got), keyA2, keyA1)
+			t.Fatalf("LevelUpdateMany changed %v, want %v and %v in key order", keysOf(got), keyA2, keyA1)
 		}
 		for i, l := range got {
 			if countersOf(l) != want[i] || l.Version != before[l.Key()].Version+1 {
-				t.Errorf("UpdateLevels: %+v, want counters %v and the version bumped from %d", l, want[i], before[l.Key()].Version)
+				t.Errorf("LevelUpdateMany: %+v, want counters %v and the version bumped from %d", l, want[i], before[l.Key()].Version)
 			}
 		}
-		none, err := tx.UpdateLevels(ctx, nil)
+		none, err := tx.LevelUpdateMany(ctx, nil)
 		if err != nil || len(none) != 0 {
-			t.Errorf("UpdateLevels(none) = %v, %v", none, err)
+			t.Errorf("LevelUpdateMany(none) = %v, %v", none, err)
 		}
 		return nil
 	})
@@ -302,7 +302,7 @@ func testUpdateLevels(t *testing.T, s stockade.Store) {
 		t.Errorf("level %s after a change left out: %+v, want %+v", keyB1, l, before[keyB1])
 	}
 	if _, ok := getLevel(t, s, keyB2); ok {
-		t.Errorf("UpdateLevels created level %s", keyB2)
+		t.Errorf("LevelUpdateMany created level %s", keyB2)
 	}
 }
 
@@ -345,12 +345,12 @@ func testUpdateLevelGuard(t *testing.T, s stockade.Store) {
 		var ok bool
 		update(t, s, func(tx stockade.Tx) error {
 			var err error
-			got, ok, err = tx.UpdateLevel(ctx, k, stockade.Delta{Reserved: 1}, g)
+			got, ok, err = tx.LevelUpdate(ctx, k, stockade.Delta{Reserved: 1}, g)
 			return err
 		})
 		after, _ := getLevel(t, s, k)
 		if ok != st.ok {
-			t.Errorf("%s: UpdateLevel with version %v, fence %d on version %d, fence %d: ok = %v, want %v",
+			t.Errorf("%s: LevelUpdate with version %v, fence %d on version %d, fence %d: ok = %v, want %v",
 				st.name, deref(g.Version), g.Fence, before.Version, before.Fence, ok, st.ok)
 			continue
 		}
@@ -359,12 +359,12 @@ func testUpdateLevelGuard(t *testing.T, s stockade.Store) {
 		}
 		if !ok {
 			if after != before {
-				t.Errorf("%s: refused UpdateLevel changed the level from %+v to %+v", st.name, before, after)
+				t.Errorf("%s: refused LevelUpdate changed the level from %+v to %+v", st.name, before, after)
 			}
 			continue
 		}
 		if got != after || got.Reserved != before.Reserved+1 || got.Version <= before.Version {
-			t.Errorf("%s: UpdateLevel returned %+v, stored %+v, before %+v", st.name, got, after, before)
+			t.Errorf("%s: LevelUpdate returned %+v, stored %+v, before %+v", st.name, got, after, before)
 		}
 	}
 }
@@ -378,23 +378,23 @@ func testFenceRange(t *testing.T, s stockade.Store) {
 	before, _ := getLevel(t, s, k)
 	for _, fence := range []uint64{math.MaxInt64 + 1, math.MaxUint64} {
 		err := s.Update(ctx, func(tx stockade.Tx) error {
-			_, _, err := tx.UpdateLevel(ctx, k, stockade.Delta{Reserved: 1}, stockade.Guard{Fence: fence})
+			_, _, err := tx.LevelUpdate(ctx, k, stockade.Delta{Reserved: 1}, stockade.Guard{Fence: fence})
 			return err
 		})
-		wantCode(t, fmt.Sprintf("UpdateLevel with fence %d", fence), err, stockade.EInvalid)
+		wantCode(t, fmt.Sprintf("LevelUpdate with fence %d", fence), err, stockade.EInvalid)
 	}
 	var got stockade.Level
 	update(t, s, func(tx stockade.Tx) error {
 		var ok bool
 		var err error
-		got, ok, err = tx.UpdateLevel(ctx, k, stockade.Delta{Reserved: 1}, stockade.Guard{Fence: math.MaxInt64})
+		got, ok, err = tx.LevelUpdate(ctx, k, stockade.Delta{Reserved: 1}, stockade.Guard{Fence: math.MaxInt64})
 		if err == nil && !ok {
-			err = fmt.Errorf("UpdateLevel with fence MaxInt64 refused")
+			err = fmt.Errorf("LevelUpdate with fence MaxInt64 refused")
 		}
 		return err
 	})
 	if got.Fence != math.MaxInt64 || got.Reserved != before.Reserved+1 {
-		t.Errorf("UpdateLevel with fence MaxInt64 = %+v, want that fence stored", got)
+		t.Errorf("LevelUpdate with fence MaxInt64 = %+v, want that fence stored", got)
 	}
 }
 
@@ -425,17 +425,17 @@ func testLevelOrder(t *testing.T, s stockade.Store) {
 	reversed := slices.Clone(sorted)
 	slices.Reverse(reversed)
 	view(t, s, func(tx stockade.Tx) error {
-		all, err := tx.AllLevels(ctx)
+		all, err := tx.LevelList(ctx, stockade.LevelQuery{All: true})
 		if err != nil {
 			return err
 		}
 		if got := keysOf(all); !reflect.DeepEqual(got, sorted) {
-			t.Errorf("AllLevels keys = %v, want %v (byte order)", got, sorted)
+			t.Errorf("LevelList keys = %v, want %v (byte order)", got, sorted)
 		}
 		for i, l := range all {
 			want := levels[slices.Index(keys, l.Key())].OnHand
 			if l.OnHand != want || l.Version <= 0 {
-				t.Errorf("AllLevels()[%d] = %+v, want on hand %d and a version", i, l, want)
+				t.Errorf("LevelList()[%d] = %+v, want on hand %d and a version", i, l, want)
 			}
 		}
 		return nil
@@ -457,7 +457,7 @@ func testLevelOrder(t *testing.T, s stockade.Store) {
 		for _, lock := range []bool{false, true} {
 			t.Run(fmt.Sprintf("Levels/%s/lock=%v", tc.name, lock), func(t *testing.T) {
 				txFor(lock)(t, s, func(tx stockade.Tx) error {
-					got, err := tx.Levels(ctx, tc.keys, lock)
+					got, err := tx.LevelList(ctx, stockade.LevelQuery{Keys: tc.keys, Lock: lock})
 					if err != nil {
 						return err
 					}
@@ -486,14 +486,14 @@ func testLevelOrder(t *testing.T, s stockade.Store) {
 	}
 	for _, tc := range skuTests {
 		for _, lock := range []bool{false, true} {
-			t.Run(fmt.Sprintf("SKULevels/%s/lock=%v", strings.Join(tc.skus, ","), lock), func(t *testing.T) {
+			t.Run(fmt.Sprintf("LevelList/%s/lock=%v", strings.Join(tc.skus, ","), lock), func(t *testing.T) {
 				txFor(lock)(t, s, func(tx stockade.Tx) error {
-					got, err := tx.SKULevels(ctx, tc.skus, lock)
+					got, err := tx.LevelList(ctx, stockade.LevelQuery{SKUs: tc.skus, Lock: lock})
 					if err != nil {
 						return err
 					}
 					if ks := keysOf(got); !equalSlices(ks, tc.want) {
-						t.Errorf("SKULevels(%q) keys = %v, want %v", tc.skus, ks, tc.want)
+						t.Errorf("LevelList(%q) keys = %v, want %v", tc.skus, ks, tc.want)
 					}
 					return nil
 				})
@@ -541,7 +541,7 @@ func testSKUTotals(t *testing.T, s stockade.Store) {
 		var got []stockade.SKUTotals
 		view(t, s, func(tx stockade.Tx) error {
 			var err error
-			got, err = tx.SKUTotals(ctx, tc.after, tc.from, tc.to, tc.limit)
+			got, err = tx.SKUTotalList(ctx, tc.after, tc.from, tc.to, tc.limit)
 			return err
 		})
 		var skus []string

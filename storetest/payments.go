@@ -24,17 +24,17 @@ import (
 //   - Times come back in UTC and equal what was stored to the
 //     microsecond; a zero StuckAt comes back zero.
 //   - A target is its kind and its id, byte for byte: a hold and a
-//     reservation with the same id are two targets. InsertPayment refuses
+//     reservation with the same id are two targets. PaymentInsert refuses
 //     an id in use, or a target with a payment, with an error wrapping
 //     stockade.ErrConflict on every store, changing nothing; of many
 //     transactions inserting a payment for one target at once, exactly one
-//     succeeds, whether or not they looked with PaymentFor first.
-//   - UpdatePayment writes only the fields it names; of an unknown id it
+//     succeeds, whether or not they looked with PaymentGetByTarget first.
+//   - PaymentUpdate writes only the fields it names; of an unknown id it
 //     returns false and no error.
-//   - ListPayments sorts newest first, payments created at the same time
+//   - PaymentList sorts newest first, payments created at the same time
 //     in descending byte order of their ids; its filters combine with
 //     AND, Stuck keeping those that Payment.Stuck reports and a Resolution
-//     of "" the unresolved ones; the cursor is strict, as ListReservations'.
+//     of "" the unresolved ones; the cursor is strict, as ReservationList'.
 //   - PaymentLapseCandidates's bound is strict; payments whose targets
 //     expired at the same time come in id order. A payment is a candidate
 //     whatever its status, found stuck or not.
@@ -42,25 +42,25 @@ import (
 //     status of each candidate's payment, "" for none, whatever it is: the
 //     payment of the candidate's kind and id. A candidate whose payment is
 //     in flight takes its place in a page as any other does.
-//   - AppendPaymentChanges refuses a change of a payment that does not
-//     exist with ENotFound; PaymentChanges of one returns none, and no
+//   - PaymentChangeAppend refuses a change of a payment that does not
+//     exist with ENotFound; PaymentChangeList of one returns none, and no
 //     error. The history keeps the order the rows were appended in, not
 //     the order of their times.
-//   - RecordOutcomes compares ids byte for byte; PurgeOutcomes keeps a
+//   - OutcomeInsert compares ids byte for byte; OutcomePurge keeps a
 //     record received exactly at before. A record of a transaction that
 //     rolled back was never made.
-//   - RecordOutcomes keeps one inbox: an id recorded once, alone or with
+//   - OutcomeInsert keeps one inbox: an id recorded once, alone or with
 //     others, is not new again, in the same transaction or a later one. It
 //     returns none, not an error, when every id was recorded before; it
 //     takes any number of outcomes in one call.
 //     Of many transactions recording overlapping sets at once, each id is
 //     new to exactly one; on a store with RowLocks none of them conflicts.
-//   - ForgetOutcomes compares ids byte for byte and counts only the
+//   - OutcomeDelete compares ids byte for byte and counts only the
 //     records it removed; an id with no record is no error. A forgotten
 //     id is new again.
 //   - Payments compares ids byte for byte, sorts in their byte order and
 //     leaves out those that do not exist; it returns what Payment does.
-//   - RecordOutcomes, ForgetOutcomes and Payments of no ids return none.
+//   - OutcomeInsert, OutcomeDelete and Payments of no ids return none.
 //   - A target kind, status or resolution outside the domain's constants,
 //     an amount of 0 or less, a currency of other than three characters or
 //     a version below 1 is refused with EInvalid, changing nothing.
@@ -73,16 +73,16 @@ func RunPayments(t *testing.T, newStore func(t *testing.T) stockade.Store) {
 		{"Payment", testPayment},
 		{"PaymentConflict", testPaymentConflict},
 		{"ConcurrentPaymentInsert", testConcurrentPaymentInsert},
-		{"UpdatePayment", testUpdatePayment},
-		{"ListPayments", testListPayments},
+		{"PaymentUpdate", testUpdatePayment},
+		{"PaymentList", testListPayments},
 		{"PaymentLapseCandidates", testPaymentLapseCandidates},
 		{"LapseCandidatesPayments", testLapseCandidatesPayments},
-		{"PaymentChanges", testPaymentChanges},
+		{"PaymentChangeList", testPaymentChanges},
 		{"Outcomes", testOutcomes},
 		{"ConcurrentOutcome", testConcurrentOutcome},
-		{"RecordOutcomes", testRecordOutcomes},
+		{"OutcomeInsert", testRecordOutcomes},
 		{"ConcurrentOutcomes", testConcurrentOutcomes},
-		{"ForgetOutcomes", testForgetOutcomes},
+		{"OutcomeDelete", testForgetOutcomes},
 		{"PaymentsByID", testPaymentsByID},
 		{"InvalidPayment", testInvalidPayment},
 		{"PaymentUpdateRollsBack", testPaymentUpdateRollsBack},
@@ -127,7 +127,7 @@ func insertPayments(t *testing.T, s stockade.Store, ps ...stockade.Payment) {
 	t.Helper()
 	update(t, s, func(tx stockade.Tx) error {
 		for _, p := range ps {
-			if err := tx.InsertPayment(t.Context(), p); err != nil {
+			if err := tx.PaymentInsert(t.Context(), p); err != nil {
 				return err
 			}
 		}
@@ -143,7 +143,7 @@ func getPayment(t *testing.T, s stockade.Store, id string) (stockade.Payment, er
 		err error
 	)
 	view(t, s, func(tx stockade.Tx) error {
-		p, err = tx.Payment(t.Context(), id, false)
+		p, err = tx.PaymentGet(t.Context(), stockade.ByID{ID: id})
 		return nil
 	})
 	return p, err
@@ -155,7 +155,7 @@ func allPayments(t *testing.T, s stockade.Store) []stockade.Payment {
 	var ps []stockade.Payment
 	view(t, s, func(tx stockade.Tx) error {
 		var err error
-		ps, err = tx.ListPayments(t.Context(), stockade.PaymentFilter{Limit: 1000})
+		ps, err = tx.PaymentList(t.Context(), stockade.PaymentFilter{Limit: 1000})
 		return err
 	})
 	return ps
@@ -185,14 +185,14 @@ func testPayment(t *testing.T, s stockade.Store) {
 	for _, want := range ps {
 		for _, lock := range []bool{false, true} {
 			txFor(lock)(t, s, func(tx stockade.Tx) error {
-				got, err := tx.Payment(ctx, want.ID, lock)
+				got, err := tx.PaymentGet(ctx, stockade.ByID{ID: want.ID, Lock: lock})
 				if err != nil {
 					return fmt.Errorf("Payment(%s, lock %v): %w", want.ID, lock, err)
 				}
 				checkPayment(t, got, want)
-				got, ok, err := tx.PaymentFor(ctx, want.Target, lock)
+				got, ok, err := tx.PaymentGetByTarget(ctx, stockade.ByTarget{Target: want.Target, Lock: lock})
 				if err != nil || !ok {
-					return fmt.Errorf("PaymentFor(%s, lock %v) = %v, %v; want %s", want.Target, lock, ok, err, want.ID)
+					return fmt.Errorf("PaymentGetByTarget(%s, lock %v) = %v, %v; want %s", want.Target, lock, ok, err, want.ID)
 				}
 				checkPayment(t, got, want)
 				return nil
@@ -207,14 +207,14 @@ func testPayment(t *testing.T, s stockade.Store) {
 				{Kind: stockade.PayOrder, ID: "r-1"},       // another kind
 				{Kind: stockade.PayReservation, ID: "h-1"},
 			} {
-				got, ok, err := tx.PaymentFor(ctx, target, lock)
+				got, ok, err := tx.PaymentGetByTarget(ctx, stockade.ByTarget{Target: target, Lock: lock})
 				if err != nil || ok {
-					t.Errorf("PaymentFor(%s, lock %v) = %+v, %v, %v; want none", target, lock, got, ok, err)
+					t.Errorf("PaymentGetByTarget(%s, lock %v) = %+v, %v, %v; want none", target, lock, got, ok, err)
 				}
 			}
-			_, err := tx.Payment(ctx, "no-such-payment", lock)
+			_, err := tx.PaymentGet(ctx, stockade.ByID{ID: "no-such-payment", Lock: lock})
 			wantCode(t, "Payment(unknown id)", err, stockade.ENotFound)
-			_, err = tx.Payment(ctx, "P-1", lock)
+			_, err = tx.PaymentGet(ctx, stockade.ByID{ID: "P-1", Lock: lock})
 			wantCode(t, "Payment(id in another case)", err, stockade.ENotFound)
 			return nil
 		})
@@ -239,21 +239,21 @@ func testPaymentConflict(t *testing.T, s stockade.Store) {
 		{"an id in use", sameID},
 		{"a target with a payment", sameTarget},
 	} {
-		err := s.Update(ctx, func(tx stockade.Tx) error { return tx.InsertPayment(ctx, tc.p) })
+		err := s.Update(ctx, func(tx stockade.Tx) error { return tx.PaymentInsert(ctx, tc.p) })
 		if !errors.Is(err, stockade.ErrConflict) {
-			t.Errorf("InsertPayment with %s: %v, want an error wrapping stockade.ErrConflict", tc.name, err)
+			t.Errorf("PaymentInsert with %s: %v, want an error wrapping stockade.ErrConflict", tc.name, err)
 		}
 	}
 	// A payment inserted before the refused one in its transaction is
 	// rolled back with it.
 	p3 := payment("p-3", stockade.PayReservation, "r-3", base)
 	if err := s.Update(ctx, func(tx stockade.Tx) error {
-		if err := tx.InsertPayment(ctx, p3); err != nil {
+		if err := tx.PaymentInsert(ctx, p3); err != nil {
 			return err
 		}
-		return tx.InsertPayment(ctx, sameTarget)
+		return tx.PaymentInsert(ctx, sameTarget)
 	}); !errors.Is(err, stockade.ErrConflict) {
-		t.Errorf("InsertPayment of p-3, then of a target with a payment: %v, want an error wrapping stockade.ErrConflict", err)
+		t.Errorf("PaymentInsert of p-3, then of a target with a payment: %v, want an error wrapping stockade.ErrConflict", err)
 	}
 	if got := allPayments(t, s); len(got) != 1 {
 		t.Fatalf("payments after the refused inserts = %+v, want p-1 alone", got)
@@ -262,13 +262,13 @@ func testPaymentConflict(t *testing.T, s stockade.Store) {
 	}
 	view(t, s, func(tx stockade.Tx) error {
 		for _, target := range []stockade.PaymentTarget{sameID.Target, p3.Target} {
-			if got, ok, err := tx.PaymentFor(ctx, target, false); err != nil || ok {
-				t.Errorf("PaymentFor(%s) after the refused inserts = %+v, %v, %v; want none", target, got, ok, err)
+			if got, ok, err := tx.PaymentGetByTarget(ctx, stockade.ByTarget{Target: target}); err != nil || ok {
+				t.Errorf("PaymentGetByTarget(%s) after the refused inserts = %+v, %v, %v; want none", target, got, ok, err)
 			}
 		}
-		got, ok, err := tx.PaymentFor(ctx, p1.Target, false)
+		got, ok, err := tx.PaymentGetByTarget(ctx, stockade.ByTarget{Target: p1.Target})
 		if err != nil || !ok {
-			return fmt.Errorf("PaymentFor(%s) = %v, %v", p1.Target, ok, err)
+			return fmt.Errorf("PaymentGetByTarget(%s) = %v, %v", p1.Target, ok, err)
 		}
 		checkPayment(t, got, p1)
 		return nil
@@ -280,7 +280,7 @@ func testPaymentConflict(t *testing.T, s stockade.Store) {
 // testConcurrentPaymentInsert has many transactions insert a payment for
 // one target at once: exactly one succeeds, however the store lets them
 // overlap. First without looking, as two instances that both found no
-// payment do; then as the engine does, reading with PaymentFor first and
+// payment do; then as the engine does, reading with PaymentGetByTarget first and
 // retrying on a conflict.
 func testConcurrentPaymentInsert(t *testing.T, s stockade.Store) {
 	ctx, cancel := context.WithTimeout(t.Context(), hangTimeout)
@@ -297,7 +297,7 @@ func testConcurrentPaymentInsert(t *testing.T, s stockade.Store) {
 			wg.Go(func() {
 				<-start
 				p := payment(fmt.Sprintf("p-blind-%02d", w), target.Kind, target.ID, base)
-				err := s.Update(ctx, func(tx stockade.Tx) error { return tx.InsertPayment(ctx, p) })
+				err := s.Update(ctx, func(tx stockade.Tx) error { return tx.PaymentInsert(ctx, p) })
 				switch {
 				case err == nil:
 					won.Add(1)
@@ -312,15 +312,15 @@ func testConcurrentPaymentInsert(t *testing.T, s stockade.Store) {
 		wg.Wait()
 		close(errs)
 		for err := range errs {
-			t.Errorf("InsertPayment: %v (want success or an error wrapping stockade.ErrConflict)", err)
+			t.Errorf("PaymentInsert: %v (want success or an error wrapping stockade.ErrConflict)", err)
 		}
 		if won.Load() != 1 || lost.Load() != workers-1 {
 			t.Errorf("%d inserts of a payment for one target succeeded and %d conflicted, want 1 and %d", won.Load(), lost.Load(), workers-1)
 		}
 		view(t, s, func(tx stockade.Tx) error {
-			got, ok, err := tx.PaymentFor(ctx, target, false)
+			got, ok, err := tx.PaymentGetByTarget(ctx, stockade.ByTarget{Target: target})
 			if err != nil || !ok || got.Target != target {
-				t.Errorf("PaymentFor(%s) after the race = %+v, %v, %v", target, got, ok, err)
+				t.Errorf("PaymentGetByTarget(%s) after the race = %+v, %v, %v", target, got, ok, err)
 			}
 			return err
 		})
@@ -339,12 +339,12 @@ func testConcurrentPaymentInsert(t *testing.T, s stockade.Store) {
 				n, err := retry(ctx, func() error {
 					return s.Update(ctx, func(tx stockade.Tx) error {
 						ins = false
-						_, ok, err := tx.PaymentFor(ctx, target, true)
+						_, ok, err := tx.PaymentGetByTarget(ctx, stockade.ByTarget{Target: target, Lock: true})
 						if err != nil || ok {
 							return err
 						}
 						ins = true
-						return tx.InsertPayment(ctx, payment(fmt.Sprintf("p-look-%02d", w), target.Kind, target.ID, base))
+						return tx.PaymentInsert(ctx, payment(fmt.Sprintf("p-look-%02d", w), target.Kind, target.ID, base))
 					})
 				})
 				conflicts.Add(int64(n))
@@ -388,7 +388,7 @@ func testUpdatePayment(t *testing.T, s stockade.Store) {
 	stale.Status, stale.Version = stockade.PaymentFailed, 2 // written over version 1, which is gone
 	ahead := processing
 	ahead.Status, ahead.Version = stockade.PaymentFailed, 4
-	// Every field UpdatePayment writes, and some it must not.
+	// Every field PaymentUpdate writes, and some it must not.
 	settled := processing
 	settled.Status, settled.Resolution, settled.Order, settled.Booking = stockade.PaymentSucceeded, stockade.ResolvedReordered, "o-1", "b-1"
 	settled.StuckAt, settled.UpdatedAt, settled.Version = base.Add(5*time.Minute), base.Add(10*time.Minute), 3
@@ -417,12 +417,12 @@ func testUpdatePayment(t *testing.T, s stockade.Store) {
 	}
 	for _, st := range steps {
 		update(t, s, func(tx stockade.Tx) error {
-			ok, err := tx.UpdatePayment(ctx, st.write)
+			ok, err := tx.PaymentUpdate(ctx, st.write)
 			if err != nil {
 				return fmt.Errorf("%s: %w", st.name, err)
 			}
 			if ok != st.ok {
-				t.Errorf("%s: UpdatePayment(version %d) = %v, want %v", st.name, st.write.Version, ok, st.ok)
+				t.Errorf("%s: PaymentUpdate(version %d) = %v, want %v", st.name, st.write.Version, ok, st.ok)
 			}
 			return nil
 		})
@@ -438,7 +438,7 @@ func testUpdatePayment(t *testing.T, s stockade.Store) {
 		checkPayment(t, got, other)
 	}
 	if _, err := getPayment(t, s, unknown.ID); stockade.ErrorCode(err) != stockade.ENotFound {
-		t.Errorf("UpdatePayment of an unknown id made it: %v", err)
+		t.Errorf("PaymentUpdate of an unknown id made it: %v", err)
 	}
 }
 
@@ -479,7 +479,7 @@ func testListPayments(t *testing.T, s stockade.Store) {
 	}
 	insertPayments(t, s, ps...)
 	list := func(tx stockade.Tx, f stockade.PaymentFilter) ([]listed, error) {
-		got, err := tx.ListPayments(ctx, f)
+		got, err := tx.PaymentList(ctx, f)
 		var rows []listed
 		for _, p := range got {
 			checkPayment(t, p, byID[p.ID])
@@ -536,7 +536,7 @@ func testListPayments(t *testing.T, s stockade.Store) {
 					return err
 				}
 				if got := listedIDs(rows); !equalSlices(got, tc.want) {
-					t.Errorf("ListPayments(%+v) = %q, want %q", tc.f, got, tc.want)
+					t.Errorf("PaymentList(%+v) = %q, want %q", tc.f, got, tc.want)
 				}
 				return nil
 			})
@@ -610,7 +610,7 @@ func testPaymentLapseCandidates(t *testing.T, s stockade.Store) {
 		return h
 	}
 	update(t, s, func(tx stockade.Tx) error {
-		if err := tx.InsertReservations(ctx,
+		if err := tx.ReservationInsert(ctx,
 			res("r-proc", stockade.Held, -3*time.Hour),
 			res("r-auth", stockade.Held, -time.Hour),
 			res("r-pending", stockade.Held, -2*time.Hour),
@@ -625,7 +625,7 @@ func testPaymentLapseCandidates(t *testing.T, s stockade.Store) {
 		); err != nil {
 			return err
 		}
-		return tx.InsertHolds(ctx,
+		return tx.HoldInsert(ctx,
 			hld("h-proc", stockade.HoldHeld, -150*time.Minute),
 			hld("h-auth", stockade.HoldHeld, -5*time.Hour),
 			hld("h-tie", stockade.HoldHeld, -3*time.Hour), // as r-proc
@@ -731,10 +731,10 @@ func testPaymentLapseCandidates(t *testing.T, s stockade.Store) {
 func readTarget(ctx context.Context, tx stockade.Tx, t stockade.PaymentTarget) (time.Time, error) {
 	switch t.Kind {
 	case stockade.PayReservation:
-		r, err := tx.Reservation(ctx, t.ID, false)
+		r, err := tx.ReservationGet(ctx, stockade.ByID{ID: t.ID})
 		return r.ExpiresAt, err
 	case stockade.PayHold:
-		h, err := tx.Hold(ctx, t.ID, false)
+		h, err := tx.HoldGet(ctx, stockade.ByID{ID: t.ID})
 		return h.ExpiresAt, err
 	}
 	return time.Time{}, fmt.Errorf("%s has no expiry", t)
@@ -790,14 +790,14 @@ func testLapseCandidatesPayments(t *testing.T, s stockade.Store) {
 		payFor("p-h-kind", stockade.PayReservation, "h-kind", stockade.PaymentAuthorized),
 	}
 	update(t, s, func(tx stockade.Tx) error {
-		if err := tx.InsertReservations(ctx, rs...); err != nil {
+		if err := tx.ReservationInsert(ctx, rs...); err != nil {
 			return err
 		}
-		if err := tx.InsertHolds(ctx, hs...); err != nil {
+		if err := tx.HoldInsert(ctx, hs...); err != nil {
 			return err
 		}
 		for _, p := range ps {
-			if err := tx.InsertPayment(ctx, p); err != nil {
+			if err := tx.PaymentInsert(ctx, p); err != nil {
 				return err
 			}
 		}
@@ -881,8 +881,8 @@ func testLapseCandidatesPayments(t *testing.T, s stockade.Store) {
 	update(t, s, func(tx stockade.Tx) error {
 		for _, p := range []stockade.Payment{rProcessing, hProcessing} {
 			p.Status, p.UpdatedAt, p.Version = stockade.PaymentFailed, now, p.Version+1
-			if ok, err := tx.UpdatePayment(ctx, p); err != nil || !ok {
-				return fmt.Errorf("UpdatePayment(%s) = %v, %v", p.ID, ok, err)
+			if ok, err := tx.PaymentUpdate(ctx, p); err != nil || !ok {
+				return fmt.Errorf("PaymentUpdate(%s) = %v, %v", p.ID, ok, err)
 			}
 		}
 		return nil
@@ -932,25 +932,25 @@ func testPaymentChanges(t *testing.T, s stockade.Store) {
 			At: base.Add(3 * time.Minute), Actor: "key_Shop", Reason: "released"},
 	}
 	update(t, s, func(tx stockade.Tx) error {
-		if err := tx.AppendPaymentChanges(ctx); err != nil {
-			return fmt.Errorf("AppendPaymentChanges(none): %w", err)
+		if err := tx.PaymentChangeAppend(ctx); err != nil {
+			return fmt.Errorf("PaymentChangeAppend(none): %w", err)
 		}
-		return tx.AppendPaymentChanges(ctx, first...)
+		return tx.PaymentChangeAppend(ctx, first...)
 	})
-	update(t, s, func(tx stockade.Tx) error { return tx.AppendPaymentChanges(ctx, second...) })
+	update(t, s, func(tx stockade.Tx) error { return tx.PaymentChangeAppend(ctx, second...) })
 
 	// A change of a payment that does not exist is refused, and the rows
 	// before it in the call with it.
 	err := s.Update(ctx, func(tx stockade.Tx) error {
-		return tx.AppendPaymentChanges(ctx,
+		return tx.PaymentChangeAppend(ctx,
 			stockade.PaymentChange{PaymentID: "p-1", From: succeeded, To: stockade.PaymentRefunded, At: base},
 			stockade.PaymentChange{PaymentID: "no-such-payment", From: pending, To: processing, At: base})
 	})
-	wantCode(t, "AppendPaymentChanges(unknown payment)", err, stockade.ENotFound)
+	wantCode(t, "PaymentChangeAppend(unknown payment)", err, stockade.ENotFound)
 	err = s.Update(ctx, func(tx stockade.Tx) error {
-		return tx.AppendPaymentChanges(ctx, stockade.PaymentChange{PaymentID: "P-1", From: pending, To: processing, At: base})
+		return tx.PaymentChangeAppend(ctx, stockade.PaymentChange{PaymentID: "P-1", From: pending, To: processing, At: base})
 	})
-	wantCode(t, "AppendPaymentChanges(payment id in another case)", err, stockade.ENotFound)
+	wantCode(t, "PaymentChangeAppend(payment id in another case)", err, stockade.ENotFound)
 
 	tests := []struct {
 		id   string
@@ -964,11 +964,11 @@ func testPaymentChanges(t *testing.T, s stockade.Store) {
 	for _, tc := range tests {
 		for _, in := range []func(t *testing.T, s stockade.Store, fn func(tx stockade.Tx) error){view, update} {
 			in(t, s, func(tx stockade.Tx) error {
-				got, err := tx.PaymentChanges(ctx, tc.id)
+				got, err := tx.PaymentChangeList(ctx, tc.id)
 				if err != nil {
-					return fmt.Errorf("PaymentChanges(%s): %w", tc.id, err)
+					return fmt.Errorf("PaymentChangeList(%s): %w", tc.id, err)
 				}
-				checkPaymentChanges(t, "PaymentChanges("+tc.id+")", got, tc.want)
+				checkPaymentChanges(t, "PaymentChangeList("+tc.id+")", got, tc.want)
 				return nil
 			})
 		}
@@ -1058,17 +1058,17 @@ func testOutcomes(t *testing.T, s stockade.Store) {
 		var n int
 		update(t, s, func(tx stockade.Tx) error {
 			var err error
-			n, err = tx.PurgeOutcomes(ctx, before)
+			n, err = tx.OutcomePurge(ctx, before)
 			return err
 		})
 		return n
 	}
 	// evt-1, evt-2, EVT-1 were received at base, evt-old-0 before.
 	if n := purge(base.Add(time.Minute)); n != 4 {
-		t.Errorf("PurgeOutcomes(base+1m) = %d, want 4", n)
+		t.Errorf("OutcomePurge(base+1m) = %d, want 4", n)
 	}
 	if n := purge(base.Add(time.Minute)); n != 0 {
-		t.Errorf("PurgeOutcomes(base+1m) again = %d, want 0", n)
+		t.Errorf("OutcomePurge(base+1m) again = %d, want 0", n)
 	}
 	want = map[string]bool{"evt-1": false, "evt-2": false, "EVT-1": false, "evt-old-0": false, "evt-old-1": true, "evt-old-2": true}
 	if got := recorded(t, s, "evt-1", "evt-2", "EVT-1", "evt-old-0", "evt-old-1", "evt-old-2"); !reflect.DeepEqual(got, want) {
@@ -1139,15 +1139,15 @@ func outcomeRecords(eventIDs ...string) []stockade.OutcomeRecord {
 }
 
 // recordOutcomes records the outcomes of eventIDs, received at at, in an
-// Update of its own, and returns those RecordOutcomes found new.
+// Update of its own, and returns those OutcomeInsert found new.
 func recordOutcomes(t *testing.T, s stockade.Store, at time.Time, eventIDs ...string) []string {
 	t.Helper()
 	var fresh []string
 	update(t, s, func(tx stockade.Tx) error {
 		var err error
-		fresh, err = tx.RecordOutcomes(t.Context(), outcomeRecords(eventIDs...), at)
+		fresh, err = tx.OutcomeInsert(t.Context(), outcomeRecords(eventIDs...), at)
 		if err != nil {
-			return fmt.Errorf("RecordOutcomes of %d outcomes: %w", len(eventIDs), err)
+			return fmt.Errorf("OutcomeInsert of %d outcomes: %w", len(eventIDs), err)
 		}
 		return nil
 	})
@@ -1166,28 +1166,28 @@ func wantIDs(t *testing.T, what string, got, want []string) {
 func testRecordOutcomes(t *testing.T, s stockade.Store) {
 	ctx := t.Context()
 	// Given out of order; byte order puts upper case first.
-	wantIDs(t, "RecordOutcomes(evt-3, evt-1, EVT-2, evt-2)", recordOutcomes(t, s, base, "evt-3", "evt-1", "EVT-2", "evt-2"),
+	wantIDs(t, "OutcomeInsert(evt-3, evt-1, EVT-2, evt-2)", recordOutcomes(t, s, base, "evt-3", "evt-1", "EVT-2", "evt-2"),
 		[]string{"EVT-2", "evt-1", "evt-2", "evt-3"})
 	// An overlap: only the new ones.
-	wantIDs(t, "RecordOutcomes(evt-4, evt-2, evt-0, evt-3)", recordOutcomes(t, s, base, "evt-4", "evt-2", "evt-0", "evt-3"),
+	wantIDs(t, "OutcomeInsert(evt-4, evt-2, evt-0, evt-3)", recordOutcomes(t, s, base, "evt-4", "evt-2", "evt-0", "evt-3"),
 		[]string{"evt-0", "evt-4"})
-	wantIDs(t, "RecordOutcomes(evt-1, evt-4) again", recordOutcomes(t, s, base, "evt-1", "evt-4"), nil)
+	wantIDs(t, "OutcomeInsert(evt-1, evt-4) again", recordOutcomes(t, s, base, "evt-1", "evt-4"), nil)
 
 	// One inbox with RecordOutcome, both ways, in one transaction.
 	update(t, s, func(tx stockade.Tx) error {
 		if isNew, err := recordOutcome(ctx, tx, "evt-1", "p-1", base); err != nil || isNew {
-			return fmt.Errorf("recording evt-1 after RecordOutcomes recorded it = %v, %v; want false", isNew, err)
+			return fmt.Errorf("recording evt-1 after OutcomeInsert recorded it = %v, %v; want false", isNew, err)
 		}
 		if isNew, err := recordOutcome(ctx, tx, "evt-5", "p-1", base); err != nil || !isNew {
 			return fmt.Errorf("recording evt-5 = %v, %v; want true", isNew, err)
 		}
-		fresh, err := tx.RecordOutcomes(ctx, outcomeRecords("evt-6", "evt-5"), base)
+		fresh, err := tx.OutcomeInsert(ctx, outcomeRecords("evt-6", "evt-5"), base)
 		if err != nil {
 			return err
 		}
-		wantIDs(t, "RecordOutcomes(evt-6, evt-5) after recording evt-5 in its transaction", fresh, []string{"evt-6"})
+		wantIDs(t, "OutcomeInsert(evt-6, evt-5) after recording evt-5 in its transaction", fresh, []string{"evt-6"})
 		if isNew, err := recordOutcome(ctx, tx, "evt-6", "p-1", base); err != nil || isNew {
-			return fmt.Errorf("recording evt-6 after RecordOutcomes recorded it in its transaction = %v, %v; want false", isNew, err)
+			return fmt.Errorf("recording evt-6 after OutcomeInsert recorded it in its transaction = %v, %v; want false", isNew, err)
 		}
 		return nil
 	})
@@ -1196,16 +1196,16 @@ func testRecordOutcomes(t *testing.T, s stockade.Store) {
 		_, err := recordOutcome(ctx, tx, "evt-7", "p-2", base)
 		return err
 	})
-	wantIDs(t, "RecordOutcomes(evt-8, evt-7, evt-6) after recording evt-7 committed",
+	wantIDs(t, "OutcomeInsert(evt-8, evt-7, evt-6) after recording evt-7 committed",
 		recordOutcomes(t, s, base, "evt-8", "evt-7", "evt-6"), []string{"evt-8"})
 
 	// A record of a transaction that rolls back was never made.
 	err := s.Update(ctx, func(tx stockade.Tx) error {
-		fresh, err := tx.RecordOutcomes(ctx, outcomeRecords("evt-9", "evt-10"), base)
+		fresh, err := tx.OutcomeInsert(ctx, outcomeRecords("evt-9", "evt-10"), base)
 		if err != nil {
 			return err
 		}
-		wantIDs(t, "RecordOutcomes(evt-9, evt-10) rolled back", fresh, []string{"evt-10", "evt-9"})
+		wantIDs(t, "OutcomeInsert(evt-9, evt-10) rolled back", fresh, []string{"evt-10", "evt-9"})
 		return errBoom
 	})
 	if !errors.Is(err, errBoom) {
@@ -1215,9 +1215,9 @@ func testRecordOutcomes(t *testing.T, s stockade.Store) {
 	// No outcomes: none new, and no error.
 	update(t, s, func(tx stockade.Tx) error {
 		for _, none := range [][]stockade.OutcomeRecord{nil, {}} {
-			fresh, err := tx.RecordOutcomes(ctx, none, base)
+			fresh, err := tx.OutcomeInsert(ctx, none, base)
 			if err != nil || len(fresh) != 0 {
-				return fmt.Errorf("RecordOutcomes(%#v) = %q, %v; want none", none, fresh, err)
+				return fmt.Errorf("OutcomeInsert(%#v) = %q, %v; want none", none, fresh, err)
 			}
 		}
 		return nil
@@ -1229,13 +1229,13 @@ func testRecordOutcomes(t *testing.T, s stockade.Store) {
 		t.Errorf("recorded outcomes = %v, want %v", got, want)
 	}
 
-	// The records keep the time given: PurgeOutcomes removes by it.
-	wantIDs(t, "RecordOutcomes(evt-old-1, evt-old-2)", recordOutcomes(t, s, base.Add(-time.Hour), "evt-old-2", "evt-old-1"),
+	// The records keep the time given: OutcomePurge removes by it.
+	wantIDs(t, "OutcomeInsert(evt-old-1, evt-old-2)", recordOutcomes(t, s, base.Add(-time.Hour), "evt-old-2", "evt-old-1"),
 		[]string{"evt-old-1", "evt-old-2"})
 	update(t, s, func(tx stockade.Tx) error {
-		n, err := tx.PurgeOutcomes(ctx, base)
+		n, err := tx.OutcomePurge(ctx, base)
 		if err == nil && n != 2 {
-			err = fmt.Errorf("PurgeOutcomes(base) = %d, want evt-old-1 and evt-old-2", n)
+			err = fmt.Errorf("OutcomePurge(base) = %d, want evt-old-1 and evt-old-2", n)
 		}
 		return err
 	})
@@ -1252,7 +1252,7 @@ func testRecordOutcomes(t *testing.T, s stockade.Store) {
 		odd = append(odd, ids[i])
 	}
 	if fresh := recordOutcomes(t, s, base, odd...); !slices.Equal(fresh, odd) {
-		t.Errorf("RecordOutcomes of %d outcomes found %d new, want every one, in order", len(odd), len(fresh))
+		t.Errorf("OutcomeInsert of %d outcomes found %d new, want every one, in order", len(odd), len(fresh))
 	}
 	reversed := slices.Clone(ids)
 	slices.Reverse(reversed)
@@ -1261,7 +1261,7 @@ func testRecordOutcomes(t *testing.T, s stockade.Store) {
 		even = append(even, ids[i])
 	}
 	if fresh := recordOutcomes(t, s, base, reversed...); !slices.Equal(fresh, even) {
-		t.Errorf("RecordOutcomes of %d outcomes, the odd ones recorded before, found %d new, want the %d even ones, in order",
+		t.Errorf("OutcomeInsert of %d outcomes, the odd ones recorded before, found %d new, want the %d even ones, in order",
 			many, len(fresh), len(even))
 	}
 }
@@ -1270,7 +1270,7 @@ func testRecordOutcomes(t *testing.T, s stockade.Store) {
 // of outcomes at once, each given in an order of its own, as the batches
 // of many instances receiving the same deliveries do: each outcome is new
 // to exactly one of them. On a store with RowLocks, where they run side
-// by side, none may conflict: RecordOutcomes takes the ids in id order,
+// by side, none may conflict: OutcomeInsert takes the ids in id order,
 // so they never wait for each other in a cycle.
 func testConcurrentOutcomes(t *testing.T, s stockade.Store) {
 	ctx, cancel := context.WithTimeout(t.Context(), hangTimeout)
@@ -1305,7 +1305,7 @@ func testConcurrentOutcomes(t *testing.T, s stockade.Store) {
 			n, err := try(ctx, func() error {
 				return s.Update(ctx, func(tx stockade.Tx) error {
 					var err error
-					if fresh[w], err = tx.RecordOutcomes(ctx, outcomeRecords(mine...), base); err != nil {
+					if fresh[w], err = tx.OutcomeInsert(ctx, outcomeRecords(mine...), base); err != nil {
 						return err
 					}
 					time.Sleep(time.Millisecond) // the outcomes' effects: widen the window before commit
@@ -1320,7 +1320,7 @@ func testConcurrentOutcomes(t *testing.T, s stockade.Store) {
 				case rowLocks && errors.Is(err, stockade.ErrConflict):
 					err = fmt.Errorf("%w (with RowLocks, ids taken in id order must not conflict)", err)
 				}
-				errs <- fmt.Errorf("worker %d: RecordOutcomes: %w", w, err)
+				errs <- fmt.Errorf("worker %d: OutcomeInsert: %w", w, err)
 			}
 		})
 	}
@@ -1337,11 +1337,11 @@ func testConcurrentOutcomes(t *testing.T, s stockade.Store) {
 	times := map[string]int{}
 	for w, got := range fresh {
 		if !slices.IsSorted(got) {
-			t.Errorf("worker %d: RecordOutcomes returned %d ids, not in id order", w, len(got))
+			t.Errorf("worker %d: OutcomeInsert returned %d ids, not in id order", w, len(got))
 		}
 		for _, id := range got {
 			if !slices.Contains(set(w), id) {
-				t.Errorf("worker %d: RecordOutcomes returned %s, which it did not record", w, id)
+				t.Errorf("worker %d: OutcomeInsert returned %s, which it did not record", w, id)
 			}
 			times[id]++
 		}
@@ -1354,7 +1354,7 @@ func testConcurrentOutcomes(t *testing.T, s stockade.Store) {
 	// Every one is recorded: none is new to a transaction that then rolls
 	// back.
 	err := s.Update(ctx, func(tx stockade.Tx) error {
-		fresh, err := tx.RecordOutcomes(ctx, outcomeRecords(ids...), base)
+		fresh, err := tx.OutcomeInsert(ctx, outcomeRecords(ids...), base)
 		if err != nil {
 			return err
 		}
@@ -1372,9 +1372,9 @@ func testForgetOutcomes(t *testing.T, s stockade.Store) {
 	ctx := t.Context()
 	forget := func(tx stockade.Tx, want int, ids ...string) error {
 		t.Helper()
-		n, err := tx.ForgetOutcomes(ctx, ids)
+		n, err := tx.OutcomeDelete(ctx, ids)
 		if err == nil && n != want {
-			t.Errorf("ForgetOutcomes(%q) = %d, want %d", ids, n, want)
+			t.Errorf("OutcomeDelete(%q) = %d, want %d", ids, n, want)
 		}
 		return err
 	}
@@ -1383,11 +1383,11 @@ func testForgetOutcomes(t *testing.T, s stockade.Store) {
 	// What a transaction recorded and then refused, it forgets before it
 	// commits; the rest commits.
 	update(t, s, func(tx stockade.Tx) error {
-		fresh, err := tx.RecordOutcomes(ctx, outcomeRecords("evt-4", "evt-5", "evt-6"), base)
+		fresh, err := tx.OutcomeInsert(ctx, outcomeRecords("evt-4", "evt-5", "evt-6"), base)
 		if err != nil {
 			return err
 		}
-		wantIDs(t, "RecordOutcomes(evt-4, evt-5, evt-6)", fresh, []string{"evt-4", "evt-5", "evt-6"})
+		wantIDs(t, "OutcomeInsert(evt-4, evt-5, evt-6)", fresh, []string{"evt-4", "evt-5", "evt-6"})
 		return forget(tx, 2, "evt-6", "evt-5")
 	})
 	// Records that committed before; ids without one remove nothing.
@@ -1416,7 +1416,7 @@ func testForgetOutcomes(t *testing.T, s stockade.Store) {
 		t.Errorf("recorded outcomes = %v, want %v", got, want)
 	}
 	// A forgotten id is new again.
-	wantIDs(t, "RecordOutcomes(evt-6, evt-1, evt-2) after evt-1 and evt-6 were forgotten",
+	wantIDs(t, "OutcomeInsert(evt-6, evt-1, evt-2) after evt-1 and evt-6 were forgotten",
 		recordOutcomes(t, s, base, "evt-6", "evt-1", "evt-2"), []string{"evt-1", "evt-6"})
 }
 
@@ -1442,7 +1442,7 @@ func testPaymentsByID(t *testing.T, s stockade.Store) {
 	for _, tc := range tests {
 		for _, lock := range []bool{false, true} {
 			txFor(lock)(t, s, func(tx stockade.Tx) error {
-				got, err := tx.Payments(ctx, tc.ids, lock)
+				got, err := tx.PaymentGetMany(ctx, stockade.ByIDs{IDs: tc.ids, Lock: lock})
 				if err != nil {
 					return fmt.Errorf("%s: Payments(%q, lock %v): %w", tc.name, tc.ids, lock, err)
 				}
@@ -1475,7 +1475,7 @@ func takePayments(t *testing.T, s stockade.Store) paymentState {
 	st := paymentState{Payments: allPayments(t, s), Changes: map[string][]stockade.PaymentChange{}}
 	view(t, s, func(tx stockade.Tx) error {
 		for _, id := range []string{"p-old", "p-new"} {
-			cs, err := tx.PaymentChanges(t.Context(), id)
+			cs, err := tx.PaymentChangeList(t.Context(), id)
 			if err != nil {
 				return err
 			}
@@ -1494,20 +1494,20 @@ var paymentWrites = []struct {
 	name string
 	fn   func(ctx context.Context, tx stockade.Tx) error
 }{
-	{"InsertPayment", func(ctx context.Context, tx stockade.Tx) error {
-		return tx.InsertPayment(ctx, payment("p-new", stockade.PayHold, "h-new", base))
+	{"PaymentInsert", func(ctx context.Context, tx stockade.Tx) error {
+		return tx.PaymentInsert(ctx, payment("p-new", stockade.PayHold, "h-new", base))
 	}},
-	{"UpdatePayment", func(ctx context.Context, tx stockade.Tx) error {
+	{"PaymentUpdate", func(ctx context.Context, tx stockade.Tx) error {
 		p := payment("p-old", stockade.PayReservation, "r-old", base)
 		p.Status, p.StuckAt, p.Version = stockade.PaymentProcessing, base.Add(time.Minute), 2
-		ok, err := tx.UpdatePayment(ctx, p)
+		ok, err := tx.PaymentUpdate(ctx, p)
 		if err == nil && !ok {
-			err = errors.New("UpdatePayment(p-old) found another version")
+			err = errors.New("PaymentUpdate(p-old) found another version")
 		}
 		return err
 	}},
-	{"AppendPaymentChanges", func(ctx context.Context, tx stockade.Tx) error {
-		return tx.AppendPaymentChanges(ctx, stockade.PaymentChange{PaymentID: "p-old", From: stockade.PaymentPending,
+	{"PaymentChangeAppend", func(ctx context.Context, tx stockade.Tx) error {
+		return tx.PaymentChangeAppend(ctx, stockade.PaymentChange{PaymentID: "p-old", From: stockade.PaymentPending,
 			To: stockade.PaymentProcessing, At: base.Add(time.Minute)})
 	}},
 	{"RecordOutcome", func(ctx context.Context, tx stockade.Tx) error {
@@ -1517,25 +1517,25 @@ var paymentWrites = []struct {
 		}
 		return err
 	}},
-	{"RecordOutcomes", func(ctx context.Context, tx stockade.Tx) error {
-		fresh, err := tx.RecordOutcomes(ctx, []stockade.OutcomeRecord{{EventID: "evt-bulk-2", PaymentID: "p-old"},
+	{"OutcomeInsert", func(ctx context.Context, tx stockade.Tx) error {
+		fresh, err := tx.OutcomeInsert(ctx, []stockade.OutcomeRecord{{EventID: "evt-bulk-2", PaymentID: "p-old"},
 			{EventID: "evt-bulk-1", PaymentID: "p-old"}}, base)
 		if err == nil && !slices.Equal(fresh, []string{"evt-bulk-1", "evt-bulk-2"}) {
-			err = fmt.Errorf("RecordOutcomes(evt-bulk-2, evt-bulk-1) found %q new, want both", fresh)
+			err = fmt.Errorf("OutcomeInsert(evt-bulk-2, evt-bulk-1) found %q new, want both", fresh)
 		}
 		return err
 	}},
-	{"ForgetOutcomes", func(ctx context.Context, tx stockade.Tx) error {
-		n, err := tx.ForgetOutcomes(ctx, []string{"evt-forget", "no-such-outcome"})
+	{"OutcomeDelete", func(ctx context.Context, tx stockade.Tx) error {
+		n, err := tx.OutcomeDelete(ctx, []string{"evt-forget", "no-such-outcome"})
 		if err == nil && n != 1 {
-			err = fmt.Errorf("ForgetOutcomes forgot %d, want evt-forget", n)
+			err = fmt.Errorf("OutcomeDelete forgot %d, want evt-forget", n)
 		}
 		return err
 	}},
-	{"PurgeOutcomes", func(ctx context.Context, tx stockade.Tx) error {
-		n, err := tx.PurgeOutcomes(ctx, base)
+	{"OutcomePurge", func(ctx context.Context, tx stockade.Tx) error {
+		n, err := tx.OutcomePurge(ctx, base)
 		if err == nil && n != 1 {
-			err = fmt.Errorf("PurgeOutcomes purged %d, want evt-old", n)
+			err = fmt.Errorf("OutcomePurge purged %d, want evt-old", n)
 		}
 		return err
 	}},
@@ -1546,10 +1546,10 @@ func seedPaymentWrites(t *testing.T, s stockade.Store) paymentState {
 	t.Helper()
 	ctx := t.Context()
 	update(t, s, func(tx stockade.Tx) error {
-		if err := tx.InsertPayment(ctx, payment("p-old", stockade.PayReservation, "r-old", base)); err != nil {
+		if err := tx.PaymentInsert(ctx, payment("p-old", stockade.PayReservation, "r-old", base)); err != nil {
 			return err
 		}
-		if err := tx.AppendPaymentChanges(ctx, stockade.PaymentChange{PaymentID: "p-old", From: stockade.PaymentPending,
+		if err := tx.PaymentChangeAppend(ctx, stockade.PaymentChange{PaymentID: "p-old", From: stockade.PaymentPending,
 			To: stockade.PaymentPending, At: base, Reason: "created"}); err != nil {
 			return err
 		}
@@ -1634,7 +1634,7 @@ func testInvalidPayment(t *testing.T, s stockade.Store) {
 	} {
 		p := payment("p-invalid", stockade.PayReservation, "r-invalid", base)
 		c.change(&p)
-		writes = append(writes, write{"InsertPayment: " + c.name, func(tx stockade.Tx) error { return tx.InsertPayment(ctx, p) }})
+		writes = append(writes, write{"PaymentInsert: " + c.name, func(tx stockade.Tx) error { return tx.PaymentInsert(ctx, p) }})
 	}
 	for _, c := range []struct {
 		name   string
@@ -1646,8 +1646,8 @@ func testInvalidPayment(t *testing.T, s stockade.Store) {
 		p := payment("p-old", stockade.PayReservation, "r-old", base)
 		p.Version = 2
 		c.change(&p)
-		writes = append(writes, write{"UpdatePayment: " + c.name, func(tx stockade.Tx) error {
-			_, err := tx.UpdatePayment(ctx, p)
+		writes = append(writes, write{"PaymentUpdate: " + c.name, func(tx stockade.Tx) error {
+			_, err := tx.PaymentUpdate(ctx, p)
 			return err
 		}})
 	}
@@ -1660,7 +1660,7 @@ func testInvalidPayment(t *testing.T, s stockade.Store) {
 		{"resolution", stockade.PaymentChange{PaymentID: "p-old", From: stockade.PaymentPending, To: stockade.PaymentPending,
 			Resolution: "lost", At: base}},
 	} {
-		writes = append(writes, write{"AppendPaymentChanges: " + c.name, func(tx stockade.Tx) error { return tx.AppendPaymentChanges(ctx, c.change) }})
+		writes = append(writes, write{"PaymentChangeAppend: " + c.name, func(tx stockade.Tx) error { return tx.PaymentChangeAppend(ctx, c.change) }})
 	}
 	for _, w := range writes {
 		wantCode(t, w.name, s.Update(ctx, w.fn), stockade.EInvalid)

@@ -55,18 +55,18 @@ func testReservations(t *testing.T, s stockade.Store) {
 	r3 := reservation("r-3", stockade.Held, base.Add(time.Hour), keyB1)
 	r3.OrderID, r3.Owner = "o-3", "key_shop2"
 	update(t, s, func(tx stockade.Tx) error {
-		if err := tx.InsertReservations(ctx); err != nil {
-			return fmt.Errorf("InsertReservations(none): %w", err)
+		if err := tx.ReservationInsert(ctx); err != nil {
+			return fmt.Errorf("ReservationInsert(none): %w", err)
 		}
-		if err := tx.InsertReservations(ctx, r1); err != nil {
+		if err := tx.ReservationInsert(ctx, r1); err != nil {
 			return err
 		}
-		return tx.InsertReservations(ctx, r2, r3)
+		return tx.ReservationInsert(ctx, r2, r3)
 	})
 
 	for _, want := range []stockade.Reservation{r1, r2, r3} {
 		view(t, s, func(tx stockade.Tx) error {
-			got, err := tx.Reservation(ctx, want.ID, false)
+			got, err := tx.ReservationGet(ctx, stockade.ByID{ID: want.ID})
 			if err != nil {
 				return err
 			}
@@ -76,7 +76,7 @@ func testReservations(t *testing.T, s stockade.Store) {
 	}
 	for _, lock := range []bool{false, true} {
 		txFor(lock)(t, s, func(tx stockade.Tx) error {
-			got, err := tx.Reservations(ctx, []string{r3.ID, "no-such-reservation", r1.ID}, lock)
+			got, err := tx.ReservationGetMany(ctx, stockade.ByIDs{IDs: []string{r3.ID, "no-such-reservation", r1.ID}, Lock: lock})
 			if err != nil {
 				return fmt.Errorf("Reservations(lock %v): %w", lock, err)
 			}
@@ -85,7 +85,7 @@ func testReservations(t *testing.T, s stockade.Store) {
 			}
 			checkReservation(t, got[0], r1)
 			checkReservation(t, got[1], r3)
-			none, err := tx.Reservations(ctx, nil, lock)
+			none, err := tx.ReservationGetMany(ctx, stockade.ByIDs{IDs: nil, Lock: lock})
 			if err != nil || len(none) != 0 {
 				t.Errorf("Reservations(none) = %v, %v", none, err)
 			}
@@ -93,7 +93,7 @@ func testReservations(t *testing.T, s stockade.Store) {
 		})
 	}
 	update(t, s, func(tx stockade.Tx) error {
-		got, err := tx.Reservation(ctx, r1.ID, true)
+		got, err := tx.ReservationGet(ctx, stockade.ByID{ID: r1.ID, Lock: true})
 		if err != nil {
 			return fmt.Errorf("Reservation(%s, lock): %w", r1.ID, err)
 		}
@@ -101,24 +101,24 @@ func testReservations(t *testing.T, s stockade.Store) {
 		return nil
 	})
 	view(t, s, func(tx stockade.Tx) error {
-		_, err := tx.Reservation(ctx, "no-such-reservation", false)
+		_, err := tx.ReservationGet(ctx, stockade.ByID{ID: "no-such-reservation"})
 		wantCode(t, "Reservation(unknown id)", err, stockade.ENotFound)
 		return nil
 	})
 
 	dup := r1
 	dup.Status = stockade.Released
-	if err := s.Update(ctx, func(tx stockade.Tx) error { return tx.InsertReservations(ctx, dup) }); err == nil {
-		t.Errorf("InsertReservations with an id in use succeeded")
+	if err := s.Update(ctx, func(tx stockade.Tx) error { return tx.ReservationInsert(ctx, dup) }); err == nil {
+		t.Errorf("ReservationInsert with an id in use succeeded")
 	}
 	// A duplicate within one call fails the call, and the rollback leaves
 	// nothing of it.
 	r4 := reservation("r-4", stockade.Held, base, keyA1)
-	if err := s.Update(ctx, func(tx stockade.Tx) error { return tx.InsertReservations(ctx, r4, r4) }); err == nil {
-		t.Errorf("InsertReservations with one id twice succeeded")
+	if err := s.Update(ctx, func(tx stockade.Tx) error { return tx.ReservationInsert(ctx, r4, r4) }); err == nil {
+		t.Errorf("ReservationInsert with one id twice succeeded")
 	}
 	view(t, s, func(tx stockade.Tx) error {
-		_, err := tx.Reservation(ctx, r4.ID, false)
+		_, err := tx.ReservationGet(ctx, stockade.ByID{ID: r4.ID})
 		wantCode(t, "Reservation(r-4) after a failed insert", err, stockade.ENotFound)
 		return nil
 	})
@@ -139,12 +139,12 @@ func testReservations(t *testing.T, s stockade.Store) {
 	}
 	for _, st := range steps {
 		update(t, s, func(tx stockade.Tx) error {
-			ok, err := tx.SetReservationStatus(ctx, st.id, st.from, st.to, st.orderID)
+			ok, err := tx.ReservationSetStatus(ctx, st.id, st.from, st.to, st.orderID)
 			if err != nil {
 				return fmt.Errorf("%s: %w", st.name, err)
 			}
 			if ok != st.ok {
-				t.Errorf("%s: SetReservationStatus(%s, %s → %s) = %v, want %v", st.name, st.id, st.from, st.to, ok, st.ok)
+				t.Errorf("%s: ReservationSetStatus(%s, %s → %s) = %v, want %v", st.name, st.id, st.from, st.to, ok, st.ok)
 			}
 			return nil
 		})
@@ -154,7 +154,7 @@ func testReservations(t *testing.T, s stockade.Store) {
 	r3.Status = stockade.Expired
 	for _, want := range []stockade.Reservation{r1, r2, r3} {
 		view(t, s, func(tx stockade.Tx) error {
-			got, err := tx.Reservation(ctx, want.ID, false)
+			got, err := tx.ReservationGet(ctx, stockade.ByID{ID: want.ID})
 			if err != nil {
 				return err
 			}
@@ -183,7 +183,7 @@ func testReservationLapseCandidates(t *testing.T, s stockade.Store) {
 	}
 	rs[0].Owner, rs[1].Owner, rs[5].Owner = "key_shop1", "key_shop2", "key_shop1"
 	// One call: the allocation rows of every reservation are found by key.
-	update(t, s, func(tx stockade.Tx) error { return tx.InsertReservations(ctx, rs...) })
+	update(t, s, func(tx stockade.Tx) error { return tx.ReservationInsert(ctx, rs...) })
 	byID := map[string]stockade.Reservation{}
 	for _, r := range rs {
 		byID[r.ID] = r
@@ -279,15 +279,15 @@ func testOrders(t *testing.T, s stockade.Store) {
 		Lines:       []stockade.Line{{SKU: "A", Quantity: 1, Location: "w1"}},
 		Allocations: []stockade.Allocation{{SKU: "A", Location: "w1", Quantity: 1}}}
 	update(t, s, func(tx stockade.Tx) error {
-		if err := tx.InsertOrders(ctx); err != nil {
-			return fmt.Errorf("InsertOrders(none): %w", err)
+		if err := tx.OrderInsert(ctx); err != nil {
+			return fmt.Errorf("OrderInsert(none): %w", err)
 		}
-		return tx.InsertOrders(ctx, o1, o2)
+		return tx.OrderInsert(ctx, o1, o2)
 	})
 	check := func(want stockade.Order, lock bool) {
 		t.Helper()
 		txFor(lock)(t, s, func(tx stockade.Tx) error {
-			got, err := tx.Order(ctx, want.ID, lock)
+			got, err := tx.OrderGet(ctx, stockade.ByID{ID: want.ID, Lock: lock})
 			if err != nil {
 				return err
 			}
@@ -299,14 +299,14 @@ func testOrders(t *testing.T, s stockade.Store) {
 	check(o1, true)
 	check(o2, false)
 	view(t, s, func(tx stockade.Tx) error {
-		_, err := tx.Order(ctx, "no-such-order", false)
+		_, err := tx.OrderGet(ctx, stockade.ByID{ID: "no-such-order"})
 		wantCode(t, "Order(unknown id)", err, stockade.ENotFound)
 		return nil
 	})
 	dup := o1
 	dup.Status = stockade.Cancelled
-	if err := s.Update(ctx, func(tx stockade.Tx) error { return tx.InsertOrders(ctx, dup) }); err == nil {
-		t.Errorf("InsertOrders with an id in use succeeded")
+	if err := s.Update(ctx, func(tx stockade.Tx) error { return tx.OrderInsert(ctx, dup) }); err == nil {
+		t.Errorf("OrderInsert with an id in use succeeded")
 	}
 
 	steps := []struct {
@@ -323,12 +323,12 @@ func testOrders(t *testing.T, s stockade.Store) {
 	}
 	for _, st := range steps {
 		update(t, s, func(tx stockade.Tx) error {
-			ok, err := tx.SetOrderStatus(ctx, st.id, st.from, st.to)
+			ok, err := tx.OrderSetStatus(ctx, st.id, st.from, st.to)
 			if err != nil {
 				return fmt.Errorf("%s: %w", st.name, err)
 			}
 			if ok != st.ok {
-				t.Errorf("%s: SetOrderStatus(%s, %s → %s) = %v, want %v", st.name, st.id, st.from, st.to, ok, st.ok)
+				t.Errorf("%s: OrderSetStatus(%s, %s → %s) = %v, want %v", st.name, st.id, st.from, st.to, ok, st.ok)
 			}
 			return nil
 		})
@@ -355,7 +355,7 @@ func testIdempotency(t *testing.T, s stockade.Store) {
 	}
 	put := func(rec stockade.IdempotencyRecord) {
 		t.Helper()
-		update(t, s, func(tx stockade.Tx) error { return tx.PutIdempotency(ctx, rec) })
+		update(t, s, func(tx stockade.Tx) error { return tx.IdempotencyPut(ctx, rec) })
 	}
 	same := func(got, want stockade.IdempotencyRecord) bool {
 		return got.Key == want.Key && got.Op == want.Op && got.Fingerprint == want.Fingerprint &&
@@ -397,25 +397,25 @@ func testIdempotency(t *testing.T, s stockade.Store) {
 		{Key: "m-1", Op: "confirm", Fingerprint: "h1", Result: []byte("[]"), CreatedAt: base.Add(time.Second)},
 		{Key: "m-3", Op: "release", Fingerprint: "h3", Result: []byte("x"), CreatedAt: base},
 	}
-	update(t, s, func(tx stockade.Tx) error { return tx.PutIdempotency(ctx, many...) })
+	update(t, s, func(tx stockade.Tx) error { return tx.IdempotencyPut(ctx, many...) })
 	for _, write := range []bool{false, true} {
 		txFor(write)(t, s, func(tx stockade.Tx) error {
-			got, err := tx.Idempotencies(ctx, []string{"m-3", "nope", "m-1", "m-2"})
+			got, err := tx.IdempotencyGetMany(ctx, []string{"m-3", "nope", "m-1", "m-2"})
 			if err != nil {
 				return err
 			}
 			want := []stockade.IdempotencyRecord{many[1], many[0], many[2]}
 			if len(got) != len(want) {
-				t.Fatalf("Idempotencies returned %d records, want %d", len(got), len(want))
+				t.Fatalf("IdempotencyGetMany returned %d records, want %d", len(got), len(want))
 			}
 			for i, w := range want {
 				if !same(got[i], w) {
-					t.Errorf("Idempotencies()[%d] = %+v, want %+v", i, got[i], w)
+					t.Errorf("IdempotencyGetMany()[%d] = %+v, want %+v", i, got[i], w)
 				}
 			}
-			none, err := tx.Idempotencies(ctx, nil)
+			none, err := tx.IdempotencyGetMany(ctx, nil)
 			if err != nil || len(none) != 0 {
-				t.Errorf("Idempotencies(none) = %v, %v", none, err)
+				t.Errorf("IdempotencyGetMany(none) = %v, %v", none, err)
 			}
 			return nil
 		})
@@ -437,12 +437,12 @@ func testIdempotency(t *testing.T, s stockade.Store) {
 	}
 	for _, p := range purges {
 		update(t, s, func(tx stockade.Tx) error {
-			n, err := tx.PurgeIdempotency(ctx, p.before)
+			n, err := tx.IdempotencyPurge(ctx, p.before)
 			if err != nil {
 				return err
 			}
 			if n != p.want {
-				t.Errorf("PurgeIdempotency(base%v) = %d, want %d", p.before.Sub(base), n, p.want)
+				t.Errorf("IdempotencyPurge(base%v) = %d, want %d", p.before.Sub(base), n, p.want)
 			}
 			return nil
 		})
@@ -460,10 +460,10 @@ func testInvalidStatus(t *testing.T, s stockade.Store) {
 	ctx := t.Context()
 	seed(t, s, level{Key: keyA1, OnHand: 10})
 	update(t, s, func(tx stockade.Tx) error {
-		if err := tx.InsertReservations(ctx, reservation("r-1", stockade.Held, base, keyA1)); err != nil {
+		if err := tx.ReservationInsert(ctx, reservation("r-1", stockade.Held, base, keyA1)); err != nil {
 			return err
 		}
-		return tx.InsertOrders(ctx, stockade.Order{ID: "o-1", Status: stockade.Committed, CreatedAt: base})
+		return tx.OrderInsert(ctx, stockade.Order{ID: "o-1", Status: stockade.Committed, CreatedAt: base})
 	})
 	before := take(t, s, []string{"r-1", "r-2"}, []string{"o-1", "o-2"}, []string{"k-1"})
 	tests := []struct {
@@ -471,17 +471,17 @@ func testInvalidStatus(t *testing.T, s stockade.Store) {
 		fn   func(tx stockade.Tx) error
 	}{
 		{"InsertReservation", func(tx stockade.Tx) error {
-			return tx.InsertReservations(ctx, reservation("r-2", "lost", base, keyA1))
+			return tx.ReservationInsert(ctx, reservation("r-2", "lost", base, keyA1))
 		}},
-		{"SetReservationStatus", func(tx stockade.Tx) error {
-			_, err := tx.SetReservationStatus(ctx, "r-1", stockade.Held, "lost", "")
+		{"ReservationSetStatus", func(tx stockade.Tx) error {
+			_, err := tx.ReservationSetStatus(ctx, "r-1", stockade.Held, "lost", "")
 			return err
 		}},
 		{"InsertOrder", func(tx stockade.Tx) error {
-			return tx.InsertOrders(ctx, stockade.Order{ID: "o-2", Status: "lost", CreatedAt: base})
+			return tx.OrderInsert(ctx, stockade.Order{ID: "o-2", Status: "lost", CreatedAt: base})
 		}},
-		{"SetOrderStatus", func(tx stockade.Tx) error {
-			_, err := tx.SetOrderStatus(ctx, "o-1", stockade.Committed, "lost")
+		{"OrderSetStatus", func(tx stockade.Tx) error {
+			_, err := tx.OrderSetStatus(ctx, "o-1", stockade.Committed, "lost")
 			return err
 		}},
 	}
@@ -504,7 +504,7 @@ func testRecordSums(t *testing.T, s stockade.Store) {
 		return stockade.Allocation{SKU: k.SKU, Location: k.Location, Quantity: q}
 	}
 	update(t, s, func(tx stockade.Tx) error {
-		err := tx.InsertReservations(ctx,
+		err := tx.ReservationInsert(ctx,
 			reservation("r-1", stockade.Held, base, keyA1, keyB1),          // A1 1, B1 2
 			reservation("r-2", stockade.Held, base.Add(-time.Hour), keyA1), // lapsed, still held
 			reservation("r-3", stockade.Confirmed, base, keyA1),
@@ -513,14 +513,14 @@ func testRecordSums(t *testing.T, s stockade.Store) {
 		if err != nil {
 			return err
 		}
-		return tx.InsertOrders(ctx,
+		return tx.OrderInsert(ctx,
 			order("o-1", stockade.Committed, alloc(keyA1, 5), alloc(keyA2, 2)),
 			order("o-2", stockade.Cancelled, alloc(keyA1, 7)),
 			order("o-3", stockade.Fulfilled, alloc(keyA2, 9)),
 			order("o-4", stockade.Committed, alloc(keyA2, 3)))
 	})
 	view(t, s, func(tx stockade.Tx) error {
-		got, err := tx.RecordSums(ctx)
+		got, err := tx.AllocationSums(ctx)
 		if err != nil {
 			return err
 		}
@@ -530,7 +530,7 @@ func testRecordSums(t *testing.T, s stockade.Store) {
 			keyB1: {Reserved: 2},
 		}
 		if !maps.Equal(got, want) {
-			t.Errorf("RecordSums() = %v, want %v", got, want)
+			t.Errorf("AllocationSums() = %v, want %v", got, want)
 		}
 		return nil
 	})

@@ -19,8 +19,8 @@ func testRelayCheckpoint(t *testing.T, s stockade.Store) {
 		update(t, s, func(tx stockade.Tx) error {
 			var ok bool
 			var err error
-			if pos, ok, err = tx.LockRelay(ctx, name); err == nil && !ok {
-				t.Errorf("LockRelay(%q) with no other transaction: not taken", name)
+			if pos, ok, err = tx.RelayLock(ctx, name); err == nil && !ok {
+				t.Errorf("RelayLock(%q) with no other transaction: not taken", name)
 			}
 			return err
 		})
@@ -37,10 +37,10 @@ func testRelayCheckpoint(t *testing.T, s stockade.Store) {
 	appendEvents(t, s, evs...)
 	read := settleEvents(t, s, eventIDs(evs)...)
 	update(t, s, func(tx stockade.Tx) error {
-		if _, ok, err := tx.LockRelay(ctx, "nats"); err != nil || !ok {
-			t.Fatalf("LockRelay: %v, %v", ok, err)
+		if _, ok, err := tx.RelayLock(ctx, "nats"); err != nil || !ok {
+			t.Fatalf("RelayLock: %v, %v", ok, err)
 		}
-		return tx.SetRelayPosition(ctx, "nats", read[0].Position)
+		return tx.RelaySetPosition(ctx, "nats", read[0].Position)
 	})
 	if pos := turn("nats"); pos != read[0].Position {
 		t.Errorf("the relay is at %+v, want %+v", pos, read[0].Position)
@@ -53,20 +53,20 @@ func testRelayCheckpoint(t *testing.T, s stockade.Store) {
 	// events only once it has a checkpoint.
 	var n int
 	update(t, s, func(tx stockade.Tx) (err error) {
-		n, err = tx.PruneEvents(ctx, base.Add(time.Hour), 10)
+		n, err = tx.EventPrune(ctx, base.Add(time.Hour), 10)
 		return err
 	})
 	if n != 1 {
-		t.Errorf("PruneEvents with a relay past the first event deleted %d, want 1", n)
+		t.Errorf("EventPrune with a relay past the first event deleted %d, want 1", n)
 	}
 	checkEvents(t, "after pruning", readEvents(t, s, stockade.DomainEventFilter{Limit: maxEvents}), evs[1:])
-	update(t, s, func(tx stockade.Tx) error { return tx.SetRelayPosition(ctx, "nats", read[2].Position) })
+	update(t, s, func(tx stockade.Tx) error { return tx.RelaySetPosition(ctx, "nats", read[2].Position) })
 	update(t, s, func(tx stockade.Tx) (err error) {
-		n, err = tx.PruneEvents(ctx, base.Add(time.Hour), 10)
+		n, err = tx.EventPrune(ctx, base.Add(time.Hour), 10)
 		return err
 	})
 	if n != 2 {
-		t.Errorf("PruneEvents with the relay past every event deleted %d, want 2", n)
+		t.Errorf("EventPrune with the relay past every event deleted %d, want 2", n)
 	}
 }
 
@@ -84,8 +84,8 @@ func testRelayTurn(t *testing.T, s stockade.Store) {
 	done := make(chan error, 1)
 	go func() {
 		done <- s.Update(ctx, func(tx stockade.Tx) error {
-			if _, ok, err := tx.LockRelay(ctx, "nats"); err != nil || !ok {
-				t.Errorf("first LockRelay: %v, %v", ok, err)
+			if _, ok, err := tx.RelayLock(ctx, "nats"); err != nil || !ok {
+				t.Errorf("first RelayLock: %v, %v", ok, err)
 			}
 			close(held)
 			<-release
@@ -94,14 +94,14 @@ func testRelayTurn(t *testing.T, s stockade.Store) {
 	}()
 	<-held
 	update(t, s, func(tx stockade.Tx) error {
-		_, ok, err := tx.LockRelay(ctx, "nats")
+		_, ok, err := tx.RelayLock(ctx, "nats")
 		if ok {
 			t.Errorf("a second transaction took the relay's turn while the first has it")
 		}
 		return err
 	})
 	update(t, s, func(tx stockade.Tx) error {
-		if _, ok, err := tx.LockRelay(ctx, "other"); err != nil || !ok {
+		if _, ok, err := tx.RelayLock(ctx, "other"); err != nil || !ok {
 			t.Errorf("another relay's turn: %v, %v; want it taken", ok, err)
 		}
 		return nil
@@ -111,8 +111,8 @@ func testRelayTurn(t *testing.T, s stockade.Store) {
 		t.Fatal(err)
 	}
 	update(t, s, func(tx stockade.Tx) error {
-		if _, ok, err := tx.LockRelay(ctx, "nats"); err != nil || !ok {
-			t.Errorf("LockRelay after the first ended: %v, %v; want it taken", ok, err)
+		if _, ok, err := tx.RelayLock(ctx, "nats"); err != nil || !ok {
+			t.Errorf("RelayLock after the first ended: %v, %v; want it taken", ok, err)
 		}
 		return nil
 	})

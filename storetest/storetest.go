@@ -24,9 +24,9 @@ func Run(t *testing.T, newStore func(t *testing.T) stockade.Store) {
 		{"Ping", testPing},
 		{"Locations", testLocations},
 		{"SKUTotals", testSKUTotals},
-		{"SetOnHand", testSetOnHand},
-		{"UpdateLevel", testUpdateLevel},
-		{"UpdateLevels", testUpdateLevels},
+		{"LevelSetOnHand", testSetOnHand},
+		{"LevelUpdate", testUpdateLevel},
+		{"LevelUpdateMany", testUpdateLevels},
 		{"UpdateLevelGuard", testUpdateLevelGuard},
 		{"FenceRange", testFenceRange},
 		{"LevelOrder", testLevelOrder},
@@ -35,11 +35,11 @@ func Run(t *testing.T, newStore func(t *testing.T) stockade.Store) {
 		{"ManyMovements", testManyMovements},
 		{"MovementPages", testMovementPages},
 		{"MovementPagesWhileAppending", testMovementPagesWhileAppending},
-		{"LedgerSums", testLedgerSums},
+		{"MovementSums", testLedgerSums},
 		{"Reservations", testReservations},
 		{"ReservationLapseCandidates", testReservationLapseCandidates},
 		{"Orders", testOrders},
-		{"RecordSums", testRecordSums},
+		{"AllocationSums", testRecordSums},
 		{"Idempotency", testIdempotency},
 		{"InvalidStatus", testInvalidStatus},
 		{"UpdateRollsBack", testUpdateRollsBack},
@@ -52,19 +52,19 @@ func Run(t *testing.T, newStore func(t *testing.T) stockade.Store) {
 		{"OppositeOrder", testOppositeOrder},
 		{"IdempotencyClaim", testIdempotencyClaim},
 		{"IdempotenciesOrder", testIdempotenciesOrder},
-		{"ListReservations", testListReservations},
-		{"ListOrders", testListOrders},
+		{"ReservationList", testListReservations},
+		{"OrderList", testListOrders},
 		{"Keys", testKeys},
 		{"KeyConflict", testKeyConflict},
 		{"InvalidKey", testInvalidKey},
 		{"Events", testEvents},
 		{"EventFilters", testEventFilters},
 		{"EventPages", testEventPages},
-		{"PruneEvents", testPruneEvents},
+		{"EventPrune", testPruneEvents},
 		{"EventsRolledBack", testEventsRolledBack},
 		{"InvalidEvents", testInvalidEvents},
 		{"EventsCommitOrder", testEventsCommitOrder},
-		{"LatestEventPosition", testLatestEventPosition},
+		{"EventLatestPosition", testLatestEventPosition},
 		{"EventsWhileAppending", testEventsWhileAppending},
 		{"RelayCheckpoint", testRelayCheckpoint},
 		{"RelayTurn", testRelayTurn},
@@ -151,23 +151,23 @@ func seed(t *testing.T, s stockade.Store, levels ...level) {
 	ctx := t.Context()
 	update(t, s, func(tx stockade.Tx) error {
 		for _, lv := range levels {
-			if err := tx.PutLocation(ctx, stockade.Location{ID: lv.Location, Name: "Location " + lv.Location}); err != nil {
+			if err := tx.LocationPut(ctx, stockade.Location{ID: lv.Location, Name: "Location " + lv.Location}); err != nil {
 				return err
 			}
-			if _, ok, err := tx.SetOnHand(ctx, lv.Key, lv.OnHand, nil); err != nil || !ok {
-				return fmt.Errorf("SetOnHand(%s, %d) = %v, %v", lv.Key, lv.OnHand, ok, err)
+			if _, ok, err := tx.LevelSetOnHand(ctx, lv.Key, lv.OnHand, nil); err != nil || !ok {
+				return fmt.Errorf("LevelSetOnHand(%s, %d) = %v, %v", lv.Key, lv.OnHand, ok, err)
 			}
 			ms := []stockade.Movement{{At: base, SKU: lv.SKU, Location: lv.Location, Kind: stockade.MoveSet,
 				Delta: stockade.Delta{OnHand: lv.OnHand}, Reason: "seed"}}
 			if lv.Reserved != 0 || lv.Committed != 0 {
 				d := stockade.Delta{Reserved: lv.Reserved, Committed: lv.Committed}
-				if _, ok, err := tx.UpdateLevel(ctx, lv.Key, d, stockade.Guard{}); err != nil || !ok {
-					return fmt.Errorf("UpdateLevel(%s, %+v) = %v, %v", lv.Key, d, ok, err)
+				if _, ok, err := tx.LevelUpdate(ctx, lv.Key, d, stockade.Guard{}); err != nil || !ok {
+					return fmt.Errorf("LevelUpdate(%s, %+v) = %v, %v", lv.Key, d, ok, err)
 				}
 				ms = append(ms, stockade.Movement{At: base, SKU: lv.SKU, Location: lv.Location, Kind: stockade.MoveAdjust,
 					Delta: d, Reason: "seed"})
 			}
-			if err := tx.AppendMovements(ctx, ms...); err != nil {
+			if err := tx.MovementAppend(ctx, ms...); err != nil {
 				return err
 			}
 		}
@@ -181,7 +181,7 @@ func getLevel(t *testing.T, s stockade.Store, k stockade.Key) (stockade.Level, b
 	var ls []stockade.Level
 	view(t, s, func(tx stockade.Tx) error {
 		var err error
-		ls, err = tx.Levels(t.Context(), []stockade.Key{k}, false)
+		ls, err = tx.LevelList(t.Context(), stockade.LevelQuery{Keys: []stockade.Key{k}})
 		return err
 	})
 	switch len(ls) {
@@ -254,27 +254,27 @@ func take(t *testing.T, s stockade.Store, reservations, orders, idem []string) s
 	snap := snapshot{Reservations: map[string]string{}, Orders: map[string]string{}, Idempotency: map[string]string{}}
 	view(t, s, func(tx stockade.Tx) error {
 		var err error
-		if snap.Locations, err = tx.Locations(ctx); err != nil {
+		if snap.Locations, err = tx.LocationList(ctx); err != nil {
 			return err
 		}
-		if snap.Levels, err = tx.AllLevels(ctx); err != nil {
+		if snap.Levels, err = tx.LevelList(ctx, stockade.LevelQuery{All: true}); err != nil {
 			return err
 		}
-		if snap.Movements, err = tx.Movements(ctx, stockade.MovementFilter{}); err != nil {
+		if snap.Movements, err = tx.MovementList(ctx, stockade.MovementFilter{}); err != nil {
 			return err
 		}
-		if snap.Keys, err = tx.Keys(ctx, "", 1000); err != nil {
+		if snap.Keys, err = tx.KeyList(ctx, "", 1000); err != nil {
 			return err
 		}
-		if snap.Events, err = tx.Events(ctx, stockade.DomainEventFilter{Limit: maxEvents}); err != nil {
+		if snap.Events, err = tx.EventList(ctx, stockade.DomainEventFilter{Limit: maxEvents}); err != nil {
 			return err
 		}
 		for _, id := range reservations {
-			r, err := tx.Reservation(ctx, id, false)
+			r, err := tx.ReservationGet(ctx, stockade.ByID{ID: id})
 			snap.Reservations[id] = string(r.Status) + "/" + r.OrderID + "/" + r.Owner + stockade.ErrorCode(err)
 		}
 		for _, id := range orders {
-			o, err := tx.Order(ctx, id, false)
+			o, err := tx.OrderGet(ctx, stockade.ByID{ID: id})
 			snap.Orders[id] = string(o.Status) + "/" + o.Owner + stockade.ErrorCode(err)
 		}
 		for _, key := range idem {
@@ -299,15 +299,15 @@ func testPing(t *testing.T, s stockade.Store) {
 }
 
 // recordOutcome records one outcome's id in the inbox with
-// RecordOutcomes, and reports whether it was new.
+// OutcomeInsert, and reports whether it was new.
 func recordOutcome(ctx context.Context, tx stockade.Tx, eventID, paymentID string, at time.Time) (bool, error) {
-	ids, err := tx.RecordOutcomes(ctx, []stockade.OutcomeRecord{{EventID: eventID, PaymentID: paymentID}}, at)
+	ids, err := tx.OutcomeInsert(ctx, []stockade.OutcomeRecord{{EventID: eventID, PaymentID: paymentID}}, at)
 	return len(ids) == 1, err
 }
 
-// idempotencyRecord reads the record of one key with Idempotencies.
+// idempotencyRecord reads the record of one key with IdempotencyGetMany.
 func idempotencyRecord(ctx context.Context, tx stockade.Tx, key string) (stockade.IdempotencyRecord, bool, error) {
-	recs, err := tx.Idempotencies(ctx, []string{key})
+	recs, err := tx.IdempotencyGetMany(ctx, []string{key})
 	if err != nil || len(recs) == 0 {
 		return stockade.IdempotencyRecord{}, false, err
 	}

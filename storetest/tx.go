@@ -20,68 +20,68 @@ var writes = []struct {
 	fn   func(ctx context.Context, tx stockade.Tx) error
 }{
 	{"PutLocation new", func(ctx context.Context, tx stockade.Tx) error {
-		return tx.PutLocation(ctx, stockade.Location{ID: "w9", Name: "new"})
+		return tx.LocationPut(ctx, stockade.Location{ID: "w9", Name: "new"})
 	}},
 	{"PutLocation replace", func(ctx context.Context, tx stockade.Tx) error {
-		return tx.PutLocation(ctx, stockade.Location{ID: "w1", Name: "renamed"})
+		return tx.LocationPut(ctx, stockade.Location{ID: "w1", Name: "renamed"})
 	}},
-	{"SetOnHand", func(ctx context.Context, tx stockade.Tx) error {
-		_, _, err := tx.SetOnHand(ctx, keyA1, 50, nil)
+	{"LevelSetOnHand", func(ctx context.Context, tx stockade.Tx) error {
+		_, _, err := tx.LevelSetOnHand(ctx, keyA1, 50, nil)
 		return err
 	}},
-	{"SetOnHand new level", func(ctx context.Context, tx stockade.Tx) error {
-		_, _, err := tx.SetOnHand(ctx, stockade.Key{SKU: "new", Location: "w1"}, 50, nil)
+	{"LevelSetOnHand new level", func(ctx context.Context, tx stockade.Tx) error {
+		_, _, err := tx.LevelSetOnHand(ctx, stockade.Key{SKU: "new", Location: "w1"}, 50, nil)
 		return err
 	}},
-	{"UpdateLevel", func(ctx context.Context, tx stockade.Tx) error {
-		_, _, err := tx.UpdateLevel(ctx, keyA1, stockade.Delta{Reserved: 1}, stockade.Guard{})
+	{"LevelUpdate", func(ctx context.Context, tx stockade.Tx) error {
+		_, _, err := tx.LevelUpdate(ctx, keyA1, stockade.Delta{Reserved: 1}, stockade.Guard{})
 		return err
 	}},
-	{"UpdateLevel fenced", func(ctx context.Context, tx stockade.Tx) error {
-		_, _, err := tx.UpdateLevel(ctx, keyA1, stockade.Delta{}, stockade.Guard{Fence: 9})
+	{"LevelUpdate fenced", func(ctx context.Context, tx stockade.Tx) error {
+		_, _, err := tx.LevelUpdate(ctx, keyA1, stockade.Delta{}, stockade.Guard{Fence: 9})
 		return err
 	}},
-	{"AppendMovements", func(ctx context.Context, tx stockade.Tx) error {
-		return tx.AppendMovements(ctx, stockade.Movement{At: base, SKU: keyA1.SKU, Location: keyA1.Location,
+	{"MovementAppend", func(ctx context.Context, tx stockade.Tx) error {
+		return tx.MovementAppend(ctx, stockade.Movement{At: base, SKU: keyA1.SKU, Location: keyA1.Location,
 			Kind: stockade.MoveAdjust, Delta: stockade.Delta{OnHand: 1}})
 	}},
 	{"InsertReservation", func(ctx context.Context, tx stockade.Tx) error {
-		return tx.InsertReservations(ctx, reservation("r-new", stockade.Held, base, keyA1))
+		return tx.ReservationInsert(ctx, reservation("r-new", stockade.Held, base, keyA1))
 	}},
-	{"SetReservationStatus", func(ctx context.Context, tx stockade.Tx) error {
-		_, err := tx.SetReservationStatus(ctx, "r-old", stockade.Held, stockade.Confirmed, "o-new")
+	{"ReservationSetStatus", func(ctx context.Context, tx stockade.Tx) error {
+		_, err := tx.ReservationSetStatus(ctx, "r-old", stockade.Held, stockade.Confirmed, "o-new")
 		return err
 	}},
 	{"InsertOrder", func(ctx context.Context, tx stockade.Tx) error {
-		return tx.InsertOrders(ctx, stockade.Order{ID: "o-new", Status: stockade.Committed, CreatedAt: base})
+		return tx.OrderInsert(ctx, stockade.Order{ID: "o-new", Status: stockade.Committed, CreatedAt: base})
 	}},
-	{"SetOrderStatus", func(ctx context.Context, tx stockade.Tx) error {
-		_, err := tx.SetOrderStatus(ctx, "o-old", stockade.Committed, stockade.Cancelled)
+	{"OrderSetStatus", func(ctx context.Context, tx stockade.Tx) error {
+		_, err := tx.OrderSetStatus(ctx, "o-old", stockade.Committed, stockade.Cancelled)
 		return err
 	}},
-	{"PutIdempotency new", func(ctx context.Context, tx stockade.Tx) error {
-		return tx.PutIdempotency(ctx, stockade.IdempotencyRecord{Key: "k-new", Op: "reserve", Fingerprint: "h", Result: []byte("{}"), CreatedAt: base})
+	{"IdempotencyPut new", func(ctx context.Context, tx stockade.Tx) error {
+		return tx.IdempotencyPut(ctx, stockade.IdempotencyRecord{Key: "k-new", Op: "reserve", Fingerprint: "h", Result: []byte("{}"), CreatedAt: base})
 	}},
-	{"PutIdempotency replace", func(ctx context.Context, tx stockade.Tx) error {
-		return tx.PutIdempotency(ctx, stockade.IdempotencyRecord{Key: "k-old", Op: "confirm", Fingerprint: "h2",
+	{"IdempotencyPut replace", func(ctx context.Context, tx stockade.Tx) error {
+		return tx.IdempotencyPut(ctx, stockade.IdempotencyRecord{Key: "k-old", Op: "confirm", Fingerprint: "h2",
 			Result: []byte(`{"id":"o"}`), CreatedAt: base.Add(time.Second)})
 	}},
-	{"PurgeIdempotency", func(ctx context.Context, tx stockade.Tx) error {
-		_, err := tx.PurgeIdempotency(ctx, base.Add(24*time.Hour))
+	{"IdempotencyPurge", func(ctx context.Context, tx stockade.Tx) error {
+		_, err := tx.IdempotencyPurge(ctx, base.Add(24*time.Hour))
 		return err
 	}},
-	{"InsertKey", func(ctx context.Context, tx stockade.Tx) error {
-		return tx.InsertKey(ctx, stockade.APIKey{ID: "key_new", Name: "new", Role: stockade.RoleReader, Hash: "ab", CreatedAt: base})
+	{"KeyInsert", func(ctx context.Context, tx stockade.Tx) error {
+		return tx.KeyInsert(ctx, stockade.APIKey{ID: "key_new", Name: "new", Role: stockade.RoleReader, Hash: "ab", CreatedAt: base})
 	}},
 	{"RevokeKey", func(ctx context.Context, tx stockade.Tx) error {
-		_, err := tx.RevokeKey(ctx, "key_old", base.Add(time.Hour))
+		_, err := tx.KeyRevoke(ctx, "key_old", base.Add(time.Hour))
 		return err
 	}},
-	{"AppendEvents", func(ctx context.Context, tx stockade.Tx) error {
-		return tx.AppendEvents(ctx, newEvent)
+	{"EventAppend", func(ctx context.Context, tx stockade.Tx) error {
+		return tx.EventAppend(ctx, newEvent)
 	}},
-	{"PruneEvents", func(ctx context.Context, tx stockade.Tx) error {
-		_, err := tx.PruneEvents(ctx, base.Add(24*time.Hour), 10)
+	{"EventPrune", func(ctx context.Context, tx stockade.Tx) error {
+		_, err := tx.EventPrune(ctx, base.Add(24*time.Hour), 10)
 		return err
 	}},
 }
@@ -92,19 +92,19 @@ func seedWrites(t *testing.T, s stockade.Store) snapshot {
 	ctx := t.Context()
 	seed(t, s, level{Key: keyA1, OnHand: 10})
 	update(t, s, func(tx stockade.Tx) error {
-		if err := tx.InsertReservations(ctx, reservation("r-old", stockade.Held, base, keyA1)); err != nil {
+		if err := tx.ReservationInsert(ctx, reservation("r-old", stockade.Held, base, keyA1)); err != nil {
 			return err
 		}
-		if err := tx.InsertOrders(ctx, stockade.Order{ID: "o-old", Status: stockade.Committed, CreatedAt: base}); err != nil {
+		if err := tx.OrderInsert(ctx, stockade.Order{ID: "o-old", Status: stockade.Committed, CreatedAt: base}); err != nil {
 			return err
 		}
-		if err := tx.InsertKey(ctx, stockade.APIKey{ID: "key_old", Name: "old", Role: stockade.RoleAdmin, Hash: "cd", CreatedAt: base}); err != nil {
+		if err := tx.KeyInsert(ctx, stockade.APIKey{ID: "key_old", Name: "old", Role: stockade.RoleAdmin, Hash: "cd", CreatedAt: base}); err != nil {
 			return err
 		}
-		if err := tx.AppendEvents(ctx, storeEvent); err != nil {
+		if err := tx.EventAppend(ctx, storeEvent); err != nil {
 			return err
 		}
-		return tx.PutIdempotency(ctx, stockade.IdempotencyRecord{Key: "k-old", Op: "reserve", Fingerprint: "h", Result: []byte("{}"), CreatedAt: base})
+		return tx.IdempotencyPut(ctx, stockade.IdempotencyRecord{Key: "k-old", Op: "reserve", Fingerprint: "h", Result: []byte("{}"), CreatedAt: base})
 	})
 	settleEvents(t, s, storeEvent.ID)
 	return takeWrites(t, s)
@@ -202,14 +202,14 @@ func testViewDoesNotWait(t *testing.T, s stockade.Store) {
 	seed(t, s, level{Key: keyA1, OnHand: 10})
 
 	release, done := updateHeldOpen(t, ctx, s, func(tx stockade.Tx) error {
-		if _, _, err := tx.SetOnHand(ctx, keyA1, 50, nil); err != nil {
+		if _, _, err := tx.LevelSetOnHand(ctx, keyA1, 50, nil); err != nil {
 			return err
 		}
-		_, _, err := tx.UpdateLevel(ctx, keyA1, stockade.Delta{Reserved: 5}, stockade.Guard{})
+		_, _, err := tx.LevelUpdate(ctx, keyA1, stockade.Delta{Reserved: 5}, stockade.Guard{})
 		return err
 	})
 	err := s.View(ctx, func(tx stockade.Tx) error {
-		ls, err := tx.Levels(ctx, []stockade.Key{keyA1}, false)
+		ls, err := tx.LevelList(ctx, stockade.LevelQuery{Keys: []stockade.Key{keyA1}})
 		if err != nil {
 			return err
 		}
@@ -282,29 +282,29 @@ func testLocksExclude(t *testing.T, s stockade.Store) {
 	seed(t, s, level{Key: keyA1, OnHand: 10}, level{Key: keyA2, OnHand: 10})
 	ctx := t.Context()
 	update(t, s, func(tx stockade.Tx) error {
-		if err := tx.InsertReservations(ctx, reservation("r-1", stockade.Held, base, keyA1)); err != nil {
+		if err := tx.ReservationInsert(ctx, reservation("r-1", stockade.Held, base, keyA1)); err != nil {
 			return err
 		}
-		return tx.InsertOrders(ctx, stockade.Order{ID: "o-1", Status: stockade.Committed, CreatedAt: base})
+		return tx.OrderInsert(ctx, stockade.Order{ID: "o-1", Status: stockade.Committed, CreatedAt: base})
 	})
 	tests := []struct {
 		name string
 		lock func(ctx context.Context, tx stockade.Tx) error
 	}{
 		{"Levels", func(ctx context.Context, tx stockade.Tx) error {
-			_, err := tx.Levels(ctx, []stockade.Key{keyA2, keyA1}, true)
+			_, err := tx.LevelList(ctx, stockade.LevelQuery{Keys: []stockade.Key{keyA2, keyA1}, Lock: true})
 			return err
 		}},
-		{"SKULevels", func(ctx context.Context, tx stockade.Tx) error {
-			_, err := tx.SKULevels(ctx, []string{keyA1.SKU}, true)
+		{"LevelList", func(ctx context.Context, tx stockade.Tx) error {
+			_, err := tx.LevelList(ctx, stockade.LevelQuery{SKUs: []string{keyA1.SKU}, Lock: true})
 			return err
 		}},
 		{"Reservation", func(ctx context.Context, tx stockade.Tx) error {
-			_, err := tx.Reservation(ctx, "r-1", true)
+			_, err := tx.ReservationGet(ctx, stockade.ByID{ID: "r-1", Lock: true})
 			return err
 		}},
 		{"Order", func(ctx context.Context, tx stockade.Tx) error {
-			_, err := tx.Order(ctx, "o-1", true)
+			_, err := tx.OrderGet(ctx, stockade.ByID{ID: "o-1", Lock: true})
 			return err
 		}},
 	}
@@ -373,7 +373,7 @@ func testSkipLocked(t *testing.T, s stockade.Store) {
 	update(t, s, func(tx stockade.Tx) error {
 		for i, id := range []string{"r-1", "r-2", "r-3"} {
 			r := reservation(id, stockade.Held, base.Add(time.Duration(i-10)*time.Minute), keyA1)
-			if err := tx.InsertReservations(ctx, r); err != nil {
+			if err := tx.ReservationInsert(ctx, r); err != nil {
 				return err
 			}
 		}

@@ -86,6 +86,7 @@ func keys(ctx context.Context, args []string, getenv func(string) string, stdout
 	if err != nil {
 		return fmt.Errorf("keys %s: %w", cmd, err)
 	}
+	ctx = stockade.WithActor(ctx, stockade.System) // the command line is the service itself
 	switch cmd {
 	case "create":
 		k, secret, err := eng.CreateKey(ctx, stockade.NewKeyRequest{Name: *name, Role: stockade.Role(*role), RateLimit: *rateLimit})

@@ -71,6 +71,7 @@ func payments(ctx context.Context, args []string, getenv func(string) string, st
 	if err != nil {
 		return fmt.Errorf("payments %s: %w", cmd, err)
 	}
+	ctx = stockade.WithActor(ctx, stockade.System) // the command line is the service itself
 	if cmd == "show" {
 		return showPayment(ctx, eng, *id, *asJSON, stdout)
 	}

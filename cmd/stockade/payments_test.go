@@ -18,7 +18,7 @@ import (
 // a payment with its history; neither changes the store.
 func TestPaymentsCommand(t *testing.T) {
 	t.Parallel()
-	ctx := t.Context()
+	ctx := stockade.WithActor(t.Context(), stockade.System)
 	path := filepath.Join(t.TempDir(), "pay.db")
 	st, err := sqlite.Open(ctx, path, nil)
 	if err != nil {

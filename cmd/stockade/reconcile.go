@@ -8,6 +8,7 @@ import (
 	"io"
 	"text/tabwriter"
 
+	"github.com/stockade/stockade"
 	"github.com/stockade/stockade/engine"
 )
 
@@ -52,6 +53,7 @@ flags:
 	if err != nil {
 		return fmt.Errorf("reconcile: %w", err)
 	}
+	ctx = stockade.WithActor(ctx, stockade.System) // the command line is the service itself
 	rep, err := eng.Reconcile(ctx)
 	if err != nil {
 		return fmt.Errorf("reconcile: %w", err)

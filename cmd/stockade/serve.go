@@ -306,7 +306,7 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 			return fmt.Errorf("serve: -open lets anyone who reaches %s act as an admin; it is allowed on a loopback address only, such as 127.0.0.1:8080", ln.Addr())
 		}
 		log.Warn("open mode: requests without an API key act as an admin")
-	} else if page, err := eng.Keys(ctx, stockade.KeyQuery{Limit: 1}); err != nil {
+	} else if page, err := eng.Keys(stockade.WithActor(ctx, stockade.System), stockade.KeyQuery{Limit: 1}); err != nil {
 		return fmt.Errorf("serve: %w", err)
 	} else if len(page.Keys) == 0 {
 		log.Warn("no API keys yet: every /v1 request is refused until one is made with `stockade keys create -role admin -name NAME`" +

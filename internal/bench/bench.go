@@ -374,8 +374,10 @@ type Result struct {
 // Run runs the workload on each strategy in turn (or once on the
 // Service) and returns the report. When a run breaks an invariant it
 // still runs the rest, and returns the report with an error wrapping
-// ErrInvariant.
+// ErrInvariant. Its calls to an engine in process are the service's own
+// (stockade.System); a Service over HTTP authenticates them with its key.
 func Run(ctx context.Context, opts *Options) (*Report, error) {
+	ctx = stockade.WithActor(ctx, stockade.System)
 	o, err := opts.withDefaults()
 	if err != nil {
 		return nil, err

@@ -42,7 +42,7 @@ func TestCopies(t *testing.T) {
 				}
 			}
 			loc := stockade.Location{ID: "w1", Name: "Warehouse 1"}
-			if err := a.Update(t.Context(), func(tx stockade.Tx) error { return tx.PutLocation(t.Context(), loc) }); err != nil {
+			if err := a.Update(t.Context(), func(tx stockade.Tx) error { return tx.LocationPut(t.Context(), loc) }); err != nil {
 				t.Fatal(err)
 			}
 			for _, c := range []struct {
@@ -51,7 +51,7 @@ func TestCopies(t *testing.T) {
 			}{{a, 1}, {b, 0}} {
 				var n int
 				err := c.s.View(t.Context(), func(tx stockade.Tx) error {
-					ls, err := tx.Locations(t.Context())
+					ls, err := tx.LocationList(t.Context())
 					n = len(ls)
 					return err
 				})
