@@ -315,8 +315,8 @@
 // By aggregate, with the shared writes on a ground floor that the others
 // call down into and that calls nothing above it:
 //
-//   - engine.go: Engine, Options, New; a call's deadline, retries and
-//     error classes (run, retry, classify).
+//   - engine.go: Engine, Options, New; a call's actor, deadline, retries
+//     and error classes (run, retry, classify).
 //   - strategy.go, lane.go: the strategy as one value, and the lanes
 //     through which every write that batch groups goes (direct: a batch of
 //     one; group: queued). leases.go: the lock strategy's leases.

@@ -24,8 +24,8 @@
 // in WAL mode readers see the last committed state and neither wait for
 // the writer nor hold it up. Ping uses a reader too.
 //
-// Because each Update holds the whole database, the lock arguments of
-// Levels, LevelList, Reservation and Order are ignored, and the lapse
+// Because each Update holds the whole database, the Lock of every read
+// (ByID, ByIDs, ByTarget, LevelQuery, SeatFilter) is ignored, and the lapse
 // candidates are read without locks: no other writer can change a row an
 // Update has read before it commits.
 // Features reports no RowLocks, no AdvisoryLocks (AdvisoryLock returns an
