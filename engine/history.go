@@ -23,7 +23,7 @@ const seatHistoryCursorTag = 'h'
 // hold, booking and key moved a seat is not its to know.
 func (e *Engine) SeatHistory(ctx context.Context, showID string, q stockade.SeatHistoryQuery) (stockade.SeatHistoryPage, error) {
 	return run(e, ctx, "seat history", nil, func(ctx context.Context, c *call) (stockade.SeatHistoryPage, error) {
-		if err := checkID("event id", showID); err != nil {
+		if err := checkID("show id", showID); err != nil {
 			return stockade.SeatHistoryPage{}, err
 		}
 		if err := q.Validate(); err != nil {

@@ -404,9 +404,9 @@ func takePlaces(showID string, ps []stockade.Places, areas map[string]stockade.A
 		a, ok := areas[p.Area]
 		switch {
 		case !ok:
-			return refuse(stockade.ENotFound, "event %q has no area %q", showID, p.Area)
+			return refuse(stockade.ENotFound, "show %q has no area %q", showID, p.Area)
 		case a.Available() < p.Quantity:
-			return refuse(stockade.ESoldOut, "area %q of event %q: %d places asked, %d left", p.Area, showID, p.Quantity, a.Available())
+			return refuse(stockade.ESoldOut, "area %q of show %q: %d places asked, %d left", p.Area, showID, p.Quantity, a.Available())
 		}
 	}
 	for _, p := range ps {

@@ -645,15 +645,15 @@ func TestReconcileEvents(t *testing.T) {
 			t.Fatal(err)
 		}
 		var got []string
-		for _, m := range rep.EventMismatches {
+		for _, m := range rep.ShowMismatches {
 			got = append(got, m.String())
 		}
 		want := []string{
-			"event gig, seat stalls/A/2: booked, but its history ends free",
-			"event gig, area standing: 1 held and 0 booked, but its history sums to 0 and 0",
+			"show gig, seat stalls/A/2: booked, but its history ends free",
+			"show gig, area standing: 1 held and 0 booked, but its history sums to 0 and 0",
 		}
-		if rep.OK || rep.Events != 1 || strings.Join(got, "\n") != strings.Join(want, "\n") {
-			t.Errorf("reconcile: ok %v, %d events, mismatches:\n%s\nwant:\n%s", rep.OK, rep.Events, strings.Join(got, "\n"), strings.Join(want, "\n"))
+		if rep.OK || rep.Shows != 1 || strings.Join(got, "\n") != strings.Join(want, "\n") {
+			t.Errorf("reconcile: ok %v, %d events, mismatches:\n%s\nwant:\n%s", rep.OK, rep.Shows, strings.Join(got, "\n"), strings.Join(want, "\n"))
 		}
 	})
 }

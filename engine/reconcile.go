@@ -19,11 +19,12 @@ type Report struct {
 	Levels int `json:"levels"`
 	// Mismatches lists every level that does not balance, in key order.
 	Mismatches []Mismatch `json:"mismatches"`
-	// Events is how many events (shows) were checked, and
-	// EventMismatches what of them does not agree with their seat
-	// history; OK is false if there is any.
-	Events          int             `json:"events"`
-	EventMismatches []EventMismatch `json:"event_mismatches"`
+	// Shows is how many shows were checked, and ShowMismatches what of
+	// them does not agree with their seat history; OK is false if there
+	// is any. (Their JSON keeps the names it had when a show was called
+	// an event.)
+	Shows          int            `json:"events"`
+	ShowMismatches []ShowMismatch `json:"event_mismatches"`
 }
 
 // Mismatch is a level whose counters differ from its ledger's sums or
@@ -59,7 +60,7 @@ func balanced(counters, ledger, records stockade.Delta) bool {
 // its counters must equal the sums of its ledger rows, and its reserved
 // and committed what the records hold (the allocations of held
 // reservations and of committed orders). It then checks every event's
-// seats and areas against their history (see reconcileEvents). It
+// seats and areas against their history (see reconcileShows). It
 // reports every level and seat that does not balance, and changes
 // nothing.
 func (e *Engine) Reconcile(ctx context.Context) (Report, error) {
@@ -100,14 +101,14 @@ func (e *Engine) Reconcile(ctx context.Context) (Report, error) {
 			}
 		}
 		slices.SortFunc(rep.Mismatches, func(a, b Mismatch) int { return a.Key.Compare(b.Key) })
-		rep.Events, rep.EventMismatches, err = e.reconcileEvents(ctx, c)
+		rep.Shows, rep.ShowMismatches, err = e.reconcileShows(ctx, c)
 		if err != nil {
 			return Report{}, err
 		}
-		if rep.EventMismatches == nil {
-			rep.EventMismatches = []EventMismatch{}
+		if rep.ShowMismatches == nil {
+			rep.ShowMismatches = []ShowMismatch{}
 		}
-		rep.OK = len(rep.Mismatches) == 0 && len(rep.EventMismatches) == 0
+		rep.OK = len(rep.Mismatches) == 0 && len(rep.ShowMismatches) == 0
 		return rep, nil
 	})
 }

@@ -452,7 +452,7 @@ func (st *seatState) choose(req stockade.HoldRequest, named map[string]stockade.
 	for _, id := range req.Seats {
 		s, ok := named[id]
 		if !ok {
-			return nil, nil, false, refuse(stockade.ENotFound, "event %q has no seat %q", req.ShowID, id)
+			return nil, nil, false, refuse(stockade.ENotFound, "show %q has no seat %q", req.ShowID, id)
 		}
 		if s.Status == stockade.SeatFree && st != nil {
 			if i, ok := st.index[id]; ok && !st.spots[i].Free {
@@ -524,9 +524,9 @@ func soldOut(event string, ask stockade.BestSeats, spots []seatSpot) error {
 		}
 	}
 	if fit >= ask.Quantity {
-		return refuse(stockade.ESoldOut, "event %q: no %d free %s side by side in one row (%d free apart; allow_split takes them)", event, ask.Quantity, kind, fit)
+		return refuse(stockade.ESoldOut, "show %q: no %d free %s side by side in one row (%d free apart; allow_split takes them)", event, ask.Quantity, kind, fit)
 	}
-	return refuse(stockade.ESoldOut, "event %q: %d free %s asked, %d left", event, ask.Quantity, kind, fit)
+	return refuse(stockade.ESoldOut, "show %q: %d free %s asked, %d left", event, ask.Quantity, kind, fit)
 }
 
 // release marks the seats ids free again in st: a choice that the

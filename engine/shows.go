@@ -100,7 +100,7 @@ func (e *Engine) putShow(ctx context.Context, tx stockade.Tx, c *call, ev stocka
 		}
 	}
 	if len(busy) > 0 {
-		return stockade.Show{}, refuse(stockade.EInvalidState, "event %q: only free or blocked seats may change or go, and these are not: %s", ev.ID, list(busy))
+		return stockade.Show{}, refuse(stockade.EInvalidState, "show %q: only free or blocked seats may change or go, and these are not: %s", ev.ID, list(busy))
 	}
 	for _, s := range want { // new seats
 		put = append(put, s)
@@ -115,7 +115,7 @@ func (e *Engine) putShow(ctx context.Context, tx stockade.Tx, c *call, ev stocka
 			continue
 		}
 		if a.Held+a.Booked > 0 {
-			return stockade.Show{}, refuse(stockade.EInvalidState, "event %q: area %q has %d places held and %d booked; it cannot go", ev.ID, a.Name, a.Held, a.Booked)
+			return stockade.Show{}, refuse(stockade.EInvalidState, "show %q: area %q has %d places held and %d booked; it cannot go", ev.ID, a.Name, a.Held, a.Booked)
 		}
 		dropAreas = append(dropAreas, a.Name)
 	}
@@ -140,7 +140,7 @@ func (e *Engine) putShow(ctx context.Context, tx stockade.Tx, c *call, ev stocka
 	if n, err := tx.AreaDelete(ctx, ev.ID, dropAreas); err != nil {
 		return stockade.Show{}, err
 	} else if n != len(dropAreas) {
-		return stockade.Show{}, conflictf("event %s: %d of the %d areas to drop took places meanwhile", ev.ID, len(dropAreas)-n, len(dropAreas))
+		return stockade.Show{}, conflictf("show %s: %d of the %d areas to drop took places meanwhile", ev.ID, len(dropAreas)-n, len(dropAreas))
 	}
 	if err := tx.SeatChangeAppend(ctx, changes...); err != nil {
 		return stockade.Show{}, err
@@ -182,7 +182,7 @@ func list(items []string) string {
 // Show implements stockade.BookingService.
 func (e *Engine) Show(ctx context.Context, id string) (stockade.ShowView, error) {
 	return run(e, ctx, "get event", nil, func(ctx context.Context, c *call) (stockade.ShowView, error) {
-		if err := checkID("event id", id); err != nil {
+		if err := checkID("show id", id); err != nil {
 			return stockade.ShowView{}, err
 		}
 		var v stockade.ShowView
@@ -215,7 +215,7 @@ func (e *Engine) freeSeats(ctx context.Context, b stockade.BookingTx, ev stockad
 	for _, id := range ids {
 		i, ok := l.index[id]
 		if !ok {
-			return nil, conflictf("seat %s of event %s is not in its layout of version %d", id, showID, l.version)
+			return nil, conflictf("seat %s of show %s is not in its layout of version %d", id, showID, l.version)
 		}
 		st.index[id] = len(st.free)
 		st.free = append(st.free, l.seats[i])
@@ -326,7 +326,7 @@ func parseSeatCursor(s string) (*stockade.Seat, error) {
 // Seats implements stockade.BookingService.
 func (e *Engine) Seats(ctx context.Context, showID string, q stockade.SeatQuery) (stockade.SeatPage, error) {
 	return run(e, ctx, "seats", nil, func(ctx context.Context, c *call) (stockade.SeatPage, error) {
-		if err := checkID("event id", showID); err != nil {
+		if err := checkID("show id", showID); err != nil {
 			return stockade.SeatPage{}, err
 		}
 		if err := q.Validate(); err != nil {

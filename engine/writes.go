@@ -278,7 +278,7 @@ func settleHolds(ctx context.Context, tx stockade.Tx, hs []stockade.Hold, to sto
 			return err
 		}
 		if len(moved) != len(ms) {
-			return fmt.Errorf("engine: %d of the %d seats of %d holds of event %s are not held by them", len(ms)-len(moved), len(ms), len(hs), event)
+			return fmt.Errorf("engine: %d of the %d seats of %d holds of show %s are not held by them", len(ms)-len(moved), len(ms), len(hs), event)
 		}
 	}
 	for _, k := range slices.SortedFunc(maps.Keys(places), func(a, b areaKey) int {
@@ -290,7 +290,7 @@ func settleHolds(ctx context.Context, tx stockade.Tx, hs []stockade.Hold, to sto
 		}
 		if _, ok, err := tx.AreaMovePlaces(ctx, k.event, k.area, -q, booked); err != nil || !ok {
 			if err == nil {
-				err = fmt.Errorf("engine: area %s of event %s does not count the %d places its holds hold", k.area, k.event, q)
+				err = fmt.Errorf("engine: area %s of show %s does not count the %d places its holds hold", k.area, k.event, q)
 			}
 			return err
 		}

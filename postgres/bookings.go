@@ -110,7 +110,7 @@ func (t *tx) ShowPut(ctx context.Context, e stockade.Show) error {
 	}
 	text, err := json.Marshal(m)
 	if err != nil {
-		return fmt.Errorf("postgres: put event %q: %w", e.ID, err)
+		return fmt.Errorf("postgres: put show %q: %w", e.ID, err)
 	}
 	_, err = t.tx.Exec(ctx, putShowSQL, e.ID, e.Name, e.Focal.X, e.Focal.Y, string(text), e.CreatedAt, e.Version)
 	if err != nil {
@@ -177,7 +177,7 @@ func (t *tx) show(ctx context.Context, q, id string, lock bool) (stockade.Show, 
 	case errors.Is(err, pgx.ErrNoRows):
 		return stockade.Show{}, showNotFound(id)
 	case err != nil:
-		return stockade.Show{}, t.fail(ctx, "event "+strconv.Quote(id), err)
+		return stockade.Show{}, t.fail(ctx, "show "+strconv.Quote(id), err)
 	}
 	return e, nil
 }
@@ -215,7 +215,7 @@ func (t *tx) SeatPut(ctx context.Context, showID string, seats []stockade.Seat) 
 	_, err := t.tx.Exec(ctx, putSeatsSQL, showID, ids, sections, rowNames, labels, ords, categories, accessible,
 		xs, ys, statuses, holds, bks)
 	if err != nil {
-		return t.fail(ctx, fmt.Sprintf("put %d seats of event %q", n, showID), showMissing(showID, err))
+		return t.fail(ctx, fmt.Sprintf("put %d seats of show %q", n, showID), showMissing(showID, err))
 	}
 	t.seatsPut += n
 	return nil
@@ -227,7 +227,7 @@ func (t *tx) SeatDelete(ctx context.Context, showID string, ids []string) (int, 
 	}
 	tag, err := t.tx.Exec(ctx, deleteSeatsSQL, showID, ids)
 	if err != nil {
-		return 0, t.fail(ctx, fmt.Sprintf("delete %d seats of event %q", len(ids), showID), err)
+		return 0, t.fail(ctx, fmt.Sprintf("delete %d seats of show %q", len(ids), showID), err)
 	}
 	return int(tag.RowsAffected()), nil
 }
@@ -279,7 +279,7 @@ func (t *tx) SeatList(ctx context.Context, showID string, f stockade.SeatFilter)
 		return s, err
 	})
 	if err != nil {
-		return nil, t.fail(ctx, "seats of event "+strconv.Quote(showID), err)
+		return nil, t.fail(ctx, "seats of show "+strconv.Quote(showID), err)
 	}
 	return seats, nil
 }
@@ -301,7 +301,7 @@ func (t *tx) SeatMoveMany(ctx context.Context, showID string, moves []stockade.S
 	rows, _ := t.tx.Query(ctx, moveSeatsSQL, showID, seats, from, to, holds, bookings)
 	moved, err := pgx.CollectRows(rows, pgx.RowTo[string])
 	if err != nil {
-		return nil, t.fail(ctx, fmt.Sprintf("move %d seats of event %q", n, showID), err)
+		return nil, t.fail(ctx, fmt.Sprintf("move %d seats of show %q", n, showID), err)
 	}
 	if len(moved) > 0 && slices.Contains(to, string(stockade.SeatFree)) {
 		if _, err := t.SeatEpochBump(ctx, showID); err != nil {
@@ -340,7 +340,7 @@ func (t *tx) SeatCounts(ctx context.Context, showID string) ([]stockade.SeatCoun
 		return c, err
 	})
 	if err != nil {
-		return nil, t.fail(ctx, "seat counts of event "+strconv.Quote(showID), err)
+		return nil, t.fail(ctx, "seat counts of show "+strconv.Quote(showID), err)
 	}
 	return counts, nil
 }
@@ -354,7 +354,7 @@ func (t *tx) AreaPut(ctx context.Context, showID string, areas []stockade.Area) 
 	if len(areas) == 0 {
 		return nil
 	}
-	what := fmt.Sprintf("put %d areas of event %q", len(areas), showID)
+	what := fmt.Sprintf("put %d areas of show %q", len(areas), showID)
 	n := len(areas)
 	names, categories, capacities := make([]string, n), make([]string, n), make([]int64, n)
 	for i, a := range areas {
@@ -399,7 +399,7 @@ func scanArea(row pgx.Row) (stockade.Area, error) {
 // when it changes nothing, a second statement reads the area as it is
 // then.
 func (t *tx) AreaMovePlaces(ctx context.Context, showID, area string, held, booked int64) (stockade.Area, bool, error) {
-	what := fmt.Sprintf("move places of area %q of event %q", area, showID)
+	what := fmt.Sprintf("move places of area %q of show %q", area, showID)
 	a, err := scanArea(t.tx.QueryRow(ctx, movePlacesSQL, showID, area, held, booked))
 	switch {
 	case err == nil:
@@ -480,7 +480,7 @@ func (t *tx) SeatChangeList(ctx context.Context, showID string, f stockade.SeatC
 		return c, err
 	})
 	if err != nil {
-		return nil, t.fail(ctx, "seat changes of event "+strconv.Quote(showID), err)
+		return nil, t.fail(ctx, "seat changes of show "+strconv.Quote(showID), err)
 	}
 	return cs, nil
 }
@@ -692,7 +692,7 @@ func (t *tx) BookingSetStatus(ctx context.Context, id string, from, to stockade.
 
 // showNotFound is the error of a missing event.
 func showNotFound(id string) *stockade.Error {
-	return stockade.Errorf(stockade.ENotFound, fmt.Sprintf("event %q not found", id))
+	return stockade.Errorf(stockade.ENotFound, fmt.Sprintf("show %q not found", id))
 }
 
 // showMissing wraps err, from a write of a show's seats or areas, with
@@ -759,7 +759,7 @@ func (t *tx) SeatFreeIDs(ctx context.Context, showID string) ([]string, error) {
 	rows, _ := t.tx.Query(ctx, freeSeatIDsSQL, showID)
 	ids, err := pgx.CollectRows(rows, pgx.RowTo[string])
 	if err != nil {
-		return nil, t.fail(ctx, "free seats of event "+strconv.Quote(showID), err)
+		return nil, t.fail(ctx, "free seats of show "+strconv.Quote(showID), err)
 	}
 	return ids, nil
 }
@@ -771,7 +771,7 @@ func (t *tx) AreaDelete(ctx context.Context, showID string, names []string) (int
 	}
 	tag, err := t.tx.Exec(ctx, deleteAreasSQL, showID, names)
 	if err != nil {
-		return 0, t.fail(ctx, "delete areas of event "+strconv.Quote(showID), err)
+		return 0, t.fail(ctx, "delete areas of show "+strconv.Quote(showID), err)
 	}
 	return int(tag.RowsAffected()), nil
 }

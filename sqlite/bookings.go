@@ -103,7 +103,7 @@ func bit(b bool) int {
 func notFoundEvent(err error, id, format string, args ...any) error {
 	if sqliteCode(err) == sqlite3.SQLITE_CONSTRAINT_FOREIGNKEY {
 		return fmt.Errorf("sqlite: %s: %w: %w", fmt.Sprintf(format, args...),
-			stockade.Errorf(stockade.ENotFound, fmt.Sprintf("event %q not found", id)), err)
+			stockade.Errorf(stockade.ENotFound, fmt.Sprintf("show %q not found", id)), err)
 	}
 	return checkf(err, "invalid seat status", format, args...)
 }
@@ -115,11 +115,11 @@ func (t *tx) ShowPut(ctx context.Context, e stockade.Show) error {
 	}
 	text, err := jsonText(m)
 	if err != nil {
-		return fmt.Errorf("sqlite: put event %s: %w", e.ID, err)
+		return fmt.Errorf("sqlite: put show %s: %w", e.ID, err)
 	}
 	_, err = t.tx.ExecContext(ctx, putShowSQL, e.ID, e.Name, e.Focal.X, e.Focal.Y, text, micros(e.CreatedAt), e.Version)
 	if err != nil {
-		return wrapf(err, "put event %s", e.ID)
+		return wrapf(err, "put show %s", e.ID)
 	}
 	return nil
 }
@@ -175,10 +175,10 @@ func (t *tx) ShowGetHead(ctx context.Context, by stockade.ByID) (stockade.Show, 
 func (t *tx) event(ctx context.Context, q, id string) (stockade.Show, error) {
 	e, err := scanShow(t.tx.QueryRowContext(ctx, q, id))
 	if errors.Is(err, sql.ErrNoRows) {
-		return stockade.Show{}, stockade.Errorf(stockade.ENotFound, fmt.Sprintf("event %q not found", id))
+		return stockade.Show{}, stockade.Errorf(stockade.ENotFound, fmt.Sprintf("show %q not found", id))
 	}
 	if err != nil {
-		return stockade.Show{}, wrapf(err, "event %s", id)
+		return stockade.Show{}, wrapf(err, "show %s", id)
 	}
 	return e, nil
 }
@@ -200,10 +200,10 @@ func (t *tx) SeatPut(ctx context.Context, showID string, seats []stockade.Seat) 
 	}
 	list, err := jsonText(rows)
 	if err != nil {
-		return fmt.Errorf("sqlite: put %d seats of event %s: %w", len(seats), showID, err)
+		return fmt.Errorf("sqlite: put %d seats of show %s: %w", len(seats), showID, err)
 	}
 	if _, err := t.tx.ExecContext(ctx, putSeatsSQL, showID, list); err != nil {
-		return notFoundEvent(err, showID, "put %d seats of event %s", len(seats), showID)
+		return notFoundEvent(err, showID, "put %d seats of show %s", len(seats), showID)
 	}
 	return nil
 }
@@ -214,15 +214,15 @@ func (t *tx) SeatDelete(ctx context.Context, showID string, ids []string) (int, 
 	}
 	list, err := jsonText(ids)
 	if err != nil {
-		return 0, fmt.Errorf("sqlite: delete %d seats of event %s: %w", len(ids), showID, err)
+		return 0, fmt.Errorf("sqlite: delete %d seats of show %s: %w", len(ids), showID, err)
 	}
 	res, err := t.tx.ExecContext(ctx, deleteSeatsSQL, showID, list)
 	if err != nil {
-		return 0, wrapf(err, "delete %d seats of event %s", len(ids), showID)
+		return 0, wrapf(err, "delete %d seats of show %s", len(ids), showID)
 	}
 	n, err := res.RowsAffected()
 	if err != nil {
-		return 0, wrapf(err, "delete %d seats of event %s", len(ids), showID)
+		return 0, wrapf(err, "delete %d seats of show %s", len(ids), showID)
 	}
 	return int(n), nil
 }
@@ -248,7 +248,7 @@ func (t *tx) SeatList(ctx context.Context, showID string, f stockade.SeatFilter)
 	if len(f.IDs) > 0 {
 		list, err := jsonText(f.IDs)
 		if err != nil {
-			return nil, fmt.Errorf("sqlite: seats of event %s: %w", showID, err)
+			return nil, fmt.Errorf("sqlite: seats of show %s: %w", showID, err)
 		}
 		// The event and the ids as one list of primary keys: the planner
 		// then looks each up, instead of scanning the show's seats in
@@ -270,7 +270,7 @@ func (t *tx) SeatList(ctx context.Context, showID string, f stockade.SeatFilter)
 		limit = -1 // SQLite: no limit
 	}
 	q := seatsSQL + `WHERE ` + strings.Join(where, ` AND `) + "\nORDER BY section, \"row\", ord, id LIMIT ?"
-	return queryAll(ctx, t, "seats of event "+showID, scanSeat, q, append(args, limit)...)
+	return queryAll(ctx, t, "seats of show "+showID, scanSeat, q, append(args, limit)...)
 }
 
 // SeatMoveMany makes every move in one UPDATE … FROM the moves, whose WHERE
@@ -285,9 +285,9 @@ func (t *tx) SeatMoveMany(ctx context.Context, showID string, moves []stockade.S
 	}
 	list, err := jsonText(rows)
 	if err != nil {
-		return nil, fmt.Errorf("sqlite: move %d seats of event %s: %w", len(moves), showID, err)
+		return nil, fmt.Errorf("sqlite: move %d seats of show %s: %w", len(moves), showID, err)
 	}
-	moved, err := queryAll(ctx, t, fmt.Sprintf("move %d seats of event %s", len(moves), showID),
+	moved, err := queryAll(ctx, t, fmt.Sprintf("move %d seats of show %s", len(moves), showID),
 		func(row rowScanner) (stockade.Seat, error) {
 			var s stockade.Seat
 			err := row.Scan(&s.ID, &s.Section, &s.Row, &s.Order)
@@ -335,7 +335,7 @@ func (t *tx) seatEpoch(ctx context.Context, what, q, showID string) (int64, erro
 }
 
 func (t *tx) SeatCounts(ctx context.Context, showID string) ([]stockade.SeatCount, error) {
-	return queryAll(ctx, t, "seat counts of event "+showID, func(row rowScanner) (stockade.SeatCount, error) {
+	return queryAll(ctx, t, "seat counts of show "+showID, func(row rowScanner) (stockade.SeatCount, error) {
 		var (
 			c      stockade.SeatCount
 			status string
@@ -358,13 +358,13 @@ func (t *tx) AreaPut(ctx context.Context, showID string, areas []stockade.Area) 
 	}
 	list, err := jsonText(rows)
 	if err != nil {
-		return fmt.Errorf("sqlite: put %d areas of event %s: %w", len(areas), showID, err)
+		return fmt.Errorf("sqlite: put %d areas of show %s: %w", len(areas), showID, err)
 	}
 	_, err = t.tx.ExecContext(ctx, putAreasSQL, showID, list)
 	if err == nil {
 		return nil
 	}
-	what := fmt.Sprintf("put %d areas of event %s", len(areas), showID)
+	what := fmt.Sprintf("put %d areas of show %s", len(areas), showID)
 	if sqliteCode(err) != sqlite3.SQLITE_CONSTRAINT_CHECK {
 		return notFoundEvent(err, showID, "%s", what)
 	}
@@ -396,7 +396,7 @@ func (t *tx) area(ctx context.Context, showID, name string) (stockade.Area, bool
 	case errors.Is(err, sql.ErrNoRows):
 		return stockade.Area{}, false, nil
 	case err != nil:
-		return stockade.Area{}, false, wrapf(err, "area %s of event %s", name, showID)
+		return stockade.Area{}, false, wrapf(err, "area %s of show %s", name, showID)
 	}
 	return a, true, nil
 }
@@ -409,7 +409,7 @@ func (t *tx) AreaMovePlaces(ctx context.Context, showID, area string, held, book
 	case err == nil:
 		return a, true, nil
 	case !errors.Is(err, sql.ErrNoRows):
-		return stockade.Area{}, false, wrapf(err, "move places of area %s of event %s", area, showID)
+		return stockade.Area{}, false, wrapf(err, "move places of area %s of show %s", area, showID)
 	}
 	a, _, err = t.area(ctx, showID, area)
 	return a, false, err
@@ -441,7 +441,7 @@ func (t *tx) SeatChangeList(ctx context.Context, showID string, f stockade.SeatC
 		limit = -1 // SQLite: no limit
 	}
 	q := seatChangesSQL + `WHERE ` + strings.Join(where, ` AND `) + "\nORDER BY id LIMIT ?"
-	return queryAll(ctx, t, "seat changes of event "+showID, func(row rowScanner) (stockade.SeatChange, error) {
+	return queryAll(ctx, t, "seat changes of show "+showID, func(row rowScanner) (stockade.SeatChange, error) {
 		var (
 			c        stockade.SeatChange
 			at       int64
@@ -651,7 +651,7 @@ func (t *tx) BookingSetStatus(ctx context.Context, id string, from, to stockade.
 // SeatFreeIDs implements stockade.BookingTx from the partial index
 // seats_free alone.
 func (t *tx) SeatFreeIDs(ctx context.Context, showID string) ([]string, error) {
-	return queryAll(ctx, t, "free seats of event "+showID, func(r rowScanner) (id string, err error) {
+	return queryAll(ctx, t, "free seats of show "+showID, func(r rowScanner) (id string, err error) {
 		err = r.Scan(&id)
 		return id, err
 	}, freeSeatIDsSQL, showID)
@@ -664,15 +664,15 @@ func (t *tx) AreaDelete(ctx context.Context, showID string, names []string) (int
 	}
 	list, err := jsonText(names)
 	if err != nil {
-		return 0, fmt.Errorf("sqlite: delete %d areas of event %s: %w", len(names), showID, err)
+		return 0, fmt.Errorf("sqlite: delete %d areas of show %s: %w", len(names), showID, err)
 	}
 	res, err := t.tx.ExecContext(ctx, deleteAreasSQL, showID, list)
 	if err != nil {
-		return 0, wrapf(err, "delete %d areas of event %s", len(names), showID)
+		return 0, wrapf(err, "delete %d areas of show %s", len(names), showID)
 	}
 	n, err := res.RowsAffected()
 	if err != nil {
-		return 0, wrapf(err, "delete %d areas of event %s", len(names), showID)
+		return 0, wrapf(err, "delete %d areas of show %s", len(names), showID)
 	}
 	return int(n), nil
 }

@@ -215,16 +215,16 @@ func checkSeats(t *testing.T, what string, got, want []stockade.Seat) {
 // checkShow fails the test unless got is want as a store returns it.
 func checkShow(t *testing.T, got, want stockade.Show) {
 	t.Helper()
-	checkMicros(t, "event "+want.ID+" CreatedAt", got.CreatedAt, want.CreatedAt)
+	checkMicros(t, "show "+want.ID+" CreatedAt", got.CreatedAt, want.CreatedAt)
 	if got.ID != want.ID || got.Name != want.Name || got.Focal != want.Focal || got.Version != want.Version {
 		t.Errorf("event = %s %q focal %v version %d, want %s %q focal %v version %d",
 			got.ID, got.Name, got.Focal, got.Version, want.ID, want.Name, want.Focal, want.Version)
 	}
 	if !equalSlices(got.Rows, want.Rows) {
-		t.Errorf("event %s rows = %+v, want %+v", want.ID, got.Rows, want.Rows)
+		t.Errorf("show %s rows = %+v, want %+v", want.ID, got.Rows, want.Rows)
 	}
 	if !equalSlices(got.Areas, want.Areas) {
-		t.Errorf("event %s areas = %+v, want %+v", want.ID, got.Areas, want.Areas)
+		t.Errorf("show %s areas = %+v, want %+v", want.ID, got.Areas, want.Areas)
 	}
 }
 

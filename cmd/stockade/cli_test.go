@@ -245,7 +245,7 @@ func TestPasswordParamHidden(t *testing.T) {
 	if err != nil {
 		t.Fatalf("reconcile: %v\n%s", err, stderr)
 	}
-	if !strings.Contains(stdout, "password=xxxxx") || !strings.HasSuffix(stdout, ": 1 levels, all match the ledger and the records; 0 events, all match their seat history\n") {
+	if !strings.Contains(stdout, "password=xxxxx") || !strings.HasSuffix(stdout, ": 1 levels, all match the ledger and the records; 0 shows, all match their seat history\n") {
 		t.Errorf("reconcile said %q", stdout)
 	}
 	if strings.Contains(stdout+stderr, "s3cret") {

@@ -59,7 +59,7 @@ flags:
 		return fmt.Errorf("reconcile: %w", err)
 	}
 	if rep.OK {
-		fmt.Fprintf(stdout, "%s: %d levels, all match the ledger and the records; %d events, all match their seat history\n", spec, rep.Levels, rep.Events)
+		fmt.Fprintf(stdout, "%s: %d levels, all match the ledger and the records; %d shows, all match their seat history\n", spec, rep.Levels, rep.Shows)
 		return nil
 	}
 	if len(rep.Mismatches) > 0 {
@@ -76,18 +76,18 @@ flags:
 		}
 		tw.Flush()
 	}
-	if len(rep.EventMismatches) > 0 {
+	if len(rep.ShowMismatches) > 0 {
 		if len(rep.Mismatches) > 0 {
 			fmt.Fprintln(stdout)
 		}
-		fmt.Fprintf(stdout, "%s: %d seats or areas of %d events do not match their seat history\n\n", spec, len(rep.EventMismatches), rep.Events)
-		for _, m := range rep.EventMismatches {
+		fmt.Fprintf(stdout, "%s: %d seats or areas of %d shows do not match their seat history\n\n", spec, len(rep.ShowMismatches), rep.Shows)
+		for _, m := range rep.ShowMismatches {
 			fmt.Fprintln(stdout, m)
 		}
 	}
 	what := fmt.Sprintf("%d of %d levels", len(rep.Mismatches), rep.Levels)
-	if len(rep.EventMismatches) > 0 {
-		what += fmt.Sprintf(", %d seats or areas of %d events", len(rep.EventMismatches), rep.Events)
+	if len(rep.ShowMismatches) > 0 {
+		what += fmt.Sprintf(", %d seats or areas of %d shows", len(rep.ShowMismatches), rep.Shows)
 	}
 	return fmt.Errorf("reconcile: %w (%s)", errUnbalanced, what)
 }

@@ -388,7 +388,7 @@ func TestMigrate(t *testing.T) {
 			if err := run(t.Context(), []string{"stockade", "reconcile", "-store", spec}, getenvNone, &stdout, io.Discard); err != nil {
 				t.Fatalf("reconcile on a fresh store: %v", err)
 			}
-			if !strings.HasSuffix(stdout.String(), ": 0 levels, all match the ledger and the records; 0 events, all match their seat history\n") {
+			if !strings.HasSuffix(stdout.String(), ": 0 levels, all match the ledger and the records; 0 shows, all match their seat history\n") {
 				t.Errorf("reconcile on a fresh store said %q", stdout.String())
 			}
 		})
@@ -436,7 +436,7 @@ func TestReconcile(t *testing.T) {
 		return stdout.String(), err
 	}
 	out, err := reconcile()
-	if err != nil || !strings.HasSuffix(out, ": 2 levels, all match the ledger and the records; 0 events, all match their seat history\n") {
+	if err != nil || !strings.HasSuffix(out, ": 2 levels, all match the ledger and the records; 0 shows, all match their seat history\n") {
 		t.Fatalf("reconcile after traffic: %v\n%s", err, out)
 	}
 

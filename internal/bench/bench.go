@@ -605,8 +605,8 @@ func runOne(ctx context.Context, o Options, t target, prefix string) (Result, er
 		switch {
 		case err != nil:
 			return res, fmt.Errorf("bench: %s: reconcile: %w", t.name, err)
-		case r.OK && r.Events > 0:
-			res.Reconcile = fmt.Sprintf("ok (%d events match their seat history, %d levels match the whole ledger and the records)", r.Events, r.Levels)
+		case r.OK && r.Shows > 0:
+			res.Reconcile = fmt.Sprintf("ok (%d shows match their seat history, %d levels match the whole ledger and the records)", r.Shows, r.Levels)
 		case r.OK:
 			res.Reconcile = fmt.Sprintf("ok (%d levels match the whole ledger and the records)", r.Levels)
 		default:
@@ -614,7 +614,7 @@ func runOne(ctx context.Context, o Options, t target, prefix string) (Result, er
 			for _, m := range r.Mismatches {
 				ms = append(ms, m.String())
 			}
-			for _, m := range r.EventMismatches {
+			for _, m := range r.ShowMismatches {
 				ms = append(ms, m.String())
 			}
 			res.Reconcile = "mismatches: " + strings.Join(ms, "; ")

@@ -140,7 +140,7 @@ type onsale struct {
 func (w *onsale) setup(ctx context.Context, bk stockade.BookingService, seats int) error {
 	ev := onsaleShow(w.id, seats)
 	if _, err := bk.PutShow(ctx, ev, nil); err != nil {
-		return fmt.Errorf("event %s: %w", w.id, err)
+		return fmt.Errorf("show %s: %w", w.id, err)
 	}
 	w.seats, w.pairs = seats, hotPairs(ev)
 	return nil
@@ -340,7 +340,7 @@ func (w *onsale) check(ctx context.Context, tg target, t *tally, res *Result) ([
 	}
 	view, err := tg.bk.Show(ctx, w.id)
 	if err != nil {
-		return nil, fmt.Errorf("event %s: %w", w.id, err)
+		return nil, fmt.Errorf("show %s: %w", w.id, err)
 	}
 
 	left := map[stockade.SeatStatus]int{}
@@ -522,7 +522,7 @@ func (w *onsale) settle(ctx context.Context, tg target, on *onsaleTally) (sweptA
 	for {
 		v, err := tg.bk.Show(ctx, w.id)
 		if err != nil {
-			return sweptAt, 0, fmt.Errorf("event %s: %w", w.id, err)
+			return sweptAt, 0, fmt.Errorf("show %s: %w", w.id, err)
 		}
 		if !slices.ContainsFunc(v.Counts, func(c stockade.SeatCount) bool { return c.Status == stockade.SeatHeld && c.Count > 0 }) ||
 			time.Now().After(deadline) {

@@ -95,7 +95,7 @@ func TestRunOnSale(t *testing.T) {
 		if res.Outcomes["hold:seats_unavailable"] == 0 {
 			t.Errorf("%s: outcomes %v, want named pairs refused", res.Strategy, res.Outcomes)
 		}
-		want := fmt.Sprintf("ok (%d events match their seat history,", i+1)
+		want := fmt.Sprintf("ok (%d shows match their seat history,", i+1)
 		if !strings.HasPrefix(res.Reconcile, want) {
 			t.Errorf("%s: reconcile %q, want %q…", res.Strategy, res.Reconcile, want)
 		}

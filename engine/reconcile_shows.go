@@ -7,32 +7,32 @@ import (
 	"github.com/stockade/stockade"
 )
 
-// EventMismatch is a seat or a general-admission area whose state
-// differs from what the event's seat history says.
-type EventMismatch struct {
-	EventID string `json:"event_id"`
-	Seat    string `json:"seat,omitempty"`
-	Area    string `json:"area,omitempty"`
+// ShowMismatch is a seat or a general-admission area whose state
+// differs from what the show's seat history says.
+type ShowMismatch struct {
+	ShowID string `json:"event_id"`
+	Seat   string `json:"seat,omitempty"`
+	Area   string `json:"area,omitempty"`
 	// Problem says what does not agree.
 	Problem string `json:"problem"`
 }
 
-func (m EventMismatch) String() string {
+func (m ShowMismatch) String() string {
 	what := "seat " + m.Seat
 	if m.Area != "" {
 		what = "area " + m.Area
 	}
-	return fmt.Sprintf("event %s, %s: %s", m.EventID, what, m.Problem)
+	return fmt.Sprintf("show %s, %s: %s", m.ShowID, what, m.Problem)
 }
 
-// reconcileEvents checks every event, each in a read transaction of its
+// reconcileShows checks every event, each in a read transaction of its
 // own: the status of each seat must be where its history last moved it
 // (free if it has none), each history row must start where the one before
 // it ended, a held seat must name its hold and a booked one its booking,
 // and each area's held and booked places must equal the sums of its
 // history and stay within its capacity. It returns how many events it
 // checked and what does not agree.
-func (e *Engine) reconcileEvents(ctx context.Context, c *call) (n int, mismatches []EventMismatch, err error) {
+func (e *Engine) reconcileShows(ctx context.Context, c *call) (n int, mismatches []ShowMismatch, err error) {
 	after := ""
 	for {
 		var evs []stockade.Show
@@ -55,7 +55,7 @@ func (e *Engine) reconcileEvents(ctx context.Context, c *call) (n int, mismatche
 	}
 }
 
-func (e *Engine) reconcileEvent(ctx context.Context, c *call, id string) ([]EventMismatch, error) {
+func (e *Engine) reconcileEvent(ctx context.Context, c *call, id string) ([]ShowMismatch, error) {
 	var (
 		ev      stockade.Show
 		seats   []stockade.Seat
@@ -74,9 +74,9 @@ func (e *Engine) reconcileEvent(ctx context.Context, c *call, id string) ([]Even
 	if err != nil {
 		return nil, err
 	}
-	var ms []EventMismatch
+	var ms []ShowMismatch
 	bad := func(seat, area, format string, args ...any) {
-		ms = append(ms, EventMismatch{EventID: id, Seat: seat, Area: area, Problem: fmt.Sprintf(format, args...)})
+		ms = append(ms, ShowMismatch{ShowID: id, Seat: seat, Area: area, Problem: fmt.Sprintf(format, args...)})
 	}
 	last := map[string]stockade.SeatStatus{}
 	type counts struct{ held, booked int64 }
