@@ -218,6 +218,20 @@
 // -request-timeout) counts on it. When the server answers, the call ends
 // as soon as the cancelled statement does.
 //
+// The other side is bounded too. A process that stops in the middle of a
+// transaction (paused, frozen, its network cut) holds that transaction's
+// row and advisory locks, and every other instance that needs those rows
+// waits: its kernel keeps the connection open, so the server never learns
+// that the client is gone. Open sets each session's
+// idle_in_transaction_session_timeout to Options.IdleInTransaction (10s by
+// default; under the lock strategy stockade serve lowers it to a shorter
+// -lock-ttl), so the server ends a transaction whose client has sent
+// nothing for that long, and frees its locks, without the client's help.
+// A running transaction idles only between its statements. The outbox relay waits
+// for its broker inside its transaction, up to its AckWait (5s by
+// default): an AckWait above IdleInTransaction ends such a turn, which the
+// relay then takes again, publishing nothing twice.
+//
 // # Durable commits
 //
 // Update returns nil only for a commit that happened as the server's

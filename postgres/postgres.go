@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"strconv"
 	"strings"
 	"time"
 
@@ -25,6 +26,13 @@ const rollbackTimeout = 5 * time.Second
 
 // defaultCancelGrace is Options.CancelGrace's default.
 const defaultCancelGrace = 300 * time.Millisecond
+
+// DefaultIdleInTransaction is Options.IdleInTransaction's default.
+const DefaultIdleInTransaction = 10 * time.Second
+
+// idleInTransactionParam is the server setting Options.IdleInTransaction
+// sets.
+const idleInTransactionParam = "idle_in_transaction_session_timeout"
 
 // Options configures Open. A nil *Options means all defaults.
 type Options struct {
@@ -46,6 +54,20 @@ type Options struct {
 	// not answer: see the package documentation.
 	// Default: 300ms.
 	CancelGrace time.Duration
+
+	// IdleInTransaction is how long a session in a transaction may wait
+	// for its client's next statement before the server ends it
+	// (idle_in_transaction_session_timeout), rolling the transaction back
+	// and freeing its row and advisory locks. It bounds how long a process
+	// that stops in the middle of a transaction — paused, frozen, cut off
+	// — holds up every other instance that needs the same rows, without
+	// that process's help: its kernel keeps the connection open, so the
+	// server would otherwise wait for it for ever. A running transaction
+	// idles only between its statements. A negative value leaves the
+	// server's setting alone, as does a URL that sets
+	// idle_in_transaction_session_timeout itself.
+	// Default: DefaultIdleInTransaction.
+	IdleInTransaction time.Duration
 }
 
 func (o *Options) withDefaults() Options {
@@ -55,6 +77,9 @@ func (o *Options) withDefaults() Options {
 	}
 	if out.CancelGrace <= 0 {
 		out.CancelGrace = defaultCancelGrace
+	}
+	if out.IdleInTransaction == 0 {
+		out.IdleInTransaction = DefaultIdleInTransaction
 	}
 	return out
 }
@@ -87,6 +112,9 @@ func Open(ctx context.Context, url string, opts *Options) (*Store, error) {
 	}
 	if o.MaxConns > 0 {
 		cfg.MaxConns = o.MaxConns
+	}
+	if _, set := cfg.ConnConfig.RuntimeParams[idleInTransactionParam]; !set && o.IdleInTransaction > 0 {
+		cfg.ConnConfig.RuntimeParams[idleInTransactionParam] = strconv.FormatInt(max(o.IdleInTransaction.Milliseconds(), 1), 10)
 	}
 	grace := o.CancelGrace
 	cfg.ConnConfig.BuildContextWatcherHandler = func(c *pgconn.PgConn) ctxwatch.Handler {

@@ -18,6 +18,7 @@ import (
 
 	"github.com/stockade/stockade"
 	"github.com/stockade/stockade/internal/testkit"
+	"github.com/stockade/stockade/internal/teststore"
 	"github.com/stockade/stockade/postgres"
 )
 
@@ -961,5 +962,57 @@ func TestOpenFails(t *testing.T) {
 	}
 	if _, err := postgres.Open(t.Context(), "postgres://%zz", nil); err == nil {
 		t.Fatal("Open succeeded with a malformed URL")
+	}
+}
+
+// TestIdleInTransactionFreesRows: a transaction whose client sends nothing
+// more (a process paused, frozen or cut off in the middle of it; here, one
+// that waits) is ended by the server after Options.IdleInTransaction,
+// without the client's help: another transaction gets its row lock, and
+// the stopped one, when its client runs again, commits nothing.
+func TestIdleInTransactionFreesRows(t *testing.T) {
+	t.Parallel()
+	const idle, stopped = 500 * time.Millisecond, 3 * time.Second
+	url := teststore.PostgresURL(t)
+	s, err := postgres.Open(t.Context(), url, &postgres.Options{IdleInTransaction: idle})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close() })
+	seed(t, s, "w1", 10, "sku")
+	k := stockade.Key{SKU: "sku", Location: "w1"}
+
+	locked := make(chan struct{})
+	first := make(chan error, 1)
+	go func() {
+		first <- s.Update(t.Context(), func(tx stockade.Tx) error {
+			if _, _, err := tx.LevelUpdate(t.Context(), k, stockade.Delta{Reserved: 3}, stockade.Guard{}); err != nil {
+				return err
+			}
+			close(locked)
+			time.Sleep(stopped) // nothing sent: stopped, as the server sees it
+			return nil
+		})
+	}()
+	<-locked
+	start := time.Now()
+	var ls []stockade.Level
+	err = s.Update(t.Context(), func(tx stockade.Tx) (err error) {
+		ls, err = tx.LevelList(t.Context(), stockade.LevelQuery{Keys: []stockade.Key{k}, Lock: true})
+		return err
+	})
+	waited := time.Since(start)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("the row was free %v after the first transaction's last statement (IdleInTransaction %v)", waited, idle)
+	if waited >= stopped-time.Second {
+		t.Errorf("the row stayed locked %v, as long as its transaction's client was stopped; the server should end that transaction after %v", waited, idle)
+	}
+	if len(ls) != 1 || ls[0].Reserved != 0 {
+		t.Errorf("level %+v, want it with nothing reserved", ls)
+	}
+	if err := <-first; err == nil {
+		t.Error("the stopped transaction committed after the server ended it")
 	}
 }

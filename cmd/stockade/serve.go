@@ -26,6 +26,7 @@ import (
 	"github.com/stockade/stockade/httpapi"
 	"github.com/stockade/stockade/lock"
 	"github.com/stockade/stockade/lock/memlock"
+	"github.com/stockade/stockade/postgres"
 )
 
 // strategies are the values of -strategy.
@@ -38,6 +39,7 @@ type serveConfig struct {
 	strategy        string
 	maxBatch        int
 	locker          lockerSpec
+	lockTTL         time.Duration // of the lock strategy's leases
 	sweepInterval   time.Duration
 	defaultTTL      time.Duration
 	maxHold         time.Duration // the longest a hold of seats may last
@@ -88,6 +90,8 @@ flags:
 	maxBatch := env.Int("max-batch", "STOCKADE_MAX_BATCH", 512,
 		"strategy batch: the most reservations, checkouts and confirms one transaction decides")
 	locker := env.String("locker", "STOCKADE_LOCKER", "memory", lockerUsage)
+	lockTTL := env.Duration("lock-ttl", "STOCKADE_LOCK_TTL", 10*time.Second,
+		"strategy lock: the time-to-live of each SKU's or show's lease; a holder that stops (a paused or\ncut-off instance) keeps its keys no longer than this, plus the backend's margin")
 	sweep := env.Duration("sweep-interval", "STOCKADE_SWEEP_INTERVAL", time.Second,
 		"how often lapsed reservations and holds are expired and old idempotency records purged")
 	eventsURL := env.String("events", "STOCKADE_EVENTS", "",
@@ -141,7 +145,7 @@ flags:
 	for _, d := range []struct {
 		name string
 		v    time.Duration
-	}{{"sweep-interval", *sweep}, {"event-retention", *retention}, {"default-ttl", *ttl}, {"max-hold-lifetime", *maxHold}, {"request-timeout", *reqTimeout}, {"shutdown-timeout", *shutdown}, {"payment-grace", *grace}} {
+	}{{"sweep-interval", *sweep}, {"event-retention", *retention}, {"default-ttl", *ttl}, {"max-hold-lifetime", *maxHold}, {"request-timeout", *reqTimeout}, {"shutdown-timeout", *shutdown}, {"payment-grace", *grace}, {"lock-ttl", *lockTTL}} {
 		if d.v <= 0 {
 			return c, fmt.Errorf("serve: -%s must be positive, got %v", d.name, d.v)
 		}
@@ -180,6 +184,7 @@ flags:
 	}
 	c.addr, c.strategy, c.maxBatch = *addr, *strategy, *maxBatch
 	c.sweepInterval, c.defaultTTL, c.requestTimeout, c.shutdownTimeout = *sweep, *ttl, *reqTimeout, *shutdown
+	c.lockTTL = *lockTTL
 	c.maxHold, c.paymentGrace = *maxHold, *grace
 	if *webhookSecrets != "" {
 		if c.webhookSecrets, err = readSecrets(*webhookSecrets); err != nil {
@@ -253,7 +258,14 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 	}
 	log := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: c.logLevel}))
 
-	st, err := openStore(ctx, c.store, false)
+	// An instance that stops mid-transaction (paused, cut off) holds its
+	// rows no longer than it holds its keys under the lock strategy: the
+	// others sell again within the lease's TTL.
+	spec := c.store
+	if c.strategy == engine.Lock {
+		spec.idleInTransaction = min(c.lockTTL, postgres.DefaultIdleInTransaction)
+	}
+	st, err := openStore(ctx, spec, false)
 	if err != nil {
 		return fmt.Errorf("serve: %w", err)
 	}
@@ -283,6 +295,7 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 	eng, err := engine.New(st, &engine.Options{
 		Strategy:        c.strategy,
 		Locker:          locker,
+		LockTTL:         c.lockTTL,
 		MaxBatch:        c.maxBatch,
 		DefaultTTL:      c.defaultTTL,
 		MaxHoldLifetime: c.maxHold,

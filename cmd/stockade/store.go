@@ -9,6 +9,7 @@ import (
 	"net/url"
 	"os"
 	"strings"
+	"time"
 
 	"github.com/stockade/stockade"
 	"github.com/stockade/stockade/postgres"
@@ -23,6 +24,9 @@ type storeSpec struct {
 	kind string // "sqlite" or "postgres"
 	path string // sqlite: the file
 	url  string // postgres: the connection URL
+	// idleInTransaction is postgres.Options.IdleInTransaction; 0 for its
+	// default.
+	idleInTransaction time.Duration
 }
 
 func parseStore(spec string) (storeSpec, error) {
@@ -119,7 +123,7 @@ func openStore(ctx context.Context, spec storeSpec, readOnly bool) (migratingSto
 		}
 		st = s
 	case "postgres":
-		s, err := postgres.Open(ctx, spec.url, nil)
+		s, err := postgres.Open(ctx, spec.url, &postgres.Options{IdleInTransaction: spec.idleInTransaction})
 		if err != nil {
 			return nil, fmt.Errorf("store %s: %w", spec, err)
 		}

@@ -76,6 +76,22 @@
 // connection is closed: the server's FATAL 57P05); what it does before it
 // looks is what fencing tokens are for.
 //
+// The process's waiters stop with it, and a waiter is a statement in the
+// server's lock queue: granted the lock, a stopped waiter's session would
+// keep it for a whole IdleTimeout in turn, and a live waiter queued
+// behind a stopped process's four would wait five of them. So a waiter
+// stays queued for WaitSlice(TTL) at a time,
+//
+//	max(TTL, CheckInterval) - CheckInterval/2   // 9.5s with the defaults
+//
+// (lock_timeout, on the server's clock), and queues again, on the same
+// session, while its caller still waits. A stopped waiter cannot queue
+// again: its turn has run out before the stopped holder's session ends, at
+// least max(TTL, CheckInterval) after the stop, and the server grants the
+// key to a live waiter. The price is the order of long waits: a waiter
+// that has waited a whole slice queues again behind those that came after
+// it, so first come, first served holds for waits shorter than the slice.
+//
 // For the life of a lease this timeout replaces whatever
 // idle_session_timeout the session had (from postgresql.conf, ALTER ROLE
 // or DATABASE … SET, or the connection string). Release resets it in the

@@ -32,6 +32,9 @@ const (
 	// holderEnv makes TestHelperHolder act as a holder: its value is the
 	// database URL.
 	holderEnv = "PGLOCK_TEST_HOLDER_URL"
+	// waitersEnv is how many waiters the holder's process queues behind
+	// its lease, on the same key.
+	waitersEnv = "PGLOCK_TEST_HOLDER_WAITERS"
 	// holderTTL is the TTL of the holder's lease.
 	holderTTL = 3 * time.Second
 	// target is the bound the server must free a stopped holder's key by:
@@ -44,8 +47,9 @@ const (
 
 // TestHelperHolder is not a test of its own: started by startHolder in a
 // process of its own, it holds the key "paused" with auto-renew and
-// default options, reports "token N", and once the lease ends reports
-// "lost true" (false if it ended otherwise).
+// default options, reports "token N", queues as many waiters for the key
+// as startHolder asked, and once the lease ends reports "lost true"
+// (false if it ended otherwise).
 func TestHelperHolder(t *testing.T) {
 	t.Parallel()
 	url := os.Getenv(holderEnv)
@@ -64,6 +68,14 @@ func TestHelperHolder(t *testing.T) {
 		t.Fatal(err)
 	}
 	fmt.Printf("%stoken %d\n", reportPrefix, le.Token())
+	waiters, _ := strconv.Atoi(os.Getenv(waitersEnv))
+	for range waiters {
+		go func() {
+			if w, err := pglock.New(pool, nil).Acquire(ctx, "paused", lock.WithTTL(holderTTL), lock.WithWait(bound)); err == nil {
+				w.Release(ctx)
+			}
+		}()
+	}
 	select {
 	case <-le.Done():
 		fmt.Printf("%slost %v\n", reportPrefix, errors.Is(le.Err(), lock.ErrLost))
@@ -78,12 +90,13 @@ type holder struct {
 	reports chan string // its reports, without the prefix; closed at its exit
 }
 
-// startHolder starts a holder process on the database at url. It is killed
+// startHolder starts a holder process on the database at url, which
+// queues waiters more waiters for the key behind its lease. It is killed
 // when the test ends, and its other output logged.
-func startHolder(t *testing.T, url string) *holder {
+func startHolder(t *testing.T, url string, waiters int) *holder {
 	t.Helper()
 	cmd := exec.Command(os.Args[0], "-test.run=^TestHelperHolder$", "-test.v")
-	cmd.Env = append(os.Environ(), holderEnv+"="+url)
+	cmd.Env = append(os.Environ(), holderEnv+"="+url, fmt.Sprintf("%s=%d", waitersEnv, waiters))
 	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
 	var other strings.Builder
 	cmd.Stderr = &other
@@ -172,67 +185,80 @@ func checkExclusion(t *testing.T, admin *pgxpool.Pool, id int64) {
 }
 
 // TestPausedHolder stops a holder's process (SIGSTOP) while it holds a key
-// with auto-renew, a waiter queued behind it. The holder cannot release
-// anything, but the server ends its session once it has been idle for
-// IdleTimeout, which frees the key: the waiter gets it within the TTL plus
-// 2 seconds of the pause, with a larger token. Resumed, the holder learns
+// with auto-renew, a waiter queued behind it, and in one case three more
+// waiters of the holder's own process queued ahead of that one. Nothing in
+// the stopped process can release or leave anything, but the server ends
+// the holder's session once it has been idle for IdleTimeout, which frees
+// the key, and the stopped waiters' turns in the queue have run out by
+// then (WaitSlice): the live waiter gets the key within the TTL plus 2
+// seconds of the pause, with a larger token. Resumed, the holder learns
 // that its lease was lost.
 func TestPausedHolder(t *testing.T) {
 	t.Parallel()
 	if d := pglock.IdleTimeout(holderTTL, nil); d > target {
 		t.Fatalf("IdleTimeout(%v) = %v; want at most %v", holderTTL, d, target)
 	}
-	url := newDatabase(t, testkit.SharedPostgres(t))
-	admin := newPool(t, url, 2)
-	id := pglock.LockID("paused", nil)
-	checkExclusion(t, admin, id)
+	for _, tc := range []struct {
+		name    string
+		waiters int // the holder's own, stopped with it
+	}{{"alone", 0}, {"with its waiters", 3}} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			url := newDatabase(t, testkit.SharedPostgres(t))
+			admin := newPool(t, url, 2)
+			id := pglock.LockID("paused", nil)
+			checkExclusion(t, admin, id)
 
-	h := startHolder(t, url)
-	held, err := strconv.ParseUint(h.report(t, "token"), 10, 64)
-	if err != nil {
-		t.Fatal(err)
-	}
-	// Pause it in its stride, with checks and renewals going, not just
-	// after the grant.
-	time.Sleep(holderTTL / 2)
-	ctx := t.Context()
-	type result struct {
-		le  lock.Lease
-		err error
-	}
-	granted := make(chan result, 1)
-	go func() {
-		le, err := pglock.New(newPool(t, url, 2), nil).Acquire(ctx, "paused", lock.WithWait(bound))
-		granted <- result{le, err}
-	}()
-	eventually(t, "the waiter is not queued on the server", func() bool { return lockCount(t, admin, id, false) == 1 })
+			h := startHolder(t, url, tc.waiters)
+			held, err := strconv.ParseUint(h.report(t, "token"), 10, 64)
+			if err != nil {
+				t.Fatal(err)
+			}
+			eventually(t, "the holder's waiters are not queued on the server", func() bool { return lockCount(t, admin, id, false) == tc.waiters })
+			// Pause it in its stride, with checks and renewals going, not
+			// just after the grant.
+			time.Sleep(holderTTL / 2)
+			ctx := t.Context()
+			type result struct {
+				le  lock.Lease
+				err error
+			}
+			granted := make(chan result, 1)
+			go func() {
+				le, err := pglock.New(newPool(t, url, 2), nil).Acquire(ctx, "paused", lock.WithWait(bound))
+				granted <- result{le, err}
+			}()
+			eventually(t, "the waiter is not queued on the server", func() bool { return lockCount(t, admin, id, false) == tc.waiters+1 })
 
-	h.signal(t, syscall.SIGSTOP)
-	paused := time.Now()
-	r := <-granted
-	freed := time.Since(paused)
-	if r.err != nil {
-		t.Fatalf("Acquire behind the paused holder = %v", r.err)
-	}
-	t.Logf("key free %v after the pause (IdleTimeout %v)", freed, pglock.IdleTimeout(holderTTL, nil))
-	if freed > target {
-		t.Errorf("key free %v after the pause; want at most %v", freed, target)
-	}
-	// The holder's last statement came at most a CheckInterval (default 1s)
-	// before the pause, so the server waited at least its TTL.
-	if floor := holderTTL - time.Second; freed < floor {
-		t.Errorf("key free %v after the pause; the idle timeout should not end a session before %v", freed, floor)
-	}
-	if r.le.Token() <= held {
-		t.Errorf("waiter's token %d not larger than the paused holder's %d", r.le.Token(), held)
-	}
+			h.signal(t, syscall.SIGSTOP)
+			paused := time.Now()
+			r := <-granted
+			freed := time.Since(paused)
+			if r.err != nil {
+				t.Fatalf("Acquire behind the paused holder = %v", r.err)
+			}
+			t.Logf("key free %v after the pause (IdleTimeout %v)", freed, pglock.IdleTimeout(holderTTL, nil))
+			if freed > target {
+				t.Errorf("key free %v after the pause; want at most %v", freed, target)
+			}
+			// The holder's last statement came at most a CheckInterval
+			// (default 1s) before the pause, so the server waited at least
+			// its TTL.
+			if floor := holderTTL - time.Second; freed < floor {
+				t.Errorf("key free %v after the pause; the idle timeout should not end a session before %v", freed, floor)
+			}
+			if r.le.Token() <= held {
+				t.Errorf("waiter's token %d not larger than the paused holder's %d", r.le.Token(), held)
+			}
 
-	h.signal(t, syscall.SIGCONT)
-	if lost := h.report(t, "lost"); lost != "true" {
-		t.Errorf("resumed holder's lease ended with ErrLost = %s; want true", lost)
-	}
-	if err := r.le.Release(ctx); err != nil {
-		t.Fatal(err)
+			h.signal(t, syscall.SIGCONT)
+			if lost := h.report(t, "lost"); lost != "true" {
+				t.Errorf("resumed holder's lease ended with ErrLost = %s; want true", lost)
+			}
+			if err := r.le.Release(ctx); err != nil {
+				t.Fatal(err)
+			}
+		})
 	}
 }
 

@@ -94,7 +94,7 @@ func (b *backend) Release(ctx context.Context) error {
 		return fmt.Errorf("%w: %q: its connection is gone", lock.ErrLost, b.key)
 	}
 	var released bool
-	err := b.conn.QueryRow(ctx, b.mode.unlock, b.id).Scan(&released, nil, nil)
+	err := b.conn.QueryRow(ctx, b.mode.unlock, b.id).Scan(&released, nil, nil, nil)
 	closed := b.conn.Conn().IsClosed()
 	switch {
 	case err == nil && released:

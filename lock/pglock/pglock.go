@@ -37,6 +37,8 @@ var (
 	sequenceSQL string
 	//go:embed session_name.sql
 	sessionNameSQL string
+	//go:embed queue.sql
+	queueSQL string
 )
 
 // cleanupTimeout bounds the clean-up of a connection after a failed or
@@ -138,6 +140,23 @@ func ceilMS(d time.Duration) int64 {
 		ms++
 	}
 	return ms
+}
+
+// WaitSlice returns how long a waiter of a lease with the given TTL stays
+// queued on the server at a time (lock_timeout) before it queues again:
+// max(ttl, CheckInterval) - CheckInterval/2. A holder that stops (paused,
+// frozen) keeps its lock until the server ends its idle session, at least
+// max(ttl, CheckInterval) after the stop (see IdleTimeout); a waiter of the
+// same process, stopped too, has left the queue by then, so the server
+// grants the lock to a live waiter rather than to it.
+func WaitSlice(ttl time.Duration, opts *Options) time.Duration {
+	o := opts.withDefaults()
+	return time.Duration(o.waitSliceMS(ttl)) * time.Millisecond
+}
+
+// waitSliceMS is WaitSlice in milliseconds, at least 1.
+func (o *Options) waitSliceMS(ttl time.Duration) int64 {
+	return max(min(ceilMS(max(ttl, o.CheckInterval))-ceilMS(o.CheckInterval)/2, math.MaxInt32), 1)
 }
 
 // idleTimeout is the idle_session_timeout value, in milliseconds, as the
@@ -270,9 +289,19 @@ func (b *backend) take(ctx context.Context, wait bool, ttl time.Duration) (token
 			return 0, false, true, nil
 		case err == nil:
 			contended = true
-			var left bool
-			if err, left = b.wait(ctx, conn, seq, idle, &tok); left {
-				return 0, false, true, err
+			slice := strconv.FormatInt(b.locker.opts.waitSliceMS(ttl), 10)
+			if _, err = conn.Exec(ctx, queueSQL, slice); err == nil {
+				// Queue for the lock, again each time a turn in the
+				// server's queue runs out (see WaitSlice).
+				for {
+					var left bool
+					if err, left = b.wait(ctx, conn, seq, idle, &tok); left {
+						return 0, false, true, err
+					}
+					if !isLockTimeout(err) || ctx.Err() != nil {
+						break
+					}
+				}
 			}
 			if err != nil || ctx.Err() != nil {
 				// Cancelled, or the server failed: the wait may still have
@@ -399,6 +428,13 @@ func (b *backend) wait(ctx context.Context, conn *pgxpool.Conn, seq, idle string
 		giveBack(conn, b.id)
 	})
 	return ctx.Err(), true
+}
+
+// isLockTimeout reports whether err is a wait in the server's lock queue
+// that lock_timeout ended (SQLSTATE 55P03).
+func isLockTimeout(err error) bool {
+	var pgErr *pgconn.PgError
+	return errors.As(err, &pgErr) && pgErr.Code == "55P03"
 }
 
 // giveBack returns conn to the pool once it is known to hold no lock on id,

@@ -1,6 +1,7 @@
 -- Release advisory lock $1 (bigint) if this session holds it, in either
--- mode, quietly, and put the session's idle_session_timeout and
--- application_name back to their defaults, as release.sql does. Used to
+-- mode, quietly, and put the session's idle_session_timeout,
+-- application_name and lock_timeout back to their defaults, as release.sql
+-- does. Used to
 -- clean up after a cancelled or failed wait, which may have been granted
 -- the lock just as it gave up, and after a lost lease.
 SELECT (SELECT count(CASE WHEN mode = 'ShareLock'
@@ -15,4 +16,5 @@ SELECT (SELECT count(CASE WHEN mode = 'ShareLock'
           AND objsubid = 1),
        CASE WHEN current_setting('idle_session_timeout', true) IS NOT NULL
             THEN set_config('idle_session_timeout', NULL, false) END,
-       set_config('application_name', NULL, false);
+       set_config('application_name', NULL, false),
+       set_config('lock_timeout', NULL, false);
