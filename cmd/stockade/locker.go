@@ -46,6 +46,9 @@ type lockerSpec struct {
 	kind  string   // memory, redis, redlock, postgres, etcd
 	url   string   // redis: the URL
 	addrs []string // redlock: the nodes; etcd: the endpoints
+	// namespace is the backend's Options.Prefix, the namespace of its
+	// keys; "" for the backend's default, which the service uses.
+	namespace string
 }
 
 func parseLocker(spec string) (lockerSpec, error) {
@@ -142,7 +145,7 @@ func openLocker(ctx context.Context, spec lockerSpec, st storeSpec, log *slog.Lo
 			client.Close()
 			return openedLocker{}, fmt.Errorf("locker: redis at %s: %w", opt.Addr, err)
 		}
-		rl := redislock.New(client, nil)
+		rl := redislock.New(client, &redislock.Options{Prefix: spec.namespace})
 		ping := func(ctx context.Context) error {
 			if err := client.Ping(ctx).Err(); err != nil {
 				return fmt.Errorf("redis at %s: %w", opt.Addr, err)
@@ -176,7 +179,7 @@ func openLocker(ctx context.Context, spec lockerSpec, st storeSpec, log *slog.Lo
 		// 2% of the engine's 10 s lease is 200 ms per node and call: a
 		// paused node counts as failed quickly, and an acquisition that
 		// meets a majority of them answers soon after its deadline.
-		rl, err := redlock.New(clients, &redlock.Options{NodeTimeout: 0.02})
+		rl, err := redlock.New(clients, &redlock.Options{NodeTimeout: 0.02, Prefix: spec.namespace})
 		if err != nil {
 			closeAll()
 			return openedLocker{}, fmt.Errorf("locker: %w", err)
@@ -218,7 +221,7 @@ func openLocker(ctx context.Context, spec lockerSpec, st storeSpec, log *slog.Lo
 			}
 			return nil
 		}
-		pl := pglock.New(pool, nil)
+		pl := pglock.New(pool, &pglock.Options{Prefix: spec.namespace})
 		return openedLocker{pl, ping, func() error { err := pl.Close(); pool.Close(); return err }}, nil
 
 	case "etcd":
@@ -249,7 +252,7 @@ func openLocker(ctx context.Context, spec lockerSpec, st storeSpec, log *slog.Lo
 			client.Close()
 			return openedLocker{}, fmt.Errorf("locker: %w", err)
 		}
-		el := etcdlock.New(client, nil)
+		el := etcdlock.New(client, &etcdlock.Options{Prefix: spec.namespace})
 		return openedLocker{el, ping, func() error { return errors.Join(el.Close(), client.Close()) }}, nil
 	}
 	return openedLocker{}, fmt.Errorf("unsupported locker kind %q", spec.kind)

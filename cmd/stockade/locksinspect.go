@@ -30,7 +30,8 @@ each lease ends) and how many wait.`,
 
 Shows one key in every kind in which it is held or waited for: each
 holder, and the waiters first in line first where the backend names
-them.`,
+them. It takes the whole key, not a prefix: "locks ls -prefix" lists the
+keys that start with one.`,
 		"break": `usage: stockade locks break [flags] KEY
 
 Frees a stuck key: every lease on it is lost, as if it had expired, and
@@ -45,6 +46,8 @@ writes of a broken holder that carries on. It prints what it broke.`,
 	env := &envFlags{fs: fs, getenv: getenv, help: stdout}
 	lockerFlag := env.String("locker", "STOCKADE_LOCKER", "", "the lock servers, as serve's -locker: redis://HOST:PORT[/DB], redlock://HOST:PORT,…,\npostgres (the database of -store) or etcd://HOST:PORT[,…]")
 	store := env.String("store", "STOCKADE_STORE", "", "with -locker postgres: the store whose database holds the locks")
+	namespace := env.String("namespace", "STOCKADE_LOCK_NAMESPACE", "",
+		"the `namespace` of the keys, as the Lockers that took them were given it (their Options.Prefix):\nRedis and Redlock put it before each key (default lock:), etcd before each key path\n(default /stockade/lock/), pglock hashes it with each key into the lock id (default lock:);\nempty: the backend's default, which stockade serve uses")
 	asJSON := fs.Bool("json", false, "print JSON instead of a table")
 	var prefix *string
 	if sub == "ls" {
@@ -76,6 +79,7 @@ writes of a broken holder that carries on. It prints what it broke.`,
 	if err != nil {
 		return fail("%w", err)
 	}
+	spec.namespace = *namespace
 	var st storeSpec
 	switch {
 	case spec.kind == "memory":
@@ -96,6 +100,9 @@ writes of a broken holder that carries on. It prints what it broke.`,
 	ins, ok := ol.Locker.(lock.Inspector)
 	br, canBreak := ol.Locker.(lock.Breaker)
 	if !ok || sub == "break" && !canBreak {
+		if spec.kind == "redlock" {
+			return fail("the redlock locker cannot be inspected: each node keeps its own copy of a key and its queue, and no node's copy is the lock (a lease is what a majority held when it was granted); see the README's lock inspector")
+		}
 		return fail("the %s locker cannot be inspected", spec.kind)
 	}
 

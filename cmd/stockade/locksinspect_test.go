@@ -9,12 +9,16 @@ import (
 	"testing"
 	"time"
 
+	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/redis/go-redis/v9"
 	clientv3 "go.etcd.io/etcd/client/v3"
 	"go.uber.org/zap"
 
 	"github.com/stockade/stockade/internal/testkit"
 	"github.com/stockade/stockade/lock"
 	"github.com/stockade/stockade/lock/etcdlock"
+	"github.com/stockade/stockade/lock/pglock"
+	"github.com/stockade/stockade/lock/redislock"
 )
 
 // TestLocksInspect lists, shows and breaks keys that a locker on a real
@@ -129,5 +133,74 @@ func TestLocksInspectRefuses(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("locks %q: %v; want an error with %q", tc.args, err, tc.want)
 		}
+	}
+}
+
+// TestLocksInspectNamespace: keys that a library user's Lockers took in
+// a namespace of their own (Options.Prefix) are listed, shown and broken
+// with -namespace, and are not in the service's namespace.
+func TestLocksInspectNamespace(t *testing.T) {
+	t.Parallel()
+	namespace := fmt.Sprintf("jobs-%x:", rand.Uint64())
+	for _, tc := range []struct {
+		name string
+		// locker returns a Locker in namespace and the flags that reach
+		// its servers.
+		locker func(t *testing.T) (lock.Locker, []string)
+	}{
+		{"redis", func(t *testing.T) (lock.Locker, []string) {
+			r := testkit.SharedRedis(t)
+			client := redis.NewClient(&redis.Options{Addr: r.Addr()})
+			t.Cleanup(func() { client.Close() })
+			l := redislock.New(client, &redislock.Options{Prefix: namespace})
+			t.Cleanup(func() { l.Close() })
+			return l, []string{"-locker", "redis://" + r.Addr()}
+		}},
+		{"postgres", func(t *testing.T) (lock.Locker, []string) {
+			url := newDatabase(t)
+			pool, err := pgxpool.New(t.Context(), url)
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(pool.Close)
+			l := pglock.New(pool, &pglock.Options{Prefix: namespace})
+			t.Cleanup(func() { l.Close() })
+			return l, []string{"-locker", "postgres", "-store", url}
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			l, flags := tc.locker(t)
+			key := fmt.Sprintf("export-%x", rand.Uint64())
+			holder, err := l.Acquire(t.Context(), key, lock.WithTTL(time.Minute))
+			if err != nil {
+				t.Fatal(err)
+			}
+			inspect := func(args ...string) string {
+				t.Helper()
+				out, _, err := runCmd(t, nil, append(append([]string{"locks"}, args[:1]...), append(flags, args[1:]...)...)...)
+				if err != nil {
+					t.Fatalf("locks %v: %v\n%s", args, err, out)
+				}
+				return out
+			}
+			if out := inspect("show", key); !strings.Contains(out, "is free") {
+				t.Errorf("show in the service's namespace:\n%s\nwant the key free there", out)
+			}
+			if out := inspect("ls", "-namespace", namespace, "-prefix", key); !strings.Contains(out, key) || !strings.Contains(out, fmt.Sprint(holder.Token())) {
+				t.Errorf("ls -namespace %s:\n%s\nwant %s held by token %d", namespace, out, key, holder.Token())
+			}
+			if out := inspect("show", "-namespace", namespace, key); !strings.Contains(out, "holder ") {
+				t.Errorf("show -namespace %s:\n%s\nwant its holder", namespace, out)
+			}
+			if out := inspect("break", "-namespace", namespace, key); !strings.Contains(out, "broke "+key) {
+				t.Errorf("break -namespace %s:\n%s", namespace, out)
+			}
+			select {
+			case <-holder.Done():
+			case <-time.After(20 * time.Second):
+				t.Fatal("the broken holder's lease did not end")
+			}
+		})
 	}
 }
