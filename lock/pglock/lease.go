@@ -48,7 +48,8 @@ var (
 )
 
 // args are the arguments of b.mode.wait, and, followed by whether a
-// refusal will wait, of b.mode.try: the lock id, the token sequence (if the
+// refusal will wait and the wait's turn in the queue (see WaitSlice), of
+// b.mode.try: the lock id, the token sequence (if the
 // mode draws tokens), the idle_session_timeout, and the kind and the key
 // that the session's application_name shows (see sessionKey).
 func (b *backend) args(seq, idle string) []any {

@@ -37,8 +37,6 @@ var (
 	sequenceSQL string
 	//go:embed session_name.sql
 	sessionNameSQL string
-	//go:embed queue.sql
-	queueSQL string
 )
 
 // cleanupTimeout bounds the clean-up of a connection after a failed or
@@ -271,6 +269,7 @@ func (l *Locker) acquire(ctx context.Context, key string, kind lock.KeyKind, m *
 // default timeout and name back), and is discarded otherwise.
 func (b *backend) take(ctx context.Context, wait bool, ttl time.Duration) (token uint64, granted, contended bool, err error) {
 	seq, idle := b.locker.seq, b.locker.opts.idleTimeout(ttl)
+	slice := strconv.FormatInt(b.locker.opts.waitSliceMS(ttl), 10) // see WaitSlice
 	for attempt := 0; ; attempt++ {
 		var conn *pgxpool.Conn
 		if conn, err = b.locker.pool.Acquire(ctx); err != nil {
@@ -280,8 +279,9 @@ func (b *backend) take(ctx context.Context, wait bool, ttl time.Duration) (token
 			taken bool
 			tok   *int64
 		)
-		// The last columns, the timeout and the name as set, are not needed.
-		err = conn.QueryRow(ctx, b.mode.try, append(b.args(seq, idle), wait)...).Scan(&taken, &tok, nil, nil)
+		// The last columns, the timeout, the name and the lock_timeout as
+		// set, are not needed.
+		err = conn.QueryRow(ctx, b.mode.try, append(b.args(seq, idle), wait, slice)...).Scan(&taken, &tok, nil, nil, nil)
 		switch {
 		case err == nil && taken:
 		case err == nil && !wait: // held, or waiters queued
@@ -289,18 +289,15 @@ func (b *backend) take(ctx context.Context, wait bool, ttl time.Duration) (token
 			return 0, false, true, nil
 		case err == nil:
 			contended = true
-			slice := strconv.FormatInt(b.locker.opts.waitSliceMS(ttl), 10)
-			if _, err = conn.Exec(ctx, queueSQL, slice); err == nil {
-				// Queue for the lock, again each time a turn in the
-				// server's queue runs out (see WaitSlice).
-				for {
-					var left bool
-					if err, left = b.wait(ctx, conn, seq, idle, &tok); left {
-						return 0, false, true, err
-					}
-					if !isLockTimeout(err) || ctx.Err() != nil {
-						break
-					}
+			// Queue for the lock, again each time a turn in the server's
+			// queue runs out (see WaitSlice).
+			for {
+				var left bool
+				if err, left = b.wait(ctx, conn, seq, idle, &tok); left {
+					return 0, false, true, err
+				}
+				if !isLockTimeout(err) || ctx.Err() != nil {
+					break
 				}
 			}
 			if err != nil || ctx.Err() != nil {
