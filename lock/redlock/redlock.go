@@ -223,24 +223,21 @@ func (l *Locker) acquire(ctx context.Context, key string, wait bool, opts []lock
 		return nil, a.Refuse(ctx, nil)
 	}
 
-	// Held: subscribe on every node (in parallel, each waiting boundedly
-	// for its node to confirm), then queue.
+	// Held: subscribe on every node, and queue.
 	wake := make(chan uint64, len(l.nodes))
-	stops := make([]func(), len(l.nodes))
-	var wg sync.WaitGroup
-	for i, n := range l.nodes {
-		wg.Go(func() { stops[i] = n.notes.Listen(ctx, b.q.Keys.Channel, b.q.ID, wake) })
-	}
-	wg.Wait()
-	defer func() {
-		for _, stop := range stops {
-			stop()
-		}
-	}()
+	subscribed, stopListening := l.listen(ctx, b.q.Keys.Channel, b.q.ID, wake)
+	defer stopListening()
 	for {
 		if ctx.Err() != nil {
 			l.cleanups.Run(b.leave)
 			return nil, a.Refuse(ctx, nil)
+		}
+		// Once the subscriptions are in place before an attempt, no
+		// hand-off after it can be missed: stop watching for them.
+		select {
+		case <-subscribed:
+			subscribed = nil
+		default:
 		}
 		drain(wake) // notifications before this attempt are stale after it
 		le, expires, kept, err := try(true)
@@ -249,14 +246,58 @@ func (l *Locker) acquire(ctx context.Context, key string, wait bool, opts []lock
 		}
 		// A release hands the lock to us on every node and each node
 		// notifies us: wait until a majority has, or re-check on a timer
-		// (the holder's expiry, or often enough to keep our place).
+		// (the holder's expiry, or often enough to keep our place), or as
+		// soon as the subscriptions are in place.
 		recheck := l.opts.WaiterTimeout / 3
 		if expires > 0 && expires < recheck {
 			recheck = expires
 		}
-		if !l.awaitHandoff(ctx, wake, l.quorum-kept, recheck) {
+		if !l.awaitHandoff(ctx, wake, subscribed, l.quorum-kept, recheck) {
 			l.cleanups.Run(b.leave)
 			return nil, a.Refuse(ctx, nil)
+		}
+	}
+}
+
+// listen registers waiter id on channel on every node, for wake. It does
+// not wait for subscriptions the nodes have yet to confirm: waiting would
+// keep the caller out of the queues for as long as the slowest node takes
+// (a node that is down: a second), while callers that are not held up take
+// the key again and again past the empty queues. A hand-off published
+// before its node confirmed would then be missed, so subscribed closes
+// once every node that answers has confirmed (or been given up on), for
+// the caller to look again; it is nil when all were in place. stop
+// unregisters everywhere.
+func (l *Locker) listen(ctx context.Context, channel, id string, wake chan<- uint64) (subscribed <-chan struct{}, stop func()) {
+	ctx, cancel := context.WithCancel(ctx)
+	stops := make([]func(), len(l.nodes))
+	var confirming, rest sync.WaitGroup
+	unconfirmed := 0
+	for i, n := range l.nodes {
+		switch {
+		case n.notes.Ready(channel):
+			stops[i] = n.notes.Listen(ctx, channel, id, wake) // returns at once
+		case n.pipe.Unreachable(): // nothing to hear from it meanwhile
+			rest.Go(func() { stops[i] = n.notes.Listen(ctx, channel, id, wake) })
+		default:
+			unconfirmed++
+			confirming.Go(func() { stops[i] = n.notes.Listen(ctx, channel, id, wake) })
+		}
+	}
+	if unconfirmed > 0 {
+		done := make(chan struct{})
+		go func() {
+			confirming.Wait()
+			close(done)
+		}()
+		subscribed = done
+	}
+	return subscribed, func() {
+		cancel() // a Listen still waiting returns now
+		confirming.Wait()
+		rest.Wait()
+		for _, stop := range stops {
+			stop()
 		}
 	}
 }
@@ -271,9 +312,9 @@ func drain(c <-chan uint64) {
 	}
 }
 
-// awaitHandoff waits for need notifications, the recheck timer, or ctx.
-// It returns false if ctx ended the wait.
-func (l *Locker) awaitHandoff(ctx context.Context, wake <-chan uint64, need int, recheck time.Duration) bool {
+// awaitHandoff waits for need notifications, the recheck timer, subscribed
+// to close, or ctx. It returns false if ctx ended the wait.
+func (l *Locker) awaitHandoff(ctx context.Context, wake <-chan uint64, subscribed <-chan struct{}, need int, recheck time.Duration) bool {
 	t := time.NewTimer(recheck)
 	defer t.Stop()
 	for got := 0; got < need; {
@@ -281,6 +322,8 @@ func (l *Locker) awaitHandoff(ctx context.Context, wake <-chan uint64, need int,
 		case <-wake:
 			got++
 		case <-t.C:
+			return true
+		case <-subscribed:
 			return true
 		case <-ctx.Done():
 			return false
@@ -423,6 +466,27 @@ func callNodes[T any](l *Locker, ctx context.Context, timeout time.Duration, sta
 	return vals, errs
 }
 
+// beyondReach reports whether an attempt that refused nodes refused can no
+// longer win a majority, counting as lost the nodes that failed, while the
+// only nodes yet to answer are ones that did not answer their last call
+// (down, or cut off). Waiting for those would decide nothing, and the
+// nodes the attempt won would stay out of everyone's reach meanwhile: a
+// node that has just gone down takes the client its dial retries, about
+// half a second, to refuse each call until its pool gives up on it.
+func (l *Locker) beyondReach(refused int, errs []error) bool {
+	lost := refused
+	for i, err := range errs {
+		switch {
+		case err == nil:
+		case errors.Is(err, errNoAnswer) && !l.nodes[i].pipe.Unreachable():
+			return false // a node that is up has yet to answer
+		default:
+			lost++
+		}
+	}
+	return lost > len(l.nodes)-l.quorum
+}
+
 // count returns how many nodes answered without error and satisfy ok.
 func count[T any](vals []T, errs []error, ok func(T) bool) int {
 	n := 0
@@ -461,7 +525,7 @@ func (b *backend) attempt(ctx context.Context, ttl time.Duration, queue bool, sc
 	}, redisq.AcquireResult, func(res []redisq.Result, errs []error) bool {
 		granted := count(res, errs, func(r redisq.Result) bool { return r.Granted })
 		refused := count(res, errs, func(r redisq.Result) bool { return !r.Granted })
-		return granted >= quorum || refused > n-quorum
+		return granted >= quorum || refused > n-quorum || b.locker.beyondReach(refused, errs)
 	})
 	granted := make([]bool, n)
 	unsure := make([]bool, n)

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"slices"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/redis/go-redis/v9"
@@ -39,6 +40,43 @@ type Pipe struct {
 	mu      sync.Mutex
 	queue   []*Call
 	running int // batches on the wire, or being taken from the queue
+
+	unreachable atomic.Bool // see Unreachable
+}
+
+// Unreachable reports whether the last batch the Pipe sent went
+// unanswered: the server refused the connection, dropped it, or did not
+// reply before the batch's deadline. The next reply clears it. A caller
+// that needs some servers' answers can stop waiting for one that is
+// unreachable once the others have decided the outcome.
+func (p *Pipe) Unreachable() bool { return p.unreachable.Load() }
+
+// observe records whether the server answered any call of a batch just
+// sent: an error reply is an answer too. A call its caller cancelled says
+// nothing either way.
+func (p *Pipe) observe(batch []*Call) {
+	heard, failed := false, false
+	for _, c := range batch {
+		switch err := c.cmd.Err(); {
+		case err == nil || isReply(err):
+			heard = true
+		case !errors.Is(err, context.Canceled):
+			failed = true
+		}
+	}
+	switch {
+	case heard:
+		p.unreachable.Store(false)
+	case failed:
+		p.unreachable.Store(true)
+	}
+}
+
+// isReply reports whether err is an error the server replied with, as
+// opposed to one on the way to it.
+func isReply(err error) bool {
+	var reply redis.Error
+	return errors.As(err, &reply)
 }
 
 // NewPipe returns a Pipe on client.
@@ -275,6 +313,7 @@ func (p *Pipe) send(batch []*Call) {
 			c.cmd = c.script.eval(c.ctx, c.cmd)
 			p.client.Process(c.ctx, c.cmd)
 		}
+		p.observe(batch)
 		c.finish(c.cmd.Result())
 		return
 	}
@@ -292,6 +331,9 @@ func (p *Pipe) send(batch []*Call) {
 			c.cmd = c.script.eval(ctx, c.cmd)
 			p.client.Process(ctx, c.cmd)
 		}
+	}
+	p.observe(batch)
+	for _, c := range batch {
 		c.finish(c.cmd.Result())
 	}
 }

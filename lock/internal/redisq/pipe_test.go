@@ -206,3 +206,41 @@ func TestPipeSurvivesCallersGivingUp(t *testing.T) {
 		t.Fatalf("acquire after the storm: %+v, %v", res, err)
 	}
 }
+
+// TestPipeUnreachable: a Pipe says a server is unreachable once a batch
+// went unanswered (killed), not for an error the server replied with, and
+// no longer once the server answers again.
+func TestPipeUnreachable(t *testing.T) {
+	t.Parallel()
+	srv := testkit.NewRedis(t)
+	c := redis.NewClient(&redis.Options{Addr: srv.Addr(), MaxRetries: -1, DialerRetries: 1})
+	t.Cleanup(func() { c.Close() })
+	p := redisq.NewPipe(c)
+	l := newLock("k", "owner")
+	acquire := func() error {
+		ctx, cancel := context.WithTimeout(t.Context(), 5*time.Second)
+		defer cancel()
+		_, err := l.Acquire(ctx, p, time.Minute, false, 0)
+		return err
+	}
+	if err := acquire(); err != nil || p.Unreachable() {
+		t.Fatalf("up: acquire = %v, unreachable = %v", err, p.Unreachable())
+	}
+	// An error reply is an answer.
+	bad := redisq.NewScript("return redis.error_reply('refused by the script')")
+	if _, err := p.Run(t.Context(), bad, []any{0}, nil); err == nil || p.Unreachable() {
+		t.Fatalf("error reply: err = %v, unreachable = %v", err, p.Unreachable())
+	}
+	if err := srv.Kill(); err != nil {
+		t.Fatal(err)
+	}
+	if err := acquire(); err == nil || !p.Unreachable() {
+		t.Fatalf("killed: acquire = %v, unreachable = %v", err, p.Unreachable())
+	}
+	if err := srv.Restart(); err != nil {
+		t.Fatal(err)
+	}
+	if err := acquire(); err != nil || p.Unreachable() {
+		t.Fatalf("restarted: acquire = %v, unreachable = %v", err, p.Unreachable())
+	}
+}
