@@ -37,19 +37,22 @@
 // up holding a minority each.
 //
 // An attempt waits for a node still to answer only while the outcome
-// depends on it and the node answered its last call: once a node has left
-// a call unanswered (down, stopped, cut off), attempts stop waiting for it
-// as soon as the nodes that answered leave no majority within reach, and
-// the nodes they won go back to the queues at once. (A node that has just
-// gone down still costs the first calls to it their client's dial retries,
-// about 0.4 s with go-redis's defaults.) Nodes that did not answer an
-// attempt are left to the waiter's next attempt, which asks them again and
-// claims or yields what they hold for it then (a failed TryAcquire releases
-// them). A waiter queues as soon as it is refused, without waiting for its
-// subscriptions to be confirmed (a node that is down would hold it up for a
-// second), and looks again once they are. So the caller that just released
-// the key cannot take it again past waiters that have yet to queue: with a
-// minority of nodes down, waiters are still served in arrival order.
+// depends on it, and not at all for a node whose connection failed on its
+// last call (refused or dropped: the node is down) once the nodes that
+// answered leave no majority within reach; the nodes the attempt won then
+// go back to the queues at once. A node that has just gone down still
+// costs the first calls to it their client's dial retries (about 0.4 s
+// with go-redis's defaults), and one that is stopped or cut off, which
+// only times out, costs each attempt that needs it the per-node timeout:
+// a node that is merely slow must not pass for a dead one. Nodes that did
+// not answer an attempt are left to the waiter's next attempt, which asks
+// them again and claims or yields what they hold for it then (a failed
+// TryAcquire releases them). A waiter queues as soon as it is refused,
+// without waiting for its subscriptions to be confirmed (a node that is
+// down would hold it up for a second), and looks again once they are. So
+// the caller that just released the key cannot take it again past waiters
+// that have yet to queue: with a minority of nodes down, waiters are still
+// served in arrival order.
 //
 // Failures: with up to N − quorum nodes down, stopped or partitioned, locks
 // are still granted (more slowly, since a silent node costs its timeout).

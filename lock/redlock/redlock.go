@@ -468,11 +468,13 @@ func callNodes[T any](l *Locker, ctx context.Context, timeout time.Duration, sta
 
 // beyondReach reports whether an attempt that refused nodes refused can no
 // longer win a majority, counting as lost the nodes that failed, while the
-// only nodes yet to answer are ones that did not answer their last call
-// (down, or cut off). Waiting for those would decide nothing, and the
-// nodes the attempt won would stay out of everyone's reach meanwhile: a
-// node that has just gone down takes the client its dial retries, about
-// half a second, to refuse each call until its pool gives up on it.
+// only nodes yet to answer are ones whose connection failed on their last
+// call (refused or dropped: down). Waiting for those would decide nothing,
+// and the nodes the attempt won would stay out of everyone's reach
+// meanwhile: a node that has just gone down takes the client its dial
+// retries, about half a second, to refuse each call until its pool gives
+// up on it. A node that is only slow to answer is waited for, up to the
+// per-node timeout, as ever.
 func (l *Locker) beyondReach(refused int, errs []error) bool {
 	lost := refused
 	for i, err := range errs {

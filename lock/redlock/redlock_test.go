@@ -201,7 +201,7 @@ func TestMinorityDownFairness(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	const rounds, together = 60, 20
+	const rounds, together = 60, 4
 	sem := make(chan struct{}, together)
 	var wg sync.WaitGroup
 	for r := range rounds {

@@ -44,23 +44,25 @@ type Pipe struct {
 	unreachable atomic.Bool // see Unreachable
 }
 
-// Unreachable reports whether the last batch the Pipe sent went
-// unanswered: the server refused the connection, dropped it, or did not
-// reply before the batch's deadline. The next reply clears it. A caller
-// that needs some servers' answers can stop waiting for one that is
-// unreachable once the others have decided the outcome.
+// Unreachable reports whether the last batch the Pipe sent failed on the
+// way to the server: the connection was refused or dropped. The next reply
+// clears it. A batch that only ran out of time says nothing either way: a
+// server that is up but slow (a busy machine) must not pass for one that
+// is down. A caller that needs some servers' answers can stop waiting for
+// an unreachable one once the others have decided the outcome.
 func (p *Pipe) Unreachable() bool { return p.unreachable.Load() }
 
 // observe records whether the server answered any call of a batch just
-// sent: an error reply is an answer too. A call its caller cancelled says
-// nothing either way.
+// sent (an error reply is an answer too), or whether the batch failed on
+// the connection. Timeouts and calls their callers cancelled say nothing.
 func (p *Pipe) observe(batch []*Call) {
 	heard, failed := false, false
 	for _, c := range batch {
 		switch err := c.cmd.Err(); {
 		case err == nil || isReply(err):
 			heard = true
-		case !errors.Is(err, context.Canceled):
+		case !isTimeout(err) && !errors.Is(err, context.DeadlineExceeded) &&
+			!errors.Is(err, context.Canceled) && !errors.Is(err, redis.ErrPoolTimeout):
 			failed = true
 		}
 	}

@@ -208,22 +208,23 @@ func TestPipeSurvivesCallersGivingUp(t *testing.T) {
 }
 
 // TestPipeUnreachable: a Pipe says a server is unreachable once a batch
-// went unanswered (killed), not for an error the server replied with, and
-// no longer once the server answers again.
+// failed on the connection (killed), not for an error the server replied
+// with nor for a batch that ran out of time (paused: a slow server is not
+// a dead one), and no longer once the server answers again.
 func TestPipeUnreachable(t *testing.T) {
 	t.Parallel()
 	srv := testkit.NewRedis(t)
-	c := redis.NewClient(&redis.Options{Addr: srv.Addr(), MaxRetries: -1, DialerRetries: 1})
+	c := redis.NewClient(&redis.Options{Addr: srv.Addr(), MaxRetries: -1, DialerRetries: 1, ContextTimeoutEnabled: true})
 	t.Cleanup(func() { c.Close() })
 	p := redisq.NewPipe(c)
 	l := newLock("k", "owner")
-	acquire := func() error {
-		ctx, cancel := context.WithTimeout(t.Context(), 5*time.Second)
+	acquire := func(timeout time.Duration) error {
+		ctx, cancel := context.WithTimeout(t.Context(), timeout)
 		defer cancel()
 		_, err := l.Acquire(ctx, p, time.Minute, false, 0)
 		return err
 	}
-	if err := acquire(); err != nil || p.Unreachable() {
+	if err := acquire(5*time.Second); err != nil || p.Unreachable() {
 		t.Fatalf("up: acquire = %v, unreachable = %v", err, p.Unreachable())
 	}
 	// An error reply is an answer.
@@ -231,16 +232,26 @@ func TestPipeUnreachable(t *testing.T) {
 	if _, err := p.Run(t.Context(), bad, []any{0}, nil); err == nil || p.Unreachable() {
 		t.Fatalf("error reply: err = %v, unreachable = %v", err, p.Unreachable())
 	}
+	if err := srv.Pause(); err != nil {
+		t.Fatal(err)
+	}
+	err := acquire(200 * time.Millisecond)
+	if err := srv.Resume(); err != nil {
+		t.Fatal(err)
+	}
+	if err == nil || p.Unreachable() {
+		t.Fatalf("paused: acquire = %v, unreachable = %v; want an error, and not unreachable", err, p.Unreachable())
+	}
 	if err := srv.Kill(); err != nil {
 		t.Fatal(err)
 	}
-	if err := acquire(); err == nil || !p.Unreachable() {
+	if err := acquire(5*time.Second); err == nil || !p.Unreachable() {
 		t.Fatalf("killed: acquire = %v, unreachable = %v", err, p.Unreachable())
 	}
 	if err := srv.Restart(); err != nil {
 		t.Fatal(err)
 	}
-	if err := acquire(); err != nil || p.Unreachable() {
+	if err := acquire(5*time.Second); err != nil || p.Unreachable() {
 		t.Fatalf("restarted: acquire = %v, unreachable = %v", err, p.Unreachable())
 	}
 }
