@@ -224,7 +224,7 @@ func TestPipeUnreachable(t *testing.T) {
 		_, err := l.Acquire(ctx, p, time.Minute, false, 0)
 		return err
 	}
-	if err := acquire(5*time.Second); err != nil || p.Unreachable() {
+	if err := acquire(5 * time.Second); err != nil || p.Unreachable() {
 		t.Fatalf("up: acquire = %v, unreachable = %v", err, p.Unreachable())
 	}
 	// An error reply is an answer.
@@ -245,13 +245,13 @@ func TestPipeUnreachable(t *testing.T) {
 	if err := srv.Kill(); err != nil {
 		t.Fatal(err)
 	}
-	if err := acquire(5*time.Second); err == nil || !p.Unreachable() {
+	if err := acquire(5 * time.Second); err == nil || !p.Unreachable() {
 		t.Fatalf("killed: acquire = %v, unreachable = %v", err, p.Unreachable())
 	}
 	if err := srv.Restart(); err != nil {
 		t.Fatal(err)
 	}
-	if err := acquire(5*time.Second); err != nil || p.Unreachable() {
+	if err := acquire(5 * time.Second); err != nil || p.Unreachable() {
 		t.Fatalf("restarted: acquire = %v, unreachable = %v", err, p.Unreachable())
 	}
 }
