@@ -32,6 +32,11 @@ const (
 	// EPaymentExists refuses a second payment for a reservation, hold or
 	// order; its message names the first.
 	EPaymentExists = "payment_exists"
+	// EPaymentInFlight refuses to release a reservation or hold whose
+	// payment is processing or authorized: the payment system may still
+	// settle it, and the buyer would be charged for stock or seats given
+	// to someone else. Its message names the payment.
+	EPaymentInFlight = "payment_in_flight"
 
 	// EUnauthenticated refuses a call that carries no API key, or one
 	// that is malformed, unknown or revoked.

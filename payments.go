@@ -197,6 +197,23 @@ func listStatuses[S ~string](ss []S) string {
 	return strings.Join(parts[:len(parts)-1], ", ") + " or " + parts[len(parts)-1]
 }
 
+// IgnoredOutcome is ApplyOutcome's answer to an outcome that contradicts
+// what the payment system reported before ("failed" after "succeeded"):
+// it changed nothing, but the payment's history records that it came and
+// why it was ignored, and its event id is kept, so a delivery of it again
+// is answered as a replay. It is the EInvalidState *Error Err (errors.As
+// finds it), with the payment as it stands.
+type IgnoredOutcome struct {
+	Payment Payment
+	Err     *Error
+}
+
+// Error implements error.
+func (e *IgnoredOutcome) Error() string { return e.Err.Error() }
+
+// Unwrap returns the *Error.
+func (e *IgnoredOutcome) Unwrap() error { return e.Err }
+
 // PaymentTargetKind is what a payment pays for.
 type PaymentTargetKind string
 

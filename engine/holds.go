@@ -611,7 +611,8 @@ func confirmHolds(ctx context.Context, tx stockade.Tx, hs []stockade.Hold, bks [
 // ReleaseHold gives a held hold's seats and places back. Releasing a
 // released or expired hold changes nothing and returns it; a held one
 // whose expiry has passed is expired; a confirmed one is EInvalidState
-// (cancel its booking instead).
+// (cancel its booking instead); a held one whose payment is processing or
+// authorized is EPaymentInFlight (see refuseInFlight).
 func (e *Engine) ReleaseHold(ctx context.Context, id string, idem *stockade.Idempotency) (stockade.Hold, error) {
 	return run(e, ctx, "release hold", idem, func(ctx context.Context, c *call) (stockade.Hold, error) {
 		if err := checkID("hold id", id); err != nil {
@@ -622,6 +623,9 @@ func (e *Engine) ReleaseHold(ctx context.Context, id string, idem *stockade.Idem
 			h, err = once(ctx, c, tx, func() (stockade.Hold, error) {
 				now := e.now()
 				h, err := c.hold(ctx, tx, id, true)
+				if err == nil && h.Status == stockade.HoldHeld {
+					err = refuseInFlight(ctx, tx, stockade.PaymentTarget{Kind: stockade.PayHold, ID: h.ID})
+				}
 				switch {
 				case err != nil:
 					return h, err

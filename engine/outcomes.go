@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -71,7 +72,7 @@ func (e *Engine) decideOutcomes(ctx context.Context, tx stockade.Tx, batch []*ou
 	for _, p := range read {
 		payments[p.ID] = p
 	}
-	targets, err := lockTargets(ctx, tx, batch, fresh, payments)
+	targets, err := lockTargets(ctx, tx, batch, fresh, payments, now)
 	if err != nil {
 		return err
 	}
@@ -81,6 +82,9 @@ func (e *Engine) decideOutcomes(ctx context.Context, tx stockade.Tx, batch []*ou
 	}
 	for _, p := range locked {
 		payments[p.ID] = p
+	}
+	if err := e.expireLapsed(ctx, tx, targets, payments, now); err != nil {
+		return err
 	}
 
 	var (
@@ -102,7 +106,19 @@ func (e *Engine) decideOutcomes(ctx context.Context, tx stockade.Tx, batch []*ou
 			oc.replayed = true
 		default:
 			effect, err := p.Status.Outcome(oc.o.Status)
+			var refusal *stockade.Error
 			switch {
+			case err != nil && errors.As(err, &refusal) && refusal.Code == stockade.EInvalidState:
+				// It contradicts what the payment system said before
+				// ("failed" after "succeeded"). It changes nothing, but
+				// the history says it came, and its event id is kept: a
+				// delivery again is a replay, not a second refusal.
+				changes = append(changes, stockade.PaymentChange{
+					PaymentID: p.ID, From: p.Status, To: p.Status, At: now, Actor: oc.by,
+					Reason: fmt.Sprintf("ignored outcome %s (event %s): %s", oc.o.Status, oc.o.EventID, refusal.Message),
+				})
+				oc.err = &stockade.IgnoredOutcome{Err: refusal}
+				continue
 			case err != nil:
 				oc.err = err
 			case effect == stockade.OutcomeApply:
@@ -169,8 +185,12 @@ func (e *Engine) decideOutcomes(ctx context.Context, tx stockade.Tx, batch []*ou
 		if j := first[oc.o.EventID]; j != i {
 			oc.err, oc.replayed = batch[j].err, batch[j].err == nil
 		}
-		if oc.err == nil {
+		var ignored *stockade.IgnoredOutcome
+		switch {
+		case oc.err == nil:
 			oc.p = payments[oc.o.PaymentID]
+		case errors.As(oc.err, &ignored):
+			oc.err = &stockade.IgnoredOutcome{Payment: payments[oc.o.PaymentID], Err: ignored.Err}
 		}
 	}
 	return nil
@@ -214,9 +234,10 @@ func paymentIDs(batch []*outcomeCall, fresh map[string]bool) []string {
 // lockTargets locks the targets of the payments of the fresh outcomes of
 // batch, each kind in id order (reservations, holds, then orders), and
 // then the stock levels of the reservations and orders whose outcomes
-// may move stock (those that settle, fail or cancel), in key order; it
-// returns the targets by target.
-func lockTargets(ctx context.Context, tx stockade.Tx, batch []*outcomeCall, fresh map[string]bool, payments map[string]stockade.Payment) (map[stockade.PaymentTarget]target, error) {
+// may move stock (those that settle, fail or cancel, and any of a
+// reservation that has lapsed at now, which expireLapsed expires), in key
+// order; it returns the targets by target.
+func lockTargets(ctx context.Context, tx stockade.Tx, batch []*outcomeCall, fresh map[string]bool, payments map[string]stockade.Payment, now time.Time) (map[stockade.PaymentTarget]target, error) {
 	ids := map[stockade.PaymentTargetKind][]string{}
 	for _, pid := range paymentIDs(batch, fresh) {
 		if p, ok := payments[pid]; ok {
@@ -270,7 +291,7 @@ func lockTargets(ctx context.Context, tx stockade.Tx, batch []*outcomeCall, fres
 		if !ok {
 			return nil, fmt.Errorf("engine: %s of payment %s is missing", p.Target, p.ID)
 		}
-		if !moves[pid] {
+		if !moves[pid] && !t.lapses(p.Status, now) {
 			continue
 		}
 		allocs := t.res.Allocations
@@ -292,4 +313,41 @@ func lockTargets(ctx context.Context, tx stockade.Tx, batch []*outcomeCall, fres
 		}
 	}
 	return out, nil
+}
+
+// expireLapsed expires the held reservations and holds among targets that
+// have lapsed at now (see lapse), by the status of their payments before
+// the batch's outcomes, as the sweeper would have: an outcome then finds
+// its target as a read showed it, expired. One that settles the payment
+// leaves it to be taken again (reorder), never confirming what a client
+// was told had expired.
+func (e *Engine) expireLapsed(ctx context.Context, tx stockade.Tx, targets map[stockade.PaymentTarget]target, payments map[string]stockade.Payment, now time.Time) error {
+	var (
+		rs []stockade.Reservation
+		hs []stockade.Hold
+	)
+	for _, p := range payments {
+		t, ok := targets[p.Target]
+		if !ok || !t.lapses(p.Status, now) {
+			continue
+		}
+		switch t.kind {
+		case stockade.PayReservation:
+			rs = append(rs, t.res)
+			t.res.Status = stockade.Expired
+		case stockade.PayHold:
+			hs = append(hs, t.hold)
+			t.hold.Status = stockade.HoldExpired
+		}
+		targets[p.Target] = t
+	}
+	slices.SortFunc(rs, func(a, b stockade.Reservation) int { return strings.Compare(a.ID, b.ID) })
+	slices.SortFunc(hs, func(a, b stockade.Hold) int { return strings.Compare(a.ID, b.ID) })
+	if err := e.expire(ctx, tx, rs, now); err != nil {
+		return err
+	}
+	if len(hs) == 0 {
+		return nil
+	}
+	return e.expireHolds(ctx, tx, hs, now)
 }

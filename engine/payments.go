@@ -42,6 +42,18 @@ type target struct {
 	ord  stockade.Order
 }
 
+// lapses reports whether t is a held reservation or hold that has lapsed
+// at now, its payment being in status.
+func (t target) lapses(status stockade.PaymentStatus, now time.Time) bool {
+	switch {
+	case t.kind == stockade.PayReservation && t.res.Status == stockade.Held:
+		return lapse{expiresAt: t.res.ExpiresAt, payment: status}.lapses(now)
+	case t.kind == stockade.PayHold && t.hold.Status == stockade.HoldHeld:
+		return lapse{expiresAt: t.hold.ExpiresAt, payment: status}.lapses(now)
+	}
+	return false
+}
+
 // readTarget reads t, locking its row with lock.
 func readTarget(ctx context.Context, tx stockade.Tx, t stockade.PaymentTarget, lock bool) (target, error) {
 	out := target{kind: t.Kind}
@@ -322,8 +334,8 @@ func movePayment(ctx context.Context, tx stockade.Tx, p *stockade.Payment, t tar
 }
 
 // settle confirms what p, a payment that has just settled, pays for: a
-// held reservation becomes an order, a held hold a booking (lapsed or
-// not: they still hold their stock or seats). One its client confirmed
+// held reservation becomes an order, a held hold a booking (one that had
+// lapsed was expired first: see expireLapsed). One its client confirmed
 // already, or an order, resolves p at once; a reservation or hold that is
 // no longer held leaves p unresolved, to be taken again (reorder), and a
 // cancelled order marks it needs_refund.
@@ -614,4 +626,24 @@ func (e *Engine) Payments(ctx context.Context, q stockade.PaymentQuery) (stockad
 		}
 		return page, nil
 	})
+}
+
+// refuseInFlight refuses, with EPaymentInFlight, to give back t, a held
+// reservation or hold whose row the transaction holds, while its payment
+// is processing or authorized: the payment system may still settle it,
+// and the buyer would be charged for stock or seats sold to someone else
+// meanwhile. An authorized payment can be cancelled first; a processing
+// one only ends with its outcome. A pending payment has reached no
+// payment system: the target goes back as ever.
+func refuseInFlight(ctx context.Context, tx stockade.Tx, t stockade.PaymentTarget) error {
+	p, ok, err := tx.PaymentGetByTarget(ctx, stockade.ByTarget{Target: t})
+	switch {
+	case err != nil || !ok:
+		return err
+	case p.Status == stockade.PaymentAuthorized:
+		return refuse(stockade.EPaymentInFlight, "%s %q has payment %q, which is authorized: cancel the payment first (POST /v1/payments/%s/cancel), which releases it", t.Kind, t.ID, p.ID, p.ID)
+	case p.Status == stockade.PaymentProcessing:
+		return refuse(stockade.EPaymentInFlight, "%s %q has payment %q, which is processing: the payment system may still settle it, so wait for its outcome", t.Kind, t.ID, p.ID)
+	}
+	return nil
 }

@@ -1,6 +1,7 @@
 package engine_test
 
 import (
+	"errors"
 	"fmt"
 	"math/rand/v2"
 	"strings"
@@ -95,8 +96,8 @@ func TestPaymentSaga(t *testing.T) {
 		}
 		_, err = en.outcome(p.ID, stockade.PaymentFailed)
 		wantCode(t, err, stockade.EInvalidState)
-		if !strings.Contains(err.Error(), "succeeded") {
-			t.Errorf("refusal %q does not name the status", err)
+		if ignored, ok := errors.AsType[*stockade.IgnoredOutcome](err); !ok || !strings.Contains(err.Error(), "succeeded") || ignored.Payment.Version != p.Version {
+			t.Errorf("refusal %v: want an IgnoredOutcome naming the status, with the payment unchanged", err)
 		}
 		want([3]int64{10, 0, 2})
 		hist, err := en.eng.PaymentHistory(ctx, p.ID)
@@ -107,8 +108,12 @@ func TestPaymentSaga(t *testing.T) {
 		for _, c := range hist {
 			moves = append(moves, fmt.Sprintf("%s>%s:%s:%s", c.From, c.To, c.Resolution, c.Actor))
 		}
-		if got, w := strings.Join(moves, " "), "pending>processing::webhook processing>succeeded:confirmed:webhook"; got != w {
+		// The contradicting failure is in the history, as ignored.
+		if got, w := strings.Join(moves, " "), "pending>processing::webhook processing>succeeded:confirmed:webhook succeeded>succeeded::webhook"; got != w {
 			t.Errorf("history %q, want %q", got, w)
+		}
+		if last := hist[len(hist)-1]; !strings.HasPrefix(last.Reason, "ignored outcome failed") {
+			t.Errorf("the ignored failure's reason: %q", last.Reason)
 		}
 
 		// Failure releases; a second payment of the same target is
@@ -549,6 +554,66 @@ func TestPaymentLateSuccess(t *testing.T) {
 	})
 }
 
+// TestPaymentSuccessAfterExpiry: a payment that settles after its
+// pending-paid reservation or hold expired, but before any sweep, finds
+// them as a read already showed them, expired: it takes them again
+// (reordered) rather than confirming what the client was told had
+// expired. An outcome of any other status expires them the same way.
+func TestPaymentSuccessAfterExpiry(t *testing.T) {
+	t.Parallel()
+	forBackends(t, []string{engine.Atomic, engine.Batch}, func(t *testing.T, en *env) {
+		ctx := sys(t)
+		en.location("w1", 0, 0)
+		en.stock("tee", "w1", 5)
+		if _, err := en.eng.PutShow(ctx, hall("gig"), nil); err != nil {
+			t.Fatal(err)
+		}
+		r, err := en.eng.Reserve(ctx, stockade.ReserveRequest{Lines: lines(line("tee", 1, "")).Lines, TTL: time.Minute}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		paid := en.pay(stockade.PayReservation, r.ID)
+		h, err := en.eng.HoldSeats(ctx, stockade.HoldRequest{ShowID: "gig", Seats: []string{"stalls/A/1"}, TTL: time.Minute}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		held := en.pay(stockade.PayHold, h.ID)
+		r2, err := en.eng.Reserve(ctx, stockade.ReserveRequest{Lines: lines(line("tee", 1, "")).Lines, TTL: time.Minute}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		other := en.pay(stockade.PayReservation, r2.ID)
+
+		en.clock.Advance(2 * time.Minute) // no sweep
+		if got, err := en.eng.Reservation(ctx, r.ID); err != nil || got.Status != stockade.Expired {
+			t.Fatalf("the reservation after its expiry: %+v, %v; want it read as expired", got, err)
+		}
+		p := en.mustOutcome(paid.ID, stockade.PaymentSucceeded)
+		if p.Resolution != stockade.ResolvedReordered || p.Order == "" {
+			t.Errorf("success after the reservation expired: %+v, want reordered", p)
+		}
+		if got, err := en.eng.Reservation(ctx, r.ID); err != nil || got.Status != stockade.Expired || got.OrderID != "" {
+			t.Errorf("the reservation after the late success: %+v, %v; want expired, as it was read", got, err)
+		}
+		if p = en.mustOutcome(held.ID, stockade.PaymentSucceeded); p.Resolution != stockade.ResolvedReordered || p.Booking == "" {
+			t.Errorf("success after the hold expired: %+v, want reordered", p)
+		}
+		if got, err := en.eng.Hold(ctx, h.ID); err != nil || got.Status != stockade.HoldExpired {
+			t.Errorf("the hold after the late success: %+v, %v; want expired", got, err)
+		}
+		// A payment that only starts processing after its reservation
+		// expired does not bring the reservation back.
+		en.mustOutcome(other.ID, stockade.PaymentProcessing)
+		if got, err := en.eng.Reservation(ctx, r2.ID); err != nil || got.Status != stockade.Expired {
+			t.Errorf("the reservation whose payment started after its expiry: %+v, %v; want expired", got, err)
+		}
+		if got := en.counters("tee", "w1"); got != [3]int64{5, 0, 1} {
+			t.Errorf("counters %v, want one committed (the reorder), none reserved", got)
+		}
+		en.reconciled()
+	})
+}
+
 // TestPaymentTransitionsRefused walks a payment to every status by the
 // transition table, and there applies an outcome of every status: one
 // the table leads to applies, one at or before the payment's stage is
@@ -695,8 +760,10 @@ func TestPaymentOutcomeRace(t *testing.T) {
 			if !applied[outcome(i, won).EventID] || applied[outcome(i, lost).EventID] {
 				t.Fatalf("payment %d: applied %v and %v", i, applied[outcome(i, won).EventID], applied[outcome(i, lost).EventID])
 			}
-			if _, err := en.eng.ApplyOutcome(ctx, outcome(i, lost), "jetstream"); stockade.ErrorCode(err) != stockade.EInvalidState {
-				t.Errorf("payment %d: the refused %s again: %v, want it refused again", i, lost, err)
+			// The refused outcome was recorded as ignored: again, it is
+			// a replay.
+			if again, err := en.eng.ApplyOutcome(ctx, outcome(i, lost), "jetstream"); err != nil || again.Status != won {
+				t.Errorf("payment %d: the refused %s again: %+v, %v; want a replay of a %s payment", i, lost, again, err, won)
 			}
 			got, err := en.eng.ApplyOutcome(ctx, outcome(i, won), "jetstream")
 			if err != nil || got.Status != won {

@@ -296,7 +296,8 @@ func union(batch []*stockCall) *request {
 // Releasing a reservation that is already released or expired changes
 // nothing and returns it; a held one whose expiry has passed is expired
 // (not released) and returned. A confirmed one is EInvalidState: cancel its
-// order instead.
+// order instead. A held one whose payment is processing or authorized is
+// EPaymentInFlight (see refuseInFlight).
 func (e *Engine) Release(ctx context.Context, id string, idem *stockade.Idempotency) (stockade.Reservation, error) {
 	return run(e, ctx, "release", idem, func(ctx context.Context, c *call) (stockade.Reservation, error) {
 		if err := checkID("reservation id", id); err != nil {
@@ -309,6 +310,11 @@ func (e *Engine) Release(ctx context.Context, id string, idem *stockade.Idempote
 				r, err := c.reservation(ctx, tx, id, true)
 				if err != nil {
 					return r, err
+				}
+				if r.Status == stockade.Held {
+					if err := refuseInFlight(ctx, tx, stockade.PaymentTarget{Kind: stockade.PayReservation, ID: r.ID}); err != nil {
+						return r, err
+					}
 				}
 				switch {
 				case r.Status == stockade.Confirmed:

@@ -179,7 +179,7 @@ func (s *Server) bucketOf(perKey float64) bucket {
 	switch {
 	case perKey > 0:
 		return bucket{rate.Limit(perKey), twice(perKey)}
-	case s.opts.RateLimit < 0:
+	case s.opts.RateLimit <= 0:
 		return bucket{rate: rate.Inf}
 	case s.opts.RateBurst > 0:
 		return bucket{rate.Limit(s.opts.RateLimit), s.opts.RateBurst}

@@ -23,6 +23,7 @@ var statusOf = map[string]int{
 	stockade.ESoldOut:             http.StatusConflict,
 	stockade.EHoldExpired:         http.StatusGone,
 	stockade.EPaymentExists:       http.StatusConflict,
+	stockade.EPaymentInFlight:     http.StatusConflict,
 	stockade.EIdempotencyMismatch: http.StatusUnprocessableEntity,
 	stockade.EUnavailable:         http.StatusServiceUnavailable,
 	stockade.EUnauthenticated:     http.StatusUnauthorized,

@@ -3,6 +3,7 @@ package httpapi
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net/http"
 	"net/url"
@@ -373,10 +374,36 @@ func (s *Server) paymentWebhook(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	// The signature is the provider's, which owns no API key: the service
-	// applies its outcome as its own.
-	call(s, w, r, body, http.StatusOK, viewPayment, func(ctx context.Context, _ *stockade.Idempotency) (stockade.Payment, error) {
-		return s.svc.ApplyOutcome(stockade.WithActor(ctx, stockade.System), o, webhookSource)
+	// applies its outcome as its own. An outcome that contradicts an
+	// earlier one is answered 200 all the same: a payment system delivers
+	// again whatever is not answered 2xx, for days, and no delivery of it
+	// will ever be applied.
+	call(s, w, r, body, http.StatusOK, viewWebhookAnswer, func(ctx context.Context, _ *stockade.Idempotency) (webhookAnswer, error) {
+		p, err := s.svc.ApplyOutcome(stockade.WithActor(ctx, stockade.System), o, webhookSource)
+		if ignored, ok := errors.AsType[*stockade.IgnoredOutcome](err); ok {
+			return webhookAnswer{p: ignored.Payment, ignored: ignored.Err.Message}, nil
+		}
+		return webhookAnswer{p: p}, err
 	})
+}
+
+// webhookAnswer is what the webhook answers: the payment, and why the
+// outcome was ignored if it was.
+type webhookAnswer struct {
+	p       stockade.Payment
+	ignored string
+}
+
+// webhookAnswerJSON is the body of the webhook's answer: the payment,
+// with ignored_outcome when the outcome changed nothing because it
+// contradicts an earlier one.
+type webhookAnswerJSON struct {
+	paymentJSON
+	IgnoredOutcome string `json:"ignored_outcome,omitempty"`
+}
+
+func viewWebhookAnswer(a webhookAnswer) any {
+	return webhookAnswerJSON{paymentJSON: toPayment(a.p), IgnoredOutcome: a.ignored}
 }
 
 // The Client's calls.
@@ -473,12 +500,16 @@ func (c *Client) Webhook(ctx context.Context, secret []byte, o stockade.PaymentO
 	}
 	unkeyed := *c
 	unkeyed.key = ""
-	var out paymentJSON
+	var out webhookAnswerJSON
 	header := http.Header{headerSignature: {SignWebhook(secret, body, time.Now())}}
 	if err := unkeyed.send(ctx, http.MethodPost, webhookPath, body, header, &out, nil); err != nil {
 		return stockade.Payment{}, err
 	}
-	return out.domain(), nil
+	if out.IgnoredOutcome != "" {
+		return stockade.Payment{}, &stockade.IgnoredOutcome{Payment: out.paymentJSON.domain(),
+			Err: stockade.Errorf(stockade.EInvalidState, out.IgnoredOutcome)}
+	}
+	return out.paymentJSON.domain(), nil
 }
 
 func (c *Client) payment(ctx context.Context, method, path string, in any, idem *stockade.Idempotency) (stockade.Payment, error) {

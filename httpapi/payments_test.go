@@ -3,6 +3,7 @@ package httpapi
 import (
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net/http"
 	"net/url"
@@ -495,9 +496,32 @@ func TestPaymentTransitionsRefused(t *testing.T) {
 			}
 			outcomes++
 			t.Run(fmt.Sprintf("%s to %s", from, to), func(t *testing.T) {
-				refused(a.webhook(409, fmt.Sprintf("bad-%d", outcomes), p.ID, to), from)
+				// The webhook answers 200, lest the payment system deliver
+				// it again for days, saying why it changed nothing; again,
+				// it is a replay.
+				event := fmt.Sprintf("bad-%d", outcomes)
+				for _, delivery := range []string{"first", "again"} {
+					got := decodeAs[webhookAnswerJSON](t, a.webhook(200, event, p.ID, to))
+					if got.Status != string(from) || got.Version != p.Version {
+						t.Errorf("%s delivery: %s v%d, want %s v%d unchanged", delivery, got.Status, got.Version, from, p.Version)
+					}
+					if ignored := got.IgnoredOutcome; delivery == "first" && !strings.Contains(ignored, "payment is "+string(from)) {
+						t.Errorf("first delivery: ignored_outcome %q, want it naming %s", ignored, from)
+					}
+				}
 				body := fmt.Sprintf(`{"event_id":"bad-op-%d","status":%q}`, outcomes, to)
 				refused(a.must(409, "POST", "/v1/payments/"+p.ID+"/outcomes", body), from)
+				// Both are in the history, as ignored.
+				h := decodeAs[paymentHistoryJSON](t, a.must(200, "GET", "/v1/payments/"+p.ID+"/history", nil))
+				var ignored []string
+				for _, c := range h.Changes {
+					if strings.HasPrefix(c.Reason, "ignored outcome "+string(to)) && c.From == c.To && c.To == string(from) {
+						ignored = append(ignored, c.Actor)
+					}
+				}
+				if !slices.Equal(ignored, []string{"webhook", ""}) && !slices.Equal(ignored, []string{"webhook", "admin"}) {
+					t.Errorf("ignored outcomes in the history by %q, want the webhook's then the admin key's", ignored)
+				}
 			})
 		}
 		if from != stockade.PaymentCancelled && !from.CanMove(stockade.PaymentCancelled) {
@@ -790,8 +814,16 @@ func TestPaymentClient(t *testing.T) {
 	for _, ch := range hist {
 		actors = append(actors, ch.Actor)
 	}
-	if !slices.Equal(actors, []string{"ops", "webhook"}) || hist[0].Reason != "by phone" {
-		t.Errorf("PaymentHistory = %+v, want the admin key's name, then the webhook", hist)
+	if !slices.Equal(actors, []string{"ops", "webhook", "ops"}) || hist[0].Reason != "by phone" ||
+		!strings.HasPrefix(hist[2].Reason, "ignored outcome failed") || hist[2].From != stockade.PaymentCaptured || hist[2].To != stockade.PaymentCaptured {
+		t.Errorf("PaymentHistory = %+v, want the admin key's name, then the webhook, then the failure ignored", hist)
+	}
+	// The webhook answers such an outcome 200; the client says it was
+	// ignored, with the payment as it is.
+	_, err = psp.Webhook(ctx, webhookSecret, stockade.PaymentOutcome{EventID: "psp-3", PaymentID: p.ID, Status: stockade.PaymentFailed})
+	if ignored, ok := errors.AsType[*stockade.IgnoredOutcome](err); !ok || ignored.Payment.Status != stockade.PaymentCaptured ||
+		stockade.ErrorCode(err) != stockade.EInvalidState || !strings.Contains(stockade.ErrorMessage(err), "captured") {
+		t.Errorf("Webhook of a failure after the capture = %v, want an IgnoredOutcome naming captured", err)
 	}
 
 	// Cancel, with and without a reason.
@@ -961,4 +993,72 @@ func ExampleSignWebhook() {
 	body := []byte(`{"event_id":"psp-1","payment_id":"pay_1","status":"succeeded"}`)
 	fmt.Println(SignWebhook([]byte("whsec_x"), body, time.Unix(1_900_000_000, 0)))
 	// Output: t=1900000000,v1=5fc2d82c6945a0caeb215ca62c77ef6f665e492f041bc11f2403f1e76a788957
+}
+
+// TestReleaseWithPaymentInFlight: a reservation or hold whose payment is
+// processing or authorized cannot be released (409 payment_in_flight,
+// naming the payment, changing nothing), lest the buyer be charged for
+// stock or seats sold meanwhile; cancelling an authorized payment releases
+// it, and one whose payment is only pending is released as ever.
+func TestReleaseWithPaymentInFlight(t *testing.T) {
+	t.Parallel()
+	for _, pg := range []bool{false, true} {
+		name := "sqlite"
+		if pg {
+			name = "postgres"
+		}
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			a := newAPI(t, &apiOptions{postgres: pg})
+			a.seed()
+			a.gala()
+			refused := func(path string, p paymentJSON, status string) {
+				t.Helper()
+				before := a.snapshot() + a.seatState()
+				pr := a.must(409, "DELETE", path, nil).problem(t)
+				if pr.Code != stockade.EPaymentInFlight || !strings.Contains(pr.Detail, p.ID) || !strings.Contains(pr.Detail, status) {
+					t.Errorf("DELETE %s: %+v, want %s naming %s, %s", path, pr, stockade.EPaymentInFlight, p.ID, status)
+				}
+				if after := a.snapshot() + a.seatState(); after != before {
+					t.Errorf("the refused release of %s changed the store", path)
+				}
+			}
+			events := 0
+			outcome := func(p paymentJSON, status stockade.PaymentStatus) {
+				events++
+				a.webhook(200, fmt.Sprintf("%s-%d", name, events), p.ID, status)
+			}
+			for _, target := range []struct {
+				kind stockade.PaymentTargetKind
+				make func() string
+				path string
+				gone string // its status once released
+			}{
+				{stockade.PayReservation, func() string { return a.reserveOne() }, "/v1/reservations/", "released"},
+				{stockade.PayHold, func() string {
+					return a.must(201, "POST", "/v1/shows/gala/holds", `{"general_admission":[{"area":"standing","quantity":1}]}`).id(t)
+				}, "/v1/holds/", "released"},
+			} {
+				// Processing, then authorized: refused both times; the
+				// authorized payment cancelled, the target is released.
+				id := target.make()
+				p := a.pay(target.kind, id)
+				outcome(p, stockade.PaymentProcessing)
+				refused(target.path+id, p, "processing")
+				outcome(p, stockade.PaymentAuthorized)
+				refused(target.path+id, p, "authorized")
+				a.must(200, "POST", "/v1/payments/"+p.ID+"/cancel", nil)
+				var got struct{ Status string }
+				if got = decodeAs[struct{ Status string }](t, a.must(200, "GET", target.path+id, nil)); got.Status != target.gone {
+					t.Errorf("%s %s after its payment was cancelled: %s, want %s", target.kind, id, got.Status, target.gone)
+				}
+				// A pending payment has reached no payment system.
+				id = target.make()
+				a.pay(target.kind, id)
+				if got = decodeAs[struct{ Status string }](t, a.must(200, "DELETE", target.path+id, nil)); got.Status != target.gone {
+					t.Errorf("%s %s with a pending payment, released: %s, want %s", target.kind, id, got.Status, target.gone)
+				}
+			}
+		})
+	}
 }

@@ -101,8 +101,10 @@ type Options struct {
 
 	// RateLimit is each key's request rate, in requests per second, for
 	// keys that have no rate of their own; requests over it are answered
-	// 429 with Retry-After. Negative: no limit.
-	// Default: 100.
+	// 429 with Retry-After. Zero or negative: no limit, the default. A
+	// shop's back end usually serves all its customers with one key, so a
+	// server-wide limit per key caps the whole shop; give the keys that
+	// need one a rate of their own.
 	RateLimit float64
 
 	// RateBurst is how many requests a key at RateLimit may make at once
@@ -131,9 +133,6 @@ func (o *Options) withDefaults() Options {
 	}
 	if out.KeyCacheTTL <= 0 {
 		out.KeyCacheTTL = 10 * time.Second
-	}
-	if out.RateLimit == 0 {
-		out.RateLimit = 100
 	}
 	if out.WebhookTolerance <= 0 {
 		out.WebhookTolerance = 5 * time.Minute

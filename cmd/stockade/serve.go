@@ -114,8 +114,8 @@ flags:
 		"comma-separated `origins` whose pages may call the API from a browser, such as\nhttps://shop.example; https://*.example allows its subdomains, * any origin")
 	open := env.Bool("open", "STOCKADE_OPEN", false,
 		"let requests without an API key in, as an admin; only on a loopback -addr, for trying things out")
-	rateLimit := env.Float64("rate-limit", "STOCKADE_RATE_LIMIT", 100,
-		"each API key's `requests` per second, unless the key has its own; over it, 429 with Retry-After;\n-1: no limit")
+	rateLimit := env.Float64("rate-limit", "STOCKADE_RATE_LIMIT", 0,
+		"each API key's `requests` per second, unless the key has its own; over it, 429 with Retry-After;\n0 (or -1): no limit. A shop's back end serves all its customers with one key, so a limit\nper key is a limit on the shop: give one to the keys that need it (keys create -rate-limit)")
 	rateBurst := env.Int("rate-burst", "STOCKADE_RATE_BURST", 0,
 		"the `size` of the token bucket of a key at -rate-limit: how many requests it may make at once;\n0: twice -rate-limit (a key with a rate of its own gets twice its rate)")
 	grace := env.Duration("payment-grace", "STOCKADE_PAYMENT_GRACE", 10*time.Minute,
@@ -161,8 +161,8 @@ flags:
 	}
 	c.maxBodyBytes = int64(*maxBody)
 	c.console = *consoleOn
-	if *rateLimit != -1 && !(*rateLimit > 0 && *rateLimit <= stockade.MaxRateLimit) {
-		return c, fmt.Errorf("serve: -rate-limit must be above 0 and at most %g requests per second, or -1 for no limit; got %g", float64(stockade.MaxRateLimit), *rateLimit)
+	if *rateLimit != -1 && !(*rateLimit >= 0 && *rateLimit <= stockade.MaxRateLimit) {
+		return c, fmt.Errorf("serve: -rate-limit must be between 0 and %g requests per second (0 or -1: no limit); got %g", float64(stockade.MaxRateLimit), *rateLimit)
 	}
 	if *rateBurst < 0 || *rateBurst > 1_000_000 {
 		return c, fmt.Errorf("serve: -rate-burst must be between 0 and 1000000, got %d", *rateBurst)
