@@ -4,10 +4,15 @@ import "time"
 
 // Location is a place that holds stock: a warehouse, a store, a venue.
 type Location struct {
-	ID   string  `json:"id"`
-	Name string  `json:"name"`
-	Lat  float64 `json:"lat"`
-	Lon  float64 `json:"lon"`
+	ID   string `json:"id"`
+	Name string `json:"name"`
+	// Point is where it is, which an order with a ship-to point is
+	// allocated by (nearest first); nil for a location that has no place
+	// of its own, such as a virtual warehouse or a drop-shipper. Such
+	// orders take from those only after every placed one, by the rule for
+	// orders without a ship-to point (see ReserveRequest.ShipTo). In JSON
+	// its lat and lon are the location's own, absent when it is nil.
+	*Point
 }
 
 // Key names one stock level: a SKU at a location.

@@ -113,7 +113,7 @@ func validateCoordinate(field string, v, limit float64) error {
 }
 
 // Validate refuses a location whose id is not a valid identifier, whose
-// name is not valid text, or whose coordinates are off the map.
+// name is not valid text, or whose point, if it has one, is off the map.
 func (l Location) Validate() error {
 	if err := ValidateID("id", l.ID); err != nil {
 		return err
@@ -121,7 +121,10 @@ func (l Location) Validate() error {
 	if err := ValidateText("name", l.Name); err != nil {
 		return err
 	}
-	return Point{Lat: l.Lat, Lon: l.Lon}.validate("")
+	if l.Point == nil {
+		return nil
+	}
+	return l.Point.validate("")
 }
 
 // Validate refuses a reservation or checkout request that has no lines or

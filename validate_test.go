@@ -93,14 +93,15 @@ func TestValidateKeyAndLocation(t *testing.T) {
 		{"key without sku", stockade.Key{Location: "w1"}.Validate(), "sku: required"},
 		{"key without location", stockade.Key{SKU: "tee"}.Validate(), "location: required"},
 		{"key with long location", stockade.Key{SKU: "tee", Location: long}.Validate(), "location: longer than 128 bytes"},
-		{"location", stockade.Location{ID: "w1", Name: "West", Lat: -90, Lon: 180}.Validate(), ""},
+		{"location", stockade.Location{ID: "w1", Name: "West", Point: &stockade.Point{Lat: -90, Lon: 180}}.Validate(), ""},
+		{"location without a place", stockade.Location{ID: "w1", Name: "Drop-shipper"}.Validate(), ""},
 		{"location without name", stockade.Location{ID: "w1"}.Validate(), ""},
 		{"location without id", stockade.Location{Name: "x"}.Validate(), "id: required"},
 		{"location name with control", stockade.Location{ID: "w1", Name: "a\nb"}.Validate(), "name: must not contain control characters"},
-		{"location lat", stockade.Location{ID: "w1", Lat: 90.5}.Validate(), "lat: must be between -90 and 90, got 90.5"},
-		{"location lon", stockade.Location{ID: "w1", Lon: -181}.Validate(), "lon: must be between -180 and 180, got -181"},
-		{"location NaN", stockade.Location{ID: "w1", Lon: math.NaN()}.Validate(), "lon: must be between -180 and 180, got NaN"},
-		{"location infinite", stockade.Location{ID: "w1", Lat: math.Inf(1)}.Validate(), "lat: must be between -90 and 90, got +Inf"},
+		{"location lat", stockade.Location{ID: "w1", Point: &stockade.Point{Lat: 90.5}}.Validate(), "lat: must be between -90 and 90, got 90.5"},
+		{"location lon", stockade.Location{ID: "w1", Point: &stockade.Point{Lon: -181}}.Validate(), "lon: must be between -180 and 180, got -181"},
+		{"location NaN", stockade.Location{ID: "w1", Point: &stockade.Point{Lon: math.NaN()}}.Validate(), "lon: must be between -180 and 180, got NaN"},
+		{"location infinite", stockade.Location{ID: "w1", Point: &stockade.Point{Lat: math.Inf(1)}}.Validate(), "lat: must be between -90 and 90, got +Inf"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) { wantInvalid(t, tc.err, tc.want) })

@@ -41,9 +41,11 @@ func (s *shortfall) Error() string {
 //
 // Needs with a location take from it first. Then each SKU's need without
 // location takes from the SKU's locations in turn, splitting across them
-// as far as it must: nearest first by great-circle distance when shipTo is
-// set, else the one with the most available first; ties go to the smaller
-// location id. The allocations come back merged per level, in key order.
+// as far as it must: the one with the most available first, ties to the
+// smaller location id; when shipTo is set, nearest first by great-circle
+// distance, locations without a place after every placed one, and that
+// rule among equals. The allocations come back merged per level, in key
+// order.
 func allocate(needs []need, v stockView, shipTo *stockade.Point) ([]stockade.Allocation, *shortfall) {
 	taken := map[stockade.Key]int64{}
 	// free is what level k can still give: read lazily, so that a call
@@ -71,20 +73,21 @@ func allocate(needs []need, v stockView, shipTo *stockade.Point) ([]stockade.All
 		if total < n.Quantity {
 			return nil, &shortfall{need: n, available: total}
 		}
+		mostFirst := func(a, b string) int {
+			ka, kb := stockade.Key{SKU: n.SKU, Location: a}, stockade.Key{SKU: n.SKU, Location: b}
+			return cmp.Or(cmp.Compare(free(kb), free(ka)), cmp.Compare(a, b))
+		}
 		if shipTo != nil {
 			dist := make(map[string]float64, len(locs))
 			for _, loc := range locs {
-				dist[loc] = math.Inf(1)
+				dist[loc] = math.Inf(1) // no place: after every placed one
 				if p, ok := v.coords[loc]; ok {
 					dist[loc] = distance(*shipTo, p)
 				}
 			}
-			slices.SortFunc(locs, func(a, b string) int { return cmp.Or(cmp.Compare(dist[a], dist[b]), cmp.Compare(a, b)) })
+			slices.SortFunc(locs, func(a, b string) int { return cmp.Or(cmp.Compare(dist[a], dist[b]), mostFirst(a, b)) })
 		} else {
-			slices.SortFunc(locs, func(a, b string) int {
-				ka, kb := stockade.Key{SKU: n.SKU, Location: a}, stockade.Key{SKU: n.SKU, Location: b}
-				return cmp.Or(cmp.Compare(free(kb), free(ka)), cmp.Compare(a, b))
-			})
+			slices.SortFunc(locs, mostFirst)
 		}
 		left := n.Quantity
 		for _, loc := range locs {

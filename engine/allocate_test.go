@@ -55,6 +55,15 @@ func TestAllocate(t *testing.T) {
 		shipTo: paris,
 		want:   []stockade.Allocation{a("tee", "ams", 3)},
 	}, {
+		// A drop-shipper (no place) and a virtual warehouse: after every
+		// placed location, the one with the most available first.
+		name:   "ship-to: locations without a place last, most available first",
+		needs:  []need{{"tee", "", 12}},
+		avail:  map[stockade.Key]int64{k("tee", "ams"): 5, k("tee", "drop"): 3, k("tee", "virtual"): 6, k("tee", "mad"): 2},
+		locs:   map[string][]string{"tee": {"ams", "drop", "mad", "virtual"}},
+		shipTo: paris,
+		want:   []stockade.Allocation{a("tee", "ams", 5), a("tee", "mad", 2), a("tee", "virtual", 5)},
+	}, {
 		name:   "ship-to: split across the nearest",
 		needs:  []need{{"tee", "", 8}},
 		avail:  map[stockade.Key]int64{k("tee", "ams"): 5, k("tee", "ber"): 2, k("tee", "mad"): 5},

@@ -39,8 +39,8 @@ func Example() {
 
 	// Two warehouses with tents.
 	for _, loc := range []stockade.Location{
-		{ID: "ams", Name: "Amsterdam", Lat: 52.37, Lon: 4.90},
-		{ID: "ber", Name: "Berlin", Lat: 52.52, Lon: 13.40},
+		{ID: "ams", Name: "Amsterdam", Point: &stockade.Point{Lat: 52.37, Lon: 4.90}},
+		{ID: "ber", Name: "Berlin", Point: &stockade.Point{Lat: 52.52, Lon: 13.40}},
 	} {
 		if _, err := eng.PutLocation(ctx, loc, nil); err != nil {
 			log.Fatal(err)

@@ -432,7 +432,7 @@ func TestValidation(t *testing.T) {
 			}, stockade.ENotFound},
 			{"location without id", func() error { _, err := en.eng.PutLocation(ctx, stockade.Location{Name: "x"}, nil); return err }, stockade.EInvalid},
 			{"location off the map", func() error {
-				_, err := en.eng.PutLocation(ctx, stockade.Location{ID: "w9", Lat: 100}, nil)
+				_, err := en.eng.PutLocation(ctx, stockade.Location{ID: "w9", Point: &stockade.Point{Lat: 100}}, nil)
 				return err
 			}, stockade.EInvalid},
 			{"confirm unknown", func() error { _, err := en.eng.Confirm(ctx, "res_nope", nil); return err }, stockade.ENotFound},

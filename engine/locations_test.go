@@ -2,10 +2,12 @@ package engine_test
 
 import (
 	"fmt"
+	"reflect"
 	"slices"
 	"testing"
 
 	"github.com/stockade/stockade"
+	"github.com/stockade/stockade/engine"
 )
 
 // TestLocations reads one location and walks the list page by page: each
@@ -21,7 +23,7 @@ func TestLocations(t *testing.T) {
 			en.location(id, 1, 2)
 		}
 		got, err := en.eng.Location(ctx, "w3")
-		if err != nil || got != (stockade.Location{ID: "w3", Name: "Warehouse w3", Lat: 1, Lon: 2}) {
+		if err != nil || !reflect.DeepEqual(got, stockade.Location{ID: "w3", Name: "Warehouse w3", Point: &stockade.Point{Lat: 1, Lon: 2}}) {
 			t.Fatalf("Location(w3) = %+v, %v", got, err)
 		}
 		if _, err := en.eng.Location(ctx, "w9"); stockade.ErrorCode(err) != stockade.ENotFound {
@@ -73,6 +75,43 @@ func TestLocations(t *testing.T) {
 			if _, err := en.eng.Locations(ctx, q); stockade.ErrorCode(err) != stockade.EInvalid {
 				t.Errorf("Locations(%+v): %v, want %s", q, err, stockade.EInvalid)
 			}
+		}
+	})
+}
+
+// TestLocationsWithoutPlace: a location may have no place (a drop-shipper);
+// it reads back without one, in both stores, and an order with a ship-to
+// point takes from it only after every placed location.
+func TestLocationsWithoutPlace(t *testing.T) {
+	t.Parallel()
+	forBackends(t, []string{engine.Atomic, engine.Batch}, func(t *testing.T, en *env) {
+		ctx := sys(t)
+		if _, err := en.eng.PutLocation(ctx, stockade.Location{ID: "drop", Name: "Drop-shipper"}, nil); err != nil {
+			t.Fatal(err)
+		}
+		en.location("paris", 48.85, 2.35)
+		en.stock("tee", "drop", 100)
+		en.stock("tee", "paris", 2)
+		got, err := en.eng.Location(ctx, "drop")
+		if err != nil || got.Point != nil || got.Name != "Drop-shipper" {
+			t.Fatalf("Location(drop) = %+v, %v; want it without a place", got, err)
+		}
+		r, err := en.eng.Reserve(ctx, stockade.ReserveRequest{Lines: lines(line("tee", 3, "")).Lines,
+			ShipTo: &stockade.Point{Lat: 50.85, Lon: 4.35}}, nil) // Brussels
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := []stockade.Allocation{{SKU: "tee", Location: "drop", Quantity: 1}, {SKU: "tee", Location: "paris", Quantity: 2}}
+		if !reflect.DeepEqual(r.Allocations, want) {
+			t.Errorf("allocations %+v, want the placed location's 2 first, then the drop-shipper's 1", r.Allocations)
+		}
+		// Placed again, and without a place once more.
+		en.location("drop", 1, 2)
+		if _, err := en.eng.PutLocation(ctx, stockade.Location{ID: "drop", Name: "Drop-shipper"}, nil); err != nil {
+			t.Fatal(err)
+		}
+		if got, err := en.eng.Location(ctx, "drop"); err != nil || got.Point != nil {
+			t.Errorf("Location(drop) after losing its place = %+v, %v", got, err)
 		}
 	})
 }

@@ -154,7 +154,7 @@ func forEach(t *testing.T, fn func(t *testing.T, en *env)) {
 // location creates a location at (lat, lon).
 func (en *env) location(id string, lat, lon float64) {
 	en.t.Helper()
-	if _, err := en.eng.PutLocation(sys(en.t), stockade.Location{ID: id, Name: "Warehouse " + id, Lat: lat, Lon: lon}, nil); err != nil {
+	if _, err := en.eng.PutLocation(sys(en.t), stockade.Location{ID: id, Name: "Warehouse " + id, Point: &stockade.Point{Lat: lat, Lon: lon}}, nil); err != nil {
 		en.t.Fatal(err)
 	}
 }

@@ -69,7 +69,9 @@ func (e *Engine) read(ctx context.Context, tx stockade.Tx, r *request) (*levelsV
 		}
 		v.coords = make(map[string]stockade.Point, len(locs))
 		for _, l := range locs {
-			v.coords[l.ID] = stockade.Point{Lat: l.Lat, Lon: l.Lon}
+			if l.Point != nil {
+				v.coords[l.ID] = *l.Point
+			}
 		}
 	}
 	return v, nil

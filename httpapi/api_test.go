@@ -209,6 +209,7 @@ func TestBadInputChangesNothing(t *testing.T) {
 		{"location without name", "PUT", "/v1/locations/north", `{"lat":1,"lon":2}`, nil, 400, "invalid", "name: required"},
 		{"location lat string", "PUT", "/v1/locations/north", `{"name":"N","lat":"1","lon":2}`, nil, 400, "invalid", "lat: want a number, got string"},
 		{"location off the map", "PUT", "/v1/locations/north", `{"name":"N","lat":1,"lon":-181}`, nil, 400, "invalid", "lon: must be between -180 and 180"},
+		{"location with lat only", "PUT", "/v1/locations/north", `{"name":"N","lat":1}`, nil, 400, "invalid", "lat and lon: give both, or neither"},
 		{"location with id in body", "PUT", "/v1/locations/north", `{"id":"south","name":"N","lat":1,"lon":2}`, nil, 400, "invalid", `unknown field "id"`},
 		{"stock without on_hand", "PUT", "/v1/stock/widget/east", `{}`, nil, 400, "invalid", "on_hand: required"},
 		{"negative on_hand", "PUT", "/v1/stock/widget/east", `{"on_hand":-1}`, nil, 400, "invalid", "on_hand: must be between 0 and 1000000000, got -1"},

@@ -3,6 +3,7 @@ package httpapi
 import (
 	"errors"
 	"reflect"
+	"strings"
 	"testing"
 	"time"
 
@@ -22,12 +23,12 @@ func TestClientMirrorsEngine(t *testing.T) {
 		}
 	}
 
-	loc, err := c.PutLocation(ctx, stockade.Location{ID: "east", Name: "East", Lat: 40.71, Lon: -74.01}, nil)
+	loc, err := c.PutLocation(ctx, stockade.Location{ID: "east", Name: "East", Point: &stockade.Point{Lat: 40.71, Lon: -74.01}}, nil)
 	must(err)
-	if loc != (stockade.Location{ID: "east", Name: "East", Lat: 40.71, Lon: -74.01}) {
+	if !reflect.DeepEqual(loc, stockade.Location{ID: "east", Name: "East", Point: &stockade.Point{Lat: 40.71, Lon: -74.01}}) {
 		t.Errorf("PutLocation = %+v", loc)
 	}
-	_, err = c.PutLocation(ctx, stockade.Location{ID: "west", Name: "West", Lat: 37.77, Lon: -122.42}, nil)
+	_, err = c.PutLocation(ctx, stockade.Location{ID: "west", Name: "West", Point: &stockade.Point{Lat: 37.77, Lon: -122.42}}, nil)
 	must(err)
 	zero := int64(0)
 	l, err := c.SetStock(ctx, stockade.Key{SKU: "gizmo/2", Location: "east"}, 10, &zero, nil)
@@ -226,5 +227,23 @@ func TestClientNonProblemError(t *testing.T) {
 	c := NewClient("http://127.0.0.1:1", nil)
 	if _, err := c.Stock(sys(t), "x"); err == nil || stockade.ErrorCode(err) != stockade.EInternal {
 		t.Errorf("unreachable server: %v", err)
+	}
+}
+
+// TestLocationWithoutPlace: a location put without lat and lon has none
+// in its answers, and the client reads it back without a point.
+func TestLocationWithoutPlace(t *testing.T) {
+	t.Parallel()
+	a := newAPI(t, nil)
+	body := string(a.must(200, "PUT", "/v1/locations/drop", `{"name":"Drop-shipper"}`).body)
+	if strings.Contains(body, "lat") || strings.Contains(body, "lon") {
+		t.Errorf("PUT answered %s, want no lat or lon", body)
+	}
+	if got := string(a.must(200, "GET", "/v1/locations/drop", nil).body); got != body {
+		t.Errorf("GET answered %s, want %s", got, body)
+	}
+	c := NewClient(a.srv.URL, a.srv.Client())
+	if loc, err := c.Location(sys(t), "drop"); err != nil || loc.Point != nil || loc.Name != "Drop-shipper" {
+		t.Errorf("Client.Location = %+v, %v; want it without a point", loc, err)
 	}
 }

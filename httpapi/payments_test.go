@@ -750,7 +750,7 @@ func TestPaymentClient(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	_, err := c.PutLocation(ctx, stockade.Location{ID: "east", Name: "East", Lat: 40.71, Lon: -74.01}, nil)
+	_, err := c.PutLocation(ctx, stockade.Location{ID: "east", Name: "East", Point: &stockade.Point{Lat: 40.71, Lon: -74.01}}, nil)
 	must(err)
 	_, err = c.SetStock(ctx, stockade.Key{SKU: "widget", Location: "east"}, 10, nil, nil)
 	must(err)

@@ -26,15 +26,17 @@ func (b locationBody) location(id string) (stockade.Location, error) {
 	if err := checkID("id", id); err != nil {
 		return stockade.Location{}, err
 	}
+	loc := stockade.Location{ID: id}
 	switch {
 	case b.Name == nil:
-		return stockade.Location{}, required("name")
-	case b.Lat == nil:
-		return stockade.Location{}, required("lat")
-	case b.Lon == nil:
-		return stockade.Location{}, required("lon")
+		return loc, required("name")
+	case (b.Lat == nil) != (b.Lon == nil):
+		return loc, stockade.Errorf(stockade.EInvalid, "lat and lon: give both, or neither for a location without a place")
+	case b.Lat != nil:
+		loc.Point = &stockade.Point{Lat: *b.Lat, Lon: *b.Lon}
 	}
-	return stockade.Location{ID: id, Name: *b.Name, Lat: *b.Lat, Lon: *b.Lon}, nil
+	loc.Name = *b.Name
+	return loc, nil
 }
 
 type setStockBody struct {
@@ -125,10 +127,10 @@ func movementQuery(r *http.Request) (stockade.MovementQuery, error) {
 
 // locationJSON is a location as the API shows it.
 type locationJSON struct {
-	ID   string  `json:"id"`
-	Name string  `json:"name"`
-	Lat  float64 `json:"lat"`
-	Lon  float64 `json:"lon"`
+	ID   string   `json:"id"`
+	Name string   `json:"name"`
+	Lat  *float64 `json:"lat,omitempty"` // with Lon, or neither
+	Lon  *float64 `json:"lon,omitempty"`
 }
 
 // locationsJSON is the answer of GET /v1/locations: a page of
@@ -203,7 +205,11 @@ type movementsJSON struct {
 }
 
 func toLocation(l stockade.Location) locationJSON {
-	return locationJSON{ID: l.ID, Name: l.Name, Lat: l.Lat, Lon: l.Lon}
+	out := locationJSON{ID: l.ID, Name: l.Name}
+	if p := l.Point; p != nil {
+		out.Lat, out.Lon = &p.Lat, &p.Lon
+	}
+	return out
 }
 
 func toLocations(p stockade.LocationPage) locationsJSON {
@@ -243,7 +249,11 @@ func toMovements(p stockade.MovementPage) movementsJSON {
 // The conversions back, for Client.
 
 func (l locationJSON) domain() stockade.Location {
-	return stockade.Location{ID: l.ID, Name: l.Name, Lat: l.Lat, Lon: l.Lon}
+	loc := stockade.Location{ID: l.ID, Name: l.Name}
+	if l.Lat != nil && l.Lon != nil {
+		loc.Point = &stockade.Point{Lat: *l.Lat, Lon: *l.Lon}
+	}
+	return loc
 }
 
 func (j locationsJSON) domain() stockade.LocationPage {
@@ -392,7 +402,11 @@ func (s *Server) movements(w http.ResponseWriter, r *http.Request) {
 // locationBodyOf is the body of PUT /v1/locations/{id}: the location
 // without its id, which is in the path.
 func locationBodyOf(loc stockade.Location) map[string]any {
-	return map[string]any{"name": loc.Name, "lat": loc.Lat, "lon": loc.Lon}
+	body := map[string]any{"name": loc.Name}
+	if p := loc.Point; p != nil {
+		body["lat"], body["lon"] = p.Lat, p.Lon
+	}
+	return body
 }
 
 // PutLocation implements stockade.StockService.

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"reflect"
 	"slices"
 	"strings"
 	"sync"
@@ -298,19 +299,19 @@ func TestRoundTrip(t *testing.T) {
 	ctx := t.Context()
 	at := time.Date(2030, 1, 2, 3, 4, 5, 123456000, time.FixedZone("X", 3600))
 	update(t, s, func(tx stockade.Tx) error {
-		for _, l := range []stockade.Location{{ID: "w2", Name: "Two", Lat: 1.5, Lon: -2}, {ID: "w1", Name: "One"}} {
+		for _, l := range []stockade.Location{{ID: "w2", Name: "Two", Point: &stockade.Point{Lat: 1.5, Lon: -2}}, {ID: "w1", Name: "One"}, {ID: "w3", Name: "Drop-shipper"}} {
 			if err := tx.LocationPut(ctx, l); err != nil {
 				return err
 			}
 		}
-		if err := tx.LocationPut(ctx, stockade.Location{ID: "w1", Name: "Uno", Lat: 3}); err != nil {
+		if err := tx.LocationPut(ctx, stockade.Location{ID: "w1", Name: "Uno", Point: &stockade.Point{Lat: 3}}); err != nil {
 			return err
 		}
 		locs, err := tx.LocationList(ctx)
 		if err != nil {
 			return err
 		}
-		if want := []stockade.Location{{ID: "w1", Name: "Uno", Lat: 3}, {ID: "w2", Name: "Two", Lat: 1.5, Lon: -2}}; !slices.Equal(locs, want) {
+		if want := []stockade.Location{{ID: "w1", Name: "Uno", Point: &stockade.Point{Lat: 3}}, {ID: "w2", Name: "Two", Point: &stockade.Point{Lat: 1.5, Lon: -2}}, {ID: "w3", Name: "Drop-shipper"}}; !reflect.DeepEqual(locs, want) {
 			t.Errorf("Locations() = %v", locs)
 		}
 		if locs, err := tx.LocationList(ctx, "w2", "nope"); err != nil || len(locs) != 1 || locs[0].ID != "w2" {

@@ -152,7 +152,11 @@ func (t *tx) failAt(ctx context.Context, what, loc string, err error) error {
 }
 
 func (t *tx) LocationPut(ctx context.Context, loc stockade.Location) error {
-	if _, err := t.tx.Exec(ctx, putLocationSQL, loc.ID, loc.Name, loc.Lat, loc.Lon); err != nil {
+	var at stockade.Point // 0, 0 for a location without a place
+	if loc.Point != nil {
+		at = *loc.Point
+	}
+	if _, err := t.tx.Exec(ctx, putLocationSQL, loc.ID, loc.Name, at.Lat, at.Lon, loc.Point != nil); err != nil {
 		return t.fail(ctx, "put location "+strconv.Quote(loc.ID), err)
 	}
 	return nil
@@ -161,8 +165,15 @@ func (t *tx) LocationPut(ctx context.Context, loc stockade.Location) error {
 func (t *tx) LocationList(ctx context.Context, ids ...string) ([]stockade.Location, error) {
 	rows, _ := t.tx.Query(ctx, locationsSQL, nonNil(ids))
 	locs, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (stockade.Location, error) {
-		var l stockade.Location
-		err := row.Scan(&l.ID, &l.Name, &l.Lat, &l.Lon)
+		var (
+			l      stockade.Location
+			at     stockade.Point
+			placed bool
+		)
+		err := row.Scan(&l.ID, &l.Name, &at.Lat, &at.Lon, &placed)
+		if placed {
+			l.Point = &at
+		}
 		return l, err
 	})
 	if err != nil {

@@ -45,7 +45,11 @@ func keysJSON(keys []stockade.Key) string {
 }
 
 func (t *tx) LocationPut(ctx context.Context, loc stockade.Location) error {
-	_, err := t.tx.ExecContext(ctx, putLocationSQL, loc.ID, loc.Name, loc.Lat, loc.Lon)
+	var at stockade.Point // 0, 0 for a location without a place
+	if loc.Point != nil {
+		at = *loc.Point
+	}
+	_, err := t.tx.ExecContext(ctx, putLocationSQL, loc.ID, loc.Name, at.Lat, at.Lon, loc.Point != nil)
 	if err != nil {
 		return wrapf(err, "put location %s", loc.ID)
 	}
@@ -65,9 +69,16 @@ func (t *tx) LocationList(ctx context.Context, ids ...string) ([]stockade.Locati
 	defer rows.Close()
 	var locs []stockade.Location
 	for rows.Next() {
-		var l stockade.Location
-		if err := rows.Scan(&l.ID, &l.Name, &l.Lat, &l.Lon); err != nil {
+		var (
+			l      stockade.Location
+			at     stockade.Point
+			placed bool
+		)
+		if err := rows.Scan(&l.ID, &l.Name, &at.Lat, &at.Lon, &placed); err != nil {
 			return nil, wrapf(err, "locations")
+		}
+		if placed {
+			l.Point = &at
 		}
 		locs = append(locs, l)
 	}

@@ -15,8 +15,8 @@ import (
 // order, Key.Compare) and a natural-language collation disagree on them, and
 // the stores must sort by bytes, because that order is the lock order.
 var (
-	locW1 = stockade.Location{ID: "w1", Name: "Warehouse 1", Lat: 52.520008, Lon: 13.404954}
-	locW2 = stockade.Location{ID: "W2", Name: "Warehouse 2", Lat: -33.868820, Lon: 151.209296}
+	locW1 = stockade.Location{ID: "w1", Name: "Warehouse 1", Point: &stockade.Point{Lat: 52.520008, Lon: 13.404954}}
+	locW2 = stockade.Location{ID: "W2", Name: "Warehouse 2", Point: &stockade.Point{Lat: -33.868820, Lon: 151.209296}}
 	locW0 = stockade.Location{ID: "w-0", Name: "Warehouse 0"}
 )
 

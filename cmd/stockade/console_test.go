@@ -203,7 +203,7 @@ func open(t *testing.T, tab context.Context, hash string) {
 
 func stockUpWidget(t *testing.T, c *httpapi.Client, onHand int64) {
 	t.Helper()
-	if _, err := c.PutLocation(t.Context(), stockade.Location{ID: "ewr", Name: "Newark", Lat: 40.73, Lon: -74.17}, nil); err != nil {
+	if _, err := c.PutLocation(t.Context(), stockade.Location{ID: "ewr", Name: "Newark", Point: &stockade.Point{Lat: 40.73, Lon: -74.17}}, nil); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := c.SetStock(t.Context(), stockade.Key{SKU: "widget", Location: "ewr"}, onHand, nil, nil); err != nil {

@@ -33,7 +33,7 @@ var httpClient = &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 12
 func stockUp(t testing.TB, c *httpapi.Client, sku string, onHand int64) {
 	t.Helper()
 	ctx := t.Context()
-	if _, err := c.PutLocation(ctx, stockade.Location{ID: "dc", Name: "DC", Lat: 52.5, Lon: 13.4}, nil); err != nil {
+	if _, err := c.PutLocation(ctx, stockade.Location{ID: "dc", Name: "DC", Point: &stockade.Point{Lat: 52.5, Lon: 13.4}}, nil); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := c.SetStock(ctx, stockade.Key{SKU: sku, Location: "dc"}, onHand, nil, nil); err != nil {

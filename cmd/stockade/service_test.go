@@ -109,7 +109,7 @@ func startServe(t *testing.T, env map[string]string, args ...string) *server {
 func shop(t *testing.T, c *httpapi.Client, sku string) {
 	t.Helper()
 	ctx := t.Context()
-	if _, err := c.PutLocation(ctx, stockade.Location{ID: "east", Name: "East", Lat: 40.7, Lon: -74}, nil); err != nil {
+	if _, err := c.PutLocation(ctx, stockade.Location{ID: "east", Name: "East", Point: &stockade.Point{Lat: 40.7, Lon: -74}}, nil); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := c.SetStock(ctx, stockade.Key{SKU: sku, Location: "east"}, 5, nil, nil); err != nil {

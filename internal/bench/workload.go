@@ -29,9 +29,9 @@ const (
 // locations are the bench's locations, shared by every run: PutLocation
 // replaces them, and levels are per SKU.
 var locations = []stockade.Location{
-	{ID: "bench-1", Name: "bench warehouse 1", Lat: 52.52, Lon: 13.40},
-	{ID: "bench-2", Name: "bench warehouse 2", Lat: 48.14, Lon: 11.58},
-	{ID: "bench-3", Name: "bench warehouse 3", Lat: 53.55, Lon: 9.99},
+	{ID: "bench-1", Name: "bench warehouse 1", Point: &stockade.Point{Lat: 52.52, Lon: 13.40}},
+	{ID: "bench-2", Name: "bench warehouse 2", Point: &stockade.Point{Lat: 48.14, Lon: 11.58}},
+	{ID: "bench-3", Name: "bench warehouse 3", Point: &stockade.Point{Lat: 53.55, Lon: 9.99}},
 }
 
 // workload is one run's workload: its SKUs and locations, named under the
