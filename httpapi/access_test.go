@@ -549,6 +549,24 @@ func TestRateLimit(t *testing.T) {
 	}
 }
 
+// TestNoRateLimitByDefault: a server given no rate limit limits no key
+// without a rate of its own: a shop's back end calls with one key for all
+// its customers, and 300 requests at once are all served.
+func TestNoRateLimitByDefault(t *testing.T) {
+	t.Parallel()
+	a := newAPI(t, &apiOptions{keyed: true})
+	ks := a.makeKeys()
+	var wg sync.WaitGroup
+	statuses := make([]int, 300)
+	for i := range statuses {
+		wg.Go(func() { statuses[i] = a.do("GET", "/v1/locations", nil, bearerOf(ks.storefront)).status })
+	}
+	wg.Wait()
+	if slices.ContainsFunc(statuses, func(s int) bool { return s != 200 }) {
+		t.Errorf("300 requests of one key at once: some not 200: %v", statuses)
+	}
+}
+
 // TestAuthorizationHeader: the forms of the header that are refused, and
 // the challenge that says why.
 func TestAuthorizationHeader(t *testing.T) {
