@@ -91,6 +91,13 @@ type BookingService interface {
 	// CancelBooking gives a booking's seats and places back.
 	CancelBooking(ctx context.Context, id string, idem *Idempotency) (Booking, error)
 
+	// Holds returns a page of the holds that match q, newest first.
+	Holds(ctx context.Context, q ListQuery) (HoldPage, error)
+
+	// Bookings returns a page of the bookings that match q, newest
+	// first.
+	Bookings(ctx context.Context, q ListQuery) (BookingPage, error)
+
 	// Seats returns a page of a show's seats that match q, in seat
 	// order, and the cursor of the next page.
 	Seats(ctx context.Context, showID string, q SeatQuery) (SeatPage, error)

@@ -102,13 +102,17 @@ const (
 	MaxListLimit = 1000
 )
 
-// ListQuery asks Service.Reservations or Service.Orders for one page,
-// newest first. Zero fields match everything. A storefront actor sees only
-// what its key created.
+// ListQuery asks Service.Reservations, Orders, Holds or Bookings for one
+// page, newest first. Zero fields match everything. A storefront actor
+// sees only what its key created.
 type ListQuery struct {
 	// Status keeps those in this status: a ReservationStatus for
-	// reservations, an OrderStatus for orders.
+	// reservations, an OrderStatus for orders, a HoldStatus for holds, a
+	// BookingStatus for bookings.
 	Status string
+	// ShowID keeps the holds or bookings of this show; reservations and
+	// orders have none.
+	ShowID string
 	// CreatedAfter keeps those created at or after it; CreatedBefore
 	// those created strictly before it.
 	CreatedAfter, CreatedBefore time.Time
@@ -123,6 +127,11 @@ type ListQuery struct {
 // validate refuses a query whose status is not one of statuses, whose
 // times are the wrong way round, or whose Limit is out of range.
 func (q ListQuery) validate(statuses ...string) error {
+	if q.ShowID != "" {
+		if err := ValidateID("show", q.ShowID); err != nil {
+			return err
+		}
+	}
 	if q.Status != "" && !slices.Contains(statuses, q.Status) {
 		return invalidf("status: must be one of %s, got %q", strings.Join(statuses, ", "), q.Status)
 	}
@@ -136,15 +145,33 @@ func (q ListQuery) validate(statuses ...string) error {
 }
 
 // ValidateReservations refuses a query of reservations that validate
-// would, with the reservation statuses.
+// would, with the reservation statuses, or one that names a show.
 func (q ListQuery) ValidateReservations() error {
+	if q.ShowID != "" {
+		return invalidf("show: reservations have none")
+	}
 	return q.validate(string(Held), string(Confirmed), string(Released), string(Expired))
 }
 
 // ValidateOrders refuses a query of orders that validate would, with the
-// order statuses.
+// order statuses, or one that names a show.
 func (q ListQuery) ValidateOrders() error {
+	if q.ShowID != "" {
+		return invalidf("show: orders have none")
+	}
 	return q.validate(string(Committed), string(Cancelled), string(Fulfilled))
+}
+
+// ValidateHolds refuses a query of holds that validate would, with the
+// hold statuses.
+func (q ListQuery) ValidateHolds() error {
+	return q.validate(string(HoldHeld), string(HoldConfirmed), string(HoldReleased), string(HoldExpired))
+}
+
+// ValidateBookings refuses a query of bookings that validate would, with
+// the booking statuses.
+func (q ListQuery) ValidateBookings() error {
+	return q.validate(string(BookingBooked), string(BookingCancelled))
 }
 
 // ReservationPage is a page of reservations, newest first. Following Next
@@ -160,6 +187,20 @@ type ReservationPage struct {
 // OrderPage is a page of orders, newest first, as ReservationPage.
 type OrderPage struct {
 	Orders []Order
+	// Next is the cursor of the following page; empty on the last page.
+	Next string
+}
+
+// HoldPage is a page of holds, newest first, as ReservationPage.
+type HoldPage struct {
+	Holds []Hold
+	// Next is the cursor of the following page; empty on the last page.
+	Next string
+}
+
+// BookingPage is a page of bookings, newest first, as ReservationPage.
+type BookingPage struct {
+	Bookings []Booking
 	// Next is the cursor of the following page; empty on the last page.
 	Next string
 }

@@ -577,11 +577,15 @@ type MovementFilter struct {
 	Limit    int   // at most this many; 0 means the store's default, DefaultMovementLimit
 }
 
-// ListFilter selects reservations or orders for ReservationList and
-// OrderList. Zero fields match everything.
+// ListFilter selects reservations, orders, holds or bookings for
+// ReservationList, OrderList, HoldList and BookingList. Zero fields match
+// everything.
 type ListFilter struct {
-	// Status is a ReservationStatus or an OrderStatus.
+	// Status is a ReservationStatus, an OrderStatus, a HoldStatus or a
+	// BookingStatus.
 	Status string
+	// ShowID is the show of holds or bookings.
+	ShowID string
 	// Owner is the id of the API key that created them.
 	Owner string
 	// CreatedAfter and CreatedBefore bound created_at: at or after
@@ -722,6 +726,10 @@ type BookingTx interface {
 	// HoldGetMany returns the holds of q that exist.
 	HoldGetMany(ctx context.Context, q ByIDs) ([]Hold, error)
 
+	// HoldList returns the holds that match f, newest first, as
+	// ReservationList does.
+	HoldList(ctx context.Context, f ListFilter) ([]Hold, error)
+
 	// HoldSetStatus moves the holds that moves name (distinct ids) from
 	// status from to to, each setting its booking id where the move
 	// names one, in one statement where the store can, and returns how
@@ -751,6 +759,10 @@ type BookingTx interface {
 
 	// BookingGet returns a booking (ENotFound if there is none).
 	BookingGet(ctx context.Context, q ByID) (Booking, error)
+
+	// BookingList returns the bookings that match f, newest first, as
+	// ReservationList does.
+	BookingList(ctx context.Context, f ListFilter) ([]Booking, error)
 
 	// BookingSetStatus moves a booking from status from to to and
 	// reports whether it was in status from.

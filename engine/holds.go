@@ -731,3 +731,85 @@ func cancelBooked(ctx context.Context, tx stockade.Tx, bk stockade.Booking, by s
 	ob.booking(stockade.EventBookingCancelled, bk, now)
 	return nil
 }
+
+// The cursors of the lists of holds and bookings, as those of
+// reservations and orders (see listCursor).
+const (
+	holdCursorTag    = 'H'
+	bookingCursorTag = 'B'
+)
+
+// Holds returns a page of the holds that match q, newest first: all of
+// them, or a show's (q.ShowID); a storefront key's own only. A held hold
+// that has lapsed is reported expired, as Hold reports it; the status
+// filter is on the stored status, as for Reservations.
+func (e *Engine) Holds(ctx context.Context, q stockade.ListQuery) (stockade.HoldPage, error) {
+	return run(e, ctx, "holds", nil, func(ctx context.Context, c *call) (stockade.HoldPage, error) {
+		if err := q.ValidateHolds(); err != nil {
+			return stockade.HoldPage{}, err
+		}
+		f, err := c.listFilter(q, holdCursorTag)
+		if err != nil {
+			return stockade.HoldPage{}, err
+		}
+		f.ShowID = q.ShowID
+		var hs []stockade.Hold
+		err = c.view(ctx, func(tx stockade.Tx) (err error) {
+			if hs, err = tx.HoldList(ctx, f); err != nil {
+				return err
+			}
+			now := e.now()
+			for i := range hs {
+				if hs[i].Status != stockade.HoldHeld {
+					continue
+				}
+				gone, err := lapsed(ctx, tx, stockade.PaymentTarget{Kind: stockade.PayHold, ID: hs[i].ID}, hs[i].ExpiresAt, now)
+				if err != nil {
+					return err
+				}
+				if gone {
+					hs[i].Status = stockade.HoldExpired
+				}
+			}
+			return nil
+		})
+		if err != nil {
+			return stockade.HoldPage{}, err
+		}
+		page := stockade.HoldPage{Holds: hs}
+		if limit := f.Limit - 1; len(hs) > limit {
+			last := hs[limit-1]
+			page.Holds, page.Next = hs[:limit], listCursor(holdCursorTag, last.CreatedAt, last.ID)
+		}
+		return page, nil
+	})
+}
+
+// Bookings returns a page of the bookings that match q, newest first, as
+// Holds does.
+func (e *Engine) Bookings(ctx context.Context, q stockade.ListQuery) (stockade.BookingPage, error) {
+	return run(e, ctx, "bookings", nil, func(ctx context.Context, c *call) (stockade.BookingPage, error) {
+		if err := q.ValidateBookings(); err != nil {
+			return stockade.BookingPage{}, err
+		}
+		f, err := c.listFilter(q, bookingCursorTag)
+		if err != nil {
+			return stockade.BookingPage{}, err
+		}
+		f.ShowID = q.ShowID
+		var bs []stockade.Booking
+		err = c.view(ctx, func(tx stockade.Tx) (err error) {
+			bs, err = tx.BookingList(ctx, f)
+			return err
+		})
+		if err != nil {
+			return stockade.BookingPage{}, err
+		}
+		page := stockade.BookingPage{Bookings: bs}
+		if limit := f.Limit - 1; len(bs) > limit {
+			last := bs[limit-1]
+			page.Bookings, page.Next = bs[:limit], listCursor(bookingCursorTag, last.CreatedAt, last.ID)
+		}
+		return page, nil
+	})
+}

@@ -657,3 +657,120 @@ func TestReconcileEvents(t *testing.T) {
 		}
 	})
 }
+
+// TestHoldAndBookingLists: the holds and bookings, across shows and of one
+// show, newest first, read page by page with every one once; filtered by
+// status; a storefront key's own only; a lapsed hold listed as expired.
+func TestHoldAndBookingLists(t *testing.T) {
+	t.Parallel()
+	forBackends(t, []string{engine.Atomic, engine.Batch}, func(t *testing.T, en *env) {
+		admin, shop1, shop2 := en.actors()
+		for _, id := range []string{"gig", "opera"} {
+			if _, err := en.eng.PutShow(admin, hall(id), nil); err != nil {
+				t.Fatal(err)
+			}
+		}
+		// Seven holds: shop 1 holds seats 1–4 of gig and 1–2 of opera,
+		// shop 2 seat 5 of gig; the clock moves between them, so the
+		// newest is the last. Shop 1 confirms gig's first and opera's.
+		var holds []stockade.Hold
+		hold := func(ctx context.Context, show string, seat int, ttl time.Duration) stockade.Hold {
+			t.Helper()
+			en.clock.Advance(time.Second)
+			h, err := en.eng.HoldSeats(ctx, stockade.HoldRequest{ShowID: show, Seats: []string{fmt.Sprintf("stalls/A/%d", seat)}, TTL: ttl}, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			holds = append(holds, h)
+			return h
+		}
+		for seat := 1; seat <= 4; seat++ {
+			hold(shop1, "gig", seat, time.Hour)
+		}
+		hold(shop1, "opera", 1, time.Hour)
+		hold(shop1, "opera", 2, 10*time.Second) // lapses below
+		hold(shop2, "gig", 5, time.Hour)
+		for _, h := range []stockade.Hold{holds[0], holds[4]} {
+			if _, err := en.eng.ConfirmHold(shop1, h.ID, nil); err != nil {
+				t.Fatal(err)
+			}
+		}
+		en.clock.Advance(time.Minute)
+
+		ids := func(ctx context.Context, q stockade.ListQuery, limit int) (got []string, statuses map[string]stockade.HoldStatus) {
+			t.Helper()
+			statuses = map[string]stockade.HoldStatus{}
+			q.Limit = limit
+			for {
+				p, err := en.eng.Holds(ctx, q)
+				if err != nil {
+					t.Fatalf("Holds(%+v): %v", q, err)
+				}
+				for _, h := range p.Holds {
+					got = append(got, h.ID)
+					statuses[h.ID] = h.Status
+				}
+				if p.Next == "" {
+					return got, statuses
+				}
+				q.Cursor = p.Next
+			}
+		}
+		newest := func(hs ...stockade.Hold) []string {
+			out := make([]string, len(hs))
+			for i, h := range hs {
+				out[len(hs)-1-i] = h.ID
+			}
+			return out
+		}
+		all, statuses := ids(admin, stockade.ListQuery{}, 2)
+		if want := newest(holds...); !slices.Equal(all, want) {
+			t.Errorf("every hold, 2 a page: %v, want %v", all, want)
+		}
+		if statuses[holds[5].ID] != stockade.HoldExpired || statuses[holds[0].ID] != stockade.HoldConfirmed || statuses[holds[1].ID] != stockade.HoldHeld {
+			t.Errorf("statuses %v: want the lapsed hold expired, the confirmed confirmed", statuses)
+		}
+		if got, _ := ids(admin, stockade.ListQuery{ShowID: "gig"}, 3); !slices.Equal(got, newest(holds[0], holds[1], holds[2], holds[3], holds[6])) {
+			t.Errorf("gig's holds: %v", got)
+		}
+		if got, _ := ids(admin, stockade.ListQuery{ShowID: "gig", Status: string(stockade.HoldConfirmed)}, 0); !slices.Equal(got, newest(holds[0])) {
+			t.Errorf("gig's confirmed holds: %v", got)
+		}
+		if got, _ := ids(shop2, stockade.ListQuery{}, 0); !slices.Equal(got, newest(holds[6])) {
+			t.Errorf("shop 2's holds: %v, want its own only", got)
+		}
+		if got, _ := ids(admin, stockade.ListQuery{ShowID: "nothing"}, 0); len(got) != 0 {
+			t.Errorf("an unknown show's holds: %v", got)
+		}
+
+		bookings := func(ctx context.Context, q stockade.ListQuery) []string {
+			t.Helper()
+			p, err := en.eng.Bookings(ctx, q)
+			if err != nil {
+				t.Fatalf("Bookings(%+v): %v", q, err)
+			}
+			var out []string
+			for _, b := range p.Bookings {
+				out = append(out, b.HoldID)
+			}
+			return out
+		}
+		if got := bookings(admin, stockade.ListQuery{}); !slices.Equal(got, newest(holds[0], holds[4])) {
+			t.Errorf("every booking, by its hold: %v", got)
+		}
+		if got := bookings(shop1, stockade.ListQuery{ShowID: "opera", Status: string(stockade.BookingBooked)}); !slices.Equal(got, newest(holds[4])) {
+			t.Errorf("opera's booked bookings: %v", got)
+		}
+		if got := bookings(shop2, stockade.ListQuery{}); len(got) != 0 {
+			t.Errorf("shop 2's bookings: %v, want none", got)
+		}
+		for _, q := range []stockade.ListQuery{{Status: "booked"}, {ShowID: strings.Repeat("x", 200)}, {Limit: stockade.MaxListLimit + 1}, {Cursor: "nonsense"}} {
+			if _, err := en.eng.Holds(admin, q); stockade.ErrorCode(err) != stockade.EInvalid {
+				t.Errorf("Holds(%+v): %v, want %s", q, err, stockade.EInvalid)
+			}
+		}
+		if _, err := en.eng.Reservations(admin, stockade.ListQuery{ShowID: "gig"}); stockade.ErrorCode(err) != stockade.EInvalid {
+			t.Errorf("Reservations of a show: %v, want %s", err, stockade.EInvalid)
+		}
+	})
+}

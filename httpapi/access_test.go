@@ -98,7 +98,11 @@ var examples = map[string]func(f fixture) example{
 	"POST /v1/shows/{id}/holds": func(fixture) example {
 		return example{"/v1/shows/gala/holds", `{"best_available":[{"quantity":2}]}`, 201}
 	},
-	"GET /v1/holds/{id}": func(f fixture) example { return example{"/v1/holds/" + f.hold, "", 200} },
+	"GET /v1/shows/{id}/holds":    func(fixture) example { return example{"/v1/shows/gala/holds?status=held&limit=2", "", 200} },
+	"GET /v1/shows/{id}/bookings": func(fixture) example { return example{"/v1/shows/gala/bookings?limit=2", "", 200} },
+	"GET /v1/holds":               func(fixture) example { return example{"/v1/holds", "", 200} },
+	"GET /v1/bookings":            func(fixture) example { return example{"/v1/bookings?status=booked", "", 200} },
+	"GET /v1/holds/{id}":          func(f fixture) example { return example{"/v1/holds/" + f.hold, "", 200} },
 	"POST /v1/holds/{id}/extend": func(f fixture) example {
 		return example{"/v1/holds/" + f.hold + "/extend", `{"ttl_seconds":1800}`, 200}
 	},

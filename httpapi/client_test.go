@@ -2,6 +2,7 @@ package httpapi
 
 import (
 	"errors"
+	"fmt"
 	"reflect"
 	"strings"
 	"testing"
@@ -245,5 +246,32 @@ func TestLocationWithoutPlace(t *testing.T) {
 	c := NewClient(a.srv.URL, a.srv.Client())
 	if loc, err := c.Location(sys(t), "drop"); err != nil || loc.Point != nil || loc.Name != "Drop-shipper" {
 		t.Errorf("Client.Location = %+v, %v; want it without a point", loc, err)
+	}
+}
+
+// TestHoldAndBookingListsClient: the client's lists of holds and bookings,
+// across shows and of one, page by page, read what the engine reads.
+func TestHoldAndBookingListsClient(t *testing.T) {
+	t.Parallel()
+	a := newAPI(t, nil)
+	a.gala()
+	for _, seat := range []string{"stalls/A/1", "stalls/A/2", "stalls/A/3"} {
+		a.must(201, "POST", "/v1/shows/gala/holds", `{"seats":["`+seat+`"]}`)
+	}
+	hold := a.must(201, "POST", "/v1/shows/gala/holds", `{"seats":["stalls/A/4"]}`).id(t)
+	a.must(200, "POST", "/v1/holds/"+hold+"/confirm", nil)
+	c := NewClient(a.srv.URL, a.srv.Client())
+	ctx := sys(t)
+	for _, q := range []stockade.ListQuery{{}, {ShowID: "gala", Limit: 2}, {ShowID: "gala", Status: "confirmed"}} {
+		same(t, fmt.Sprintf("Holds(%+v)", q), func() (any, error) { return c.Holds(ctx, q) }, func() (any, error) { return a.eng.Holds(ctx, q) })
+		q.Status = ""
+		same(t, fmt.Sprintf("Bookings(%+v)", q), func() (any, error) { return c.Bookings(ctx, q) }, func() (any, error) { return a.eng.Bookings(ctx, q) })
+	}
+	p, err := c.Holds(ctx, stockade.ListQuery{ShowID: "gala", Limit: 3})
+	if err != nil || len(p.Holds) != 3 || p.Next == "" || p.Holds[0].ID != hold {
+		t.Fatalf("gala's first page of 3: %+v, %v; want the newest first and a cursor", p, err)
+	}
+	if rest, err := c.Holds(ctx, stockade.ListQuery{ShowID: "gala", Limit: 3, Cursor: p.Next}); err != nil || len(rest.Holds) != 1 || rest.Next != "" {
+		t.Errorf("gala's second page: %+v, %v; want the last hold", rest, err)
 	}
 }

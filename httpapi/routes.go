@@ -49,11 +49,15 @@ var routeTable = []route{
 	{"GET /v1/shows/{id}", anyRole, (*Server).getShow},                   // → show with its seat counts
 	{"GET /v1/shows/{id}/seats", anyRole, (*Server).listSeats},           // ?status=&section=&cursor=&limit= → {seats, next_cursor?}
 	{"GET /v1/shows/{id}/history", anyRole, (*Server).listSeatHistory},   // ?seat=&area=&cursor=&limit= → {changes, next_cursor?}, oldest first
+	{"GET /v1/shows/{id}/holds", anyRole, (*Server).listShowHolds},       // ?status=&created_after=&created_before=&cursor=&limit= → {holds, next_cursor?}
+	{"GET /v1/shows/{id}/bookings", anyRole, (*Server).listShowBookings}, // the same → {bookings, next_cursor?}
 	{"POST /v1/shows/{id}/holds", shoppers, (*Server).holdSeats},         // {seats?, best_available?, general_admission?, ttl_seconds?} → hold, 201
+	{"GET /v1/holds", anyRole, (*Server).listHolds},                      // as a show's, across shows
 	{"GET /v1/holds/{id}", anyRole, (*Server).getHold},                   // → hold
 	{"POST /v1/holds/{id}/extend", shoppers, (*Server).extendHold},       // {ttl_seconds} → hold, 200
 	{"POST /v1/holds/{id}/confirm", shoppers, (*Server).confirmHold},     // → booking, 200
 	{"DELETE /v1/holds/{id}", shoppers, (*Server).releaseHold},           // → hold, 200
+	{"GET /v1/bookings", anyRole, (*Server).listBookings},                // as a show's, across shows
 	{"GET /v1/bookings/{id}", anyRole, (*Server).getBooking},             // → booking
 	{"POST /v1/bookings/{id}/cancel", shoppers, (*Server).cancelBooking}, // → booking, 200
 

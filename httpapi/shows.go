@@ -572,6 +572,75 @@ func viewSeats(p stockade.SeatPage) any              { return toSeats(p) }
 func viewSeatHistory(p stockade.SeatHistoryPage) any { return toSeatHistory(p) }
 func viewHold(h stockade.Hold) any                   { return toHold(h) }
 func viewBooking(b stockade.Booking) any             { return toBooking(b) }
+func viewHolds(p stockade.HoldPage) any              { return toHolds(p) }
+func viewBookings(p stockade.BookingPage) any        { return toBookings(p) }
+
+// holdsJSON is a page of holds, newest first.
+type holdsJSON struct {
+	Holds      []holdJSON `json:"holds"`
+	NextCursor string     `json:"next_cursor,omitempty"`
+}
+
+// bookingsJSON is a page of bookings, newest first.
+type bookingsJSON struct {
+	Bookings   []bookingJSON `json:"bookings"`
+	NextCursor string        `json:"next_cursor,omitempty"`
+}
+
+func toHolds(p stockade.HoldPage) holdsJSON {
+	return holdsJSON{Holds: each(p.Holds, toHold), NextCursor: p.Next}
+}
+
+func toBookings(p stockade.BookingPage) bookingsJSON {
+	return bookingsJSON{Bookings: each(p.Bookings, toBooking), NextCursor: p.Next}
+}
+
+func (j holdsJSON) domain() stockade.HoldPage {
+	return stockade.HoldPage{Holds: each(j.Holds, holdJSON.domain), Next: j.NextCursor}
+}
+
+func (j bookingsJSON) domain() stockade.BookingPage {
+	return stockade.BookingPage{Bookings: each(j.Bookings, bookingJSON.domain), Next: j.NextCursor}
+}
+
+// showListQuery is listQuery of a show's holds or bookings, the show in
+// the path; across shows, none.
+func showListQuery(r *http.Request, ofShow bool) (stockade.ListQuery, error) {
+	q, err := listQuery(r)
+	if err == nil && ofShow {
+		q.ShowID = r.PathValue("id")
+		err = checkID("id", q.ShowID)
+	}
+	return q, err
+}
+
+func (s *Server) listHolds(w http.ResponseWriter, r *http.Request)     { s.holds(w, r, false) }
+func (s *Server) listShowHolds(w http.ResponseWriter, r *http.Request) { s.holds(w, r, true) }
+
+func (s *Server) holds(w http.ResponseWriter, r *http.Request, ofShow bool) {
+	q, err := showListQuery(r, ofShow)
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	call(s, w, r, nil, http.StatusOK, viewHolds, func(ctx context.Context, _ *stockade.Idempotency) (stockade.HoldPage, error) {
+		return s.svc.Holds(ctx, q)
+	})
+}
+
+func (s *Server) listBookings(w http.ResponseWriter, r *http.Request)     { s.bookings(w, r, false) }
+func (s *Server) listShowBookings(w http.ResponseWriter, r *http.Request) { s.bookings(w, r, true) }
+
+func (s *Server) bookings(w http.ResponseWriter, r *http.Request, ofShow bool) {
+	q, err := showListQuery(r, ofShow)
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	call(s, w, r, nil, http.StatusOK, viewBookings, func(ctx context.Context, _ *stockade.Idempotency) (stockade.BookingPage, error) {
+		return s.svc.Bookings(ctx, q)
+	})
+}
 
 func (s *Server) putShow(w http.ResponseWriter, r *http.Request) {
 	var in showBody
@@ -825,6 +894,30 @@ func (c *Client) Booking(ctx context.Context, id string) (stockade.Booking, erro
 // CancelBooking implements stockade.BookingService.
 func (c *Client) CancelBooking(ctx context.Context, id string, idem *stockade.Idempotency) (stockade.Booking, error) {
 	return c.booking(ctx, http.MethodPost, "/v1/bookings/"+seg(id)+"/cancel", idem)
+}
+
+// Holds implements stockade.BookingService: GET /v1/holds, or a show's
+// (/v1/shows/{id}/holds) when q names one.
+func (c *Client) Holds(ctx context.Context, q stockade.ListQuery) (stockade.HoldPage, error) {
+	var out holdsJSON
+	err := c.do(ctx, http.MethodGet, listPath(showListPath(q.ShowID, "holds"), q), nil, &out, nil)
+	return out.domain(), err
+}
+
+// Bookings implements stockade.BookingService, as Holds.
+func (c *Client) Bookings(ctx context.Context, q stockade.ListQuery) (stockade.BookingPage, error) {
+	var out bookingsJSON
+	err := c.do(ctx, http.MethodGet, listPath(showListPath(q.ShowID, "bookings"), q), nil, &out, nil)
+	return out.domain(), err
+}
+
+// showListPath is the path of the list of what (holds or bookings): a
+// show's, or across shows without one.
+func showListPath(show, what string) string {
+	if show == "" {
+		return "/v1/" + what
+	}
+	return "/v1/shows/" + seg(show) + "/" + what
 }
 
 func (c *Client) booking(ctx context.Context, method, path string, idem *stockade.Idempotency) (stockade.Booking, error) {

@@ -14,9 +14,9 @@ import (
 	"github.com/stockade/stockade"
 )
 
-// listQuery returns q, list_reservations.sql or list_orders.sql, with the
-// WHERE clause of f's non-zero fields, the lists' ORDER BY and LIMIT, and
-// its arguments. Only the conditions in use are spelled out, so that each
+// listQuery returns q, a list_*.sql of reservations, orders, holds or
+// bookings, with the WHERE clause of f's non-zero fields, the lists' ORDER
+// BY and LIMIT, and its arguments. Only the conditions in use are spelled out, so that each
 // combination gets a plan on its index.
 func listQuery(q string, f stockade.ListFilter) (string, []any) {
 	var (
@@ -35,6 +35,9 @@ func listQuery(q string, f stockade.ListFilter) (string, []any) {
 	}
 	if f.Status != "" {
 		cond("status = " + arg(f.Status) + "::text")
+	}
+	if f.ShowID != "" {
+		cond("show_id = " + arg(f.ShowID) + "::text")
 	}
 	if f.Owner != "" {
 		cond("owner = " + arg(f.Owner) + "::text")
@@ -60,6 +63,26 @@ func (t *tx) ReservationList(ctx context.Context, f stockade.ListFilter) ([]stoc
 		return nil, t.fail(ctx, "list reservations", err)
 	}
 	return rs, nil
+}
+
+func (t *tx) HoldList(ctx context.Context, f stockade.ListFilter) ([]stockade.Hold, error) {
+	q, args := listQuery(listHoldsSQL, f)
+	rows, _ := t.tx.Query(ctx, q, args...)
+	hs, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (stockade.Hold, error) { return scanHold(row) })
+	if err != nil {
+		return nil, t.fail(ctx, "list holds", err)
+	}
+	return hs, nil
+}
+
+func (t *tx) BookingList(ctx context.Context, f stockade.ListFilter) ([]stockade.Booking, error) {
+	q, args := listQuery(listBookingsSQL, f)
+	rows, _ := t.tx.Query(ctx, q, args...)
+	bs, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (stockade.Booking, error) { return scanBooking(row) })
+	if err != nil {
+		return nil, t.fail(ctx, "list bookings", err)
+	}
+	return bs, nil
 }
 
 func (t *tx) OrderList(ctx context.Context, f stockade.ListFilter) ([]stockade.Order, error) {

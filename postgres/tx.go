@@ -77,6 +77,10 @@ var (
 	listReservationsSQL string
 	//go:embed queries/list_orders.sql
 	listOrdersSQL string
+	//go:embed queries/list_holds.sql
+	listHoldsSQL string
+	//go:embed queries/list_bookings.sql
+	listBookingsSQL string
 	//go:embed queries/insert_key.sql
 	insertKeySQL string
 	//go:embed queries/key.sql

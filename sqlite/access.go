@@ -14,8 +14,8 @@ import (
 )
 
 // listWhere returns the WHERE clause of f's non-zero fields, the ORDER BY
-// of the lists and their LIMIT, to append to list_reservations.sql or
-// list_orders.sql, and its arguments. Only the conditions in use are
+// of the lists and their LIMIT, to append to list_reservations.sql,
+// list_orders.sql, list_holds.sql or list_bookings.sql, and its arguments. Only the conditions in use are
 // spelled out, so that each combination gets a plan on its index.
 func listWhere(f stockade.ListFilter) (string, []any) {
 	var (
@@ -28,6 +28,9 @@ func listWhere(f stockade.ListFilter) (string, []any) {
 	}
 	if f.Status != "" {
 		cond(`status = ?`, f.Status)
+	}
+	if f.ShowID != "" {
+		cond(`show_id = ?`, f.ShowID)
 	}
 	if f.Owner != "" {
 		cond(`owner = ?`, f.Owner)
@@ -57,6 +60,16 @@ func (t *tx) ReservationList(ctx context.Context, f stockade.ListFilter) ([]stoc
 func (t *tx) OrderList(ctx context.Context, f stockade.ListFilter) ([]stockade.Order, error) {
 	where, args := listWhere(f)
 	return queryAll(ctx, t, "list orders", scanOrder, listOrdersSQL+where, args...)
+}
+
+func (t *tx) HoldList(ctx context.Context, f stockade.ListFilter) ([]stockade.Hold, error) {
+	where, args := listWhere(f)
+	return queryAll(ctx, t, "list holds", scanHold, listHoldsSQL+where, args...)
+}
+
+func (t *tx) BookingList(ctx context.Context, f stockade.ListFilter) ([]stockade.Booking, error) {
+	where, args := listWhere(f)
+	return queryAll(ctx, t, "list bookings", scanBooking, listBookingsSQL+where, args...)
 }
 
 // scanKey reads an API key's columns: id, name, role, rate_limit, hash,

@@ -64,6 +64,8 @@ var (
 	setOrderStatusSQL                 = query("set_order_status.sql")
 	listReservationsSQL               = query("list_reservations.sql")
 	listOrdersSQL                     = query("list_orders.sql")
+	listHoldsSQL                      = query("list_holds.sql")
+	listBookingsSQL                   = query("list_bookings.sql")
 	insertKeySQL                      = query("insert_key.sql")
 	keySQL                            = query("key.sql")
 	keyNamedSQL                       = query("key_named.sql")
