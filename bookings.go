@@ -68,6 +68,10 @@ type BookingService interface {
 	// Show returns a show with its seat counts (ENotFound if unknown).
 	Show(ctx context.Context, id string) (ShowView, error)
 
+	// Shows returns a page of the shows that match q, newest first:
+	// their heads, without seat map, areas or counts (Show has those).
+	Shows(ctx context.Context, q ListQuery) (ShowPage, error)
+
 	// HoldSeats holds what req asks, all or nothing, until the hold's
 	// TTL passes.
 	HoldSeats(ctx context.Context, req HoldRequest, idem *Idempotency) (Hold, error)

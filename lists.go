@@ -102,8 +102,8 @@ const (
 	MaxListLimit = 1000
 )
 
-// ListQuery asks Service.Reservations, Orders, Holds or Bookings for one
-// page, newest first. Zero fields match everything. A storefront actor
+// ListQuery asks Service.Reservations, Orders, Shows, Holds or Bookings
+// for one page, newest first. Zero fields match everything. A storefront actor
 // sees only what its key created.
 type ListQuery struct {
 	// Status keeps those in this status: a ReservationStatus for
@@ -162,6 +162,18 @@ func (q ListQuery) ValidateOrders() error {
 	return q.validate(string(Committed), string(Cancelled), string(Fulfilled))
 }
 
+// ValidateShows refuses a query of shows that validate would, or one
+// that names a status or a show: shows have neither.
+func (q ListQuery) ValidateShows() error {
+	switch {
+	case q.Status != "":
+		return invalidf("status: shows have none")
+	case q.ShowID != "":
+		return invalidf("show: a list of shows names none")
+	}
+	return q.validate()
+}
+
 // ValidateHolds refuses a query of holds that validate would, with the
 // hold statuses.
 func (q ListQuery) ValidateHolds() error {
@@ -187,6 +199,14 @@ type ReservationPage struct {
 // OrderPage is a page of orders, newest first, as ReservationPage.
 type OrderPage struct {
 	Orders []Order
+	// Next is the cursor of the following page; empty on the last page.
+	Next string
+}
+
+// ShowPage is a page of shows, newest first, as ReservationPage: their
+// heads, without Rows nor Areas.
+type ShowPage struct {
+	Shows []Show
 	// Next is the cursor of the following page; empty on the last page.
 	Next string
 }

@@ -642,6 +642,11 @@ type BookingTx interface {
 	// after, in id order.
 	ShowList(ctx context.Context, after string, limit int) ([]Show, error)
 
+	// ShowListNewest returns the heads of the shows that match f (its
+	// times and cursor; they have no status nor owner), newest first, as
+	// ReservationList does: no Rows nor Areas.
+	ShowListNewest(ctx context.Context, f ListFilter) ([]Show, error)
+
 	// Seats, and their history.
 
 	// SeatPut creates an event's seats or replaces them whole (layout,

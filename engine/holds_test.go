@@ -774,3 +774,48 @@ func TestHoldAndBookingLists(t *testing.T) {
 		}
 	})
 }
+
+// TestShowList: the shows' heads, newest first, page by page, every show
+// once; the same for every role; refusals of what shows do not have.
+func TestShowList(t *testing.T) {
+	t.Parallel()
+	forBackends(t, []string{engine.Atomic}, func(t *testing.T, en *env) {
+		admin, shop1, _ := en.actors()
+		var want []string
+		for _, id := range []string{"b", "a", "d", "c", "e"} {
+			en.clock.Advance(time.Second)
+			if _, err := en.eng.PutShow(admin, hall(id), nil); err != nil {
+				t.Fatal(err)
+			}
+			want = append([]string{id}, want...)
+		}
+		for _, ctx := range []context.Context{admin, shop1} {
+			var got []string
+			q := stockade.ListQuery{Limit: 2}
+			for {
+				p, err := en.eng.Shows(ctx, q)
+				if err != nil {
+					t.Fatalf("Shows(%+v): %v", q, err)
+				}
+				for _, s := range p.Shows {
+					if s.Rows != nil || s.Areas != nil || s.Name != "Hall "+s.ID || s.Version != 1 {
+						t.Errorf("show %s in the list: %+v, want its head only", s.ID, s)
+					}
+					got = append(got, s.ID)
+				}
+				if p.Next == "" {
+					break
+				}
+				q.Cursor = p.Next
+			}
+			if !slices.Equal(got, want) {
+				t.Errorf("shows %v, want %v, newest first", got, want)
+			}
+		}
+		for _, q := range []stockade.ListQuery{{Status: "held"}, {ShowID: "a"}, {Limit: -1}} {
+			if _, err := en.eng.Shows(admin, q); stockade.ErrorCode(err) != stockade.EInvalid {
+				t.Errorf("Shows(%+v): %v, want %s", q, err, stockade.EInvalid)
+			}
+		}
+	})
+}

@@ -365,3 +365,35 @@ func (e *Engine) Seats(ctx context.Context, showID string, q stockade.SeatQuery)
 		return page, nil
 	})
 }
+
+// showCursorTag marks the cursors of the list of shows (see listCursor).
+const showCursorTag = 'S'
+
+// Shows returns a page of the shows' heads that match q, newest first.
+// Every role sees every show.
+func (e *Engine) Shows(ctx context.Context, q stockade.ListQuery) (stockade.ShowPage, error) {
+	return run(e, ctx, "shows", nil, func(ctx context.Context, c *call) (stockade.ShowPage, error) {
+		if err := q.ValidateShows(); err != nil {
+			return stockade.ShowPage{}, err
+		}
+		f, err := c.listFilter(q, showCursorTag)
+		if err != nil {
+			return stockade.ShowPage{}, err
+		}
+		f.Owner = "" // shows are everyone's
+		var ss []stockade.Show
+		err = c.view(ctx, func(tx stockade.Tx) (err error) {
+			ss, err = tx.ShowListNewest(ctx, f)
+			return err
+		})
+		if err != nil {
+			return stockade.ShowPage{}, err
+		}
+		page := stockade.ShowPage{Shows: ss}
+		if limit := f.Limit - 1; len(ss) > limit {
+			last := ss[limit-1]
+			page.Shows, page.Next = ss[:limit], listCursor(showCursorTag, last.CreatedAt, last.ID)
+		}
+		return page, nil
+	})
+}

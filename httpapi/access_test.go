@@ -90,6 +90,7 @@ var examples = map[string]func(f fixture) example{
 	"PUT /v1/shows/{id}": func(fixture) example {
 		return example{"/v1/shows/opera", `{"name":"Opera","rows":[{"section":"stalls","row":"A","first":1,"last":4}]}`, 200}
 	},
+	"GET /v1/shows":            func(fixture) example { return example{"/v1/shows?limit=1", "", 200} },
 	"GET /v1/shows/{id}":       func(fixture) example { return example{"/v1/shows/gala", "", 200} },
 	"GET /v1/shows/{id}/seats": func(fixture) example { return example{"/v1/shows/gala/seats?limit=2", "", 200} },
 	"GET /v1/shows/{id}/history": func(fixture) example {

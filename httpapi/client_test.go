@@ -249,8 +249,9 @@ func TestLocationWithoutPlace(t *testing.T) {
 	}
 }
 
-// TestHoldAndBookingListsClient: the client's lists of holds and bookings,
-// across shows and of one, page by page, read what the engine reads.
+// TestHoldAndBookingListsClient: the client's lists of shows, and of holds
+// and bookings across shows and of one, page by page, read what the engine
+// reads.
 func TestHoldAndBookingListsClient(t *testing.T) {
 	t.Parallel()
 	a := newAPI(t, nil)
@@ -262,6 +263,10 @@ func TestHoldAndBookingListsClient(t *testing.T) {
 	a.must(200, "POST", "/v1/holds/"+hold+"/confirm", nil)
 	c := NewClient(a.srv.URL, a.srv.Client())
 	ctx := sys(t)
+	same(t, "Shows", func() (any, error) { return c.Shows(ctx, stockade.ListQuery{}) }, func() (any, error) { return a.eng.Shows(ctx, stockade.ListQuery{}) })
+	if p, err := c.Shows(ctx, stockade.ListQuery{}); err != nil || len(p.Shows) != 1 || p.Shows[0].ID != "gala" || p.Shows[0].Rows != nil {
+		t.Errorf("Shows = %+v, %v; want gala's head", p, err)
+	}
 	for _, q := range []stockade.ListQuery{{}, {ShowID: "gala", Limit: 2}, {ShowID: "gala", Status: "confirmed"}} {
 		same(t, fmt.Sprintf("Holds(%+v)", q), func() (any, error) { return c.Holds(ctx, q) }, func() (any, error) { return a.eng.Holds(ctx, q) })
 		q.Status = ""

@@ -46,6 +46,7 @@ var routeTable = []route{
 	// Shows, the seats they sell, holds on them (confirmed → booking,
 	// released, or expired on their own), bookings (shows.go).
 	{"PUT /v1/shows/{id}", admins, (*Server).putShow},                    // {name, focal?, rows?, areas?} → show, 200
+	{"GET /v1/shows", anyRole, (*Server).listShows},                      // ?created_after=&created_before=&cursor=&limit= → {shows, next_cursor?}, newest first, heads only
 	{"GET /v1/shows/{id}", anyRole, (*Server).getShow},                   // → show with its seat counts
 	{"GET /v1/shows/{id}/seats", anyRole, (*Server).listSeats},           // ?status=&section=&cursor=&limit= → {seats, next_cursor?}
 	{"GET /v1/shows/{id}/history", anyRole, (*Server).listSeatHistory},   // ?seat=&area=&cursor=&limit= → {changes, next_cursor?}, oldest first

@@ -575,6 +575,34 @@ func viewBooking(b stockade.Booking) any             { return toBooking(b) }
 func viewHolds(p stockade.HoldPage) any              { return toHolds(p) }
 func viewBookings(p stockade.BookingPage) any        { return toBookings(p) }
 
+// showsJSON is a page of shows' heads (no rows nor areas), newest first.
+type showsJSON struct {
+	Shows      []showJSON `json:"shows"`
+	NextCursor string     `json:"next_cursor,omitempty"`
+}
+
+func viewShows(p stockade.ShowPage) any {
+	return showsJSON{Shows: each(p.Shows, toShow), NextCursor: p.Next}
+}
+
+func (j showsJSON) domain() stockade.ShowPage {
+	return stockade.ShowPage{Shows: each(j.Shows, showJSON.domain), Next: j.NextCursor}
+}
+
+func (s *Server) listShows(w http.ResponseWriter, r *http.Request) {
+	q, err := listQuery(r)
+	if err == nil && q.Status != "" {
+		err = invalidf("query: unknown parameter \"status\" (want created_after, created_before, cursor, limit): shows have no status")
+	}
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	call(s, w, r, nil, http.StatusOK, viewShows, func(ctx context.Context, _ *stockade.Idempotency) (stockade.ShowPage, error) {
+		return s.svc.Shows(ctx, q)
+	})
+}
+
 // holdsJSON is a page of holds, newest first.
 type holdsJSON struct {
 	Holds      []holdJSON `json:"holds"`
@@ -894,6 +922,13 @@ func (c *Client) Booking(ctx context.Context, id string) (stockade.Booking, erro
 // CancelBooking implements stockade.BookingService.
 func (c *Client) CancelBooking(ctx context.Context, id string, idem *stockade.Idempotency) (stockade.Booking, error) {
 	return c.booking(ctx, http.MethodPost, "/v1/bookings/"+seg(id)+"/cancel", idem)
+}
+
+// Shows implements stockade.BookingService.
+func (c *Client) Shows(ctx context.Context, q stockade.ListQuery) (stockade.ShowPage, error) {
+	var out showsJSON
+	err := c.do(ctx, http.MethodGet, listPath("/v1/shows", q), nil, &out, nil)
+	return out.domain(), err
 }
 
 // Holds implements stockade.BookingService: GET /v1/holds, or a show's

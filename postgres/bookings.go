@@ -31,6 +31,8 @@ var (
 	showHeadSQL string
 	//go:embed queries/list_shows.sql
 	listShowsSQL string
+	//go:embed queries/list_shows_newest.sql
+	listShowsNewestSQL string
 	//go:embed queries/put_seats.sql
 	putSeatsSQL string
 	//go:embed queries/delete_seats.sql
@@ -180,6 +182,16 @@ func (t *tx) show(ctx context.Context, q, id string, lock bool) (stockade.Show, 
 		return stockade.Show{}, t.fail(ctx, "show "+strconv.Quote(id), err)
 	}
 	return e, nil
+}
+
+func (t *tx) ShowListNewest(ctx context.Context, f stockade.ListFilter) ([]stockade.Show, error) {
+	q, args := listQuery(listShowsNewestSQL, f)
+	rows, _ := t.tx.Query(ctx, q, args...)
+	ss, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (stockade.Show, error) { return scanShow(row) })
+	if err != nil {
+		return nil, t.fail(ctx, "list shows", err)
+	}
+	return ss, nil
 }
 
 // ShowList implements stockade.BookingTx; a negative limit is no limit.

@@ -27,6 +27,7 @@ var (
 	showSQL                    = query("show.sql")
 	showHeadSQL                = query("show_head.sql")
 	showsSQL                   = query("shows.sql")
+	listShowsNewestSQL         = query("list_shows_newest.sql")
 	putSeatsSQL                = query("put_seats.sql")
 	deleteSeatsSQL             = query("delete_seats.sql")
 	seatsSQL                   = query("seats.sql")
@@ -185,6 +186,11 @@ func (t *tx) event(ctx context.Context, q, id string) (stockade.Show, error) {
 
 func (t *tx) ShowList(ctx context.Context, after string, limit int) ([]stockade.Show, error) {
 	return queryAll(ctx, t, "events", scanShow, showsSQL, after, limit)
+}
+
+func (t *tx) ShowListNewest(ctx context.Context, f stockade.ListFilter) ([]stockade.Show, error) {
+	where, args := listWhere(f)
+	return queryAll(ctx, t, "list shows", scanShow, listShowsNewestSQL+where, args...)
 }
 
 // SeatPut writes every seat in one statement, from a JSON array:
