@@ -79,6 +79,13 @@ func (q SKUQuery) Validate() error {
 	return nil
 }
 
+// LevelPage is a page of the levels at a location, in SKU order.
+type LevelPage struct {
+	Levels []Level
+	// Next is the cursor of the following page; empty on the last page.
+	Next string
+}
+
 // SKUTotals is a SKU and its counters summed over its locations.
 type SKUTotals struct {
 	SKU    string `json:"sku"`

@@ -58,6 +58,11 @@ type StockService interface {
 	// totals, in SKU order, and the cursor of the next page.
 	SKUs(ctx context.Context, q SKUQuery) (SKUPage, error)
 
+	// LocationStock returns a page of the levels at a location, in SKU
+	// order (q's Prefix keeps the SKUs that start with it), and the cursor
+	// of the next page; ENotFound for an unknown location.
+	LocationStock(ctx context.Context, location string, q SKUQuery) (LevelPage, error)
+
 	// Stock returns a SKU's levels per location and their totals
 	// (ENotFound for a SKU with no level anywhere).
 	Stock(ctx context.Context, sku string) (Stock, error)

@@ -142,6 +142,11 @@ type Tx interface {
 	// left zero: the caller sums it.
 	SKUTotalList(ctx context.Context, after, from, to string, limit int) ([]SKUTotals, error)
 
+	// LevelListAt returns the levels at location, in SKU order, as
+	// SKUTotalList selects SKUs: after after, from from and before to, at
+	// most limit of them.
+	LevelListAt(ctx context.Context, location, after, from, to string, limit int) ([]Level, error)
+
 	// The ledger, and what records hold.
 
 	// MovementAppend adds rows to the ledger; the store assigns IDs.

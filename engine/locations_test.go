@@ -115,3 +115,55 @@ func TestLocationsWithoutPlace(t *testing.T) {
 		}
 	})
 }
+
+// TestLocationStock: a location's levels in SKU order, page by page,
+// filtered by prefix; another location's are not among them; an unknown
+// location is ENotFound.
+func TestLocationStock(t *testing.T) {
+	t.Parallel()
+	forBackends(t, []string{engine.Atomic}, func(t *testing.T, en *env) {
+		ctx := sys(t)
+		en.location("east", 40.71, -74.01)
+		en.location("west", 37.77, -122.42)
+		en.location("empty", 0, 0)
+		want := []string{"cap", "hat-blue", "hat-red", "sock", "tee"}
+		for i, sku := range want {
+			en.stock(sku, "east", int64(i+1))
+			en.stock(sku+"-w", "west", 1)
+		}
+		var got []string
+		q := stockade.SKUQuery{Limit: 2}
+		for {
+			p, err := en.eng.LocationStock(ctx, "east", q)
+			if err != nil {
+				t.Fatalf("LocationStock(east, %+v): %v", q, err)
+			}
+			for _, l := range p.Levels {
+				if l.Location != "east" {
+					t.Errorf("a level of %s in east's stock", l.Location)
+				}
+				got = append(got, l.SKU)
+			}
+			if p.Next == "" {
+				break
+			}
+			q.Cursor = p.Next
+		}
+		if !slices.Equal(got, want) {
+			t.Errorf("east's stock: %v, want %v", got, want)
+		}
+		p, err := en.eng.LocationStock(ctx, "east", stockade.SKUQuery{Prefix: "hat-"})
+		if err != nil || len(p.Levels) != 2 || p.Levels[1].SKU != "hat-red" || p.Levels[1].OnHand != 3 || p.Next != "" {
+			t.Errorf("east's hats: %+v, %v", p, err)
+		}
+		if p, err := en.eng.LocationStock(ctx, "empty", stockade.SKUQuery{}); err != nil || len(p.Levels) != 0 {
+			t.Errorf("a location without stock: %+v, %v; want an empty page", p, err)
+		}
+		if _, err := en.eng.LocationStock(ctx, "nowhere", stockade.SKUQuery{}); stockade.ErrorCode(err) != stockade.ENotFound {
+			t.Errorf("an unknown location: %v, want %s", err, stockade.ENotFound)
+		}
+		if _, err := en.eng.LocationStock(ctx, "east", stockade.SKUQuery{Cursor: "nonsense"}); stockade.ErrorCode(err) != stockade.EInvalid {
+			t.Errorf("a bad cursor: %v, want %s", err, stockade.EInvalid)
+		}
+	})
+}

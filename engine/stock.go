@@ -244,6 +244,45 @@ func (e *Engine) SKUs(ctx context.Context, q stockade.SKUQuery) (stockade.SKUPag
 	})
 }
 
+// LocationStock implements stockade.Service: the levels at location, in
+// SKU order, a page at a time, with the SKU cursors of SKUs.
+func (e *Engine) LocationStock(ctx context.Context, location string, q stockade.SKUQuery) (stockade.LevelPage, error) {
+	return run(e, ctx, "location stock", nil, func(ctx context.Context, c *call) (stockade.LevelPage, error) {
+		if err := checkID("location", location); err != nil {
+			return stockade.LevelPage{}, err
+		}
+		if err := q.Validate(); err != nil {
+			return stockade.LevelPage{}, err
+		}
+		after, err := parseSKUCursor(q.Cursor)
+		if err != nil {
+			return stockade.LevelPage{}, err
+		}
+		limit := cmp.Or(q.Limit, stockade.DefaultSKULimit)
+		var ls []stockade.Level
+		err = c.view(ctx, func(tx stockade.Tx) error {
+			locs, err := tx.LocationList(ctx, location)
+			switch {
+			case err != nil:
+				return err
+			case len(locs) == 0:
+				return refuse(stockade.ENotFound, "location %q not found", location)
+			}
+			ls, err = tx.LevelListAt(ctx, location, after, q.Prefix, prefixEnd(q.Prefix), limit+1)
+			return err
+		})
+		if err != nil {
+			return stockade.LevelPage{}, err
+		}
+		page := stockade.LevelPage{Levels: ls}
+		if len(ls) > limit {
+			page.Levels = ls[:limit]
+			page.Next = skuCursor(ls[limit-1].SKU)
+		}
+		return page, nil
+	})
+}
+
 // prefixEnd returns the least string above every string that starts with
 // prefix, in byte order, or "" if there is none (no prefix): prefix with
 // its last rune that can be raised raised by one. Byte order of UTF-8 is

@@ -69,6 +69,7 @@ var examples = map[string]func(f fixture) example{
 	},
 	"GET /v1/locations/{id}":         func(fixture) example { return example{"/v1/locations/east", "", 200} },
 	"GET /v1/locations":              func(fixture) example { return example{"/v1/locations", "", 200} },
+	"GET /v1/locations/{id}/stock":   func(fixture) example { return example{"/v1/locations/east/stock?prefix=wid&limit=5", "", 200} },
 	"PUT /v1/stock/{sku}/{location}": func(fixture) example { return example{"/v1/stock/widget/east", `{"on_hand":11}`, 200} },
 	"POST /v1/stock/{sku}/{location}/adjust": func(fixture) example {
 		return example{"/v1/stock/widget/east/adjust", `{"delta":1,"reason":"found"}`, 200}

@@ -280,3 +280,19 @@ func TestHoldAndBookingListsClient(t *testing.T) {
 		t.Errorf("gala's second page: %+v, %v; want the last hold", rest, err)
 	}
 }
+
+// TestLocationStockClient: GET /v1/locations/{id}/stock through the client
+// reads what the engine reads, and an unknown location is 404.
+func TestLocationStockClient(t *testing.T) {
+	t.Parallel()
+	a := newAPI(t, nil)
+	a.seed()
+	a.must(200, "PUT", "/v1/stock/gadget/east", `{"on_hand":3}`)
+	c := NewClient(a.srv.URL, a.srv.Client())
+	ctx := sys(t)
+	for _, q := range []stockade.SKUQuery{{}, {Limit: 1}, {Prefix: "gad"}} {
+		same(t, fmt.Sprintf("LocationStock(east, %+v)", q), func() (any, error) { return c.LocationStock(ctx, "east", q) },
+			func() (any, error) { return a.eng.LocationStock(ctx, "east", q) })
+	}
+	a.must(404, "GET", "/v1/locations/nowhere/stock", nil)
+}

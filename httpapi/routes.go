@@ -20,8 +20,9 @@ type route struct {
 // payment webhook needs no key: its signature authenticates it.
 var routeTable = []route{
 	// Locations and stock levels (stock.go).
-	{"PUT /v1/locations/{id}", admins, (*Server).putLocation},                 // {name, lat, lon} → location, 200
+	{"PUT /v1/locations/{id}", admins, (*Server).putLocation},                 // {name, lat?, lon?} → location, 200
 	{"GET /v1/locations/{id}", anyRole, (*Server).getLocation},                // → location
+	{"GET /v1/locations/{id}/stock", anyRole, (*Server).locationStock},        // ?prefix=&cursor=&limit= → {location, levels, next_cursor?}, in SKU order
 	{"GET /v1/locations", anyRole, (*Server).listLocations},                   // ?cursor=&limit= → {locations, next_cursor?}
 	{"PUT /v1/stock/{sku}/{location}", admins, (*Server).setStock},            // {on_hand, expected_version?} → level, 200
 	{"POST /v1/stock/{sku}/{location}/adjust", admins, (*Server).adjustStock}, // {delta, reason} → level, 200

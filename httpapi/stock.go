@@ -386,6 +386,37 @@ func (s *Server) listSKUs(w http.ResponseWriter, r *http.Request) {
 	})
 }
 
+func (s *Server) locationStock(w http.ResponseWriter, r *http.Request) {
+	id := r.PathValue("id")
+	q, err := skuQuery(r)
+	if err == nil {
+		err = checkID("id", id)
+	}
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	call(s, w, r, nil, http.StatusOK, func(p stockade.LevelPage) any { return toLocationStock(id, p) },
+		func(ctx context.Context, _ *stockade.Idempotency) (stockade.LevelPage, error) {
+			return s.svc.LocationStock(ctx, id, q)
+		})
+}
+
+// locationStockJSON is a page of the levels at a location, in SKU order.
+type locationStockJSON struct {
+	Location   string      `json:"location"`
+	Levels     []levelJSON `json:"levels"`
+	NextCursor string      `json:"next_cursor,omitempty"`
+}
+
+func toLocationStock(location string, p stockade.LevelPage) locationStockJSON {
+	return locationStockJSON{Location: location, Levels: each(p.Levels, toLevel), NextCursor: p.Next}
+}
+
+func (j locationStockJSON) domain() stockade.LevelPage {
+	return stockade.LevelPage{Levels: each(j.Levels, levelJSON.domain), Next: j.NextCursor}
+}
+
 func (s *Server) movements(w http.ResponseWriter, r *http.Request) {
 	q, err := movementQuery(r)
 	if err != nil {
@@ -474,6 +505,19 @@ func (c *Client) SKUs(ctx context.Context, q stockade.SKUQuery) (stockade.SKUPag
 	var out skusJSON
 	if err := c.do(ctx, http.MethodGet, pagePath("/v1/stock", v, q.Cursor, q.Limit), nil, &out, nil); err != nil {
 		return stockade.SKUPage{}, err
+	}
+	return out.domain(), nil
+}
+
+// LocationStock implements stockade.StockService.
+func (c *Client) LocationStock(ctx context.Context, location string, q stockade.SKUQuery) (stockade.LevelPage, error) {
+	v := url.Values{}
+	if q.Prefix != "" {
+		v.Set("prefix", q.Prefix)
+	}
+	var out locationStockJSON
+	if err := c.do(ctx, http.MethodGet, pagePath("/v1/locations/"+seg(location)+"/stock", v, q.Cursor, q.Limit), nil, &out, nil); err != nil {
+		return stockade.LevelPage{}, err
 	}
 	return out.domain(), nil
 }

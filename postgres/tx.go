@@ -25,6 +25,8 @@ var (
 	locationsSQL string
 	//go:embed queries/sku_totals.sql
 	skuTotalsSQL string
+	//go:embed queries/location_levels.sql
+	locationLevelsSQL string
 	//go:embed queries/levels.sql
 	levelsSQL string
 	//go:embed queries/sku_levels.sql
@@ -200,6 +202,14 @@ func (t *tx) SKUTotalList(ctx context.Context, after, from, to string, limit int
 }
 
 // LevelList runs the query of what q selects by.
+func (t *tx) LevelListAt(ctx context.Context, location, after, from, to string, limit int) ([]stockade.Level, error) {
+	ls, err := t.levels(ctx, locationLevelsSQL, location, after, from, to, limit)
+	if err != nil {
+		return nil, t.fail(ctx, "levels at "+strconv.Quote(location), err)
+	}
+	return ls, nil
+}
+
 func (t *tx) LevelList(ctx context.Context, q stockade.LevelQuery) ([]stockade.Level, error) {
 	if err := q.Check(); err != nil {
 		return nil, err

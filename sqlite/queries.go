@@ -65,6 +65,7 @@ var (
 	listReservationsSQL               = query("list_reservations.sql")
 	listOrdersSQL                     = query("list_orders.sql")
 	listHoldsSQL                      = query("list_holds.sql")
+	locationLevelsSQL                 = query("location_levels.sql")
 	listBookingsSQL                   = query("list_bookings.sql")
 	insertKeySQL                      = query("insert_key.sql")
 	keySQL                            = query("key.sql")

@@ -119,6 +119,10 @@ func scanLevel(row rowScanner) (stockade.Level, error) {
 }
 
 // levels runs a query for levels and collects them.
+func (t *tx) LevelListAt(ctx context.Context, location, after, from, to string, limit int) ([]stockade.Level, error) {
+	return t.levels(ctx, "levels at "+location, locationLevelsSQL, location, after, from, to, limit)
+}
+
 func (t *tx) levels(ctx context.Context, op, q string, args ...any) ([]stockade.Level, error) {
 	return queryAll(ctx, t, op, scanLevel, q, args...)
 }
