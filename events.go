@@ -134,7 +134,7 @@ func ParseEventCursor(s string) (EventPosition, error) {
 			return EventPosition{Tx: binary.BigEndian.Uint64(b[1:]), Seq: int64(seq)}, nil
 		}
 	}
-	return EventPosition{}, invalidf("cursor: malformed; pass the next cursor of an earlier page (or an event's id), or none for the first")
+	return EventPosition{}, invalidf("cursor: malformed; set cursor to the next_cursor of a previous page of the feed (or an event's id), or leave it out for the first page")
 }
 
 // DomainEventFilter selects events for Tx.EventList. Zero fields match everything.

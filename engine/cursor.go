@@ -50,7 +50,14 @@ func parseRowCursor(s string, tag byte) (int64, error) {
 			return int64(id), nil
 		}
 	}
-	return 0, refuse(stockade.EInvalid, "cursor: malformed; pass the next cursor of an earlier page, or none for the first")
+	return 0, malformedCursor()
+}
+
+// malformedCursor refuses a cursor that no page of the list handed
+// out, and says what to pass instead.
+func malformedCursor() error {
+	return refuse(stockade.EInvalid, "cursor: malformed; set cursor to the next_cursor of a previous page of this list, "+
+		"with the same filters, or leave it out for the first page")
 }
 
 // A location cursor is the id of the last location of a page: the byte
@@ -84,7 +91,7 @@ func parseIDCursor(s string, tag byte) (string, error) {
 			return id, nil
 		}
 	}
-	return "", refuse(stockade.EInvalid, "cursor: malformed; pass the next cursor of an earlier page, or none for the first")
+	return "", malformedCursor()
 }
 
 // A SKU cursor is the last SKU of a page: the byte 's' and the SKU, in
@@ -141,7 +148,7 @@ func parseListCursor(s string, tag byte) (time.Time, string, error) {
 			return time.UnixMicro(at).UTC(), id, nil
 		}
 	}
-	return time.Time{}, "", refuse(stockade.EInvalid, "cursor: malformed; pass the next cursor of an earlier page, or none for the first")
+	return time.Time{}, "", malformedCursor()
 }
 
 // A reservation or order cursor is the last row of a page, which the next

@@ -43,6 +43,31 @@ func TestMovementCursor(t *testing.T) {
 	}
 }
 
+// TestMalformedCursorSaysWhatToPass: every list refuses a cursor it did
+// not hand out with a message that names the parameter and what its value
+// must be.
+func TestMalformedCursorSaysWhatToPass(t *testing.T) {
+	t.Parallel()
+	const want = "cursor: malformed; set cursor to the next_cursor of a previous page of this list, with the same filters, or leave it out for the first page"
+	other := skuCursor("tee") // a cursor, of another list
+	parsers := []struct {
+		name  string
+		parse func(string) error
+	}{
+		{"movements", func(s string) error { _, err := parseMovementCursor(s); return err }},
+		{"locations", func(s string) error { _, err := parseLocationCursor(s); return err }},
+		{"reservations", func(s string) error { _, _, err := parseListCursor(s, reservationCursorTag); return err }},
+	}
+	for _, p := range parsers {
+		for _, cursor := range []string{"not a cursor!", other} {
+			err := p.parse(cursor)
+			if stockade.ErrorCode(err) != stockade.EInvalid || stockade.ErrorMessage(err) != want {
+				t.Errorf("%s: cursor %q: %v, want %s: %s", p.name, cursor, err, stockade.EInvalid, want)
+			}
+		}
+	}
+}
+
 // FuzzMovementCursor checks that a cursor is accepted only in the one
 // form movementCursor gives it, so that a row id has one cursor.
 func FuzzMovementCursor(f *testing.F) {

@@ -403,6 +403,18 @@ func run[T any](e *Engine, ctx context.Context, op string, idem *stockade.Idempo
 var errNoActor = stockade.Errorf(stockade.EUnauthenticated,
 	"the call's context carries no actor, or one without a role: say who makes it with stockade.WithActor (stockade.System for the service's own work)")
 
+// logGaveUp logs a call that ended without an answer: at Warn, unless its
+// context was cancelled (its client went away, or the server is stopping),
+// which is no fault of the service and is logged at Debug. A deadline that
+// passed stays a warning.
+func logGaveUp(ctx context.Context, log *slog.Logger, msg string, args ...any) {
+	level := slog.LevelWarn
+	if errors.Is(ctx.Err(), context.Canceled) {
+		level = slog.LevelDebug
+	}
+	log.Log(ctx, level, msg, args...)
+}
+
 // classify turns the errors that mean "not now" into EUnavailable, logged:
 // conflicts still met when the deadline came, lock waits that ran out, a
 // lock backend or a database that cannot be reached
@@ -429,7 +441,7 @@ func (c *call) classify(ctx context.Context, err error) error {
 	default:
 		return err
 	}
-	c.e.log.Warn("engine: call gave up", "op", c.op, "attempts", c.attempts, "err", err)
+	logGaveUp(ctx, c.e.log, "engine: call gave up", "op", c.op, "attempts", c.attempts, "err", err)
 	return fmt.Errorf("engine: %s: %w: %w", c.op, stockade.Errorf(stockade.EUnavailable, msg), err)
 }
 

@@ -150,7 +150,7 @@ func (g *group[J]) apply(ctx context.Context, j J) error {
 		default:
 			err := fmt.Errorf("engine: %s: in a batch: %w: %w", c.op, stockade.Errorf(stockade.EUnavailable,
 				"the request did not finish before its deadline and its outcome is unknown; "+g.unknown), ctx.Err())
-			c.e.log.Warn("engine: call left its batch undecided", "op", c.op, "err", err)
+			logGaveUp(ctx, c.e.log, "engine: call left its batch undecided", "op", c.op, "err", err)
 			return err
 		}
 	}

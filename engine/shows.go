@@ -320,7 +320,7 @@ func parseSeatCursor(s string) (*stockade.Seat, error) {
 			}
 		}
 	}
-	return nil, refuse(stockade.EInvalid, "cursor: malformed; pass the next cursor of an earlier page, or none for the first")
+	return nil, malformedCursor()
 }
 
 // Seats implements stockade.BookingService.

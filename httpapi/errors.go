@@ -67,7 +67,11 @@ func problemOf(err error) (status int, body []byte) {
 
 // logFailure logs err once, at the edge, if problemOf hides its cause:
 // internal errors at Error, timeouts at Warn, abandoned requests at Debug.
-// Refusals with a code of their own are the caller's business, not logged.
+// A request is abandoned when its client went away: err wraps the
+// cancellation, or the request's context was cancelled and err is what
+// the cancellation caused (a driver's "interrupted"); nobody reads the
+// answer, and nothing failed. Refusals with a code of their own are the
+// caller's business, not logged.
 func (s *Server) logFailure(r *http.Request, err error) {
 	code := stockade.ErrorCode(err)
 	if _, ok := statusOf[code]; ok && code != stockade.EInternal {
@@ -77,7 +81,7 @@ func (s *Server) logFailure(r *http.Request, err error) {
 	switch {
 	case errors.Is(err, context.DeadlineExceeded):
 		s.log.Warn("request timed out", attrs...)
-	case errors.Is(err, context.Canceled):
+	case errors.Is(err, context.Canceled), errors.Is(r.Context().Err(), context.Canceled):
 		s.log.Debug("request cancelled", attrs...)
 	default:
 		s.log.Error("internal error", attrs...)

@@ -153,7 +153,7 @@ func parseLockCursor(s string) (*lockPlace, error) {
 			return &lockPlace{key: string(key), kind: lock.KeyKind(kind)}, nil
 		}
 	}
-	return nil, invalidf("cursor: malformed; pass the next cursor of an earlier page, or none for the first")
+	return nil, invalidf("cursor: malformed; set cursor to the next_cursor of a previous page of this list, or leave it out for the first page")
 }
 
 // lockPage sorts states, every state under q's prefix, and cuts the page

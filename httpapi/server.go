@@ -3,6 +3,7 @@ package httpapi
 import (
 	"context"
 	"crypto/rand"
+	"errors"
 	"fmt"
 	"log/slog"
 	"net/http"
@@ -312,7 +313,13 @@ func (s *Server) readyz(w http.ResponseWriter, r *http.Request) {
 	defer cancel()
 	for _, p := range s.ready {
 		if err := p.Ping(ctx); err != nil {
-			s.log.Warn("not ready", "err", err)
+			if errors.Is(r.Context().Err(), context.Canceled) {
+				// The client went away: its check says nothing of the
+				// dependency.
+				s.log.Debug("readiness check cancelled", "request_id", requestIDOf(r), "client", r.RemoteAddr, "err", err)
+			} else {
+				s.log.Warn("not ready", "err", err)
+			}
 			s.writeError(w, r, stockade.Errorf(stockade.EUnavailable, "a dependency does not answer"))
 			return
 		}

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"log/slog"
 	"net/http"
@@ -13,6 +14,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stockade/stockade"
 )
@@ -101,6 +103,78 @@ type failingStock struct{ stockade.Service }
 
 func (failingStock) Stock(ctx context.Context, sku string) (stockade.Stock, error) {
 	return stockade.Stock{}, errors.New("disk on fire")
+}
+
+// waitingStock is a service whose Stock waits for its context to end and
+// then fails, wrapping the context's error or, as a driver may, not.
+type waitingStock struct {
+	stockade.Service
+	wrap bool
+}
+
+func (w waitingStock) Stock(ctx context.Context, sku string) (stockade.Stock, error) {
+	<-ctx.Done()
+	if w.wrap {
+		return stockade.Stock{}, fmt.Errorf("read stock: %w", ctx.Err())
+	}
+	return stockade.Stock{}, errors.New("driver: interrupted")
+}
+
+// TestClientGoneIsNotAWarning: a request whose client went away is logged
+// at Debug, whether or not the failure it meets wraps the cancellation,
+// and so is a readiness check whose client went away; a request that ran
+// out of time is still a warning.
+func TestClientGoneIsNotAWarning(t *testing.T) {
+	t.Parallel()
+	waiting := pingFunc(func(ctx context.Context) error { <-ctx.Done(); return ctx.Err() })
+	tests := []struct {
+		name string
+		svc  stockade.Service
+		path string
+		end  func(*testing.T) context.Context // the request's context, ended
+		want string
+	}{
+		{"gone, wrapped", waitingStock{wrap: true}, "/v1/stock/widget", gone, `level=DEBUG msg="request cancelled"`},
+		{"gone, not wrapped", waitingStock{}, "/v1/stock/widget", gone, `level=DEBUG msg="request cancelled"`},
+		{"gone, readyz", nil, "/readyz", gone, `level=DEBUG msg="readiness check cancelled"`},
+		{"out of time", waitingStock{wrap: true}, "/v1/stock/widget", overdue, `level=WARN msg="request timed out"`},
+		{"out of time, readyz", nil, "/readyz", overdue, `level=WARN msg="not ready"`},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			var logs bytes.Buffer
+			log := slog.New(slog.NewTextHandler(&logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
+			s := NewServer(tc.svc, log, &Options{Open: true}, waiting)
+			req := httptest.NewRequestWithContext(tc.end(t), "GET", tc.path, nil)
+			s.ServeHTTP(httptest.NewRecorder(), req)
+			if !strings.Contains(logs.String(), tc.want) {
+				t.Errorf("no %s line in the log:\n%s", tc.want, &logs)
+			}
+			if errors.Is(req.Context().Err(), context.Canceled) {
+				for line := range strings.Lines(logs.String()) {
+					if strings.Contains(line, "level=WARN") || strings.Contains(line, "level=ERROR") {
+						t.Errorf("a request whose client went away: %s", line)
+					}
+				}
+			}
+		})
+	}
+}
+
+// gone returns a context that is cancelled, as a request's context is
+// when its client goes away.
+func gone(t *testing.T) context.Context {
+	ctx, cancel := context.WithCancel(t.Context())
+	cancel()
+	return ctx
+}
+
+// overdue returns a context past its deadline.
+func overdue(t *testing.T) context.Context {
+	ctx, cancel := context.WithDeadline(t.Context(), time.Now().Add(-time.Second))
+	t.Cleanup(cancel)
+	return ctx
 }
 
 // TestRequestIDs: a request keeps a sane X-Request-Id of its own and gets

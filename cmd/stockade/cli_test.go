@@ -3,12 +3,15 @@ package main
 import (
 	"context"
 	"errors"
+	"go/parser"
+	"go/token"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"regexp"
 	"runtime"
 	"runtime/debug"
+	"slices"
 	"strings"
 	"testing"
 
@@ -89,6 +92,46 @@ func TestHelp(t *testing.T) {
 				t.Errorf("stdout not empty:\n%s", stdout)
 			}
 		})
+	}
+}
+
+// TestUsageListsLocksSubcommands: "stockade -h" and the package's doc
+// name every subcommand that "stockade locks -h" lists.
+func TestUsageListsLocksSubcommands(t *testing.T) {
+	t.Parallel()
+	top, _, err := runCmd(t, nil, "-h")
+	if err != nil {
+		t.Fatal(err)
+	}
+	locksHelp, _, err := runCmd(t, nil, "locks", "-h")
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, err := parser.ParseFile(token.NewFileSet(), "main.go", nil, parser.ParseComments|parser.PackageClauseOnly)
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc := f.Doc.Text()
+	_, list, _ := strings.Cut(locksHelp, "subcommands:\n")
+	var subs []string
+	for line := range strings.Lines(list) {
+		if line == "\n" {
+			break
+		}
+		if rest, ok := strings.CutPrefix(line, "  "); ok && rest != "" && rest[0] != ' ' {
+			subs = append(subs, strings.Fields(rest)[0])
+		}
+	}
+	if len(subs) < 4 {
+		t.Fatalf("found the subcommands %q in stockade locks -h:\n%s", subs, locksHelp)
+	}
+	for _, sub := range subs {
+		if !strings.Contains(top, `"locks `+sub) {
+			t.Errorf("stockade -h does not list locks %s:\n%s", sub, top)
+		}
+		if !strings.Contains(doc, "locks "+sub) {
+			t.Errorf("the package doc does not list locks %s:\n%s", sub, doc)
+		}
 	}
 }
 
@@ -211,6 +254,43 @@ func TestReconcileWithoutSchema(t *testing.T) {
 			t.Fatalf("reconcile left %d tables in the empty database", tables)
 		}
 	})
+}
+
+// TestReadOnlyCommandsWithoutSchema: the commands that only read refuse,
+// as reconcile does, a SQLite path with no file, whether -store or
+// STOCKADE_STORE names it, and leave no file behind.
+func TestReadOnlyCommandsWithoutSchema(t *testing.T) {
+	t.Parallel()
+	for _, args := range [][]string{
+		{"reconcile"},
+		{"keys", "list"},
+		{"payments", "stuck"},
+		{"payments", "show", "-id", "pay_nope"},
+	} {
+		for _, by := range []string{"-store", "STOCKADE_STORE"} {
+			t.Run(strings.Join(args, " ")+" "+by, func(t *testing.T) {
+				t.Parallel()
+				dir := t.TempDir()
+				store := "sqlite:" + filepath.Join(dir, "stockade.db")
+				args, env := slices.Clone(args), map[string]string{}
+				if by == "-store" {
+					args = append(args, "-store", store)
+				} else {
+					env[by] = store
+				}
+				stdout, _, err := runCmd(t, env, args...)
+				if !errors.Is(err, errNoSchema) || !strings.HasSuffix(err.Error(), "; run `stockade migrate` first") {
+					t.Errorf("err = %v; want no stockade schema in DB …; run `stockade migrate` first", err)
+				}
+				if stdout != "" {
+					t.Errorf("stdout: %q", stdout)
+				}
+				if files, err := os.ReadDir(dir); err != nil || len(files) != 0 {
+					t.Errorf("left %v behind (%v)", files, err)
+				}
+			})
+		}
+	}
 }
 
 // withQuery adds the parameter param to the query of url.

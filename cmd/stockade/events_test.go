@@ -4,11 +4,17 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"go/ast"
+	"go/parser"
+	"go/token"
 	"path/filepath"
+	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
 	"time"
+	"unicode"
 
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
@@ -17,6 +23,65 @@ import (
 	"github.com/stockade/stockade/httpapi"
 	"github.com/stockade/stockade/internal/testkit"
 )
+
+// TestEventsTailAggregates: "events tail -h" lists, for -aggregate,
+// every kind of aggregate that the root package declares a constant for,
+// and events tail accepts each.
+func TestEventsTailAggregates(t *testing.T) {
+	t.Parallel()
+	files, err := filepath.Glob(filepath.Join("..", "..", "*.go"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var declared []string
+	for _, name := range files {
+		if strings.HasSuffix(name, "_test.go") {
+			continue
+		}
+		f, err := parser.ParseFile(token.NewFileSet(), name, nil, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, d := range f.Decls {
+			if d, ok := d.(*ast.GenDecl); ok && d.Tok == token.CONST {
+				for _, spec := range d.Specs {
+					spec := spec.(*ast.ValueSpec)
+					for i, id := range spec.Names {
+						if !strings.HasPrefix(id.Name, "Aggregate") || i >= len(spec.Values) {
+							continue
+						}
+						if lit, ok := spec.Values[i].(*ast.BasicLit); ok && lit.Kind == token.STRING {
+							v, _ := strconv.Unquote(lit.Value)
+							declared = append(declared, v)
+						}
+					}
+				}
+			}
+		}
+	}
+	if len(declared) == 0 {
+		t.Fatalf("no Aggregate constant in %s", files)
+	}
+	if !slices.Equal(eventAggregates, declared) {
+		t.Errorf("eventAggregates = %q; the root package declares %q", eventAggregates, declared)
+	}
+
+	help, _, err := runCmd(t, nil, "events", "tail", "-h")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, text, _ := strings.Cut(help, "  -aggregate ")
+	text, _, _ = strings.Cut(text, "\n  -")
+	words := strings.FieldsFunc(text, func(r rune) bool { return !unicode.IsLetter(r) && r != '_' })
+	for _, a := range declared {
+		if !slices.Contains(words, a) {
+			t.Errorf("-aggregate's help does not list %q:\n%s", a, text)
+		}
+		if err := (stockade.DomainEventQuery{Aggregate: a}).Validate(); err != nil {
+			t.Errorf("aggregate %q: %v", a, err)
+		}
+	}
+}
 
 // lines is a writer whose complete lines a test can wait for.
 type lines struct {

@@ -22,7 +22,9 @@ Manages the API keys that requests to "stockade serve" authenticate with
   create  -role admin|storefront|reader -name NAME [-rate-limit R]
           make a key and print its secret, alone on stdout; it is not
           shown again
-  list    print the keys: id, name, role, rate limit, created, revoked
+  list    print the keys: id, name, role, rate limit, created, revoked;
+          it only reads, and refuses a store that "stockade migrate"
+          has not brought to this version's schema (creating no file)
   revoke  -id ID   the key authenticates nothing from then on (a running
           server that used it a moment ago may trust it a few seconds
           more: serve's key cache)
@@ -74,13 +76,18 @@ func keys(ctx context.Context, args []string, getenv func(string) string, stdout
 	if err != nil {
 		return fmt.Errorf("keys %s: %w", cmd, err)
 	}
-	st, err := openStore(ctx, spec, false)
+	// list only reads: as reconcile, it creates no store and migrates
+	// none, and refuses one that migrate has not brought to this schema.
+	readOnly := cmd == "list"
+	st, err := openStore(ctx, spec, readOnly)
 	if err != nil {
 		return fmt.Errorf("keys %s: %w", cmd, err)
 	}
 	defer st.Close()
-	if err := st.Migrate(ctx); err != nil {
-		return fmt.Errorf("keys %s: %w", cmd, err)
+	if !readOnly {
+		if err := st.Migrate(ctx); err != nil {
+			return fmt.Errorf("keys %s: %w", cmd, err)
+		}
 	}
 	eng, err := engine.New(st, nil)
 	if err != nil {

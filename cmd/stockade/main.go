@@ -7,7 +7,9 @@
 //	stockade events     events tail: print a running service's events as they commit
 //	stockade payments   list the payments that need a person, show one
 //	stockade bench      compare the strategies on a workload
-//	stockade locks      lock tools: locks bench
+//	stockade locks      lock tools: locks ls, locks show and locks break
+//	                    inspect and free the keys on the lock servers;
+//	                    locks bench compares lock implementations
 //	stockade version    print the version, the Go version and the revision
 //
 // "stockade -h" lists the commands and "stockade <command> -h" the flags
@@ -46,7 +48,10 @@ commands:
   payments   "payments stuck" lists the payments that need a person;
              "payments show -id ID" prints one with its history
   bench      run a workload (flash-sale, carts, booking) on each strategy and compare
-  locks      lock tools: "locks bench" compares lock implementations side by side
+  locks      lock tools: "locks ls" lists the keys held or waited for on the
+             lock servers, "locks show KEY" shows one key's holders and
+             waiters, "locks break KEY" frees a stuck key; "locks bench"
+             compares lock implementations side by side
   version    print the version, the Go version and the source revision
   help       show this text
 

@@ -16,7 +16,9 @@ import (
 
 const paymentsUsage = `usage: stockade payments <stuck|show> [flags]
 
-Reads the payments of the store; changes nothing.
+Reads the payments of the store; changes nothing. As reconcile, it
+creates no missing SQLite file and refuses a database that "stockade
+migrate" has not brought to this version's schema.
 
   stuck   list the payments that need a person: those still in flight
           (processing or authorized) after their hold's grace period,

@@ -121,7 +121,8 @@ flags:
 	grace := env.Duration("payment-grace", "STOCKADE_PAYMENT_GRACE", 10*time.Minute,
 		"how long a reservation or hold whose payment is in flight is kept past its expiry before the\npayment is marked stuck (it is kept after that too, until an outcome or a person settles it)")
 	webhookSecrets := env.String("webhook-secret-file", "STOCKADE_WEBHOOK_SECRET_FILE", "",
-		"`file` of the payment webhook's shared secrets, one per line (two while one is rotated);\nempty: POST /v1/payments/webhook is off")
+		fmt.Sprintf("`file` of the payment webhook's shared secrets, one per line (two while one is rotated), each at least\n"+
+			"%d bytes (openssl rand -hex 32 makes one); empty: POST /v1/payments/webhook is off", minSecretBytes))
 	consoleOn := env.Bool("console", "STOCKADE_CONSOLE", true,
 		"serve the operator console, a web page, at /console/ (it signs in with an admin or reader key)")
 	level := env.String("log-level", "STOCKADE_LOG_LEVEL", "info",

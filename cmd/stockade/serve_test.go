@@ -3,13 +3,16 @@ package main
 import (
 	"bufio"
 	"context"
+	"encoding/json"
 	"fmt"
 	"io"
+	"maps"
 	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"syscall"
 	"testing"
@@ -92,6 +95,51 @@ func TestServeAnswersAndStopsOnCancel(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(dir, "s.db")); err != nil {
 		t.Errorf("store file not created: %v", err)
+	}
+}
+
+// TestServeQuietWhenClientsGo: an event stream whose client goes away,
+// and one that the shutdown ends, log no warning and no error.
+func TestServeQuietWhenClientsGo(t *testing.T) {
+	t.Parallel()
+	s := startServe(t, nil, "-store", "sqlite:"+filepath.Join(t.TempDir(), "q.db"), "-log-level", "debug")
+	client := &http.Client{}
+	stream := func(ctx context.Context) *http.Response {
+		t.Helper()
+		req, err := http.NewRequestWithContext(ctx, "GET", "http://"+s.addr+"/v1/events/stream", nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp, err := client.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if resp.StatusCode != http.StatusOK {
+			t.Fatalf("GET /v1/events/stream: %s", resp.Status)
+		}
+		// Its first line: the stream is served, and waits for events.
+		if _, err := bufio.NewReader(resp.Body).ReadString('\n'); err != nil {
+			t.Fatal(err)
+		}
+		return resp
+	}
+	ctx, leave := context.WithCancel(t.Context())
+	left := stream(ctx)
+	leave()
+	left.Body.Close()
+	stays := stream(t.Context())
+	defer stays.Body.Close()
+	if err := s.stop(); err != nil { // the shutdown ends the stream that stays
+		t.Fatal(err)
+	}
+	log := s.log.String()
+	if n := strings.Count(log, "route=/v1/events/stream"); n != 2 {
+		t.Errorf("%d streams logged as ended, want 2:\n%s", n, log)
+	}
+	for line := range strings.Lines(log) {
+		if (strings.Contains(line, "level=WARN") || strings.Contains(line, "level=ERROR")) && !strings.Contains(line, "open mode") {
+			t.Errorf("logged: %s", line)
+		}
 	}
 }
 
@@ -296,5 +344,122 @@ func TestServeWebhook(t *testing.T) {
 	}
 	if got, err := c.Payment(ctx, p.ID); err != nil || got.Status != stockade.PaymentPending {
 		t.Errorf("the payment of the refused outcome: %+v, %v", got, err)
+	}
+}
+
+// serveFlagHelp returns what "serve -h" says of each flag, by name, its
+// lines joined with single spaces.
+func serveFlagHelp(t *testing.T) map[string]string {
+	t.Helper()
+	out, _, err := runCmd(t, nil, "serve", "-h")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, list, ok := strings.Cut(out, "\nflags:\n")
+	if !ok {
+		t.Fatalf("serve -h has no flags:\n%s", out)
+	}
+	help := map[string]string{}
+	var name string
+	for line := range strings.Lines(list) {
+		if rest, ok := strings.CutPrefix(line, "  -"); ok {
+			name, _, _ = strings.Cut(strings.TrimSpace(rest), " ")
+			help[name] = ""
+			continue
+		}
+		if name != "" {
+			help[name] = strings.TrimSpace(help[name] + " " + strings.Join(strings.Fields(line), " "))
+		}
+	}
+	return help
+}
+
+// readmeServeFlags returns the rows of the README's table of serve's
+// flags: the environment variable and the rest of each row, by flag name.
+func readmeServeFlags(t *testing.T) (env, rest map[string]string) {
+	t.Helper()
+	readme, err := os.ReadFile(filepath.Join("..", "..", "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, after, ok := strings.Cut(string(readme), "`stockade serve` flags")
+	start := strings.Index(after, "\n|")
+	if !ok || start < 0 {
+		t.Fatal("README.md has no table of `stockade serve` flags")
+	}
+	table, _, _ := strings.Cut(after[start+1:], "\n\n")
+	env, rest = map[string]string{}, map[string]string{}
+	row := regexp.MustCompile("^\\| `-([a-z-]+)` \\| `([A-Z_]+)` \\| (.*)$")
+	for line := range strings.Lines(table) {
+		m := row.FindStringSubmatch(strings.TrimSpace(line))
+		if m == nil {
+			continue
+		}
+		env[m[1]], rest[m[1]] = m[2], m[3]
+	}
+	if len(env) == 0 {
+		t.Fatalf("no rows in the README's table of serve's flags:\n%s", table)
+	}
+	return env, rest
+}
+
+// TestServeFlagsInREADME: the README's table of serve's flags has a row
+// for every flag that "serve -h" prints, with its environment variable and
+// a default, and no row for a flag that serve does not have.
+func TestServeFlagsInREADME(t *testing.T) {
+	t.Parallel()
+	help := serveFlagHelp(t)
+	readmeEnv, readmeRest := readmeServeFlags(t)
+	envOf := regexp.MustCompile(`\(env (\w+)\)`)
+	for _, name := range slices.Sorted(maps.Keys(help)) {
+		m := envOf.FindStringSubmatch(help[name])
+		if m == nil {
+			t.Errorf("serve -h names no environment variable for -%s: %s", name, help[name])
+			continue
+		}
+		switch env, ok := readmeEnv[name]; {
+		case !ok:
+			t.Errorf("the README's table of serve's flags has no row for -%s (%s)", name, m[1])
+		case env != m[1]:
+			t.Errorf("the README says -%s falls back on %s; serve -h says %s", name, env, m[1])
+		case strings.HasPrefix(readmeRest[name], "|"):
+			t.Errorf("the README gives no default for -%s", name)
+		}
+	}
+	for _, name := range slices.Sorted(maps.Keys(readmeEnv)) {
+		if _, ok := help[name]; !ok {
+			t.Errorf("the README's table of serve's flags has a row for -%s, which serve -h does not list", name)
+		}
+	}
+}
+
+// TestWebhookSecretMinimumDocumented: the shortest webhook secret serve
+// takes is stated in serve -h, in the README's table of serve's flags and
+// in the OpenAPI document's webhookSignature scheme.
+func TestWebhookSecretMinimumDocumented(t *testing.T) {
+	t.Parallel()
+	want := fmt.Sprintf("at least %d bytes", minSecretBytes)
+	if help := serveFlagHelp(t)["webhook-secret-file"]; !strings.Contains(help, want) {
+		t.Errorf("serve -h of -webhook-secret-file does not say %q: %s", want, help)
+	}
+	if _, row := readmeServeFlags(t); !strings.Contains(row["webhook-secret-file"], want) {
+		t.Errorf("the README's row of -webhook-secret-file does not say %q: %s", want, row["webhook-secret-file"])
+	}
+	b, err := os.ReadFile(filepath.Join("..", "..", "httpapi", "openapi.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var spec struct {
+		Components struct {
+			SecuritySchemes map[string]struct {
+				Description string `json:"description"`
+			} `json:"securitySchemes"`
+		} `json:"components"`
+	}
+	if err := json.Unmarshal(b, &spec); err != nil {
+		t.Fatal(err)
+	}
+	if d := spec.Components.SecuritySchemes["webhookSignature"].Description; !strings.Contains(d, want) {
+		t.Errorf("openapi.json's webhookSignature does not say %q: %s", want, d)
 	}
 }
