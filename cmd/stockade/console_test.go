@@ -388,6 +388,43 @@ func TestConsole(t *testing.T) {
 		shot(t, tab, "show-seatmap")
 	})
 
+	t.Run("the shows page lists the shows, and a map draws aisles and accessible seats", func(t *testing.T) {
+		hall := stockade.Show{ID: "hall-ui", Name: "Hall with aisles", Focal: stockade.SeatPoint{X: 5},
+			Rows: []stockade.SeatRow{
+				{Section: "stalls", Row: "A", First: 1, Last: 10, AislesAfter: []int{3, 7}, Accessible: []int{1, 10}, Start: stockade.SeatPoint{X: 0, Y: 1}},
+				{Section: "stalls", Row: "B", First: 1, Last: 10, AislesAfter: []int{5}, Start: stockade.SeatPoint{X: 0, Y: 2}},
+			}}
+		if _, err := cs.api.PutShow(t.Context(), hall, nil); err != nil {
+			t.Fatal(err)
+		}
+		tab := newTab(t, browser)
+		signIn(t, tab, cs, cs.admin)
+		open(t, tab, "#/shows")
+		link := `document.querySelector('#show-list tr[data-show="hall-ui"] a')`
+		untilTrue(t, tab, "the show in the list", link+`?.getAttribute('href') === '#/shows/hall-ui'`)
+		if name := eval[string](t, tab, `document.querySelector('#show-list tr[data-show="hall-ui"] td:nth-child(2)').textContent`); name != hall.Name {
+			t.Errorf("the listed show's name: %q, want %q", name, hall.Name)
+		}
+		// A show made while the page is open joins the list.
+		later := hall
+		later.ID, later.Name = "hall-ui-2", "Second hall"
+		if _, err := cs.api.PutShow(t.Context(), later, nil); err != nil {
+			t.Fatal(err)
+		}
+		untilTrue(t, tab, "the new show listed first", `document.querySelector('#show-list tr')?.dataset.show === 'hall-ui-2'`)
+		shot(t, tab, "shows-list")
+		do(t, tab, "open the show", chromedp.Click(chromedp.CSS(`#show-list tr[data-show="hall-ui"] a`)))
+		untilTrue(t, tab, "20 seats, 3 aisles and 2 accessible seats", `document.querySelectorAll('#seatmap circle.seat').length === 20 && `+
+			`document.querySelectorAll('#seatmap line.aisle').length === 3 && document.querySelectorAll('#seatmap circle.accessible').length === 2`)
+		if got := eval[string](t, tab, `[...document.querySelectorAll('#seatmap circle.accessible')].map((c) => c.dataset.accessible).join(' ')`); got != "stalls/A/1 stalls/A/10" {
+			t.Errorf("accessible seats marked: %q, want stalls/A/1 stalls/A/10", got)
+		}
+		if got := eval[string](t, tab, `[...document.querySelectorAll('#seatmap line.aisle')].map((l) => l.dataset.aisle + '@' + l.getAttribute('x1')).join(' ')`); got != "stalls/A/3@2.5 stalls/A/7@6.5 stalls/B/5@4.5" {
+			t.Errorf("aisles drawn: %q, want after A3, A7 and B5, between their seats", got)
+		}
+		shot(t, tab, "show-aisles")
+	})
+
 	t.Run("the page resumes after the stream is cut, without gaps or repeats", func(t *testing.T) {
 		tab := newTab(t, browser)
 		signIn(t, tab, cs, cs.admin)

@@ -759,35 +759,29 @@ async function detailPage(root, ctx, kind, name, id) {
 
 // -- shows and seat maps
 
-function recentShows() {
-  try { return JSON.parse(localStorage.getItem('stockade.shows') || '[]'); } catch { return []; }
-}
-
-function rememberShow(id) {
-  const list = [id, ...recentShows().filter((s) => s !== id)].slice(0, 20);
-  localStorage.setItem('stockade.shows', JSON.stringify(list));
-}
-
+// showsPage lists the shows, newest first (GET /v1/shows), each linking
+// to its seat map, and redraws when one is created or changed.
 async function showsPage(root, ctx, [id]) {
   if (id) return showPage(root, ctx, decodeURIComponent(id));
   const input = el('input', { id: 'show-id', name: 'show', required: true, placeholder: 'opening' });
-  const list = el('ul', { id: 'recent-shows' });
-  const draw = () => {
-    const shows = recentShows();
-    list.replaceChildren(...(shows.length ? shows.map((s) => el('li', {}, el('a', { href: `#/shows/${encodeURIComponent(s)}`, text: s })))
-      : [el('li', { class: 'muted', text: 'None yet: open one by its id, or wait for one to change.' })]));
-  };
+  const rows = el('tbody', { id: 'show-list' });
+  const note = el('p', { class: 'muted' });
+  const load = () => guard(async () => {
+    const { items, more } = await pages('/v1/shows?limit=200', 'shows', 1000);
+    rows.replaceChildren(...items.map((s) => el('tr', { 'data-show': s.id },
+      el('td', {}, el('a', { href: `#/shows/${encodeURIComponent(s.id)}` }, el('code', { text: s.id }))),
+      el('td', { text: s.name }), el('td', { text: fmtTime(s.created_at) }))));
+    if (!items.length) rows.append(el('tr', {}, el('td', { colspan: 3, class: 'muted', text: 'No shows yet.' })));
+    note.textContent = more ? 'The 1,000 newest; open an older one by its id.' : '';
+  });
   root.append(el('h1', { text: 'Shows' }),
     el('form', { class: 'inline', onsubmit: (e) => { e.preventDefault(); location.hash = `#/shows/${encodeURIComponent(input.value.trim())}`; } },
       el('label', { for: 'show-id', text: 'Show id' }), input, el('button', { type: 'submit', text: 'Open' })),
-    section('Recently seen', list));
-  draw();
-  return feed.on((ev) => {
-    if (ev.aggregate === 'event' || ev.aggregate === 'hold' || ev.aggregate === 'booking') {
-      const show = ev.aggregate === 'event' ? ev.aggregate_id : ev.payload.event_id;
-      if (show && recentShows()[0] !== show) { rememberShow(show); draw(); }
-    }
-  });
+    section('Newest first', table(['Show', 'Name', 'Created'], rows), note));
+  const reload = debounce(load, 300);
+  await load();
+  const off = feed.on((ev) => { if (ev.aggregate === 'event') reload(); });
+  return () => { off(); reload.cancel(); };
 }
 
 const seatStatuses = ['free', 'held', 'booked', 'blocked'];
@@ -799,7 +793,8 @@ async function showPage(root, ctx, id) {
   const totals = el('p', { id: 'seat-totals' });
   const areas = el('tbody', {});
   root.append(el('p', {}, el('a', { href: '#/shows', text: '← Shows' })), title,
-    el('ul', { class: 'legend', 'aria-label': 'Colours' }, seatStatuses.map((s) => el('li', {}, el('span', { class: `swatch seat-${s}` }), s))),
+    el('ul', { class: 'legend', 'aria-label': 'Colours' }, seatStatuses.map((s) => el('li', {}, el('span', { class: `swatch seat-${s}` }), s)),
+      el('li', {}, el('span', { class: 'swatch ring' }), 'accessible'), el('li', {}, el('span', { class: 'swatch aisle' }), 'aisle')),
     map, totals,
     section('Seats by section and category', table(['Section', 'Category', ...seatStatuses], counts)),
     section('General admission', table(['Area', 'Capacity', 'Held', 'Booked'], areas)));
@@ -837,17 +832,17 @@ async function showPage(root, ctx, id) {
 
   const load = () => guard(async () => {
     const show = await api(`/v1/shows/${encodeURIComponent(id)}`, { signal: ctx.signal });
-    rememberShow(id);
     title.replaceChildren('Show ', el('code', { text: id }), ` ${show.name || ''}`);
     const list = await pages(`/v1/shows/${encodeURIComponent(id)}/seats?limit=10000`, 'seats', 100000);
-    drawMap(list.items);
+    drawMap(list.items, show.rows || []);
     drawCounts();
     drawAreas(show);
   });
 
   // The map: a seat is a circle at its position, coloured by status, in
-  // an SVG scaled to the page's width.
-  const drawMap = (list) => {
+  // an SVG scaled to the page's width; an accessible seat has a ring, and
+  // an aisle is a line between the seats it parts.
+  const drawMap = (list, rowsOfMap) => {
     seats.clear();
     const ns = 'http://www.w3.org/2000/svg';
     if (!list.length) {
@@ -876,6 +871,29 @@ async function showPage(root, ctx, id) {
       c.append(t);
       svg.append(c);
       seats.set(s.id, { seat: s, node: c });
+      if (s.accessible) {
+        const ring = document.createElementNS(ns, 'circle');
+        ring.setAttribute('cx', s.position.x);
+        ring.setAttribute('cy', s.position.y);
+        ring.setAttribute('r', 0.3);
+        ring.setAttribute('class', 'accessible');
+        ring.dataset.accessible = s.id;
+        svg.append(ring);
+      }
+    }
+    for (const r of rowsOfMap) {
+      for (const n of r.aisles_after || []) {
+        const a = seats.get(`${r.section}/${r.row}/${n}`)?.seat.position;
+        const b = seats.get(`${r.section}/${r.row}/${n + 1}`)?.seat.position;
+        if (!a || !b) continue;
+        const line = document.createElementNS(ns, 'line');
+        const x = (a.x + b.x) / 2;
+        line.setAttribute('x1', x); line.setAttribute('x2', x);
+        line.setAttribute('y1', Math.min(a.y, b.y) - 0.45); line.setAttribute('y2', Math.max(a.y, b.y) + 0.45);
+        line.setAttribute('class', 'aisle');
+        line.dataset.aisle = `${r.section}/${r.row}/${n}`;
+        svg.append(line);
+      }
     }
     map.replaceChildren(svg);
   };
