@@ -280,7 +280,13 @@ func (e *Engine) CancelPayment(ctx context.Context, id, reason string, idem *sto
 				if err := p.Status.Move(stockade.PaymentCancelled); err != nil {
 					return p, err
 				}
-				return p, e.movePayment(ctx, tx, &p, t, stockade.PaymentCancelled, c.actor.Name, reason, now)
+				// A target that lapsed is expired first, as an outcome
+				// finds it (see expireLapsed): not released.
+				targets := map[stockade.PaymentTarget]target{p.Target: t}
+				if err := e.expireLapsed(ctx, tx, targets, map[string]stockade.Payment{p.ID: p}, now); err != nil {
+					return p, err
+				}
+				return p, e.movePayment(ctx, tx, &p, targets[p.Target], stockade.PaymentCancelled, c.actor.Name, reason, now)
 			})
 			return err
 		})

@@ -558,7 +558,8 @@ func TestPaymentLateSuccess(t *testing.T) {
 // pending-paid reservation or hold expired, but before any sweep, finds
 // them as a read already showed them, expired: it takes them again
 // (reordered) rather than confirming what the client was told had
-// expired. An outcome of any other status expires them the same way.
+// expired. An outcome of any other status expires them the same way, and
+// so does cancelling the payment.
 func TestPaymentSuccessAfterExpiry(t *testing.T) {
 	t.Parallel()
 	forBackends(t, []string{engine.Atomic, engine.Batch}, func(t *testing.T, en *env) {
@@ -606,6 +607,20 @@ func TestPaymentSuccessAfterExpiry(t *testing.T) {
 		en.mustOutcome(other.ID, stockade.PaymentProcessing)
 		if got, err := en.eng.Reservation(ctx, r2.ID); err != nil || got.Status != stockade.Expired {
 			t.Errorf("the reservation whose payment started after its expiry: %+v, %v; want expired", got, err)
+		}
+		// A pending payment cancelled after its reservation expired finds
+		// it expired too, not released.
+		r3, err := en.eng.Reserve(ctx, stockade.ReserveRequest{Lines: lines(line("tee", 1, "")).Lines, TTL: time.Minute}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		third := en.pay(stockade.PayReservation, r3.ID)
+		en.clock.Advance(2 * time.Minute)
+		if p, err := en.eng.CancelPayment(ctx, third.ID, "", nil); err != nil || p.Status != stockade.PaymentCancelled {
+			t.Fatalf("cancel after expiry: %+v, %v", p, err)
+		}
+		if got, err := en.eng.Reservation(ctx, r3.ID); err != nil || got.Status != stockade.Expired {
+			t.Errorf("the reservation whose payment was cancelled after its expiry: %+v, %v; want expired", got, err)
 		}
 		if got := en.counters("tee", "w1"); got != [3]int64{5, 0, 1} {
 			t.Errorf("counters %v, want one committed (the reorder), none reserved", got)
