@@ -41,7 +41,7 @@ func testLocations(t *testing.T, s stockade.Store) {
 		return nil
 	})
 	renamed := locW1
-	renamed.Name, renamed.Lat, renamed.Lon = "Warehouse One", 48.137154, 11.576124
+	renamed.Name, renamed.Point = "Warehouse One", &stockade.Point{Lat: 48.137154, Lon: 11.576124}
 	update(t, s, func(tx stockade.Tx) error { return tx.LocationPut(ctx, renamed) })
 
 	tests := []struct {
