@@ -120,6 +120,9 @@ type ListQuery struct {
 	// ShowID keeps the holds or bookings of this show; reservations and
 	// orders have none.
 	ShowID string
+	// Metadata keeps the reservations or orders whose metadata holds
+	// each of its keys with its value.
+	Metadata Metadata
 	// CreatedAfter keeps those created at or after it; CreatedBefore
 	// those created strictly before it.
 	CreatedAfter, CreatedBefore time.Time
@@ -134,6 +137,9 @@ type ListQuery struct {
 // validate refuses a query whose status is not one of statuses, whose
 // times are the wrong way round, or whose Limit is out of range.
 func (q ListQuery) validate(statuses ...string) error {
+	if err := q.Metadata.Validate("metadata"); err != nil {
+		return err
+	}
 	if q.ShowID != "" {
 		if err := ValidateID("show", q.ShowID); err != nil {
 			return err
@@ -173,6 +179,8 @@ func (q ListQuery) ValidateOrders() error {
 // that names a status or a show: shows have neither.
 func (q ListQuery) ValidateShows() error {
 	switch {
+	case len(q.Metadata) > 0:
+		return invalidf("metadata: shows have none")
 	case q.Status != "":
 		return invalidf("status: shows have none")
 	case q.ShowID != "":
@@ -184,12 +192,18 @@ func (q ListQuery) ValidateShows() error {
 // ValidateHolds refuses a query of holds that validate would, with the
 // hold statuses.
 func (q ListQuery) ValidateHolds() error {
+	if len(q.Metadata) > 0 {
+		return invalidf("metadata: holds have none yet")
+	}
 	return q.validate(string(HoldHeld), string(HoldConfirmed), string(HoldReleased), string(HoldExpired))
 }
 
 // ValidateBookings refuses a query of bookings that validate would, with
 // the booking statuses.
 func (q ListQuery) ValidateBookings() error {
+	if len(q.Metadata) > 0 {
+		return invalidf("metadata: bookings have none yet")
+	}
 	return q.validate(string(BookingBooked), string(BookingCancelled))
 }
 

@@ -123,6 +123,9 @@ type ReserveRequest struct {
 	// ShipTo, when set, allocates lines without a location from the
 	// nearest locations first.
 	ShipTo *Point `json:"ship_to,omitempty"`
+	// Metadata is the shop's own data on the reservation (and the order
+	// it becomes) or on the order of a checkout.
+	Metadata Metadata `json:"metadata,omitempty"`
 }
 
 // Stock is a SKU's levels and their totals.

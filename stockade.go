@@ -122,6 +122,8 @@ type Reservation struct {
 	// Owner is the id of the API key that created the reservation; empty
 	// if it was made without one (see Actor).
 	Owner string `json:"owner,omitempty"`
+	// Metadata is the shop's own data, as the request gave it.
+	Metadata Metadata `json:"metadata,omitempty"`
 }
 
 // OrderStatus is where an order is in its life.
@@ -152,6 +154,9 @@ type Order struct {
 	// more at each change of its status. A client that changes an order
 	// only as it last read it gives it (If-Match, expected_version).
 	Version int64 `json:"version"`
+	// Metadata is the shop's own data: its checkout's, or that of the
+	// reservation it was confirmed from.
+	Metadata Metadata `json:"metadata,omitempty"`
 }
 
 // MovementKind says why a level changed.

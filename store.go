@@ -591,6 +591,9 @@ type ListFilter struct {
 	Status string
 	// ShowID is the show of holds or bookings.
 	ShowID string
+	// Metadata keeps the reservations or orders whose metadata holds each
+	// of its keys with its value.
+	Metadata Metadata
 	// Owner is the id of the API key that created them.
 	Owner string
 	// CreatedAfter and CreatedBefore bound created_at: at or after

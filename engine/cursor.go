@@ -117,7 +117,7 @@ func (c *call) listFilter(q stockade.ListQuery, tag byte) (stockade.ListFilter, 
 	if err != nil {
 		return stockade.ListFilter{}, err
 	}
-	f := stockade.ListFilter{Status: q.Status, CreatedAfter: q.CreatedAfter, CreatedBefore: q.CreatedBefore,
+	f := stockade.ListFilter{Status: q.Status, Metadata: q.Metadata, CreatedAfter: q.CreatedAfter, CreatedBefore: q.CreatedBefore,
 		BeforeAt: at, BeforeID: id, Limit: cmp.Or(q.Limit, stockade.DefaultListLimit) + 1}
 	if c.actor.Role == stockade.RoleStorefront {
 		f.Owner = c.actor.KeyID

@@ -469,7 +469,7 @@ func (e *Engine) reorder(ctx context.Context, p stockade.Payment) (stockade.Paym
 	switch t.kind {
 	case stockade.PayReservation:
 		var o stockade.Order
-		o, err = e.Checkout(actx, stockade.ReserveRequest{Lines: t.res.Lines}, &stockade.Idempotency{Key: "payment " + p.ID})
+		o, err = e.Checkout(actx, stockade.ReserveRequest{Lines: t.res.Lines, Metadata: t.res.Metadata}, &stockade.Idempotency{Key: "payment " + p.ID})
 		resolved.Order = o.ID
 	case stockade.PayHold:
 		var h stockade.Hold

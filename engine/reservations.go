@@ -164,13 +164,14 @@ func (e *Engine) decideStock(ctx context.Context, tx stockade.Tx, batch []*stock
 		}
 		c := sc.c
 		if sc.checkout {
-			sc.ord = stockade.Order{ID: newID("ord"), Status: stockade.Committed, CreatedAt: now, Lines: sc.r.lines, Allocations: allocs, Owner: c.actor.KeyID, Version: 1}
+			sc.ord = stockade.Order{ID: newID("ord"), Status: stockade.Committed, CreatedAt: now, Lines: sc.r.lines, Allocations: allocs,
+				Owner: c.actor.KeyID, Version: 1, Metadata: sc.r.meta}
 			w.orders, w.movements = append(w.orders, sc.ord), append(w.movements, movements(allocs, stockade.MoveCheckout, sc.ord.ID, "", c.actor.Name, now)...)
 			ob.order(stockade.EventOrderCommitted, sc.ord, now)
 			return sc.ord, nil
 		}
 		sc.res = stockade.Reservation{ID: newID("res"), Status: stockade.Held, CreatedAt: now,
-			ExpiresAt: now.Add(sc.r.ttl), Lines: sc.r.lines, Allocations: allocs, Owner: c.actor.KeyID}
+			ExpiresAt: now.Add(sc.r.ttl), Lines: sc.r.lines, Allocations: allocs, Owner: c.actor.KeyID, Metadata: sc.r.meta}
 		w.reservations, w.movements = append(w.reservations, sc.res), append(w.movements, movements(allocs, stockade.MoveReserve, sc.res.ID, "", c.actor.Name, now)...)
 		ob.reservation(stockade.EventReservationHeld, sc.res, now)
 		return sc.res, nil
@@ -239,6 +240,7 @@ func confirmHeld(ctx context.Context, tx stockade.Tx, r stockade.Reservation, by
 		ReservationID: r.ID,
 		Owner:         r.Owner,
 		Version:       1,
+		Metadata:      r.Metadata,
 	}
 	if ok, err := tx.ReservationSetStatus(ctx, r.ID, stockade.Held, stockade.Confirmed, o.ID); err != nil || !ok {
 		return stockade.Order{}, nil, statusErr(err, "reservation", r.ID)

@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"maps"
 	"slices"
 	"time"
 
@@ -33,6 +34,7 @@ type request struct {
 	needs  []need // merged per (SKU, location), sorted, "" location first per SKU
 	ttl    time.Duration
 	shipTo *stockade.Point
+	meta   stockade.Metadata // nil when empty
 
 	located  []stockade.Key // the keys that needs name, sorted
 	anywhere []string       // the SKUs with a need without location, sorted
@@ -55,6 +57,9 @@ func (e *Engine) checkRequest(req stockade.ReserveRequest, checkout bool) (*requ
 	if req.ShipTo != nil {
 		p := *req.ShipTo
 		r.shipTo = &p
+	}
+	if len(req.Metadata) > 0 {
+		r.meta = maps.Clone(req.Metadata)
 	}
 	merged := map[stockade.Key]int64{}
 	for _, l := range req.Lines {

@@ -296,3 +296,47 @@ func TestLocationStockClient(t *testing.T) {
 	}
 	a.must(404, "GET", "/v1/locations/nowhere/stock", nil)
 }
+
+// TestMetadataOverHTTP: metadata goes in with a reservation, comes back in
+// its views and its order's, filters the lists as metadata[KEY]=VALUE, the
+// client sends and reads it, and bad metadata is a 400 that changes
+// nothing.
+func TestMetadataOverHTTP(t *testing.T) {
+	t.Parallel()
+	a := newAPI(t, nil)
+	a.seed()
+	res := decodeAs[reservationJSON](t, a.must(201, "POST", "/v1/reservations",
+		`{"lines":[{"sku":"widget","quantity":1}],"metadata":{"cart":"c_42","customer":"cus_7"}}`))
+	if res.Metadata["cart"] != "c_42" || res.Metadata["customer"] != "cus_7" {
+		t.Fatalf("the reservation's metadata: %v", res.Metadata)
+	}
+	a.must(201, "POST", "/v1/reservations", `{"lines":[{"sku":"widget","quantity":1}],"metadata":{"cart":"c_43"}}`)
+	page := decodeAs[reservationsJSON](t, a.must(200, "GET", "/v1/reservations?metadata[cart]=c_42", nil))
+	if len(page.Reservations) != 1 || page.Reservations[0].ID != res.ID {
+		t.Errorf("reservations of cart c_42: %+v", page)
+	}
+	o := decodeAs[orderJSON](t, a.must(200, "POST", "/v1/reservations/"+res.ID+"/confirm", nil))
+	if o.Metadata["cart"] != "c_42" {
+		t.Errorf("the order's metadata: %v", o.Metadata)
+	}
+	c := NewClient(a.srv.URL, a.srv.Client())
+	ctx := sys(t)
+	q := stockade.ListQuery{Metadata: stockade.Metadata{"customer": "cus_7"}}
+	same(t, "Orders by metadata", func() (any, error) { return c.Orders(ctx, q) }, func() (any, error) { return a.eng.Orders(ctx, q) })
+	r, err := c.Reserve(ctx, stockade.ReserveRequest{Lines: []stockade.Line{{SKU: "widget", Quantity: 1}}, Metadata: stockade.Metadata{"cart": "c_50"}}, nil)
+	if err != nil || r.Metadata["cart"] != "c_50" {
+		t.Errorf("Client.Reserve with metadata: %+v, %v", r, err)
+	}
+	before := a.snapshot()
+	for _, body := range []string{
+		`{"lines":[{"sku":"widget","quantity":1}],"metadata":{"cart":42}}`,
+		`{"lines":[{"sku":"widget","quantity":1}],"metadata":{"a b":"c"}}`,
+		`{"lines":[{"sku":"widget","quantity":1}],"metadata":"cart"}`,
+	} {
+		a.must(400, "POST", "/v1/reservations", body)
+	}
+	a.must(400, "GET", "/v1/reservations?metadata[a%20b]=c", nil)
+	if after := a.snapshot(); after != before {
+		t.Error("refused metadata changed the store")
+	}
+}

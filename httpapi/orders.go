@@ -25,6 +25,7 @@ type reserveBody struct {
 	Lines      []json.RawMessage `json:"lines"`
 	TTLSeconds *int64            `json:"ttl_seconds"`
 	ShipTo     json.RawMessage   `json:"ship_to"`
+	Metadata   map[string]string `json:"metadata"`
 }
 
 type lineBody struct {
@@ -92,6 +93,9 @@ func (b reserveBody) request() (stockade.ReserveRequest, error) {
 		}
 		req.ShipTo = &stockade.Point{Lat: *p.Lat, Lon: *p.Lon}
 	}
+	if len(b.Metadata) > 0 {
+		req.Metadata = b.Metadata
+	}
 	return req, nil
 }
 
@@ -144,7 +148,14 @@ func listQuery(r *http.Request) (stockade.ListQuery, error) {
 		case "created_before":
 			return timeParam(name, v, &q.CreatedBefore)
 		}
-		return invalidf("query: unknown parameter %q (want status, created_after, created_before, cursor, limit)", name)
+		if key, ok := strings.CutPrefix(name, "metadata["); ok && strings.HasSuffix(key, "]") {
+			if q.Metadata == nil {
+				q.Metadata = stockade.Metadata{}
+			}
+			q.Metadata[strings.TrimSuffix(key, "]")] = v
+			return nil
+		}
+		return invalidf("query: unknown parameter %q (want status, created_after, created_before, metadata[KEY], cursor, limit)", name)
 	})
 	return q, err
 }
@@ -177,6 +188,8 @@ type reservationJSON struct {
 	OrderID string `json:"order_id,omitempty"`
 	// Owner is the id of the API key that made it, if one did.
 	Owner string `json:"owner,omitempty"`
+	// Metadata is the shop's own data, absent when there is none.
+	Metadata stockade.Metadata `json:"metadata,omitempty"`
 }
 
 // reservationsJSON is the answer of GET /v1/reservations: a page of
@@ -201,6 +214,8 @@ type orderJSON struct {
 	// Version is 1 when the order is committed, one more at each change
 	// of its status.
 	Version int64 `json:"version"`
+	// Metadata is the shop's own data, absent when there is none.
+	Metadata stockade.Metadata `json:"metadata,omitempty"`
 }
 
 // ordersJSON is the answer of GET /v1/orders: a page of orders, newest
@@ -228,7 +243,7 @@ func toAllocations(as []stockade.Allocation) []allocationJSON {
 
 func toReservation(r stockade.Reservation) reservationJSON {
 	return reservationJSON{ID: r.ID, Status: string(r.Status), CreatedAt: wireTime(r.CreatedAt), ExpiresAt: wireTime(r.ExpiresAt),
-		Lines: toLines(r.Lines), Allocations: toAllocations(r.Allocations), OrderID: r.OrderID, Owner: r.Owner}
+		Lines: toLines(r.Lines), Allocations: toAllocations(r.Allocations), OrderID: r.OrderID, Owner: r.Owner, Metadata: r.Metadata}
 }
 
 func toReservations(p stockade.ReservationPage) reservationsJSON {
@@ -238,7 +253,7 @@ func toReservations(p stockade.ReservationPage) reservationsJSON {
 func toOrder(o stockade.Order) orderJSON {
 	return orderJSON{ID: o.ID, Status: string(o.Status), Lines: toLines(o.Lines),
 		Allocations: toAllocations(o.Allocations), ReservationID: o.ReservationID, CreatedAt: wireTime(o.CreatedAt), Owner: o.Owner,
-		Version: o.Version}
+		Version: o.Version, Metadata: o.Metadata}
 }
 
 func toOrders(p stockade.OrderPage) ordersJSON {
@@ -265,7 +280,7 @@ func domainAllocations(as []allocationJSON) []stockade.Allocation {
 
 func (r reservationJSON) domain() stockade.Reservation {
 	return stockade.Reservation{ID: r.ID, Status: stockade.ReservationStatus(r.Status), CreatedAt: r.CreatedAt, ExpiresAt: r.ExpiresAt,
-		Lines: domainLines(r.Lines), Allocations: domainAllocations(r.Allocations), OrderID: r.OrderID, Owner: r.Owner}
+		Lines: domainLines(r.Lines), Allocations: domainAllocations(r.Allocations), OrderID: r.OrderID, Owner: r.Owner, Metadata: r.Metadata}
 }
 
 func (j reservationsJSON) domain() stockade.ReservationPage {
@@ -275,7 +290,7 @@ func (j reservationsJSON) domain() stockade.ReservationPage {
 func (o orderJSON) domain() stockade.Order {
 	return stockade.Order{ID: o.ID, Status: stockade.OrderStatus(o.Status), CreatedAt: o.CreatedAt,
 		Lines: domainLines(o.Lines), Allocations: domainAllocations(o.Allocations), ReservationID: o.ReservationID, Owner: o.Owner,
-		Version: o.Version}
+		Version: o.Version, Metadata: o.Metadata}
 }
 
 func (j ordersJSON) domain() stockade.OrderPage {
@@ -418,13 +433,14 @@ func (s *Server) changeOrder(w http.ResponseWriter, r *http.Request,
 // reserveJSON is the body of a reservation or checkout as the client
 // sends it.
 type reserveJSON struct {
-	Lines      []lineJSON      `json:"lines"`
-	TTLSeconds int64           `json:"ttl_seconds,omitempty"`
-	ShipTo     *stockade.Point `json:"ship_to,omitempty"`
+	Lines      []lineJSON        `json:"lines"`
+	TTLSeconds int64             `json:"ttl_seconds,omitempty"`
+	ShipTo     *stockade.Point   `json:"ship_to,omitempty"`
+	Metadata   stockade.Metadata `json:"metadata,omitempty"`
 }
 
 func reserveBodyOf(req stockade.ReserveRequest) reserveJSON {
-	return reserveJSON{Lines: toLines(req.Lines), TTLSeconds: seconds(req.TTL), ShipTo: req.ShipTo}
+	return reserveJSON{Lines: toLines(req.Lines), TTLSeconds: seconds(req.TTL), ShipTo: req.ShipTo, Metadata: req.Metadata}
 }
 
 // Reserve implements stockade.StockService. The TTL goes over the wire in
@@ -524,6 +540,9 @@ func listPath(path string, q stockade.ListQuery) string {
 	}
 	if !q.CreatedBefore.IsZero() {
 		v.Set("created_before", q.CreatedBefore.Format(time.RFC3339Nano))
+	}
+	for k, val := range q.Metadata {
+		v.Set("metadata["+k+"]", val)
 	}
 	return pagePath(path, v, q.Cursor, q.Limit)
 }

@@ -39,6 +39,9 @@ func listQuery(q string, f stockade.ListFilter) (string, []any) {
 	if f.ShowID != "" {
 		cond("show_id = " + arg(f.ShowID) + "::text")
 	}
+	if len(f.Metadata) > 0 {
+		cond("metadata @> " + arg(marshalMetadata(f.Metadata)) + "::jsonb")
+	}
 	if f.Owner != "" {
 		cond("owner = " + arg(f.Owner) + "::text")
 	}

@@ -443,7 +443,7 @@ func (t *tx) ReservationInsert(ctx context.Context, rs ...stockade.Reservation) 
 	}
 	var (
 		ids, statuses, orderIDs = make([]string, len(rs)), make([]string, len(rs)), make([]string, len(rs))
-		owners                  = make([]string, len(rs))
+		owners, metas           = make([]string, len(rs)), make([]string, len(rs))
 		created, expires        = make([]time.Time, len(rs)), make([]time.Time, len(rs))
 		lines, allocs           = make([]string, len(rs)), make([]string, len(rs))
 		// One row per allocation.
@@ -456,7 +456,7 @@ func (t *tx) ReservationInsert(ctx context.Context, rs ...stockade.Reservation) 
 		if err != nil {
 			return fmt.Errorf("postgres: insert reservation %q: %w", r.ID, err)
 		}
-		ids[i], statuses[i], orderIDs[i], owners[i] = r.ID, string(r.Status), r.OrderID, r.Owner
+		ids[i], statuses[i], orderIDs[i], owners[i], metas[i] = r.ID, string(r.Status), r.OrderID, r.Owner, marshalMetadata(r.Metadata)
 		created[i], expires[i] = r.CreatedAt, r.ExpiresAt
 		lines[i], allocs[i] = string(l), string(a)
 		for n, al := range r.Allocations {
@@ -465,7 +465,7 @@ func (t *tx) ReservationInsert(ctx context.Context, rs ...stockade.Reservation) 
 		}
 	}
 	_, err := t.tx.Exec(ctx, insertReservationsSQL, ids, statuses, created, expires, orderIDs, lines, allocs, owners,
-		nonNil(aIDs), nonNil(aNs), nonNil(aSKUs), nonNil(aLocs), nonNil(aQty))
+		nonNil(aIDs), nonNil(aNs), nonNil(aSKUs), nonNil(aLocs), nonNil(aQty), metas)
 	if err != nil {
 		return t.fail(ctx, what, err)
 	}
@@ -510,8 +510,12 @@ func scanReservation(row pgx.Row) (stockade.Reservation, error) {
 		r             stockade.Reservation
 		status        string
 		lines, allocs []byte
+		meta          []byte
 	)
-	if err := row.Scan(&r.ID, &status, &r.CreatedAt, &r.ExpiresAt, &r.OrderID, &lines, &allocs, &r.Owner); err != nil {
+	if err := row.Scan(&r.ID, &status, &r.CreatedAt, &r.ExpiresAt, &r.OrderID, &lines, &allocs, &r.Owner, &meta); err != nil {
+		return r, err
+	}
+	if err := unmarshalMetadata(meta, &r.Metadata); err != nil {
 		return r, err
 	}
 	r.Status, r.CreatedAt, r.ExpiresAt = stockade.ReservationStatus(status), r.CreatedAt.UTC(), r.ExpiresAt.UTC()
@@ -565,7 +569,7 @@ func (t *tx) OrderInsert(ctx context.Context, orders ...stockade.Order) error {
 	}
 	var (
 		ids, statuses, resIDs = make([]string, len(orders)), make([]string, len(orders)), make([]string, len(orders))
-		owners                = make([]string, len(orders))
+		owners, metas         = make([]string, len(orders)), make([]string, len(orders))
 		created               = make([]time.Time, len(orders))
 		lines, allocs         = make([]string, len(orders)), make([]string, len(orders))
 	)
@@ -575,9 +579,9 @@ func (t *tx) OrderInsert(ctx context.Context, orders ...stockade.Order) error {
 			return fmt.Errorf("postgres: insert order %q: %w", o.ID, err)
 		}
 		ids[i], statuses[i], resIDs[i], created[i], owners[i] = o.ID, string(o.Status), o.ReservationID, o.CreatedAt, o.Owner
-		lines[i], allocs[i] = string(l), string(a)
+		lines[i], allocs[i], metas[i] = string(l), string(a), marshalMetadata(o.Metadata)
 	}
-	if _, err := t.tx.Exec(ctx, insertOrdersSQL, ids, statuses, created, resIDs, lines, allocs, owners); err != nil {
+	if _, err := t.tx.Exec(ctx, insertOrdersSQL, ids, statuses, created, resIDs, lines, allocs, owners, metas); err != nil {
 		return t.fail(ctx, what, err)
 	}
 	return nil
@@ -605,8 +609,12 @@ func scanOrder(row pgx.Row) (stockade.Order, error) {
 		o             stockade.Order
 		status        string
 		lines, allocs []byte
+		meta          []byte
 	)
-	if err := row.Scan(&o.ID, &status, &o.CreatedAt, &o.ReservationID, &lines, &allocs, &o.Owner, &o.Version); err != nil {
+	if err := row.Scan(&o.ID, &status, &o.CreatedAt, &o.ReservationID, &lines, &allocs, &o.Owner, &o.Version, &meta); err != nil {
+		return o, err
+	}
+	if err := unmarshalMetadata(meta, &o.Metadata); err != nil {
 		return o, err
 	}
 	o.Status, o.CreatedAt = stockade.OrderStatus(status), o.CreatedAt.UTC()
@@ -780,4 +788,25 @@ func unmarshalLines(l, a []byte) (lines []stockade.Line, allocs []stockade.Alloc
 		return nil, nil, fmt.Errorf("decode allocations: %w", err)
 	}
 	return lines, allocs, nil
+}
+
+// marshalMetadata is m as the JSON text its column holds: '{}' for none.
+func marshalMetadata(m stockade.Metadata) string {
+	if len(m) == 0 {
+		return "{}"
+	}
+	b, _ := json.Marshal(m) // cannot fail: strings only
+	return string(b)
+}
+
+// unmarshalMetadata reads a metadata column into m, nil for '{}'.
+func unmarshalMetadata(b []byte, m *stockade.Metadata) error {
+	var out stockade.Metadata
+	if err := json.Unmarshal(b, &out); err != nil {
+		return fmt.Errorf("decode metadata: %w", err)
+	}
+	if len(out) > 0 {
+		*m = out
+	}
+	return nil
 }

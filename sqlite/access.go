@@ -5,6 +5,8 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"maps"
+	"slices"
 	"strings"
 	"time"
 
@@ -31,6 +33,11 @@ func listWhere(f stockade.ListFilter) (string, []any) {
 	}
 	if f.ShowID != "" {
 		cond(`show_id = ?`, f.ShowID)
+	}
+	// Metadata keys hold no quote nor backslash (Metadata.Validate), so
+	// each names its JSON path as is.
+	for _, k := range slices.Sorted(maps.Keys(f.Metadata)) {
+		cond(`json_extract(metadata, ?) = ?`, `$."`+k+`"`, f.Metadata[k])
 	}
 	if f.Owner != "" {
 		cond(`owner = ?`, f.Owner)

@@ -20,12 +20,15 @@ func jsonOf(v any) (string, error) {
 }
 
 // scanReservation reads a reservation's columns: id, status, created_at,
-// expires_at, order_id, lines, allocations, owner.
+// expires_at, order_id, lines, allocations, owner, metadata.
 func scanReservation(row rowScanner) (stockade.Reservation, error) {
 	var r stockade.Reservation
-	var status, lines, allocs string
+	var status, lines, allocs, meta string
 	var created, expires int64
-	if err := row.Scan(&r.ID, &status, &created, &expires, &r.OrderID, &lines, &allocs, &r.Owner); err != nil {
+	if err := row.Scan(&r.ID, &status, &created, &expires, &r.OrderID, &lines, &allocs, &r.Owner, &meta); err != nil {
+		return r, err
+	}
+	if err := unmarshalMetadata(meta, &r.Metadata); err != nil {
 		return r, err
 	}
 	r.Status, r.CreatedAt, r.ExpiresAt = stockade.ReservationStatus(status), fromMicros(created), fromMicros(expires)
@@ -66,10 +69,11 @@ func (t *tx) ReservationInsert(ctx context.Context, rs ...stockade.Reservation) 
 			}
 		}
 	}
-	err := t.insertRows(ctx, insertReservationsSQL, 8, len(rs),
+	err := t.insertRows(ctx, insertReservationsSQL, 9, len(rs),
 		func(i int, row []any) []any {
 			r := rs[i]
-			return append(row, r.ID, string(r.Status), micros(r.CreatedAt), micros(r.ExpiresAt), r.OrderID, lines[i], allocs[i], r.Owner)
+			return append(row, r.ID, string(r.Status), micros(r.CreatedAt), micros(r.ExpiresAt), r.OrderID, lines[i], allocs[i], r.Owner,
+				marshalMetadata(r.Metadata))
 		})
 	if err != nil {
 		return checkf(err, "invalid reservation status", "%s", what())
@@ -150,10 +154,11 @@ func (t *tx) OrderInsert(ctx context.Context, orders ...stockade.Order) error {
 			return fmt.Errorf("sqlite: insert order %s: %w", o.ID, err)
 		}
 	}
-	err := t.insertRows(ctx, insertOrdersSQL, 7, len(orders),
+	err := t.insertRows(ctx, insertOrdersSQL, 8, len(orders),
 		func(i int, row []any) []any {
 			o := orders[i]
-			return append(row, o.ID, string(o.Status), micros(o.CreatedAt), o.ReservationID, lines[i], allocs[i], o.Owner)
+			return append(row, o.ID, string(o.Status), micros(o.CreatedAt), o.ReservationID, lines[i], allocs[i], o.Owner,
+				marshalMetadata(o.Metadata))
 		})
 	if err != nil {
 		if len(orders) == 1 {
@@ -165,12 +170,15 @@ func (t *tx) OrderInsert(ctx context.Context, orders ...stockade.Order) error {
 }
 
 // scanOrder reads an order's columns: id, status, created_at,
-// reservation_id, lines, allocations, owner.
+// reservation_id, lines, allocations, owner, version, metadata.
 func scanOrder(row rowScanner) (stockade.Order, error) {
 	var o stockade.Order
-	var status, lines, allocs string
+	var status, lines, allocs, meta string
 	var created int64
-	if err := row.Scan(&o.ID, &status, &created, &o.ReservationID, &lines, &allocs, &o.Owner, &o.Version); err != nil {
+	if err := row.Scan(&o.ID, &status, &created, &o.ReservationID, &lines, &allocs, &o.Owner, &o.Version, &meta); err != nil {
+		return o, err
+	}
+	if err := unmarshalMetadata(meta, &o.Metadata); err != nil {
 		return o, err
 	}
 	o.Status, o.CreatedAt = stockade.OrderStatus(status), fromMicros(created)
@@ -257,4 +265,25 @@ func (t *tx) IdempotencyPurge(ctx context.Context, before time.Time) (int, error
 		return 0, wrapf(err, "purge idempotency")
 	}
 	return int(n), nil
+}
+
+// marshalMetadata is m as the JSON text its column holds: '{}' for none.
+func marshalMetadata(m stockade.Metadata) string {
+	if len(m) == 0 {
+		return "{}"
+	}
+	b, _ := json.Marshal(m) // cannot fail: strings only
+	return string(b)
+}
+
+// unmarshalMetadata reads a metadata column into m, nil for '{}'.
+func unmarshalMetadata(s string, m *stockade.Metadata) error {
+	var out stockade.Metadata
+	if err := json.Unmarshal([]byte(s), &out); err != nil {
+		return fmt.Errorf("metadata: %w", err)
+	}
+	if len(out) > 0 {
+		*m = out
+	}
+	return nil
 }

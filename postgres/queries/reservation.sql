@@ -1,4 +1,4 @@
 -- Reservation $1 (id); FOR UPDATE may be appended.
-SELECT id, status, created_at, expires_at, order_id, lines, allocations, owner
+SELECT id, status, created_at, expires_at, order_id, lines, allocations, owner, metadata
 FROM reservations
 WHERE id = $1

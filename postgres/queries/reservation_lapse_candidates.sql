@@ -4,7 +4,7 @@
 -- disjoint sets. Which of them lapse is the engine's rule: the store reads
 -- their payments' statuses once it has the rows, in a statement of its
 -- own (payment_statuses.sql).
-SELECT id, status, created_at, expires_at, order_id, lines, allocations, owner
+SELECT id, status, created_at, expires_at, order_id, lines, allocations, owner, metadata
 FROM reservations r
 WHERE status = 'held' AND expires_at < $1::timestamptz
   AND (expires_at, id) > ($2::timestamptz, $3::text)

@@ -4,7 +4,7 @@
 -- without locks: the engine locks those that lapse (reservations.sql with
 -- FOR UPDATE) and checks them again, so that a reservation its payment
 -- keeps past its expiry is never locked by the requests for its stock.
-SELECT r.id, r.status, r.created_at, r.expires_at, r.order_id, r.lines, r.allocations, r.owner
+SELECT r.id, r.status, r.created_at, r.expires_at, r.order_id, r.lines, r.allocations, r.owner, r.metadata
 FROM reservations r
 WHERE r.status = 'held' AND r.expires_at < $1::timestamptz
   AND (r.expires_at, r.id) > ($2::timestamptz, $3::text)

@@ -1,6 +1,6 @@
 -- Insert orders. The store appends one (id, status, created_at,
--- reservation_id, lines, allocations, owner) tuple of parameters per row,
--- as many rows per statement as SQLite binds; lines and allocations are
--- JSON text.
-INSERT INTO orders (id, status, created_at, reservation_id, lines, allocations, owner)
+-- reservation_id, lines, allocations, owner, metadata) tuple of parameters
+-- per row, as many rows per statement as SQLite binds; lines, allocations
+-- and metadata are JSON text.
+INSERT INTO orders (id, status, created_at, reservation_id, lines, allocations, owner, metadata)
 VALUES

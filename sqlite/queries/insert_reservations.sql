@@ -1,6 +1,6 @@
 -- Insert reservations. The store appends one (id, status, created_at,
--- expires_at, order_id, lines, allocations, owner) tuple of parameters per
--- row, as many rows per statement as SQLite binds; lines and allocations
--- are JSON text.
-INSERT INTO reservations (id, status, created_at, expires_at, order_id, lines, allocations, owner)
+-- expires_at, order_id, lines, allocations, owner, metadata) tuple of
+-- parameters per row, as many rows per statement as SQLite binds; lines,
+-- allocations and metadata are JSON text.
+INSERT INTO reservations (id, status, created_at, expires_at, order_id, lines, allocations, owner, metadata)
 VALUES

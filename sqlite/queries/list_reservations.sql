@@ -4,5 +4,5 @@
 -- created_at DESC, id DESC and LIMIT ?, so that each combination reads
 -- reservations_created or, with an owner, reservations_owner_created
 -- backwards.
-SELECT id, status, created_at, expires_at, order_id, lines, allocations, owner
+SELECT id, status, created_at, expires_at, order_id, lines, allocations, owner, metadata
 FROM reservations

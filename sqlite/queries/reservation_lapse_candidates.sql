@@ -2,7 +2,7 @@
 -- microseconds), after the cursor (?2, ?3): by expiry, then id, each with
 -- the status of its payment ('' for none), one lookup of the unique
 -- constraint on the target. Which of them lapse is the engine's rule.
-SELECT r.id, r.status, r.created_at, r.expires_at, r.order_id, r.lines, r.allocations, r.owner,
+SELECT r.id, r.status, r.created_at, r.expires_at, r.order_id, r.lines, r.allocations, r.owner, r.metadata,
 	coalesce(p.status, '')
 FROM reservations r
 LEFT JOIN payments p ON p.target_kind = 'reservation' AND p.target_id = r.id

@@ -1,7 +1,7 @@
 -- As reservation_lapse_candidates.sql, but only reservations with an
 -- allocation on one of the levels ?5 (a JSON array of [sku, location]
 -- pairs).
-SELECT r.id, r.status, r.created_at, r.expires_at, r.order_id, r.lines, r.allocations, r.owner,
+SELECT r.id, r.status, r.created_at, r.expires_at, r.order_id, r.lines, r.allocations, r.owner, r.metadata,
 	coalesce(p.status, '')
 FROM reservations r
 LEFT JOIN payments p ON p.target_kind = 'reservation' AND p.target_id = r.id

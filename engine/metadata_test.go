@@ -1,0 +1,122 @@
+package engine_test
+
+import (
+	"encoding/json"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/stockade/stockade"
+	"github.com/stockade/stockade/engine"
+)
+
+// TestMetadata: a reservation's metadata is kept as given, in both stores
+// and both kinds of transaction: read back, carried into its events and
+// into the order it becomes; a checkout's goes on its order; the lists
+// keep what matches every pair asked for; metadata over the limits is
+// refused and changes nothing.
+func TestMetadata(t *testing.T) {
+	t.Parallel()
+	forBackends(t, []string{engine.Atomic, engine.Batch}, func(t *testing.T, en *env) {
+		ctx := sys(t)
+		en.location("w1", 0, 0)
+		en.stock("tee", "w1", 10)
+		_, pos := en.outbox(stockade.EventPosition{})
+		reserve := func(m stockade.Metadata) stockade.Reservation {
+			t.Helper()
+			r, err := en.eng.Reserve(ctx, stockade.ReserveRequest{Lines: lines(line("tee", 1, "")).Lines, Metadata: m}, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			return r
+		}
+		cart := stockade.Metadata{"cart": "c_42", "customer": "cus_7"}
+		r1 := reserve(cart)
+		r2 := reserve(stockade.Metadata{"cart": "c_43", "customer": "cus_7"})
+		r3 := reserve(nil)
+		if got, err := en.eng.Reservation(ctx, r1.ID); err != nil || !reflect.DeepEqual(got.Metadata, cart) {
+			t.Errorf("Reservation(r1).Metadata = %v, %v; want %v", got.Metadata, err, cart)
+		}
+		if got, err := en.eng.Reservation(ctx, r3.ID); err != nil || got.Metadata != nil {
+			t.Errorf("Reservation(r3).Metadata = %v, %v; want none", got.Metadata, err)
+		}
+		evs, _ := en.outbox(pos)
+		var held struct{ Metadata stockade.Metadata }
+		for _, ev := range evs {
+			if ev.AggregateID == r1.ID && ev.Type == stockade.EventReservationHeld {
+				if err := json.Unmarshal(ev.Payload, &held); err != nil {
+					t.Fatal(err)
+				}
+			}
+		}
+		if !reflect.DeepEqual(held.Metadata, cart) {
+			t.Errorf("reservation.held's metadata: %v, want %v", held.Metadata, cart)
+		}
+		o, err := en.eng.Confirm(ctx, r1.ID, nil)
+		if err != nil || !reflect.DeepEqual(o.Metadata, cart) {
+			t.Errorf("the confirmed order's metadata: %v, %v; want the reservation's", o.Metadata, err)
+		}
+		direct, err := en.eng.Checkout(ctx, stockade.ReserveRequest{Lines: lines(line("tee", 1, "")).Lines, Metadata: stockade.Metadata{"cart": "c_44"}}, nil)
+		if err != nil || direct.Metadata["cart"] != "c_44" {
+			t.Errorf("a checkout's order: %v, %v", direct.Metadata, err)
+		}
+		if got, err := en.eng.Order(ctx, direct.ID); err != nil || got.Metadata["cart"] != "c_44" {
+			t.Errorf("Order(checkout).Metadata = %v, %v", got.Metadata, err)
+		}
+
+		ids := func(q stockade.ListQuery) string {
+			t.Helper()
+			p, err := en.eng.Reservations(ctx, q)
+			if err != nil {
+				t.Fatalf("Reservations(%+v): %v", q, err)
+			}
+			var out []string
+			for _, r := range p.Reservations {
+				out = append(out, r.ID)
+			}
+			return strings.Join(out, " ")
+		}
+		for _, tc := range []struct {
+			filter stockade.Metadata
+			want   string
+		}{
+			{stockade.Metadata{"cart": "c_42"}, r1.ID},
+			{stockade.Metadata{"customer": "cus_7"}, r2.ID + " " + r1.ID},
+			{stockade.Metadata{"customer": "cus_7", "cart": "c_43"}, r2.ID},
+			{stockade.Metadata{"cart": "c_99"}, ""},
+		} {
+			if got := ids(stockade.ListQuery{Metadata: tc.filter}); got != tc.want {
+				t.Errorf("reservations with %v: %q, want %q", tc.filter, got, tc.want)
+			}
+		}
+		if p, err := en.eng.Orders(ctx, stockade.ListQuery{Metadata: stockade.Metadata{"cart": "c_42"}}); err != nil || len(p.Orders) != 1 || p.Orders[0].ID != o.ID {
+			t.Errorf("orders of cart c_42: %+v, %v", p, err)
+		}
+
+		before := en.state()
+		many := stockade.Metadata{}
+		for i := range stockade.MaxMetadataKeys + 1 {
+			many[strings.Repeat("k", i%40+1)+string(rune('a'+i/40))] = "v"
+		}
+		for _, m := range []stockade.Metadata{
+			many,
+			{strings.Repeat("k", 41): "v"},
+			{"": "v"},
+			{"has space": "v"},
+			{"brackets[]": "v"},
+			{"k": strings.Repeat("v", 501)},
+			{"k": "line\nbreak"},
+		} {
+			_, err := en.eng.Reserve(ctx, stockade.ReserveRequest{Lines: lines(line("tee", 1, "")).Lines, Metadata: m}, nil)
+			if stockade.ErrorCode(err) != stockade.EInvalid || !strings.HasPrefix(stockade.ErrorMessage(err), "metadata") {
+				t.Errorf("metadata with %d keys: %v, want %s about metadata", len(m), err, stockade.EInvalid)
+			}
+			if _, err := en.eng.Reservations(ctx, stockade.ListQuery{Metadata: m}); stockade.ErrorCode(err) != stockade.EInvalid {
+				t.Errorf("a list filtered by bad metadata: %v, want %s", err, stockade.EInvalid)
+			}
+		}
+		if after := en.state(); !reflect.DeepEqual(after, before) {
+			t.Error("refused metadata changed the store")
+		}
+	})
+}
