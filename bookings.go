@@ -494,6 +494,9 @@ type HoldRequest struct {
 	Places []Places `json:"general_admission,omitempty"`
 	// TTL is how long the hold lasts; 0 for the service's default.
 	TTL time.Duration `json:"-"`
+	// Metadata is the shop's own data on the hold and the booking it
+	// becomes.
+	Metadata Metadata `json:"metadata,omitempty"`
 }
 
 // Validate refuses a request for nothing, for more than MaxHoldSeats
@@ -501,6 +504,9 @@ type HoldRequest struct {
 // maxTTL].
 func (r HoldRequest) Validate(maxTTL time.Duration) error {
 	if err := ValidateID("event", r.ShowID); err != nil {
+		return err
+	}
+	if err := r.Metadata.Validate("metadata"); err != nil {
 		return err
 	}
 	if len(r.Seats) == 0 && len(r.Best) == 0 && len(r.Places) == 0 {
@@ -571,6 +577,8 @@ type Hold struct {
 	// Version counts the hold's changes: 1 when it is made, one more at
 	// each extension and at its end.
 	Version int64 `json:"version"`
+	// Metadata is the shop's own data, as the request gave it.
+	Metadata Metadata `json:"metadata,omitempty"`
 }
 
 // BookingStatus is where a booking is in its life.
@@ -593,6 +601,8 @@ type Booking struct {
 	Places    []Places      `json:"general_admission,omitempty"`
 	CreatedAt time.Time     `json:"created_at"`
 	Owner     string        `json:"owner,omitempty"`
+	// Metadata is the shop's own data: its hold's.
+	Metadata Metadata `json:"metadata,omitempty"`
 }
 
 // SeatChange is one row of a show's append-only history: a seat's

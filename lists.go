@@ -120,8 +120,8 @@ type ListQuery struct {
 	// ShowID keeps the holds or bookings of this show; reservations and
 	// orders have none.
 	ShowID string
-	// Metadata keeps the reservations or orders whose metadata holds
-	// each of its keys with its value.
+	// Metadata keeps those whose metadata holds each of its keys with
+	// its value.
 	Metadata Metadata
 	// CreatedAfter keeps those created at or after it; CreatedBefore
 	// those created strictly before it.
@@ -192,18 +192,12 @@ func (q ListQuery) ValidateShows() error {
 // ValidateHolds refuses a query of holds that validate would, with the
 // hold statuses.
 func (q ListQuery) ValidateHolds() error {
-	if len(q.Metadata) > 0 {
-		return invalidf("metadata: holds have none yet")
-	}
 	return q.validate(string(HoldHeld), string(HoldConfirmed), string(HoldReleased), string(HoldExpired))
 }
 
 // ValidateBookings refuses a query of bookings that validate would, with
 // the booking statuses.
 func (q ListQuery) ValidateBookings() error {
-	if len(q.Metadata) > 0 {
-		return invalidf("metadata: bookings have none yet")
-	}
 	return q.validate(string(BookingBooked), string(BookingCancelled))
 }
 

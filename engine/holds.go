@@ -221,7 +221,7 @@ func (e *Engine) decideHolds(ctx context.Context, tx stockade.Tx, showID string,
 			continue
 		}
 		hold := stockade.Hold{ID: newID("hld"), ShowID: showID, Status: stockade.HoldHeld, CreatedAt: now,
-			ExpiresAt: now.Add(h.ttl), Owner: h.c.actor.KeyID, Version: 1, Split: split, Places: h.req.Places}
+			ExpiresAt: now.Add(h.ttl), Owner: h.c.actor.KeyID, Version: 1, Split: split, Places: h.req.Places, Metadata: h.req.Metadata}
 		for _, id := range ids {
 			moves = append(moves, stockade.SeatMove{Seat: id, From: stockade.SeatFree, To: stockade.SeatHeld, Hold: hold.ID})
 		}
@@ -586,7 +586,7 @@ func holdExpired(h stockade.Hold) error {
 // newBooking returns the booking that confirming h at now makes.
 func newBooking(h stockade.Hold, now time.Time) stockade.Booking {
 	return stockade.Booking{ID: newID("bkg"), ShowID: h.ShowID, HoldID: h.ID, Status: stockade.BookingBooked,
-		Seats: h.Seats, Places: h.Places, CreatedAt: now, Owner: h.Owner}
+		Seats: h.Seats, Places: h.Places, CreatedAt: now, Owner: h.Owner, Metadata: h.Metadata}
 }
 
 // confirmHolds books hs, held and unlapsed holds of distinct ids whose

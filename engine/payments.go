@@ -473,7 +473,7 @@ func (e *Engine) reorder(ctx context.Context, p stockade.Payment) (stockade.Paym
 		resolved.Order = o.ID
 	case stockade.PayHold:
 		var h stockade.Hold
-		h, err = e.HoldSeats(actx, stockade.HoldRequest{ShowID: t.hold.ShowID, Seats: t.hold.Seats, Places: t.hold.Places},
+		h, err = e.HoldSeats(actx, stockade.HoldRequest{ShowID: t.hold.ShowID, Seats: t.hold.Seats, Places: t.hold.Places, Metadata: t.hold.Metadata},
 			&stockade.Idempotency{Key: "payment " + p.ID})
 		if err == nil {
 			var bk stockade.Booking

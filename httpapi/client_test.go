@@ -297,8 +297,8 @@ func TestLocationStockClient(t *testing.T) {
 	a.must(404, "GET", "/v1/locations/nowhere/stock", nil)
 }
 
-// TestMetadataOverHTTP: metadata goes in with a reservation, comes back in
-// its views and its order's, filters the lists as metadata[KEY]=VALUE, the
+// TestMetadataOverHTTP: metadata goes in with a reservation or a hold,
+// comes back in its views and its order's or booking's, filters the lists as metadata[KEY]=VALUE, the
 // client sends and reads it, and bad metadata is a 400 that changes
 // nothing.
 func TestMetadataOverHTTP(t *testing.T) {
@@ -338,5 +338,26 @@ func TestMetadataOverHTTP(t *testing.T) {
 	a.must(400, "GET", "/v1/reservations?metadata[a%20b]=c", nil)
 	if after := a.snapshot(); after != before {
 		t.Error("refused metadata changed the store")
+	}
+
+	// Holds and bookings, the same way.
+	a.gala()
+	h := decodeAs[holdJSON](t, a.must(201, "POST", "/v1/shows/gala/holds", `{"seats":["stalls/A/1"],"metadata":{"basket":"b_7"}}`))
+	if h.Metadata["basket"] != "b_7" {
+		t.Fatalf("the hold's metadata: %v", h.Metadata)
+	}
+	a.must(201, "POST", "/v1/shows/gala/holds", `{"seats":["stalls/A/2"]}`)
+	bk := decodeAs[bookingJSON](t, a.must(200, "POST", "/v1/holds/"+h.ID+"/confirm", nil))
+	if bk.Metadata["basket"] != "b_7" {
+		t.Errorf("the booking's metadata: %v", bk.Metadata)
+	}
+	if page := decodeAs[holdsJSON](t, a.must(200, "GET", "/v1/shows/gala/holds?metadata[basket]=b_7", nil)); len(page.Holds) != 1 || page.Holds[0].ID != h.ID {
+		t.Errorf("gala's holds of basket b_7: %+v", page)
+	}
+	hq := stockade.ListQuery{Metadata: stockade.Metadata{"basket": "b_7"}}
+	same(t, "Bookings by metadata", func() (any, error) { return c.Bookings(ctx, hq) }, func() (any, error) { return a.eng.Bookings(ctx, hq) })
+	held, err := c.HoldSeats(ctx, stockade.HoldRequest{ShowID: "gala", Seats: []string{"stalls/A/3"}, Metadata: stockade.Metadata{"basket": "b_9"}}, nil)
+	if err != nil || held.Metadata["basket"] != "b_9" {
+		t.Errorf("Client.HoldSeats with metadata: %+v, %v", held, err)
 	}
 }

@@ -194,6 +194,7 @@ type holdBody struct {
 	Best       []json.RawMessage `json:"best_available"`
 	Places     []json.RawMessage `json:"general_admission"`
 	TTLSeconds *int64            `json:"ttl_seconds"`
+	Metadata   map[string]string `json:"metadata"`
 }
 
 type bestBody struct {
@@ -229,6 +230,9 @@ func (b holdBody) request(showID string) (stockade.HoldRequest, error) {
 	}
 	if b.TTLSeconds != nil {
 		req.TTL, err = ttlOf(*b.TTLSeconds, longestHold)
+	}
+	if len(b.Metadata) > 0 {
+		req.Metadata = b.Metadata
 	}
 	return req, err
 }
@@ -448,6 +452,8 @@ type holdJSON struct {
 	BookingID string       `json:"booking_id,omitempty"`
 	Owner     string       `json:"owner,omitempty"`
 	Version   int64        `json:"version"`
+	// Metadata is the shop's own data, absent when there is none.
+	Metadata stockade.Metadata `json:"metadata,omitempty"`
 }
 
 // bookingJSON is a confirmed hold.
@@ -460,6 +466,8 @@ type bookingJSON struct {
 	Places    []placesJSON `json:"general_admission,omitempty"`
 	CreatedAt time.Time    `json:"created_at"`
 	Owner     string       `json:"owner,omitempty"`
+	// Metadata is the shop's own data, absent when there is none.
+	Metadata stockade.Metadata `json:"metadata,omitempty"`
 }
 
 func toRow(r stockade.SeatRow) seatRowJSON {
@@ -503,12 +511,12 @@ func toPlaces(p stockade.Places) placesJSON { return placesJSON(p) }
 func toHold(h stockade.Hold) holdJSON {
 	return holdJSON{ID: h.ID, EventID: h.ShowID, Status: string(h.Status), Seats: h.Seats, Places: each(h.Places, toPlaces),
 		Split: h.Split, CreatedAt: wireTime(h.CreatedAt), ExpiresAt: wireTime(h.ExpiresAt), BookingID: h.BookingID,
-		Owner: h.Owner, Version: h.Version}
+		Owner: h.Owner, Version: h.Version, Metadata: h.Metadata}
 }
 
 func toBooking(b stockade.Booking) bookingJSON {
 	return bookingJSON{ID: b.ID, EventID: b.ShowID, HoldID: b.HoldID, Status: string(b.Status), Seats: b.Seats,
-		Places: each(b.Places, toPlaces), CreatedAt: wireTime(b.CreatedAt), Owner: b.Owner}
+		Places: each(b.Places, toPlaces), CreatedAt: wireTime(b.CreatedAt), Owner: b.Owner, Metadata: b.Metadata}
 }
 
 // The conversions back, for Client. Lists the answer left out come back
@@ -556,12 +564,12 @@ func (p placesJSON) domain() stockade.Places { return stockade.Places(p) }
 func (h holdJSON) domain() stockade.Hold {
 	return stockade.Hold{ID: h.ID, ShowID: h.EventID, Status: stockade.HoldStatus(h.Status), Seats: h.Seats,
 		Places: orNone(h.Places, placesJSON.domain), Split: h.Split, CreatedAt: h.CreatedAt, ExpiresAt: h.ExpiresAt,
-		BookingID: h.BookingID, Owner: h.Owner, Version: h.Version}
+		BookingID: h.BookingID, Owner: h.Owner, Version: h.Version, Metadata: h.Metadata}
 }
 
 func (b bookingJSON) domain() stockade.Booking {
 	return stockade.Booking{ID: b.ID, ShowID: b.EventID, HoldID: b.HoldID, Status: stockade.BookingStatus(b.Status),
-		Seats: b.Seats, Places: orNone(b.Places, placesJSON.domain), CreatedAt: b.CreatedAt, Owner: b.Owner}
+		Seats: b.Seats, Places: orNone(b.Places, placesJSON.domain), CreatedAt: b.CreatedAt, Owner: b.Owner, Metadata: b.Metadata}
 }
 
 // The handlers.
@@ -807,10 +815,11 @@ func showBodyOf(e stockade.Show) showBodyJSON {
 // holdBodyJSON is the body of POST /v1/shows/{id}/holds as the client
 // sends it.
 type holdBodyJSON struct {
-	Seats      []string        `json:"seats,omitempty"`
-	Best       []bestSeatsJSON `json:"best_available,omitempty"`
-	Places     []placesJSON    `json:"general_admission,omitempty"`
-	TTLSeconds int64           `json:"ttl_seconds,omitempty"`
+	Seats      []string          `json:"seats,omitempty"`
+	Best       []bestSeatsJSON   `json:"best_available,omitempty"`
+	Places     []placesJSON      `json:"general_admission,omitempty"`
+	TTLSeconds int64             `json:"ttl_seconds,omitempty"`
+	Metadata   stockade.Metadata `json:"metadata,omitempty"`
 }
 
 type bestSeatsJSON struct {
@@ -823,7 +832,7 @@ type bestSeatsJSON struct {
 
 func holdBodyOf(req stockade.HoldRequest) holdBodyJSON {
 	return holdBodyJSON{Seats: req.Seats, Best: each(req.Best, func(b stockade.BestSeats) bestSeatsJSON { return bestSeatsJSON(b) }),
-		Places: each(req.Places, toPlaces), TTLSeconds: seconds(req.TTL)}
+		Places: each(req.Places, toPlaces), TTLSeconds: seconds(req.TTL), Metadata: req.Metadata}
 }
 
 // PutShow implements stockade.BookingService: PUT /v1/shows/{id}.

@@ -515,6 +515,7 @@ func (t *tx) HoldInsert(ctx context.Context, hs ...stockade.Hold) error {
 		created, expires      = make([]time.Time, n), make([]time.Time, n)
 		bookingIDs, owners    = make([]string, n), make([]string, n)
 		versions              = make([]int64, n)
+		metas                 = make([]string, n)
 	)
 	for i, h := range hs {
 		var err error
@@ -523,8 +524,9 @@ func (t *tx) HoldInsert(ctx context.Context, hs ...stockade.Hold) error {
 		}
 		ids[i], events[i], statuses[i], splits[i] = h.ID, h.ShowID, string(h.Status), h.Split
 		created[i], expires[i], bookingIDs[i], owners[i], versions[i] = h.CreatedAt, h.ExpiresAt, h.BookingID, h.Owner, h.Version
+		metas[i] = marshalMetadata(h.Metadata)
 	}
-	_, err := t.tx.Exec(ctx, insertHoldsSQL, ids, events, statuses, seats, places, splits, created, expires, bookingIDs, owners, versions)
+	_, err := t.tx.Exec(ctx, insertHoldsSQL, ids, events, statuses, seats, places, splits, created, expires, bookingIDs, owners, versions, metas)
 	if err != nil {
 		return t.fail(ctx, what, err)
 	}
@@ -538,9 +540,13 @@ func scanHold(row pgx.Row) (stockade.Hold, error) {
 		h             stockade.Hold
 		status        string
 		seats, places []byte
+		meta          []byte
 	)
-	err := row.Scan(&h.ID, &h.ShowID, &status, &seats, &places, &h.Split, &h.CreatedAt, &h.ExpiresAt, &h.BookingID, &h.Owner, &h.Version)
+	err := row.Scan(&h.ID, &h.ShowID, &status, &seats, &places, &h.Split, &h.CreatedAt, &h.ExpiresAt, &h.BookingID, &h.Owner, &h.Version, &meta)
 	if err != nil {
+		return h, err
+	}
+	if err := unmarshalMetadata(meta, &h.Metadata); err != nil {
 		return h, err
 	}
 	h.Status, h.CreatedAt, h.ExpiresAt = stockade.HoldStatus(status), h.CreatedAt.UTC(), h.ExpiresAt.UTC()
@@ -645,7 +651,7 @@ func (t *tx) BookingInsert(ctx context.Context, bs ...stockade.Booking) error {
 		ids, events, holdIDs, statuses = make([]string, n), make([]string, n), make([]string, n), make([]string, n)
 		seats, places                  = make([]string, n), make([]string, n)
 		created                        = make([]time.Time, n)
-		owners                         = make([]string, n)
+		owners, metas                  = make([]string, n), make([]string, n)
 	)
 	for i, b := range bs {
 		var err error
@@ -653,9 +659,9 @@ func (t *tx) BookingInsert(ctx context.Context, bs ...stockade.Booking) error {
 			return fmt.Errorf("postgres: insert booking %q: %w", b.ID, err)
 		}
 		ids[i], events[i], holdIDs[i], statuses[i] = b.ID, b.ShowID, b.HoldID, string(b.Status)
-		created[i], owners[i] = b.CreatedAt, b.Owner
+		created[i], owners[i], metas[i] = b.CreatedAt, b.Owner, marshalMetadata(b.Metadata)
 	}
-	_, err := t.tx.Exec(ctx, insertBookingsSQL, ids, events, holdIDs, statuses, seats, places, created, owners)
+	_, err := t.tx.Exec(ctx, insertBookingsSQL, ids, events, holdIDs, statuses, seats, places, created, owners, metas)
 	if err != nil {
 		return t.fail(ctx, what, err)
 	}
@@ -669,9 +675,13 @@ func scanBooking(row pgx.Row) (stockade.Booking, error) {
 		b             stockade.Booking
 		status        string
 		seats, places []byte
+		meta          []byte
 	)
-	err := row.Scan(&b.ID, &b.ShowID, &b.HoldID, &status, &seats, &places, &b.CreatedAt, &b.Owner)
+	err := row.Scan(&b.ID, &b.ShowID, &b.HoldID, &status, &seats, &places, &b.CreatedAt, &b.Owner, &meta)
 	if err != nil {
+		return b, err
+	}
+	if err := unmarshalMetadata(meta, &b.Metadata); err != nil {
 		return b, err
 	}
 	b.Status, b.CreatedAt = stockade.BookingStatus(status), b.CreatedAt.UTC()

@@ -488,10 +488,10 @@ func (t *tx) HoldInsert(ctx context.Context, hs ...stockade.Hold) error {
 			return fmt.Errorf("sqlite: insert hold %s: %w", h.ID, err)
 		}
 	}
-	err := t.insertRows(ctx, insertHoldsSQL, 11, len(hs), func(i int, row []any) []any {
+	err := t.insertRows(ctx, insertHoldsSQL, 12, len(hs), func(i int, row []any) []any {
 		h := hs[i]
 		return append(row, h.ID, h.ShowID, string(h.Status), seats[i], places[i], bit(h.Split),
-			micros(h.CreatedAt), micros(h.ExpiresAt), h.BookingID, h.Owner, h.Version)
+			micros(h.CreatedAt), micros(h.ExpiresAt), h.BookingID, h.Owner, h.Version, marshalMetadata(h.Metadata))
 	})
 	if err != nil {
 		return checkf(err, "invalid hold status", "%s", what("insert", "hold", ids...))
@@ -505,10 +505,14 @@ func scanHold(row rowScanner) (stockade.Hold, error) {
 	var (
 		h                     stockade.Hold
 		status, seats, places string
+		meta                  string
 		created, expires      int64
 	)
-	err := row.Scan(&h.ID, &h.ShowID, &status, &seats, &places, &h.Split, &created, &expires, &h.BookingID, &h.Owner, &h.Version)
+	err := row.Scan(&h.ID, &h.ShowID, &status, &seats, &places, &h.Split, &created, &expires, &h.BookingID, &h.Owner, &h.Version, &meta)
 	if err != nil {
+		return h, err
+	}
+	if err := unmarshalMetadata(meta, &h.Metadata); err != nil {
 		return h, err
 	}
 	h.Status, h.CreatedAt, h.ExpiresAt = stockade.HoldStatus(status), fromMicros(created), fromMicros(expires)
@@ -602,9 +606,10 @@ func (t *tx) BookingInsert(ctx context.Context, bs ...stockade.Booking) error {
 			return fmt.Errorf("sqlite: insert booking %s: %w", b.ID, err)
 		}
 	}
-	err := t.insertRows(ctx, insertBookingsSQL, 8, len(bs), func(i int, row []any) []any {
+	err := t.insertRows(ctx, insertBookingsSQL, 9, len(bs), func(i int, row []any) []any {
 		b := bs[i]
-		return append(row, b.ID, b.ShowID, b.HoldID, string(b.Status), seats[i], places[i], micros(b.CreatedAt), b.Owner)
+		return append(row, b.ID, b.ShowID, b.HoldID, string(b.Status), seats[i], places[i], micros(b.CreatedAt), b.Owner,
+			marshalMetadata(b.Metadata))
 	})
 	if err != nil {
 		return checkf(err, "invalid booking status", "%s", what("insert", "booking", ids...))
@@ -618,10 +623,14 @@ func scanBooking(row rowScanner) (stockade.Booking, error) {
 	var (
 		b                     stockade.Booking
 		status, seats, places string
+		meta                  string
 		created               int64
 	)
-	err := row.Scan(&b.ID, &b.ShowID, &b.HoldID, &status, &seats, &places, &created, &b.Owner)
+	err := row.Scan(&b.ID, &b.ShowID, &b.HoldID, &status, &seats, &places, &created, &b.Owner, &meta)
 	if err != nil {
+		return b, err
+	}
+	if err := unmarshalMetadata(meta, &b.Metadata); err != nil {
 		return b, err
 	}
 	b.Status, b.CreatedAt = stockade.BookingStatus(status), fromMicros(created)

@@ -1,4 +1,4 @@
 -- Booking $1 (id); FOR UPDATE may be appended.
-SELECT id, show_id, hold_id, status, seats, places, created_at, owner
+SELECT id, show_id, hold_id, status, seats, places, created_at, owner, metadata
 FROM bookings
 WHERE id = $1::text

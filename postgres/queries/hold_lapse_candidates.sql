@@ -4,7 +4,7 @@
 -- disjoint sets. Which of them lapse is the engine's rule: the store reads
 -- their payments' statuses once it has the rows, in a statement of its
 -- own (payment_statuses.sql).
-SELECT id, show_id, status, seats, places, split, created_at, expires_at, booking_id, owner, version
+SELECT id, show_id, status, seats, places, split, created_at, expires_at, booking_id, owner, version, metadata
 FROM holds h
 WHERE status = 'held' AND expires_at < $1::timestamptz
   AND (expires_at, id) > ($2::timestamptz, $3::text)
