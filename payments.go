@@ -304,6 +304,8 @@ type Payment struct {
 	// Version counts the payment's changes: 1 when created.
 	Version int64  `json:"version"`
 	Owner   string `json:"owner,omitempty"`
+	// Metadata is the shop's own data, as the request gave it.
+	Metadata Metadata `json:"metadata,omitempty"`
 }
 
 // Stuck reports whether p waits for a person: found in flight after its
@@ -332,6 +334,8 @@ type NewPaymentRequest struct {
 	Target   PaymentTarget `json:"target"`
 	Amount   int64         `json:"amount"`
 	Currency string        `json:"currency"`
+	// Metadata is the shop's own data on the payment.
+	Metadata Metadata `json:"metadata,omitempty"`
 }
 
 // maxPaymentAmount bounds an amount in minor units: 10^15, ten trillion
@@ -342,6 +346,9 @@ const maxPaymentAmount = 1_000_000_000_000_000
 // 10^15 minor units, and a currency of three capital letters (ISO 4217).
 func (r NewPaymentRequest) Validate() error {
 	if err := r.Target.Validate(); err != nil {
+		return err
+	}
+	if err := r.Metadata.Validate("metadata"); err != nil {
 		return err
 	}
 	if r.Amount <= 0 || r.Amount > maxPaymentAmount {
@@ -400,6 +407,9 @@ type PaymentQuery struct {
 	// Resolution, if not empty, keeps the payments with this resolution
 	// ("unresolved" for none yet).
 	Resolution string
+	// Metadata keeps the payments whose metadata holds each of its keys
+	// with its value.
+	Metadata Metadata
 	// Cursor is the Next of the page before; empty for the first page.
 	Cursor string
 	// Limit is the most in the page: 1 to MaxListLimit, or 0 for
@@ -413,6 +423,9 @@ const ResolutionUnresolved = "unresolved"
 
 // Validate checks the status, the resolution and the limit of q.
 func (q PaymentQuery) Validate() error {
+	if err := q.Metadata.Validate("metadata"); err != nil {
+		return err
+	}
 	if q.Status != "" && !q.Status.Valid() {
 		return invalidf("status: must be one of %s, got %q", listStatuses(PaymentStatuses), q.Status)
 	}

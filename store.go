@@ -543,6 +543,9 @@ type PaymentFilter struct {
 	Resolution *PaymentResolution
 	// Owner is the id of the API key that created them.
 	Owner string
+	// Metadata keeps those whose metadata holds each of its keys with its
+	// value.
+	Metadata Metadata
 	// BeforeAt and BeforeID are the cursor, as in ListFilter.
 	BeforeAt time.Time
 	BeforeID string

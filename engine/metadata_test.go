@@ -173,3 +173,40 @@ func TestHoldMetadata(t *testing.T) {
 		}
 	})
 }
+
+// TestPaymentMetadata: a payment's metadata is kept as given, in both
+// stores, through its moves, and filters the list of payments.
+func TestPaymentMetadata(t *testing.T) {
+	t.Parallel()
+	forBackends(t, []string{engine.Atomic, engine.Batch}, func(t *testing.T, en *env) {
+		ctx := sys(t)
+		en.location("w1", 0, 0)
+		en.stock("tee", "w1", 10)
+		pay := func(m stockade.Metadata) stockade.Payment {
+			t.Helper()
+			r, err := en.eng.Reserve(ctx, lines(line("tee", 1, "")), nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			p, err := en.eng.CreatePayment(ctx, stockade.NewPaymentRequest{Target: stockade.PaymentTarget{Kind: stockade.PayReservation, ID: r.ID},
+				Amount: 100, Currency: "EUR", Metadata: m}, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			return p
+		}
+		invoice := stockade.Metadata{"invoice": "inv_1"}
+		p1 := pay(invoice)
+		pay(stockade.Metadata{"invoice": "inv_2"})
+		if got := en.mustOutcome(p1.ID, stockade.PaymentSucceeded); !reflect.DeepEqual(got.Metadata, invoice) {
+			t.Errorf("the paid payment's metadata: %v, want %v", got.Metadata, invoice)
+		}
+		page, err := en.eng.Payments(ctx, stockade.PaymentQuery{Metadata: invoice})
+		if err != nil || len(page.Payments) != 1 || page.Payments[0].ID != p1.ID || !reflect.DeepEqual(page.Payments[0].Metadata, invoice) {
+			t.Errorf("payments of invoice inv_1: %+v, %v", page, err)
+		}
+		if _, err := en.eng.Payments(ctx, stockade.PaymentQuery{Metadata: stockade.Metadata{"": "x"}}); stockade.ErrorCode(err) != stockade.EInvalid {
+			t.Errorf("a payments list filtered by an empty key: %v, want %s", err, stockade.EInvalid)
+		}
+	})
+}

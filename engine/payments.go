@@ -155,7 +155,7 @@ func (e *Engine) CreatePayment(ctx context.Context, req stockade.NewPaymentReque
 					return stockade.Payment{}, err
 				}
 				p := stockade.Payment{ID: newID("pay"), Target: req.Target, Amount: req.Amount, Currency: req.Currency,
-					Status: stockade.PaymentPending, CreatedAt: now, UpdatedAt: now, Version: 1, Owner: t.owner()}
+					Status: stockade.PaymentPending, CreatedAt: now, UpdatedAt: now, Version: 1, Owner: t.owner(), Metadata: req.Metadata}
 				if err := tx.PaymentInsert(ctx, p); err != nil {
 					return stockade.Payment{}, err
 				}
@@ -605,7 +605,7 @@ func (e *Engine) Payments(ctx context.Context, q stockade.PaymentQuery) (stockad
 		if err != nil {
 			return stockade.PaymentPage{}, err
 		}
-		f := stockade.PaymentFilter{Status: q.Status, Stuck: q.Stuck, BeforeAt: at, BeforeID: id,
+		f := stockade.PaymentFilter{Status: q.Status, Stuck: q.Stuck, Metadata: q.Metadata, BeforeAt: at, BeforeID: id,
 			Limit: cmp.Or(q.Limit, stockade.DefaultListLimit) + 1}
 		switch q.Resolution {
 		case "":

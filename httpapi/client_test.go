@@ -297,7 +297,8 @@ func TestLocationStockClient(t *testing.T) {
 	a.must(404, "GET", "/v1/locations/nowhere/stock", nil)
 }
 
-// TestMetadataOverHTTP: metadata goes in with a reservation or a hold,
+// TestMetadataOverHTTP: metadata goes in with a reservation, a hold or a
+// payment,
 // comes back in its views and its order's or booking's, filters the lists as metadata[KEY]=VALUE, the
 // client sends and reads it, and bad metadata is a 400 that changes
 // nothing.
@@ -360,4 +361,16 @@ func TestMetadataOverHTTP(t *testing.T) {
 	if err != nil || held.Metadata["basket"] != "b_9" {
 		t.Errorf("Client.HoldSeats with metadata: %+v, %v", held, err)
 	}
+
+	// Payments, the same way.
+	p := decodeAs[paymentJSON](t, a.must(201, "POST", "/v1/payments",
+		`{"target":{"kind":"hold","id":"`+held.ID+`"},"amount":100,"currency":"EUR","metadata":{"invoice":"inv_1"}}`))
+	if p.Metadata["invoice"] != "inv_1" {
+		t.Errorf("the payment's metadata: %v", p.Metadata)
+	}
+	if page := decodeAs[paymentsJSON](t, a.must(200, "GET", "/v1/payments?metadata[invoice]=inv_1", nil)); len(page.Payments) != 1 || page.Payments[0].ID != p.ID {
+		t.Errorf("payments of invoice inv_1: %+v", page)
+	}
+	pq := stockade.PaymentQuery{Metadata: stockade.Metadata{"invoice": "inv_1"}}
+	same(t, "Payments by metadata", func() (any, error) { return c.Payments(ctx, pq) }, func() (any, error) { return a.eng.Payments(ctx, pq) })
 }

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
+	"strings"
 	"time"
 
 	"github.com/stockade/stockade"
@@ -24,9 +25,10 @@ import (
 
 // paymentBody is the body of POST /v1/payments.
 type paymentBody struct {
-	Target   json.RawMessage `json:"target"`
-	Amount   *int64          `json:"amount"`
-	Currency *string         `json:"currency"`
+	Target   json.RawMessage   `json:"target"`
+	Amount   *int64            `json:"amount"`
+	Currency *string           `json:"currency"`
+	Metadata map[string]string `json:"metadata"`
 }
 
 type targetBody struct {
@@ -57,6 +59,9 @@ func (b paymentBody) request() (stockade.NewPaymentRequest, error) {
 	}
 	req.Target = stockade.PaymentTarget{Kind: stockade.PaymentTargetKind(*t.Kind), ID: *t.ID}
 	req.Amount, req.Currency = *b.Amount, *b.Currency
+	if len(b.Metadata) > 0 {
+		req.Metadata = b.Metadata
+	}
 	return req, nil
 }
 
@@ -147,7 +152,14 @@ func paymentQuery(r *http.Request) (stockade.PaymentQuery, error) {
 			}
 			return nil
 		}
-		return invalidf("query: unknown parameter %q (want status, stuck, resolution, cursor, limit)", name)
+		if key, ok := strings.CutPrefix(name, "metadata["); ok && strings.HasSuffix(key, "]") {
+			if q.Metadata == nil {
+				q.Metadata = stockade.Metadata{}
+			}
+			q.Metadata[strings.TrimSuffix(key, "]")] = v
+			return nil
+		}
+		return invalidf("query: unknown parameter %q (want status, stuck, resolution, metadata[KEY], cursor, limit)", name)
 	})
 	return q, err
 }
@@ -178,6 +190,8 @@ type paymentJSON struct {
 	StuckAt *time.Time `json:"stuck_at,omitempty"`
 	Version int64      `json:"version"`
 	Owner   string     `json:"owner,omitempty"`
+	// Metadata is the shop's own data, absent when there is none.
+	Metadata stockade.Metadata `json:"metadata,omitempty"`
 }
 
 // paymentsJSON is the answer of GET /v1/payments: a page of payments,
@@ -210,7 +224,7 @@ type paymentHistoryJSON struct {
 func toPayment(p stockade.Payment) paymentJSON {
 	out := paymentJSON{ID: p.ID, Target: paymentTargetJSON{Kind: string(p.Target.Kind), ID: p.Target.ID}, Amount: p.Amount,
 		Currency: p.Currency, Status: string(p.Status), CreatedAt: wireTime(p.CreatedAt), UpdatedAt: wireTime(p.UpdatedAt),
-		Resolution: string(p.Resolution), OrderID: p.Order, BookingID: p.Booking, Version: p.Version, Owner: p.Owner}
+		Resolution: string(p.Resolution), OrderID: p.Order, BookingID: p.Booking, Version: p.Version, Owner: p.Owner, Metadata: p.Metadata}
 	if !p.StuckAt.IsZero() {
 		at := wireTime(p.StuckAt)
 		out.StuckAt = &at
@@ -236,7 +250,8 @@ func toPaymentHistory(cs []stockade.PaymentChange) paymentHistoryJSON {
 func (p paymentJSON) domain() stockade.Payment {
 	out := stockade.Payment{ID: p.ID, Target: stockade.PaymentTarget{Kind: stockade.PaymentTargetKind(p.Target.Kind), ID: p.Target.ID},
 		Amount: p.Amount, Currency: p.Currency, Status: stockade.PaymentStatus(p.Status), CreatedAt: p.CreatedAt, UpdatedAt: p.UpdatedAt,
-		Resolution: stockade.PaymentResolution(p.Resolution), Order: p.OrderID, Booking: p.BookingID, Version: p.Version, Owner: p.Owner}
+		Resolution: stockade.PaymentResolution(p.Resolution), Order: p.OrderID, Booking: p.BookingID, Version: p.Version, Owner: p.Owner,
+		Metadata: p.Metadata}
 	if p.StuckAt != nil {
 		out.StuckAt = *p.StuckAt
 	}
@@ -414,6 +429,7 @@ type newPaymentJSON struct {
 	Target   paymentTargetJSON `json:"target"`
 	Amount   int64             `json:"amount"`
 	Currency string            `json:"currency"`
+	Metadata stockade.Metadata `json:"metadata,omitempty"`
 }
 
 // outcomeJSON is an outcome as the client sends it: to
@@ -428,7 +444,8 @@ type outcomeJSON struct {
 
 // CreatePayment implements stockade.PaymentService.
 func (c *Client) CreatePayment(ctx context.Context, req stockade.NewPaymentRequest, idem *stockade.Idempotency) (stockade.Payment, error) {
-	in := newPaymentJSON{Target: paymentTargetJSON{Kind: string(req.Target.Kind), ID: req.Target.ID}, Amount: req.Amount, Currency: req.Currency}
+	in := newPaymentJSON{Target: paymentTargetJSON{Kind: string(req.Target.Kind), ID: req.Target.ID}, Amount: req.Amount, Currency: req.Currency,
+		Metadata: req.Metadata}
 	return c.payment(ctx, http.MethodPost, "/v1/payments", in, idem)
 }
 
@@ -449,6 +466,9 @@ func (c *Client) Payments(ctx context.Context, q stockade.PaymentQuery) (stockad
 	}
 	if q.Resolution != "" {
 		v.Set("resolution", q.Resolution)
+	}
+	for k, val := range q.Metadata {
+		v.Set("metadata["+k+"]", val)
 	}
 	var out paymentsJSON
 	if err := c.do(ctx, http.MethodGet, pagePath("/v1/payments", v, q.Cursor, q.Limit), nil, &out, nil); err != nil {

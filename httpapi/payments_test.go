@@ -939,7 +939,7 @@ func FuzzPaymentBody(f *testing.F) {
 		if err != nil {
 			t.Fatalf("the client's body %s is refused: %v", wire, err)
 		}
-		if back != req {
+		if !reflect.DeepEqual(back, req) {
 			t.Fatalf("round trip of %q: %+v, then %+v", body, req, back)
 		}
 	})

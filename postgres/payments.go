@@ -64,7 +64,7 @@ func stuckAt(at time.Time) pgtype.Timestamptz {
 func (t *tx) PaymentInsert(ctx context.Context, p stockade.Payment) error {
 	_, err := t.tx.Exec(ctx, insertPaymentSQL, p.ID, string(p.Target.Kind), p.Target.ID, p.Amount, p.Currency,
 		string(p.Status), string(p.Resolution), p.Order, p.Booking, p.Owner, p.CreatedAt, p.UpdatedAt,
-		stuckAt(p.StuckAt), p.Version)
+		stuckAt(p.StuckAt), p.Version, marshalMetadata(p.Metadata))
 	if err != nil {
 		return t.fail(ctx, fmt.Sprintf("insert payment %q of %s", p.ID, p.Target), err)
 	}
@@ -79,10 +79,14 @@ func scanPayment(row pgx.Row) (stockade.Payment, error) {
 		p                        stockade.Payment
 		kind, status, resolution string
 		stuck                    pgtype.Timestamptz
+		meta                     []byte
 	)
 	err := row.Scan(&p.ID, &kind, &p.Target.ID, &p.Amount, &p.Currency, &status, &resolution, &p.Order, &p.Booking,
-		&p.Owner, &p.CreatedAt, &p.UpdatedAt, &stuck, &p.Version)
+		&p.Owner, &p.CreatedAt, &p.UpdatedAt, &stuck, &p.Version, &meta)
 	if err != nil {
+		return p, err
+	}
+	if err := unmarshalMetadata(meta, &p.Metadata); err != nil {
 		return p, err
 	}
 	p.Target.Kind, p.Status, p.Resolution = stockade.PaymentTargetKind(kind), stockade.PaymentStatus(status), stockade.PaymentResolution(resolution)
@@ -164,6 +168,9 @@ func (t *tx) PaymentList(ctx context.Context, f stockade.PaymentFilter) ([]stock
 	if f.Owner != "" {
 		cond("owner = " + arg(f.Owner) + "::text")
 	}
+	if len(f.Metadata) > 0 {
+		cond("metadata @> " + arg(marshalMetadata(f.Metadata)) + "::jsonb")
+	}
 	if !f.BeforeAt.IsZero() {
 		cond("(created_at, id) < (" + arg(f.BeforeAt) + "::timestamptz, " + arg(f.BeforeID) + "::text)")
 	}
@@ -180,19 +187,10 @@ func (t *tx) PaymentList(ctx context.Context, f stockade.PaymentFilter) ([]stock
 func (t *tx) PaymentLapseCandidates(ctx context.Context, q stockade.PaymentLapseQuery) ([]stockade.PaymentLapseCandidate, error) {
 	rows, _ := t.tx.Query(ctx, paymentLapseCandidatesSQL, q.TargetExpiredBefore, q.After.ExpiresAt, q.After.ID, limitArg(q.Limit, false))
 	cs, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (stockade.PaymentLapseCandidate, error) {
-		var (
-			c                        stockade.PaymentLapseCandidate
-			kind, status, resolution string
-			stuck                    pgtype.Timestamptz
-		)
-		p := &c.Payment
-		err := row.Scan(&p.ID, &kind, &p.Target.ID, &p.Amount, &p.Currency, &status, &resolution, &p.Order, &p.Booking,
-			&p.Owner, &p.CreatedAt, &p.UpdatedAt, &stuck, &p.Version, &c.TargetExpiresAt)
-		p.Target.Kind, p.Status, p.Resolution = stockade.PaymentTargetKind(kind), stockade.PaymentStatus(status), stockade.PaymentResolution(resolution)
-		p.CreatedAt, p.UpdatedAt, c.TargetExpiresAt = p.CreatedAt.UTC(), p.UpdatedAt.UTC(), c.TargetExpiresAt.UTC()
-		if stuck.Valid {
-			p.StuckAt = stuck.Time.UTC()
-		}
+		var c stockade.PaymentLapseCandidate
+		var err error
+		c.Payment, err = scanPayment(lastColumn{row, &c.TargetExpiresAt})
+		c.TargetExpiresAt = c.TargetExpiresAt.UTC()
 		return c, err
 	})
 	if err != nil {
@@ -340,3 +338,12 @@ func paymentStatuses[T any](ctx context.Context, t *tx, what string, kind stocka
 	}
 	return statuses, nil
 }
+
+// lastColumn is a row with one more column than a scan function of a
+// record reads: the scan reads the record's, and the last goes into dest.
+type lastColumn struct {
+	pgx.Row
+	dest any
+}
+
+func (r lastColumn) Scan(dest ...any) error { return r.Row.Scan(append(dest, r.dest)...) }

@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 	"time"
@@ -56,7 +57,7 @@ func stuckMicros(at time.Time) any {
 func (t *tx) PaymentInsert(ctx context.Context, p stockade.Payment) error {
 	_, err := t.tx.ExecContext(ctx, insertPaymentSQL, p.ID, string(p.Target.Kind), p.Target.ID, p.Amount, p.Currency,
 		string(p.Status), string(p.Resolution), p.Order, p.Booking, p.Owner, micros(p.CreatedAt), micros(p.UpdatedAt),
-		stuckMicros(p.StuckAt), p.Version)
+		stuckMicros(p.StuckAt), p.Version, marshalMetadata(p.Metadata))
 	if err == nil {
 		return nil
 	}
@@ -76,10 +77,14 @@ func scanPayment(row rowScanner) (stockade.Payment, error) {
 		kind, status, resolution string
 		created, updated         int64
 		stuck                    sql.NullInt64
+		meta                     string
 	)
 	err := row.Scan(&p.ID, &kind, &p.Target.ID, &p.Amount, &p.Currency, &status, &resolution, &p.Order, &p.Booking,
-		&p.Owner, &created, &updated, &stuck, &p.Version)
+		&p.Owner, &created, &updated, &stuck, &p.Version, &meta)
 	if err != nil {
+		return p, err
+	}
+	if err := unmarshalMetadata(meta, &p.Metadata); err != nil {
 		return p, err
 	}
 	p.Target.Kind, p.Status, p.Resolution = stockade.PaymentTargetKind(kind), stockade.PaymentStatus(status), stockade.PaymentResolution(resolution)
@@ -145,6 +150,9 @@ func (t *tx) PaymentList(ctx context.Context, f stockade.PaymentFilter) ([]stock
 	}
 	if f.Owner != "" {
 		cond(`owner = ?`, f.Owner)
+	}
+	for _, k := range slices.Sorted(maps.Keys(f.Metadata)) {
+		cond(`json_extract(metadata, ?) = ?`, `$."`+k+`"`, f.Metadata[k])
 	}
 	if !f.BeforeAt.IsZero() {
 		cond(`(created_at, id) < (?, ?)`, micros(f.BeforeAt), f.BeforeID)

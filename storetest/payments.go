@@ -117,7 +117,7 @@ func checkPayment(t *testing.T, got, want stockade.Payment) {
 	g, w := got, want
 	g.CreatedAt, g.UpdatedAt, g.StuckAt = time.Time{}, time.Time{}, time.Time{}
 	w.CreatedAt, w.UpdatedAt, w.StuckAt = time.Time{}, time.Time{}, time.Time{}
-	if g != w {
+	if !reflect.DeepEqual(g, w) {
 		t.Errorf("payment = %+v, want %+v", got, want)
 	}
 }

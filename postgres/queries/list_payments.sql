@@ -4,5 +4,5 @@
 -- id DESC and LIMIT, so that each combination gets a plan that reads one
 -- of the payments_*created indexes backwards.
 SELECT id, target_kind, target_id, amount, currency, status, resolution, order_id, booking_id,
-	owner, created_at, updated_at, stuck_at, version
+	owner, created_at, updated_at, stuck_at, version, metadata
 FROM payments
