@@ -298,10 +298,9 @@ func TestLocationStockClient(t *testing.T) {
 }
 
 // TestMetadataOverHTTP: metadata goes in with a reservation, a hold or a
-// payment,
-// comes back in its views and its order's or booking's, filters the lists as metadata[KEY]=VALUE, the
-// client sends and reads it, and bad metadata is a 400 that changes
-// nothing.
+// payment, comes back in its views and in its order's or booking's,
+// filters the lists as metadata[KEY]=VALUE, the client sends and reads it,
+// and bad metadata is a 400 that changes nothing.
 func TestMetadataOverHTTP(t *testing.T) {
 	t.Parallel()
 	a := newAPI(t, nil)
