@@ -322,7 +322,16 @@ func (c *Consumer) applyOutcome(ctx context.Context, msg jetstream.Msg) error {
 	if err := dec.Decode(&o); err != nil {
 		return stockade.Errorf(stockade.EInvalid, `body: want {"event_id": …, "payment_id": …, "status": …, "reason": …}: `+err.Error())
 	}
-	if _, err := payments.ApplyOutcome(ctx, o, "jetstream"); err != nil {
+	_, err := payments.ApplyOutcome(ctx, o, "jetstream")
+	var ignored *stockade.IgnoredOutcome
+	switch {
+	case errors.As(err, &ignored):
+		// It contradicts an earlier outcome: the payment's history
+		// records it, and it changes nothing. It is acknowledged as the
+		// webhook answers it 200: no delivery of it will ever do more.
+		c.opts.Logger.Info("events: an outcome was ignored", "subject", msg.Subject(), "payment", o.PaymentID,
+			"event_id", o.EventID, "reason", ignored.Err.Message)
+	case err != nil:
 		return err
 	}
 	c.applied.Add(1)

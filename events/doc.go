@@ -35,8 +35,10 @@
 // effect: that record is the command's inbox row, so a redelivery, or a
 // duplicate a producer sent, changes nothing. A payment outcome has an
 // inbox of its own, by the outcome's event id. The message is acknowledged
-// (and the acknowledgement confirmed) only after the commit. A command
-// that can never apply (unknown, malformed, a reservation missing or in
+// (and the acknowledgement confirmed) only after the commit. An outcome
+// that contradicts an earlier one is recorded in the payment's history as
+// ignored (stockade.IgnoredOutcome) and acknowledged, counted as applied.
+// A command that can never apply (unknown, malformed, a reservation missing or in
 // the wrong state) goes to the dead letters at once, with its reason; one
 // that fails for a reason that may pass is delivered again, with a
 // growing delay, and goes to the dead letters after MaxDeliver tries.
