@@ -148,16 +148,33 @@ func listQuery(r *http.Request) (stockade.ListQuery, error) {
 		case "created_before":
 			return timeParam(name, v, &q.CreatedBefore)
 		}
-		if key, ok := strings.CutPrefix(name, "metadata["); ok && strings.HasSuffix(key, "]") {
-			if q.Metadata == nil {
-				q.Metadata = stockade.Metadata{}
-			}
-			q.Metadata[strings.TrimSuffix(key, "]")] = v
+		if metadataParam(name, v, &q.Metadata) {
 			return nil
 		}
 		return invalidf("query: unknown parameter %q (want status, created_after, created_before, metadata[KEY], cursor, limit)", name)
 	})
 	return q, err
+}
+
+// metadataParam reads a list's metadata filter, the query parameter
+// metadata[KEY]=VALUE, into m, and reports whether name was one.
+func metadataParam(name, v string, m *stockade.Metadata) bool {
+	key, ok := strings.CutPrefix(name, "metadata[")
+	if !ok || !strings.HasSuffix(key, "]") {
+		return false
+	}
+	if *m == nil {
+		*m = stockade.Metadata{}
+	}
+	(*m)[strings.TrimSuffix(key, "]")] = v
+	return true
+}
+
+// setMetadataParams writes m into v as metadataParam reads it.
+func setMetadataParams(v url.Values, m stockade.Metadata) {
+	for k, val := range m {
+		v.Set("metadata["+k+"]", val)
+	}
 }
 
 // The JSON documents.
@@ -541,8 +558,6 @@ func listPath(path string, q stockade.ListQuery) string {
 	if !q.CreatedBefore.IsZero() {
 		v.Set("created_before", q.CreatedBefore.Format(time.RFC3339Nano))
 	}
-	for k, val := range q.Metadata {
-		v.Set("metadata["+k+"]", val)
-	}
+	setMetadataParams(v, q.Metadata)
 	return pagePath(path, v, q.Cursor, q.Limit)
 }

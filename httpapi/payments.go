@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
-	"strings"
 	"time"
 
 	"github.com/stockade/stockade"
@@ -152,11 +151,7 @@ func paymentQuery(r *http.Request) (stockade.PaymentQuery, error) {
 			}
 			return nil
 		}
-		if key, ok := strings.CutPrefix(name, "metadata["); ok && strings.HasSuffix(key, "]") {
-			if q.Metadata == nil {
-				q.Metadata = stockade.Metadata{}
-			}
-			q.Metadata[strings.TrimSuffix(key, "]")] = v
+		if metadataParam(name, v, &q.Metadata) {
 			return nil
 		}
 		return invalidf("query: unknown parameter %q (want status, stuck, resolution, metadata[KEY], cursor, limit)", name)
@@ -467,9 +462,7 @@ func (c *Client) Payments(ctx context.Context, q stockade.PaymentQuery) (stockad
 	if q.Resolution != "" {
 		v.Set("resolution", q.Resolution)
 	}
-	for k, val := range q.Metadata {
-		v.Set("metadata["+k+"]", val)
-	}
+	setMetadataParams(v, q.Metadata)
 	var out paymentsJSON
 	if err := c.do(ctx, http.MethodGet, pagePath("/v1/payments", v, q.Cursor, q.Limit), nil, &out, nil); err != nil {
 		return stockade.PaymentPage{}, err

@@ -34,11 +34,7 @@ func listWhere(f stockade.ListFilter) (string, []any) {
 	if f.ShowID != "" {
 		cond(`show_id = ?`, f.ShowID)
 	}
-	// Metadata keys hold no quote nor backslash (Metadata.Validate), so
-	// each names its JSON path as is.
-	for _, k := range slices.Sorted(maps.Keys(f.Metadata)) {
-		cond(`json_extract(metadata, ?) = ?`, `$."`+k+`"`, f.Metadata[k])
-	}
+	metadataConds(f.Metadata, cond)
 	if f.Owner != "" {
 		cond(`owner = ?`, f.Owner)
 	}
@@ -57,6 +53,15 @@ func listWhere(f stockade.ListFilter) (string, []any) {
 	}
 	q.WriteString(`ORDER BY created_at DESC, id DESC LIMIT ?`)
 	return q.String(), append(args, f.Limit)
+}
+
+// metadataConds adds to a list's WHERE, through cond, one condition per
+// pair of a metadata filter, in key order. Metadata keys hold no quote nor
+// backslash (Metadata.Validate), so each names its JSON path as is.
+func metadataConds(m stockade.Metadata, cond func(expr string, vs ...any)) {
+	for _, k := range slices.Sorted(maps.Keys(m)) {
+		cond(`json_extract(metadata, ?) = ?`, `$."`+k+`"`, m[k])
+	}
 }
 
 func (t *tx) ReservationList(ctx context.Context, f stockade.ListFilter) ([]stockade.Reservation, error) {

@@ -5,7 +5,6 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
-	"maps"
 	"slices"
 	"strings"
 	"time"
@@ -151,9 +150,7 @@ func (t *tx) PaymentList(ctx context.Context, f stockade.PaymentFilter) ([]stock
 	if f.Owner != "" {
 		cond(`owner = ?`, f.Owner)
 	}
-	for _, k := range slices.Sorted(maps.Keys(f.Metadata)) {
-		cond(`json_extract(metadata, ?) = ?`, `$."`+k+`"`, f.Metadata[k])
-	}
+	metadataConds(f.Metadata, cond)
 	if !f.BeforeAt.IsZero() {
 		cond(`(created_at, id) < (?, ?)`, micros(f.BeforeAt), f.BeforeID)
 	}
