@@ -134,6 +134,17 @@ func listCursor(tag byte, at time.Time, id string) string {
 	return cursorEncoding.EncodeToString(append(b, id...))
 }
 
+// cutPage cuts rows, read one more than a page of limit holds, to the
+// page, and returns with it the cursor of the page after it (listCursor
+// of its last row, at and id by key), or "" when rows held no more.
+func cutPage[T any](rows []T, limit int, tag byte, key func(T) (time.Time, string)) ([]T, string) {
+	if len(rows) <= limit {
+		return rows, ""
+	}
+	at, id := key(rows[limit-1])
+	return rows[:limit], listCursor(tag, at, id)
+}
+
 // parseListCursor returns the time and id a cursor made by listCursor
 // with tag holds, or zeros for the empty cursor (the first page).
 // Anything else is refused with EInvalid.

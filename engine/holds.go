@@ -777,10 +777,7 @@ func (e *Engine) Holds(ctx context.Context, q stockade.ListQuery) (stockade.Hold
 			return stockade.HoldPage{}, err
 		}
 		page := stockade.HoldPage{Holds: hs}
-		if limit := f.Limit - 1; len(hs) > limit {
-			last := hs[limit-1]
-			page.Holds, page.Next = hs[:limit], listCursor(holdCursorTag, last.CreatedAt, last.ID)
-		}
+		page.Holds, page.Next = cutPage(hs, f.Limit-1, holdCursorTag, func(x stockade.Hold) (time.Time, string) { return x.CreatedAt, x.ID })
 		return page, nil
 	})
 }
@@ -806,10 +803,7 @@ func (e *Engine) Bookings(ctx context.Context, q stockade.ListQuery) (stockade.B
 			return stockade.BookingPage{}, err
 		}
 		page := stockade.BookingPage{Bookings: bs}
-		if limit := f.Limit - 1; len(bs) > limit {
-			last := bs[limit-1]
-			page.Bookings, page.Next = bs[:limit], listCursor(bookingCursorTag, last.CreatedAt, last.ID)
-		}
+		page.Bookings, page.Next = cutPage(bs, f.Limit-1, bookingCursorTag, func(x stockade.Booking) (time.Time, string) { return x.CreatedAt, x.ID })
 		return page, nil
 	})
 }

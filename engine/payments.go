@@ -626,10 +626,7 @@ func (e *Engine) Payments(ctx context.Context, q stockade.PaymentQuery) (stockad
 			return stockade.PaymentPage{}, err
 		}
 		page := stockade.PaymentPage{Payments: ps}
-		if limit := f.Limit - 1; len(ps) > limit {
-			last := ps[limit-1]
-			page.Payments, page.Next = ps[:limit], listCursor(paymentCursorTag, last.CreatedAt, last.ID)
-		}
+		page.Payments, page.Next = cutPage(ps, f.Limit-1, paymentCursorTag, func(x stockade.Payment) (time.Time, string) { return x.CreatedAt, x.ID })
 		return page, nil
 	})
 }

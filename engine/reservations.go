@@ -556,10 +556,7 @@ func (e *Engine) Reservations(ctx context.Context, q stockade.ListQuery) (stocka
 			return stockade.ReservationPage{}, err
 		}
 		page := stockade.ReservationPage{Reservations: rs}
-		if limit := f.Limit - 1; len(rs) > limit {
-			last := rs[limit-1]
-			page.Reservations, page.Next = rs[:limit], listCursor(reservationCursorTag, last.CreatedAt, last.ID)
-		}
+		page.Reservations, page.Next = cutPage(rs, f.Limit-1, reservationCursorTag, func(x stockade.Reservation) (time.Time, string) { return x.CreatedAt, x.ID })
 		return page, nil
 	})
 }
@@ -583,10 +580,7 @@ func (e *Engine) Orders(ctx context.Context, q stockade.ListQuery) (stockade.Ord
 			return stockade.OrderPage{}, err
 		}
 		page := stockade.OrderPage{Orders: os}
-		if limit := f.Limit - 1; len(os) > limit {
-			last := os[limit-1]
-			page.Orders, page.Next = os[:limit], listCursor(orderCursorTag, last.CreatedAt, last.ID)
-		}
+		page.Orders, page.Next = cutPage(os, f.Limit-1, orderCursorTag, func(x stockade.Order) (time.Time, string) { return x.CreatedAt, x.ID })
 		return page, nil
 	})
 }

@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/stockade/stockade"
 )
@@ -390,10 +391,7 @@ func (e *Engine) Shows(ctx context.Context, q stockade.ListQuery) (stockade.Show
 			return stockade.ShowPage{}, err
 		}
 		page := stockade.ShowPage{Shows: ss}
-		if limit := f.Limit - 1; len(ss) > limit {
-			last := ss[limit-1]
-			page.Shows, page.Next = ss[:limit], listCursor(showCursorTag, last.CreatedAt, last.ID)
-		}
+		page.Shows, page.Next = cutPage(ss, f.Limit-1, showCursorTag, func(x stockade.Show) (time.Time, string) { return x.CreatedAt, x.ID })
 		return page, nil
 	})
 }
