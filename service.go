@@ -9,13 +9,14 @@ import (
 // the engine implements, one value for all of it. Its parts are
 // interfaces of their own, so that a caller that needs one part takes
 // only that part: the stock (StockService), the seats of events
-// (BookingService), the payments (PaymentService) and the API keys
-// (KeyService).
+// (BookingService), the payments (PaymentService), the API keys
+// (KeyService) and the outbound webhooks (WebhookService).
 type Service interface {
 	StockService
 	BookingService
 	PaymentService
 	KeyService
+	WebhookService
 }
 
 // StockService is the inventory part of Service: locations, stock levels,

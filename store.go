@@ -327,6 +327,7 @@ type Tx interface {
 
 	BookingTx
 	PaymentTx
+	WebhookTx
 }
 
 // PaymentTx is the part of a transaction that keeps payments, their
@@ -836,4 +837,74 @@ type SeatChangeFilter struct {
 	Area    string
 	AfterID int64 // rows with a larger id
 	Limit   int   // at most this many; 0 for all
+}
+
+// WebhookTx is the part of a transaction that keeps outbound webhooks:
+// the endpoints, and the deliveries of events to them. Every method
+// returns *Error with ENotFound for a missing row where it says so; other
+// errors are internal (or wrap ErrConflict).
+type WebhookTx interface {
+	// WebhookEndpointInsert stores a new endpoint. An id in use wraps
+	// ErrConflict.
+	WebhookEndpointInsert(ctx context.Context, ep WebhookEndpoint) error
+
+	// WebhookEndpointGet returns an endpoint (ENotFound if there is
+	// none), locking its row with q.Lock.
+	WebhookEndpointGet(ctx context.Context, q ByID) (WebhookEndpoint, error)
+
+	// WebhookEndpointList returns up to limit endpoints with an id greater
+	// than after, in id order.
+	WebhookEndpointList(ctx context.Context, after string, limit int) ([]WebhookEndpoint, error)
+
+	// WebhookEndpointUpdate writes ep's URL, events, description,
+	// disabled state and reason, secrets, update time and version over the
+	// endpoint with ep's id if its version is ep.Version-1, and reports
+	// whether it was.
+	WebhookEndpointUpdate(ctx context.Context, ep WebhookEndpoint) (bool, error)
+
+	// WebhookEndpointDelete deletes an endpoint and its deliveries, and
+	// reports whether there was one.
+	WebhookEndpointDelete(ctx context.Context, id string) (bool, error)
+
+	// WebhookDeliveryInsert stores new deliveries, giving each its Seq
+	// in the order given. An id in use wraps ErrConflict.
+	WebhookDeliveryInsert(ctx context.Context, ds ...WebhookDelivery) error
+
+	// WebhookDeliveryGet returns a delivery of an endpoint (ENotFound if
+	// the endpoint has none with that id).
+	WebhookDeliveryGet(ctx context.Context, endpointID, id string) (WebhookDelivery, error)
+
+	// WebhookDeliveryHeads returns the first pending delivery (by Seq) of
+	// each aggregate of q's endpoint, those of them due at q.Before
+	// (NextAttemptAt at or before it), in (NextAttemptAt, Seq) order, at
+	// most q.Limit. Which of them to try is the caller's: a later
+	// delivery of an aggregate is never among them while an earlier one
+	// is pending, which keeps an aggregate's deliveries in order.
+	WebhookDeliveryHeads(ctx context.Context, q WebhookHeadQuery) ([]WebhookDelivery, error)
+
+	// WebhookDeliveryUpdate writes d's status, attempts, next attempt,
+	// retry bound, last answer and version over the delivery with d's id if
+	// its version is d.Version-1, and reports whether it was.
+	WebhookDeliveryUpdate(ctx context.Context, d WebhookDelivery) (bool, error)
+
+	// WebhookDeliveryList returns the deliveries of f's endpoint that
+	// match f, newest first (by Seq, descending).
+	WebhookDeliveryList(ctx context.Context, f WebhookDeliveryFilter) ([]WebhookDelivery, error)
+}
+
+// WebhookHeadQuery selects the deliveries of WebhookTx.WebhookDeliveryHeads.
+type WebhookHeadQuery struct {
+	EndpointID string
+	Before     time.Time
+	Limit      int
+}
+
+// WebhookDeliveryFilter selects deliveries for WebhookDeliveryList.
+type WebhookDeliveryFilter struct {
+	EndpointID string
+	// Status keeps those in one status; empty for all.
+	Status WebhookDeliveryStatus
+	// BeforeSeq keeps those with a smaller Seq; 0 for no bound.
+	BeforeSeq int64
+	Limit     int
 }

@@ -127,6 +127,14 @@ type Options struct {
 	// Default: 1s.
 	EventPoll time.Duration
 
+	// WebhookPrivate lets webhook endpoints name loopback, private and
+	// link-local hosts (stockade.WebhookHostAllowed); without it they are
+	// refused, so that an admin key cannot make the service call its own
+	// network. The sender checks the addresses it connects to as well
+	// (webhook.Options.AllowPrivate): give both the same value.
+	// Default: false.
+	WebhookPrivate bool
+
 	// Now tells the time for expiries and records.
 	// Default: time.Now.
 	Now func() time.Time

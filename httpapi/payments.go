@@ -364,7 +364,7 @@ func (s *Server) paymentWebhook(w http.ResponseWriter, r *http.Request) {
 		s.writeBadRequest(w, r, err)
 		return
 	}
-	if err := verifyWebhook(r.Header, body, s.opts.WebhookSecrets, time.Now(), s.opts.WebhookTolerance); err != nil {
+	if err := VerifyWebhook(r.Header, body, s.opts.WebhookSecrets, time.Now(), s.opts.WebhookTolerance); err != nil {
 		w.Header().Set("WWW-Authenticate", webhookChallenge)
 		s.writeError(w, r, err)
 		return

@@ -884,13 +884,13 @@ func TestSignWebhook(t *testing.T) {
 		t.Errorf("SignWebhook = %q, want %q", sig, want)
 	}
 	h := map[string][]string{headerSignature: {sig}}
-	if err := verifyWebhook(h, body, [][]byte{[]byte("whsec_x")}, at, time.Minute); err != nil {
+	if err := VerifyWebhook(h, body, [][]byte{[]byte("whsec_x")}, at, time.Minute); err != nil {
 		t.Errorf("verify its own signature: %v", err)
 	}
-	if err := verifyWebhook(h, body, [][]byte{[]byte("whsec_y"), []byte("whsec_x")}, at.Add(59*time.Second), time.Minute); err != nil {
+	if err := VerifyWebhook(h, body, [][]byte{[]byte("whsec_y"), []byte("whsec_x")}, at.Add(59*time.Second), time.Minute); err != nil {
 		t.Errorf("verify with the secret second, within the tolerance: %v", err)
 	}
-	if err := verifyWebhook(h, append(body, ' '), [][]byte{[]byte("whsec_x")}, at, time.Minute); stockade.ErrorCode(err) != stockade.EUnauthenticated {
+	if err := VerifyWebhook(h, append(body, ' '), [][]byte{[]byte("whsec_x")}, at, time.Minute); stockade.ErrorCode(err) != stockade.EUnauthenticated {
 		t.Errorf("verify another body: %v", err)
 	}
 }
@@ -973,7 +973,7 @@ func FuzzWebhookSignature(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, header string) {
 		h := http.Header{headerSignature: {header}}
-		err := verifyWebhook(h, body, [][]byte{secret}, now, 5*time.Minute)
+		err := VerifyWebhook(h, body, [][]byte{secret}, now, 5*time.Minute)
 		if err == nil {
 			sig, _ := parseSignature(h)
 			if sig.t != "1900000000" || !slices.ContainsFunc(sig.macs, func(m []byte) bool { return hex.EncodeToString(m) == v1 }) {

@@ -33,7 +33,7 @@ import (
 // secrets on the server, let a secret be rotated without a request being
 // refused. Entries other than t and v1 are ignored, for schemes to come.
 //
-// Here, the scheme: SignWebhook and verifyWebhook. The route itself, its
+// Here, the scheme: SignWebhook and VerifyWebhook. The route itself, its
 // body and Client.Webhook are payments.go's.
 
 // webhookPath is the route of the payment webhook.
@@ -49,19 +49,10 @@ const webhookChallenge = headerSignature
 // SignWebhook returns the Stockade-Signature header value of a webhook
 // request whose body is body, signed with secret at the time at:
 // "t=<unix seconds>,v1=<lowercase hex HMAC-SHA256 of "<t>.<body>">". The
-// body must be sent byte for byte as signed.
+// body must be sent byte for byte as signed. stockade.SignWebhook signs
+// with several secrets.
 func SignWebhook(secret []byte, body []byte, at time.Time) string {
-	t := strconv.FormatInt(at.Unix(), 10)
-	return "t=" + t + ",v1=" + hex.EncodeToString(webhookMAC(secret, t, body))
-}
-
-// webhookMAC is the HMAC-SHA256, keyed with secret, of "<t>.<body>".
-func webhookMAC(secret []byte, t string, body []byte) []byte {
-	m := hmac.New(sha256.New, secret)
-	m.Write([]byte(t))
-	m.Write([]byte{'.'})
-	m.Write(body)
-	return m.Sum(nil)
+	return stockade.SignWebhook(body, at, secret)
 }
 
 // signature is a Stockade-Signature header value, parsed.
@@ -114,18 +105,20 @@ func parseSignature(h http.Header) (signature, error) {
 	return sig, nil
 }
 
-// verifyWebhook checks the signature of a webhook request whose body is
-// body against secrets, at now with tolerance. It is nil if a v1
+// VerifyWebhook checks the signature of a webhook request whose body is
+// body against secrets, at now with tolerance: the payment webhook's
+// check, and the one a receiver written in Go makes of the deliveries of
+// an outbound webhook endpoint, with the endpoint's secret. It is nil if a v1
 // signature matches with a secret and the signed time is within tolerance
 // of now; otherwise EUnauthenticated saying which check failed.
-func verifyWebhook(h http.Header, body []byte, secrets [][]byte, now time.Time, tolerance time.Duration) error {
+func VerifyWebhook(h http.Header, body []byte, secrets [][]byte, now time.Time, tolerance time.Duration) error {
 	sig, err := parseSignature(h)
 	if err != nil {
 		return err
 	}
 	matched := false
 	for _, secret := range secrets {
-		want := webhookMAC(secret, sig.t, body)
+		want := stockade.WebhookMAC(secret, sig.t, body)
 		for _, mac := range sig.macs {
 			if hmac.Equal(mac, want) {
 				matched = true

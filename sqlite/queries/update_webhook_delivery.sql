@@ -1,0 +1,8 @@
+-- Write ?2 status, ?3 attempts, ?4 next_attempt_at (NULL for none), ?5
+-- retry_until, ?6 last_attempt_at (NULL for none), ?7 last_code, ?8
+-- last_error and ?9 version over webhook delivery ?1 (id) if its version
+-- is ?9 - 1.
+UPDATE webhook_deliveries
+SET status = ?2, attempts = ?3, next_attempt_at = ?4, retry_until = ?5, last_attempt_at = ?6,
+    last_code = ?7, last_error = ?8, version = ?9
+WHERE id = ?1 AND version = ?9 - 1;
