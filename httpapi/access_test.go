@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/stockade/stockade"
+	"github.com/stockade/stockade/engine"
 	"github.com/stockade/stockade/lock/memlock"
 )
 
@@ -53,7 +54,10 @@ func bearerOf(secret string) string { return "Authorization: Bearer " + secret }
 // order, a hold and a booking of the storefront key, on the show "gala",
 // the pending payment of another reservation of the storefront key, and
 // the spare key.
-type fixture struct{ reservation, order, hold, booking, payment, key string }
+type fixture struct {
+	reservation, order, hold, booking, payment, key string
+	endpoint, delivery                              string // a webhook endpoint, and a delivery of it that failed
+}
 
 // example is a request to a route that its allowed roles can make with
 // success, and the status of that success.
@@ -132,10 +136,28 @@ var examples = map[string]func(f fixture) example{
 	"POST /v1/keys":         func(fixture) example { return example{"/v1/keys", `{"name":"new","role":"reader"}`, 201} },
 	"GET /v1/keys":          func(fixture) example { return example{"/v1/keys", "", 200} },
 	"DELETE /v1/keys/{id}":  func(f fixture) example { return example{"/v1/keys/" + f.key, "", 200} },
-	"GET /healthz":          func(fixture) example { return example{"/healthz", "", 200} },
-	"GET /readyz":           func(fixture) example { return example{"/readyz", "", 200} },
-	"GET /metrics":          func(fixture) example { return example{"/metrics", "", 200} },
-	"GET /openapi.json":     func(fixture) example { return example{"/openapi.json", "", 200} },
+	"POST /v1/webhook-endpoints": func(fixture) example {
+		return example{"/v1/webhook-endpoints", `{"url":"https://shop.example/hooks","events":["order.committed"]}`, 201}
+	},
+	"GET /v1/webhook-endpoints":      func(fixture) example { return example{"/v1/webhook-endpoints?limit=5", "", 200} },
+	"GET /v1/webhook-endpoints/{id}": func(f fixture) example { return example{"/v1/webhook-endpoints/" + f.endpoint, "", 200} },
+	"PATCH /v1/webhook-endpoints/{id}": func(f fixture) example {
+		return example{"/v1/webhook-endpoints/" + f.endpoint, `{"disabled":true,"description":"paused"}`, 200}
+	},
+	"DELETE /v1/webhook-endpoints/{id}": func(f fixture) example { return example{"/v1/webhook-endpoints/" + f.endpoint, "", 200} },
+	"POST /v1/webhook-endpoints/{id}/rotate-secret": func(f fixture) example {
+		return example{"/v1/webhook-endpoints/" + f.endpoint + "/rotate-secret", `{"overlap_seconds":3600}`, 200}
+	},
+	"GET /v1/webhook-endpoints/{id}/deliveries": func(f fixture) example {
+		return example{"/v1/webhook-endpoints/" + f.endpoint + "/deliveries?status=failed", "", 200}
+	},
+	"POST /v1/webhook-endpoints/{id}/deliveries/{delivery}/redeliver": func(f fixture) example {
+		return example{"/v1/webhook-endpoints/" + f.endpoint + "/deliveries/" + f.delivery + "/redeliver", "", 200}
+	},
+	"GET /healthz":      func(fixture) example { return example{"/healthz", "", 200} },
+	"GET /readyz":       func(fixture) example { return example{"/readyz", "", 200} },
+	"GET /metrics":      func(fixture) example { return example{"/metrics", "", 200} },
+	"GET /openapi.json": func(fixture) example { return example{"/openapi.json", "", 200} },
 }
 
 // exampleHeaders are the header lines an example needs besides the key,
@@ -166,6 +188,7 @@ func keyedAPI(t *testing.T) (*api, keys, fixture) {
 	a.must(200, "PUT", "/v1/locations/east", `{"name":"East","lat":40.71,"lon":-74.01}`, admin)
 	a.must(200, "PUT", "/v1/stock/widget/east", `{"on_hand":10}`, admin)
 	f := fixture{key: ks.spare}
+	f.endpoint = a.must(201, "POST", "/v1/webhook-endpoints", `{"url":"https://shop.example/hooks","events":["*"]}`, admin).id(t)
 	f.reservation = a.must(201, "POST", "/v1/reservations", `{"lines":[{"sku":"widget","quantity":1}]}`, bearerOf(ks.storefront)).id(t)
 	f.order = a.must(201, "POST", "/v1/orders", `{"lines":[{"sku":"widget","quantity":1}]}`, bearerOf(ks.storefront)).id(t)
 	a.must(200, "PUT", "/v1/shows/gala", `{"name":"Gala","rows":[{"section":"stalls","row":"A","first":1,"last":10}],"areas":[{"name":"standing","capacity":50}]}`, admin)
@@ -175,7 +198,27 @@ func keyedAPI(t *testing.T) (*api, keys, fixture) {
 	paid := a.must(201, "POST", "/v1/reservations", `{"lines":[{"sku":"widget","quantity":1}]}`, bearerOf(ks.storefront)).id(t)
 	f.payment = a.must(201, "POST", "/v1/payments", `{"target":{"kind":"reservation","id":"`+paid+`"},"amount":1250,"currency":"EUR"}`,
 		bearerOf(ks.storefront)).id(t)
+	f.delivery = failedDelivery(t, a.eng, f.endpoint)
 	return a, ks, f
+}
+
+// failedDelivery makes the events so far into deliveries to endpoint,
+// and fails one as a sender would on a refusal, without a receiver.
+func failedDelivery(t *testing.T, eng *engine.Engine, endpoint string) string {
+	t.Helper()
+	ctx := sys(t)
+	if _, err := eng.FanOutWebhooks(ctx, stockade.WebhookFanOut{Limit: 1000, RetryFor: time.Hour}); err != nil {
+		t.Fatal(err)
+	}
+	_, ds, err := eng.ClaimWebhookDeliveries(ctx, stockade.WebhookClaim{EndpointID: endpoint, Limit: 1, Lease: time.Minute})
+	if err != nil || len(ds) != 1 {
+		t.Fatalf("claim a delivery: %v, %d claimed", err, len(ds))
+	}
+	ok, err := eng.RecordWebhookAttempt(ctx, ds[0], stockade.WebhookAttempt{Result: stockade.WebhookRefused, Code: 400, Error: "refused"})
+	if err != nil || !ok {
+		t.Fatalf("record the attempt: %v, %v", ok, err)
+	}
+	return ds[0].ID
 }
 
 // everything is the whole state of a's store as the service sees it:
@@ -199,6 +242,11 @@ func (a *api) everything() string {
 	add(a.eng.Reservations(ctx, stockade.ListQuery{Limit: stockade.MaxListLimit}))
 	add(a.eng.Orders(ctx, stockade.ListQuery{Limit: stockade.MaxListLimit}))
 	add(a.eng.Keys(ctx, stockade.KeyQuery{Limit: stockade.MaxKeyLimit}))
+	eps, err := a.eng.WebhookEndpoints(ctx, stockade.WebhookEndpointQuery{Limit: stockade.MaxWebhookLimit})
+	add(eps, err)
+	for _, ep := range eps.Endpoints {
+		add(a.eng.WebhookDeliveries(ctx, ep.ID, stockade.WebhookDeliveryQuery{Limit: stockade.MaxWebhookLimit}))
+	}
 	add(a.eng.Show(ctx, "gala"))
 	add(a.eng.Seats(ctx, "gala", stockade.SeatQuery{Limit: stockade.MaxSeatLimit}))
 	add(a.eng.Payments(ctx, stockade.PaymentQuery{Limit: stockade.MaxListLimit}))

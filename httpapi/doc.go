@@ -34,6 +34,7 @@
 //	shows.go     shows, their seats and seat history, holds and bookings: /v1/shows, /v1/holds, /v1/bookings
 //	payments.go  payments, their outcomes and the webhook's route: /v1/payments
 //	keys.go      API keys: /v1/keys
+//	webhooks.go  outbound webhook endpoints and their deliveries: /v1/webhook-endpoints
 //	events.go    the feed of domain events and its stream: /v1/events
 //	locks.go     the lock inspector's view: /v1/locks
 //
@@ -42,7 +43,7 @@
 //	routes.go       every route on one page, with the roles that may call it
 //	server.go       Options, NewServer and ServeHTTP: request ids, deadlines, the log line, /healthz, /readyz
 //	auth.go         API keys on requests: roles, the key cache, rate limits
-//	webhook.go      the webhook's signature: SignWebhook and its check
+//	webhook.go      the payment webhook's signature: SignWebhook and VerifyWebhook
 //	decode.go       reading a request: strict JSON, query parameters, ids in the path
 //	views.go        what the JSON documents share: times, lists
 //	idempotency.go  Idempotency-Key, and call, through which every handler reaches the service

@@ -405,11 +405,20 @@ func TestOpenAPIDocument(t *testing.T) {
 // Mutating operations that store nothing under an Idempotency-Key, and
 // so never answer with Idempotent-Replayed nor 422.
 var notReplayed = map[string]string{
-	"POST /v1/keys":                   "refuses an Idempotency-Key: replaying would mean keeping the secret",
-	"DELETE /v1/keys/{id}":            "checks the Idempotency-Key, but revoking is idempotent by itself",
-	"POST /v1/payments/{id}/outcomes": "checks the Idempotency-Key, but the event id makes an outcome idempotent",
-	"POST /v1/payments/webhook":       "checks the Idempotency-Key, but the event id makes an outcome idempotent",
+	"POST /v1/keys":                                                   "refuses an Idempotency-Key: replaying would mean keeping the secret",
+	"DELETE /v1/keys/{id}":                                            "checks the Idempotency-Key, but revoking is idempotent by itself",
+	"POST /v1/payments/{id}/outcomes":                                 "checks the Idempotency-Key, but the event id makes an outcome idempotent",
+	"POST /v1/payments/webhook":                                       "checks the Idempotency-Key, but the event id makes an outcome idempotent",
+	"POST /v1/webhook-endpoints":                                      "refuses an Idempotency-Key: replaying would mean keeping the secret",
+	"POST /v1/webhook-endpoints/{id}/rotate-secret":                   "refuses an Idempotency-Key: replaying would mean keeping the secret",
+	"PATCH /v1/webhook-endpoints/{id}":                                "checks the Idempotency-Key, but a change sets a state, which a repeat sets again",
+	"DELETE /v1/webhook-endpoints/{id}":                               "checks the Idempotency-Key, but a repeat finds nothing to delete (404)",
+	"POST /v1/webhook-endpoints/{id}/deliveries/{delivery}/redeliver": "checks the Idempotency-Key, but a repeat finds the delivery pending (409)",
 }
+
+// refusesKey are the mutating operations that refuse an Idempotency-Key
+// (400): their answers hold a secret shown once.
+var refusesKey = []string{"POST /v1/keys", "POST /v1/webhook-endpoints", "POST /v1/webhook-endpoints/{id}/rotate-secret"}
 
 // signedBy names the security scheme of the operations that need no API
 // key because their body is signed: the payment webhook.
@@ -461,7 +470,7 @@ func checkOperation(t *testing.T, name string, op *v3.Operation) {
 	if !params["header X-Request-Id"] {
 		t.Errorf("%s: no X-Request-Id request header", name)
 	}
-	if takesKey := mutating && name != "POST /v1/keys"; params["header Idempotency-Key"] != takesKey {
+	if takesKey := mutating && !slices.Contains(refusesKey, name); params["header Idempotency-Key"] != takesKey {
 		t.Errorf("%s: Idempotency-Key documented %v, want %v", name, params["header Idempotency-Key"], takesKey)
 	}
 	v1 := strings.Contains(name, " /v1/")

@@ -91,6 +91,20 @@ var routeTable = []route{
 	{"GET /v1/keys", admins, (*Server).listKeys},          // ?cursor=&limit= → {keys, next_cursor?}
 	{"DELETE /v1/keys/{id}", admins, (*Server).revokeKey}, // → key, 200
 
+	// Outbound webhooks: endpoints that receive the events they ask for,
+	// signed, at least once, in commit order per aggregate; each
+	// delivery's attempts are recorded (webhooks.go; the deliveries are
+	// package webhook's). The secret is in the answers to the creation
+	// and the rotation only.
+	{"POST /v1/webhook-endpoints", admins, (*Server).createWebhookEndpoint},                                 // {url, events, description?} → endpoint with secret, 201
+	{"GET /v1/webhook-endpoints", admins, (*Server).listWebhookEndpoints},                                   // ?cursor=&limit= → {webhook_endpoints, next_cursor?}
+	{"GET /v1/webhook-endpoints/{id}", admins, (*Server).getWebhookEndpoint},                                // → endpoint
+	{"PATCH /v1/webhook-endpoints/{id}", admins, (*Server).updateWebhookEndpoint},                           // {url?, events?, description?, disabled?} → endpoint, 200
+	{"DELETE /v1/webhook-endpoints/{id}", admins, (*Server).deleteWebhookEndpoint},                          // → endpoint, 200; its deliveries go with it
+	{"POST /v1/webhook-endpoints/{id}/rotate-secret", admins, (*Server).rotateWebhookSecret},                // {overlap_seconds?} → endpoint with secret, 200
+	{"GET /v1/webhook-endpoints/{id}/deliveries", admins, (*Server).listWebhookDeliveries},                  // ?status=&cursor=&limit= → {deliveries, next_cursor?}, newest first
+	{"POST /v1/webhook-endpoints/{id}/deliveries/{delivery}/redeliver", admins, (*Server).redeliverWebhook}, // → delivery, 200
+
 	// Operations: public.
 	{"GET /healthz", public, (*Server).healthz},      // the process answers
 	{"GET /readyz", public, (*Server).readyz},        // and so do its dependencies

@@ -179,7 +179,7 @@ func NewServer(svc stockade.Service, log *slog.Logger, opts *Options, ready ...P
 	if len(s.opts.AllowedOrigins) > 0 {
 		s.handler = cors.New(cors.Options{
 			AllowedOrigins: s.opts.AllowedOrigins,
-			AllowedMethods: []string{http.MethodGet, http.MethodHead, http.MethodPost, http.MethodPut, http.MethodDelete},
+			AllowedMethods: []string{http.MethodGet, http.MethodHead, http.MethodPost, http.MethodPut, http.MethodPatch, http.MethodDelete},
 			AllowedHeaders: []string{"Content-Type", headerIdempotencyKey, "Authorization", requestIDHeader},
 			ExposedHeaders: []string{requestIDHeader, headerReplayed, "Retry-After"},
 			MaxAge:         600,

@@ -55,6 +55,7 @@ func Run(t *testing.T, newStore func(t *testing.T) stockade.Store) {
 		{"ReservationList", testListReservations},
 		{"OrderList", testListOrders},
 		{"Keys", testKeys},
+		{"Webhooks", testWebhooks},
 		{"KeyConflict", testKeyConflict},
 		{"InvalidKey", testInvalidKey},
 		{"Events", testEvents},

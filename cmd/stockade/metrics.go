@@ -6,11 +6,13 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/promauto"
 
+	"github.com/stockade/stockade"
 	"github.com/stockade/stockade/engine"
 	"github.com/stockade/stockade/events"
 	"github.com/stockade/stockade/httpapi"
 	"github.com/stockade/stockade/lock"
 	"github.com/stockade/stockade/lock/lockprom"
+	"github.com/stockade/stockade/webhook"
 )
 
 // The metrics of the engine, its sweeper and its locks, registered in the
@@ -146,4 +148,27 @@ func relayMetrics(reg prometheus.Registerer, r *events.Relay, c *events.Consumer
 		Name: "stockade_events_relay_lag_seconds",
 		Help: "Age of the oldest event the relay's last turn found still to publish; 0 when it is caught up.",
 	}, func() float64 { return r.Lag().Seconds() })
+}
+
+// webhookObserver counts the outbound webhook attempts, and times them.
+func webhookObserver(reg prometheus.Registerer) func(webhook.Report) {
+	f := promauto.With(reg)
+	attempts := f.NewCounterVec(prometheus.CounterOpts{
+		Name: "stockade_webhook_attempts_total",
+		Help: `Outbound webhook attempts, by result: "delivered", "retry" (to be tried again), "refused" (failed at once) or "gone" (410: the endpoint disabled).`,
+	}, []string{"result"})
+	seconds := f.NewHistogram(prometheus.HistogramOpts{
+		Name:    "stockade_webhook_attempt_duration_seconds",
+		Help:    "Time an outbound webhook attempt took, its recording included.",
+		Buckets: httpapi.LatencyBuckets,
+	})
+	names := map[stockade.WebhookResult]string{stockade.WebhookDelivered: "delivered", stockade.WebhookRetry: "retry",
+		stockade.WebhookRefused: "refused", stockade.WebhookGone: "gone"}
+	for _, name := range names {
+		attempts.WithLabelValues(name) // every series from the start
+	}
+	return func(r webhook.Report) {
+		attempts.WithLabelValues(names[r.Result]).Inc()
+		seconds.Observe(r.Duration.Seconds())
+	}
 }

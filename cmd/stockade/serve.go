@@ -27,6 +27,7 @@ import (
 	"github.com/stockade/stockade/lock"
 	"github.com/stockade/stockade/lock/memlock"
 	"github.com/stockade/stockade/postgres"
+	"github.com/stockade/stockade/webhook"
 )
 
 // strategies are the values of -strategy.
@@ -57,6 +58,11 @@ type serveConfig struct {
 	paymentGrace    time.Duration
 	webhookSecrets  [][]byte // of the payment webhook; none: it is off
 	console         bool     // serve the operator console at /console/
+	// Outbound webhooks: whether endpoints may be private addresses, how
+	// long a delivery is retried, and how long one attempt may take.
+	webhookPrivate  bool
+	webhookRetryFor time.Duration
+	webhookTimeout  time.Duration
 }
 
 func parseServe(args []string, getenv func(string) string, stdout, stderr io.Writer) (serveConfig, error) {
@@ -123,6 +129,12 @@ flags:
 	webhookSecrets := env.String("webhook-secret-file", "STOCKADE_WEBHOOK_SECRET_FILE", "",
 		fmt.Sprintf("`file` of the payment webhook's shared secrets, one per line (two while one is rotated), each at least\n"+
 			"%d bytes (openssl rand -hex 32 makes one); empty: POST /v1/payments/webhook is off", minSecretBytes))
+	webhookPrivate := env.Bool("webhook-allow-private", "STOCKADE_WEBHOOK_ALLOW_PRIVATE", false,
+		"let outbound webhook endpoints be loopback, private or link-local addresses (checked when one is\nregistered, and at every connection); without it, a key holder cannot make the service call its own network")
+	webhookRetryFor := env.Duration("webhook-retry-for", "STOCKADE_WEBHOOK_RETRY_FOR", 72*time.Hour,
+		"how long an outbound webhook delivery is retried (5xx, 408, 429, timeouts, no connection), with\nexponential backoff and jitter, before it fails; it can be redelivered by hand then")
+	webhookTimeout := env.Duration("webhook-timeout", "STOCKADE_WEBHOOK_TIMEOUT", 10*time.Second,
+		"how long one outbound webhook attempt may take, answer included; a delivery whose attempt was cut\nshort by a stop is made again after twice this")
 	consoleOn := env.Bool("console", "STOCKADE_CONSOLE", true,
 		"serve the operator console, a web page, at /console/ (it signs in with an admin or reader key)")
 	level := env.String("log-level", "STOCKADE_LOG_LEVEL", "info",
@@ -146,7 +158,8 @@ flags:
 	for _, d := range []struct {
 		name string
 		v    time.Duration
-	}{{"sweep-interval", *sweep}, {"event-retention", *retention}, {"default-ttl", *ttl}, {"max-hold-lifetime", *maxHold}, {"request-timeout", *reqTimeout}, {"shutdown-timeout", *shutdown}, {"payment-grace", *grace}, {"lock-ttl", *lockTTL}} {
+	}{{"sweep-interval", *sweep}, {"event-retention", *retention}, {"default-ttl", *ttl}, {"max-hold-lifetime", *maxHold}, {"request-timeout", *reqTimeout}, {"shutdown-timeout", *shutdown}, {"payment-grace", *grace}, {"lock-ttl", *lockTTL},
+		{"webhook-retry-for", *webhookRetryFor}, {"webhook-timeout", *webhookTimeout}} {
 		if d.v <= 0 {
 			return c, fmt.Errorf("serve: -%s must be positive, got %v", d.name, d.v)
 		}
@@ -187,6 +200,7 @@ flags:
 	c.sweepInterval, c.defaultTTL, c.requestTimeout, c.shutdownTimeout = *sweep, *ttl, *reqTimeout, *shutdown
 	c.lockTTL = *lockTTL
 	c.maxHold, c.paymentGrace = *maxHold, *grace
+	c.webhookPrivate, c.webhookRetryFor, c.webhookTimeout = *webhookPrivate, *webhookRetryFor, *webhookTimeout
 	if *webhookSecrets != "" {
 		if c.webhookSecrets, err = readSecrets(*webhookSecrets); err != nil {
 			return c, fmt.Errorf("serve: -webhook-secret-file: %w", err)
@@ -303,6 +317,7 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 		EventRetention:  c.eventRetention,
 		PaymentGrace:    c.paymentGrace,
 		Timeout:         c.requestTimeout,
+		WebhookPrivate:  c.webhookPrivate,
 		Logger:          log,
 		Observer:        engineObserver(metrics),
 	})
@@ -356,6 +371,9 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 	sweepCtx, stopSweep := context.WithCancel(context.WithoutCancel(ctx))
 	var sweeper sync.WaitGroup
 	sweeper.Go(func() { eng.RunSweeper(sweepCtx, c.sweepInterval) })
+	hooks := webhook.New(eng, &webhook.Options{Timeout: c.webhookTimeout, RetryFor: c.webhookRetryFor,
+		AllowPrivate: c.webhookPrivate, Wake: eng.Written, Logger: log, Observer: webhookObserver(metrics)})
+	sweeper.Go(func() { hooks.Run(sweepCtx) })
 	if c.events != "" {
 		// A broker that is down, at the start or later, stops nothing:
 		// the connection keeps trying, and the relay's events wait in the
