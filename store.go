@@ -890,6 +890,11 @@ type WebhookTx interface {
 	// WebhookDeliveryList returns the deliveries of f's endpoint that
 	// match f, newest first (by Seq, descending).
 	WebhookDeliveryList(ctx context.Context, f WebhookDeliveryFilter) ([]WebhookDelivery, error)
+
+	// WebhookDeliveryPrune deletes up to limit finished deliveries
+	// (succeeded or failed) made before before, the oldest first, and
+	// returns how many.
+	WebhookDeliveryPrune(ctx context.Context, before time.Time, limit int) (int, error)
 }
 
 // WebhookHeadQuery selects the deliveries of WebhookTx.WebhookDeliveryHeads.

@@ -101,6 +101,7 @@ type Options struct {
 	// EventRetention is how long events stay in the outbox; Sweep prunes
 	// older ones, SweepBatch at a time, each batch its own transaction. A
 	// reader whose cursor is older than this misses what was pruned.
+	// Finished webhook deliveries are pruned after as long.
 	// Default: 168h (a week).
 	EventRetention time.Duration
 

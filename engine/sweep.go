@@ -86,19 +86,30 @@ func (e *Engine) sweep(ctx context.Context, c *call) (expired, purged, pruned in
 	}
 	// Small batches, each committed: a large backlog never holds one
 	// long transaction, and a sweep cut short keeps what it pruned.
+	// Finished webhook deliveries go after as long as events do.
 	before := e.now().Add(-e.opts.EventRetention)
+	pruned, err = e.prune(ctx, c, func(tx stockade.Tx) (int, error) { return tx.EventPrune(ctx, before, e.opts.SweepBatch) })
+	if err == nil {
+		_, err = e.prune(ctx, c, func(tx stockade.Tx) (int, error) {
+			return tx.WebhookDeliveryPrune(ctx, before, e.opts.SweepBatch)
+		})
+	}
+	return expired, purged, pruned, err
+}
+
+// prune runs batch, each run its own transaction, until a run deletes
+// fewer than Options.SweepBatch rows, and returns how many they deleted.
+func (e *Engine) prune(ctx context.Context, c *call, batch func(tx stockade.Tx) (int, error)) (int, error) {
+	total := 0
 	for {
 		n := 0
-		err := c.update(ctx, func(tx stockade.Tx) (err error) {
-			n, err = tx.EventPrune(ctx, before, e.opts.SweepBatch)
+		err := c.write(ctx, func(tx stockade.Tx) (err error) {
+			n, err = batch(tx)
 			return err
 		})
-		if err != nil {
-			return expired, purged, pruned, err
-		}
-		pruned += n
-		if n < e.opts.SweepBatch {
-			return expired, purged, pruned, nil
+		total += n
+		if err != nil || n < e.opts.SweepBatch {
+			return total, err
 		}
 	}
 }

@@ -10,9 +10,10 @@ import (
 )
 
 // TestSweepEvents: each sweep reports one event of op "sweep". An idle
-// one runs six transactions, the expiry of reservations and of holds,
-// the purge, the pruning of events, the search for stuck payments and
-// the read of the settled ones left unresolved, and retries none; a
+// one runs seven transactions, the expiry of reservations and of holds,
+// the purge, the pruning of events and of finished webhook deliveries,
+// the search for stuck payments and the read of the settled ones left
+// unresolved, and retries none; a
 // transaction that meets a conflict counts one retry.
 func TestSweepEvents(t *testing.T) {
 	t.Parallel()
@@ -24,8 +25,8 @@ func TestSweepEvents(t *testing.T) {
 			t.Fatalf("idle sweep = %d, %v", n, err)
 		}
 		ev := en.lastEvent("sweep")
-		if ev.Code != "" || ev.Attempts != 6 || ev.Retries != 0 || ev.Expired != 0 || ev.Purged != 0 || ev.Pruned != 0 || ev.Stuck != 0 {
-			t.Errorf("idle sweep: event %+v, want 6 attempts, no retries, nothing expired, purged, pruned or stuck", ev)
+		if ev.Code != "" || ev.Attempts != 7 || ev.Retries != 0 || ev.Expired != 0 || ev.Purged != 0 || ev.Pruned != 0 || ev.Stuck != 0 {
+			t.Errorf("idle sweep: event %+v, want 7 attempts, no retries, nothing expired, purged, pruned or stuck", ev)
 		}
 	}
 
@@ -40,8 +41,8 @@ func TestSweepEvents(t *testing.T) {
 	if _, err := en.eng.Sweep(sys(t)); err != nil {
 		t.Fatal(err)
 	}
-	if ev := en.lastEvent("sweep"); ev.Code != "" || ev.Attempts != 8 || ev.Retries != 2 {
-		t.Errorf("sweep with a conflict in two transactions: event %+v, want 8 attempts, 2 retries", ev)
+	if ev := en.lastEvent("sweep"); ev.Code != "" || ev.Attempts != 9 || ev.Retries != 2 {
+		t.Errorf("sweep with a conflict in two transactions: event %+v, want 9 attempts, 2 retries", ev)
 	}
 
 	// A failure is reported with its code.

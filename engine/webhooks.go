@@ -358,8 +358,22 @@ func webhookBody(ev stockade.DomainEvent) ([]byte, error) {
 func (e *Engine) ClaimWebhookDeliveries(ctx context.Context, q stockade.WebhookClaim) (stockade.WebhookEndpoint, []stockade.WebhookDelivery, error) {
 	var ds []stockade.WebhookDelivery
 	ep, err := run(e, ctx, "claim webhook deliveries", nil, func(ctx context.Context, c *call) (stockade.WebhookEndpoint, error) {
+		// A read first: an idle endpoint's worker asks often, and finding
+		// nothing due should not take a write transaction.
 		var ep stockade.WebhookEndpoint
-		err := c.write(ctx, func(tx stockade.Tx) (err error) {
+		due := false
+		err := c.view(ctx, func(tx stockade.Tx) (err error) {
+			if ep, err = tx.WebhookEndpointGet(ctx, stockade.ByID{ID: q.EndpointID}); err != nil || ep.Disabled {
+				return err
+			}
+			heads, err := tx.WebhookDeliveryHeads(ctx, stockade.WebhookHeadQuery{EndpointID: ep.ID, Before: e.now(), Limit: 1})
+			due = len(heads) > 0
+			return err
+		})
+		if err != nil || !due {
+			return ep, err
+		}
+		err = c.write(ctx, func(tx stockade.Tx) (err error) {
 			ds = nil
 			if ep, err = tx.WebhookEndpointGet(ctx, stockade.ByID{ID: q.EndpointID}); err != nil || ep.Disabled {
 				return err

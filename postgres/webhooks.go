@@ -39,6 +39,8 @@ var (
 	updateWebhookDeliverySQL string
 	//go:embed queries/list_webhook_deliveries.sql
 	listWebhookDeliveriesSQL string
+	//go:embed queries/prune_webhook_deliveries.sql
+	pruneWebhookDeliveriesSQL string
 )
 
 var _ stockade.WebhookTx = (*tx)(nil)
@@ -221,4 +223,12 @@ func (t *tx) WebhookDeliveryList(ctx context.Context, f stockade.WebhookDelivery
 	q.WriteString("\nORDER BY seq DESC\nLIMIT " + arg(f.Limit) + "::bigint")
 	rows, _ := t.tx.Query(ctx, q.String(), args...)
 	return t.collectDeliveries(ctx, "list webhook deliveries of "+strconv.Quote(f.EndpointID), rows)
+}
+
+func (t *tx) WebhookDeliveryPrune(ctx context.Context, before time.Time, limit int) (int, error) {
+	tag, err := t.tx.Exec(ctx, pruneWebhookDeliveriesSQL, before, limit)
+	if err != nil {
+		return 0, t.fail(ctx, "prune webhook deliveries", err)
+	}
+	return int(tag.RowsAffected()), nil
 }

@@ -32,6 +32,7 @@ var (
 	webhookDeliveryHeadsSQL    = query("webhook_delivery_heads.sql")
 	updateWebhookDeliverySQL   = query("update_webhook_delivery.sql")
 	listWebhookDeliveriesSQL   = query("list_webhook_deliveries.sql")
+	pruneWebhookDeliveriesSQL  = query("prune_webhook_deliveries.sql")
 )
 
 // optionalMicros is a time as stored where it may be missing: NULL for
@@ -208,4 +209,16 @@ func (t *tx) WebhookDeliveryList(ctx context.Context, f stockade.WebhookDelivery
 	}
 	q.WriteString("ORDER BY seq DESC LIMIT ?")
 	return queryAll(ctx, t, "list webhook deliveries of "+f.EndpointID, scanWebhookDelivery, q.String(), append(args, f.Limit)...)
+}
+
+func (t *tx) WebhookDeliveryPrune(ctx context.Context, before time.Time, limit int) (int, error) {
+	res, err := t.tx.ExecContext(ctx, pruneWebhookDeliveriesSQL, micros(before), limit)
+	if err != nil {
+		return 0, wrapf(err, "prune webhook deliveries")
+	}
+	n, err := res.RowsAffected()
+	if err != nil {
+		return 0, wrapf(err, "prune webhook deliveries")
+	}
+	return int(n), nil
 }

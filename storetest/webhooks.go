@@ -128,6 +128,23 @@ func testWebhooks(t *testing.T, s stockade.Store) {
 		}
 		return nil
 	})
+	update(t, s, func(tx stockade.Tx) error {
+		if n, err := tx.WebhookDeliveryPrune(ctx, at.Add(time.Second), 10); err != nil || n != 0 {
+			return fmt.Errorf("WebhookDeliveryPrune with only a pending delivery = %d, %v; want 0", n, err)
+		}
+		d := ds[4]
+		d.Status, d.NextAttemptAt, d.Version = stockade.DeliveryFailed, time.Time{}, 2
+		if ok, err := tx.WebhookDeliveryUpdate(ctx, d); err != nil || !ok {
+			return fmt.Errorf("WebhookDeliveryUpdate(d5) = %v, %v", ok, err)
+		}
+		if n, err := tx.WebhookDeliveryPrune(ctx, at, 10); err != nil || n != 0 {
+			return fmt.Errorf("WebhookDeliveryPrune before d5 was made = %d, %v; want 0", n, err)
+		}
+		if n, err := tx.WebhookDeliveryPrune(ctx, at.Add(time.Second), 10); err != nil || n != 1 {
+			return fmt.Errorf("WebhookDeliveryPrune after d5 failed = %d, %v; want 1", n, err)
+		}
+		return nil
+	})
 }
 
 func deliveryIDs(ds []stockade.WebhookDelivery) []string {

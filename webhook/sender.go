@@ -13,6 +13,7 @@ import (
 	"net/netip"
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -140,6 +141,10 @@ type Sender struct {
 	// endpoints' workers look at once.
 	mu   sync.Mutex
 	made chan struct{}
+	// endpoints is whether the last listing found any endpoint: without
+	// one, turns wait for Poll rather than for every commit, so that a
+	// service with no endpoint spends a transaction a Poll on them.
+	endpoints atomic.Bool
 }
 
 // New returns a sender of svc's deliveries.
@@ -233,6 +238,9 @@ func (s *Sender) startWorkers(ctx context.Context, wg *sync.WaitGroup, workers m
 		if err != nil {
 			return err
 		}
+		if q.Cursor == "" {
+			s.endpoints.Store(len(page.Endpoints) > 0)
+		}
 		for _, ep := range page.Endpoints {
 			if workers[ep.ID] {
 				continue
@@ -268,7 +276,7 @@ func (s *Sender) fanOut(ctx context.Context) {
 	backoff := 100 * time.Millisecond
 	for ctx.Err() == nil {
 		var wake <-chan struct{}
-		if s.opts.Wake != nil {
+		if s.opts.Wake != nil && s.endpoints.Load() {
 			wake = s.opts.Wake() // before the turn: a commit after it wakes us
 		}
 		n, err := s.svc.FanOutWebhooks(ctx, stockade.WebhookFanOut{Limit: s.opts.Batch, RetryFor: s.opts.RetryFor})

@@ -58,6 +58,9 @@ CREATE INDEX webhook_deliveries_due ON webhook_deliveries (endpoint_id, next_att
 	WHERE status = 'pending';
 CREATE INDEX webhook_deliveries_aggregate ON webhook_deliveries (endpoint_id, aggregate, aggregate_id, seq)
 	WHERE status = 'pending';
+-- The finished deliveries by age, for the sweeper's pruning.
+CREATE INDEX webhook_deliveries_finished ON webhook_deliveries (created_at)
+	WHERE status <> 'pending';
 -- An endpoint's deliveries, newest first, all or in one status.
 CREATE INDEX webhook_deliveries_endpoint ON webhook_deliveries (endpoint_id, seq);
 CREATE INDEX webhook_deliveries_endpoint_status ON webhook_deliveries (endpoint_id, status, seq);
