@@ -95,6 +95,13 @@ type BookingService interface {
 	// CancelBooking gives a booking's seats and places back.
 	CancelBooking(ctx context.Context, id string, idem *Idempotency) (Booking, error)
 
+	// UpdateHold merges req into a hold's metadata, in any status; its
+	// version, expiry and seats stay as they are.
+	UpdateHold(ctx context.Context, id string, req UpdateRequest, idem *Idempotency) (Hold, error)
+
+	// UpdateBooking merges req into a booking's metadata, in any status.
+	UpdateBooking(ctx context.Context, id string, req UpdateRequest, idem *Idempotency) (Booking, error)
+
 	// Holds returns a page of the holds that match q, newest first.
 	Holds(ctx context.Context, q ListQuery) (HoldPage, error)
 

@@ -25,10 +25,12 @@ const (
 	EventReservationConfirmed = "reservation.confirmed"
 	EventReservationReleased  = "reservation.released"
 	EventReservationExpired   = "reservation.expired"
+	EventReservationUpdated   = "reservation.updated" // its metadata changed
 
 	EventOrderCommitted = "order.committed" // a checkout, or a confirmed reservation
 	EventOrderCancelled = "order.cancelled"
 	EventOrderFulfilled = "order.fulfilled"
+	EventOrderUpdated   = "order.updated" // its metadata changed
 
 	EventShowPut = "event.put" // an event's seat map was created or changed
 
@@ -37,9 +39,11 @@ const (
 	EventHoldConfirmed = "hold.confirmed"
 	EventHoldReleased  = "hold.released"
 	EventHoldExpired   = "hold.expired"
+	EventHoldUpdated   = "hold.updated" // its metadata changed
 
 	EventBookingBooked    = "booking.booked" // a confirmed hold
 	EventBookingCancelled = "booking.cancelled"
+	EventBookingUpdated   = "booking.updated" // its metadata changed
 
 	EventPaymentCreated = "payment.created"
 	// EventPaymentMoved: a payment's status moved (an outcome, or a
@@ -53,6 +57,8 @@ const (
 	// grace period ran out; its target is kept until a person or a late
 	// outcome settles it.
 	EventPaymentStuck = "payment.stuck"
+	// EventPaymentUpdated: a payment's metadata changed.
+	EventPaymentUpdated = "payment.updated"
 )
 
 // Aggregates: what an event is about.
@@ -79,7 +85,9 @@ type DomainEvent struct {
 	// Version is the aggregate's version after the change: a level's
 	// Version; for a reservation 1 when held and 2 once it is confirmed,
 	// released or expired; for an order 1 when committed and 2 once it is
-	// cancelled or fulfilled. The events of one change share it.
+	// cancelled or fulfilled. The events of one change share it. An
+	// update of metadata alone (the *.updated events) leaves the version
+	// as it was: metadata is the shop's, not the aggregate's state.
 	Version int64     `json:"version"`
 	At      time.Time `json:"at"`
 	// Payload is the aggregate after the change, in JSON: a Level, a
@@ -223,12 +231,12 @@ func (q DomainEventQuery) Validate() error {
 // EventTypes are the event types, in the order of the constants.
 var EventTypes = []string{
 	EventStockSet, EventStockAdjusted, EventOutOfStock, EventBackInStock,
-	EventReservationHeld, EventReservationConfirmed, EventReservationReleased, EventReservationExpired,
-	EventOrderCommitted, EventOrderCancelled, EventOrderFulfilled,
+	EventReservationHeld, EventReservationConfirmed, EventReservationReleased, EventReservationExpired, EventReservationUpdated,
+	EventOrderCommitted, EventOrderCancelled, EventOrderFulfilled, EventOrderUpdated,
 	EventShowPut,
-	EventHoldHeld, EventHoldExtended, EventHoldConfirmed, EventHoldReleased, EventHoldExpired,
-	EventBookingBooked, EventBookingCancelled,
-	EventPaymentCreated, EventPaymentMoved, EventPaymentResolved, EventPaymentStuck,
+	EventHoldHeld, EventHoldExtended, EventHoldConfirmed, EventHoldReleased, EventHoldExpired, EventHoldUpdated,
+	EventBookingBooked, EventBookingCancelled, EventBookingUpdated,
+	EventPaymentCreated, EventPaymentMoved, EventPaymentResolved, EventPaymentStuck, EventPaymentUpdated,
 }
 
 // DomainEventPage is the events after a query's cursor, in commit order.

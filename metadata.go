@@ -7,9 +7,10 @@ import (
 	"unicode/utf8"
 )
 
-// Metadata is a shop's own data on a reservation or an order: a flat map
-// of strings, set when it is made, returned in every view and event of it,
-// and usable to filter lists (ListQuery.Metadata). It ties a reservation
+// Metadata is a shop's own data on a reservation, an order, a hold, a
+// booking or a payment: a flat map of strings, set when it is made and
+// merged into by an update (UpdateRequest), returned in every view and
+// event of it, and usable to filter lists (ListQuery.Metadata). It ties a reservation
 // to a shop's cart or customer without a table of the shop's own. Its
 // limits are Stripe's: at most MaxMetadataKeys keys, each at most
 // MaxMetadataKeyLength bytes, each value at most MaxMetadataValueLength.
@@ -66,4 +67,46 @@ func (m Metadata) Matches(want Metadata) bool {
 		}
 	}
 	return true
+}
+
+// UpdateRequest is the body of an update of a reservation, an order, a
+// hold, a booking or a payment: today, its metadata only.
+type UpdateRequest struct {
+	// Metadata is merged into the aggregate's: a key with a value sets
+	// it, a key with the empty value removes it, and keys the request
+	// does not name stay as they are.
+	Metadata Metadata `json:"metadata"`
+}
+
+// Validate refuses an update that names no key, or whose metadata is
+// over the limits of Metadata.
+func (r UpdateRequest) Validate() error {
+	if len(r.Metadata) == 0 {
+		return invalidf("metadata: name at least one key to set, or to remove with the empty value")
+	}
+	return r.Metadata.Validate("metadata")
+}
+
+// Merge returns m with patch applied as UpdateRequest.Metadata says, or
+// EInvalid if the result would hold more than MaxMetadataKeys keys. It
+// changes neither m nor patch; the result is nil when no key is left.
+func (m Metadata) Merge(patch Metadata) (Metadata, error) {
+	out := maps.Clone(m)
+	for k, v := range patch {
+		if v == "" {
+			delete(out, k)
+			continue
+		}
+		if out == nil {
+			out = Metadata{}
+		}
+		out[k] = v
+	}
+	if len(out) > MaxMetadataKeys {
+		return nil, invalidf("metadata: the update would leave %d keys, at most %d", len(out), MaxMetadataKeys)
+	}
+	if len(out) == 0 {
+		return nil, nil
+	}
+	return out, nil
 }

@@ -44,6 +44,10 @@ type PaymentService interface {
 	// CancelPayment cancels a pending or authorized payment and gives
 	// back what it pays for.
 	CancelPayment(ctx context.Context, id, reason string, idem *Idempotency) (Payment, error)
+
+	// UpdatePayment merges req into a payment's metadata, in any status;
+	// its version and status stay as they are.
+	UpdatePayment(ctx context.Context, id string, req UpdateRequest, idem *Idempotency) (Payment, error)
 }
 
 // PaymentStatus is where a payment is, modelled on Stripe's

@@ -105,6 +105,15 @@ type StockService interface {
 	// With expectedVersion it is a compare-and-set, as CancelOrder.
 	FulfillOrder(ctx context.Context, id string, expectedVersion *int64, idem *Idempotency) (Order, error)
 
+	// UpdateReservation merges req into a reservation's metadata, in
+	// any status, and returns the reservation; its status, expiry and
+	// stock stay as they are.
+	UpdateReservation(ctx context.Context, id string, req UpdateRequest, idem *Idempotency) (Reservation, error)
+
+	// UpdateOrder merges req into an order's metadata, in any status;
+	// its version stays as it is (see DomainEvent.Version).
+	UpdateOrder(ctx context.Context, id string, req UpdateRequest, idem *Idempotency) (Order, error)
+
 	// Events returns the events after q's cursor that match q, in commit
 	// order, waiting up to q.Wait for one if there is none yet.
 	Events(ctx context.Context, q DomainEventQuery) (DomainEventPage, error)

@@ -227,6 +227,15 @@ type Tx interface {
 	// on, and reports whether it was in status from.
 	OrderSetStatus(ctx context.Context, id string, from, to OrderStatus) (bool, error)
 
+	// Metadata.
+
+	// MetadataSet writes m over the metadata of the aggregate id, a
+	// reservation, order, hold, booking or payment (aggregate is one of
+	// those Aggregate names), and reports whether it exists; it changes
+	// nothing else, its version included. Another aggregate name is an
+	// internal error.
+	MetadataSet(ctx context.Context, aggregate, id string, m Metadata) (bool, error)
+
 	// Idempotency records.
 
 	// IdempotencyGetMany returns the records of keys that exist, in key order.

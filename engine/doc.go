@@ -224,6 +224,10 @@
 //     order unchanged if it already has the status asked for, and are
 //     EInvalidState on the other final status. With an expected version
 //     they are a compare-and-set (EVersionConflict naming the order's).
+//   - UpdateReservation, UpdateOrder, UpdateHold, UpdateBooking and
+//     UpdatePayment are one body (metadata.go): read the aggregate with
+//     its row held, merge the request into its metadata, write that alone
+//     and its *.updated event. Any status; no version moves.
 //   - SetStock writes at the version it read, so its MoveSet row carries
 //     the exact change; with an expected version it is a compare-and-set
 //     (EVersionConflict). Below reserved + committed it is

@@ -471,20 +471,25 @@ func (e *Engine) Hold(ctx context.Context, id string) (stockade.Hold, error) {
 		}
 		var h stockade.Hold
 		err := c.view(ctx, func(tx stockade.Tx) (err error) {
-			if h, err = c.hold(ctx, tx, id, false); err != nil {
-				return err
-			}
-			if h.Status != stockade.HoldHeld {
-				return nil
-			}
-			gone, err := lapsed(ctx, tx, stockade.PaymentTarget{Kind: stockade.PayHold, ID: id}, h.ExpiresAt, e.now())
-			if gone {
-				h.Status = stockade.HoldExpired
-			}
+			h, err = c.holdView(ctx, tx, id, false)
 			return err
 		})
 		return h, err
 	})
+}
+
+// holdView reads the hold id as c.hold does, and reports a held one that
+// has lapsed as expired, as reservationView does a reservation.
+func (c *call) holdView(ctx context.Context, tx stockade.Tx, id string, lock bool) (stockade.Hold, error) {
+	h, err := c.hold(ctx, tx, id, lock)
+	if err != nil || h.Status != stockade.HoldHeld {
+		return h, err
+	}
+	gone, err := lapsed(ctx, tx, stockade.PaymentTarget{Kind: stockade.PayHold, ID: id}, h.ExpiresAt, c.e.now())
+	if gone {
+		h.Status = stockade.HoldExpired
+	}
+	return h, err
 }
 
 // hold reads the hold id as reservation reads a reservation: another

@@ -1,9 +1,13 @@
 package engine_test
 
 import (
+	"context"
 	"encoding/json"
+	"fmt"
 	"reflect"
+	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -209,4 +213,270 @@ func TestPaymentMetadata(t *testing.T) {
 			t.Errorf("a payments list filtered by an empty key: %v, want %s", err, stockade.EInvalid)
 		}
 	})
+}
+
+// TestUpdateMetadata: an update merges into the metadata of each kind of
+// aggregate that carries it, in any status: it sets, replaces and removes
+// keys, leaves the aggregate's status and version as they were, writes
+// its *.updated event with the merged metadata at that version, and the
+// lists' filter follows. Another storefront's aggregate is ENotFound, bad
+// input EInvalid, and neither changes anything. Concurrent updates of
+// different keys of one aggregate all land: none is lost to another.
+func TestUpdateMetadata(t *testing.T) {
+	t.Parallel()
+	forBackends(t, []string{engine.Atomic, engine.Batch}, func(t *testing.T, en *env) {
+		_, shop1, shop2 := en.actors()
+		ctx := shop1
+		en.location("w1", 0, 0)
+		en.stock("tee", "w1", 10)
+		if _, err := en.eng.PutShow(sys(t), hall("gig"), nil); err != nil {
+			t.Fatal(err)
+		}
+		start := stockade.Metadata{"cart": "c_1", "customer": "cus_1"}
+		r, err := en.eng.Reserve(ctx, stockade.ReserveRequest{Lines: lines(line("tee", 1, "")).Lines, Metadata: start}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		released, err := en.eng.Reserve(ctx, stockade.ReserveRequest{Lines: lines(line("tee", 1, "")).Lines, Metadata: start}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := en.eng.Release(ctx, released.ID, nil); err != nil {
+			t.Fatal(err)
+		}
+		o, err := en.eng.Checkout(ctx, stockade.ReserveRequest{Lines: lines(line("tee", 1, "")).Lines, Metadata: start}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		h, err := en.eng.HoldSeats(ctx, stockade.HoldRequest{ShowID: "gig", Seats: []string{"stalls/A/1"}, Metadata: start}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		h2, err := en.eng.HoldSeats(ctx, stockade.HoldRequest{ShowID: "gig", Seats: []string{"stalls/A/2"}, Metadata: start}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		bk, err := en.eng.ConfirmHold(ctx, h2.ID, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		p, err := en.eng.CreatePayment(ctx, stockade.NewPaymentRequest{Target: stockade.PaymentTarget{Kind: stockade.PayReservation, ID: r.ID},
+			Amount: 100, Currency: "EUR", Metadata: start}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+
+		// Each kind: what to update, its update, and its metadata,
+		// status and version as a read shows them.
+		type aggregate struct {
+			kind, id, event string
+			update          func(ctx context.Context, req stockade.UpdateRequest) (stockade.Metadata, error)
+			read            func() (stockade.Metadata, string, int64)
+			list            func(m stockade.Metadata) []string
+		}
+		must := func(err error) {
+			t.Helper()
+			if err != nil {
+				t.Fatal(err)
+			}
+		}
+		kinds := []aggregate{
+			{"reservation", r.ID, stockade.EventReservationUpdated,
+				func(ctx context.Context, req stockade.UpdateRequest) (stockade.Metadata, error) {
+					v, err := en.eng.UpdateReservation(ctx, r.ID, req, nil)
+					return v.Metadata, err
+				},
+				func() (stockade.Metadata, string, int64) {
+					v, err := en.eng.Reservation(ctx, r.ID)
+					must(err)
+					return v.Metadata, string(v.Status), 0
+				},
+				func(m stockade.Metadata) (ids []string) {
+					page, err := en.eng.Reservations(ctx, stockade.ListQuery{Metadata: m})
+					must(err)
+					for _, v := range page.Reservations {
+						ids = append(ids, v.ID)
+					}
+					return ids
+				}},
+			{"released reservation", released.ID, stockade.EventReservationUpdated,
+				func(ctx context.Context, req stockade.UpdateRequest) (stockade.Metadata, error) {
+					v, err := en.eng.UpdateReservation(ctx, released.ID, req, nil)
+					return v.Metadata, err
+				},
+				func() (stockade.Metadata, string, int64) {
+					v, err := en.eng.Reservation(ctx, released.ID)
+					must(err)
+					return v.Metadata, string(v.Status), 0
+				}, nil},
+			{"order", o.ID, stockade.EventOrderUpdated,
+				func(ctx context.Context, req stockade.UpdateRequest) (stockade.Metadata, error) {
+					v, err := en.eng.UpdateOrder(ctx, o.ID, req, nil)
+					return v.Metadata, err
+				},
+				func() (stockade.Metadata, string, int64) {
+					v, err := en.eng.Order(ctx, o.ID)
+					must(err)
+					return v.Metadata, string(v.Status), v.Version
+				},
+				func(m stockade.Metadata) (ids []string) {
+					page, err := en.eng.Orders(ctx, stockade.ListQuery{Metadata: m})
+					must(err)
+					for _, v := range page.Orders {
+						ids = append(ids, v.ID)
+					}
+					return ids
+				}},
+			{"hold", h.ID, stockade.EventHoldUpdated,
+				func(ctx context.Context, req stockade.UpdateRequest) (stockade.Metadata, error) {
+					v, err := en.eng.UpdateHold(ctx, h.ID, req, nil)
+					return v.Metadata, err
+				},
+				func() (stockade.Metadata, string, int64) {
+					v, err := en.eng.Hold(ctx, h.ID)
+					must(err)
+					return v.Metadata, string(v.Status), v.Version
+				},
+				func(m stockade.Metadata) (ids []string) {
+					page, err := en.eng.Holds(ctx, stockade.ListQuery{Metadata: m})
+					must(err)
+					for _, v := range page.Holds {
+						ids = append(ids, v.ID)
+					}
+					return ids
+				}},
+			{"booking", bk.ID, stockade.EventBookingUpdated,
+				func(ctx context.Context, req stockade.UpdateRequest) (stockade.Metadata, error) {
+					v, err := en.eng.UpdateBooking(ctx, bk.ID, req, nil)
+					return v.Metadata, err
+				},
+				func() (stockade.Metadata, string, int64) {
+					v, err := en.eng.Booking(ctx, bk.ID)
+					must(err)
+					return v.Metadata, string(v.Status), 0
+				},
+				func(m stockade.Metadata) (ids []string) {
+					page, err := en.eng.Bookings(ctx, stockade.ListQuery{Metadata: m})
+					must(err)
+					for _, v := range page.Bookings {
+						ids = append(ids, v.ID)
+					}
+					return ids
+				}},
+			{"payment", p.ID, stockade.EventPaymentUpdated,
+				func(ctx context.Context, req stockade.UpdateRequest) (stockade.Metadata, error) {
+					v, err := en.eng.UpdatePayment(ctx, p.ID, req, nil)
+					return v.Metadata, err
+				},
+				func() (stockade.Metadata, string, int64) {
+					v, err := en.eng.Payment(ctx, p.ID)
+					must(err)
+					return v.Metadata, string(v.Status), v.Version
+				},
+				func(m stockade.Metadata) (ids []string) {
+					page, err := en.eng.Payments(ctx, stockade.PaymentQuery{Metadata: m})
+					must(err)
+					for _, v := range page.Payments {
+						ids = append(ids, v.ID)
+					}
+					return ids
+				}},
+		}
+
+		patch := stockade.Metadata{"cart": "c_2", "customer": "", "note": "gift"}
+		want := stockade.Metadata{"cart": "c_2", "note": "gift"}
+		for _, a := range kinds {
+			_, status, version := a.read()
+			got, err := a.update(ctx, stockade.UpdateRequest{Metadata: patch})
+			if err != nil || !reflect.DeepEqual(got, want) {
+				t.Errorf("update %s: %v, %v; want %v", a.kind, got, err, want)
+			}
+			m, status2, version2 := a.read()
+			if !reflect.DeepEqual(m, want) || status2 != status || version2 != version {
+				t.Errorf("%s after the update: %v, %s, version %d; want %v, %s, version %d", a.kind, m, status2, version2, want, status, version)
+			}
+			if a.list != nil {
+				if ids := a.list(stockade.Metadata{"note": "gift"}); !slices.Contains(ids, a.id) {
+					t.Errorf("the %ss of note=gift: %v, want %s among them", a.kind, ids, a.id)
+				}
+				if ids := a.list(stockade.Metadata{"customer": "cus_1"}); slices.Contains(ids, a.id) {
+					t.Errorf("the %ss of customer=cus_1: %v, want %s no more", a.kind, ids, a.id)
+				}
+			}
+
+			// Refused, and nothing changes.
+			for _, bad := range []struct {
+				ctx  context.Context
+				req  stockade.UpdateRequest
+				code string
+			}{
+				{shop2, stockade.UpdateRequest{Metadata: stockade.Metadata{"x": "y"}}, stockade.ENotFound},
+				{ctx, stockade.UpdateRequest{}, stockade.EInvalid},
+				{ctx, stockade.UpdateRequest{Metadata: stockade.Metadata{"has space": "y"}}, stockade.EInvalid},
+				{ctx, stockade.UpdateRequest{Metadata: stockade.Metadata{"x": strings.Repeat("v", stockade.MaxMetadataValueLength+1)}}, stockade.EInvalid},
+				{ctx, stockade.UpdateRequest{Metadata: manyKeys(stockade.MaxMetadataKeys - 1)}, stockade.EInvalid}, // 2 + 49 > 50
+			} {
+				if _, err := a.update(bad.ctx, bad.req); stockade.ErrorCode(err) != bad.code {
+					t.Errorf("update %s with %d keys: %v, want %s", a.kind, len(bad.req.Metadata), err, bad.code)
+				}
+			}
+			if m, _, _ := a.read(); !reflect.DeepEqual(m, want) {
+				t.Errorf("%s after refused updates: %v, want %v", a.kind, m, want)
+			}
+		}
+
+		// One *.updated event each, at the aggregate's version, with the
+		// merged metadata: the refused updates wrote none.
+		var evs []stockade.DomainEvent
+		for pos, deadline := (stockade.EventPosition{}), time.Now().Add(bound); len(evs) < len(kinds) && time.Now().Before(deadline); {
+			var more []stockade.DomainEvent
+			more, pos = en.outbox(pos)
+			for _, ev := range more {
+				if strings.HasSuffix(ev.Type, ".updated") {
+					evs = append(evs, ev)
+				}
+			}
+			time.Sleep(10 * time.Millisecond) // the outbox, polled (see outboxAtLeast)
+		}
+		if len(evs) != len(kinds) {
+			t.Fatalf("%d *.updated events, want %d", len(evs), len(kinds))
+		}
+		for i, ev := range evs {
+			a := kinds[i]
+			var payload struct{ Metadata stockade.Metadata }
+			if err := json.Unmarshal(ev.Payload, &payload); err != nil {
+				t.Fatal(err)
+			}
+			_, _, version := a.read()
+			if ev.Type != a.event || ev.AggregateID != a.id || (version != 0 && ev.Version != version) || !reflect.DeepEqual(payload.Metadata, want) {
+				t.Errorf("event %d: %s of %s at version %d with %v; want %s of %s at version %d with %v",
+					i, ev.Type, ev.AggregateID, ev.Version, payload.Metadata, a.event, a.id, version, want)
+			}
+		}
+
+		// Concurrent updates of different keys of one order all land.
+		const writers = 16
+		var wg sync.WaitGroup
+		for i := range writers {
+			wg.Go(func() {
+				if _, err := en.eng.UpdateOrder(ctx, o.ID, stockade.UpdateRequest{Metadata: stockade.Metadata{fmt.Sprintf("k%02d", i): "v"}}, nil); err != nil {
+					t.Errorf("writer %d: %v", i, err)
+				}
+			})
+		}
+		wg.Wait()
+		m, _, _ := kinds[2].read()
+		if len(m) != len(want)+writers {
+			t.Errorf("after %d concurrent updates of different keys the order has %d keys, want %d: %v", writers, len(m), len(want)+writers, m)
+		}
+	})
+}
+
+// manyKeys returns metadata of n keys that no other test uses.
+func manyKeys(n int) stockade.Metadata {
+	m := stockade.Metadata{}
+	for i := range n {
+		m[fmt.Sprintf("many%02d", i)] = "v"
+	}
+	return m
 }

@@ -461,18 +461,8 @@ func (e *Engine) Reservation(ctx context.Context, id string) (stockade.Reservati
 			return stockade.Reservation{}, err
 		}
 		var r stockade.Reservation
-		err := c.view(ctx, func(tx stockade.Tx) error {
-			var err error
-			if r, err = c.reservation(ctx, tx, id, false); err != nil {
-				return err
-			}
-			if r.Status != stockade.Held {
-				return nil
-			}
-			gone, err := lapsed(ctx, tx, stockade.PaymentTarget{Kind: stockade.PayReservation, ID: id}, r.ExpiresAt, e.now())
-			if gone {
-				r.Status = stockade.Expired
-			}
+		err := c.view(ctx, func(tx stockade.Tx) (err error) {
+			r, err = c.reservationView(ctx, tx, id, false)
 			return err
 		})
 		if err != nil {
@@ -480,6 +470,21 @@ func (e *Engine) Reservation(ctx context.Context, id string) (stockade.Reservati
 		}
 		return r, nil
 	})
+}
+
+// reservationView reads the reservation id as c.reservation does, and
+// reports a held one that has lapsed as expired, as GET shows it until
+// the sweeper (or a request for its stock) expires it.
+func (c *call) reservationView(ctx context.Context, tx stockade.Tx, id string, lock bool) (stockade.Reservation, error) {
+	r, err := c.reservation(ctx, tx, id, lock)
+	if err != nil || r.Status != stockade.Held {
+		return r, err
+	}
+	gone, err := lapsed(ctx, tx, stockade.PaymentTarget{Kind: stockade.PayReservation, ID: id}, r.ExpiresAt, c.e.now())
+	if gone {
+		r.Status = stockade.Expired
+	}
+	return r, err
 }
 
 // Order implements stockade.Service.

@@ -87,11 +87,17 @@ var examples = map[string]func(f fixture) example{
 	"GET /v1/reservations/{id}":          func(f fixture) example { return example{"/v1/reservations/" + f.reservation, "", 200} },
 	"POST /v1/reservations/{id}/confirm": func(f fixture) example { return example{"/v1/reservations/" + f.reservation + "/confirm", "", 200} },
 	"DELETE /v1/reservations/{id}":       func(f fixture) example { return example{"/v1/reservations/" + f.reservation, "", 200} },
-	"POST /v1/orders":                    func(fixture) example { return example{"/v1/orders", `{"lines":[{"sku":"widget","quantity":1}]}`, 201} },
-	"GET /v1/orders":                     func(fixture) example { return example{"/v1/orders", "", 200} },
-	"GET /v1/orders/{id}":                func(f fixture) example { return example{"/v1/orders/" + f.order, "", 200} },
-	"POST /v1/orders/{id}/cancel":        func(f fixture) example { return example{"/v1/orders/" + f.order + "/cancel", "", 200} },
-	"POST /v1/orders/{id}/fulfill":       func(f fixture) example { return example{"/v1/orders/" + f.order + "/fulfill", "", 200} },
+	"PATCH /v1/reservations/{id}": func(f fixture) example {
+		return example{"/v1/reservations/" + f.reservation, `{"metadata":{"cart":"c_1"}}`, 200}
+	},
+	"POST /v1/orders":             func(fixture) example { return example{"/v1/orders", `{"lines":[{"sku":"widget","quantity":1}]}`, 201} },
+	"GET /v1/orders":              func(fixture) example { return example{"/v1/orders", "", 200} },
+	"GET /v1/orders/{id}":         func(f fixture) example { return example{"/v1/orders/" + f.order, "", 200} },
+	"POST /v1/orders/{id}/cancel": func(f fixture) example { return example{"/v1/orders/" + f.order + "/cancel", "", 200} },
+	"PATCH /v1/orders/{id}": func(f fixture) example {
+		return example{"/v1/orders/" + f.order, `{"metadata":{"cart":"c_1"}}`, 200}
+	},
+	"POST /v1/orders/{id}/fulfill": func(f fixture) example { return example{"/v1/orders/" + f.order + "/fulfill", "", 200} },
 	"PUT /v1/shows/{id}": func(fixture) example {
 		return example{"/v1/shows/opera", `{"name":"Opera","rows":[{"section":"stalls","row":"A","first":1,"last":4}]}`, 200}
 	},
@@ -112,8 +118,14 @@ var examples = map[string]func(f fixture) example{
 	"POST /v1/holds/{id}/extend": func(f fixture) example {
 		return example{"/v1/holds/" + f.hold + "/extend", `{"ttl_seconds":1800}`, 200}
 	},
-	"POST /v1/holds/{id}/confirm":   func(f fixture) example { return example{"/v1/holds/" + f.hold + "/confirm", "", 200} },
-	"DELETE /v1/holds/{id}":         func(f fixture) example { return example{"/v1/holds/" + f.hold, "", 200} },
+	"POST /v1/holds/{id}/confirm": func(f fixture) example { return example{"/v1/holds/" + f.hold + "/confirm", "", 200} },
+	"DELETE /v1/holds/{id}":       func(f fixture) example { return example{"/v1/holds/" + f.hold, "", 200} },
+	"PATCH /v1/holds/{id}": func(f fixture) example {
+		return example{"/v1/holds/" + f.hold, `{"metadata":{"cart":"c_1"}}`, 200}
+	},
+	"PATCH /v1/bookings/{id}": func(f fixture) example {
+		return example{"/v1/bookings/" + f.booking, `{"metadata":{"cart":"c_1"}}`, 200}
+	},
 	"GET /v1/bookings/{id}":         func(f fixture) example { return example{"/v1/bookings/" + f.booking, "", 200} },
 	"POST /v1/bookings/{id}/cancel": func(f fixture) example { return example{"/v1/bookings/" + f.booking + "/cancel", "", 200} },
 	"POST /v1/payments": func(f fixture) example {
@@ -123,6 +135,9 @@ var examples = map[string]func(f fixture) example{
 	"GET /v1/payments/{id}":         func(f fixture) example { return example{"/v1/payments/" + f.payment, "", 200} },
 	"GET /v1/payments/{id}/history": func(f fixture) example { return example{"/v1/payments/" + f.payment + "/history", "", 200} },
 	"POST /v1/payments/{id}/cancel": func(f fixture) example { return example{"/v1/payments/" + f.payment + "/cancel", "", 200} },
+	"PATCH /v1/payments/{id}": func(f fixture) example {
+		return example{"/v1/payments/" + f.payment, `{"metadata":{"cart":"c_1"}}`, 200}
+	},
 	"POST /v1/payments/{id}/outcomes": func(f fixture) example {
 		return example{"/v1/payments/" + f.payment + "/outcomes", `{"event_id":"evt-1","status":"processing"}`, 200}
 	},
@@ -366,7 +381,7 @@ func TestRoutePolicy(t *testing.T) {
 				return true
 			}
 		}
-		if method == "POST" && (path == "/v1/payments" || path == "/v1/payments/{id}/cancel") {
+		if method == "POST" && (path == "/v1/payments" || path == "/v1/payments/{id}/cancel") || method == "PATCH" && path == "/v1/payments/{id}" {
 			return true
 		}
 		return method == "POST" && strings.HasPrefix(path, "/v1/shows/") && strings.HasSuffix(path, "/holds")

@@ -251,9 +251,17 @@ func TestBadInputChangesNothing(t *testing.T) {
 		{"movements unknown parameter", "GET", "/v1/movements?kind=set", nil, nil, 400, "invalid", `unknown parameter "kind"`},
 		{"movements sku twice", "GET", "/v1/movements?sku=a&sku=b", nil, nil, 400, "invalid", "sku given 2 times"},
 
+		// Updates of metadata.
+		{"update without keys", "PATCH", "/v1/orders/" + ord, `{"metadata":{}}`, nil, 400, "invalid", "metadata: name at least one key"},
+		{"update without a body", "PATCH", "/v1/orders/" + ord, ``, nil, 400, "invalid", "body"},
+		{"update of the status", "PATCH", "/v1/orders/" + ord, `{"metadata":{"a":"b"},"status":"cancelled"}`, nil, 400, "invalid", `body: unknown field "status"`},
+		{"update with a bad key", "PATCH", "/v1/orders/" + ord, `{"metadata":{"a b":"x"}}`, nil, 400, "invalid", "want printable ASCII"},
+		{"update with a number", "PATCH", "/v1/orders/" + ord, `{"metadata":{"a":1}}`, nil, 400, "invalid", "metadata"},
+		{"update of a missing order", "PATCH", "/v1/orders/ord_none", `{"metadata":{"a":"b"}}`, nil, 404, "not_found", "ord_none"},
+
 		// Routes.
 		{"unknown route", "GET", "/v1/widgets", nil, nil, 404, "not_found", "no route for GET /v1/widgets"},
-		{"wrong method", "PATCH", "/v1/orders/" + ord, `{}`, nil, 405, "invalid", "method PATCH not allowed"},
+		{"wrong method", "PUT", "/v1/orders/" + ord, `{}`, nil, 405, "invalid", "method PUT not allowed"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -372,4 +372,46 @@ func TestMetadataOverHTTP(t *testing.T) {
 	}
 	pq := stockade.PaymentQuery{Metadata: stockade.Metadata{"invoice": "inv_1"}}
 	same(t, "Payments by metadata", func() (any, error) { return c.Payments(ctx, pq) }, func() (any, error) { return a.eng.Payments(ctx, pq) })
+
+	// Updates: a PATCH merges, the client's calls send the same, and a
+	// refused one changes nothing.
+	up := decodeAs[orderJSON](t, a.must(200, "PATCH", "/v1/orders/"+o.ID, `{"metadata":{"cart":"","gift":"yes"}}`))
+	if !reflect.DeepEqual(up.Metadata, stockade.Metadata{"customer": "cus_7", "gift": "yes"}) || up.Version != o.Version {
+		t.Errorf("the updated order: metadata %v, version %d; want customer and gift, version %d", up.Metadata, up.Version, o.Version)
+	}
+	tag := stockade.UpdateRequest{Metadata: stockade.Metadata{"tag": "vip"}}
+	for name, update := range map[string]func() (stockade.Metadata, error){
+		"UpdateReservation": func() (stockade.Metadata, error) {
+			v, err := c.UpdateReservation(ctx, r.ID, tag, nil)
+			return v.Metadata, err
+		},
+		"UpdateOrder": func() (stockade.Metadata, error) {
+			v, err := c.UpdateOrder(ctx, o.ID, tag, nil)
+			return v.Metadata, err
+		},
+		"UpdateHold": func() (stockade.Metadata, error) {
+			v, err := c.UpdateHold(ctx, held.ID, tag, nil)
+			return v.Metadata, err
+		},
+		"UpdateBooking": func() (stockade.Metadata, error) {
+			v, err := c.UpdateBooking(ctx, bk.ID, tag, nil)
+			return v.Metadata, err
+		},
+		"UpdatePayment": func() (stockade.Metadata, error) {
+			v, err := c.UpdatePayment(ctx, p.ID, tag, nil)
+			return v.Metadata, err
+		},
+	} {
+		if m, err := update(); err != nil || m["tag"] != "vip" {
+			t.Errorf("Client.%s: %v, %v; want tag=vip", name, m, err)
+		}
+	}
+	before = a.snapshot()
+	if _, err := c.UpdatePayment(ctx, p.ID, stockade.UpdateRequest{}, nil); stockade.ErrorCode(err) != stockade.EInvalid {
+		t.Errorf("Client.UpdatePayment without keys: %v, want %s", err, stockade.EInvalid)
+	}
+	a.must(400, "PATCH", "/v1/holds/"+held.ID, `{"metadata":{"basket":null}}`)
+	if after := a.snapshot(); after != before {
+		t.Error("a refused update changed the store")
+	}
 }

@@ -96,6 +96,59 @@ func byID[T any](s *Server, w http.ResponseWriter, r *http.Request, view func(T)
 	})
 }
 
+// updateByID serves a PATCH of the aggregate in the path: a body of
+// {"metadata": {…}} for fn, the aggregate's update.
+func updateByID[T any](s *Server, w http.ResponseWriter, r *http.Request, view func(T) any,
+	fn func(context.Context, string, stockade.UpdateRequest, *stockade.Idempotency) (T, error)) {
+	var in updateBody
+	body, ok := s.input(w, r, &in, "id")
+	if !ok {
+		return
+	}
+	req, err := in.request()
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	id := r.PathValue("id")
+	call(s, w, r, body, http.StatusOK, view, func(ctx context.Context, idem *stockade.Idempotency) (T, error) {
+		return fn(ctx, id, req, idem)
+	})
+}
+
+// updateBody is the body of a PATCH: the metadata to merge, a key with
+// the empty value removing it. A value is a pointer so that null, which
+// encoding/json would read as "", is refused rather than taken for a
+// removal.
+type updateBody struct {
+	Metadata map[string]*string `json:"metadata"`
+}
+
+// request is b as the service takes it, or EInvalid for a null value.
+func (b updateBody) request() (stockade.UpdateRequest, error) {
+	var req stockade.UpdateRequest
+	for _, k := range slices.Sorted(maps.Keys(b.Metadata)) {
+		v := b.Metadata[k]
+		if v == nil {
+			return req, invalidf("metadata[%s]: want a string, got null (remove a key with \"\")", k)
+		}
+		if req.Metadata == nil {
+			req.Metadata = stockade.Metadata{}
+		}
+		req.Metadata[k] = *v
+	}
+	return req, nil
+}
+
+// updateBodyOf is req as the client sends it.
+func updateBodyOf(req stockade.UpdateRequest) updateBody {
+	b := updateBody{Metadata: map[string]*string{}}
+	for k, v := range req.Metadata {
+		b.Metadata[k] = &v
+	}
+	return b
+}
+
 // The body.
 
 // errTooLarge marks a body over Options.MaxBodyBytes: 413, code invalid.

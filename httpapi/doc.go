@@ -247,6 +247,18 @@
 //	v1=$(printf '%s.%s' "$t" "$body" | openssl dgst -sha256 -hmac "$secret" | sed 's/^.* //')
 //	curl -H "Stockade-Signature: t=$t,v1=$v1" -H 'Content-Type: application/json' --data-binary "$body" "$base/v1/payments/webhook"
 //
+// # Metadata
+//
+// A reservation, a checkout, a hold and a payment take "metadata", the
+// shop's own flat object of strings (stockade.Metadata has its limits);
+// an order or a booking confirmed from one takes its metadata. Lists
+// filter on it with ?metadata[KEY]=VALUE, once per key. PATCH
+// /v1/reservations/{id}, /v1/orders/{id}, /v1/holds/{id},
+// /v1/bookings/{id} and /v1/payments/{id}, {"metadata": {…}}, merge into
+// it in any status: a value sets a key, "" removes it (null is 400), keys
+// left out stay; the status and version stay as they are, and the
+// aggregate's *.updated event carries the result.
+//
 // # Idempotency
 //
 // Every mutating request takes an Idempotency-Key header (1 to 128

@@ -385,6 +385,22 @@ func (s *Server) release(w http.ResponseWriter, r *http.Request) {
 	byID(s, w, r, viewReservation, s.svc.Release)
 }
 
+func (s *Server) updateReservation(w http.ResponseWriter, r *http.Request) {
+	updateByID(s, w, r, viewReservation, s.svc.UpdateReservation)
+}
+
+// updateOrder answers as getOrder does, with the order's ETag, which an
+// update of metadata leaves as it was.
+func (s *Server) updateOrder(w http.ResponseWriter, r *http.Request) {
+	updateByID(s, w, r, viewOrder, func(ctx context.Context, id string, req stockade.UpdateRequest, idem *stockade.Idempotency) (stockade.Order, error) {
+		o, err := s.svc.UpdateOrder(ctx, id, req, idem)
+		if err == nil {
+			w.Header().Set("ETag", orderETag(o))
+		}
+		return o, err
+	})
+}
+
 // getOrder answers with the order and, as its ETag, its version in
 // quotes, for an If-Match on a change of it.
 func (s *Server) getOrder(w http.ResponseWriter, r *http.Request) {
@@ -498,6 +514,20 @@ func (c *Client) Release(ctx context.Context, id string, idem *stockade.Idempote
 		return stockade.Reservation{}, err
 	}
 	return out.domain(), nil
+}
+
+// UpdateReservation implements stockade.StockService.
+func (c *Client) UpdateReservation(ctx context.Context, id string, req stockade.UpdateRequest, idem *stockade.Idempotency) (stockade.Reservation, error) {
+	var out reservationJSON
+	if err := c.do(ctx, http.MethodPatch, "/v1/reservations/"+seg(id), updateBodyOf(req), &out, idem); err != nil {
+		return stockade.Reservation{}, err
+	}
+	return out.domain(), nil
+}
+
+// UpdateOrder implements stockade.StockService.
+func (c *Client) UpdateOrder(ctx context.Context, id string, req stockade.UpdateRequest, idem *stockade.Idempotency) (stockade.Order, error) {
+	return c.order(ctx, http.MethodPatch, "/v1/orders/"+seg(id), updateBodyOf(req), idem)
 }
 
 // Checkout implements stockade.StockService.

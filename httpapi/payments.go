@@ -305,6 +305,10 @@ func (s *Server) getPayment(w http.ResponseWriter, r *http.Request) {
 	})
 }
 
+func (s *Server) updatePayment(w http.ResponseWriter, r *http.Request) {
+	updateByID(s, w, r, viewPayment, s.svc.UpdatePayment)
+}
+
 func (s *Server) paymentHistory(w http.ResponseWriter, r *http.Request) {
 	byID(s, w, r, viewPaymentHistory, func(ctx context.Context, id string, _ *stockade.Idempotency) ([]stockade.PaymentChange, error) {
 		return s.svc.PaymentHistory(ctx, id)
@@ -490,6 +494,11 @@ func (c *Client) ApplyOutcome(ctx context.Context, o stockade.PaymentOutcome, so
 	}
 	in := outcomeJSON{EventID: o.EventID, Status: string(o.Status), Reason: o.Reason}
 	return c.payment(ctx, http.MethodPost, "/v1/payments/"+seg(o.PaymentID)+"/outcomes", in, nil)
+}
+
+// UpdatePayment implements stockade.PaymentService.
+func (c *Client) UpdatePayment(ctx context.Context, id string, req stockade.UpdateRequest, idem *stockade.Idempotency) (stockade.Payment, error) {
+	return c.payment(ctx, http.MethodPatch, "/v1/payments/"+seg(id), updateBodyOf(req), idem)
 }
 
 // CancelPayment implements stockade.PaymentService. An empty reason

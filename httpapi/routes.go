@@ -31,11 +31,12 @@ var routeTable = []route{
 
 	// Reservations: hold, then confirm (→ order) or release; they expire
 	// on their own (orders.go).
-	{"POST /v1/reservations", shoppers, (*Server).reserve},              // {lines, ttl_seconds?, ship_to?} → reservation, 201
-	{"GET /v1/reservations", anyRole, (*Server).listReservations},       // ?status=&created_after=&created_before=&cursor=&limit= → {reservations, next_cursor?}
-	{"GET /v1/reservations/{id}", anyRole, (*Server).getReservation},    // → reservation
-	{"POST /v1/reservations/{id}/confirm", shoppers, (*Server).confirm}, // → order, 200
-	{"DELETE /v1/reservations/{id}", shoppers, (*Server).release},       // → reservation, 200
+	{"POST /v1/reservations", shoppers, (*Server).reserve},                 // {lines, ttl_seconds?, ship_to?} → reservation, 201
+	{"GET /v1/reservations", anyRole, (*Server).listReservations},          // ?status=&created_after=&created_before=&cursor=&limit= → {reservations, next_cursor?}
+	{"GET /v1/reservations/{id}", anyRole, (*Server).getReservation},       // → reservation
+	{"POST /v1/reservations/{id}/confirm", shoppers, (*Server).confirm},    // → order, 200
+	{"DELETE /v1/reservations/{id}", shoppers, (*Server).release},          // → reservation, 200
+	{"PATCH /v1/reservations/{id}", shoppers, (*Server).updateReservation}, // {metadata} → reservation, 200
 
 	// Orders (orders.go): direct checkout, cancel (restock), fulfill (ship).
 	{"POST /v1/orders", shoppers, (*Server).checkout},                // {lines, ship_to?} → order, 201
@@ -43,6 +44,7 @@ var routeTable = []route{
 	{"GET /v1/orders/{id}", anyRole, (*Server).getOrder},             // → order
 	{"POST /v1/orders/{id}/cancel", shoppers, (*Server).cancelOrder}, // → order, 200
 	{"POST /v1/orders/{id}/fulfill", admins, (*Server).fulfillOrder}, // → order, 200
+	{"PATCH /v1/orders/{id}", shoppers, (*Server).updateOrder},       // {metadata} → order, 200
 
 	// Shows, the seats they sell, holds on them (confirmed → booking,
 	// released, or expired on their own), bookings (shows.go).
@@ -59,9 +61,11 @@ var routeTable = []route{
 	{"POST /v1/holds/{id}/extend", shoppers, (*Server).extendHold},       // {ttl_seconds} → hold, 200
 	{"POST /v1/holds/{id}/confirm", shoppers, (*Server).confirmHold},     // → booking, 200
 	{"DELETE /v1/holds/{id}", shoppers, (*Server).releaseHold},           // → hold, 200
+	{"PATCH /v1/holds/{id}", shoppers, (*Server).updateHold},             // {metadata} → hold, 200
 	{"GET /v1/bookings", anyRole, (*Server).listBookings},                // as a show's, across shows
 	{"GET /v1/bookings/{id}", anyRole, (*Server).getBooking},             // → booking
 	{"POST /v1/bookings/{id}/cancel", shoppers, (*Server).cancelBooking}, // → booking, 200
+	{"PATCH /v1/bookings/{id}", shoppers, (*Server).updateBooking},       // {metadata} → booking, 200
 
 	// Payments of reservations, holds and orders, as payment systems
 	// report them: outcomes arrive by the signed webhook (webhook.go), or
@@ -72,6 +76,7 @@ var routeTable = []route{
 	{"GET /v1/payments/{id}", anyRole, (*Server).getPayment},              // → payment
 	{"GET /v1/payments/{id}/history", anyRole, (*Server).paymentHistory},  // → {changes}, oldest first
 	{"POST /v1/payments/{id}/cancel", shoppers, (*Server).cancelPayment},  // {reason?} → payment, 200
+	{"PATCH /v1/payments/{id}", shoppers, (*Server).updatePayment},        // {metadata} → payment, 200
 	{"POST /v1/payments/{id}/outcomes", admins, (*Server).paymentOutcome}, // {event_id, status, reason?} → payment, 200
 	{"POST " + webhookPath, public, (*Server).paymentWebhook},             // Stockade-Signature, {event_id, payment_id, status, reason?} → payment, 200
 

@@ -777,6 +777,14 @@ func (s *Server) releaseHold(w http.ResponseWriter, r *http.Request) {
 	byID(s, w, r, viewHold, s.svc.ReleaseHold)
 }
 
+func (s *Server) updateHold(w http.ResponseWriter, r *http.Request) {
+	updateByID(s, w, r, viewHold, s.svc.UpdateHold)
+}
+
+func (s *Server) updateBooking(w http.ResponseWriter, r *http.Request) {
+	updateByID(s, w, r, viewBooking, s.svc.UpdateBooking)
+}
+
 func (s *Server) getBooking(w http.ResponseWriter, r *http.Request) {
 	byID(s, w, r, viewBooking, func(ctx context.Context, id string, _ *stockade.Idempotency) (stockade.Booking, error) {
 		return s.svc.Booking(ctx, id)
@@ -914,6 +922,20 @@ func (c *Client) hold(ctx context.Context, method, path string, in any, idem *st
 	var out holdJSON
 	if err := c.do(ctx, method, path, in, &out, idem); err != nil {
 		return stockade.Hold{}, err
+	}
+	return out.domain(), nil
+}
+
+// UpdateHold implements stockade.BookingService.
+func (c *Client) UpdateHold(ctx context.Context, id string, req stockade.UpdateRequest, idem *stockade.Idempotency) (stockade.Hold, error) {
+	return c.hold(ctx, http.MethodPatch, "/v1/holds/"+seg(id), updateBodyOf(req), idem)
+}
+
+// UpdateBooking implements stockade.BookingService.
+func (c *Client) UpdateBooking(ctx context.Context, id string, req stockade.UpdateRequest, idem *stockade.Idempotency) (stockade.Booking, error) {
+	var out bookingJSON
+	if err := c.do(ctx, http.MethodPatch, "/v1/bookings/"+seg(id), updateBodyOf(req), &out, idem); err != nil {
+		return stockade.Booking{}, err
 	}
 	return out.domain(), nil
 }

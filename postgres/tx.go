@@ -631,6 +631,28 @@ func (t *tx) OrderSetStatus(ctx context.Context, id string, from, to stockade.Or
 	return tag.RowsAffected() == 1, nil
 }
 
+// metadataTables are the tables of the aggregates that carry metadata.
+var metadataTables = map[string]string{
+	stockade.AggregateReservation: "reservations",
+	stockade.AggregateOrder:       "orders",
+	stockade.AggregateHold:        "holds",
+	stockade.AggregateBooking:     "bookings",
+	stockade.AggregatePayment:     "payments",
+}
+
+// MetadataSet implements stockade.Tx.
+func (t *tx) MetadataSet(ctx context.Context, aggregate, id string, m stockade.Metadata) (bool, error) {
+	table, ok := metadataTables[aggregate]
+	if !ok {
+		return false, fmt.Errorf("postgres: set metadata: %q carries no metadata", aggregate)
+	}
+	tag, err := t.tx.Exec(ctx, "UPDATE "+table+" SET metadata = $2::jsonb WHERE id = $1::text", id, marshalMetadata(m))
+	if err != nil {
+		return false, t.fail(ctx, fmt.Sprintf("set the metadata of %s %q", aggregate, id), err)
+	}
+	return tag.RowsAffected() == 1, nil
+}
+
 // IdempotencyGetMany implements stockade.Tx. In a read-write transaction it
 // first takes a transaction-scoped advisory lock on each key (see
 // idempotencyLockID), in the order of the lock ids, so that two

@@ -211,6 +211,28 @@ func (t *tx) OrderSetStatus(ctx context.Context, id string, from, to stockade.Or
 	return affected(res, "set order %s %s → %s", id, from, to)
 }
 
+// metadataTables are the tables of the aggregates that carry metadata.
+var metadataTables = map[string]string{
+	stockade.AggregateReservation: "reservations",
+	stockade.AggregateOrder:       "orders",
+	stockade.AggregateHold:        "holds",
+	stockade.AggregateBooking:     "bookings",
+	stockade.AggregatePayment:     "payments",
+}
+
+// MetadataSet implements stockade.Tx.
+func (t *tx) MetadataSet(ctx context.Context, aggregate, id string, m stockade.Metadata) (bool, error) {
+	table, ok := metadataTables[aggregate]
+	if !ok {
+		return false, fmt.Errorf("sqlite: set metadata: %q carries no metadata", aggregate)
+	}
+	res, err := t.tx.ExecContext(ctx, "UPDATE "+table+" SET metadata = ?2 WHERE id = ?1", id, marshalMetadata(m))
+	if err != nil {
+		return false, wrapf(err, "set the metadata of %s %s", aggregate, id)
+	}
+	return affected(res, "set the metadata of %s %s", aggregate, id)
+}
+
 func scanIdempotency(row rowScanner) (stockade.IdempotencyRecord, error) {
 	var (
 		rec     stockade.IdempotencyRecord

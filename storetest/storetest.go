@@ -54,6 +54,7 @@ func Run(t *testing.T, newStore func(t *testing.T) stockade.Store) {
 		{"IdempotenciesOrder", testIdempotenciesOrder},
 		{"ReservationList", testListReservations},
 		{"OrderList", testListOrders},
+		{"MetadataSet", testMetadataSet},
 		{"Keys", testKeys},
 		{"Webhooks", testWebhooks},
 		{"KeyConflict", testKeyConflict},
