@@ -35,10 +35,16 @@ func jetStream(t *testing.T, n *testkit.NATS) jetstream.JetStream {
 // it holds, failing the test after a minute.
 func waitFor(t *testing.T, what string, cond func() bool) {
 	t.Helper()
-	deadline := time.Now().Add(time.Minute)
+	waitWithin(t, what, time.Minute, cond)
+}
+
+// waitWithin is waitFor with a bound of d.
+func waitWithin(t *testing.T, what string, d time.Duration, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(d)
 	for !cond() {
 		if time.Now().After(deadline) {
-			t.Fatalf("%s: not within a minute", what)
+			t.Fatalf("%s: not within %s", what, d)
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
