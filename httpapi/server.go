@@ -10,6 +10,7 @@ import (
 	"runtime/debug"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -157,7 +158,17 @@ type Server struct {
 	// streams ends with CloseStreams, and the event streams with it.
 	streams      context.Context
 	closeStreams context.CancelFunc
+	// draining is set by Drain.
+	draining atomic.Bool
 }
+
+// Drain tells the server that its process is going away: from now on
+// /readyz answers 503 and every answer carries Connection: close, so that
+// a load balancer stops sending requests here and a keep-alive client
+// opens its next connection elsewhere, while the requests that still
+// arrive are served as before. Call it on a stop signal, some time before
+// http.Server.Shutdown closes the listener.
+func (s *Server) Drain() { s.draining.Store(true) }
 
 // streamPath is the path of the event stream, which runs without the
 // request timeout.
@@ -195,6 +206,9 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	start := time.Now()
 	id := requestID(r.Header.Get(requestIDHeader))
 	w.Header().Set(requestIDHeader, id)
+	if s.draining.Load() {
+		w.Header().Set("Connection", "close")
+	}
 	ctx, unlabel := labelRequest(context.WithValue(r.Context(), requestIDKey{}, id), id)
 	defer unlabel()
 	cancel := context.CancelFunc(func() {})
@@ -309,6 +323,10 @@ func (s *Server) healthz(w http.ResponseWriter, r *http.Request) {
 }
 
 func (s *Server) readyz(w http.ResponseWriter, r *http.Request) {
+	if s.draining.Load() {
+		s.writeError(w, r, stockade.Errorf(stockade.EUnavailable, "the server is shutting down"))
+		return
+	}
 	ctx, cancel := context.WithTimeout(r.Context(), readyTimeout)
 	defer cancel()
 	for _, p := range s.ready {

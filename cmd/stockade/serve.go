@@ -46,6 +46,7 @@ type serveConfig struct {
 	maxHold         time.Duration // the longest a hold of seats may last
 	requestTimeout  time.Duration
 	shutdownTimeout time.Duration
+	drainDelay      time.Duration // not ready, still serving, before the listener closes
 	logLevel        slog.Level
 	maxBodyBytes    int64
 	corsOrigins     []string
@@ -114,6 +115,8 @@ flags:
 		"bound on each request and each batch transaction, lock waits and retries included;\npast it the answer is 503")
 	shutdown := env.Duration("shutdown-timeout", "STOCKADE_SHUTDOWN_TIMEOUT", 15*time.Second,
 		"how long in-flight requests may finish after SIGINT/SIGTERM")
+	drain := env.Duration("drain-delay", "STOCKADE_DRAIN_DELAY", 0,
+		"after SIGINT/SIGTERM, how long /readyz answers 503 while requests are still served, before\nthe listener closes: what a load balancer takes to notice (its check interval times the\nfailures it needs); 0 closes at once")
 	maxBody := env.Int("max-body-bytes", "STOCKADE_MAX_BODY_BYTES", 1<<20,
 		"largest request body accepted; a larger one is refused with 413")
 	origins := env.String("cors-origins", "STOCKADE_CORS_ORIGINS", "",
@@ -198,6 +201,10 @@ flags:
 	}
 	c.addr, c.strategy, c.maxBatch = *addr, *strategy, *maxBatch
 	c.sweepInterval, c.defaultTTL, c.requestTimeout, c.shutdownTimeout = *sweep, *ttl, *reqTimeout, *shutdown
+	c.drainDelay = *drain
+	if c.drainDelay < 0 {
+		return c, fmt.Errorf("serve: -drain-delay %s: must not be negative", c.drainDelay)
+	}
 	c.lockTTL = *lockTTL
 	c.maxHold, c.paymentGrace = *maxHold, *grace
 	c.webhookPrivate, c.webhookRetryFor, c.webhookTimeout = *webhookPrivate, *webhookRetryFor, *webhookTimeout
@@ -411,6 +418,17 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 	case err := <-errc:
 		return fmt.Errorf("serve: %w", err)
 	case <-ctx.Done():
+	}
+	// Not ready first, still serving, so that a load balancer moves
+	// away before the listener closes under it.
+	api.Drain()
+	if c.drainDelay > 0 {
+		log.Info("draining", "delay", c.drainDelay)
+		select {
+		case err := <-errc:
+			return fmt.Errorf("serve: %w", err)
+		case <-time.After(c.drainDelay):
+		}
 	}
 	log.Info("shutting down", "timeout", c.shutdownTimeout)
 	sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), c.shutdownTimeout)
