@@ -28,18 +28,28 @@ func TestReadyzFollowsDependencies(t *testing.T) {
 	up := pingFunc(func(context.Context) error { return nil })
 	down := pingFunc(func(context.Context) error { return errors.New("connection refused") })
 	tests := []struct {
-		name  string
-		deps  []Pinger
-		want  int
-		wantC string
+		name     string
+		deps     []Pinger
+		draining bool
+		want     int
+		wantC    string
 	}{
-		{"no dependencies", nil, http.StatusOK, ""},
-		{"all up", []Pinger{up, up}, http.StatusOK, ""},
-		{"one down", []Pinger{up, down}, http.StatusServiceUnavailable, stockade.EUnavailable},
+		{"no dependencies", nil, false, http.StatusOK, ""},
+		{"all up", []Pinger{up, up}, false, http.StatusOK, ""},
+		{"one down", []Pinger{up, down}, false, http.StatusServiceUnavailable, stockade.EUnavailable},
+		{"draining", []Pinger{up}, true, http.StatusServiceUnavailable, stockade.EUnavailable},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			s := NewServer(nil, slog.New(slog.NewTextHandler(io.Discard, nil)), nil, tc.deps...)
+			if tc.draining {
+				s.Drain()
+				rec := httptest.NewRecorder()
+				s.ServeHTTP(rec, httptest.NewRequest("GET", "/healthz", nil))
+				if rec.Code != http.StatusOK || rec.Header().Get("Connection") != "close" {
+					t.Errorf("/healthz while draining: %d, Connection %q; want 200, close", rec.Code, rec.Header().Get("Connection"))
+				}
+			}
 			srv := httptest.NewServer(s)
 			defer srv.Close()
 			err := NewClient(srv.URL, nil).Ready(t.Context())
