@@ -31,6 +31,11 @@ const (
 	EventOrderCancelled = "order.cancelled"
 	EventOrderFulfilled = "order.fulfilled"
 	EventOrderUpdated   = "order.updated" // its metadata changed
+	// EventOrderShipped: part of an order, or the rest of it, left. Its
+	// payload is the order after the shipment with the shipment under
+	// "shipment"; the shipment that ships the last units comes with
+	// EventOrderFulfilled too.
+	EventOrderShipped = "order.shipped"
 
 	EventShowPut = "event.put" // an event's seat map was created or changed
 
@@ -84,10 +89,10 @@ type DomainEvent struct {
 	AggregateID string `json:"aggregate_id"`
 	// Version is the aggregate's version after the change: a level's
 	// Version; for a reservation 1 when held and 2 once it is confirmed,
-	// released or expired; for an order 1 when committed and 2 once it is
-	// cancelled or fulfilled. The events of one change share it. An
-	// update of metadata alone (the *.updated events) leaves the version
-	// as it was: metadata is the shop's, not the aggregate's state.
+	// released or expired; for an order 1 when committed and one more at
+	// each shipment, cancel or fulfilment. The events of one change share
+	// it. An update of metadata alone (the *.updated events) leaves the
+	// version as it was: metadata is the shop's, not the aggregate's state.
 	Version int64     `json:"version"`
 	At      time.Time `json:"at"`
 	// Payload is the aggregate after the change, in JSON: a Level, a
@@ -232,7 +237,7 @@ func (q DomainEventQuery) Validate() error {
 var EventTypes = []string{
 	EventStockSet, EventStockAdjusted, EventOutOfStock, EventBackInStock,
 	EventReservationHeld, EventReservationConfirmed, EventReservationReleased, EventReservationExpired, EventReservationUpdated,
-	EventOrderCommitted, EventOrderCancelled, EventOrderFulfilled, EventOrderUpdated,
+	EventOrderCommitted, EventOrderCancelled, EventOrderFulfilled, EventOrderShipped, EventOrderUpdated,
 	EventShowPut,
 	EventHoldHeld, EventHoldExtended, EventHoldConfirmed, EventHoldReleased, EventHoldExpired, EventHoldUpdated,
 	EventBookingBooked, EventBookingCancelled, EventBookingUpdated,

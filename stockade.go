@@ -150,9 +150,16 @@ type Order struct {
 	// Owner is the id of the API key that created the order (or its
 	// reservation); empty if it was made without one.
 	Owner string `json:"owner,omitempty"`
+	// Shipped is what has left so far, one allocation per level in key
+	// order, summed over the order's shipments; absent until the first.
+	// A fulfilled order has shipped all its allocations; a cancelled one
+	// keeps what it shipped before the cancel gave the rest back.
+	Shipped []Allocation `json:"shipped,omitempty"`
 	// Version counts the order's changes: 1 when it is committed, one
-	// more at each change of its status. A client that changes an order
-	// only as it last read it gives it (If-Match, expected_version).
+	// more at each shipment and at each change of its status (a shipment
+	// that ships the last units does both, and counts one). A client
+	// that changes an order only as it last read it gives it (If-Match,
+	// expected_version).
 	Version int64 `json:"version"`
 	// Metadata is the shop's own data: its checkout's, or that of the
 	// reservation it was confirmed from.
@@ -172,7 +179,7 @@ const (
 	MoveConfirm  MovementKind = "confirm"  // reserved → committed
 	MoveCheckout MovementKind = "checkout" // available → committed
 	MoveCancel   MovementKind = "cancel"   // committed → available
-	MoveFulfill  MovementKind = "fulfill"  // committed and on_hand leave
+	MoveFulfill  MovementKind = "fulfill"  // committed and on_hand leave: a shipment, or a fulfilment
 )
 
 // Movement is one row of the append-only ledger: a change to one level's

@@ -168,7 +168,8 @@ type Tx interface {
 	// AllocationSums returns, for every level that records hold units of, the
 	// sums of those units: Reserved, of the allocations of held
 	// reservations (lapsed ones too, until they are expired); Committed, of
-	// the allocations of committed orders. OnHand is zero.
+	// the allocations of committed orders less what they have shipped.
+	// OnHand is zero.
 	AllocationSums(ctx context.Context) (map[Key]Delta, error)
 
 	// Reservations.
@@ -211,9 +212,9 @@ type Tx interface {
 
 	// Orders.
 
-	// OrderInsert stores new orders, at version 1, in one statement
-	// where the store can. An id in use is an error, as for
-	// ReservationInsert.
+	// OrderInsert stores new orders, at version 1 and with nothing
+	// shipped, in one statement where the store can. An id in use is an
+	// error, as for ReservationInsert.
 	OrderInsert(ctx context.Context, orders ...Order) error
 
 	// OrderGet returns an order (ENotFound if there is none).
@@ -226,6 +227,21 @@ type Tx interface {
 	// OrderSetStatus moves an order from status from to to, one version
 	// on, and reports whether it was in status from.
 	OrderSetStatus(ctx context.Context, id string, from, to OrderStatus) (bool, error)
+
+	// OrderUpdate writes o's status, shipped allocations and version over
+	// the order with o's id if its version is o.Version-1, and reports
+	// whether it was.
+	OrderUpdate(ctx context.Context, o Order) (bool, error)
+
+	// Shipments.
+
+	// ShipmentInsert stores new shipments. An id in use is an error, as
+	// for OrderInsert; the order must exist.
+	ShipmentInsert(ctx context.Context, ss ...Shipment) error
+
+	// ShipmentList returns the shipments of f's order that f selects,
+	// newest first (by created_at, then id, both descending).
+	ShipmentList(ctx context.Context, f ShipmentFilter) ([]Shipment, error)
 
 	// Metadata.
 

@@ -603,18 +603,21 @@ func (t *tx) OrderGet(ctx context.Context, by stockade.ByID) (stockade.Order, er
 }
 
 // scanOrder scans id, status, created_at, reservation_id, lines,
-// allocations, owner.
+// allocations, owner, version, metadata, shipped.
 func scanOrder(row pgx.Row) (stockade.Order, error) {
 	var (
 		o             stockade.Order
 		status        string
 		lines, allocs []byte
-		meta          []byte
+		meta, shipped []byte
 	)
-	if err := row.Scan(&o.ID, &status, &o.CreatedAt, &o.ReservationID, &lines, &allocs, &o.Owner, &o.Version, &meta); err != nil {
+	if err := row.Scan(&o.ID, &status, &o.CreatedAt, &o.ReservationID, &lines, &allocs, &o.Owner, &o.Version, &meta, &shipped); err != nil {
 		return o, err
 	}
 	if err := unmarshalMetadata(meta, &o.Metadata); err != nil {
+		return o, err
+	}
+	if err := unmarshalShipped(shipped, &o.Shipped); err != nil {
 		return o, err
 	}
 	o.Status, o.CreatedAt = stockade.OrderStatus(status), o.CreatedAt.UTC()

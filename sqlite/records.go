@@ -170,15 +170,18 @@ func (t *tx) OrderInsert(ctx context.Context, orders ...stockade.Order) error {
 }
 
 // scanOrder reads an order's columns: id, status, created_at,
-// reservation_id, lines, allocations, owner, version, metadata.
+// reservation_id, lines, allocations, owner, version, metadata, shipped.
 func scanOrder(row rowScanner) (stockade.Order, error) {
 	var o stockade.Order
-	var status, lines, allocs, meta string
+	var status, lines, allocs, meta, shipped string
 	var created int64
-	if err := row.Scan(&o.ID, &status, &created, &o.ReservationID, &lines, &allocs, &o.Owner, &o.Version, &meta); err != nil {
+	if err := row.Scan(&o.ID, &status, &created, &o.ReservationID, &lines, &allocs, &o.Owner, &o.Version, &meta, &shipped); err != nil {
 		return o, err
 	}
 	if err := unmarshalMetadata(meta, &o.Metadata); err != nil {
+		return o, err
+	}
+	if err := unmarshalShipped(shipped, &o.Shipped); err != nil {
 		return o, err
 	}
 	o.Status, o.CreatedAt = stockade.OrderStatus(status), fromMicros(created)

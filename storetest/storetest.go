@@ -40,6 +40,8 @@ func Run(t *testing.T, newStore func(t *testing.T) stockade.Store) {
 		{"ReservationLapseCandidates", testReservationLapseCandidates},
 		{"Orders", testOrders},
 		{"AllocationSums", testRecordSums},
+		{"OrderUpdate", testOrderUpdate},
+		{"Shipments", testShipments},
 		{"Idempotency", testIdempotency},
 		{"InvalidStatus", testInvalidStatus},
 		{"UpdateRollsBack", testUpdateRollsBack},

@@ -3,5 +3,5 @@
 -- created_at < ?, and the cursor (created_at, id) < (?, ?)), then ORDER BY
 -- created_at DESC, id DESC and LIMIT ?, so that each combination reads
 -- orders_created or, with an owner, orders_owner_created backwards.
-SELECT id, status, created_at, reservation_id, lines, allocations, owner, version, metadata
+SELECT id, status, created_at, reservation_id, lines, allocations, owner, version, metadata, shipped
 FROM orders
