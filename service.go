@@ -96,13 +96,14 @@ type StockService interface {
 	// the cursor of the next page.
 	Orders(ctx context.Context, q ListQuery) (OrderPage, error)
 
-	// CancelOrder gives a committed order's stock back. With
-	// expectedVersion it is a compare-and-set (EVersionConflict if the
-	// order's version differs).
+	// CancelOrder gives a committed order's stock back: what it has not
+	// shipped, when it has shipped part of it. With expectedVersion it is
+	// a compare-and-set (EVersionConflict if the order's version differs).
 	CancelOrder(ctx context.Context, id string, expectedVersion *int64, idem *Idempotency) (Order, error)
 
-	// FulfillOrder ships a committed order: its stock leaves on-hand.
-	// With expectedVersion it is a compare-and-set, as CancelOrder.
+	// FulfillOrder ships what is left of a committed order, as one
+	// shipment: its stock leaves on-hand and the order is fulfilled. With
+	// expectedVersion it is a compare-and-set, as CancelOrder.
 	FulfillOrder(ctx context.Context, id string, expectedVersion *int64, idem *Idempotency) (Order, error)
 
 	// UpdateReservation merges req into a reservation's metadata, in
@@ -113,6 +114,18 @@ type StockService interface {
 	// UpdateOrder merges req into an order's metadata, in any status;
 	// its version stays as it is (see DomainEvent.Version).
 	UpdateOrder(ctx context.Context, id string, req UpdateRequest, idem *Idempotency) (Order, error)
+
+	// ShipOrder ships part of a committed order: the units req names
+	// leave on-hand, the rest stays committed. The shipment that ships
+	// the last units fulfils the order. Units beyond what is left of a
+	// SKU are refused (EInvalidState, naming what is left), as is a SKU
+	// or location the order has not (EInvalid); a refusal ships nothing.
+	// With expectedVersion it is a compare-and-set, as CancelOrder.
+	ShipOrder(ctx context.Context, id string, req NewShipment, expectedVersion *int64, idem *Idempotency) (Shipment, error)
+
+	// Shipments returns a page of an order's shipments, newest first, and
+	// the cursor of the next page (ENotFound for an unknown order).
+	Shipments(ctx context.Context, orderID string, q ShipmentQuery) (ShipmentPage, error)
 
 	// Events returns the events after q's cursor that match q, in commit
 	// order, waiting up to q.Wait for one if there is none yet.

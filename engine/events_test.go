@@ -116,7 +116,7 @@ func TestEvents(t *testing.T) {
 		step("checkout all", "order.committed order/1", "stock.out level/7")
 		_, err = en.eng.FulfillOrder(ctx, o.ID, nil, nil)
 		must(err)
-		step("fulfill", "order.fulfilled order/2")
+		step("fulfill", "order.shipped order/2", "order.fulfilled order/2")
 		_, err = en.eng.AdjustStock(ctx, k, 3, "found", nil)
 		must(err)
 		step("adjust", "stock.adjusted level/9", "stock.in level/9")

@@ -392,7 +392,8 @@ func settle(ctx context.Context, tx stockade.Tx, p *stockade.Payment, t target, 
 // cancelled, pays for: a held reservation or hold is released; one that
 // was confirmed meanwhile has its order or booking cancelled; an order is
 // cancelled. One that lapsed or was released already needs nothing. A
-// fulfilled order cannot be undone: p stays unresolved, for a person.
+// fulfilled order, or one that has shipped a part, cannot be undone: p
+// stays unresolved, for a person.
 func compensate(ctx context.Context, tx stockade.Tx, p *stockade.Payment, t target, by string, now time.Time, ob *outbox) error {
 	var err error
 	switch t.kind {
@@ -429,19 +430,21 @@ func compensate(ctx context.Context, tx stockade.Tx, p *stockade.Payment, t targ
 }
 
 // errFulfilled: an order that compensation would cancel has left the
-// warehouse.
-var errFulfilled = errors.New("engine: the order is fulfilled")
+// warehouse, all of it or a part.
+var errFulfilled = errors.New("engine: the order is fulfilled or partly shipped")
 
-// cancelCommitted cancels o, whose row tx holds, if it is committed; a
-// cancelled one needs nothing, and a fulfilled one is errFulfilled.
+// cancelCommitted cancels o, whose row tx holds, if it is committed and
+// has shipped nothing; a cancelled one needs nothing, and a fulfilled one,
+// or a committed one that has shipped a part, is errFulfilled: what left
+// cannot come back by itself, so a person settles the payment.
 func cancelCommitted(ctx context.Context, tx stockade.Tx, o stockade.Order, by string, now time.Time, ob *outbox) error {
-	switch o.Status {
-	case stockade.Cancelled:
+	switch {
+	case o.Status == stockade.Cancelled:
 		return nil
-	case stockade.Fulfilled:
+	case o.Status == stockade.Fulfilled, len(o.Shipped) > 0:
 		return errFulfilled
 	}
-	_, err := finish(ctx, tx, o, stockade.Cancelled, stockade.MoveCancel, by, now, ob)
+	_, err := cancel(ctx, tx, o, by, now, ob)
 	return err
 }
 

@@ -366,87 +366,46 @@ func releaseHeld(ctx context.Context, tx stockade.Tx, r stockade.Reservation, by
 	return nil
 }
 
-// CancelOrder implements stockade.Service: a committed order's stock goes
-// back to available. Cancelling a cancelled order changes nothing and
-// returns it; a fulfilled one is EInvalidState. With expectedVersion, an
-// order at another version is EVersionConflict, naming its version.
+// CancelOrder implements stockade.Service: what a committed order has
+// not shipped goes back to available, and the order is cancelled; what
+// it shipped stays shipped, as its Shipped and its shipments say.
+// Cancelling a cancelled order changes nothing and returns it; a
+// fulfilled one is EInvalidState. With expectedVersion, an order at
+// another version is EVersionConflict, naming its version.
 func (e *Engine) CancelOrder(ctx context.Context, id string, expectedVersion *int64, idem *stockade.Idempotency) (stockade.Order, error) {
-	return e.finishOrder(ctx, "cancel", id, expectedVersion, idem, stockade.Cancelled, stockade.MoveCancel)
-}
-
-// FulfillOrder implements stockade.Service: a committed order's stock
-// leaves (committed and on hand both go down). Fulfilling a fulfilled
-// order changes nothing and returns it; a cancelled one is
-// EInvalidState. With expectedVersion, an order at another version is
-// EVersionConflict, naming its version.
-func (e *Engine) FulfillOrder(ctx context.Context, id string, expectedVersion *int64, idem *stockade.Idempotency) (stockade.Order, error) {
-	return e.finishOrder(ctx, "fulfill", id, expectedVersion, idem, stockade.Fulfilled, stockade.MoveFulfill)
-}
-
-// orderEvents are the event types of the statuses an order moves to.
-var orderEvents = map[stockade.OrderStatus]string{
-	stockade.Cancelled: stockade.EventOrderCancelled,
-	stockade.Fulfilled: stockade.EventOrderFulfilled,
-}
-
-// finishOrder moves a committed order, at expectedVersion if it is not
-// nil, to status to, moving its levels' counters as ledger rows of kind
-// do. An order in status to already is returned as it is, whatever its
-// version: the change a client asked for is made.
-func (e *Engine) finishOrder(ctx context.Context, op, id string, expectedVersion *int64, idem *stockade.Idempotency, to stockade.OrderStatus, kind stockade.MovementKind) (stockade.Order, error) {
-	return run(e, ctx, op, idem, func(ctx context.Context, c *call) (stockade.Order, error) {
-		if err := checkID("order id", id); err != nil {
-			return stockade.Order{}, err
-		}
-		if expectedVersion != nil && *expectedVersion < 1 {
-			return stockade.Order{}, refuse(stockade.EInvalid, "expected_version: must be 1 or more, got %d", *expectedVersion)
-		}
-		var o stockade.Order
-		err := c.update(ctx, func(tx stockade.Tx) (err error) {
-			o, err = once(ctx, c, tx, func() (stockade.Order, error) {
-				now := e.now()
-				o, err := c.order(ctx, tx, id, true)
-				if err != nil {
-					return o, err
-				}
-				switch {
-				case o.Status == to:
-					return o, nil
-				case expectedVersion != nil && *expectedVersion != o.Version:
-					return o, refuse(stockade.EVersionConflict, "order %q is at version %d (%s), not %d", id, o.Version, o.Status, *expectedVersion)
-				case o.Status != stockade.Committed:
-					return o, refuse(stockade.EInvalidState, "order %q is %s, not committed", id, o.Status)
-				}
-				var ob outbox
-				if o, err = finish(ctx, tx, o, to, kind, c.actor.Name, now, &ob); err != nil {
-					return o, err
-				}
-				return o, ob.flush(ctx, tx)
-			})
-			return err
+	return run(e, ctx, "cancel", idem, func(ctx context.Context, c *call) (stockade.Order, error) {
+		return changeOrder(e, ctx, c, id, expectedVersion, func(tx stockade.Tx, o stockade.Order, now time.Time, ob *outbox) (stockade.Order, error) {
+			if o.Status == stockade.Cancelled {
+				return o, nil
+			}
+			if err := checkVersion(o, expectedVersion); err != nil {
+				return o, err
+			}
+			if o.Status != stockade.Committed {
+				return o, refuse(stockade.EInvalidState, "order %q is %s, not committed", o.ID, o.Status)
+			}
+			return cancel(ctx, tx, o, c.actor.Name, now, ob)
 		})
-		if err != nil {
-			return stockade.Order{}, err
-		}
-		return o, nil
 	})
 }
 
-// finish moves o, a committed order whose row tx holds, to status to
-// for the actor named by, moving its levels' counters as ledger rows of
-// kind do, and returns it; its events go to ob.
-func finish(ctx context.Context, tx stockade.Tx, o stockade.Order, to stockade.OrderStatus, kind stockade.MovementKind, by string, now time.Time, ob *outbox) (stockade.Order, error) {
-	if err := shift(ctx, tx, o.Allocations, kind, ob, now); err != nil {
+// cancel cancels o, a committed order whose row tx holds, for the actor
+// named by: what it has not shipped goes back to available (ledger rows
+// of MoveCancel), and it is cancelled, one version on. It returns the
+// order after; its event goes to ob.
+func cancel(ctx context.Context, tx stockade.Tx, o stockade.Order, by string, now time.Time, ob *outbox) (stockade.Order, error) {
+	rest := o.Unshipped()
+	if err := shift(ctx, tx, rest, stockade.MoveCancel, ob, now); err != nil {
 		return o, err
 	}
-	if ok, err := tx.OrderSetStatus(ctx, o.ID, stockade.Committed, to); err != nil || !ok {
+	if ok, err := tx.OrderSetStatus(ctx, o.ID, stockade.Committed, stockade.Cancelled); err != nil || !ok {
 		return o, statusErr(err, "order", o.ID)
 	}
-	if err := tx.MovementAppend(ctx, movements(o.Allocations, kind, o.ID, "", by, now)...); err != nil {
+	if err := tx.MovementAppend(ctx, movements(rest, stockade.MoveCancel, o.ID, "", by, now)...); err != nil {
 		return o, err
 	}
-	o.Status, o.Version = to, o.Version+1
-	ob.order(orderEvents[to], o, now)
+	o.Status, o.Version = stockade.Cancelled, o.Version+1
+	ob.order(stockade.EventOrderCancelled, o, now)
 	return o, nil
 }
 

@@ -95,6 +95,16 @@ func (o *outbox) order(typ string, ord stockade.Order, at time.Time) {
 	o.add(typ, stockade.AggregateOrder, ord.ID, ord.Version, at, ord)
 }
 
+// shipment adds the order.shipped event of s, a shipment of ord, as ord
+// is after it: the order, with the shipment under "shipment".
+func (o *outbox) shipment(ord stockade.Order, s stockade.Shipment, at time.Time) {
+	ord.CreatedAt, s.CreatedAt = wire(ord.CreatedAt), wire(s.CreatedAt)
+	o.add(stockade.EventOrderShipped, stockade.AggregateOrder, ord.ID, ord.Version, at, struct {
+		stockade.Order
+		Shipment stockade.Shipment `json:"shipment"`
+	}{ord, s})
+}
+
 // hold adds an event of typ about h, as it is after the change.
 func (o *outbox) hold(typ string, h stockade.Hold, at time.Time) {
 	h.CreatedAt, h.ExpiresAt = wire(h.CreatedAt), wire(h.ExpiresAt)
