@@ -98,6 +98,10 @@ var examples = map[string]func(f fixture) example{
 		return example{"/v1/orders/" + f.order, `{"metadata":{"cart":"c_1"}}`, 200}
 	},
 	"POST /v1/orders/{id}/fulfill": func(f fixture) example { return example{"/v1/orders/" + f.order + "/fulfill", "", 200} },
+	"POST /v1/orders/{id}/shipments": func(f fixture) example {
+		return example{"/v1/orders/" + f.order + "/shipments", `{"lines":[{"sku":"widget","quantity":1}]}`, 201}
+	},
+	"GET /v1/orders/{id}/shipments": func(f fixture) example { return example{"/v1/orders/" + f.order + "/shipments?limit=5", "", 200} },
 	"PUT /v1/shows/{id}": func(fixture) example {
 		return example{"/v1/shows/opera", `{"name":"Opera","rows":[{"section":"stalls","row":"A","first":1,"last":4}]}`, 200}
 	},
@@ -255,7 +259,11 @@ func (a *api) everything() string {
 	add(a.eng.Stock(ctx, "widget"))
 	add(a.eng.Movements(ctx, stockade.MovementQuery{Limit: stockade.MaxMovementLimit}))
 	add(a.eng.Reservations(ctx, stockade.ListQuery{Limit: stockade.MaxListLimit}))
-	add(a.eng.Orders(ctx, stockade.ListQuery{Limit: stockade.MaxListLimit}))
+	orders, err := a.eng.Orders(ctx, stockade.ListQuery{Limit: stockade.MaxListLimit})
+	add(orders, err)
+	for _, o := range orders.Orders {
+		add(a.eng.Shipments(ctx, o.ID, stockade.ShipmentQuery{Limit: stockade.MaxShipmentLimit}))
+	}
 	add(a.eng.Keys(ctx, stockade.KeyQuery{Limit: stockade.MaxKeyLimit}))
 	eps, err := a.eng.WebhookEndpoints(ctx, stockade.WebhookEndpointQuery{Limit: stockade.MaxWebhookLimit})
 	add(eps, err)
@@ -394,7 +402,7 @@ func TestRoutePolicy(t *testing.T) {
 		if rt.access.allows(stockade.RoleStorefront) {
 			if strings.HasPrefix(path, "/v1/movements") || strings.HasPrefix(path, "/v1/keys") || strings.HasPrefix(path, "/v1/locks") ||
 				(method != "GET" && !shops(method, path)) ||
-				strings.HasSuffix(path, "/fulfill") {
+				strings.HasSuffix(path, "/fulfill") || (method == "POST" && strings.HasSuffix(path, "/shipments")) {
 				t.Errorf("%s: a storefront may call it", rt.pattern)
 			}
 		}

@@ -58,7 +58,13 @@ func TestShapes(t *testing.T) {
 	ord := step("confirm", 200, "POST", "/v1/reservations/"+res+"/confirm", nil).id(t)
 	step("reservation_confirmed", 200, "GET", "/v1/reservations/"+res, nil)
 	step("order", 200, "GET", "/v1/orders/"+ord, nil)
+	// 3 of the 12 leave first, from east (the first location in id
+	// order), at the version read; fulfil ships the rest.
+	step("ship", 201, "POST", "/v1/orders/"+ord+"/shipments",
+		`{"lines":[{"sku":"widget","quantity":3}],"metadata":{"tracking":"1Z999"},"expected_version":1}`)
+	step("order_shipped", 200, "GET", "/v1/orders/"+ord, nil)
 	step("fulfill", 200, "POST", "/v1/orders/"+ord+"/fulfill", nil)
+	step("shipments", 200, "GET", "/v1/orders/"+ord+"/shipments", nil)
 
 	direct := step("checkout", 201, "POST", "/v1/orders", `{"lines":[{"sku":"widget","quantity":1,"location":"west"}]}`).id(t)
 	step("cancel", 200, "POST", "/v1/orders/"+direct+"/cancel", nil)

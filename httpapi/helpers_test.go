@@ -263,7 +263,7 @@ func (a *api) snapshot() string {
 }
 
 // ids matches the engine's random record ids and key secrets.
-var ids = regexp.MustCompile(`\b(res|ord|key|hld|bkg)_[a-z2-7]{26}\b|\bstk_[a-z2-7]{26}_[a-z2-7]{52}\b`)
+var ids = regexp.MustCompile(`\b(res|ord|key|hld|bkg|shp)_[a-z2-7]{26}\b|\bstk_[a-z2-7]{26}_[a-z2-7]{52}\b`)
 
 // cursors matches the cursors of lists, in a body and in a query: some
 // hold random ids.

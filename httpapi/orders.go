@@ -43,35 +43,9 @@ type pointBody struct {
 // validates (ReserveRequest.Validate).
 func (b reserveBody) request() (stockade.ReserveRequest, error) {
 	var req stockade.ReserveRequest
-	if b.Lines == nil {
-		return req, required("lines")
-	}
-	req.Lines = make([]stockade.Line, 0, len(b.Lines))
-	for i, raw := range b.Lines {
-		path := "lines[" + strconv.Itoa(i) + "]"
-		var lb lineBody
-		if isNull(raw) {
-			return req, invalidf("%s: want an object, got null", path)
-		}
-		if err := decode(raw, &lb, path); err != nil {
-			return req, err
-		}
-		switch {
-		case lb.SKU == nil:
-			return req, required(path + ".sku")
-		case lb.Quantity == nil:
-			return req, required(path + ".quantity")
-		}
-		line := stockade.Line{SKU: *lb.SKU, Quantity: *lb.Quantity}
-		if lb.Location != nil {
-			// A location given must name one: the empty one, in the
-			// domain, means "any location".
-			if err := checkID(path+".location", *lb.Location); err != nil {
-				return req, err
-			}
-			line.Location = *lb.Location
-		}
-		req.Lines = append(req.Lines, line)
+	var err error
+	if req.Lines, err = decodeLines(b.Lines); err != nil {
+		return req, err
 	}
 	if b.TTLSeconds != nil {
 		ttl, err := ttlOf(*b.TTLSeconds, strconv.FormatInt(int64(stockade.MaxTTL/time.Second), 10))
@@ -97,6 +71,42 @@ func (b reserveBody) request() (stockade.ReserveRequest, error) {
 		req.Metadata = b.Metadata
 	}
 	return req, nil
+}
+
+// decodeLines decodes the lines of a reservation, a checkout or a
+// shipment: each an object with a sku, a quantity and maybe a location.
+func decodeLines(raws []json.RawMessage) ([]stockade.Line, error) {
+	if raws == nil {
+		return nil, required("lines")
+	}
+	lines := make([]stockade.Line, 0, len(raws))
+	for i, raw := range raws {
+		path := "lines[" + strconv.Itoa(i) + "]"
+		var lb lineBody
+		if isNull(raw) {
+			return nil, invalidf("%s: want an object, got null", path)
+		}
+		if err := decode(raw, &lb, path); err != nil {
+			return nil, err
+		}
+		switch {
+		case lb.SKU == nil:
+			return nil, required(path + ".sku")
+		case lb.Quantity == nil:
+			return nil, required(path + ".quantity")
+		}
+		line := stockade.Line{SKU: *lb.SKU, Quantity: *lb.Quantity}
+		if lb.Location != nil {
+			// A location given must name one: the empty one, in the
+			// domain, means "any location".
+			if err := checkID(path+".location", *lb.Location); err != nil {
+				return nil, err
+			}
+			line.Location = *lb.Location
+		}
+		lines = append(lines, line)
+	}
+	return lines, nil
 }
 
 // orderChangeBody is the optional body of a cancel or a fulfilment: the
@@ -228,8 +238,11 @@ type orderJSON struct {
 	CreatedAt     time.Time `json:"created_at"`
 	// Owner is the id of the API key that made it, if one did.
 	Owner string `json:"owner,omitempty"`
-	// Version is 1 when the order is committed, one more at each change
-	// of its status.
+	// Shipped is what has left so far, per level; absent until the
+	// first shipment.
+	Shipped []allocationJSON `json:"shipped,omitempty"`
+	// Version is 1 when the order is committed, one more at each
+	// shipment and each change of its status.
 	Version int64 `json:"version"`
 	// Metadata is the shop's own data, absent when there is none.
 	Metadata stockade.Metadata `json:"metadata,omitempty"`
@@ -270,7 +283,7 @@ func toReservations(p stockade.ReservationPage) reservationsJSON {
 func toOrder(o stockade.Order) orderJSON {
 	return orderJSON{ID: o.ID, Status: string(o.Status), Lines: toLines(o.Lines),
 		Allocations: toAllocations(o.Allocations), ReservationID: o.ReservationID, CreatedAt: wireTime(o.CreatedAt), Owner: o.Owner,
-		Version: o.Version, Metadata: o.Metadata}
+		Shipped: shippedJSON(o.Shipped), Version: o.Version, Metadata: o.Metadata}
 }
 
 func toOrders(p stockade.OrderPage) ordersJSON {
@@ -307,7 +320,7 @@ func (j reservationsJSON) domain() stockade.ReservationPage {
 func (o orderJSON) domain() stockade.Order {
 	return stockade.Order{ID: o.ID, Status: stockade.OrderStatus(o.Status), CreatedAt: o.CreatedAt,
 		Lines: domainLines(o.Lines), Allocations: domainAllocations(o.Allocations), ReservationID: o.ReservationID, Owner: o.Owner,
-		Version: o.Version, Metadata: o.Metadata}
+		Shipped: domainAllocations(o.Shipped), Version: o.Version, Metadata: o.Metadata}
 }
 
 func (j ordersJSON) domain() stockade.OrderPage {

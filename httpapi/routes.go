@@ -38,13 +38,17 @@ var routeTable = []route{
 	{"DELETE /v1/reservations/{id}", shoppers, (*Server).release},          // → reservation, 200
 	{"PATCH /v1/reservations/{id}", shoppers, (*Server).updateReservation}, // {metadata} → reservation, 200
 
-	// Orders (orders.go): direct checkout, cancel (restock), fulfill (ship).
-	{"POST /v1/orders", shoppers, (*Server).checkout},                // {lines, ship_to?} → order, 201
-	{"GET /v1/orders", anyRole, (*Server).listOrders},                // ?status=&created_after=&created_before=&cursor=&limit= → {orders, next_cursor?}
-	{"GET /v1/orders/{id}", anyRole, (*Server).getOrder},             // → order
-	{"POST /v1/orders/{id}/cancel", shoppers, (*Server).cancelOrder}, // → order, 200
-	{"POST /v1/orders/{id}/fulfill", admins, (*Server).fulfillOrder}, // → order, 200
-	{"PATCH /v1/orders/{id}", shoppers, (*Server).updateOrder},       // {metadata} → order, 200
+	// Orders (orders.go): direct checkout, cancel (restock what has not
+	// shipped), fulfill (ship the rest); shipments of parts of an order
+	// (shipments.go).
+	{"POST /v1/orders", shoppers, (*Server).checkout},                   // {lines, ship_to?} → order, 201
+	{"GET /v1/orders", anyRole, (*Server).listOrders},                   // ?status=&created_after=&created_before=&cursor=&limit= → {orders, next_cursor?}
+	{"GET /v1/orders/{id}", anyRole, (*Server).getOrder},                // → order
+	{"POST /v1/orders/{id}/cancel", shoppers, (*Server).cancelOrder},    // → order, 200
+	{"POST /v1/orders/{id}/fulfill", admins, (*Server).fulfillOrder},    // → order, 200
+	{"POST /v1/orders/{id}/shipments", admins, (*Server).shipOrder},     // {lines, metadata?, expected_version?} → shipment, 201
+	{"GET /v1/orders/{id}/shipments", anyRole, (*Server).listShipments}, // ?cursor=&limit= → {shipments, next_cursor?}, newest first
+	{"PATCH /v1/orders/{id}", shoppers, (*Server).updateOrder},          // {metadata} → order, 200
 
 	// Shows, the seats they sell, holds on them (confirmed → booking,
 	// released, or expired on their own), bookings (shows.go).
