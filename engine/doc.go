@@ -28,7 +28,9 @@
 //   - The ledger balances: every counter change writes its movement rows
 //     (MoveReserve, MoveCheckout, MoveConfirm, MoveRelease, MoveExpire,
 //     MoveCancel, MoveFulfill, MoveSet, MoveAdjust; Ref is the reservation
-//     or order) in the same transaction. Reconcile checks it.
+//     or order, and a shipment's rows name it as their Reason) in the same
+//     transaction. Reconcile checks it, counting a committed order's
+//     allocations less what it has shipped.
 //   - No deadlocks between requests: every transaction writes levels in one
 //     global order (stockade.Key.Compare), and takes row locks, advisory
 //     locks and SKU leases in key order too.
@@ -119,9 +121,13 @@
 // way. A Confirm takes no SKU lease: it moves only stock that
 // its reservation holds, and its levels are checked as they are written.
 //
-// Release, CancelOrder, FulfillOrder, SetStock, AdjustStock and Sweep
-// lock the reservation or order row, then move its counters with
-// LevelUpdate in key order. They only ever return stock, move it between
+// Release, CancelOrder, FulfillOrder, ShipOrder, SetStock, AdjustStock
+// and Sweep lock the reservation or order row, then move its counters
+// with LevelUpdate in key order. Every change of an order has one body,
+// changeOrder, which reads the order under its row lock (the whole
+// database, on SQLite) and decides from it as it is: two shipments of
+// one order queue on that lock under every strategy, batch included, so
+// they never ship more than was ordered. They only ever return stock, move it between
 // reserved and committed, or are checked by LevelUpdate themselves, so no
 // strategy needs to guard them.
 //
@@ -220,10 +226,25 @@
 //   - Release of a held reservation returns its stock; of a lapsed one,
 //     expires it; of a released or expired one, returns it unchanged; of a
 //     confirmed one, EInvalidState (cancel the order).
-//   - CancelOrder and FulfillOrder act on committed orders, return the
-//     order unchanged if it already has the status asked for, and are
-//     EInvalidState on the other final status. With an expected version
-//     they are a compare-and-set (EVersionConflict naming the order's).
+//   - ShipOrder ships units of a committed order: a line with a location
+//     takes from the order's allocation of its SKU there, the lines of a
+//     SKU without one from what is left of its allocations in location
+//     order, and the shipment says which (shipmentLines, pure). More than
+//     is left is EInvalidState naming what is left, a SKU or location the
+//     order has not EInvalid; either changes nothing. A shipment moves on
+//     hand and committed down (MoveFulfill), moves the order one version
+//     on, is stored and emits order.shipped; the one that ships the last
+//     units fulfils the order and emits order.fulfilled too.
+//   - FulfillOrder ships what is left as one shipment, through the same
+//     body (ship); CancelOrder gives back what has not shipped, and the
+//     cancelled order keeps its shipments. Both act on committed orders,
+//     return the order unchanged if it already has the status asked for,
+//     and are EInvalidState on the other final status. With an expected
+//     version they, and ShipOrder, are a compare-and-set (EVersionConflict
+//     naming the order's).
+//   - A payment's failure cancels its order only if the order has
+//     shipped nothing: a fulfilled or partly shipped order cannot be
+//     undone, and the payment stays unresolved, for a person.
 //   - UpdateReservation, UpdateOrder, UpdateHold, UpdateBooking and
 //     UpdatePayment are one body (metadata.go): read the aggregate with
 //     its row held, merge the request into its metadata, write that alone
@@ -328,7 +349,8 @@
 //     one rule of lapse (and the payment grace).
 //   - stock.go: levels, locations, SKUs and the ledger's reads.
 //   - reservations.go: Reserve, Checkout and Confirm (decideStock),
-//     Release, orders; plan.go: what a stock transaction reads, locks and
+//     Release, orders and their cancel; shipments.go: ShipOrder,
+//     FulfillOrder and the lists of shipments (changeOrder, ship); plan.go: what a stock transaction reads, locks and
 //     commits under each strategy; allocate.go: where stock is taken from.
 //   - shows.go: shows, their seats and layouts; seats.go, seatrows.go:
 //     best-available seats; holds.go: holds and bookings (decideHolds,

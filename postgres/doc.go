@@ -50,7 +50,10 @@
 //     reservation_allocations, one row per allocation, indexed by (sku,
 //     location) for the sweeper's key filter; a partial index on the
 //     expiry of held reservations.
-//   - orders, with at most one order per reservation (a unique index).
+//   - orders, with at most one order per reservation (a unique index),
+//     and what each has shipped as jsonb (0019_shipments.sql); shipments,
+//     one row per part of an order that left, indexed on (order_id,
+//     created_at, id) for an order's list.
 //   - idempotency (key, request_hash, state, status, body bytea,
 //     created_at), indexed on created_at for purging.
 //   - events, the outbox (0004_events.sql): the writing transaction's id

@@ -59,6 +59,10 @@
 // booking its move names, so the check and the write cannot be separated
 // either.
 //
+// Orders keep what they have shipped as JSON beside their allocations,
+// and shipments one row per part of an order that left, indexed for an
+// order's list (0019_shipments.sql).
+//
 // Payments (0008_payments.sql) keep one row per payment, with at most one
 // per target (a unique constraint on its kind and id: a second insert
 // fails with an error wrapping stockade.ErrConflict, as on PostgreSQL),
