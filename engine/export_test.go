@@ -21,3 +21,6 @@ func QueuedHolds(e *Engine) int {
 	}
 	return 0
 }
+
+// ShipmentLines is shipmentLines, for its table test.
+var ShipmentLines = shipmentLines
