@@ -1,5 +1,6 @@
 // Package testkit starts real, throwaway servers for tests: redis-server,
-// a Redis Cluster of three redis-servers, PostgreSQL, a single etcd member
+// a Redis Cluster of three redis-servers, a Redis primary and replica watched by
+// three Sentinels, PostgreSQL, a single etcd member
 // and nats-server with JetStream, each a process on free loopback ports
 // with its own temporary directory. It uses the binaries installed on the
 // machine, pgx to talk to PostgreSQL and go-redis to form a Redis Cluster.
@@ -55,6 +56,19 @@
 //	n.Restart()
 //	err := c.WaitOK()
 //
+// A Redis Sentinel setup is a primary, a replica that replicates through a
+// Proxy, and three Sentinels (redis-server --sentinel) with a quorum of
+// two. Kill the primary and WaitPrimary returns the replica once a
+// majority of Sentinels name it; blackhole ReplicaLink first and the
+// writes it held back are lost in the failover, as asynchronous
+// replication loses them:
+//
+//	s := testkit.NewRedisSentinel(t, nil)
+//	c := redis.NewFailoverClient(&redis.FailoverOptions{MasterName: s.MasterName(), SentinelAddrs: s.SentinelAddrs()})
+//	old := s.Nodes()[0]
+//	old.Kill()
+//	p, err := s.WaitPrimary(old) // the replica, now the primary
+//
 // A NATS server runs with JetStream, its store in the server's directory,
 // so streams survive Kill and Restart; a client connects to URL:
 //
@@ -63,7 +77,7 @@
 //	n.Stop()                         // the broker is down until Restart
 //	n.Restart()                      // same port, same streams
 //
-// StartRedis, StartRedisCluster, StartPostgres, StartEtcd and StartNATS do
+// StartRedis, StartRedisCluster, StartRedisSentinel, StartPostgres, StartEtcd and StartNATS do
 // the same without a testing.TB and with options; the caller closes what
 // they return.
 //

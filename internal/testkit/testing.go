@@ -127,6 +127,15 @@ func NewRedisCluster(t testing.TB, opts *RedisClusterOptions) *RedisCluster {
 	return private(t, func() (*RedisCluster, error) { return StartRedisCluster(opts) })
 }
 
+// NewRedisSentinel starts a Redis primary, its replica and three
+// Sentinels private to the test, which may stop, kill and pause any of
+// them. They are closed when the test ends. It skips the test when
+// redis-server is missing; see the package documentation.
+func NewRedisSentinel(t testing.TB, opts *RedisSentinelOptions) *RedisSentinel {
+	t.Helper()
+	return private(t, func() (*RedisSentinel, error) { return StartRedisSentinel(opts) })
+}
+
 // NewPostgres starts a PostgreSQL server private to the test, which may
 // stop, kill, pause and restart it. It is closed when the test ends. It
 // takes seconds (initdb), so prefer SharedPostgres with CreateDatabase
