@@ -47,23 +47,39 @@
 //
 // # Fencing tokens
 //
-// Each grant's token is one more than the last one on its key. A released
-// lock's key keeps its last token for a minute; when the key has gone (a
-// minute after its last release, or when a holder's lease ran out), the
-// next token is the Redis server's time in microseconds. A key's grants
-// are at least a microsecond apart, so a count never passes the clock, and
-// tokens rise for as long as the Redis data lives and beyond, unless the
-// server's clock steps backwards.
+// Each grant's token is the Redis server's time in microseconds, or one
+// more than the key's last token if that is not smaller. A released lock's
+// key keeps its last token for a minute; a key's grants are at least a
+// microsecond apart, so tokens follow the clock, and rise for as long as
+// the Redis data lives and beyond, unless the server's clock steps
+// backwards.
+//
+// Tokens come from the clock rather than a count so that they survive a
+// failover. Redis replicates asynchronously: a replica promoted by
+// Sentinel (or by a Redis Cluster) may lack the latest grants, and hand a
+// key whose grant it never saw to a new holder while the lost lease's
+// holder still believes it holds it. A count would continue from the last
+// token the replica saw, and give the new holder the lost lease's own
+// token, which a resource that takes tokens at least as large as its fence
+// cannot tell apart. The clock of the new primary has moved on by the
+// failover's length, so the new holder's token is the larger, as long as
+// the servers' clocks agree more closely than that; the resource then
+// refuses the stale holder's writes once the new holder has written
+// (tested with a failover that loses a grant).
 //
 // # Failure modes
 //
 // A single Redis is a single point of failure: if it restarts without its
 // data (or a replica without the latest writes is promoted), a lock can be
-// granted twice. Redis persistence with fsync on every write, or a backend
-// with consensus (etcd) or a database (pglock), closes that gap; fencing
-// tokens still protect a resource that checks them only while tokens keep
-// rising. When Redis cannot be reached, Acquire returns ErrUnavailable and
-// a lease whose refreshes fail is declared lost at its deadline.
+// granted twice. The lease lost that way learns of it at its next Refresh
+// (or renewal), which finds another holder or none, and ends with
+// lock.ErrLost; until then only its fencing token, smaller than the new
+// holder's, keeps its writes out of a resource that checks tokens. Redis
+// persistence with fsync on every write, or a backend with consensus (etcd)
+// or a database (pglock), closes that gap; fencing tokens still protect a
+// resource that checks them only while tokens keep rising. When Redis
+// cannot be reached, Acquire returns ErrUnavailable and a lease whose
+// refreshes fail is declared lost at its deadline.
 //
 // A Redis that stops answering (paused, overloaded) holds no caller past
 // its context: Acquire returns when ctx ends, whatever is on the wire, and

@@ -106,6 +106,10 @@ func (l *Locker) acquire(ctx context.Context, key string, wait bool, opts []lock
 		held:  &l.held,
 		q:     redisq.NewLock(redisq.KeysFor(l.opts.Prefix, key), id, l.opts.WaiterTimeout),
 	}
+	// Tokens from the server clock, not a count: a replica promoted
+	// without the latest grants would count again from the last token it
+	// saw, and give a new holder the token of a lease lost in the failover.
+	b.q.ClockTokens = true
 	granted := func(token uint64, validUntil time.Time) *lease.Lease {
 		a.Granted(token)
 		le := lease.New(key, token, validUntil, a.Config, b)
