@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"net/url"
 	"strings"
 	"sync"
 	"time"
@@ -27,7 +28,8 @@ import (
 )
 
 // lockerUsage describes the -locker flag.
-const lockerUsage = "locker for the lock strategy: memory, redis://HOST:PORT[/DB], redlock://HOST:PORT,HOST:PORT,…, " +
+const lockerUsage = "locker for the lock strategy: memory, redis://HOST:PORT[/DB], " +
+	"redis://SENTINEL:PORT/?master_name=NAME&addr=SENTINEL:PORT… (Redis Sentinel), redlock://HOST:PORT,HOST:PORT,…, " +
 	"postgres (the store's database) or etcd://HOST:PORT[,HOST:PORT…]"
 
 // connectTimeout bounds the check that a lock server answers at start.
@@ -43,9 +45,12 @@ const lockCancelGrace = 300 * time.Millisecond
 
 // lockerSpec is a parsed -locker value.
 type lockerSpec struct {
-	kind  string   // memory, redis, redlock, postgres, etcd
-	url   string   // redis: the URL
-	addrs []string // redlock: the nodes; etcd: the endpoints
+	kind string // memory, redis, redlock, postgres, etcd
+	url  string // redis: the URL
+	// sentinel is set for a redis URL with a master_name: url names the
+	// Sentinels that watch the primary of that name.
+	sentinel bool
+	addrs    []string // redlock: the nodes; etcd: the endpoints
 	// namespace is the backend's Options.Prefix, the namespace of its
 	// keys; "" for the backend's default, which the service uses.
 	namespace string
@@ -59,6 +64,12 @@ func parseLocker(spec string) (lockerSpec, error) {
 	case spec == "memory" || spec == "postgres":
 		return lockerSpec{kind: spec}, nil
 	case strings.HasPrefix(spec, "redis://") || strings.HasPrefix(spec, "rediss://"):
+		if isSentinelURL(spec) {
+			if _, err := redis.ParseFailoverURL(spec); err != nil {
+				return bad(redactURLError(err).Error())
+			}
+			return lockerSpec{kind: "redis", url: spec, sentinel: true}, nil
+		}
 		if _, err := redis.ParseURL(spec); err != nil {
 			return bad(redactURLError(err).Error())
 		}
@@ -133,22 +144,18 @@ func openLocker(ctx context.Context, spec lockerSpec, st storeSpec, log *slog.Lo
 		return openedLocker{Locker: memlock.New(nil), close: func() error { return nil }}, nil
 
 	case "redis":
-		opt, err := redis.ParseURL(spec.url)
+		client, where, err := newRedisClient(spec)
 		if err != nil {
 			return openedLocker{}, fmt.Errorf("locker: %w", redactURLError(err))
 		}
-		// A request's deadline, not the client's 3 s read timeout, bounds
-		// a call to a server that stopped answering.
-		opt.ContextTimeoutEnabled = true
-		client := redis.NewClient(opt)
 		if err := client.Ping(cctx).Err(); err != nil {
 			client.Close()
-			return openedLocker{}, fmt.Errorf("locker: redis at %s: %w", opt.Addr, err)
+			return openedLocker{}, fmt.Errorf("locker: redis at %s: %w", where, err)
 		}
 		rl := redislock.New(client, &redislock.Options{Prefix: spec.namespace})
 		ping := func(ctx context.Context) error {
 			if err := client.Ping(ctx).Err(); err != nil {
-				return fmt.Errorf("redis at %s: %w", opt.Addr, err)
+				return fmt.Errorf("redis at %s: %w", where, err)
 			}
 			return nil
 		}
@@ -256,6 +263,36 @@ func openLocker(ctx context.Context, spec lockerSpec, st storeSpec, log *slog.Lo
 		return openedLocker{el, ping, func() error { return errors.Join(el.Close(), client.Close()) }}, nil
 	}
 	return openedLocker{}, fmt.Errorf("unsupported locker kind %q", spec.kind)
+}
+
+// isSentinelURL reports whether a redis URL names Sentinels: go-redis's
+// failover URL, whose master_name parameter names the primary they watch.
+func isSentinelURL(spec string) bool {
+	u, err := url.Parse(spec)
+	return err == nil && u.Query().Has("master_name")
+}
+
+// newRedisClient returns the client of a redis locker's URL: of one server,
+// or of the primary that the Sentinels of a failover URL name, followed
+// across failovers. where says what it talks to, for messages.
+func newRedisClient(spec lockerSpec) (client *redis.Client, where string, err error) {
+	if spec.sentinel {
+		opt, err := redis.ParseFailoverURL(spec.url)
+		if err != nil {
+			return nil, "", err
+		}
+		// A request's deadline, not the client's 3 s read timeout, bounds
+		// a call to a server that stopped answering.
+		opt.ContextTimeoutEnabled = true
+		where = fmt.Sprintf("primary %q of sentinels %s", opt.MasterName, strings.Join(opt.SentinelAddrs, ","))
+		return redis.NewFailoverClient(opt), where, nil
+	}
+	opt, err := redis.ParseURL(spec.url)
+	if err != nil {
+		return nil, "", err
+	}
+	opt.ContextTimeoutEnabled = true
+	return redis.NewClient(opt), opt.Addr, nil
 }
 
 // pingNodes pings every Redlock node at once and returns an error for
