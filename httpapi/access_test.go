@@ -1,12 +1,15 @@
 package httpapi
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
+	"runtime"
 	"slices"
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -674,5 +677,54 @@ func TestAuthorizationHeader(t *testing.T) {
 	}
 	if r := a.do("GET", "/v1/stock/widget", nil); r.header.Get("WWW-Authenticate") != `Bearer realm="stockade"` {
 		t.Errorf("no key: WWW-Authenticate %q, want a bare challenge", r.header.Get("WWW-Authenticate"))
+	}
+}
+
+// countedKeys counts the reads of keys that reach the service, and holds
+// each until release closes.
+type countedKeys struct {
+	stockade.KeyService
+	reads   atomic.Int64
+	release chan struct{}
+}
+
+func (k *countedKeys) Authenticate(ctx context.Context, secret string) (stockade.APIKey, error) {
+	k.reads.Add(1)
+	<-k.release
+	return k.KeyService.Authenticate(ctx, secret)
+}
+
+// TestKeyCacheReadsOnceForABurst: requests of one key that miss the
+// cache at once share one read of the store, and all get the key.
+func TestKeyCacheReadsOnceForABurst(t *testing.T) {
+	t.Parallel()
+	a := newAPI(t, &apiOptions{keyed: true})
+	ks := a.makeKeys()
+	keys := &countedKeys{KeyService: a.eng, release: make(chan struct{})}
+	c := keyCache{ttl: time.Minute, m: map[string]cachedKey{}, revoked: map[string]bool{}}
+	const callers = 50
+	var started, wrong atomic.Int64
+	var wg sync.WaitGroup
+	for range callers {
+		wg.Go(func() {
+			started.Add(1)
+			k, err := c.get(t.Context(), keys, ks.storefront)
+			if err != nil || k.Role != stockade.RoleStorefront {
+				wrong.Add(1)
+			}
+		})
+	}
+	for started.Load() < callers {
+		runtime.Gosched()
+	}
+	close(keys.release)
+	wg.Wait()
+	if wrong.Load() != 0 {
+		t.Errorf("%d of %d callers did not get the storefront key", wrong.Load(), callers)
+	}
+	// Without sharing, each caller reads; a caller that reaches the
+	// cache between the read's answer and its entry may read once more.
+	if n := keys.reads.Load(); n > callers/10 {
+		t.Errorf("%d callers missing the cache at once read the key %d times, want about once", callers, n)
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"sync"
 	"time"
 
+	"golang.org/x/sync/singleflight"
 	"golang.org/x/time/rate"
 
 	"github.com/stockade/stockade"
@@ -197,12 +198,20 @@ type keyCache struct {
 	mu      sync.Mutex
 	m       map[string]cachedKey
 	revoked map[string]bool // ids revoked through this server
+	// reads makes the requests that miss the cache for one secret at
+	// once wait for one read of the store: a burst of a shop's requests
+	// when its key's entry runs out asks the store once, not once each.
+	reads singleflight.Group
 }
 
 type cachedKey struct {
 	key   stockade.APIKey
 	until time.Time
 }
+
+// keyReadTimeout bounds a read of a key that requests missing the cache
+// share.
+const keyReadTimeout = 10 * time.Second
 
 // get returns the live key of secret, from the cache or from keys.
 // Refusals are not cached: a key created a moment ago works at once.
@@ -215,10 +224,23 @@ func (c *keyCache) get(ctx context.Context, keys stockade.KeyService, secret str
 	if ok && now.Before(e.until) {
 		return e.key, nil
 	}
-	k, err := keys.Authenticate(ctx, secret)
-	if err != nil {
-		return k, err
+	// The read runs for all who wait on it: not cut short when the
+	// request that started it ends, but bounded on its own.
+	read := c.reads.DoChan(h, func() (any, error) {
+		ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), keyReadTimeout)
+		defer cancel()
+		return keys.Authenticate(ctx, secret)
+	})
+	var res singleflight.Result
+	select {
+	case res = <-read:
+	case <-ctx.Done():
+		return stockade.APIKey{}, ctx.Err()
 	}
+	if res.Err != nil {
+		return stockade.APIKey{}, res.Err
+	}
+	k := res.Val.(stockade.APIKey)
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.revoked[k.ID] { // revoked while Authenticate ran
