@@ -1,9 +1,11 @@
 // Package testkit starts real, throwaway servers for tests: redis-server,
-// a Redis Cluster of three redis-servers, a Redis primary and replica watched by
-// three Sentinels, PostgreSQL, a single etcd member
-// and nats-server with JetStream, each a process on free loopback ports
-// with its own temporary directory. It uses the binaries installed on the
-// machine, pgx to talk to PostgreSQL and go-redis to form a Redis Cluster.
+// a Redis Cluster of three redis-servers, a Redis primary and replica
+// watched by three Sentinels, PostgreSQL, a single etcd member, nats-server
+// with JetStream and a JetStream cluster of three nats-servers, each a
+// process on free loopback ports with its own temporary directory. It uses
+// the binaries installed on the machine, pgx to talk to PostgreSQL,
+// go-redis to form a Redis Cluster and nats.go to ask a JetStream cluster
+// which node leads a stream.
 //
 // It is the kit the lock backends and the stockade service test with. It
 // is a module of its own, required only by the repository's tests, so that
@@ -77,9 +79,23 @@
 //	n.Stop()                         // the broker is down until Restart
 //	n.Restart()                      // same port, same streams
 //
-// StartRedis, StartRedisCluster, StartRedisSentinel, StartPostgres, StartEtcd and StartNATS do
-// the same without a testing.TB and with options; the caller closes what
-// they return.
+// A JetStream cluster is three nats-servers routed to one another, each a
+// NATS handle of its own with its own store, so a stream of three
+// replicas keeps a copy on each and stays writable with one node down. It
+// is ready when JetStream places such a stream. StreamLeader tells which
+// node leads a stream, so a test can fail it; a client connects to URLs
+// and moves to another node when its own goes down:
+//
+//	c := testkit.NewNATSCluster(t, nil)
+//	nc, err := nats.Connect(c.URLs(), nats.MaxReconnects(-1))
+//	n, err := c.StreamLeader(ctx, "ORDERS")
+//	n.Kill()    // the others elect a new leader
+//	n.Restart() // it catches up
+//	err = c.WaitJetStream()
+//
+// StartRedis, StartRedisCluster, StartRedisSentinel, StartPostgres,
+// StartEtcd, StartNATS and StartNATSCluster do the same without a
+// testing.TB and with options; the caller closes what they return.
 //
 // A Proxy sits between a client and any server to break the network
 // rather than the server: Cut resets every connection, Blackhole keeps
@@ -110,7 +126,9 @@
 //   - A server is ready when it answers: Redis its INFO (a Redis Cluster
 //     when every node also reports cluster_state:ok), PostgreSQL a query,
 //     etcd its /health and member list, NATS the INFO line it greets a
-//     connection with (JetStream enabled, streams already recovered). It must
+//     connection with (JetStream enabled, streams already recovered; a
+//     JetStream cluster when every node is routed to the others and a
+//     stream of three replicas can be placed). It must
 //     also prove to be the process that was started, not another test
 //     binary's server that won the race for the port; a lost race is retried
 //     on a new port. A server that is not ready within the start timeout

@@ -23,6 +23,7 @@ type NATS struct {
 	server
 	addr     string
 	storeDir string
+	name     string // --server_name
 }
 
 // NATSOptions configure StartNATS. A nil *NATSOptions uses the defaults.
@@ -56,12 +57,17 @@ func StartNATS(opts *NATSOptions) (*NATS, error) {
 	if err != nil {
 		return nil, notInstalled("nats-server", "nats-server")
 	}
+	return startNATS(path, o, nil)
+}
+
+// startNATS starts nats-server at path with o's options, and the extra
+// arguments of more (nil for none) after the server's own.
+func startNATS(path string, o NATSOptions, more []string) (*NATS, error) {
 	dir, err := os.MkdirTemp("", "testkit-nats-*")
 	if err != nil {
 		return nil, fmt.Errorf("start nats-server: %w", err)
 	}
-	n := &NATS{storeDir: filepath.Join(dir, "store")}
-	name := filepath.Base(dir) // unique; tells our server from others
+	n := &NATS{storeDir: filepath.Join(dir, "store"), name: filepath.Base(dir)} // unique; tells our server from others
 	n.p = &process{
 		name:    "nats-server",
 		path:    path,
@@ -71,7 +77,7 @@ func StartNATS(opts *NATSOptions) (*NATS, error) {
 		stopSig: syscall.SIGTERM,
 		timeout: o.StartTimeout,
 		ready: func(ctx context.Context, _ int) error {
-			return natsReady(ctx, n.addr, name)
+			return natsReady(ctx, n.addr, n.name)
 		},
 	}
 	n.version = binaryVersion(path, nil)
@@ -81,10 +87,11 @@ func StartNATS(opts *NATSOptions) (*NATS, error) {
 		args := []string{
 			"--addr", "127.0.0.1",
 			"--port", port,
-			"--server_name", name,
+			"--server_name", n.name,
 			"--jetstream",
 			"--store_dir", n.storeDir,
 		}
+		args = append(args, more...)
 		return append(args, o.Args...)
 	})
 	if err != nil {
@@ -101,6 +108,10 @@ func (n *NATS) Addr() string { return n.addr }
 // URL returns the client URL, "nats://127.0.0.1:port". It stays the same
 // across Restart.
 func (n *NATS) URL() string { return "nats://" + n.addr }
+
+// Name returns the server's name (its --server_name), which JetStream
+// uses to name the leaders and replicas of streams in a cluster.
+func (n *NATS) Name() string { return n.name }
 
 // natsReady checks that the server at addr greets a new connection with
 // its INFO line, has JetStream enabled, and is the server called name, not

@@ -166,6 +166,13 @@ func (p *process) runningLocked() bool {
 	}
 }
 
+// running reports whether the server is running (or paused).
+func (p *process) running() bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.runningLocked()
+}
+
 // stop shuts the server down gracefully. It returns nil when the server is
 // not running.
 func (p *process) stop() error {

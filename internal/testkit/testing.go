@@ -171,7 +171,16 @@ func NewNATS(t testing.TB) *NATS {
 	return private(t, func() (*NATS, error) { return StartNATS(nil) })
 }
 
-// handle is what Redis, RedisCluster, Postgres, Etcd and NATS have in
+// NewNATSCluster starts a JetStream cluster of three NATS servers private
+// to the test, whose nodes it may stop, kill, pause and restart. It is
+// closed when the test ends. It skips the test when nats-server is
+// missing; see the package documentation.
+func NewNATSCluster(t testing.TB, opts *NATSClusterOptions) *NATSCluster {
+	t.Helper()
+	return private(t, func() (*NATSCluster, error) { return StartNATSCluster(opts) })
+}
+
+// handle is what Redis, RedisCluster, Postgres, Etcd, NATS and NATSCluster have in
 // common.
 type handle interface {
 	procs() []*process
