@@ -39,6 +39,13 @@ type ConsumerOptions struct {
 	// Default: "STOCKADE_COMMANDS".
 	Stream string
 
+	// Replicas is how many servers of a JetStream cluster keep a copy of
+	// the streams that Run creates, the commands' and the dead letters'
+	// (at most 5); the durable consumer has as many. Streams that exist
+	// keep their own.
+	// Default: 1.
+	Replicas int
+
 	// Subject is the commands' prefix: a command goes to
 	// Subject.<command>, such as stockade.commands.reservation.confirm.
 	// Default: "stockade.commands".
@@ -92,6 +99,9 @@ func (o *ConsumerOptions) withDefaults() ConsumerOptions {
 	}
 	if out.Stream == "" {
 		out.Stream = "STOCKADE_COMMANDS"
+	}
+	if out.Replicas <= 0 {
+		out.Replicas = 1
 	}
 	if out.Subject == "" {
 		out.Subject = "stockade.commands"
@@ -176,8 +186,8 @@ func (c *Consumer) Run(ctx context.Context) error {
 // ctx ends or the subscription fails.
 func (c *Consumer) consume(ctx context.Context) error {
 	for _, s := range []jetstream.StreamConfig{
-		{Name: c.opts.Stream, Subjects: []string{c.opts.Subject + ".>"}, Storage: jetstream.FileStorage},
-		{Name: c.opts.Stream + "_DEADLETTER", Subjects: []string{c.opts.DeadLetter + ".>"}, Storage: jetstream.FileStorage},
+		{Name: c.opts.Stream, Subjects: []string{c.opts.Subject + ".>"}, Storage: jetstream.FileStorage, Replicas: c.opts.Replicas},
+		{Name: c.opts.Stream + "_DEADLETTER", Subjects: []string{c.opts.DeadLetter + ".>"}, Storage: jetstream.FileStorage, Replicas: c.opts.Replicas},
 	} {
 		if _, err := c.js.Stream(ctx, s.Name); errors.Is(err, jetstream.ErrStreamNotFound) {
 			_, err = c.js.CreateStream(ctx, s)

@@ -30,6 +30,13 @@ type Options struct {
 	// Default: "STOCKADE_EVENTS".
 	Stream string
 
+	// Replicas is how many servers of a JetStream cluster keep a copy of
+	// the stream that Run creates (at most 5): with 3, the stream stays
+	// writable, and loses nothing it acknowledged, while one server is
+	// down. A stream that exists keeps its own.
+	// Default: 1.
+	Replicas int
+
 	// Subject is the subjects' prefix: an event goes to
 	// Subject.<aggregate>.<type>, such as
 	// stockade.events.reservation.reservation.held.
@@ -69,6 +76,9 @@ func (o *Options) withDefaults() Options {
 	}
 	if out.Stream == "" {
 		out.Stream = "STOCKADE_EVENTS"
+	}
+	if out.Replicas <= 0 {
+		out.Replicas = 1
 	}
 	if out.Subject == "" {
 		out.Subject = "stockade.events"
@@ -185,6 +195,7 @@ func (r *Relay) ensureStream(ctx context.Context) error {
 			Name:     r.opts.Stream,
 			Subjects: []string{r.opts.Subject + ".>"},
 			Storage:  jetstream.FileStorage,
+			Replicas: r.opts.Replicas,
 		})
 	}
 	if err != nil {

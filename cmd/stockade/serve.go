@@ -56,6 +56,7 @@ type serveConfig struct {
 	eventRetention  time.Duration
 	events          string // a NATS URL to relay the outbox to, or ""
 	eventsWorkers   int    // commands the consumer applies at once
+	eventsReplicas  int    // copies of each stream serve creates
 	paymentGrace    time.Duration
 	webhookSecrets  [][]byte // of the payment webhook; none: it is off
 	console         bool     // serve the operator console at /console/
@@ -105,6 +106,8 @@ flags:
 		"relay the outbox's events to NATS JetStream at this `URL` (nats://HOST:PORT), stream STOCKADE_EVENTS,\nsubjects stockade.events.<aggregate>.<type>; the service serves while the broker is down")
 	eventsWorkers := env.Int("events-workers", "STOCKADE_EVENTS_WORKERS", 128,
 		"with -events: how many commands (payment outcomes, confirms, releases) the consumer applies at once;\nunder -strategy batch the outcomes that wait together are applied in one transaction")
+	eventsReplicas := env.Int("events-replicas", "STOCKADE_EVENTS_REPLICAS", 1,
+		"with -events: how many servers of a JetStream cluster keep a copy of each stream serve creates\n(events, commands, dead letters), 1 to 5; with 3, one server may be down; a stream that exists keeps its own")
 	retention := env.Duration("event-retention", "STOCKADE_EVENT_RETENTION", 7*24*time.Hour,
 		"how long events stay in the outbox (GET /v1/events); the sweeper prunes older ones")
 	ttl := env.Duration("default-ttl", "STOCKADE_DEFAULT_TTL", 15*time.Minute,
@@ -196,6 +199,10 @@ flags:
 		return c, fmt.Errorf("serve: -events-workers must be between 1 and 10000, got %d", *eventsWorkers)
 	}
 	c.eventsWorkers = *eventsWorkers
+	if *eventsReplicas < 1 || *eventsReplicas > 5 {
+		return c, fmt.Errorf("serve: -events-replicas must be between 1 and 5, got %d", *eventsReplicas)
+	}
+	c.eventsReplicas = *eventsReplicas
 	if err := c.logLevel.UnmarshalText([]byte(*level)); err != nil {
 		return c, fmt.Errorf("serve: -log-level %q: want debug, info, warn or error", *level)
 	}
@@ -399,8 +406,8 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 			sweeper.Wait()
 			return fmt.Errorf("serve: -events %s: %w", redact(c.events), err)
 		}
-		relay := events.New(st, js, &events.Options{Wake: eng.Written, Logger: log})
-		consumer := events.NewConsumer(eng, js, &events.ConsumerOptions{Workers: c.eventsWorkers, Logger: log})
+		relay := events.New(st, js, &events.Options{Replicas: c.eventsReplicas, Wake: eng.Written, Logger: log})
+		consumer := events.NewConsumer(eng, js, &events.ConsumerOptions{Replicas: c.eventsReplicas, Workers: c.eventsWorkers, Logger: log})
 		relayMetrics(metrics, relay, consumer)
 		sweeper.Go(func() { relay.Run(sweepCtx) })
 		sweeper.Go(func() { consumer.Run(sweepCtx) })

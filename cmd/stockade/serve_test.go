@@ -190,6 +190,7 @@ func TestRunRefusesBadInput(t *testing.T) {
 		{"any origin and more", []string{"stockade", "serve", "-cors-origins", "*,https://shop.example"}, "give it alone"},
 		{"events not nats", []string{"stockade", "serve", "-events", "kafka://broker:9092"}, "want nats://HOST:PORT"},
 		{"no events workers", []string{"stockade", "serve", "-events-workers", "0"}, "-events-workers must be between 1 and 10000"},
+		{"too many event replicas", []string{"stockade", "serve", "-events-replicas", "6"}, "-events-replicas must be between 1 and 5"},
 		{"payment grace not positive", []string{"stockade", "serve", "-payment-grace", "0s"}, "-payment-grace must be positive"},
 		{"no webhook secret file", []string{"stockade", "serve", "-webhook-secret-file", filepath.Join(t.TempDir(), "none")}, "no such file"},
 		{"webhook secret too short", []string{"stockade", "serve", "-webhook-secret-file", secretFile(t, "# rotated weekly\nshort\n")}, ":2: a secret of 5 bytes"},
