@@ -42,10 +42,13 @@ func send(t *testing.T, js jetstream.JetStream, name, id, body string) {
 // until waits for cond, failing the test after 30 s.
 func until(t *testing.T, what string, cond func() bool) {
 	t.Helper()
-	deadline := time.Now().Add(30 * time.Second)
+	// A full suite run has taken over 30 s to handle TestConsumerPayment-
+	// Outcomes' deliveries; the bound only keeps a stuck test from
+	// hanging.
+	deadline := time.Now().Add(2 * time.Minute)
 	for !cond() {
 		if time.Now().After(deadline) {
-			t.Fatalf("%s: not within 30 s", what)
+			t.Fatalf("%s: not within 2 min", what)
 		}
 		time.Sleep(20 * time.Millisecond) // the consumer's counters, polled
 	}
