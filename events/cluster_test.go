@@ -122,9 +122,9 @@ func testLeaderLoss(t *testing.T, st stockade.Store) {
 
 	until(t, "the relay under way and outcomes applied", func() bool { return relay.Published() > 0 && svc.applied() > 10 })
 	type round struct {
-		what                 string
-		node                 *testkit.NATS
-		killed, back, healed time.Time
+		what         string
+		node         *testkit.NATS
+		killed, back time.Time
 	}
 	var rounds []round
 	for _, what := range []string{"the events' stream", "the commands' consumer"} {

@@ -90,7 +90,7 @@ func startNATSCluster(path string, o NATSClusterOptions) (*NATSCluster, error) {
 	name := fmt.Sprintf("testkit-%d", routePorts[0]) // one per cluster on the machine
 	c := &NATSCluster{timeout: o.StartTimeout}
 	for i := range natsClusterNodes {
-		n, err := startNATS(path, NATSOptions{StartTimeout: o.StartTimeout, Args: o.Args}, []string{
+		n, err := startNATS(path, NATSOptions(o), []string{
 			"--cluster_name", name,
 			"--cluster", routes[i],
 			"--routes", strings.Join(routes, ","),
