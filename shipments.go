@@ -1,7 +1,6 @@
 package stockade
 
 import (
-	"fmt"
 	"slices"
 	"time"
 )
@@ -42,25 +41,8 @@ type NewShipment struct {
 // Whether the order has those units left to ship is the service's to say,
 // under the order's lock.
 func (s NewShipment) Validate() error {
-	switch n := len(s.Lines); {
-	case n == 0:
-		return invalidf("lines: must not be empty")
-	case n > MaxLines:
-		return invalidf("lines: at most %d, got %d", MaxLines, n)
-	}
-	for i, l := range s.Lines {
-		path := fmt.Sprintf("lines[%d].", i)
-		if err := ValidateID(path+"sku", l.SKU); err != nil {
-			return err
-		}
-		if l.Quantity < 1 || l.Quantity > MaxQuantity {
-			return invalidf("%squantity: must be between 1 and %d, got %d", path, MaxQuantity, l.Quantity)
-		}
-		if l.Location != "" {
-			if err := ValidateID(path+"location", l.Location); err != nil {
-				return err
-			}
-		}
+	if err := validateLines(s.Lines); err != nil {
+		return err
 	}
 	return s.Metadata.Validate("metadata")
 }

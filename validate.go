@@ -137,25 +137,8 @@ func (r ReserveRequest) Validate(maxTTL time.Duration) error {
 	if maxTTL <= 0 {
 		maxTTL = MaxTTL
 	}
-	switch n := len(r.Lines); {
-	case n == 0:
-		return invalidf("lines: must not be empty")
-	case n > MaxLines:
-		return invalidf("lines: at most %d, got %d", MaxLines, n)
-	}
-	for i, l := range r.Lines {
-		path := fmt.Sprintf("lines[%d].", i)
-		if err := ValidateID(path+"sku", l.SKU); err != nil {
-			return err
-		}
-		if l.Quantity < 1 || l.Quantity > MaxQuantity {
-			return invalidf("%squantity: must be between 1 and %d, got %d", path, MaxQuantity, l.Quantity)
-		}
-		if l.Location != "" {
-			if err := ValidateID(path+"location", l.Location); err != nil {
-				return err
-			}
-		}
+	if err := validateLines(r.Lines); err != nil {
+		return err
 	}
 	if err := r.Metadata.Validate("metadata"); err != nil {
 		return err
@@ -204,4 +187,32 @@ func ValidateAdjustStock(k Key, delta int64, reason string) error {
 		return invalidf("reason: required, must not be empty")
 	}
 	return ValidateText("reason", reason)
+}
+
+// validateLines refuses lines that are none or more than MaxLines, or one
+// whose SKU or location (if given) is not a valid identifier or whose
+// quantity is not between 1 and MaxQuantity: the lines of a reservation,
+// an order or a shipment.
+func validateLines(lines []Line) error {
+	switch n := len(lines); {
+	case n == 0:
+		return invalidf("lines: must not be empty")
+	case n > MaxLines:
+		return invalidf("lines: at most %d, got %d", MaxLines, n)
+	}
+	for i, l := range lines {
+		path := fmt.Sprintf("lines[%d].", i)
+		if err := ValidateID(path+"sku", l.SKU); err != nil {
+			return err
+		}
+		if l.Quantity < 1 || l.Quantity > MaxQuantity {
+			return invalidf("%squantity: must be between 1 and %d, got %d", path, MaxQuantity, l.Quantity)
+		}
+		if l.Location != "" {
+			if err := ValidateID(path+"location", l.Location); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
 }
