@@ -17,14 +17,14 @@ import (
 // inFlight bounds how many simulated buyers call the engine at once.
 const inFlight = 64
 
-// TestFlashSale is the point of the product: 2,000 buyers race for the
-// 100 units of one SKU. Exactly 100 get one, every other is refused for
-// lack of stock, and the ledger balances.
+// TestFlashSale is the point of the product: 800 buyers, 64 in flight,
+// race for the 100 units of one SKU. Exactly 100 get one, every other is
+// refused for lack of stock, and the ledger balances.
 func TestFlashSale(t *testing.T) {
 	t.Parallel()
 	forEach(t, func(t *testing.T, en *env) {
 		testkit.Heavy(t)
-		const stock, buyers = 100, 2000
+		const stock, buyers = 100, 800
 		en.location("w1", 52.5, 13.4)
 		en.stock("hot", "w1", stock)
 		ctx, cancel := context.WithTimeout(sys(t), bound)

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -130,7 +129,11 @@ func failover(t *testing.T, sync bool, strategies [][]string) ([]*failoverInstan
 		p := startProcess(t, append([]string{"-store", store, "-request-timeout", requestTimeout.String()}, args...)...)
 		in.c = httpapi.NewClient("http://"+p.addr, httpClient)
 		stockUp(t, in.c, "steady", failoverStock)
-		// Four clients each: five instances share two cores.
+	}
+	// The loads start together, once every instance is up, so that each
+	// runs for the same time. Four clients each: five instances share two
+	// cores.
+	for _, in := range instances {
 		in.load = startLoad(t, in.c, 4)
 		t.Cleanup(in.load.stop)
 	}
@@ -184,36 +187,19 @@ func failover(t *testing.T, sync bool, strategies [][]string) ([]*failoverInstan
 // order as a replay.
 func replayAcked(t *testing.T, c *httpapi.Client, l *steadyLoad) {
 	t.Helper()
-	var (
-		wg     sync.WaitGroup
-		next   = make(chan int)
-		failed = make(chan error, len(l.acked))
-	)
-	for range 8 {
-		wg.Go(func() {
-			for i := range next {
-				o, k := l.acked[i], l.ackedKeys[i]
-				idem := &stockade.Idempotency{Key: k.key}
-				ctx, cancel := context.WithTimeout(t.Context(), 5*time.Second)
-				got, err := c.Checkout(ctx, stockade.ReserveRequest{Lines: []stockade.Line{{SKU: "steady", Quantity: k.q}}}, idem)
-				cancel()
-				switch {
-				case err != nil:
-					failed <- fmt.Errorf("retry of acknowledged order %s (key %s): %w", o.ID, k.key, err)
-				case got.ID != o.ID || !idem.Replayed:
-					failed <- fmt.Errorf("retry of acknowledged order %s (key %s) answered order %s, replayed %t", o.ID, k.key, got.ID, idem.Replayed)
-				}
-			}
-		})
-	}
-	for i := range l.acked {
-		next <- i
-	}
-	close(next)
-	wg.Wait()
-	close(failed)
-	if err := <-failed; err != nil {
-		t.Fatalf("%v (and %d more)", err, len(failed))
-	}
+	eachConcurrently(t, len(l.acked), func(i int) error {
+		o, k := l.acked[i], l.ackedKeys[i]
+		idem := &stockade.Idempotency{Key: k.key}
+		ctx, cancel := context.WithTimeout(t.Context(), 5*time.Second)
+		defer cancel()
+		got, err := c.Checkout(ctx, stockade.ReserveRequest{Lines: []stockade.Line{{SKU: "steady", Quantity: k.q}}}, idem)
+		switch {
+		case err != nil:
+			return fmt.Errorf("retry of acknowledged order %s (key %s): %w", o.ID, k.key, err)
+		case got.ID != o.ID || !idem.Replayed:
+			return fmt.Errorf("retry of acknowledged order %s (key %s) answered order %s, replayed %t", o.ID, k.key, got.ID, idem.Replayed)
+		}
+		return nil
+	})
 	t.Logf("%d acknowledged orders retried with their keys: each replayed", len(l.acked))
 }
