@@ -87,6 +87,15 @@ type ConsumerOptions struct {
 	// Default: 128.
 	Workers int
 
+	// PullExpiry is how long each of the consumer's pull requests lasts
+	// on the broker, which sends a heartbeat every half of it while the
+	// request waits. A pull request dies with the server that leads the
+	// consumer; the consumer notices when two heartbeats are missed and
+	// asks the new leader, so a shorter expiry finds a lost leader sooner,
+	// for a request to the broker every PullExpiry while idle. At least 1s.
+	// Default: 5s (nats.go's own default is 30s: 30 s to notice).
+	PullExpiry time.Duration
+
 	// Logger receives what went to the dead letters, and failures.
 	// Default: slog.Default().
 	Logger *slog.Logger
@@ -121,6 +130,10 @@ func (o *ConsumerOptions) withDefaults() ConsumerOptions {
 	if out.Workers <= 0 {
 		out.Workers = 128
 	}
+	if out.PullExpiry <= 0 {
+		out.PullExpiry = 5 * time.Second
+	}
+	out.PullExpiry = max(out.PullExpiry, time.Second)
 	if out.Logger == nil {
 		out.Logger = slog.Default()
 	}
@@ -208,7 +221,7 @@ func (c *Consumer) consume(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("events: consumer %s: %w", c.opts.Durable, err)
 	}
-	it, err := cons.Messages()
+	it, err := cons.Messages(jetstream.PullExpiry(c.opts.PullExpiry))
 	if err != nil {
 		return fmt.Errorf("events: consumer %s: %w", c.opts.Durable, err)
 	}
