@@ -161,26 +161,48 @@ func (c *CPUCost) findPostmaster(ctx context.Context) (int, error) {
 // with those of its reaped children: a backend that exits during a run
 // moves its time into the postmaster's children's time, so the sum goes
 // on counting it.
+//
+// The kernel adds a child's time to its parent's when the parent reaps
+// it, and then removes it from /proc: a child reaped while the children
+// are listed would count twice or not at all, so the listing is taken
+// again until the reaped time has not moved across it, and a child being
+// reaped (state X, its time already the parent's) is left out. A zombie
+// not yet reaped (state Z) still counts as a child.
 func (c *CPUCost) postgresTime() (float64, error) {
-	pm, err := c.fs.Proc(c.postmaster)
-	if err != nil {
-		return 0, fmt.Errorf("bench: CPU cost: PostgreSQL's postmaster, process %d, is gone: %w", c.postmaster, err)
-	}
-	st, err := pm.Stat()
-	if err != nil {
-		return 0, fmt.Errorf("bench: CPU cost: PostgreSQL's postmaster, process %d: %w", c.postmaster, err)
-	}
-	sum := st.CPUTime() + float64(st.CUTime+st.CSTime)/userHZ
-	procs, err := c.fs.AllProcs()
-	if err != nil {
-		return 0, fmt.Errorf("bench: CPU cost: %w", err)
-	}
-	for _, p := range procs {
-		st, err := p.Stat()
-		if err != nil || st.PPID != c.postmaster {
-			continue // gone since listed, or not this server's
+	reaped := func() (own, children float64, err error) {
+		pm, err := c.fs.Proc(c.postmaster)
+		if err != nil {
+			return 0, 0, fmt.Errorf("bench: CPU cost: PostgreSQL's postmaster, process %d, is gone: %w", c.postmaster, err)
 		}
-		sum += st.CPUTime()
+		st, err := pm.Stat()
+		if err != nil {
+			return 0, 0, fmt.Errorf("bench: CPU cost: PostgreSQL's postmaster, process %d: %w", c.postmaster, err)
+		}
+		return st.CPUTime(), float64(st.CUTime+st.CSTime) / userHZ, nil
 	}
-	return sum, nil
+	for attempt := 0; ; attempt++ {
+		_, before, err := reaped()
+		if err != nil {
+			return 0, err
+		}
+		procs, err := c.fs.AllProcs()
+		if err != nil {
+			return 0, fmt.Errorf("bench: CPU cost: %w", err)
+		}
+		var live float64
+		for _, p := range procs {
+			st, err := p.Stat()
+			if err != nil || st.PPID != c.postmaster || st.State == "X" {
+				continue // gone since listed, not this server's, or being reaped
+			}
+			live += st.CPUTime()
+		}
+		own, after, err := reaped()
+		if err != nil {
+			return 0, err
+		}
+		if after == before || attempt == 10 {
+			return own + after + live, nil
+		}
+	}
 }
