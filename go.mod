@@ -55,6 +55,10 @@ require (
 	modernc.org/memory v1.12.1 // indirect
 )
 
+// npm's packages, where the JavaScript tools are installed
+// (httpapi/openapi-tools): no package of this module is in them.
+ignore node_modules
+
 // The lock module and the test kit as they are in this repository. The test
 // kit is required by the tests only: no build of a module that imports
 // stockade compiles it.
