@@ -434,6 +434,9 @@ func pageParam(name, v string, most int, cursor *string, limit *int) (bool, erro
 		if v == "" {
 			return true, invalidf("cursor: must not be empty; leave it out for the first page")
 		}
+		if err := checkCursor("cursor", v); err != nil {
+			return true, err
+		}
 		*cursor = v
 	case "limit":
 		n, err := strconv.Atoi(v)
@@ -445,6 +448,22 @@ func pageParam(name, v string, most int, cursor *string, limit *int) (bool, erro
 		return false, nil
 	}
 	return true, nil
+}
+
+// checkCursor refuses a cursor, named field, with a byte that no cursor
+// the service gives out holds: they are unpadded base64url, letters,
+// digits, '-' and '_' (as openapi.json says). The service refuses any
+// other cursor it did not give out, but Go's base64 decoding skips CR
+// and LF, so that a cursor with one inserted would pass it.
+func checkCursor(field, v string) error {
+	for i := 0; i < len(v); i++ {
+		switch c := v[i]; {
+		case 'A' <= c && c <= 'Z', 'a' <= c && c <= 'z', '0' <= c && c <= '9', c == '-', c == '_':
+		default:
+			return invalidf("%s: malformed, byte %#x at %d: a cursor is unpadded base64url, as the service gives it out", field, c, i)
+		}
+	}
+	return nil
 }
 
 // timeParam reads an RFC 3339 time.

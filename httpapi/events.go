@@ -89,7 +89,7 @@ func eventQuery(r *http.Request, wait bool) (stockade.DomainEventQuery, error) {
 				return invalidf("after: must not be empty; leave it out to start from the oldest event kept, or give latest to start after the newest")
 			}
 			q.Cursor = v
-			return nil
+			return checkCursor("after", v)
 		case "type":
 			q.Types = splitComma(v)
 			return nil
@@ -165,6 +165,9 @@ func (s *Server) streamEvents(w http.ResponseWriter, r *http.Request) {
 			err = invalidf("after: give Last-Event-ID or after, not both")
 		}
 		q.Cursor = id
+		if err == nil {
+			err = checkCursor("Last-Event-ID", id)
+		}
 		if err == nil {
 			_, err = stockade.ParseEventCursor(q.Cursor)
 		}
