@@ -21,7 +21,10 @@
 // (see Files) spells out its JSON documents; errors.go holds the one
 // table that maps stockade error codes to HTTP statuses; openapi.json
 // describes it all in OpenAPI 3.1, served at GET /openapi.json, and the
-// tests hold the code to it.
+// tests hold the code to it. Standard generators take the document as it
+// is: scripts/test lints it with Spectral (the ruleset of openapi-tools/)
+// and generates Go types and a client from it with oapi-codegen, and
+// TypeScript types with openapi-typescript, and compiles both.
 //
 // # Files
 //
@@ -282,9 +285,9 @@
 //
 // GET /v1/movements, the ledger, answers a page of rows, oldest first: at
 // most ?limit= of them (1 to 10000, 1000 if left out), and "next_cursor",
-// an opaque string, when more rows matched. Send it back as ?cursor= for
-// the next page; the last page has no next_cursor. A cursor that the
-// service did not give out is 400 "invalid". Following the cursors reads
+// an opaque string (unpadded base64url), when more rows matched. Send it
+// back as ?cursor= for the next page; the last page has no next_cursor.
+// A cursor that the service did not give out is 400 "invalid". Following the cursors reads
 // each row once, in order; stockade.MovementPage says when a row that
 // commits late, while others are being written, can fall behind a cursor
 // already given out.

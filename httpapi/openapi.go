@@ -11,7 +11,10 @@ import (
 // openAPIDocument is the OpenAPI 3.1 document of the API: every route,
 // parameter, body, answer and problem code. It is written by hand, and
 // openapi_test.go validates every request and response of the tests, and
-// every golden file, against it, so that it cannot drift from the code.
+// every golden file, against it, so that it cannot drift from the code;
+// openapi_params_test.go holds its formats of ids, cursors and limits to
+// the service's. scripts/test runs a linter and Go and TypeScript
+// generators on it (openapi-tools/), so that generators take it as it is.
 //
 //go:embed openapi.json
 var openAPIDocument []byte
