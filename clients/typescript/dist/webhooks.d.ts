@@ -19,11 +19,12 @@ export interface VerifyWebhookOptions {
     now?: Date | number;
 }
 /**
- * Checks the Stockade-Signature `header` of a webhook request whose raw body is `body` (the bytes
+ * Checks the Stockade-Signature `header` of a webhook request (its value, or its values as Node's
+ * `req.headers` may give them) whose raw body is `body` (the bytes
  * as received, before any JSON parsing) against `secrets`, as the server checks the payment webhook:
  * it resolves if a v1 signature matches with a secret and the signed time is within the tolerance
  * of now, and otherwise rejects with a {@link StockadeError} `unauthenticated` (status 401) that
  * says which check failed. A receiver of an outbound webhook endpoint passes the endpoint's secret
  * (and, during a rotation's overlap, either secret matches).
  */
-export declare function verifyWebhook(header: string | null | undefined, body: string | Uint8Array, secrets: WebhookSecret | readonly WebhookSecret[], options?: VerifyWebhookOptions): Promise<void>;
+export declare function verifyWebhook(header: string | readonly string[] | null | undefined, body: string | Uint8Array, secrets: WebhookSecret | readonly WebhookSecret[], options?: VerifyWebhookOptions): Promise<void>;

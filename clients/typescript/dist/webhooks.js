@@ -45,7 +45,8 @@ function refuse(detail) {
     return new StockadeError({ code: "unauthenticated", status: 401, detail });
 }
 /**
- * Checks the Stockade-Signature `header` of a webhook request whose raw body is `body` (the bytes
+ * Checks the Stockade-Signature `header` of a webhook request (its value, or its values as Node's
+ * `req.headers` may give them) whose raw body is `body` (the bytes
  * as received, before any JSON parsing) against `secrets`, as the server checks the payment webhook:
  * it resolves if a v1 signature matches with a secret and the signed time is within the tolerance
  * of now, and otherwise rejects with a {@link StockadeError} `unauthenticated` (status 401) that
@@ -53,8 +54,13 @@ function refuse(detail) {
  * (and, during a rotation's overlap, either secret matches).
  */
 export async function verifyWebhook(header, body, secrets, options = {}) {
-    if (header === null || header === undefined) {
-        throw refuse(`${signatureHeader}: missing; sign the body with a webhook secret: t=<unix seconds>,v1=<HMAC-SHA256 of "<t>.<body>">`);
+    if (typeof header !== "string") {
+        if (header === null || header === undefined || header.length === 0) {
+            throw refuse(`${signatureHeader}: missing; sign the body with a webhook secret: t=<unix seconds>,v1=<HMAC-SHA256 of "<t>.<body>">`);
+        }
+        if (header.length > 1)
+            throw refuse(`${signatureHeader}: given more than once`);
+        return verifyWebhook(header[0], body, secrets, options);
     }
     let t;
     const macs = [];

@@ -83,7 +83,8 @@ function refuse(detail: string): StockadeError {
 }
 
 /**
- * Checks the Stockade-Signature `header` of a webhook request whose raw body is `body` (the bytes
+ * Checks the Stockade-Signature `header` of a webhook request (its value, or its values as Node's
+ * `req.headers` may give them) whose raw body is `body` (the bytes
  * as received, before any JSON parsing) against `secrets`, as the server checks the payment webhook:
  * it resolves if a v1 signature matches with a secret and the signed time is within the tolerance
  * of now, and otherwise rejects with a {@link StockadeError} `unauthenticated` (status 401) that
@@ -91,15 +92,19 @@ function refuse(detail: string): StockadeError {
  * (and, during a rotation's overlap, either secret matches).
  */
 export async function verifyWebhook(
-	header: string | null | undefined,
+	header: string | readonly string[] | null | undefined,
 	body: string | Uint8Array,
 	secrets: WebhookSecret | readonly WebhookSecret[],
 	options: VerifyWebhookOptions = {},
 ): Promise<void> {
-	if (header === null || header === undefined) {
-		throw refuse(
-			`${signatureHeader}: missing; sign the body with a webhook secret: t=<unix seconds>,v1=<HMAC-SHA256 of "<t>.<body>">`,
-		);
+	if (typeof header !== "string") {
+		if (header === null || header === undefined || header.length === 0) {
+			throw refuse(
+				`${signatureHeader}: missing; sign the body with a webhook secret: t=<unix seconds>,v1=<HMAC-SHA256 of "<t>.<body>">`,
+			);
+		}
+		if (header.length > 1) throw refuse(`${signatureHeader}: given more than once`);
+		return verifyWebhook(header[0], body, secrets, options);
 	}
 	let t: string | undefined;
 	const macs: Uint8Array<ArrayBuffer>[] = [];
