@@ -106,7 +106,11 @@ test("no answer in time: the attempt is abandoned and sent again under its key",
 	await stock("slow", 10);
 	proxy.plan("POST", "/v1/reservations", { kind: "hang" });
 	const before = proxy.requests("POST", "/v1/reservations").length;
-	const res = await client.request("reserve", { body: { lines: [{ sku: "slow", quantity: 1 }] }, timeoutMs: 500 });
+	const res = await client.request("reserve", {
+		body: { lines: [{ sku: "slow", quantity: 1 }] },
+		timeoutMs: 1000,
+		retries: 5,
+	});
 	// Two attempts, or more if the machine is so busy that the server's answer took longer too.
 	assert.ok(res.attempts >= 2);
 	const sent = proxy.requests("POST", "/v1/reservations").slice(before);
