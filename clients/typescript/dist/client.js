@@ -309,6 +309,7 @@ export class EventStream {
                         cause = err; // the connection dropped: resume
                     }
                 }
+                limit.release(); // this connection is over
                 failures++;
                 if (failures > retries) {
                     throw cause instanceof Error

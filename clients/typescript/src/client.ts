@@ -443,6 +443,7 @@ export class EventStream implements AsyncIterable<StockadeEvent> {
 						cause = err; // the connection dropped: resume
 					}
 				}
+				limit.release(); // this connection is over
 				failures++;
 				if (failures > retries) {
 					throw cause instanceof Error
