@@ -123,7 +123,15 @@ describe("the tour", () => {
 
 	test("a payment settled by a signed webhook confirms its reservation", async () => {
 		await admin.setStock({ path: { sku: "gadget", location: "ewr" }, body: { on_hand: 5 } });
-		const res = await admin.reserve({ body: { lines: [{ sku: "gadget", quantity: 1 }] } });
+		const res = await admin.reserve({
+			body: { lines: [{ sku: "gadget", quantity: 1 }], metadata: { cart: "c_42", customer: "cus_7" } },
+		});
+		const carts = await admin.listReservations({ query: { metadata: { cart: "c_42" } } });
+		assert.deepEqual(
+			carts.reservations.map((r) => r.id),
+			[res.id],
+			"the list filtered by metadata[cart]",
+		);
 		const payment = await admin.createPayment({
 			body: { target: { kind: "reservation", id: res.id }, amount: 2500, currency: "EUR" },
 		});
