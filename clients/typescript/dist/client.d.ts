@@ -50,11 +50,14 @@ export type OperationArgs<K extends OperationId> = Omit<Op<K>["parameters"], "co
 type Empty = Record<never, never>;
 type ArgsTuple<K extends OperationId> = Empty extends OperationArgs<K> ? [args?: OperationArgs<K>] : [args: OperationArgs<K>];
 type Responses<K extends OperationId> = Op<K>["responses"];
-type SuccessStatus = 200 | 201 | 202 | 203 | 204;
+/** The statuses a call resolves with: the successes, and 304 Not Modified (an If-None-Match that
+ * matched), whose result is undefined. */
+type SuccessStatus = 200 | 201 | 202 | 203 | 204 | 304;
 type ContentOf<R> = R extends {
     content: infer C;
 } ? C[keyof C] : undefined;
-/** What an operation answers on success: its JSON document (or text, for the metrics). */
+/** What an operation answers on success: its JSON document (or text, for the metrics; undefined
+ * for a 304). */
 export type OperationResult<K extends OperationId> = ContentOf<Responses<K>[Extract<keyof Responses<K>, SuccessStatus>]>;
 /** An event of the feed, as `GET /v1/events` lists it and the stream sends it. */
 export type StockadeEvent = OperationResult<"listEvents">["events"][number];

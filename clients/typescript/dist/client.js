@@ -84,7 +84,7 @@ export class Transport {
             finally {
                 limit.release();
             }
-            if (res.ok) {
+            if (res.ok || res.status === 304) {
                 return {
                     data: decode(res, text),
                     status: res.status,
@@ -157,7 +157,7 @@ function transientStatus(status) {
     return status === 502 || status === 503 || status === 504;
 }
 function decode(res, text) {
-    if (text === "")
+    if (text === "" || res.status === 304)
         return undefined;
     const type = mediaType(res);
     return type === "application/json" || type.endsWith("+json") ? JSON.parse(text) : text;

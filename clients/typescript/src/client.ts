@@ -64,9 +64,12 @@ type ArgsTuple<K extends OperationId> =
 	Empty extends OperationArgs<K> ? [args?: OperationArgs<K>] : [args: OperationArgs<K>];
 
 type Responses<K extends OperationId> = Op<K>["responses"];
-type SuccessStatus = 200 | 201 | 202 | 203 | 204;
+/** The statuses a call resolves with: the successes, and 304 Not Modified (an If-None-Match that
+ * matched), whose result is undefined. */
+type SuccessStatus = 200 | 201 | 202 | 203 | 204 | 304;
 type ContentOf<R> = R extends { content: infer C } ? C[keyof C] : undefined;
-/** What an operation answers on success: its JSON document (or text, for the metrics). */
+/** What an operation answers on success: its JSON document (or text, for the metrics; undefined
+ * for a 304). */
 export type OperationResult<K extends OperationId> = ContentOf<
 	Responses<K>[Extract<keyof Responses<K>, SuccessStatus>]
 >;
@@ -223,7 +226,7 @@ export class Transport {
 			} finally {
 				limit.release();
 			}
-			if (res.ok) {
+			if (res.ok || res.status === 304) {
 				return {
 					data: decode(res, text),
 					status: res.status,
@@ -294,7 +297,7 @@ function transientStatus(status: number): boolean {
 }
 
 function decode(res: Response, text: string): unknown {
-	if (text === "") return undefined;
+	if (text === "" || res.status === 304) return undefined;
 	const type = mediaType(res);
 	return type === "application/json" || type.endsWith("+json") ? JSON.parse(text) : text;
 }

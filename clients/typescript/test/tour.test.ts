@@ -61,6 +61,14 @@ describe("the tour", () => {
 
 		const ledger = await admin.listMovements({ query: { sku: "widget" } });
 		assert.ok(ledger.movements.length >= 2, "the ledger has the set and the reservation");
+		// A document that has not changed since its ETag: 304, no body.
+		const doc = await admin.request("openapi");
+		assert.equal(doc.data?.openapi, "3.1.0");
+		const etag = doc.headers.get("ETag") ?? "";
+		const same = await admin.request("openapi", { header: { "If-None-Match": etag } });
+		assert.equal(same.status, 304);
+		assert.equal(same.data, undefined);
+
 		const locations = await admin.listLocations();
 		assert.deepEqual(
 			locations.locations.map((l) => l.id),
