@@ -89,8 +89,8 @@ test("429 is retried once its Retry-After has passed", async () => {
 });
 
 test("the server's own 429 is waited out", async () => {
-	// A key of one request a second, in bursts of two: a few calls in a row meet a 429.
-	const key = await admin.createKey({ body: { name: "limited", role: "reader", rate_limit: 1 } });
+	// A key of a request every two seconds, in bursts of one: the second call in a row meets a 429.
+	const key = await admin.createKey({ body: { name: "limited", role: "reader", rate_limit: 0.5 } });
 	const limited = createClient({ baseUrl: server.url, apiKey: key.secret });
 	const attempts: number[] = [];
 	for (let i = 0; i < 20 && !attempts.some((n) => n > 1); i++) {

@@ -49,6 +49,20 @@ export interface Stockade {
 	stop(): Promise<void>;
 }
 
+/** Every serve this process started and has not stopped, with its folder: ended and removed with
+ * the process, however it ends (a test runner's time-out, an interrupt), so that none outlives the
+ * tests. */
+const running = new Map<ChildProcess, string>();
+process.on("exit", () => {
+	for (const [child, dir] of running) {
+		child.kill("SIGKILL");
+		rmSync(dir, { recursive: true, force: true });
+	}
+});
+for (const signal of ["SIGINT", "SIGTERM"] as const) {
+	process.once(signal, () => process.exit(signal === "SIGINT" ? 130 : 143));
+}
+
 /** How long serve may take to say where it listens and to be ready: a cold start on a busy machine. */
 const startTimeoutMs = 60_000;
 
@@ -78,8 +92,14 @@ export async function startStockade(extraArgs: readonly string[] = []): Promise<
 		],
 		{ stdio: ["ignore", "ignore", "pipe"] },
 	);
+	running.set(child, dir);
 	let log = "";
-	const exited = new Promise<void>((done) => child.once("exit", () => done()));
+	const exited = new Promise<void>((done) =>
+		child.once("exit", () => {
+			running.delete(child);
+			done();
+		}),
+	);
 	const url = await new Promise<string>((done, fail) => {
 		const timer = setTimeout(() => fail(new Error(`serve did not say where it listens; log:\n${log}`)), startTimeoutMs);
 		child.stderr?.setEncoding("utf8");
@@ -132,7 +152,7 @@ async function stop(child: ChildProcess, exited: Promise<void>): Promise<void> {
  */
 export async function waitFor(
 	check: () => boolean | Promise<boolean>,
-	{ timeoutMs = 20_000, intervalMs = 50, what = "a condition" } = {},
+	{ timeoutMs = 30_000, intervalMs = 50, what = "a condition" } = {},
 ): Promise<void> {
 	const end = Date.now() + timeoutMs;
 	let last: unknown;
