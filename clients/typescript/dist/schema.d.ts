@@ -1210,7 +1210,7 @@ export interface components {
          * @example 2030-01-02T03:04:05Z
          */
         Time: string;
-        /** @description The opaque cursor of the next page, to pass as ?cursor=; absent on the last page. */
+        /** @description The opaque cursor of the next page, to pass as ?cursor=; absent on the last page. Unpadded base64url (RFC 4648 §5) that the service gave out: it accepts no other. */
         NextCursor: string;
         /** @description A place that holds stock. lat and lon come together, or neither for a location without a place of its own (a virtual warehouse, a drop-shipper): an order with a ship_to point takes from such locations only after every placed one, the one with the most available first. */
         Location: {
@@ -1657,7 +1657,7 @@ export interface components {
             at: string;
             /** @description The aggregate after the change, in the API's own shape: a level (with available), a reservation, an order, a show (aggregate event: without its rows, which GET /v1/shows/{id} has), a hold, a booking or a payment, as aggregate says. The order of an order.shipped event carries the shipment too, under shipment (a Shipment). */
             payload: components["schemas"]["Level"] | components["schemas"]["Reservation"] | components["schemas"]["Order"] | components["schemas"]["Show"] | components["schemas"]["Hold"] | components["schemas"]["Booking"] | components["schemas"]["Payment"];
-            /** @description The event's place in the feed: the events after it come with ?after= this, or Last-Event-ID. */
+            /** @description The event's place in the feed: the events after it come with ?after= this, or Last-Event-ID. Opaque: unpadded base64url that the service gave out. */
             cursor: string;
         };
         EventPage: {
@@ -2144,8 +2144,7 @@ export interface components {
         };
         WebhookEndpointPage: {
             webhook_endpoints: components["schemas"]["WebhookEndpoint"][];
-            /** @description The cursor of the next page; absent on the last. */
-            next_cursor?: string;
+            next_cursor?: components["schemas"]["NextCursor"];
         };
         /**
          * @description pending: to be tried (again); succeeded: the receiver answered 2xx; failed: no more tries, until redelivered by hand.
@@ -2178,8 +2177,7 @@ export interface components {
         };
         WebhookDeliveryPage: {
             deliveries: components["schemas"]["WebhookDelivery"][];
-            /** @description The cursor of the next page; absent on the last. */
-            next_cursor?: string;
+            next_cursor?: components["schemas"]["NextCursor"];
         };
         /** @description An update of an aggregate's metadata, merged into what it has: a key with a value sets it, a key with the empty string removes it, keys left out stay. At least one key; the result holds at most 50. */
         UpdateBody: {
@@ -2340,8 +2338,8 @@ export interface components {
         XRequestId: string;
         /** @description Makes the request safe to retry: the first success under the key is stored with its effect, and a request with the same key, method, path and body gets it again (status and bytes) with Idempotent-Replayed: true; another request under the key is 422 idempotency_mismatch. Refusals are not stored. Keys are scoped to the API key and kept 24 hours. 1 to 128 printable ASCII characters, given once. */
         IdempotencyKey: string;
-        /** @description The next_cursor of the page before; leave it out for the first page. Opaque: only a cursor the server gave out is accepted. */
-        Cursor: string;
+        /** @description The next_cursor of the page before; leave it out for the first page. Opaque: only a cursor the service gave out (unpadded base64url), with the filters of the page that gave it, is accepted. */
+        Cursor: components["schemas"]["NextCursor"];
         /** @description Checked as on every mutating request (1 to 128 printable ASCII characters, given once), but nothing is stored under it: the operation is idempotent by itself. */
         IdempotencyKeyChecked: string;
         /** @description The location's id. */
@@ -2349,7 +2347,7 @@ export interface components {
         /** @description The SKU. */
         SKU: components["schemas"]["Id"];
         /** @description The location's id. */
-        Location: components["schemas"]["Id"];
+        StockLocationId: components["schemas"]["Id"];
         /** @description The reservation's id. */
         ReservationId: components["schemas"]["Id"];
         /** @description The order's id. */
@@ -2445,7 +2443,7 @@ export interface operations {
     listLocations: {
         parameters: {
             query?: {
-                /** @description The next_cursor of the page before; leave it out for the first page. Opaque: only a cursor the server gave out is accepted. */
+                /** @description The next_cursor of the page before; leave it out for the first page. Opaque: only a cursor the service gave out (unpadded base64url), with the filters of the page that gave it, is accepted. */
                 cursor?: components["parameters"]["Cursor"];
                 /** @description The most locations in the page: 1 to 1000; 100 when left out. */
                 limit?: components["parameters"]["LocationLimit"];
@@ -2557,7 +2555,7 @@ export interface operations {
             query?: {
                 /** @description Keep the SKUs that start with it. */
                 prefix?: components["schemas"]["Id"];
-                /** @description The next_cursor of the page before; leave it out for the first page. Opaque: only a cursor the server gave out is accepted. */
+                /** @description The next_cursor of the page before; leave it out for the first page. Opaque: only a cursor the service gave out (unpadded base64url), with the filters of the page that gave it, is accepted. */
                 cursor?: components["parameters"]["Cursor"];
                 /** @description The most SKUs in the page: 1 to 1000; 100 when left out. */
                 limit?: components["parameters"]["SKULimit"];
@@ -2597,7 +2595,7 @@ export interface operations {
             query?: {
                 /** @description Keep the SKUs that start with it. */
                 prefix?: components["schemas"]["Id"];
-                /** @description The next_cursor of the page before; leave it out for the first page. Opaque: only a cursor the server gave out is accepted. */
+                /** @description The next_cursor of the page before; leave it out for the first page. Opaque: only a cursor the service gave out (unpadded base64url), with the filters of the page that gave it, is accepted. */
                 cursor?: components["parameters"]["Cursor"];
                 /** @description The most SKUs in the page: 1 to 1000; 100 when left out. */
                 limit?: components["parameters"]["SKULimit"];
@@ -2674,7 +2672,7 @@ export interface operations {
                 /** @description The SKU. */
                 sku: components["parameters"]["SKU"];
                 /** @description The location's id. */
-                location: components["parameters"]["Location"];
+                location: components["parameters"]["StockLocationId"];
             };
             cookie?: never;
         };
@@ -2721,7 +2719,7 @@ export interface operations {
                 /** @description The SKU. */
                 sku: components["parameters"]["SKU"];
                 /** @description The location's id. */
-                location: components["parameters"]["Location"];
+                location: components["parameters"]["StockLocationId"];
             };
             cookie?: never;
         };
@@ -2766,7 +2764,7 @@ export interface operations {
                 created_before?: components["parameters"]["CreatedBefore"];
                 /** @description Keep those whose metadata holds every given key with its value: metadata[cart]=c_42. */
                 metadata?: components["parameters"]["MetadataFilter"];
-                /** @description The next_cursor of the page before; leave it out for the first page. Opaque: only a cursor the server gave out is accepted. */
+                /** @description The next_cursor of the page before; leave it out for the first page. Opaque: only a cursor the service gave out (unpadded base64url), with the filters of the page that gave it, is accepted. */
                 cursor?: components["parameters"]["Cursor"];
                 /** @description The most reservations in the page: 1 to 1000; 100 when left out. */
                 limit?: components["parameters"]["ReservationLimit"];
@@ -3022,7 +3020,7 @@ export interface operations {
                 created_before?: components["parameters"]["CreatedBefore"];
                 /** @description Keep those whose metadata holds every given key with its value: metadata[cart]=c_42. */
                 metadata?: components["parameters"]["MetadataFilter"];
-                /** @description The next_cursor of the page before; leave it out for the first page. Opaque: only a cursor the server gave out is accepted. */
+                /** @description The next_cursor of the page before; leave it out for the first page. Opaque: only a cursor the service gave out (unpadded base64url), with the filters of the page that gave it, is accepted. */
                 cursor?: components["parameters"]["Cursor"];
                 /** @description The most orders in the page: 1 to 1000; 100 when left out. */
                 limit?: components["parameters"]["OrderLimit"];
@@ -3277,7 +3275,7 @@ export interface operations {
     listShipments: {
         parameters: {
             query?: {
-                /** @description The next_cursor of the page before; leave it out for the first page. Opaque: only a cursor the server gave out is accepted. */
+                /** @description The next_cursor of the page before; leave it out for the first page. Opaque: only a cursor the service gave out (unpadded base64url), with the filters of the page that gave it, is accepted. */
                 cursor?: components["parameters"]["Cursor"];
                 /** @description The most shipments in the page: 1 to 1000; 100 when left out. */
                 limit?: components["parameters"]["ShipmentLimit"];
@@ -3366,7 +3364,7 @@ export interface operations {
                 created_after?: components["parameters"]["CreatedAfter"];
                 /** @description Keep those created strictly before this RFC 3339 time; it must be later than created_after. */
                 created_before?: components["parameters"]["CreatedBefore"];
-                /** @description The next_cursor of the page before; leave it out for the first page. Opaque: only a cursor the server gave out is accepted. */
+                /** @description The next_cursor of the page before; leave it out for the first page. Opaque: only a cursor the service gave out (unpadded base64url), with the filters of the page that gave it, is accepted. */
                 cursor?: components["parameters"]["Cursor"];
                 /** @description The most shows in the page: 1 to 1000; 100 when left out. */
                 limit?: components["parameters"]["ShowLimit"];
@@ -3481,7 +3479,7 @@ export interface operations {
                 status?: components["parameters"]["SeatStatusFilter"];
                 /** @description Keep the seats of this section. */
                 section?: components["parameters"]["SectionFilter"];
-                /** @description The next_cursor of the page before; leave it out for the first page. Opaque: only a cursor the server gave out is accepted. */
+                /** @description The next_cursor of the page before; leave it out for the first page. Opaque: only a cursor the service gave out (unpadded base64url), with the filters of the page that gave it, is accepted. */
                 cursor?: components["parameters"]["Cursor"];
                 /** @description The most seats in the page: 1 to 10000; 1000 when left out. */
                 limit?: components["parameters"]["SeatLimit"];
@@ -3523,7 +3521,7 @@ export interface operations {
                 seat?: components["parameters"]["SeatFilter"];
                 /** @description Keep the rows of this general-admission area. Not with seat. */
                 area?: components["parameters"]["AreaFilter"];
-                /** @description The next_cursor of the page before; leave it out for the first page. Opaque: only a cursor the server gave out is accepted. */
+                /** @description The next_cursor of the page before; leave it out for the first page. Opaque: only a cursor the service gave out (unpadded base64url), with the filters of the page that gave it, is accepted. */
                 cursor?: components["parameters"]["Cursor"];
                 /** @description The most rows in the page: 1 to 10000; 1000 when left out. */
                 limit?: components["parameters"]["SeatHistoryLimit"];
@@ -3569,7 +3567,7 @@ export interface operations {
                 created_before?: components["parameters"]["CreatedBefore"];
                 /** @description Keep those whose metadata holds every given key with its value: metadata[cart]=c_42. */
                 metadata?: components["parameters"]["MetadataFilter"];
-                /** @description The next_cursor of the page before; leave it out for the first page. Opaque: only a cursor the server gave out is accepted. */
+                /** @description The next_cursor of the page before; leave it out for the first page. Opaque: only a cursor the service gave out (unpadded base64url), with the filters of the page that gave it, is accepted. */
                 cursor?: components["parameters"]["Cursor"];
                 /** @description The most holds in the page: 1 to 1000; 100 when left out. */
                 limit?: components["parameters"]["HoldLimit"];
@@ -3659,7 +3657,7 @@ export interface operations {
                 created_before?: components["parameters"]["CreatedBefore"];
                 /** @description Keep those whose metadata holds every given key with its value: metadata[cart]=c_42. */
                 metadata?: components["parameters"]["MetadataFilter"];
-                /** @description The next_cursor of the page before; leave it out for the first page. Opaque: only a cursor the server gave out is accepted. */
+                /** @description The next_cursor of the page before; leave it out for the first page. Opaque: only a cursor the service gave out (unpadded base64url), with the filters of the page that gave it, is accepted. */
                 cursor?: components["parameters"]["Cursor"];
                 /** @description The most bookings in the page: 1 to 1000; 100 when left out. */
                 limit?: components["parameters"]["BookingLimit"];
@@ -3704,7 +3702,7 @@ export interface operations {
                 created_before?: components["parameters"]["CreatedBefore"];
                 /** @description Keep those whose metadata holds every given key with its value: metadata[cart]=c_42. */
                 metadata?: components["parameters"]["MetadataFilter"];
-                /** @description The next_cursor of the page before; leave it out for the first page. Opaque: only a cursor the server gave out is accepted. */
+                /** @description The next_cursor of the page before; leave it out for the first page. Opaque: only a cursor the service gave out (unpadded base64url), with the filters of the page that gave it, is accepted. */
                 cursor?: components["parameters"]["Cursor"];
                 /** @description The most holds in the page: 1 to 1000; 100 when left out. */
                 limit?: components["parameters"]["HoldLimit"];
@@ -3964,7 +3962,7 @@ export interface operations {
                 created_before?: components["parameters"]["CreatedBefore"];
                 /** @description Keep those whose metadata holds every given key with its value: metadata[cart]=c_42. */
                 metadata?: components["parameters"]["MetadataFilter"];
-                /** @description The next_cursor of the page before; leave it out for the first page. Opaque: only a cursor the server gave out is accepted. */
+                /** @description The next_cursor of the page before; leave it out for the first page. Opaque: only a cursor the service gave out (unpadded base64url), with the filters of the page that gave it, is accepted. */
                 cursor?: components["parameters"]["Cursor"];
                 /** @description The most bookings in the page: 1 to 1000; 100 when left out. */
                 limit?: components["parameters"]["BookingLimit"];
@@ -4130,7 +4128,7 @@ export interface operations {
                 resolution?: "unresolved" | "confirmed" | "released" | "reordered" | "needs_refund";
                 /** @description Keep those whose metadata holds every given key with its value: metadata[cart]=c_42. */
                 metadata?: components["parameters"]["MetadataFilter"];
-                /** @description The next_cursor of the page before; leave it out for the first page. Opaque: only a cursor the server gave out is accepted. */
+                /** @description The next_cursor of the page before; leave it out for the first page. Opaque: only a cursor the service gave out (unpadded base64url), with the filters of the page that gave it, is accepted. */
                 cursor?: components["parameters"]["Cursor"];
                 /** @description The most payments in the page: 1 to 1000; 100 when left out. */
                 limit?: components["parameters"]["PaymentLimit"];
@@ -4452,7 +4450,7 @@ export interface operations {
                 location?: components["schemas"]["Id"];
                 /** @description Keep the rows of this reservation or order. */
                 ref?: components["schemas"]["Id"];
-                /** @description The next_cursor of the page before; leave it out for the first page. Opaque: only a cursor the server gave out is accepted. */
+                /** @description The next_cursor of the page before; leave it out for the first page. Opaque: only a cursor the service gave out (unpadded base64url), with the filters of the page that gave it, is accepted. */
                 cursor?: components["parameters"]["Cursor"];
                 /** @description The most rows in the page: 1 to 10000; 1000 when left out. */
                 limit?: components["parameters"]["MovementLimit"];
@@ -4487,7 +4485,7 @@ export interface operations {
     listKeys: {
         parameters: {
             query?: {
-                /** @description The next_cursor of the page before; leave it out for the first page. Opaque: only a cursor the server gave out is accepted. */
+                /** @description The next_cursor of the page before; leave it out for the first page. Opaque: only a cursor the service gave out (unpadded base64url), with the filters of the page that gave it, is accepted. */
                 cursor?: components["parameters"]["Cursor"];
                 /** @description The most keys in the page: 1 to 1000; 100 when left out. */
                 limit?: components["parameters"]["KeyLimit"];
@@ -4705,8 +4703,8 @@ export interface operations {
                         info: Record<string, never>;
                         paths: Record<string, never>;
                         components?: Record<string, never>;
-                        security?: unknown[];
-                        tags?: unknown[];
+                        security?: Record<string, never>[];
+                        tags?: Record<string, never>[];
                     };
                 };
             };
@@ -4727,7 +4725,7 @@ export interface operations {
     listEvents: {
         parameters: {
             query?: {
-                /** @description The cursor of the last event read (an event's cursor or a page's next_cursor); left out, from the oldest event kept. `latest`: after every event committed so far, the head of the feed: the page has no event then, unless one commits while it waits, and its next_cursor is the head's, to long-poll from with wait. */
+                /** @description The cursor of the last event read (an event's cursor or a page's next_cursor, opaque: unpadded base64url that the service gave out); left out, from the oldest event kept. `latest`: after every event committed so far, the head of the feed: the page has no event then, unless one commits while it waits, and its next_cursor is the head's, to long-poll from with wait. */
                 after?: string;
                 /** @description Keep the events of these types, comma-separated. */
                 type?: string;
@@ -4770,7 +4768,7 @@ export interface operations {
     streamEvents: {
         parameters: {
             query?: {
-                /** @description The cursor of the last event read (an event's cursor or a page's next_cursor); left out, from the oldest event kept. `latest`: after every event committed so far, so that the stream sends only the events that commit from then on. Not with Last-Event-ID. */
+                /** @description The cursor of the last event read (an event's cursor or a page's next_cursor, opaque: unpadded base64url that the service gave out); left out, from the oldest event kept. `latest`: after every event committed so far, so that the stream sends only the events that commit from then on. Not with Last-Event-ID. */
                 after?: string;
                 /** @description Keep the events of these types, comma-separated. */
                 type?: string;
@@ -4815,7 +4813,7 @@ export interface operations {
             query?: {
                 /** @description Keep the keys that start with it, such as stockade:sku: for the stock's locks. */
                 prefix?: string;
-                /** @description The next_cursor of the page before; leave it out for the first page. Opaque: only a cursor the server gave out is accepted. */
+                /** @description The next_cursor of the page before; leave it out for the first page. Opaque: only a cursor the service gave out (unpadded base64url), with the filters of the page that gave it, is accepted. */
                 cursor?: components["parameters"]["Cursor"];
                 /** @description The most keys in the page: 1 to 1000; 100 when left out. */
                 limit?: components["parameters"]["LockLimit"];
@@ -4860,7 +4858,7 @@ export interface operations {
     listWebhookEndpoints: {
         parameters: {
             query?: {
-                /** @description The next_cursor of the page before; leave it out for the first page. Opaque: only a cursor the server gave out is accepted. */
+                /** @description The next_cursor of the page before; leave it out for the first page. Opaque: only a cursor the service gave out (unpadded base64url), with the filters of the page that gave it, is accepted. */
                 cursor?: components["parameters"]["Cursor"];
                 /** @description The most items in the page: 1 to 1000; 100 when left out. */
                 limit?: components["parameters"]["WebhookLimit"];
@@ -5097,7 +5095,7 @@ export interface operations {
             query?: {
                 /** @description Only the deliveries in this status. */
                 status?: components["parameters"]["WebhookDeliveryStatusFilter"];
-                /** @description The next_cursor of the page before; leave it out for the first page. Opaque: only a cursor the server gave out is accepted. */
+                /** @description The next_cursor of the page before; leave it out for the first page. Opaque: only a cursor the service gave out (unpadded base64url), with the filters of the page that gave it, is accepted. */
                 cursor?: components["parameters"]["Cursor"];
                 /** @description The most items in the page: 1 to 1000; 100 when left out. */
                 limit?: components["parameters"]["WebhookLimit"];

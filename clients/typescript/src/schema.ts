@@ -1213,7 +1213,7 @@ export interface components {
          * @example 2030-01-02T03:04:05Z
          */
         Time: string;
-        /** @description The opaque cursor of the next page, to pass as ?cursor=; absent on the last page. */
+        /** @description The opaque cursor of the next page, to pass as ?cursor=; absent on the last page. Unpadded base64url (RFC 4648 §5) that the service gave out: it accepts no other. */
         NextCursor: string;
         /** @description A place that holds stock. lat and lon come together, or neither for a location without a place of its own (a virtual warehouse, a drop-shipper): an order with a ship_to point takes from such locations only after every placed one, the one with the most available first. */
         Location: {
@@ -1660,7 +1660,7 @@ export interface components {
             at: string;
             /** @description The aggregate after the change, in the API's own shape: a level (with available), a reservation, an order, a show (aggregate event: without its rows, which GET /v1/shows/{id} has), a hold, a booking or a payment, as aggregate says. The order of an order.shipped event carries the shipment too, under shipment (a Shipment). */
             payload: components["schemas"]["Level"] | components["schemas"]["Reservation"] | components["schemas"]["Order"] | components["schemas"]["Show"] | components["schemas"]["Hold"] | components["schemas"]["Booking"] | components["schemas"]["Payment"];
-            /** @description The event's place in the feed: the events after it come with ?after= this, or Last-Event-ID. */
+            /** @description The event's place in the feed: the events after it come with ?after= this, or Last-Event-ID. Opaque: unpadded base64url that the service gave out. */
             cursor: string;
         };
         EventPage: {
@@ -2147,8 +2147,7 @@ export interface components {
         };
         WebhookEndpointPage: {
             webhook_endpoints: components["schemas"]["WebhookEndpoint"][];
-            /** @description The cursor of the next page; absent on the last. */
-            next_cursor?: string;
+            next_cursor?: components["schemas"]["NextCursor"];
         };
         /**
          * @description pending: to be tried (again); succeeded: the receiver answered 2xx; failed: no more tries, until redelivered by hand.
@@ -2181,8 +2180,7 @@ export interface components {
         };
         WebhookDeliveryPage: {
             deliveries: components["schemas"]["WebhookDelivery"][];
-            /** @description The cursor of the next page; absent on the last. */
-            next_cursor?: string;
+            next_cursor?: components["schemas"]["NextCursor"];
         };
         /** @description An update of an aggregate's metadata, merged into what it has: a key with a value sets it, a key with the empty string removes it, keys left out stay. At least one key; the result holds at most 50. */
         UpdateBody: {
@@ -2343,8 +2341,8 @@ export interface components {
         XRequestId: string;
         /** @description Makes the request safe to retry: the first success under the key is stored with its effect, and a request with the same key, method, path and body gets it again (status and bytes) with Idempotent-Replayed: true; another request under the key is 422 idempotency_mismatch. Refusals are not stored. Keys are scoped to the API key and kept 24 hours. 1 to 128 printable ASCII characters, given once. */
         IdempotencyKey: string;
-        /** @description The next_cursor of the page before; leave it out for the first page. Opaque: only a cursor the server gave out is accepted. */
-        Cursor: string;
+        /** @description The next_cursor of the page before; leave it out for the first page. Opaque: only a cursor the service gave out (unpadded base64url), with the filters of the page that gave it, is accepted. */
+        Cursor: components["schemas"]["NextCursor"];
         /** @description Checked as on every mutating request (1 to 128 printable ASCII characters, given once), but nothing is stored under it: the operation is idempotent by itself. */
         IdempotencyKeyChecked: string;
         /** @description The location's id. */
@@ -2352,7 +2350,7 @@ export interface components {
         /** @description The SKU. */
         SKU: components["schemas"]["Id"];
         /** @description The location's id. */
-        Location: components["schemas"]["Id"];
+        StockLocationId: components["schemas"]["Id"];
         /** @description The reservation's id. */
         ReservationId: components["schemas"]["Id"];
         /** @description The order's id. */
@@ -2448,7 +2446,7 @@ export interface operations {
     listLocations: {
         parameters: {
             query?: {
-                /** @description The next_cursor of the page before; leave it out for the first page. Opaque: only a cursor the server gave out is accepted. */
+                /** @description The next_cursor of the page before; leave it out for the first page. Opaque: only a cursor the service gave out (unpadded base64url), with the filters of the page that gave it, is accepted. */
                 cursor?: components["parameters"]["Cursor"];
                 /** @description The most locations in the page: 1 to 1000; 100 when left out. */
                 limit?: components["parameters"]["LocationLimit"];
@@ -2560,7 +2558,7 @@ export interface operations {
             query?: {
                 /** @description Keep the SKUs that start with it. */
                 prefix?: components["schemas"]["Id"];
-                /** @description The next_cursor of the page before; leave it out for the first page. Opaque: only a cursor the server gave out is accepted. */
+                /** @description The next_cursor of the page before; leave it out for the first page. Opaque: only a cursor the service gave out (unpadded base64url), with the filters of the page that gave it, is accepted. */
                 cursor?: components["parameters"]["Cursor"];
                 /** @description The most SKUs in the page: 1 to 1000; 100 when left out. */
                 limit?: components["parameters"]["SKULimit"];
@@ -2600,7 +2598,7 @@ export interface operations {
             query?: {
                 /** @description Keep the SKUs that start with it. */
                 prefix?: components["schemas"]["Id"];
-                /** @description The next_cursor of the page before; leave it out for the first page. Opaque: only a cursor the server gave out is accepted. */
+                /** @description The next_cursor of the page before; leave it out for the first page. Opaque: only a cursor the service gave out (unpadded base64url), with the filters of the page that gave it, is accepted. */
                 cursor?: components["parameters"]["Cursor"];
                 /** @description The most SKUs in the page: 1 to 1000; 100 when left out. */
                 limit?: components["parameters"]["SKULimit"];
@@ -2677,7 +2675,7 @@ export interface operations {
                 /** @description The SKU. */
                 sku: components["parameters"]["SKU"];
                 /** @description The location's id. */
-                location: components["parameters"]["Location"];
+                location: components["parameters"]["StockLocationId"];
             };
             cookie?: never;
         };
@@ -2724,7 +2722,7 @@ export interface operations {
                 /** @description The SKU. */
                 sku: components["parameters"]["SKU"];
                 /** @description The location's id. */
-                location: components["parameters"]["Location"];
+                location: components["parameters"]["StockLocationId"];
             };
             cookie?: never;
         };
@@ -2769,7 +2767,7 @@ export interface operations {
                 created_before?: components["parameters"]["CreatedBefore"];
                 /** @description Keep those whose metadata holds every given key with its value: metadata[cart]=c_42. */
                 metadata?: components["parameters"]["MetadataFilter"];
-                /** @description The next_cursor of the page before; leave it out for the first page. Opaque: only a cursor the server gave out is accepted. */
+                /** @description The next_cursor of the page before; leave it out for the first page. Opaque: only a cursor the service gave out (unpadded base64url), with the filters of the page that gave it, is accepted. */
                 cursor?: components["parameters"]["Cursor"];
                 /** @description The most reservations in the page: 1 to 1000; 100 when left out. */
                 limit?: components["parameters"]["ReservationLimit"];
@@ -3025,7 +3023,7 @@ export interface operations {
                 created_before?: components["parameters"]["CreatedBefore"];
                 /** @description Keep those whose metadata holds every given key with its value: metadata[cart]=c_42. */
                 metadata?: components["parameters"]["MetadataFilter"];
-                /** @description The next_cursor of the page before; leave it out for the first page. Opaque: only a cursor the server gave out is accepted. */
+                /** @description The next_cursor of the page before; leave it out for the first page. Opaque: only a cursor the service gave out (unpadded base64url), with the filters of the page that gave it, is accepted. */
                 cursor?: components["parameters"]["Cursor"];
                 /** @description The most orders in the page: 1 to 1000; 100 when left out. */
                 limit?: components["parameters"]["OrderLimit"];
@@ -3280,7 +3278,7 @@ export interface operations {
     listShipments: {
         parameters: {
             query?: {
-                /** @description The next_cursor of the page before; leave it out for the first page. Opaque: only a cursor the server gave out is accepted. */
+                /** @description The next_cursor of the page before; leave it out for the first page. Opaque: only a cursor the service gave out (unpadded base64url), with the filters of the page that gave it, is accepted. */
                 cursor?: components["parameters"]["Cursor"];
                 /** @description The most shipments in the page: 1 to 1000; 100 when left out. */
                 limit?: components["parameters"]["ShipmentLimit"];
@@ -3369,7 +3367,7 @@ export interface operations {
                 created_after?: components["parameters"]["CreatedAfter"];
                 /** @description Keep those created strictly before this RFC 3339 time; it must be later than created_after. */
                 created_before?: components["parameters"]["CreatedBefore"];
-                /** @description The next_cursor of the page before; leave it out for the first page. Opaque: only a cursor the server gave out is accepted. */
+                /** @description The next_cursor of the page before; leave it out for the first page. Opaque: only a cursor the service gave out (unpadded base64url), with the filters of the page that gave it, is accepted. */
                 cursor?: components["parameters"]["Cursor"];
                 /** @description The most shows in the page: 1 to 1000; 100 when left out. */
                 limit?: components["parameters"]["ShowLimit"];
@@ -3484,7 +3482,7 @@ export interface operations {
                 status?: components["parameters"]["SeatStatusFilter"];
                 /** @description Keep the seats of this section. */
                 section?: components["parameters"]["SectionFilter"];
-                /** @description The next_cursor of the page before; leave it out for the first page. Opaque: only a cursor the server gave out is accepted. */
+                /** @description The next_cursor of the page before; leave it out for the first page. Opaque: only a cursor the service gave out (unpadded base64url), with the filters of the page that gave it, is accepted. */
                 cursor?: components["parameters"]["Cursor"];
                 /** @description The most seats in the page: 1 to 10000; 1000 when left out. */
                 limit?: components["parameters"]["SeatLimit"];
@@ -3526,7 +3524,7 @@ export interface operations {
                 seat?: components["parameters"]["SeatFilter"];
                 /** @description Keep the rows of this general-admission area. Not with seat. */
                 area?: components["parameters"]["AreaFilter"];
-                /** @description The next_cursor of the page before; leave it out for the first page. Opaque: only a cursor the server gave out is accepted. */
+                /** @description The next_cursor of the page before; leave it out for the first page. Opaque: only a cursor the service gave out (unpadded base64url), with the filters of the page that gave it, is accepted. */
                 cursor?: components["parameters"]["Cursor"];
                 /** @description The most rows in the page: 1 to 10000; 1000 when left out. */
                 limit?: components["parameters"]["SeatHistoryLimit"];
@@ -3572,7 +3570,7 @@ export interface operations {
                 created_before?: components["parameters"]["CreatedBefore"];
                 /** @description Keep those whose metadata holds every given key with its value: metadata[cart]=c_42. */
                 metadata?: components["parameters"]["MetadataFilter"];
-                /** @description The next_cursor of the page before; leave it out for the first page. Opaque: only a cursor the server gave out is accepted. */
+                /** @description The next_cursor of the page before; leave it out for the first page. Opaque: only a cursor the service gave out (unpadded base64url), with the filters of the page that gave it, is accepted. */
                 cursor?: components["parameters"]["Cursor"];
                 /** @description The most holds in the page: 1 to 1000; 100 when left out. */
                 limit?: components["parameters"]["HoldLimit"];
@@ -3662,7 +3660,7 @@ export interface operations {
                 created_before?: components["parameters"]["CreatedBefore"];
                 /** @description Keep those whose metadata holds every given key with its value: metadata[cart]=c_42. */
                 metadata?: components["parameters"]["MetadataFilter"];
-                /** @description The next_cursor of the page before; leave it out for the first page. Opaque: only a cursor the server gave out is accepted. */
+                /** @description The next_cursor of the page before; leave it out for the first page. Opaque: only a cursor the service gave out (unpadded base64url), with the filters of the page that gave it, is accepted. */
                 cursor?: components["parameters"]["Cursor"];
                 /** @description The most bookings in the page: 1 to 1000; 100 when left out. */
                 limit?: components["parameters"]["BookingLimit"];
@@ -3707,7 +3705,7 @@ export interface operations {
                 created_before?: components["parameters"]["CreatedBefore"];
                 /** @description Keep those whose metadata holds every given key with its value: metadata[cart]=c_42. */
                 metadata?: components["parameters"]["MetadataFilter"];
-                /** @description The next_cursor of the page before; leave it out for the first page. Opaque: only a cursor the server gave out is accepted. */
+                /** @description The next_cursor of the page before; leave it out for the first page. Opaque: only a cursor the service gave out (unpadded base64url), with the filters of the page that gave it, is accepted. */
                 cursor?: components["parameters"]["Cursor"];
                 /** @description The most holds in the page: 1 to 1000; 100 when left out. */
                 limit?: components["parameters"]["HoldLimit"];
@@ -3967,7 +3965,7 @@ export interface operations {
                 created_before?: components["parameters"]["CreatedBefore"];
                 /** @description Keep those whose metadata holds every given key with its value: metadata[cart]=c_42. */
                 metadata?: components["parameters"]["MetadataFilter"];
-                /** @description The next_cursor of the page before; leave it out for the first page. Opaque: only a cursor the server gave out is accepted. */
+                /** @description The next_cursor of the page before; leave it out for the first page. Opaque: only a cursor the service gave out (unpadded base64url), with the filters of the page that gave it, is accepted. */
                 cursor?: components["parameters"]["Cursor"];
                 /** @description The most bookings in the page: 1 to 1000; 100 when left out. */
                 limit?: components["parameters"]["BookingLimit"];
@@ -4133,7 +4131,7 @@ export interface operations {
                 resolution?: "unresolved" | "confirmed" | "released" | "reordered" | "needs_refund";
                 /** @description Keep those whose metadata holds every given key with its value: metadata[cart]=c_42. */
                 metadata?: components["parameters"]["MetadataFilter"];
-                /** @description The next_cursor of the page before; leave it out for the first page. Opaque: only a cursor the server gave out is accepted. */
+                /** @description The next_cursor of the page before; leave it out for the first page. Opaque: only a cursor the service gave out (unpadded base64url), with the filters of the page that gave it, is accepted. */
                 cursor?: components["parameters"]["Cursor"];
                 /** @description The most payments in the page: 1 to 1000; 100 when left out. */
                 limit?: components["parameters"]["PaymentLimit"];
@@ -4455,7 +4453,7 @@ export interface operations {
                 location?: components["schemas"]["Id"];
                 /** @description Keep the rows of this reservation or order. */
                 ref?: components["schemas"]["Id"];
-                /** @description The next_cursor of the page before; leave it out for the first page. Opaque: only a cursor the server gave out is accepted. */
+                /** @description The next_cursor of the page before; leave it out for the first page. Opaque: only a cursor the service gave out (unpadded base64url), with the filters of the page that gave it, is accepted. */
                 cursor?: components["parameters"]["Cursor"];
                 /** @description The most rows in the page: 1 to 10000; 1000 when left out. */
                 limit?: components["parameters"]["MovementLimit"];
@@ -4490,7 +4488,7 @@ export interface operations {
     listKeys: {
         parameters: {
             query?: {
-                /** @description The next_cursor of the page before; leave it out for the first page. Opaque: only a cursor the server gave out is accepted. */
+                /** @description The next_cursor of the page before; leave it out for the first page. Opaque: only a cursor the service gave out (unpadded base64url), with the filters of the page that gave it, is accepted. */
                 cursor?: components["parameters"]["Cursor"];
                 /** @description The most keys in the page: 1 to 1000; 100 when left out. */
                 limit?: components["parameters"]["KeyLimit"];
@@ -4708,8 +4706,8 @@ export interface operations {
                         info: Record<string, never>;
                         paths: Record<string, never>;
                         components?: Record<string, never>;
-                        security?: unknown[];
-                        tags?: unknown[];
+                        security?: Record<string, never>[];
+                        tags?: Record<string, never>[];
                     };
                 };
             };
@@ -4730,7 +4728,7 @@ export interface operations {
     listEvents: {
         parameters: {
             query?: {
-                /** @description The cursor of the last event read (an event's cursor or a page's next_cursor); left out, from the oldest event kept. `latest`: after every event committed so far, the head of the feed: the page has no event then, unless one commits while it waits, and its next_cursor is the head's, to long-poll from with wait. */
+                /** @description The cursor of the last event read (an event's cursor or a page's next_cursor, opaque: unpadded base64url that the service gave out); left out, from the oldest event kept. `latest`: after every event committed so far, the head of the feed: the page has no event then, unless one commits while it waits, and its next_cursor is the head's, to long-poll from with wait. */
                 after?: string;
                 /** @description Keep the events of these types, comma-separated. */
                 type?: string;
@@ -4773,7 +4771,7 @@ export interface operations {
     streamEvents: {
         parameters: {
             query?: {
-                /** @description The cursor of the last event read (an event's cursor or a page's next_cursor); left out, from the oldest event kept. `latest`: after every event committed so far, so that the stream sends only the events that commit from then on. Not with Last-Event-ID. */
+                /** @description The cursor of the last event read (an event's cursor or a page's next_cursor, opaque: unpadded base64url that the service gave out); left out, from the oldest event kept. `latest`: after every event committed so far, so that the stream sends only the events that commit from then on. Not with Last-Event-ID. */
                 after?: string;
                 /** @description Keep the events of these types, comma-separated. */
                 type?: string;
@@ -4818,7 +4816,7 @@ export interface operations {
             query?: {
                 /** @description Keep the keys that start with it, such as stockade:sku: for the stock's locks. */
                 prefix?: string;
-                /** @description The next_cursor of the page before; leave it out for the first page. Opaque: only a cursor the server gave out is accepted. */
+                /** @description The next_cursor of the page before; leave it out for the first page. Opaque: only a cursor the service gave out (unpadded base64url), with the filters of the page that gave it, is accepted. */
                 cursor?: components["parameters"]["Cursor"];
                 /** @description The most keys in the page: 1 to 1000; 100 when left out. */
                 limit?: components["parameters"]["LockLimit"];
@@ -4863,7 +4861,7 @@ export interface operations {
     listWebhookEndpoints: {
         parameters: {
             query?: {
-                /** @description The next_cursor of the page before; leave it out for the first page. Opaque: only a cursor the server gave out is accepted. */
+                /** @description The next_cursor of the page before; leave it out for the first page. Opaque: only a cursor the service gave out (unpadded base64url), with the filters of the page that gave it, is accepted. */
                 cursor?: components["parameters"]["Cursor"];
                 /** @description The most items in the page: 1 to 1000; 100 when left out. */
                 limit?: components["parameters"]["WebhookLimit"];
@@ -5100,7 +5098,7 @@ export interface operations {
             query?: {
                 /** @description Only the deliveries in this status. */
                 status?: components["parameters"]["WebhookDeliveryStatusFilter"];
-                /** @description The next_cursor of the page before; leave it out for the first page. Opaque: only a cursor the server gave out is accepted. */
+                /** @description The next_cursor of the page before; leave it out for the first page. Opaque: only a cursor the service gave out (unpadded base64url), with the filters of the page that gave it, is accepted. */
                 cursor?: components["parameters"]["Cursor"];
                 /** @description The most items in the page: 1 to 1000; 100 when left out. */
                 limit?: components["parameters"]["WebhookLimit"];
