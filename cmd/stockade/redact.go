@@ -205,3 +205,13 @@ func isSecret(name string) bool {
 	}
 	return false
 }
+
+// redactList is redact of each of a list of addresses separated by
+// commas, such as the servers of a NATS cluster.
+func redactList(s string) string {
+	parts := strings.Split(s, ",")
+	for i, p := range parts {
+		parts[i] = redact(p)
+	}
+	return strings.Join(parts, ",")
+}

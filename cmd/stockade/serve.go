@@ -103,7 +103,7 @@ flags:
 	sweep := env.Duration("sweep-interval", "STOCKADE_SWEEP_INTERVAL", time.Second,
 		"how often lapsed reservations and holds are expired and old idempotency records purged")
 	eventsURL := env.String("events", "STOCKADE_EVENTS", "",
-		"relay the outbox's events to NATS JetStream at this `URL` (nats://HOST:PORT), stream STOCKADE_EVENTS,\nsubjects stockade.events.<aggregate>.<type>; the service serves while the broker is down")
+		"relay the outbox's events to NATS JetStream at this `URL` (nats://HOST:PORT, or several servers of a\ncluster separated by commas), stream STOCKADE_EVENTS,\nsubjects stockade.events.<aggregate>.<type>; the service serves while the broker is down")
 	eventsWorkers := env.Int("events-workers", "STOCKADE_EVENTS_WORKERS", 128,
 		"with -events: how many commands (payment outcomes, confirms, releases) the consumer applies at once;\nunder -strategy batch the outcomes that wait together are applied in one transaction")
 	eventsReplicas := env.Int("events-replicas", "STOCKADE_EVENTS_REPLICAS", 1,
@@ -189,9 +189,18 @@ flags:
 	}
 	c.open, c.rateLimit, c.rateBurst, c.eventRetention = *open, *rateLimit, *rateBurst, *retention
 	if *eventsURL != "" {
-		u, err := url.Parse(*eventsURL)
-		if err != nil || u.Scheme != "nats" || u.Host == "" {
-			return c, fmt.Errorf("serve: -events %q: want nats://HOST:PORT", redact(*eventsURL))
+		// Several servers of one cluster, separated by commas, as
+		// nats.Connect takes them (HOST:PORT alone meaning nats://): the
+		// client starts from whichever answers and learns the rest of the
+		// cluster from it.
+		for s := range strings.SplitSeq(*eventsURL, ",") {
+			if s = strings.TrimSpace(s); !strings.Contains(s, "://") {
+				s = "nats://" + s
+			}
+			u, err := url.Parse(s)
+			if err != nil || (u.Scheme != "nats" && u.Scheme != "tls") || u.Host == "" || u.Port() == "" {
+				return c, fmt.Errorf("serve: -events %q: want nats://HOST:PORT, or several of them separated by commas", redactList(*eventsURL))
+			}
 		}
 		c.events = *eventsURL
 	}
@@ -397,21 +406,21 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 		if err != nil {
 			stopSweep()
 			sweeper.Wait()
-			return fmt.Errorf("serve: -events %s: %w", redact(c.events), err)
+			return fmt.Errorf("serve: -events %s: %w", redactList(c.events), err)
 		}
 		defer nc.Close()
 		js, err := jetstream.New(nc)
 		if err != nil {
 			stopSweep()
 			sweeper.Wait()
-			return fmt.Errorf("serve: -events %s: %w", redact(c.events), err)
+			return fmt.Errorf("serve: -events %s: %w", redactList(c.events), err)
 		}
 		relay := events.New(st, js, &events.Options{Replicas: c.eventsReplicas, Wake: eng.Written, Logger: log})
 		consumer := events.NewConsumer(eng, js, &events.ConsumerOptions{Replicas: c.eventsReplicas, Workers: c.eventsWorkers, Logger: log})
 		relayMetrics(metrics, relay, consumer)
 		sweeper.Go(func() { relay.Run(sweepCtx) })
 		sweeper.Go(func() { consumer.Run(sweepCtx) })
-		log.Info("relaying events and consuming commands", "broker", redact(c.events),
+		log.Info("relaying events and consuming commands", "broker", redactList(c.events),
 			"events", "STOCKADE_EVENTS", "commands", "STOCKADE_COMMANDS")
 	}
 	defer func() {

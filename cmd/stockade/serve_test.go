@@ -189,6 +189,8 @@ func TestRunRefusesBadInput(t *testing.T) {
 		{"origin not http", []string{"stockade", "serve", "-cors-origins", "ftp://shop.example"}, "want an origin"},
 		{"any origin and more", []string{"stockade", "serve", "-cors-origins", "*,https://shop.example"}, "give it alone"},
 		{"events not nats", []string{"stockade", "serve", "-events", "kafka://broker:9092"}, "want nats://HOST:PORT"},
+		{"one of the events servers not nats", []string{"stockade", "serve", "-events", "nats://n1:4222,kafka://broker:9092"}, "want nats://HOST:PORT, or several"},
+		{"events server without a port", []string{"stockade", "serve", "-events", "nats://n1:4222,nats://n2"}, "want nats://HOST:PORT"},
 		{"no events workers", []string{"stockade", "serve", "-events-workers", "0"}, "-events-workers must be between 1 and 10000"},
 		{"too many event replicas", []string{"stockade", "serve", "-events-replicas", "6"}, "-events-replicas must be between 1 and 5"},
 		{"payment grace not positive", []string{"stockade", "serve", "-payment-grace", "0s"}, "-payment-grace must be positive"},
@@ -462,5 +464,24 @@ func TestWebhookSecretMinimumDocumented(t *testing.T) {
 	}
 	if d := spec.Components.SecuritySchemes["webhookSignature"].Description; !strings.Contains(d, want) {
 		t.Errorf("openapi.json's webhookSignature does not say %q: %s", want, d)
+	}
+}
+
+// TestServeEventsCluster: -events takes the servers of a NATS cluster
+// separated by commas, HOST:PORT alone as nats://HOST:PORT, and a refusal of such a list shows none of its
+// passwords.
+func TestServeEventsCluster(t *testing.T) {
+	t.Parallel()
+	list := "nats://n1:4222,tls://n2:4222,n3:4222"
+	c, err := parseServe([]string{"-events", list}, func(string) string { return "" }, io.Discard, io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.events != list {
+		t.Errorf("events %q, want %q", c.events, list)
+	}
+	_, err = parseServe([]string{"-events", "nats://u:hunter2@n1:4222,nats://u:hunter3@n2"}, func(string) string { return "" }, io.Discard, io.Discard)
+	if err == nil || strings.Contains(err.Error(), "hunter") {
+		t.Errorf("a list with a server without a port: %v, want a refusal without the passwords", err)
 	}
 }
