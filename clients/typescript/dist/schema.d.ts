@@ -1854,7 +1854,13 @@ export interface components {
              */
             ttl_seconds?: number;
             metadata?: components["schemas"]["Metadata"];
-        } | unknown | unknown | unknown;
+        } | {
+            seats: components["schemas"]["Id"][];
+        } | {
+            best_available: components["schemas"]["BestSeats"][];
+        } | {
+            general_admission: components["schemas"]["Places"][];
+        };
         /** @description The body of POST /v1/holds/{id}/extend. */
         ExtendBody: {
             /**
