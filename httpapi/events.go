@@ -141,8 +141,28 @@ func (s *Server) listEvents(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	call(s, w, r, nil, http.StatusOK, viewEvents, func(ctx context.Context, _ *stockade.Idempotency) (stockade.DomainEventPage, error) {
-		return s.svc.Events(ctx, q)
+		return s.longPoll(ctx, q)
 	})
+}
+
+// longPoll is the service's Events, whose wait (q.Wait) also ends when
+// the server shuts down (CloseStreams): it then answers what there is
+// now, as if the wait had passed, rather than hold the shutdown until
+// the wait or the shutdown's timeout is over. The client polls again,
+// from the cursor it got, on an instance that serves.
+func (s *Server) longPoll(ctx context.Context, q stockade.DomainEventQuery) (stockade.DomainEventPage, error) {
+	if q.Wait <= 0 {
+		return s.svc.Events(ctx, q)
+	}
+	waiting, stop := context.WithCancel(ctx)
+	defer stop()
+	defer context.AfterFunc(s.streams, stop)()
+	page, err := s.svc.Events(waiting, q)
+	if err == nil || ctx.Err() != nil || s.streams.Err() == nil {
+		return page, err
+	}
+	q.Wait = 0
+	return s.svc.Events(ctx, q)
 }
 
 // streamPoll is how long the stream waits for events in one call of the
@@ -243,7 +263,8 @@ func (s *Server) streamEvents(w http.ResponseWriter, r *http.Request) {
 }
 
 // CloseStreams ends the event streams being served, and those that start
-// later at once: call it when the server shuts down (http.Server's
+// later at once, and ends the wait of the long polls (GET /v1/events with
+// ?wait=), which answer what there is: call it when the server shuts down (http.Server's
 // RegisterOnShutdown), or Shutdown waits for every stream's client to
 // leave.
 func (s *Server) CloseStreams() { s.closeStreams() }

@@ -347,3 +347,39 @@ func testEventsAfterLatest(t *testing.T, pg bool) {
 		}
 	}
 }
+
+// TestLongPollEndsOnShutdown: a long poll waiting for events when the
+// server shuts down (CloseStreams) answers at once with what there is, no
+// event and the cursor it was given, rather than hold the shutdown until
+// its wait or its request's timeout is over; so does one that comes later.
+func TestLongPollEndsOnShutdown(t *testing.T) {
+	t.Parallel()
+	a := newAPI(t, nil)
+	a.seed()
+	head := a.feed("after=latest")
+	const wait = time.Minute
+	query := "wait=" + wait.String() + "&after=" + url.QueryEscape(head.NextCursor)
+	start := time.Now()
+	polled := make(chan eventsJSON, 1)
+	go func() {
+		var page eventsJSON
+		r := a.do("GET", "/v1/events?"+query, nil)
+		if r.status != 200 {
+			t.Errorf("a long poll through the shutdown: %s, want 200", r)
+		} else if err := json.Unmarshal(r.body, &page); err != nil {
+			t.Error(err)
+		}
+		polled <- page
+	}()
+	a.server.CloseStreams()
+	for _, page := range []eventsJSON{<-polled, a.feed(query)} {
+		if len(page.Events) != 0 || page.NextCursor != head.NextCursor {
+			t.Errorf("a long poll at the shutdown: %+v, want no event and the cursor %s", page, head.NextCursor)
+		}
+	}
+	// Without the shutdown, each would have waited its request's timeout
+	// (less than its wait) and then answered the same.
+	if took, timeout := time.Since(start), a.server.opts.RequestTimeout; took >= timeout {
+		t.Errorf("the long polls took %v, a request's timeout (%v) or more", took, timeout)
+	}
+}
