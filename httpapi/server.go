@@ -240,8 +240,12 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		method := methodLabel(r.Method)
 		s.m.requests.WithLabelValues(method, route, strconv.Itoa(rec.status)).Inc()
 		s.m.duration.WithLabelValues(method, route).Observe(d.Seconds())
-		s.log.Log(ctx, s.opts.RequestLogLevel.Level(), "request", "method", r.Method, "route", route,
-			"path", r.URL.Path, "status", rec.status, "duration", d, "request_id", id, "client", r.RemoteAddr)
+		// Asked first, so that a line not logged costs no boxing of its
+		// attributes.
+		if level := s.opts.RequestLogLevel.Level(); s.log.Enabled(ctx, level) {
+			s.log.Log(ctx, level, "request", "method", r.Method, "route", route,
+				"path", r.URL.Path, "status", rec.status, "duration", d, "request_id", id, "client", r.RemoteAddr)
+		}
 	}()
 	s.handler.ServeHTTP(rec, r)
 }
