@@ -16,6 +16,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/stockade/stockade"
@@ -251,10 +252,26 @@ func decodeError(err error, dst any, path string) error {
 // checkKeys refuses what encoding/json would let through in the JSON
 // value in data, to be decoded into a t: an object with a key given twice
 // (encoding/json keeps the last), and a key that names a field of a
-// struct only when case is ignored ("Lines" for "lines"). It walks the
-// token stream once; malformed JSON, unknown keys and wrong types it
-// leaves to the decoder, which reports them.
+// struct only when case is ignored ("Lines" for "lines"). Malformed JSON,
+// unknown keys and wrong types it leaves to the decoder, which reports
+// them.
+//
+// Valid JSON whose keys are plain ASCII, every body a client of this API
+// sends, is checked by a keyScanner in place; anything else by walkKeys, over
+// encoding/json's token stream, which unescapes keys as the decoder does.
+// The two agree (FuzzCheckKeys).
 func checkKeys(data []byte, t reflect.Type, path string) error {
+	if json.Valid(data) {
+		s := keyScanner{data: data, path: append(make([]byte, 0, 64), path...)}
+		if err := s.value(t); err != errNotPlain {
+			return err
+		}
+	}
+	return walkCheckKeys(data, t, path)
+}
+
+// walkCheckKeys is checkKeys over encoding/json's token stream.
+func walkCheckKeys(data []byte, t reflect.Type, path string) error {
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.UseNumber() // no number can fail to parse
 	err := walkKeys(dec, t, path)
@@ -276,7 +293,7 @@ func walkKeys(dec *json.Decoder, t reflect.Type, path string) error {
 	}
 	switch tok {
 	case json.Delim('{'):
-		fields := jsonFields(t)
+		fields := jsonFields(t).types
 		seen := map[string]bool{}
 		for dec.More() {
 			tok, err := dec.Token()
@@ -327,13 +344,210 @@ func walkKeys(dec *json.Decoder, t reflect.Type, path string) error {
 	return nil
 }
 
-// jsonFields maps the JSON names of the fields of t, a struct, to their
-// types; it is empty for any other type.
-func jsonFields(t reflect.Type) map[string]reflect.Type {
-	fields := map[string]reflect.Type{}
-	if t == nil || t.Kind() != reflect.Struct {
-		return fields
+// keyScanner checks the keys of valid JSON in data, from offset i, as
+// walkKeys does, without a token stream: it reads the bytes in place, and
+// builds the path of a value only to name it in an error.
+type keyScanner struct {
+	data []byte
+	i    int
+	path []byte // where the value being read sits, as walkKeys names it
+}
+
+// errNotPlain stops keyScanner at a key with an escape or a byte beyond
+// ASCII, which only walkKeys unescapes and compares as the decoder does.
+var errNotPlain = errors.New("httpapi: key not plain ASCII")
+
+// value reads one JSON value, checking the keys of its objects against t,
+// the type it decodes into (nil when unknown).
+func (s *keyScanner) value(t reflect.Type) error {
+	for t != nil && t.Kind() == reflect.Pointer {
+		t = t.Elem()
 	}
+	s.space()
+	switch s.data[s.i] {
+	case '{':
+		return s.object(t)
+	case '[':
+		var et reflect.Type
+		if t != nil && (t.Kind() == reflect.Slice || t.Kind() == reflect.Array) {
+			et = t.Elem()
+		}
+		s.i++
+		for n := 0; ; n++ {
+			s.space()
+			switch s.data[s.i] {
+			case ']':
+				s.i++
+				return nil
+			case ',':
+				s.i++
+			}
+			parent := len(s.path)
+			s.path = append(append(append(s.path, '['), strconv.Itoa(n)...), ']')
+			if err := s.value(et); err != nil {
+				return err
+			}
+			s.path = s.path[:parent]
+		}
+	case '"':
+		s.str()
+	default: // a number, true, false or null: up to what ends it
+		for s.i < len(s.data) {
+			switch s.data[s.i] {
+			case ',', ']', '}', ' ', '\t', '\n', '\r':
+				return nil
+			}
+			s.i++
+		}
+	}
+	return nil
+}
+
+// object reads a JSON object, whose '{' is at s.i.
+func (s *keyScanner) object(t reflect.Type) error {
+	fields := jsonFields(t)
+	var seen keySet
+	s.i++
+	for {
+		s.space()
+		switch s.data[s.i] {
+		case '}':
+			s.i++
+			return nil
+		case ',':
+			s.i++
+			s.space()
+		}
+		key, plain := s.str()
+		if !plain {
+			return errNotPlain
+		}
+		if !seen.add(key) {
+			return invalidf("%s: duplicate key %q", orBody(string(s.path)), key)
+		}
+		var vt reflect.Type
+		switch ft, ok := fields.types[string(key)]; {
+		case ok:
+			vt = ft
+		case t != nil && t.Kind() == reflect.Map:
+			vt = t.Elem()
+		default:
+			for _, name := range fields.names {
+				if strings.EqualFold(name, string(key)) {
+					return invalidf("%s: unknown field %q (keys are case-sensitive: want %q)", orBody(string(s.path)), key, name)
+				}
+			}
+		}
+		s.space()
+		s.i++ // ':'
+		parent := len(s.path)
+		if parent > 0 {
+			s.path = append(s.path, '.')
+		}
+		s.path = append(s.path, key...)
+		if err := s.value(vt); err != nil {
+			return err
+		}
+		s.path = s.path[:parent]
+	}
+}
+
+// str reads a JSON string, whose opening quote is at s.i, and returns
+// its contents as written, and whether they are plain: printable ASCII
+// without escapes, as the string's value would be.
+func (s *keyScanner) str() (raw []byte, plain bool) {
+	s.i++
+	start := s.i
+	plain = true
+	for ; s.data[s.i] != '"'; s.i++ {
+		if c := s.data[s.i]; c == '\\' {
+			plain = false
+			s.i++ // the escaped byte, which may be a quote
+		} else if c >= 0x80 {
+			plain = false
+		}
+	}
+	raw = s.data[start:s.i]
+	s.i++
+	return raw, plain
+}
+
+// space skips white space.
+func (s *keyScanner) space() {
+	for s.i < len(s.data) {
+		switch s.data[s.i] {
+		case ' ', '\t', '\n', '\r':
+			s.i++
+		default:
+			return
+		}
+	}
+}
+
+// keySet holds the keys of one object: a few in a slice, many in a map,
+// so that an object of many keys costs no more than a map.
+type keySet struct {
+	few  [8][]byte
+	n    int
+	many map[string]struct{}
+}
+
+// add adds key, and reports whether it was new.
+func (ks *keySet) add(key []byte) bool {
+	if ks.many != nil {
+		if _, ok := ks.many[string(key)]; ok {
+			return false
+		}
+		ks.many[string(key)] = struct{}{}
+		return true
+	}
+	for _, k := range ks.few[:ks.n] {
+		if bytes.Equal(k, key) {
+			return false
+		}
+	}
+	if ks.n < len(ks.few) {
+		ks.few[ks.n] = key
+		ks.n++
+		return true
+	}
+	ks.many = make(map[string]struct{}, 2*len(ks.few))
+	for _, k := range ks.few {
+		ks.many[string(k)] = struct{}{}
+	}
+	ks.many[string(key)] = struct{}{}
+	return true
+}
+
+// structFields are the JSON names of the fields of a struct and their
+// types.
+type structFields struct {
+	types map[string]reflect.Type
+	names []string // sorted
+}
+
+// fieldCache holds the structFields of each type met, by reflect.Type.
+var fieldCache sync.Map
+
+// jsonFields returns the JSON names of the fields of t, a struct, and
+// their types; none for any other type. Read it only.
+func jsonFields(t reflect.Type) structFields {
+	if t == nil || t.Kind() != reflect.Struct {
+		return structFields{}
+	}
+	if f, ok := fieldCache.Load(t); ok {
+		return f.(structFields)
+	}
+	f := structFields{types: structFieldTypes(t)}
+	f.names = slices.Sorted(maps.Keys(f.types))
+	fieldCache.Store(t, f)
+	return f
+}
+
+// structFieldTypes maps the JSON names of the fields of t, a struct, to
+// their types.
+func structFieldTypes(t reflect.Type) map[string]reflect.Type {
+	fields := map[string]reflect.Type{}
 	for f := range t.Fields() {
 		name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
 		switch {

@@ -131,3 +131,54 @@ func TestCheckKeysLeavesMalformedJSONToTheDecoder(t *testing.T) {
 		}
 	}
 }
+
+// FuzzCheckKeys holds checkKeys, which scans the keys of plain bodies in
+// place, to walkCheckKeys, which walks encoding/json's token stream: the
+// same refusal, or none, for every body and every type of body.
+func FuzzCheckKeys(f *testing.F) {
+	for _, b := range reserveBodies {
+		f.Add([]byte(b))
+	}
+	for _, b := range []string{
+		`{"lines":[{"sku":"a","quantity":1}],"metadata":{"k":"v","k":"w"}}`,
+		`{"lines":[{"sku":"a","quantity":1,"Quantity":2}]}`,
+		`{"lines":[{"sku":"a","qu\u0061ntity":1,"quantity":2}]}`,
+		`{"lines":[{"sku":"a","quantity":1}],"ship_to":{"Lat":1,"lon":2}}`,
+		`{"a":1,"b":2,"c":3,"d":4,"e":5,"f":6,"g":7,"h":8,"i":9,"j":10,"a":11}`,
+		` [ { "x" : [ 1 , { "y" : true , "y" : null } ] } ] `,
+		`{"lines":[{"sku":"\"quoted\"","quantity":-1.5e3}],"lines":1}`,
+		`{"lineſ":[]}`,
+	} {
+		f.Add([]byte(b))
+	}
+	types := []reflect.Type{
+		reflect.TypeFor[*reserveBody](), reflect.TypeFor[*lineBody](), reflect.TypeFor[*pointBody](),
+		reflect.TypeFor[*updateBody](), reflect.TypeFor[*struct{}](), nil,
+	}
+	f.Fuzz(func(t *testing.T, body []byte) {
+		for _, typ := range types {
+			for _, path := range []string{"", "lines[3]"} {
+				got, want := checkKeys(body, typ, path), walkCheckKeys(body, typ, path)
+				if (got == nil) != (want == nil) || (got != nil && got.Error() != want.Error()) {
+					t.Fatalf("checkKeys(%q, %v, %q) = %v, want %v", body, typ, path, got, want)
+				}
+			}
+		}
+	})
+}
+
+// BenchmarkReserveBody is the cost of reading the body of a checkout:
+// the keys checked, the JSON decoded, the lines decoded and checked.
+func BenchmarkReserveBody(b *testing.B) {
+	body := []byte(`{"lines":[{"sku":"widget","quantity":1}]}`)
+	b.ReportAllocs()
+	for b.Loop() {
+		var in reserveBody
+		if err := decode(body, &in, ""); err != nil {
+			b.Fatal(err)
+		}
+		if _, err := in.request(); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
