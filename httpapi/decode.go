@@ -201,8 +201,18 @@ func (s *Server) writeBadRequest(w http.ResponseWriter, r *http.Request, err err
 // trailing data, the right types. Errors are EInvalid and name the field;
 // path is where data sits in the body ("lines[2]"), "" for the whole body.
 func decode(data []byte, dst any, path string) error {
-	if err := checkKeys(data, reflect.TypeOf(dst), path); err != nil {
+	known, err := scanKeys(data, reflect.TypeOf(dst), path)
+	if err != nil {
 		return err
+	}
+	if known {
+		// One valid JSON value whose every key names a field: the
+		// decoder below would find no unknown field and no trailing
+		// data, and decode it as Unmarshal does, without its buffer.
+		if err := json.Unmarshal(data, dst); err != nil {
+			return decodeError(err, dst, path)
+		}
+		return nil
 	}
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.DisallowUnknownFields()
@@ -261,13 +271,22 @@ func decodeError(err error, dst any, path string) error {
 // encoding/json's token stream, which unescapes keys as the decoder does.
 // The two agree (FuzzCheckKeys).
 func checkKeys(data []byte, t reflect.Type, path string) error {
+	_, err := scanKeys(data, t, path)
+	return err
+}
+
+// scanKeys is checkKeys, and also reports whether data is known to be
+// one valid JSON value in which every key of an object decoded into a
+// struct names one of its fields exactly, so that decoding it can refuse
+// no unknown field.
+func scanKeys(data []byte, t reflect.Type, path string) (known bool, err error) {
 	if json.Valid(data) {
-		s := keyScanner{data: data, path: append(make([]byte, 0, 64), path...)}
+		s := keyScanner{data: data, path: append(make([]byte, 0, 64), path...), known: true}
 		if err := s.value(t); err != errNotPlain {
-			return err
+			return s.known && err == nil, err
 		}
 	}
-	return walkCheckKeys(data, t, path)
+	return false, walkCheckKeys(data, t, path)
 }
 
 // walkCheckKeys is checkKeys over encoding/json's token stream.
@@ -351,6 +370,10 @@ type keyScanner struct {
 	data []byte
 	i    int
 	path []byte // where the value being read sits, as walkKeys names it
+	// known is cleared by a key that is not a field of the struct its
+	// object decodes into, or by a struct whose fields encoding/json
+	// may name otherwise than jsonFields.
+	known bool
 }
 
 // errNotPlain stops keyScanner at a key with an escape or a byte beyond
@@ -406,6 +429,10 @@ func (s *keyScanner) value(t reflect.Type) error {
 // object reads a JSON object, whose '{' is at s.i.
 func (s *keyScanner) object(t reflect.Type) error {
 	fields := jsonFields(t)
+	isStruct := t != nil && t.Kind() == reflect.Struct && !reflect.PointerTo(t).Implements(unmarshalerType)
+	if isStruct && !fields.plain {
+		s.known = false
+	}
 	var seen keySet
 	s.i++
 	for {
@@ -432,6 +459,9 @@ func (s *keyScanner) object(t reflect.Type) error {
 		case t != nil && t.Kind() == reflect.Map:
 			vt = t.Elem()
 		default:
+			if isStruct {
+				s.known = false
+			}
 			for _, name := range fields.names {
 				if strings.EqualFold(name, string(key)) {
 					return invalidf("%s: unknown field %q (keys are case-sensitive: want %q)", orBody(string(s.path)), key, name)
@@ -524,7 +554,15 @@ func (ks *keySet) add(key []byte) bool {
 type structFields struct {
 	types map[string]reflect.Type
 	names []string // sorted
+	// plain is set if encoding/json names the fields as types does: no
+	// field is embedded, and every name in a tag is of letters, digits,
+	// '_' and '-'.
+	plain bool
 }
+
+// unmarshalerType is the type of a json.Unmarshaler, which decodes
+// itself.
+var unmarshalerType = reflect.TypeFor[json.Unmarshaler]()
 
 // fieldCache holds the structFields of each type met, by reflect.Type.
 var fieldCache sync.Map
@@ -538,8 +576,16 @@ func jsonFields(t reflect.Type) structFields {
 	if f, ok := fieldCache.Load(t); ok {
 		return f.(structFields)
 	}
-	f := structFields{types: structFieldTypes(t)}
+	f := structFields{types: structFieldTypes(t), plain: true}
 	f.names = slices.Sorted(maps.Keys(f.types))
+	for sf := range t.Fields() {
+		name, _, _ := strings.Cut(sf.Tag.Get("json"), ",")
+		if sf.Anonymous || strings.ContainsFunc(name, func(r rune) bool {
+			return !('a' <= r && r <= 'z' || 'A' <= r && r <= 'Z' || '0' <= r && r <= '9' || r == '_' || r == '-')
+		}) {
+			f.plain = false
+		}
+	}
 	fieldCache.Store(t, f)
 	return f
 }

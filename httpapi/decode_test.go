@@ -2,6 +2,8 @@ package httpapi
 
 import (
 	"encoding/json"
+	"fmt"
+	"io"
 	"reflect"
 	"strings"
 	"testing"
@@ -158,13 +160,39 @@ func FuzzCheckKeys(f *testing.F) {
 	f.Fuzz(func(t *testing.T, body []byte) {
 		for _, typ := range types {
 			for _, path := range []string{"", "lines[3]"} {
-				got, want := checkKeys(body, typ, path), walkCheckKeys(body, typ, path)
+				known, got := scanKeys(body, typ, path)
+				want := walkCheckKeys(body, typ, path)
 				if (got == nil) != (want == nil) || (got != nil && got.Error() != want.Error()) {
 					t.Fatalf("checkKeys(%q, %v, %q) = %v, want %v", body, typ, path, got, want)
+				}
+				if known && typ != nil {
+					sameDecoding(t, body, typ)
 				}
 			}
 		}
 	})
+}
+
+// sameDecoding checks that json.Unmarshal decodes body into a typ as a
+// json.Decoder that refuses unknown fields and trailing data does, as
+// decode takes for granted when scanKeys says that body's keys are
+// known.
+func sameDecoding(t *testing.T, body []byte, typ reflect.Type) {
+	t.Helper()
+	fast, strict := reflect.New(typ.Elem()), reflect.New(typ.Elem())
+	errFast := json.Unmarshal(body, fast.Interface())
+	dec := json.NewDecoder(strings.NewReader(string(body)))
+	dec.DisallowUnknownFields()
+	errStrict := dec.Decode(strict.Interface())
+	if errStrict == nil {
+		if _, err := dec.Token(); err != io.EOF {
+			t.Fatalf("%q: known keys, but data after the value: %v", body, err)
+		}
+	}
+	if fmt.Sprint(errFast) != fmt.Sprint(errStrict) || !reflect.DeepEqual(fast.Interface(), strict.Interface()) {
+		t.Fatalf("%q into %v: Unmarshal gives %v, %+v; the strict decoder %v, %+v",
+			body, typ, errFast, fast.Elem(), errStrict, strict.Elem())
+	}
 }
 
 // BenchmarkReserveBody is the cost of reading the body of a checkout:
