@@ -404,7 +404,10 @@ func settleOrders(t *testing.T, c *httpapi.Client, stock int64, acked []stockade
 			ackedUnits += l.Quantity
 		}
 	}
-	eachConcurrently(t, len(acked), func(i int) error {
+	for _, o := range open {
+		openUnits += o.q
+	}
+	eachConcurrently(t, 8, len(acked), func(i int) error {
 		got, err := c.Order(t.Context(), acked[i].ID)
 		if err != nil {
 			return fmt.Errorf("acknowledged order %s lost: %w", acked[i].ID, err)
@@ -414,9 +417,6 @@ func settleOrders(t *testing.T, c *httpapi.Client, stock int64, acked []stockade
 		}
 		return nil
 	})
-	for _, o := range open {
-		openUnits += o.q
-	}
 	st, err := c.Stock(t.Context(), "steady")
 	if err != nil {
 		t.Fatal(err)
@@ -436,58 +436,44 @@ func settleOrders(t *testing.T, c *httpapi.Client, stock int64, acked []stockade
 	// SKU contend) is tried again, as its problem document says; any other
 	// error fails the test, idempotency_in_flight above all, which would
 	// mean that the key was left claimed.
-	var (
-		replayed, again atomic.Int64
-		failed          = make(chan error, len(open))
-		next            atomic.Int64
-		wg              sync.WaitGroup
-	)
-	for range 16 {
-		wg.Go(func() {
-			for i := next.Add(1) - 1; i < int64(len(open)); i = next.Add(1) - 1 {
-				o := open[i]
-				idem := &stockade.Idempotency{Key: o.key}
-				deadline := time.Now().Add(settleBound)
-				for {
-					ctx, cancel := context.WithTimeout(t.Context(), 5*time.Second)
-					_, err := c.Checkout(ctx, stockade.ReserveRequest{Lines: []stockade.Line{{SKU: "steady", Quantity: o.q}}}, idem)
-					cancel()
-					if err == nil {
-						break
-					}
-					if stockade.ErrorCode(err) != stockade.EUnavailable || time.Now().After(deadline) {
-						failed <- fmt.Errorf("retry of %s after %s: %w", o.key, what, err)
-						return
-					}
-					again.Add(1)
-				}
-				if idem.Replayed {
-					replayed.Add(1)
-				}
+	var replayed, again atomic.Int64
+	eachConcurrently(t, 16, len(open), func(i int) error {
+		o := open[i]
+		idem := &stockade.Idempotency{Key: o.key}
+		deadline := time.Now().Add(settleBound)
+		for {
+			ctx, cancel := context.WithTimeout(t.Context(), 5*time.Second)
+			_, err := c.Checkout(ctx, stockade.ReserveRequest{Lines: []stockade.Line{{SKU: "steady", Quantity: o.q}}}, idem)
+			cancel()
+			if err == nil {
+				break
 			}
-		})
-	}
-	wg.Wait()
-	close(failed)
-	if err := <-failed; err != nil {
-		t.Fatal(err)
-	}
+			if stockade.ErrorCode(err) != stockade.EUnavailable || time.Now().After(deadline) {
+				return fmt.Errorf("retry of %s after %s: %w", o.key, what, err)
+			}
+			again.Add(1)
+		}
+		if idem.Replayed {
+			replayed.Add(1)
+		}
+		return nil
+	})
 	checkTotals(t, c, "steady", stock, ackedUnits+openUnits)
 	t.Logf("%d orders retried with their keys: %d replayed, %d ordered afresh; %d retries answered 503 and tried again",
 		len(open), replayed.Load(), int64(len(open))-replayed.Load(), again.Load())
 }
 
-// eachConcurrently calls fn(i) for i in [0, n), eight at a time, as a
-// client checking many orders would, and fails the test with the first
-// error and the number of others.
-func eachConcurrently(t *testing.T, n int, fn func(i int) error) {
+// eachConcurrently calls fn(i) for i in [0, n), width at a time, as
+// clients checking or retrying many orders would, and fails the test with
+// the first error and the number of others.
+func eachConcurrently(t *testing.T, width, n int, fn func(i int) error) {
 	t.Helper()
 	var (
 		wg     sync.WaitGroup
 		next   atomic.Int64
 		failed = make(chan error, n)
 	)
-	for range 8 {
+	for range width {
 		wg.Go(func() {
 			for i := next.Add(1) - 1; i < int64(n); i = next.Add(1) - 1 {
 				if err := fn(int(i)); err != nil {

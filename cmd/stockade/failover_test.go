@@ -187,7 +187,7 @@ func failover(t *testing.T, sync bool, strategies [][]string) ([]*failoverInstan
 // order as a replay.
 func replayAcked(t *testing.T, c *httpapi.Client, l *steadyLoad) {
 	t.Helper()
-	eachConcurrently(t, len(l.acked), func(i int) error {
+	eachConcurrently(t, 8, len(l.acked), func(i int) error {
 		o, k := l.acked[i], l.ackedKeys[i]
 		idem := &stockade.Idempotency{Key: k.key}
 		ctx, cancel := context.WithTimeout(t.Context(), 5*time.Second)
