@@ -725,9 +725,19 @@ type BookingTx interface {
 	// do not bump it took meanwhile.
 	SeatEpochGet(ctx context.Context, showID string) (int64, error)
 
-	// SeatEpochBump adds one to the seat epoch of a show and returns the
-	// new value; the epoch stays locked until the transaction ends.
-	SeatEpochBump(ctx context.Context, showID string) (int64, error)
+	// SeatEpochBump adds one to the seat epoch of a show, records taken
+	// as the seats its transaction took under the new epoch (see
+	// SeatEpochChanges), and returns the new value; the epoch stays
+	// locked until the transaction ends. SeatMoveMany's own bumps record
+	// the seats it freed.
+	SeatEpochBump(ctx context.Context, showID string, taken []string) (int64, error)
+
+	// SeatEpochChanges returns the recorded changes of a show's seat
+	// epoch after epoch after, one per epoch in epoch order: what each
+	// transaction that moved the epoch freed and took. The store keeps
+	// at least the last SeatEpochKept of a show's changes; a caller
+	// missing an epoch reads the seats again.
+	SeatEpochChanges(ctx context.Context, showID string, after int64) ([]SeatEpochChange, error)
 
 	// SeatChangeAppend adds rows to the seat history; the store assigns
 	// their ids, in the order given.
@@ -845,6 +855,47 @@ type SeatMove struct {
 	From, To SeatStatus
 	Hold     string
 	Booking  string
+}
+
+// EpochChange returns what moves did to a show's free seats, given the
+// seats that SeatMoveMany moved of them: the seats they freed and those
+// they took out of SeatFree. A store's SeatMoveMany bumps the seat epoch
+// with them when it freed any.
+func EpochChange(moves []SeatMove, moved []string) (freed, taken []string) {
+	if len(moved) == 0 {
+		return nil, nil
+	}
+	done := make(map[string]bool, len(moved))
+	for _, id := range moved {
+		done[id] = true
+	}
+	for _, m := range moves {
+		switch {
+		case !done[m.Seat] || m.From == m.To:
+		case m.To == SeatFree:
+			freed = append(freed, m.Seat)
+		case m.From == SeatFree:
+			taken = append(taken, m.Seat)
+		}
+	}
+	return freed, taken
+}
+
+// SeatEpochKept is how many of a show's latest seat epoch changes a store
+// keeps at least (BookingTx.SeatEpochChanges).
+const SeatEpochKept = 1000
+
+// SeatEpochChange is what one transaction that moved a show's seat epoch
+// changed: the seats it freed (SeatMoveMany to SeatFree) and those it
+// took out of SeatFree and recorded (SeatEpochBump), in no particular
+// order. Epochs are taken in the order their transactions commit, so a
+// copy of a show's free seats as of epoch E is brought to epoch F by
+// applying the changes E+1 … F in order, but for seats that writers who
+// do not bump the epoch took meanwhile.
+type SeatEpochChange struct {
+	Epoch int64
+	Freed []string
+	Taken []string
 }
 
 // SeatCount is how many seats of a section and category are in a status.

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"log/slog"
 	mathrand "math/rand/v2"
+	"sync/atomic"
 	"time"
 
 	"github.com/stockade/stockade"
@@ -254,6 +255,9 @@ type Engine struct {
 	// them, under the Batch strategy; nil under the others.
 	kept    *keptSeats
 	layouts layouts // of the events whose seats were chosen lately
+	// seatReads counts the reads of a show's free seats (freeSeats): a
+	// batch that could bring its kept seats up to date reads none.
+	seatReads atomic.Int64
 	// written wakes the readers of events at each commit of a write
 	// transaction.
 	written notifier

@@ -24,3 +24,6 @@ func QueuedHolds(e *Engine) int {
 
 // ShipmentLines is shipmentLines, for its table test.
 var ShipmentLines = shipmentLines
+
+// SeatReads returns how many times e read a show's free seats whole.
+func SeatReads(e *Engine) int64 { return e.seatReads.Load() }

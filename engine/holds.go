@@ -119,10 +119,10 @@ func (e *Engine) holdTxn(ctx context.Context, c *call, batch []*holdCall) error 
 // took meanwhile makes a write fall short: a conflict, and the
 // transaction is decided again on a fresh read.
 //
-// Under the Batch strategy it last bumps the show's seat epoch, and keep
-// is the free seats as the batch leaves them, for the next batch once
-// this one has committed; nil if another transaction freed seats of the
-// show meanwhile, or under the other strategies.
+// Under the Batch strategy it last bumps the show's seat epoch, recording
+// the seats it took, and keep is the seats as the batch leaves them, for
+// the next batch once this one has committed; nil under the other
+// strategies.
 func (e *Engine) decideHolds(ctx context.Context, tx stockade.Tx, showID string, batch []*holdCall) (keep *seatState, err error) {
 	now := e.now()
 	calls := make([]*call, len(batch))
@@ -165,11 +165,18 @@ func (e *Engine) decideHolds(ctx context.Context, tx stockade.Tx, showID string,
 	if needFree {
 		var epoch int64
 		if e.kept != nil {
+			// After the lapsed holds' expiry, whose epoch records the
+			// seats it freed.
 			if epoch, err = tx.SeatEpochGet(ctx, showID); err != nil {
 				return nil, err
 			}
-			if st = e.kept.take(showID, ev.Version, epoch); len(lapsed) > 0 {
-				st = nil // without the seats they freed
+			if st = e.kept.take(showID, ev.Version); st != nil {
+				if ok, err := st.catchUp(ctx, tx, epoch); err != nil || !ok {
+					st = nil
+					if err != nil {
+						return nil, err
+					}
+				}
 			}
 		}
 		if st == nil {
@@ -292,14 +299,17 @@ func (e *Engine) decideHolds(ctx context.Context, tx stockade.Tx, showID string,
 		return nil, nil
 	}
 	// Last, so that the epoch stays locked for as short as can be.
-	bumped, err := tx.SeatEpochBump(ctx, showID)
+	taken := make([]string, len(moves))
+	for i, m := range moves {
+		taken[i] = m.Seat
+	}
+	bumped, err := tx.SeatEpochBump(ctx, showID, taken)
 	if err != nil {
 		return nil, err
 	}
-	if bumped != st.epoch+1 {
-		return nil, nil // freed meanwhile: read them at the next batch
-	}
-	st.epoch = bumped
+	if bumped == st.epoch+1 {
+		st.epoch = bumped
+	} // else the epoch moved meanwhile: the next batch applies what moved it, and this batch's own change again
 	return st, nil
 }
 
@@ -417,30 +427,31 @@ func takePlaces(showID string, ps []stockade.Places, areas map[string]stockade.A
 	return nil
 }
 
-// keptSeats keeps, under the Batch strategy, the free seats of each show
-// as its last hold batch left them, with the show's version and seat
-// epoch (stockade.BookingTx.SeatEpoch). The next batch, holding the
-// show's row, uses them instead of reading them again if the show and its
-// epoch are as they were: no transaction has freed seats of the show
-// since, nor has a batch of another engine taken any (each batch that
-// takes seats bumps the epoch, and keeps its seats only if its bump is
-// the next one). A seat taken meanwhile by a writer that does not bump
-// the epoch (a hold under another strategy) makes the batch's SeatMoveMany
-// fall short: a conflict, and the batch is decided again on a fresh read.
+// keptSeats keeps, under the Batch strategy, the seats of each show as
+// its last hold batch left them, with the show's version and seat epoch
+// (stockade.BookingTx.SeatEpoch). The next batch, holding the show's row,
+// uses them instead of reading them again if the show is of the same
+// version: it brings them to the epoch it reads by the epoch's recorded
+// changes (seatState.catchUp), the seats that transactions freed since and
+// those that batches of other engines took (each batch that takes seats
+// bumps the epoch and records them). A seat taken meanwhile by a writer
+// that does not bump the epoch (a hold under another strategy) makes the
+// batch's SeatMoveMany fall short: a conflict, and the batch is decided
+// again on a fresh read.
 type keptSeats struct {
 	mu    sync.Mutex
 	shows map[string]*seatState // by show id
 }
 
-// take returns the free seats kept of a show if they are of its version
-// and epoch, and forgets them either way: the caller may change them, and
-// keeps them again only once its batch has committed.
-func (k *keptSeats) take(showID string, version, epoch int64) *seatState {
+// take returns the seats kept of a show if they are of its version, and
+// forgets them either way: the caller may change them, and keeps them
+// again only once its batch has committed.
+func (k *keptSeats) take(showID string, version int64) *seatState {
 	k.mu.Lock()
 	defer k.mu.Unlock()
 	st := k.shows[showID]
 	delete(k.shows, showID)
-	if st == nil || st.version != version || st.epoch != epoch {
+	if st == nil || st.version != version {
 		return nil
 	}
 	return st

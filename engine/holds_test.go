@@ -488,6 +488,61 @@ func TestHoldBatchKeptSeats(t *testing.T) {
 	b.reconciled()
 }
 
+// TestHoldBatchCatchesUp: a batch brings the seats it kept up to date
+// from the seat epoch's recorded changes, without reading the show's
+// seats again: seats another engine's batch took are not offered, and
+// seats that a release or an expiry freed are, the best first.
+func TestHoldBatchCatchesUp(t *testing.T) {
+	t.Parallel()
+	for _, be := range backends {
+		t.Run(be.name, func(t *testing.T) {
+			t.Parallel()
+			s := be.open(t)
+			a := newEnvOn(t, s, engine.Batch, nil)
+			b := newEnvOn(t, s, engine.Batch, nil) // another instance
+			b.clock = a.clock
+			ctx := sys(t)
+			if _, err := a.eng.PutShow(ctx, hall("gig"), nil); err != nil {
+				t.Fatal(err)
+			}
+			bestA := func(en *env, n int, ttl time.Duration) stockade.Hold {
+				t.Helper()
+				h, err := en.eng.HoldSeats(ctx, stockade.HoldRequest{ShowID: "gig", TTL: ttl,
+					Best: []stockade.BestSeats{{Quantity: n, Category: "A"}}}, nil)
+				if err != nil {
+					t.Fatal(err)
+				}
+				return h
+			}
+			first := bestA(a, 2, time.Minute) // the 2 best; a reads the seats once
+			second := bestA(b, 2, time.Minute)
+			if reads := engine.SeatReads(a.eng); reads != 1 {
+				t.Fatalf("a read the seats %d times, want once", reads)
+			}
+			if _, err := a.eng.ReleaseHold(ctx, first.ID, nil); err != nil {
+				t.Fatal(err)
+			}
+			// The best 4 left are the 2 a released and 2 beside b's.
+			again := bestA(a, 2, time.Minute)
+			if !slices.Equal(again.Seats, first.Seats) {
+				t.Errorf("after the release a held %v, want the released %v", again.Seats, first.Seats)
+			}
+			third := bestA(a, 2, time.Second)
+			if slices.ContainsFunc(third.Seats, func(id string) bool { return slices.Contains(second.Seats, id) }) {
+				t.Errorf("a held %v, some of them b's %v", third.Seats, second.Seats)
+			}
+			a.clock.Advance(2 * time.Second) // third lapses: the next batch expires it
+			if fourth := bestA(a, 2, time.Minute); !slices.Equal(fourth.Seats, third.Seats) {
+				t.Errorf("after the expiry a held %v, want the lapsed %v", fourth.Seats, third.Seats)
+			}
+			if reads := engine.SeatReads(a.eng); reads != 1 {
+				t.Errorf("a read the seats %d times, want once: it kept them up to date", reads)
+			}
+			a.reconciled()
+		})
+	}
+}
+
 // TestConfirmBatch: under Batch, the confirms that queue while a batch
 // runs are decided together in one transaction, each as it would be
 // alone: a held hold is booked, twice confirmed it gives one booking, a

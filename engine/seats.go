@@ -399,18 +399,19 @@ func namedSeats(ctx context.Context, b stockade.BookingTx, showID string, ids []
 	return named, nil
 }
 
-// seatState is what best-available seats are chosen on: a show's free
-// seats, in seat order, as bestAvailable sees them. Choosing seats marks
-// them taken, so that the holds of a batch are decided one after the
-// other on one read.
+// seatState is what best-available seats are chosen on: all of a show's
+// seats, in seat order, as bestAvailable sees them, the free ones Free.
+// Choosing seats marks them taken, so that the holds of a batch are
+// decided one after the other on one read; a batch's state is kept for
+// the next and brought up to date by the seat epoch's changes (catchUp).
 type seatState struct {
 	event   string
 	version int64           // the event's, as read with the seats
 	epoch   int64           // its seat epoch (BookingTx.SeatEpoch), once a hold batch knows it
 	areas   []stockade.Area // as read with the seats
-	free    []stockade.Seat
-	spots   []seatSpot     // Free changes through setFree
-	index   map[string]int // seat id → its place in free
+	seats   []stockade.Seat // the show's layout, shared: never changed
+	spots   []seatSpot      // Free changes through setFree
+	index   map[string]int  // seat id → its place in seats, shared with the layout
 
 	// rows indexes spots from the second choice of best-available
 	// seats on: a state a batch keeps answers many.
@@ -492,7 +493,7 @@ func (st *seatState) choose(req stockade.HoldRequest, named map[string]stockade.
 		for _, i := range picked {
 			st.setFree(i, false)
 			marked = append(marked, i)
-			best = append(best, st.free[i].ID)
+			best = append(best, st.seats[i].ID)
 		}
 		split = split || !together
 	}
@@ -529,6 +530,46 @@ func soldOut(event string, ask stockade.BestSeats, spots []seatSpot) error {
 	return refuse(stockade.ESoldOut, "show %q: %d free %s asked, %d left", event, ask.Quantity, kind, fit)
 }
 
+// catchUp brings st, kept at an older seat epoch, to epoch by applying
+// the epoch's recorded changes in between, in order (see
+// stockade.SeatEpochChange), and reports whether it could: a change the
+// store no longer has, or a seat the layout lacks, leaves st to be read
+// again. Its cost is the seats changed, not the show's.
+func (st *seatState) catchUp(ctx context.Context, b stockade.BookingTx, epoch int64) (bool, error) {
+	if st.epoch >= epoch {
+		return st.epoch == epoch, nil
+	}
+	cs, err := b.SeatEpochChanges(ctx, st.event, st.epoch)
+	if err != nil {
+		return false, err
+	}
+	set := func(ids []string, free bool) bool {
+		for _, id := range ids {
+			i, ok := st.index[id]
+			if !ok {
+				return false
+			}
+			st.setFree(i, free)
+		}
+		return true
+	}
+	next := st.epoch + 1
+	for _, c := range cs {
+		if c.Epoch > epoch {
+			break // committed since the epoch was read: the next batch applies it
+		}
+		if c.Epoch != next || !set(c.Freed, true) || !set(c.Taken, false) {
+			return false, nil
+		}
+		next++
+	}
+	if next != epoch+1 {
+		return false, nil
+	}
+	st.epoch = epoch
+	return true, nil
+}
+
 // release marks the seats ids free again in st: a choice that the
 // places of its hold turned down.
 func (st *seatState) release(ids []string) {
@@ -546,7 +587,7 @@ func (st *seatState) release(ids []string) {
 func (st *seatState) seat(id string, named map[string]stockade.Seat) stockade.Seat {
 	if st != nil {
 		if i, ok := st.index[id]; ok {
-			return st.free[i]
+			return st.seats[i]
 		}
 	}
 	return named[id]

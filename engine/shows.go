@@ -198,29 +198,31 @@ func (e *Engine) Show(ctx context.Context, id string) (stockade.ShowView, error)
 	})
 }
 
-// freeSeats reads the free seats of ev: their ids, and their places
-// from the show's layout, which the engine keeps between calls and reads
-// again when the show's version moves.
+// freeSeats reads the seats of ev as best-available chooses from them:
+// its layout, which the engine keeps between calls and reads again when
+// the show's version moves, with the free seats, read now, marked Free.
 func (e *Engine) freeSeats(ctx context.Context, b stockade.BookingTx, ev stockade.Show) (*seatState, error) {
 	showID := ev.ID
 	l, err := e.layouts.get(ctx, b, ev)
 	if err != nil {
 		return nil, err
 	}
+	e.seatReads.Add(1)
 	ids, err := b.SeatFreeIDs(ctx, showID)
 	if err != nil {
 		return nil, err
 	}
-	st := &seatState{event: showID, version: ev.Version, areas: ev.Areas, free: make([]stockade.Seat, 0, len(ids)),
-		spots: make([]seatSpot, 0, len(ids)), index: make(map[string]int, len(ids))}
+	st := &seatState{event: showID, version: ev.Version, areas: ev.Areas, seats: l.seats,
+		spots: slices.Clone(l.spots), index: l.index}
+	for i := range st.spots {
+		st.spots[i].Free = false
+	}
 	for _, id := range ids {
 		i, ok := l.index[id]
 		if !ok {
 			return nil, conflictf("seat %s of show %s is not in its layout of version %d", id, showID, l.version)
 		}
-		st.index[id] = len(st.free)
-		st.free = append(st.free, l.seats[i])
-		st.spots = append(st.spots, l.spots[i])
+		st.spots[i].Free = true
 	}
 	return st, nil
 }

@@ -69,6 +69,8 @@ var (
 	seatEpochSQL string
 	//go:embed queries/bump_seat_epoch.sql
 	bumpSeatEpochSQL string
+	//go:embed queries/seat_epoch_changes.sql
+	seatEpochChangesSQL string
 	//go:embed queries/set_hold_status.sql
 	setHoldStatusSQL string
 	//go:embed queries/extend_hold.sql
@@ -315,8 +317,8 @@ func (t *tx) SeatMoveMany(ctx context.Context, showID string, moves []stockade.S
 	if err != nil {
 		return nil, t.fail(ctx, fmt.Sprintf("move %d seats of show %q", n, showID), err)
 	}
-	if len(moved) > 0 && slices.Contains(to, string(stockade.SeatFree)) {
-		if _, err := t.SeatEpochBump(ctx, showID); err != nil {
+	if freed, taken := stockade.EpochChange(moves, moved); len(freed) > 0 {
+		if _, err := t.bumpSeatEpoch(ctx, showID, freed, taken); err != nil {
 			return nil, err
 		}
 	}
@@ -324,20 +326,48 @@ func (t *tx) SeatMoveMany(ctx context.Context, showID string, moves []stockade.S
 }
 
 func (t *tx) SeatEpochGet(ctx context.Context, showID string) (int64, error) {
-	return t.seatEpoch(ctx, "seat epoch", seatEpochSQL, showID)
-}
-
-func (t *tx) SeatEpochBump(ctx context.Context, showID string) (int64, error) {
-	return t.seatEpoch(ctx, "bump the seat epoch", bumpSeatEpochSQL, showID)
-}
-
-// seatEpoch runs q, a query of showID's seat epoch.
-func (t *tx) seatEpoch(ctx context.Context, what, q, showID string) (int64, error) {
 	var epoch int64
-	if err := t.tx.QueryRow(ctx, q, showID).Scan(&epoch); err != nil {
-		return 0, t.fail(ctx, what+" of show "+strconv.Quote(showID), err)
+	if err := t.tx.QueryRow(ctx, seatEpochSQL, showID).Scan(&epoch); err != nil {
+		return 0, t.fail(ctx, "seat epoch of show "+strconv.Quote(showID), err)
 	}
 	return epoch, nil
+}
+
+func (t *tx) SeatEpochBump(ctx context.Context, showID string, taken []string) (int64, error) {
+	return t.bumpSeatEpoch(ctx, showID, nil, taken)
+}
+
+// bumpSeatEpoch bumps showID's seat epoch in one statement that records
+// the change and forgets the changes stockade.SeatEpochKept epochs older.
+func (t *tx) bumpSeatEpoch(ctx context.Context, showID string, freed, taken []string) (int64, error) {
+	var epoch int64
+	err := t.tx.QueryRow(ctx, bumpSeatEpochSQL, showID, textArray(freed), textArray(taken),
+		int64(stockade.SeatEpochKept)).Scan(&epoch)
+	if err != nil {
+		return 0, t.fail(ctx, "bump the seat epoch of show "+strconv.Quote(showID), err)
+	}
+	return epoch, nil
+}
+
+// textArray is ids as a text[] parameter: '{}' for none, not NULL.
+func textArray(ids []string) []string {
+	if ids == nil {
+		return []string{}
+	}
+	return ids
+}
+
+func (t *tx) SeatEpochChanges(ctx context.Context, showID string, after int64) ([]stockade.SeatEpochChange, error) {
+	rows, _ := t.tx.Query(ctx, seatEpochChangesSQL, showID, after)
+	cs, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (stockade.SeatEpochChange, error) {
+		var c stockade.SeatEpochChange
+		err := row.Scan(&c.Epoch, &c.Freed, &c.Taken)
+		return c, err
+	})
+	if err != nil {
+		return nil, t.fail(ctx, "seat epoch changes of show "+strconv.Quote(showID), err)
+	}
+	return cs, nil
 }
 
 func (t *tx) SeatCounts(ctx context.Context, showID string) ([]stockade.SeatCount, error) {

@@ -94,7 +94,10 @@
 //     it frees seats;
 //     a row apart from the event's, without a foreign key, so that a
 //     transaction that frees seats never waits for a hold batch's lock on
-//     the event's row.
+//     the event's row. seat_epoch_changes (0020_seat_epoch_changes.sql)
+//     records under each epoch the seats its transaction freed and took
+//     (text[] columns), in the bump's own statement, which also forgets
+//     the show's changes stockade.SeatEpochKept epochs older.
 //   - payments (0008_payments.sql): one row per payment, with at most one
 //     per target, a unique constraint on (target_kind, target_id). A
 //     second insert for a target, from any instance, waits for the first

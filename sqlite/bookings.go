@@ -45,6 +45,9 @@ var (
 	holdsSQL                   = query("holds.sql")
 	seatEpochSQL               = query("seat_epoch.sql")
 	bumpSeatEpochSQL           = query("bump_seat_epoch.sql")
+	recordSeatEpochChangeSQL   = query("record_seat_epoch_change.sql")
+	forgetSeatEpochChangesSQL  = query("forget_seat_epoch_changes.sql")
+	seatEpochChangesSQL        = query("seat_epoch_changes.sql")
 	setHoldStatusSQL           = query("set_hold_status.sql")
 	extendHoldSQL              = query("extend_hold.sql")
 	holdLapseCandidatesSQL     = query("hold_lapse_candidates.sql")
@@ -315,8 +318,8 @@ func (t *tx) SeatMoveMany(ctx context.Context, showID string, moves []stockade.S
 	for i, s := range moved {
 		ids[i] = s.ID
 	}
-	if len(ids) > 0 && slices.ContainsFunc(moves, func(m stockade.SeatMove) bool { return m.To == stockade.SeatFree }) {
-		if _, err := t.SeatEpochBump(ctx, showID); err != nil {
+	if freed, taken := stockade.EpochChange(moves, ids); len(freed) > 0 {
+		if _, err := t.bumpSeatEpoch(ctx, showID, freed, taken); err != nil {
 			return nil, err
 		}
 	}
@@ -324,20 +327,60 @@ func (t *tx) SeatMoveMany(ctx context.Context, showID string, moves []stockade.S
 }
 
 func (t *tx) SeatEpochGet(ctx context.Context, showID string) (int64, error) {
-	return t.seatEpoch(ctx, "seat epoch", seatEpochSQL, showID)
-}
-
-func (t *tx) SeatEpochBump(ctx context.Context, showID string) (int64, error) {
-	return t.seatEpoch(ctx, "bump the seat epoch", bumpSeatEpochSQL, showID)
-}
-
-// seatEpoch runs q, a query of showID's seat epoch.
-func (t *tx) seatEpoch(ctx context.Context, what, q, showID string) (int64, error) {
 	var epoch int64
-	if err := t.tx.QueryRowContext(ctx, q, showID).Scan(&epoch); err != nil {
-		return 0, wrapf(err, "%s of show %s", what, showID)
+	if err := t.tx.QueryRowContext(ctx, seatEpochSQL, showID).Scan(&epoch); err != nil {
+		return 0, wrapf(err, "seat epoch of show %s", showID)
 	}
 	return epoch, nil
+}
+
+func (t *tx) SeatEpochBump(ctx context.Context, showID string, taken []string) (int64, error) {
+	return t.bumpSeatEpoch(ctx, showID, nil, taken)
+}
+
+// bumpSeatEpoch bumps showID's seat epoch, records the change and
+// forgets the changes stockade.SeatEpochKept epochs older.
+func (t *tx) bumpSeatEpoch(ctx context.Context, showID string, freed, taken []string) (int64, error) {
+	what := "bump the seat epoch of show " + showID
+	var epoch int64
+	if err := t.tx.QueryRowContext(ctx, bumpSeatEpochSQL, showID).Scan(&epoch); err != nil {
+		return 0, wrapf(err, "%s", what)
+	}
+	f, err := listJSON(freed)
+	if err != nil {
+		return 0, fmt.Errorf("sqlite: %s: %w", what, err)
+	}
+	tk, err := listJSON(taken)
+	if err != nil {
+		return 0, fmt.Errorf("sqlite: %s: %w", what, err)
+	}
+	if _, err := t.tx.ExecContext(ctx, recordSeatEpochChangeSQL, showID, epoch, f, tk); err != nil {
+		return 0, wrapf(err, "%s", what)
+	}
+	if _, err := t.tx.ExecContext(ctx, forgetSeatEpochChangesSQL, showID, epoch-stockade.SeatEpochKept); err != nil {
+		return 0, wrapf(err, "%s", what)
+	}
+	return epoch, nil
+}
+
+func (t *tx) SeatEpochChanges(ctx context.Context, showID string, after int64) ([]stockade.SeatEpochChange, error) {
+	return queryAll(ctx, t, "seat epoch changes of show "+showID, func(row rowScanner) (stockade.SeatEpochChange, error) {
+		var (
+			c            stockade.SeatEpochChange
+			freed, taken string
+		)
+		if err := row.Scan(&c.Epoch, &freed, &taken); err != nil {
+			return c, err
+		}
+		var err error
+		if c.Freed, err = decodeList[string](freed); err != nil {
+			return c, fmt.Errorf("decode freed seats: %w", err)
+		}
+		if c.Taken, err = decodeList[string](taken); err != nil {
+			return c, fmt.Errorf("decode taken seats: %w", err)
+		}
+		return c, nil
+	}, seatEpochChangesSQL, showID, after)
 }
 
 func (t *tx) SeatCounts(ctx context.Context, showID string) ([]stockade.SeatCount, error) {

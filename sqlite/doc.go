@@ -54,7 +54,9 @@
 // counters in areas (CHECK constraints keep held + booked within
 // capacity), holds and bookings with their seats and places as JSON, and
 // the append-only seat_history (triggers refuse UPDATE and DELETE);
-// seat_epochs (0007_seat_epochs.sql) keeps each event's seat epoch.
+// seat_epochs (0007_seat_epochs.sql) keeps each event's seat epoch, and
+// seat_epoch_changes (0020_seat_epoch_changes.sql) what moved it: the seats
+// each epoch's transaction freed and took, as JSON arrays.
 // SeatMoveMany is one UPDATE that moves a seat only from the status, hold or
 // booking its move names, so the check and the write cannot be separated
 // either.

@@ -639,7 +639,9 @@ func testMoveSeats(t *testing.T, s stockade.Store) {
 
 // testSeatEpoch checks that a show's seat epoch grows in each
 // transaction that frees some of its seats, and with each bump, and in
-// nothing else: not when seats are taken, nor when a move frees none.
+// nothing else: not when seats are taken, nor when a move frees none;
+// and that each change records what it freed and took, in epoch order,
+// the last SeatEpochKept of them at least.
 func testSeatEpoch(t *testing.T, s stockade.Store) {
 	ctx := t.Context()
 	seedShow(t, s, show("show"))
@@ -686,9 +688,12 @@ func testSeatEpoch(t *testing.T, s stockade.Store) {
 		}
 	}
 	update(t, s, func(tx stockade.Tx) error {
-		for want := int64(2); want <= 3; want++ {
-			if e, err := tx.SeatEpochBump(ctx, "show"); err != nil || e != want {
-				return fmt.Errorf("SeatEpoch(bump) = %d, %v; want %d", e, err, want)
+		for _, b := range []struct {
+			want  int64
+			taken []string
+		}{{2, []string{"stalls/A/2", "stalls/A/1"}}, {3, nil}} {
+			if e, err := tx.SeatEpochBump(ctx, "show", b.taken); err != nil || e != b.want {
+				return fmt.Errorf("SeatEpoch(bump) = %d, %v; want %d", e, err, b.want)
 			}
 		}
 		if e, err := tx.SeatEpochGet(ctx, "show"); err != nil || e != 3 {
@@ -702,8 +707,47 @@ func testSeatEpoch(t *testing.T, s stockade.Store) {
 	if e := epoch("show-2"); e != 0 {
 		t.Errorf("the other event's epoch = %d, want 0", e)
 	}
+	// A move that frees one seat and takes another records both.
+	move(stockade.SeatMove{Seat: "stalls/A/10", From: free, To: held, Hold: "h-3"},
+		stockade.SeatMove{Seat: "stalls/A/1", From: free, To: held, Hold: "h-3"})
+	move(stockade.SeatMove{Seat: "stalls/A/10", From: held, To: free, Hold: "h-3"},
+		stockade.SeatMove{Seat: "stalls/A/9", From: free, To: booked, Booking: "b-2"})
+	want := []stockade.SeatEpochChange{
+		{Epoch: 1, Freed: []string{"stalls/A/10", "stalls/A/9"}},
+		{Epoch: 2, Taken: []string{"stalls/A/1", "stalls/A/2"}},
+		{Epoch: 3},
+		{Epoch: 4, Freed: []string{"stalls/A/10"}, Taken: []string{"stalls/A/9"}},
+	}
+	changes := func(show string, after int64) []stockade.SeatEpochChange {
+		t.Helper()
+		var cs []stockade.SeatEpochChange
+		view(t, s, func(tx stockade.Tx) (err error) {
+			cs, err = tx.SeatEpochChanges(ctx, show, after)
+			return err
+		})
+		for i := range cs {
+			slices.Sort(cs[i].Freed)
+			slices.Sort(cs[i].Taken)
+			if len(cs[i].Freed) == 0 {
+				cs[i].Freed = nil
+			}
+			if len(cs[i].Taken) == 0 {
+				cs[i].Taken = nil
+			}
+		}
+		return cs
+	}
+	if got := changes("show", 0); !reflect.DeepEqual(got, want) {
+		t.Errorf("SeatEpochChanges after 0 = %+v, want %+v", got, want)
+	}
+	if got := changes("show", 2); !reflect.DeepEqual(got, want[2:]) {
+		t.Errorf("SeatEpochChanges after 2 = %+v, want %+v", got, want[2:])
+	}
+	if got := changes("show-2", 0); len(got) != 0 {
+		t.Errorf("the other event's changes = %+v, want none", got)
+	}
 	err := s.Update(ctx, func(tx stockade.Tx) error {
-		if _, err := tx.SeatEpochBump(ctx, "show-2"); err != nil {
+		if _, err := tx.SeatEpochBump(ctx, "show-2", []string{"stalls/A/1"}); err != nil {
 			return err
 		}
 		return errors.New("roll back")
@@ -713,6 +757,31 @@ func testSeatEpoch(t *testing.T, s stockade.Store) {
 	}
 	if e := epoch("show-2"); e != 0 {
 		t.Errorf("after a bump rolled back the epoch = %d, want 0", e)
+	}
+	if got := changes("show-2", 0); len(got) != 0 {
+		t.Errorf("after a bump rolled back the changes = %+v, want none", got)
+	}
+
+	// The store forgets what is older than its last SeatEpochKept
+	// changes, and keeps those whole.
+	const bumps = stockade.SeatEpochKept + 5
+	update(t, s, func(tx stockade.Tx) error {
+		for range bumps {
+			if _, err := tx.SeatEpochBump(ctx, "show-2", []string{"stalls/A/1"}); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	kept := changes("show-2", 0)
+	if len(kept) < stockade.SeatEpochKept || len(kept) == bumps || kept[len(kept)-1].Epoch != bumps {
+		t.Fatalf("after %d bumps the store keeps %d changes, up to %+v; want from %d to %d up to %d",
+			bumps, len(kept), kept[len(kept)-1], stockade.SeatEpochKept, bumps-1, bumps)
+	}
+	for i, c := range kept {
+		if want := bumps - int64(len(kept)) + 1 + int64(i); c.Epoch != want || !slices.Equal(c.Taken, []string{"stalls/A/1"}) {
+			t.Fatalf("kept change %d = %+v, want epoch %d taking stalls/A/1", i, c, want)
+		}
 	}
 }
 
@@ -1446,7 +1515,7 @@ var bookingWrites = []struct {
 		return tx.HoldInsert(ctx, hold("h-new", "old", base, "stalls/B/1"))
 	}},
 	{"SeatEpoch bump", func(ctx context.Context, tx stockade.Tx) error {
-		_, err := tx.SeatEpochBump(ctx, "old")
+		_, err := tx.SeatEpochBump(ctx, "old", nil)
 		return err
 	}},
 	{"HoldSetStatus", func(ctx context.Context, tx stockade.Tx) error {
