@@ -192,3 +192,26 @@ func waitAnalyzed(t *testing.T, u *upkeep) {
 		}
 	}
 }
+
+// TestJITOff: the store's sessions run without JIT compilation unless the
+// URL asks for it.
+func TestJITOff(t *testing.T) {
+	t.Parallel()
+	ctx := t.Context()
+	url, err := testkit.SharedPostgres(t).CreateDatabase("stockade_jit_" + strings.ToLower(rand.Text()[:8]))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct{ url, want string }{{url, "off"}, {url + "&jit=on", "on"}} {
+		s, err := Open(ctx, c.url, &Options{MaxConns: 1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got string
+		err = s.pool.QueryRow(ctx, "SHOW jit").Scan(&got)
+		s.Close()
+		if err != nil || got != c.want {
+			t.Errorf("%s: SHOW jit = %q, %v; want %q", c.url, got, err, c.want)
+		}
+	}
+}

@@ -34,6 +34,13 @@ const DefaultIdleInTransaction = 10 * time.Second
 // sets.
 const idleInTransactionParam = "idle_in_transaction_session_timeout"
 
+// jitParam is the server setting that Open turns off unless the URL sets
+// it (jit=on). The store's statements are short, and PostgreSQL decides
+// to compile one from the planner's estimates, which a generic plan can
+// put far above the work: the sweeper's prune of old events, 3 ms of
+// work, spent 15–250 ms compiling at every sweep.
+const jitParam = "jit"
+
 // Options configures Open. A nil *Options means all defaults.
 type Options struct {
 	// MaxConns is the most connections the pool opens. Every running
@@ -112,6 +119,9 @@ func Open(ctx context.Context, url string, opts *Options) (*Store, error) {
 	}
 	if o.MaxConns > 0 {
 		cfg.MaxConns = o.MaxConns
+	}
+	if _, set := cfg.ConnConfig.RuntimeParams[jitParam]; !set {
+		cfg.ConnConfig.RuntimeParams[jitParam] = "off"
 	}
 	if _, set := cfg.ConnConfig.RuntimeParams[idleInTransactionParam]; !set && o.IdleInTransaction > 0 {
 		cfg.ConnConfig.RuntimeParams[idleInTransactionParam] = strconv.FormatInt(max(o.IdleInTransaction.Milliseconds(), 1), 10)
