@@ -233,7 +233,10 @@
 // default; under the lock strategy stockade serve lowers it to a shorter
 // -lock-ttl), so the server ends a transaction whose client has sent
 // nothing for that long, and frees its locks, without the client's help.
-// A running transaction idles only between its statements. The outbox relay waits
+// A running transaction idles only between its statements. Open also
+// turns JIT compilation off (jit=off) unless the URL sets jit: the
+// store's statements are short, and a generic plan's estimates can pass
+// jit_above_cost far above the work. The outbox relay waits
 // for its broker inside its transaction, up to its AckWait (5s by
 // default): an AckWait above IdleInTransaction ends such a turn, which the
 // relay then takes again, publishing nothing twice.
