@@ -8,7 +8,16 @@
 // "text" sets the text), children are nodes or strings (as text, never
 // as HTML).
 function el(tag, props = {}, ...children) {
-  const e = document.createElement(tag);
+  return fill(document.createElement(tag), props, children);
+}
+
+// svgEl builds an SVG element as el builds an HTML one.
+function svgEl(tag, props = {}, ...children) {
+  return fill(document.createElementNS('http://www.w3.org/2000/svg', tag), props, children);
+}
+
+// fill sets the props of e and appends its children, for el and svgEl.
+function fill(e, props, children) {
   for (const [k, v] of Object.entries(props)) {
     if (v === undefined || v === null || v === false) continue;
     if (k === 'text') e.textContent = v;
@@ -844,7 +853,6 @@ async function showPage(root, ctx, id) {
   // an aisle is a line between the seats it parts.
   const drawMap = (list, rowsOfMap) => {
     seats.clear();
-    const ns = 'http://www.w3.org/2000/svg';
     if (!list.length) {
       map.replaceChildren(el('p', { class: 'muted', text: 'This show has no numbered seats.' }));
       return;
@@ -854,45 +862,23 @@ async function showPage(root, ctx, id) {
       x0 = Math.min(x0, s.position.x); x1 = Math.max(x1, s.position.x);
       y0 = Math.min(y0, s.position.y); y1 = Math.max(y1, s.position.y);
     }
-    const svg = document.createElementNS(ns, 'svg');
-    svg.setAttribute('viewBox', `${x0 - 1} ${y0 - 1} ${x1 - x0 + 2} ${y1 - y0 + 2}`);
-    svg.setAttribute('role', 'img');
-    svg.setAttribute('aria-label', `Seat map of ${id}: ${list.length} seats, coloured by status; the table below counts them.`);
-    svg.setAttribute('preserveAspectRatio', 'xMidYMin meet');
+    const svg = svgEl('svg', { viewBox: `${x0 - 1} ${y0 - 1} ${x1 - x0 + 2} ${y1 - y0 + 2}`, role: 'img', preserveAspectRatio: 'xMidYMin meet',
+      'aria-label': `Seat map of ${id}: ${list.length} seats, coloured by status; the table below counts them.` });
     for (const s of list) {
-      const c = document.createElementNS(ns, 'circle');
-      c.setAttribute('cx', s.position.x);
-      c.setAttribute('cy', s.position.y);
-      c.setAttribute('r', 0.42);
-      c.setAttribute('class', `seat seat-${s.status}`);
-      c.dataset.seat = s.id;
-      const t = document.createElementNS(ns, 'title');
-      t.textContent = `${s.id}: ${s.status}`;
-      c.append(t);
+      const c = svgEl('circle', { cx: s.position.x, cy: s.position.y, r: 0.42, class: `seat seat-${s.status}`, 'data-seat': s.id },
+        svgEl('title', { text: `${s.id}: ${s.status}` }));
       svg.append(c);
       seats.set(s.id, { seat: s, node: c });
-      if (s.accessible) {
-        const ring = document.createElementNS(ns, 'circle');
-        ring.setAttribute('cx', s.position.x);
-        ring.setAttribute('cy', s.position.y);
-        ring.setAttribute('r', 0.3);
-        ring.setAttribute('class', 'accessible');
-        ring.dataset.accessible = s.id;
-        svg.append(ring);
-      }
+      if (s.accessible) svg.append(svgEl('circle', { cx: s.position.x, cy: s.position.y, r: 0.3, class: 'accessible', 'data-accessible': s.id }));
     }
     for (const r of rowsOfMap) {
       for (const n of r.aisles_after || []) {
         const a = seats.get(`${r.section}/${r.row}/${n}`)?.seat.position;
         const b = seats.get(`${r.section}/${r.row}/${n + 1}`)?.seat.position;
         if (!a || !b) continue;
-        const line = document.createElementNS(ns, 'line');
         const x = (a.x + b.x) / 2;
-        line.setAttribute('x1', x); line.setAttribute('x2', x);
-        line.setAttribute('y1', Math.min(a.y, b.y) - 0.45); line.setAttribute('y2', Math.max(a.y, b.y) + 0.45);
-        line.setAttribute('class', 'aisle');
-        line.dataset.aisle = `${r.section}/${r.row}/${n}`;
-        svg.append(line);
+        svg.append(svgEl('line', { x1: x, x2: x, y1: Math.min(a.y, b.y) - 0.45, y2: Math.max(a.y, b.y) + 0.45,
+          class: 'aisle', 'data-aisle': `${r.section}/${r.row}/${n}` }));
       }
     }
     map.replaceChildren(svg);
