@@ -63,6 +63,34 @@ function debounce(fn, ms) {
   return d;
 }
 
+// coalesce runs the async fn soon after each call, but at most once per
+// ms and never twice at once: the calls that come while fn waits or runs
+// make one run after it. Unlike debounce it keeps running during a burst
+// that does not pause, and the last call of a burst is always followed
+// by a run that starts after it.
+function coalesce(fn, ms) {
+  let timer = null, running = false, again = false, stopped = false, last = -Infinity;
+  const run = async () => {
+    timer = null;
+    running = true;
+    again = false;
+    last = Date.now();
+    try {
+      await fn();
+    } finally {
+      running = false;
+      if (again && !stopped) c();
+    }
+  };
+  const c = () => {
+    if (stopped) return;
+    if (running) { again = true; return; }
+    if (!timer) timer = setTimeout(run, Math.max(0, last + ms - Date.now()));
+  };
+  c.cancel = () => { stopped = true; clearTimeout(timer); };
+  return c;
+}
+
 const sleep = (ms, signal) => new Promise((resolve) => {
   const t = setTimeout(resolve, ms);
   signal?.addEventListener('abort', () => { clearTimeout(t); resolve(); }, { once: true });
@@ -794,6 +822,7 @@ async function showsPage(root, ctx, [id]) {
 }
 
 const seatStatuses = ['free', 'held', 'booked', 'blocked'];
+const zeroCounts = () => Object.fromEntries(seatStatuses.map((s) => [s, 0]));
 
 async function showPage(root, ctx, id) {
   const title = el('h1', {}, 'Show ', el('code', { text: id }));
@@ -811,20 +840,20 @@ async function showPage(root, ctx, id) {
   const seats = new Map(); // id → {seat, node}
   const setStatus = (sid, status) => {
     const s = seats.get(sid);
-    if (!s || s.seat.status === status) return false;
+    if (!s || s.seat.status === status) return;
     s.seat.status = status;
     s.node.setAttribute('class', `seat seat-${status}`);
     s.node.firstChild.textContent = `${sid}: ${status}`;
-    return true;
   };
-  const drawCounts = () => {
+  const drawCounts = (show) => {
     const by = new Map();
-    const all = Object.fromEntries(seatStatuses.map((s) => [s, 0]));
-    for (const { seat } of seats.values()) {
-      const k = `${seat.section}\u0000${seat.category || ''}`;
-      if (!by.has(k)) by.set(k, { section: seat.section, category: seat.category || '', ...Object.fromEntries(seatStatuses.map((s) => [s, 0])) });
-      by.get(k)[seat.status]++;
-      all[seat.status]++;
+    const all = zeroCounts();
+    for (const c of show.counts || []) {
+      if (!(c.status in all)) continue;
+      const k = `${c.section}\u0000${c.category || ''}`;
+      if (!by.has(k)) by.set(k, { section: c.section, category: c.category || '', ...zeroCounts() });
+      by.get(k)[c.status] += c.count;
+      all[c.status] += c.count;
     }
     counts.replaceChildren(...[...by.values()].sort((a, b) => a.section.localeCompare(b.section) || a.category.localeCompare(b.category))
       .map((c) => el('tr', { 'data-section': c.section, 'data-category': c.category },
@@ -843,9 +872,9 @@ async function showPage(root, ctx, id) {
     const show = await api(`/v1/shows/${encodeURIComponent(id)}`, { signal: ctx.signal });
     title.replaceChildren('Show ', el('code', { text: id }), ` ${show.name || ''}`);
     const list = await pages(`/v1/shows/${encodeURIComponent(id)}/seats?limit=10000`, 'seats', 100000);
-    drawMap(list.items, show.rows || []);
-    drawCounts();
+    drawCounts(show);
     drawAreas(show);
+    drawMap(list.items, show.rows || []);
   });
 
   // The map: a seat is a circle at its position, coloured by status, in
@@ -884,8 +913,14 @@ async function showPage(root, ctx, id) {
     map.replaceChildren(svg);
   };
 
-  const reloadShow = debounce(() => guard(async () => drawAreas(await api(`/v1/shows/${encodeURIComponent(id)}`, { signal: ctx.signal }))), 500);
-  const redraw = debounce(drawCounts, 100);
+  // Seat events recolour the seats at once, and have the counts (and
+  // the areas') read again from the service, at most once every 500 ms
+  // however fast the seats sell.
+  const refresh = coalesce(() => guard(async () => {
+    const show = await api(`/v1/shows/${encodeURIComponent(id)}`, { signal: ctx.signal });
+    drawCounts(show);
+    drawAreas(show);
+  }), 500);
   const off = feed.on((ev) => {
     if (ev.aggregate === 'event' && ev.aggregate_id === id) { load(); return; }
     const p = ev.payload;
@@ -895,13 +930,11 @@ async function showPage(root, ctx, id) {
       'hold.confirmed': 'booked', 'booking.booked': 'booked', 'booking.cancelled': 'free',
     }[ev.type];
     if (!to) return;
-    let changed = false;
-    for (const sid of p.seats || []) changed = setStatus(sid, to) || changed;
-    if (changed) redraw();
-    if (p.general_admission?.length) reloadShow();
+    for (const sid of p.seats || []) setStatus(sid, to);
+    refresh();
   });
   await load();
-  return () => { off(); reloadShow.cancel(); redraw.cancel(); };
+  return () => { off(); refresh.cancel(); };
 }
 
 // -- the event feed
