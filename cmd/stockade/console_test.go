@@ -531,3 +531,111 @@ func sellOut(t *testing.T, c *httpapi.Client, show string) []stockade.Hold {
 	wg.Wait()
 	return holds
 }
+
+// TestConsoleSections opens a show too large for the page to draw whole
+// (above its 2,000 seats): the page draws the show's sections with the
+// service's counts, and the seats of the section chosen only.
+func TestConsoleSections(t *testing.T) {
+	t.Parallel()
+	cs := startConsoleService(t)
+	browser := newBrowser(t)
+	const show = "stadium-ui"
+	putArena(t, cs.api, show, 3, 25, 40) // sections S0, S1 and S2 of 1,000 seats
+	hold := func(seats ...string) stockade.Hold {
+		t.Helper()
+		h, err := cs.api.HoldSeats(t.Context(), stockade.HoldRequest{ShowID: show, Seats: seats, TTL: 10 * time.Minute}, nil)
+		if err != nil {
+			t.Fatalf("hold %v: %v", seats, err)
+		}
+		return h
+	}
+	// Five seats of S2 held before the page opens, so that the sections'
+	// free counts differ.
+	hold("S2/R00/1", "S2/R00/2", "S2/R00/3", "S2/R00/4", "S2/R00/5")
+	view, err := cs.api.Show(t.Context(), show)
+	if err != nil {
+		t.Fatal(err)
+	}
+	free := map[string]int64{}
+	for _, c := range view.Counts {
+		if c.Status == stockade.SeatFree {
+			free[c.Section] += c.Count
+		}
+	}
+	if want := (map[string]int64{"S0": 1000, "S1": 1000, "S2": 995}); fmt.Sprint(free) != fmt.Sprint(want) {
+		t.Fatalf("the service's free seats by section: %v, want %v", free, want)
+	}
+
+	tab := newTab(t, browser)
+	signIn(t, tab, cs, cs.reader)
+	open(t, tab, "#/shows/"+show)
+	// sections lists the sections that sel finds, as "NAME=FREE ...".
+	sections := func(sel string) string {
+		return fmt.Sprintf(`[...document.querySelectorAll(%q)].map((a) => a.dataset.section + '=' + a.dataset.free).join(' ')`, sel)
+	}
+	for _, sel := range []string{"#section-list a[data-section]", "#sections svg a[data-section]"} {
+		if got := eval[string](t, tab, sections(sel)); got != "S0=1000 S1=1000 S2=995" {
+			t.Errorf("%s: %q, want every section with the service's free count", sel, got)
+		}
+	}
+	if got := eval[string](t, tab, `document.querySelector('#section-list a[data-section="S2"]').parentElement.textContent`); got != "S2 995 of 1,000 free" {
+		t.Errorf("the S2 link reads %q", got)
+	}
+	seatReads := `performance.getEntriesByType('resource').map((e) => e.name).filter((u) => u.includes('/seats'))`
+	if n := eval[int](t, tab, `document.querySelectorAll('#seatmap [data-seat]').length + `+seatReads+`.length`); n != 0 {
+		t.Errorf("before a section is chosen: %d seats drawn or seat pages read, want none", n)
+	}
+	if got := eval[string](t, tab, `document.getElementById('seat-totals').textContent`); got != "2,995 free, 5 held, 0 booked, 0 blocked" {
+		t.Errorf("the totals: %q", got)
+	}
+	shot(t, tab, "show-sections")
+
+	// The keyboard chooses S2: its seats, and only they, are read and drawn.
+	do(t, tab, "choose S2 with the keyboard", chromedp.Focus(chromedp.CSS(`#section-list a[data-section="S2"]`)), chromedp.KeyEvent(kb.Enter))
+	drawn := func(section string) string {
+		return fmt.Sprintf(`document.getElementById('main').dataset.ready === 'true' && document.querySelectorAll('#seatmap [data-seat]').length === 1000 && `+
+			`[...document.querySelectorAll('#seatmap [data-seat]')].every((c) => c.dataset.seat.startsWith(%q))`, section+"/")
+	}
+	untilTrue(t, tab, "the 1,000 seats of S2", `location.hash === '#/shows/stadium-ui/S2' && `+drawn("S2"))
+	if n := eval[int](t, tab, `document.querySelectorAll('#seatmap circle.seat-held').length`); n != 5 {
+		t.Errorf("S2 shows %d held seats, want 5", n)
+	}
+	if !eval[bool](t, tab, `((r) => r.length > 0 && r.every((u) => u.includes('section=S2')))(`+seatReads+`)`) {
+		t.Errorf("seat pages read: %s, want those of S2 only", eval[string](t, tab, seatReads+`.join(' ')`))
+	}
+	if got := eval[string](t, tab, `document.querySelector('#section-list a[aria-current]')?.dataset.section`); got != "S2" {
+		t.Errorf("the section marked current: %q, want S2", got)
+	}
+	shot(t, tab, "show-section")
+
+	// A hold in S2 recolours its seat; one in S0, which is not drawn,
+	// changes only the counts. Both move the counts table, the totals and
+	// the sections' free counts.
+	seat := `document.querySelector('#seatmap [data-seat="S2/R10/20"]')`
+	if got := eval[string](t, tab, seat+`.getAttribute('class')`); got != "seat seat-free" {
+		t.Fatalf("S2/R10/20 before the hold: %q", got)
+	}
+	h := hold("S2/R10/20")
+	hold("S0/R00/1")
+	untilTrue(t, tab, "S2/R10/20 to show held", seat+`.getAttribute('class') === 'seat seat-held'`)
+	cell := func(section, status string) string {
+		return fmt.Sprintf(`document.querySelector('#seat-counts tr[data-section=%q][data-category=""] td[data-status=%q]')?.textContent`, section, status)
+	}
+	untilTrue(t, tab, "the counts to follow the holds", cell("S2", "held")+` === '6' && `+cell("S2", "free")+` === '994' && `+
+		cell("S0", "held")+` === '1' && `+cell("S0", "free")+` === '999' && document.getElementById('seat-totals').dataset.held === '7'`)
+	untilTrue(t, tab, "the sections' free counts to follow", sections("#section-list a[data-section]")+` === 'S0=999 S1=1000 S2=994'`)
+	if n := eval[int](t, tab, `document.querySelectorAll('#seatmap [data-seat^="S0/"]').length`); n != 0 {
+		t.Errorf("the hold in S0 drew %d of its seats", n)
+	}
+	if _, err := cs.api.ReleaseHold(t.Context(), h.ID, nil); err != nil {
+		t.Fatal(err)
+	}
+	untilTrue(t, tab, "S2/R10/20 to show free again", seat+`.getAttribute('class') === 'seat seat-free' && `+cell("S2", "free")+` === '995'`)
+
+	// The mouse chooses S0 on the picture of the sections.
+	do(t, tab, "click S0", chromedp.Click(chromedp.CSS(`#sections svg a[data-section="S0"] rect`)))
+	untilTrue(t, tab, "the 1,000 seats of S0", `location.hash === '#/shows/stadium-ui/S0' && `+drawn("S0"))
+	if n := eval[int](t, tab, `document.querySelectorAll('#seatmap circle.seat-held').length`); n != 1 {
+		t.Errorf("S0 shows %d held seats, want 1", n)
+	}
+}

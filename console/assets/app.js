@@ -142,12 +142,12 @@ async function api(path, { method = 'GET', body, idempotent = false, key = sessi
 }
 
 // pages reads every page of a list, at most max items.
-async function pages(path, field, max = 10000) {
+async function pages(path, field, max = 10000, signal = undefined) {
   const out = [];
   let cursor = '';
   for (;;) {
     const sep = path.includes('?') ? '&' : '?';
-    const v = await api(cursor ? `${path}${sep}cursor=${encodeURIComponent(cursor)}` : path);
+    const v = await api(cursor ? `${path}${sep}cursor=${encodeURIComponent(cursor)}` : path, { signal });
     out.push(...(v[field] || []));
     cursor = v.next_cursor;
     if (!cursor || out.length >= max) return { items: out, more: !!cursor };
@@ -797,9 +797,11 @@ async function detailPage(root, ctx, kind, name, id) {
 // -- shows and seat maps
 
 // showsPage lists the shows, newest first (GET /v1/shows), each linking
-// to its seat map, and redraws when one is created or changed.
-async function showsPage(root, ctx, [id]) {
-  if (id) return showPage(root, ctx, decodeURIComponent(id));
+// to its seat map, and redraws when one is created or changed. Under
+// #/shows/ID it draws show ID, and under #/shows/ID/SECTION that show
+// with the seats of SECTION.
+async function showsPage(root, ctx, [id, sec]) {
+  if (id) return showPage(root, ctx, decodeURIComponent(id), sec ? decodeURIComponent(sec) : '');
   const input = el('input', { id: 'show-id', name: 'show', required: true, placeholder: 'opening' });
   const rows = el('tbody', { id: 'show-list' });
   const note = el('p', { class: 'muted' });
@@ -824,8 +826,51 @@ async function showsPage(root, ctx, [id]) {
 const seatStatuses = ['free', 'held', 'booked', 'blocked'];
 const zeroCounts = () => Object.fromEntries(seatStatuses.map((s) => [s, 0]));
 
-async function showPage(root, ctx, id) {
+// byName orders section names as people number them: S2 before S10.
+const byName = new Intl.Collator('en', { numeric: true }).compare;
+
+// wholeMapSeats is the largest show whose seats the page draws all at
+// once, as one picture: a theatre or a concert hall. That is one request
+// (a page holds up to 10,000 seats), two SVG nodes a seat, and, in a hall
+// of a few dozen rows, seats that are still clear circles at the page's
+// width. A larger show, up to a stadium's 100,000 seats, first draws its
+// sections from the show's map and counts, and then the seats of the
+// section chosen only, so that what the page reads and draws follows
+// what is on screen, not the size of the venue.
+const wholeMapSeats = 2000;
+
+// maxShowSeats is the most seats a show may have (stockade.MaxSeats).
+const maxShowSeats = 100000;
+
+const seatsOfRow = (r) => r.last - r.first + 1;
+
+// sectionsOf gathers a map's rows by section, sorted by name: how many
+// seats each has and the box its seats sit in. A row's seat First sits at
+// its start, and each next one step (1 if not given) further along x, as
+// stockade.SeatRow says.
+function sectionsOf(rows) {
+  const by = new Map();
+  for (const r of rows) {
+    let s = by.get(r.section);
+    if (!s) by.set(r.section, s = { name: r.section, seats: 0, x0: Infinity, y0: Infinity, x1: -Infinity, y1: -Infinity });
+    s.seats += seatsOfRow(r);
+    s.x0 = Math.min(s.x0, r.start.x); s.x1 = Math.max(s.x1, r.start.x + (r.last - r.first) * (r.step || 1));
+    s.y0 = Math.min(s.y0, r.start.y); s.y1 = Math.max(s.y1, r.start.y);
+  }
+  return [...by.values()].sort((a, b) => byName(a.name, b.name));
+}
+
+// showPage draws a show: its seat map, its seat counts by section and
+// category, and its general-admission areas. A show of up to
+// wholeMapSeats seats has every seat drawn; a larger one has its
+// sections drawn, each a link to the page of that section (#/shows/ID/
+// SECTION), whose seats alone are read and drawn. The counts are the
+// service's, read again as seats change; live seat events recolour the
+// seats that are drawn.
+async function showPage(root, ctx, id, chosen) {
+  const path = `/v1/shows/${encodeURIComponent(id)}`;
   const title = el('h1', {}, 'Show ', el('code', { text: id }));
+  const overview = el('div', { class: 'sections', id: 'sections', hidden: true });
   const map = el('div', { class: 'seatmap', id: 'seatmap' });
   const counts = el('tbody', { id: 'seat-counts' });
   const totals = el('p', { id: 'seat-totals' });
@@ -833,11 +878,12 @@ async function showPage(root, ctx, id) {
   root.append(el('p', {}, el('a', { href: '#/shows', text: '← Shows' })), title,
     el('ul', { class: 'legend', 'aria-label': 'Colours' }, seatStatuses.map((s) => el('li', {}, el('span', { class: `swatch seat-${s}` }), s)),
       el('li', {}, el('span', { class: 'swatch ring' }), 'accessible'), el('li', {}, el('span', { class: 'swatch aisle' }), 'aisle')),
-    map, totals,
+    overview, map, totals,
     section('Seats by section and category', table(['Section', 'Category', ...seatStatuses], counts)),
     section('General admission', table(['Area', 'Capacity', 'Held', 'Booked'], areas)));
 
-  const seats = new Map(); // id → {seat, node}
+  let whole = true; // whether the page draws every seat of the show
+  const seats = new Map(); // id → {seat, node}: the seats drawn
   const setStatus = (sid, status) => {
     const s = seats.get(sid);
     if (!s || s.seat.status === status) return;
@@ -845,6 +891,14 @@ async function showPage(root, ctx, id) {
     s.node.setAttribute('class', `seat seat-${status}`);
     s.node.firstChild.textContent = `${sid}: ${status}`;
   };
+  // While the page loads, the changes that arrive wait in pending and
+  // are applied, in order, once the seats are drawn.
+  let pending = null;
+  const change = (sid, status) => {
+    if (pending) pending.push([sid, status]);
+    else setStatus(sid, status);
+  };
+
   const drawCounts = (show) => {
     const by = new Map();
     const all = zeroCounts();
@@ -855,7 +909,7 @@ async function showPage(root, ctx, id) {
       by.get(k)[c.status] += c.count;
       all[c.status] += c.count;
     }
-    counts.replaceChildren(...[...by.values()].sort((a, b) => a.section.localeCompare(b.section) || a.category.localeCompare(b.category))
+    counts.replaceChildren(...[...by.values()].sort((a, b) => byName(a.section, b.section) || byName(a.category, b.category))
       .map((c) => el('tr', { 'data-section': c.section, 'data-category': c.category },
         el('td', { text: c.section }), el('td', { text: c.category }),
         seatStatuses.map((s) => el('td', { class: 'n', 'data-status': s, text: num(c[s]) })))));
@@ -868,22 +922,94 @@ async function showPage(root, ctx, id) {
     if (!show.areas?.length) areas.append(el('tr', {}, el('td', { colspan: 4, class: 'muted', text: 'none' })));
   };
 
-  const load = () => guard(async () => {
-    const show = await api(`/v1/shows/${encodeURIComponent(id)}`, { signal: ctx.signal });
-    title.replaceChildren('Show ', el('code', { text: id }), ` ${show.name || ''}`);
-    const list = await pages(`/v1/shows/${encodeURIComponent(id)}/seats?limit=10000`, 'seats', 100000);
+  // The sections of a large show, or of any show one of whose sections
+  // is chosen: each a box around its seats, shaded
+  // by its share of free seats and labelled with its name and free count,
+  // and a list of the same as links, which the keyboard reaches (the
+  // boxes are for the mouse, and out of the tab order).
+  const drawSections = (show) => {
+    const list = sectionsOf(show.rows || []);
+    if ((whole && !chosen) || !list.length) {
+      overview.hidden = true;
+      overview.replaceChildren();
+      return;
+    }
+    const free = new Map();
+    for (const c of show.counts || []) {
+      if (c.status === 'free') free.set(c.section, (free.get(c.section) || 0) + c.count);
+    }
+    const svg = svgEl('svg', { role: 'img', preserveAspectRatio: 'xMidYMin meet',
+      'aria-label': `Sections of ${id}, shaded by their share of free seats; the links below open each.` });
+    const links = [];
+    let x0 = Infinity, y0 = Infinity, x1 = -Infinity, y1 = -Infinity;
+    for (const s of list) {
+      const f = free.get(s.name) || 0;
+      const href = `#/shows/${encodeURIComponent(id)}/${encodeURIComponent(s.name)}`;
+      const current = s.name === chosen;
+      const what = `${num(f)} of ${num(s.seats)} free`;
+      const w = s.x1 - s.x0 + 1, h = s.y1 - s.y0 + 1;
+      const size = Math.min(h / 3, w / (0.62 * Math.max(s.name.length, what.length, 4)));
+      const x = s.x0 - 0.5 + w / 2, y = s.y0 - 0.5 + h / 2;
+      svg.append(svgEl('a', { href, tabindex: '-1', class: current ? 'section current' : 'section', 'data-section': s.name, 'data-free': f },
+        svgEl('title', { text: `${s.name}: ${what}` }),
+        svgEl('rect', { x: s.x0 - 0.5, y: s.y0 - 0.5, width: w, height: h, 'fill-opacity': (0.15 + 0.7 * (s.seats ? f / s.seats : 0)).toFixed(2) }),
+        svgEl('text', { x, y: y - size * 0.1, 'font-size': size, 'stroke-width': size * 0.2, text: s.name }),
+        svgEl('text', { x, y: y + size, 'font-size': size * 0.8, 'stroke-width': size * 0.16, text: what })));
+      links.push(el('li', {}, el('a', { href, 'data-section': s.name, 'data-free': f, 'aria-current': current ? 'true' : null, text: s.name }), ` ${what}`));
+      x0 = Math.min(x0, s.x0); x1 = Math.max(x1, s.x1);
+      y0 = Math.min(y0, s.y0); y1 = Math.max(y1, s.y1);
+    }
+    svg.setAttribute('viewBox', `${x0 - 1} ${y0 - 1} ${x1 - x0 + 2} ${y1 - y0 + 2}`);
+    overview.replaceChildren(svg, el('ul', { class: 'section-list', id: 'section-list', 'aria-label': 'Sections' }, links));
+    overview.hidden = false;
+  };
+
+  const drawShow = (show) => {
     drawCounts(show);
     drawAreas(show);
-    drawMap(list.items, show.rows || []);
+    drawSections(show);
+  };
+
+  // load reads the show, draws it and then reads and draws the seats on
+  // screen: all of them, those of the section chosen, or none before a
+  // section of a large show is chosen. A later load supersedes one that
+  // is still reading.
+  let loads = 0;
+  const load = () => guard(async () => {
+    const n = ++loads;
+    pending = [];
+    try {
+      const show = await api(path, { signal: ctx.signal });
+      if (n !== loads) return;
+      title.replaceChildren('Show ', el('code', { text: id }), ` ${show.name || ''}`);
+      const rows = show.rows || [];
+      const total = rows.reduce((sum, r) => sum + seatsOfRow(r), 0);
+      whole = total <= wholeMapSeats;
+      drawShow(show);
+      const say = (text) => {
+        seats.clear();
+        map.replaceChildren(el('p', { class: 'muted', text }));
+      };
+      if (!rows.length) return say('This show has no numbered seats.');
+      if (chosen && !rows.some((r) => r.section === chosen)) return say(`This show has no section ${chosen}.`);
+      if (!chosen && !whole) return say(`${num(total)} seats in ${overview.querySelectorAll('li').length} sections: choose a section to draw its seats.`);
+      const q = chosen ? `&section=${encodeURIComponent(chosen)}` : '';
+      const list = await pages(`${path}/seats?limit=10000${q}`, 'seats', maxShowSeats, ctx.signal);
+      if (n !== loads) return;
+      drawMap(list.items, rows, chosen ? `Seats of section ${chosen} of ${id}` : `Seat map of ${id}`);
+      for (const [sid, status] of pending) setStatus(sid, status);
+    } finally {
+      if (n === loads) pending = null;
+    }
   });
 
   // The map: a seat is a circle at its position, coloured by status, in
   // an SVG scaled to the page's width; an accessible seat has a ring, and
   // an aisle is a line between the seats it parts.
-  const drawMap = (list, rowsOfMap) => {
+  const drawMap = (list, rowsOfMap, what) => {
     seats.clear();
     if (!list.length) {
-      map.replaceChildren(el('p', { class: 'muted', text: 'This show has no numbered seats.' }));
+      map.replaceChildren(el('p', { class: 'muted', text: 'No numbered seats here.' }));
       return;
     }
     let x0 = Infinity, y0 = Infinity, x1 = -Infinity, y1 = -Infinity;
@@ -892,7 +1018,7 @@ async function showPage(root, ctx, id) {
       y0 = Math.min(y0, s.position.y); y1 = Math.max(y1, s.position.y);
     }
     const svg = svgEl('svg', { viewBox: `${x0 - 1} ${y0 - 1} ${x1 - x0 + 2} ${y1 - y0 + 2}`, role: 'img', preserveAspectRatio: 'xMidYMin meet',
-      'aria-label': `Seat map of ${id}: ${list.length} seats, coloured by status; the table below counts them.` });
+      'aria-label': `${what}: ${list.length} seats, coloured by status; the table below counts them.` });
     for (const s of list) {
       const c = svgEl('circle', { cx: s.position.x, cy: s.position.y, r: 0.42, class: `seat seat-${s.status}`, 'data-seat': s.id },
         svgEl('title', { text: `${s.id}: ${s.status}` }));
@@ -913,14 +1039,11 @@ async function showPage(root, ctx, id) {
     map.replaceChildren(svg);
   };
 
-  // Seat events recolour the seats at once, and have the counts (and
-  // the areas') read again from the service, at most once every 500 ms
-  // however fast the seats sell.
-  const refresh = coalesce(() => guard(async () => {
-    const show = await api(`/v1/shows/${encodeURIComponent(id)}`, { signal: ctx.signal });
-    drawCounts(show);
-    drawAreas(show);
-  }), 500);
+  // Seat events recolour the seats drawn at once, and have the counts
+  // (and the areas' and sections') read again from the service, at most
+  // once every 500 ms however fast the seats sell. A change of the map
+  // itself draws the page again.
+  const refresh = coalesce(() => guard(async () => drawShow(await api(path, { signal: ctx.signal }))), 500);
   const off = feed.on((ev) => {
     if (ev.aggregate === 'event' && ev.aggregate_id === id) { load(); return; }
     const p = ev.payload;
@@ -930,7 +1053,7 @@ async function showPage(root, ctx, id) {
       'hold.confirmed': 'booked', 'booking.booked': 'booked', 'booking.cancelled': 'free',
     }[ev.type];
     if (!to) return;
-    for (const sid of p.seats || []) setStatus(sid, to);
+    for (const sid of p.seats || []) change(sid, to);
     refresh();
   });
   await load();
