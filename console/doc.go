@@ -20,6 +20,11 @@
 // Pages change with the events they show; none re-reads a list on a
 // timer. The overview reads /metrics every few seconds for latency.
 //
+// A show's page reads only the seats it draws: every seat of a show of
+// up to 2,000, or else none until a section is chosen, and then that
+// section's. Its counts by section and category are the service's
+// (GET /v1/shows/{id}), read again as seat events arrive.
+//
 // stockade serve mounts Handler at Path:
 //
 //	mux.Handle(console.Path, console.Handler())
