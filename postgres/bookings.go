@@ -37,6 +37,10 @@ var (
 	putSeatsSQL string
 	//go:embed queries/delete_seats.sql
 	deleteSeatsSQL string
+	//go:embed queries/unlist_free_seats.sql
+	unlistFreeSeatsSQL string
+	//go:embed queries/list_free_seats.sql
+	listFreeSeatsSQL string
 	//go:embed queries/seats.sql
 	seatsSQL string
 	//go:embed queries/move_seats.sql
@@ -207,7 +211,9 @@ func (t *tx) ShowList(ctx context.Context, after string, limit int) ([]stockade.
 }
 
 // SeatPut implements stockade.BookingTx with one INSERT … ON CONFLICT DO
-// UPDATE from parallel arrays. A seat named twice fails the statement.
+// UPDATE from parallel arrays, the seats' rows in free_seats deleted
+// before it and those of the free ones inserted after it. A seat named
+// twice fails the statement.
 // Many seats have the table vacuumed after the commit (upkeep.go).
 func (t *tx) SeatPut(ctx context.Context, showID string, seats []stockade.Seat) error {
 	if len(seats) == 0 {
@@ -226,10 +232,17 @@ func (t *tx) SeatPut(ctx context.Context, showID string, seats []stockade.Seat) 
 		categories[i], statuses[i], holds[i], bks[i] = s.Category, string(s.Status), s.HoldID, s.BookingID
 		ords[i], accessible[i], xs[i], ys[i] = int32(s.Order), s.Accessible, s.Position.X, s.Position.Y
 	}
+	what := fmt.Sprintf("put %d seats of show %q", n, showID)
+	if _, err := t.tx.Exec(ctx, unlistFreeSeatsSQL, showID, ids); err != nil {
+		return t.fail(ctx, what, err)
+	}
 	_, err := t.tx.Exec(ctx, putSeatsSQL, showID, ids, sections, rowNames, labels, ords, categories, accessible,
 		xs, ys, statuses, holds, bks)
 	if err != nil {
-		return t.fail(ctx, fmt.Sprintf("put %d seats of show %q", n, showID), showMissing(showID, err))
+		return t.fail(ctx, what, showMissing(showID, err))
+	}
+	if _, err := t.tx.Exec(ctx, listFreeSeatsSQL, showID, ids); err != nil {
+		return t.fail(ctx, what, err)
 	}
 	t.seatsPut += n
 	return nil
@@ -239,11 +252,11 @@ func (t *tx) SeatDelete(ctx context.Context, showID string, ids []string) (int, 
 	if len(ids) == 0 {
 		return 0, nil
 	}
-	tag, err := t.tx.Exec(ctx, deleteSeatsSQL, showID, ids)
-	if err != nil {
+	var n int
+	if err := t.tx.QueryRow(ctx, deleteSeatsSQL, showID, ids).Scan(&n); err != nil {
 		return 0, t.fail(ctx, fmt.Sprintf("delete %d seats of show %q", len(ids), showID), err)
 	}
-	return int(tag.RowsAffected()), nil
+	return n, nil
 }
 
 // Seats implements stockade.BookingTx in one query: seats.sql with only
@@ -806,7 +819,7 @@ func unmarshalSeats(s, p []byte) (seats []string, places []stockade.Places, err 
 }
 
 // SeatFreeIDs implements stockade.BookingTx with an index-only scan of
-// seats_free.
+// free_seats.
 func (t *tx) SeatFreeIDs(ctx context.Context, showID string) ([]string, error) {
 	rows, _ := t.tx.Query(ctx, freeSeatIDsSQL, showID)
 	ids, err := pgx.CollectRows(rows, pgx.RowTo[string])

@@ -72,9 +72,11 @@
 //     statement that locks seats takes them in seat order: SeatList with Lock
 //     (ORDER BY … FOR UPDATE), and SeatMoveMany, one UPDATE … FROM unnest of
 //     the moves that first locks the seats it names. The free seats are
-//     also indexed alone, in seat order with their ids (seats_free, a
-//     partial index that SeatFreeIDs reads without the table); a status
-//     change updates it, so it is not a HOT update.
+//     also listed alone, in seat order with their ids, in the table
+//     free_seats (0022_free_seats.sql), which SeatFreeIDs reads from its
+//     primary key alone and each write of seats keeps in its own
+//     statements; no index of seats holds the status, so a seat's move
+//     is a HOT update when its page has room.
 //   - areas (show_id → shows, name, category, capacity, held, booked),
 //     keyed by (show_id, name). CHECK constraints keep held and booked at
 //     zero or above and their sum within the capacity. AreaPut locks the

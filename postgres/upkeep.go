@@ -15,7 +15,7 @@ import (
 // planner has no statistics of the new event's seats and no visibility
 // map of their pages: it reads every seat of the event where a statement
 // names a few, and reads the free seats from the table rather than from
-// seats_free alone. So a transaction that puts vacuumSeatsAt seats or
+// free_seats' index alone. So a transaction that puts vacuumSeatsAt seats or
 // more has the table vacuumed and analyzed once it commits, in the
 // background (VACUUM cannot run in a transaction), as autovacuum would
 // later. One VACUUM runs at a time; puts that commit meanwhile have one
@@ -95,7 +95,7 @@ func (u *upkeep) vacuum() {
 		ctx, cancel := context.WithTimeout(u.ctx, vacuumTimeout)
 		// A vacuum that fails (the role may not own the table) leaves the
 		// table to autovacuum, as it would be without this one.
-		_, _ = u.pool.Exec(ctx, "VACUUM (ANALYZE) seats")
+		_, _ = u.pool.Exec(ctx, "VACUUM (ANALYZE) seats, free_seats")
 		cancel()
 		u.mu.Lock()
 		if !u.again || u.closed {

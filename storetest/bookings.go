@@ -168,14 +168,33 @@ func seatIDs(seats []stockade.Seat) []string {
 }
 
 // getSeats returns every seat of a show, read in a View.
+//
+// It also checks that SeatFreeIDs, read in the same View, names the free
+// seats of the list, in its order: a store may keep the free seats apart
+// (an index, a table), and every write must keep the two alike.
 func getSeats(t *testing.T, s stockade.Store, showID string) []stockade.Seat {
 	t.Helper()
-	var seats []stockade.Seat
+	var (
+		seats []stockade.Seat
+		free  []string
+	)
 	view(t, s, func(tx stockade.Tx) error {
 		var err error
-		seats, err = tx.SeatList(t.Context(), showID, stockade.SeatFilter{})
+		if seats, err = tx.SeatList(t.Context(), showID, stockade.SeatFilter{}); err != nil {
+			return err
+		}
+		free, err = tx.SeatFreeIDs(t.Context(), showID)
 		return err
 	})
+	var want []string
+	for _, st := range seats {
+		if st.Status == stockade.SeatFree {
+			want = append(want, st.ID)
+		}
+	}
+	if !slices.Equal(free, want) {
+		t.Errorf("SeatFreeIDs(%s) = %q, want the free seats of SeatList %q", showID, free, want)
+	}
 	return seats
 }
 

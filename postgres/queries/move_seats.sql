@@ -16,6 +16,8 @@
 -- on that version: of concurrent moves out of the same status, one wins.
 -- The update names the seats by primary key (id = ANY) as well as through
 -- the moves, so that the planner reads them by it, not all the event's.
+-- Seats moved out of free leave free_seats, and seats moved to free join
+-- it, in the same statement (a move from free to free changes nothing).
 WITH locked AS MATERIALIZED (
 	SELECT s.id
 	FROM seats s
@@ -34,7 +36,17 @@ WITH locked AS MATERIALIZED (
 	  AND s.status = m.from_status
 	  AND (m.from_status <> 'held' OR s.hold_id = m.hold_id)
 	  AND (m.from_status <> 'booked' OR s.booking_id = m.booking_id)
-	RETURNING s.id, s.section, s.row, s.ord
+	RETURNING s.id, s.section, s.row, s.ord, m.from_status, m.to_status
+), taken AS (
+	DELETE FROM free_seats f
+	USING moved m
+	WHERE m.from_status = 'free' AND m.to_status <> 'free'
+	  AND f.show_id = $1::text AND f.section = m.section AND f.row = m.row AND f.ord = m.ord AND f.id = m.id
+), freed AS (
+	INSERT INTO free_seats (show_id, section, row, ord, id)
+	SELECT $1::text, m.section, m.row, m.ord, m.id
+	FROM moved m
+	WHERE m.to_status = 'free' AND m.from_status <> 'free'
 )
 SELECT id
 FROM moved
