@@ -171,11 +171,12 @@ func (e *Engine) decideHolds(ctx context.Context, tx stockade.Tx, showID string,
 				return nil, err
 			}
 			if st = e.kept.take(showID, ev.Version); st != nil {
-				if ok, err := st.catchUp(ctx, tx, epoch); err != nil || !ok {
-					st = nil
-					if err != nil {
-						return nil, err
-					}
+				ok, err := st.catchUp(ctx, tx, epoch)
+				if err != nil {
+					return nil, err
+				}
+				if !ok {
+					st = nil // read them again
 				}
 			}
 		}

@@ -354,20 +354,12 @@ func (t *tx) SeatEpochBump(ctx context.Context, showID string, taken []string) (
 // the change and forgets the changes stockade.SeatEpochKept epochs older.
 func (t *tx) bumpSeatEpoch(ctx context.Context, showID string, freed, taken []string) (int64, error) {
 	var epoch int64
-	err := t.tx.QueryRow(ctx, bumpSeatEpochSQL, showID, textArray(freed), textArray(taken),
+	err := t.tx.QueryRow(ctx, bumpSeatEpochSQL, showID, nonNil(freed), nonNil(taken),
 		int64(stockade.SeatEpochKept)).Scan(&epoch)
 	if err != nil {
 		return 0, t.fail(ctx, "bump the seat epoch of show "+strconv.Quote(showID), err)
 	}
 	return epoch, nil
-}
-
-// textArray is ids as a text[] parameter: '{}' for none, not NULL.
-func textArray(ids []string) []string {
-	if ids == nil {
-		return []string{}
-	}
-	return ids
 }
 
 func (t *tx) SeatEpochChanges(ctx context.Context, showID string, after int64) ([]stockade.SeatEpochChange, error) {
