@@ -504,6 +504,9 @@ type HoldRequest struct {
 	// Metadata is the shop's own data on the hold and the booking it
 	// becomes.
 	Metadata Metadata `json:"metadata,omitempty"`
+	// Admission proves that the visitor was admitted by the waiting room
+	// in front of the show; needed while such a room queues.
+	Admission *AdmissionProof `json:"admission,omitempty"`
 }
 
 // Validate refuses a request for nothing, for more than MaxHoldSeats
@@ -514,6 +517,9 @@ func (r HoldRequest) Validate(maxTTL time.Duration) error {
 		return err
 	}
 	if err := r.Metadata.Validate("metadata"); err != nil {
+		return err
+	}
+	if err := r.Admission.Validate(); err != nil {
 		return err
 	}
 	if len(r.Seats) == 0 && len(r.Best) == 0 && len(r.Places) == 0 {

@@ -45,6 +45,14 @@ const (
 	EForbidden = "forbidden"
 	// ERateLimited refuses a call over its key's request rate.
 	ERateLimited = "rate_limited"
+
+	// EAdmissionRequired refuses a hold or reservation on a show or SKU
+	// that a waiting room queues for, made without an admission; its
+	// message names the room to join. EAdmissionInvalid refuses one whose
+	// admission token is forged, expired, or for another visitor or room;
+	// its message says which.
+	EAdmissionRequired = "admission_required"
+	EAdmissionInvalid  = "admission_invalid"
 )
 
 // Error is a failure the service explains to its caller: a stable Code and a

@@ -17,6 +17,7 @@ type Service interface {
 	PaymentService
 	KeyService
 	WebhookService
+	RoomService
 }
 
 // StockService is the inventory part of Service: locations, stock levels,
@@ -149,6 +150,9 @@ type ReserveRequest struct {
 	// Metadata is the shop's own data on the reservation (and the order
 	// it becomes) or on the order of a checkout.
 	Metadata Metadata `json:"metadata,omitempty"`
+	// Admission proves that the visitor was admitted by the waiting room
+	// in front of the lines' SKUs; needed while such a room queues.
+	Admission *AdmissionProof `json:"admission,omitempty"`
 }
 
 // Stock is a SKU's levels and their totals.

@@ -353,6 +353,7 @@ type Tx interface {
 	BookingTx
 	PaymentTx
 	WebhookTx
+	RoomTx
 }
 
 // PaymentTx is the part of a transaction that keeps payments, their
@@ -988,4 +989,78 @@ type WebhookDeliveryFilter struct {
 	// BeforeSeq keeps those with a smaller Seq; 0 for no bound.
 	BeforeSeq int64
 	Limit     int
+}
+
+// RoomTx is the part of a transaction that keeps waiting rooms and their
+// visitors. A room holds its targets (Room.Targets) while its status
+// gates (RoomStatus.Gates): no two such rooms hold one target. Every
+// method returns *Error with ENotFound for a missing row where it says
+// so; other errors are internal (or wrap ErrConflict). Which visitors to
+// admit, and when, is the engine's (Room.Admissions); a method stores and
+// finds.
+type RoomTx interface {
+	// RoomInsert stores a new room, holding its targets if its status
+	// gates. An id in use, or a target that another room holds, wraps
+	// ErrConflict.
+	RoomInsert(ctx context.Context, r Room) error
+
+	// RoomGet returns a room (ENotFound if there is none), locking its
+	// row with q.Lock.
+	RoomGet(ctx context.Context, q ByID) (Room, error)
+
+	// RoomList returns up to limit rooms with an id greater than after, in
+	// id order.
+	RoomList(ctx context.Context, after string, limit int) ([]Room, error)
+
+	// RoomListGating returns the rooms whose status gates, in id order:
+	// those the admissions serve.
+	RoomListGating(ctx context.Context) ([]Room, error)
+
+	// RoomUpdate writes every field of r but its id, targets and creation
+	// time over the room with r's id if its version is r.Version-1, and
+	// reports whether it was. The room holds its targets while r's status
+	// gates and lets them go when it does not; a target that another room
+	// holds wraps ErrConflict.
+	RoomUpdate(ctx context.Context, r Room) (bool, error)
+
+	// RoomHolding returns the rooms that hold any of targets, in id
+	// order.
+	RoomHolding(ctx context.Context, targets []string) ([]Room, error)
+
+	// RoomVisitorInsert stores new visitors of a room. A visitor already
+	// in the room wraps ErrConflict, as does a position in use.
+	RoomVisitorInsert(ctx context.Context, vs []RoomVisitor) error
+
+	// RoomVisitorGetMany returns those of a room's visitors named by ids
+	// that have joined, in visitor id order.
+	RoomVisitorGetMany(ctx context.Context, roomID string, ids []string) ([]RoomVisitor, error)
+
+	// RoomVisitorDraw gives the room's visitors that have no position the
+	// positions after, after+1, … in the order of their Draw, then of
+	// their visitor id, and returns how many it gave.
+	RoomVisitorDraw(ctx context.Context, roomID string, after int64) (int64, error)
+
+	// RoomVisitorAdmit admits the room's visitors at positions after+1
+	// through through: sets their AdmittedAt to at and ExpiresAt to
+	// expires. It returns how many it admitted.
+	RoomVisitorAdmit(ctx context.Context, q RoomAdmit) (int64, error)
+
+	// RoomVisitorActivity counts the room's admissions in force at now:
+	// the visitors admitted whose ExpiresAt is after now, and of them
+	// those with no UsedAt.
+	RoomVisitorActivity(ctx context.Context, roomID string, now time.Time) (RoomActivity, error)
+
+	// RoomVisitorUse sets UsedAt to at for the named visitors of a room
+	// that have none.
+	RoomVisitorUse(ctx context.Context, roomID string, ids []string, at time.Time) error
+}
+
+// RoomAdmit selects the visitors of RoomTx.RoomVisitorAdmit: those of
+// the room at positions After+1 … Through, admitted at At until Expires.
+type RoomAdmit struct {
+	RoomID  string
+	After   int64
+	Through int64
+	At      time.Time
+	Expires time.Time
 }

@@ -143,6 +143,9 @@ func (r ReserveRequest) Validate(maxTTL time.Duration) error {
 	if err := r.Metadata.Validate("metadata"); err != nil {
 		return err
 	}
+	if err := r.Admission.Validate(); err != nil {
+		return err
+	}
 	switch {
 	case r.TTL < 0:
 		return invalidf("ttl: must not be negative, got %v", r.TTL)
