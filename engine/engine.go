@@ -251,6 +251,9 @@ type Engine struct {
 	stock    lane[*stockCall]   // Reserve, Checkout, Confirm
 	holds    lane[*holdCall]    // HoldSeats, ConfirmHold
 	outcomes lane[*outcomeCall] // ApplyOutcome
+	// joins is JoinRoom's lane: a group lane under every strategy (see
+	// rooms.go).
+	joins lane[*joinCall]
 	// kept are the free seats of shows as their last hold batches left
 	// them, under the Batch strategy; nil under the others.
 	kept    *keptSeats
@@ -292,6 +295,7 @@ func New(store stockade.Store, opts *Options) (*Engine, error) {
 	} else {
 		e.stock, e.holds, e.outcomes = direct[*stockCall]{e.stockTxn}, direct[*holdCall]{e.holdTxn}, direct[*outcomeCall]{e.outcomeTxn}
 	}
+	e.joins = newGroup(e, e.joinTxn, "joins", joinQueue, "join again to learn it: a visitor has one place")
 	if strat.name != o.Strategy {
 		e.log.Info("engine: strategy falls back", "requested", o.Strategy, "effective", strat.name)
 	}

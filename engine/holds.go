@@ -191,6 +191,10 @@ func (e *Engine) decideHolds(ctx context.Context, tx stockade.Tx, showID string,
 	for _, a := range ev.Areas {
 		areas[a.Name] = a
 	}
+	g, err := readGate(ctx, tx, []string{stockade.ShowTarget(showID)})
+	if err != nil {
+		return nil, err
+	}
 	var names []string
 	for _, h := range batch {
 		names = append(names, h.req.Seats...)
@@ -213,6 +217,11 @@ func (e *Engine) decideHolds(ctx context.Context, tx stockade.Tx, showID string,
 	)
 	for _, h := range batch {
 		if h.replayed, h.err = replay(rs, h.c, &h.hold); h.err != nil || h.replayed {
+			continue
+		}
+		admitted, err := g.check([]string{stockade.ShowTarget(showID)}, h.req.Admission, now)
+		if err != nil {
+			h.err = err
 			continue
 		}
 		ids, chosen, split, err := st.choose(h.req, named)
@@ -242,6 +251,9 @@ func (e *Engine) decideHolds(ctx context.Context, tx stockade.Tx, showID string,
 		}
 		h.hold = hold
 		holds = append(holds, hold)
+		if admitted != nil {
+			g.use(admitted, h.req.Admission.VisitorID)
+		}
 		changes = append(changes, history(hold, stockade.SeatFree, stockade.SeatHeld, "", h.c.actor.Name, now)...)
 		ob.hold(stockade.EventHoldHeld, hold, now)
 		if err := rs.keep(h.c, hold); err != nil {
@@ -285,6 +297,9 @@ func (e *Engine) decideHolds(ctx context.Context, tx stockade.Tx, showID string,
 		return st, rs.write(ctx, tx) // nothing taken: the seats are as read
 	}
 	if err := tx.HoldInsert(ctx, holds...); err != nil {
+		return nil, err
+	}
+	if err := g.write(ctx, tx, now); err != nil {
 		return nil, err
 	}
 	if err := tx.SeatChangeAppend(ctx, changes...); err != nil {

@@ -134,6 +134,10 @@ func (e *Engine) decideStock(ctx context.Context, tx stockade.Tx, batch []*stock
 	if err != nil {
 		return err
 	}
+	g, err := readGate(ctx, tx, skuTargets(u.skus))
+	if err != nil {
+		return err
+	}
 	w := writes{fences: fences}
 	var ob outbox // the events of the calls decided
 	// confirm confirms the reservation id as Confirm does, or says why
@@ -158,9 +162,16 @@ func (e *Engine) decideStock(ctx context.Context, tx stockade.Tx, batch []*stock
 	}
 	// place allocates a Reserve or Checkout from what is left.
 	place := func(sc *stockCall) (any, error) {
+		admitted, err := g.check(skuTargets(sc.r.skus), sc.r.admission, now)
+		if err != nil {
+			return nil, err
+		}
 		allocs, err := pl.allocate(ctx, e, tx, sc.r)
 		if err != nil {
 			return nil, err
+		}
+		if admitted != nil {
+			g.use(admitted, sc.r.admission.VisitorID)
 		}
 		c := sc.c
 		if sc.checkout {
@@ -204,6 +215,9 @@ func (e *Engine) decideStock(ctx context.Context, tx stockade.Tx, batch []*stock
 	}
 	if ob.err != nil {
 		return ob.err
+	}
+	if err := g.write(ctx, tx, now); err != nil {
+		return err
 	}
 	w.events, w.records = ob.evs, rs.made
 	return e.commit(ctx, tx, pl, w)

@@ -35,6 +35,8 @@ type request struct {
 	ttl    time.Duration
 	shipTo *stockade.Point
 	meta   stockade.Metadata // nil when empty
+	// admission is the call's proof of admission, or nil.
+	admission *stockade.AdmissionProof
 
 	located  []stockade.Key // the keys that needs name, sorted
 	anywhere []string       // the SKUs with a need without location, sorted
@@ -60,6 +62,10 @@ func (e *Engine) checkRequest(req stockade.ReserveRequest, checkout bool) (*requ
 	}
 	if len(req.Metadata) > 0 {
 		r.meta = maps.Clone(req.Metadata)
+	}
+	if req.Admission != nil {
+		p := *req.Admission
+		r.admission = &p
 	}
 	merged := map[stockade.Key]int64{}
 	for _, l := range req.Lines {
