@@ -740,10 +740,4 @@ type RoomService interface {
 	// RoomTicket returns a visitor's ticket (ENotFound if the visitor has
 	// not joined).
 	RoomTicket(ctx context.Context, roomID, visitorID string) (RoomTicket, error)
-
-	// AdmitRooms makes one round of admissions in every room that is
-	// open or due to open, and marks sold out those whose stock is gone;
-	// it returns how many visitors it admitted. serve runs it on a ticker;
-	// every instance may, and the rooms' rows keep them apart.
-	AdmitRooms(ctx context.Context) (int64, error)
 }

@@ -406,31 +406,42 @@ func (e *Engine) RoomTicket(ctx context.Context, roomID, visitorID string) (stoc
 	})
 }
 
-// AdmitRooms implements stockade.RoomService.
-func (e *Engine) AdmitRooms(ctx context.Context) (int64, error) {
-	return run(e, ctx, "admit rooms", nil, func(ctx context.Context, c *call) (int64, error) {
-		var rooms []stockade.Room
-		err := c.view(ctx, func(tx stockade.Tx) (err error) {
-			rooms, err = tx.RoomListGating(ctx)
+// AdmitRooms makes one round of admissions in every room that gates: it
+// opens those whose time has come, admits in each what Room.Admissions
+// allows, and marks sold out those whose stock is gone. It returns how
+// many visitors it admitted. RunAdmissions calls it on a ticker; every
+// instance may, and the rooms' rows make them take turns. Each round
+// reaches Options.Observer as a CallReport of Op "admit rooms".
+func (e *Engine) AdmitRooms(ctx context.Context) (admitted int64, err error) {
+	ctx, cancel := context.WithTimeout(ctx, e.opts.Timeout)
+	defer cancel()
+	c := &call{e: e, op: "admit rooms", start: time.Now(), actor: stockade.System}
+	defer func() {
+		err = c.classify(ctx, err)
+		if obs := e.opts.Observer; obs != nil {
+			obs(CallReport{Op: c.op, Code: stockade.ErrorCode(err), Attempts: c.attempts, Retries: c.retries, Duration: time.Since(c.start)})
+		}
+	}()
+	var rooms []stockade.Room
+	err = c.view(ctx, func(tx stockade.Tx) (err error) {
+		rooms, err = tx.RoomListGating(ctx)
+		return err
+	})
+	if err != nil {
+		return 0, err
+	}
+	for _, r := range rooms {
+		var n int64
+		err := c.update(ctx, func(tx stockade.Tx) (err error) {
+			n, err = e.admitRoom(ctx, tx, r.ID)
 			return err
 		})
 		if err != nil {
-			return 0, err
+			return admitted, fmt.Errorf("room %s: %w", r.ID, err)
 		}
-		var total int64
-		for _, r := range rooms {
-			var n int64
-			err := c.update(ctx, func(tx stockade.Tx) (err error) {
-				n, err = e.admitRoom(ctx, tx, r.ID)
-				return err
-			})
-			if err != nil {
-				return total, fmt.Errorf("room %s: %w", r.ID, err)
-			}
-			total += n
-		}
-		return total, nil
-	})
+		admitted += n
+	}
+	return admitted, nil
 }
 
 // admitRoom makes one round of a room's admissions: it opens the room if

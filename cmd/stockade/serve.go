@@ -42,6 +42,7 @@ type serveConfig struct {
 	locker          lockerSpec
 	lockTTL         time.Duration // of the lock strategy's leases
 	sweepInterval   time.Duration
+	admitInterval   time.Duration // of the waiting rooms' admissions
 	defaultTTL      time.Duration
 	maxHold         time.Duration // the longest a hold of seats may last
 	requestTimeout  time.Duration
@@ -102,6 +103,8 @@ flags:
 		"strategy lock: the time-to-live of each SKU's or show's lease; a holder that stops (a paused or\ncut-off instance) keeps its keys no longer than this, plus the backend's margin")
 	sweep := env.Duration("sweep-interval", "STOCKADE_SWEEP_INTERVAL", time.Second,
 		"how often lapsed reservations and holds are expired and old idempotency records purged")
+	admit := env.Duration("admit-interval", "STOCKADE_ADMIT_INTERVAL", time.Second/4,
+		"how often the waiting rooms admit visitors, open when their time comes, and notice a sell-out")
 	eventsURL := env.String("events", "STOCKADE_EVENTS", "",
 		"relay the outbox's events to NATS JetStream at this `URL` (nats://HOST:PORT, or several servers of a\ncluster separated by commas), stream STOCKADE_EVENTS,\nsubjects stockade.events.<aggregate>.<type>; the service serves while the broker is down")
 	eventsWorkers := env.Int("events-workers", "STOCKADE_EVENTS_WORKERS", 128,
@@ -164,7 +167,7 @@ flags:
 	for _, d := range []struct {
 		name string
 		v    time.Duration
-	}{{"sweep-interval", *sweep}, {"event-retention", *retention}, {"default-ttl", *ttl}, {"max-hold-lifetime", *maxHold}, {"request-timeout", *reqTimeout}, {"shutdown-timeout", *shutdown}, {"payment-grace", *grace}, {"lock-ttl", *lockTTL},
+	}{{"sweep-interval", *sweep}, {"admit-interval", *admit}, {"event-retention", *retention}, {"default-ttl", *ttl}, {"max-hold-lifetime", *maxHold}, {"request-timeout", *reqTimeout}, {"shutdown-timeout", *shutdown}, {"payment-grace", *grace}, {"lock-ttl", *lockTTL},
 		{"webhook-retry-for", *webhookRetryFor}, {"webhook-timeout", *webhookTimeout}} {
 		if d.v <= 0 {
 			return c, fmt.Errorf("serve: -%s must be positive, got %v", d.name, d.v)
@@ -218,6 +221,7 @@ flags:
 	c.addr, c.strategy, c.maxBatch = *addr, *strategy, *maxBatch
 	c.sweepInterval, c.defaultTTL, c.requestTimeout, c.shutdownTimeout = *sweep, *ttl, *reqTimeout, *shutdown
 	c.drainDelay = *drain
+	c.admitInterval = *admit
 	if c.drainDelay < 0 {
 		return c, fmt.Errorf("serve: -drain-delay %s: must not be negative", c.drainDelay)
 	}
@@ -394,6 +398,7 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 	sweepCtx, stopSweep := context.WithCancel(context.WithoutCancel(ctx))
 	var sweeper sync.WaitGroup
 	sweeper.Go(func() { eng.RunSweeper(sweepCtx, c.sweepInterval) })
+	sweeper.Go(func() { eng.RunAdmissions(sweepCtx, c.admitInterval) })
 	hooks := webhook.New(eng, &webhook.Options{Timeout: c.webhookTimeout, RetryFor: c.webhookRetryFor,
 		AllowPrivate: c.webhookPrivate, Wake: eng.Written, Logger: log, Observer: webhookObserver(metrics)})
 	sweeper.Go(func() { hooks.Run(sweepCtx) })
