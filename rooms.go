@@ -740,4 +740,11 @@ type RoomService interface {
 	// RoomTicket returns a visitor's ticket (ENotFound if the visitor has
 	// not joined).
 	RoomTicket(ctx context.Context, roomID, visitorID string) (RoomTicket, error)
+
+	// WatchTicket returns a channel of a visitor's tickets: the ticket of
+	// the moment, then each change, closed once the ticket has an end
+	// (sold out, closed, expired) or ctx ends. A reader that falls behind
+	// gets the newest ticket, not each one. ENotFound at once for a
+	// visitor that has not joined.
+	WatchTicket(ctx context.Context, roomID, visitorID string) (<-chan RoomTicket, error)
 }

@@ -128,6 +128,11 @@ type Options struct {
 	// wait for the rest.
 	// Default: 1s.
 	EventPoll time.Duration
+	// TicketPoll is how often a room's watched tickets (WatchTicket) are
+	// read again: a visitor learns of an admission or a sell-out at most
+	// this long after the admissions' round that made it.
+	// Default: 250ms.
+	TicketPoll time.Duration
 
 	// WebhookPrivate lets webhook endpoints name loopback, private and
 	// link-local hosts (stockade.WebhookHostAllowed); without it they are
@@ -224,6 +229,9 @@ func (o *Options) withDefaults() Options {
 	if c.OutcomeRetention <= 0 {
 		c.OutcomeRetention = 7 * 24 * time.Hour
 	}
+	if c.TicketPoll <= 0 {
+		c.TicketPoll = time.Second / 4
+	}
 	if c.EventPoll <= 0 {
 		c.EventPoll = time.Second
 	}
@@ -254,6 +262,8 @@ type Engine struct {
 	// joins is JoinRoom's lane: a group lane under every strategy (see
 	// rooms.go).
 	joins lane[*joinCall]
+	// watches are the rooms whose tickets someone watches (WatchTicket).
+	watches watches
 	// kept are the free seats of shows as their last hold batches left
 	// them, under the Batch strategy; nil under the others.
 	kept    *keptSeats
