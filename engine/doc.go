@@ -212,6 +212,43 @@
 // next, with the inbox rows, the payments and their targets read and
 // locked in bulk.
 //
+// # Waiting rooms
+//
+// The engine is also a stockade.RoomService: a waiting room in front of a
+// show or of SKUs, for a sale that draws a crowd many times what it can
+// serve. Visitors join (JoinRoom) and take a place: the next in arrival
+// order, or, in a room of stockade.RoomRandomAtOpening joined before it
+// opens, a random draw that the opening turns into places, so that coming
+// a second early gains nothing. A visitor has one place however often it
+// joins. Joins group-commit under every strategy, one queue per room: a
+// join writes the room's queue, never stock or seats.
+//
+// AdmitRooms, on a ticker in serve (RunAdmissions), opens the rooms whose
+// time has come and admits, in the order of the places, what
+// stockade.Room.Admissions allows: no more a minute than the room's rate
+// (a bucket of RoomBurst seconds), no more admissions in force than its
+// active limit, and no more visitors than the stock left can serve: the
+// visitors admitted who have not held yet, times PerVisitor, stay within
+// the free seats, places or units times StockFactor. A room so paused
+// admits again when holds lapse and their stock comes back. When nothing
+// is free or held, the room is sold out: it stops queueing, and every
+// visitor still in it learns so from its ticket. The round of a room runs
+// in a transaction that locks the room's row, so instances take turns and
+// the places are admitted once each, in order.
+//
+// An admission is a token (stockade.AdmissionToken): HMAC-SHA256 with
+// the room's secret over the room, the visitor, its place and its
+// expiry, which a shop's front end can check with the secret. While a
+// room is scheduled or queueing, HoldSeats on its show, and Reserve and
+// Checkout drawing on its SKUs, need an admission in force for the
+// visitor the call names (EAdmissionRequired without one, naming the room
+// to join; EAdmissionInvalid for a forged, expired or another visitor's or
+// room's token). The check runs in the transaction that decides the call,
+// against the rooms read there, and marks the admission used, which the
+// stock rule counts. WatchTicket streams a visitor's ticket: one reader per
+// watched room reads it every Options.TicketPoll and works out every
+// watcher's ticket from its place.
+//
 // # Flows and their edge cases
 //
 //   - Reserve holds for the request's TTL (Options.DefaultTTL if zero, at
@@ -357,6 +394,8 @@
 //     decideConfirms).
 //   - payments.go: payments, their saga and reorders; outcomes.go:
 //     ApplyOutcome (decideOutcomes).
+//   - rooms.go: waiting rooms, joins (decideJoins), admissions and the
+//     gate of holds and reservations; roomwatch.go: watched tickets.
 //   - sweep.go: the sweeper; events.go: the event feed; reconcile*.go:
 //     checks of the ledger and the outbox; keys.go: API keys.
 //   - writes.go: the ground floor: the outbox, ledger rows and counter
