@@ -1036,8 +1036,9 @@ type RoomTx interface {
 	RoomVisitorGetMany(ctx context.Context, roomID string, ids []string) ([]RoomVisitor, error)
 
 	// RoomVisitorDraw gives the room's visitors that have no position the
-	// positions after, after+1, … in the order of their Draw, then of
-	// their visitor id, and returns how many it gave.
+	// positions after+1, after+2, … in the order of their Draw, then of
+	// their visitor id, and returns how many it gave: after is the last
+	// position given before, as RoomAdmit.After is the last admitted.
 	RoomVisitorDraw(ctx context.Context, roomID string, after int64) (int64, error)
 
 	// RoomVisitorAdmit admits the room's visitors at positions after+1

@@ -418,6 +418,16 @@ func checkError(pe *pgconn.PgError) *stockade.Error {
 		return stockade.Errorf(stockade.EInvalid, "invalid payment resolution")
 	case "payments_version_check":
 		return stockade.Errorf(stockade.EInvalid, "payment version below 1")
+	case "rooms_admission_order_check":
+		return stockade.Errorf(stockade.EInvalid, "invalid room order")
+	case "rooms_status_check":
+		return stockade.Errorf(stockade.EInvalid, "invalid room status")
+	case "rooms_joined_check", "rooms_ordered_check", "rooms_admitted_check":
+		return stockade.Errorf(stockade.EInvalid, "a room's count below zero")
+	case "rooms_version_check":
+		return stockade.Errorf(stockade.EInvalid, "room version below 1")
+	case "room_visitors_position_check":
+		return stockade.Errorf(stockade.EInvalid, "room visitor position below zero")
 	}
 	return stockade.Errorf(stockade.EInvalid, "refused by check constraint "+pe.ConstraintName)
 }

@@ -89,7 +89,9 @@ func TestMigrate(t *testing.T) {
 		"index events_aggregate_id", "table relay_checkpoints", "table shows", "table seats", "index seats_order",
 		"table areas", "table holds", "index holds_held_expiry", "table bookings", "index bookings_hold", "table seat_history",
 		"table seat_epochs", "table payments", "index payments_stuck", "table payment_changes",
-		"index payment_changes_payment", "table payment_inbox", "index payment_inbox_received", "table seat_epoch_changes", "index holds_show_held_expiry"} {
+		"index payment_changes_payment", "table payment_inbox", "index payment_inbox_received", "table seat_epoch_changes", "index holds_show_held_expiry",
+		"table rooms", "index rooms_status", "table room_targets", "index room_targets_room", "table room_visitors",
+		"index room_visitors_position", "index room_visitors_draw", "index room_visitors_admitted"} {
 		if !strings.Contains(strings.Join(before, "\n"), want) {
 			t.Errorf("schema lacks %s: %q", want, before)
 		}
@@ -123,7 +125,7 @@ func TestMigrate(t *testing.T) {
 	}
 	if want := []string{"1 0001_init.sql", "2 0002_idempotency_results.sql", "3 0003_access.sql", "4 0004_events.sql", "5 0005_relay.sql",
 		"6 0006_bookings.sql", "7 0007_seat_epochs.sql", "8 0008_payments.sql", "9 0009_order_versions.sql",
-		"10 0010_drop_payments_in_flight.sql", "11 0011_unplaced_locations.sql", "12 0012_hold_booking_lists.sql", "13 0013_show_list.sql", "14 0014_location_stock.sql", "15 0015_metadata.sql", "16 0016_hold_metadata.sql", "17 0017_payment_metadata.sql", "18 0018_webhooks.sql", "19 0019_shipments.sql", "20 0020_seat_epoch_changes.sql", "21 0021_holds_show_held_expiry.sql"}; !reflect.DeepEqual(recs, want) {
+		"10 0010_drop_payments_in_flight.sql", "11 0011_unplaced_locations.sql", "12 0012_hold_booking_lists.sql", "13 0013_show_list.sql", "14 0014_location_stock.sql", "15 0015_metadata.sql", "16 0016_hold_metadata.sql", "17 0017_payment_metadata.sql", "18 0018_webhooks.sql", "19 0019_shipments.sql", "20 0020_seat_epoch_changes.sql", "21 0021_holds_show_held_expiry.sql", "22 0022_rooms.sql"}; !reflect.DeepEqual(recs, want) {
 		t.Errorf("schema_migrations = %q, want %q", recs, want)
 	}
 }

@@ -98,6 +98,19 @@
 //     older write transaction of the server): the tests wait for the
 //     events they committed to become readable instead of expecting them
 //     at once, and fail only if that takes 30 seconds.
+//   - A room reads back field for field, AdmissionTTL to the microsecond
+//     and Credit and StockFactor exactly; RoomGet of an unknown id is
+//     ENotFound, `room "id" not found`, RoomUpdate of one false and no
+//     error. RoomList pages in byte order of ids. RoomUpdate holds and
+//     lets go the targets the room was stored with, whatever the ShowID
+//     and SKUs it is given, and a refused insert or update (a target held,
+//     an id, visitor or position in use: stockade.ErrConflict) leaves
+//     nothing once its transaction rolls back. RoomVisitorDraw gives the
+//     positions after+1, after+2, …; RoomVisitorAdmit and
+//     RoomVisitorActivity are strict at the lower bound (a position equal
+//     to After is not admitted, an admission that ends at now is not in
+//     force). A list or set of visitors that holds none may be nil or
+//     empty.
 //   - Every write inside View fails, whatever the store does to enforce it.
 //   - A View neither waits for an Update in progress nor sees its
 //     uncommitted writes.

@@ -1,0 +1,3 @@
+-- Room $1 (id) lets its targets go.
+DELETE FROM room_targets
+WHERE room_id = $1::text;

@@ -1,0 +1,7 @@
+-- The rooms that hold any of the targets $1, each once, in id order.
+SELECT id, show_id, skus, opens_at, active_limit, admit_per_minute, admission_ttl_us, admission_order, per_visitor,
+	stock_factor, status, joined, ordered, admitted, credit, credit_at, paused, sold_out_at, secret, metadata,
+	created_at, updated_at, version
+FROM rooms
+WHERE id IN (SELECT room_id FROM room_targets WHERE target = ANY ($1::text[]))
+ORDER BY id;
