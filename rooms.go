@@ -404,29 +404,28 @@ type RoomActivity struct {
 }
 
 // Admissions returns how many more visitors r may admit at now, given
-// what its admissions in force are and what stock is left, and why it
-// admits none when it admits none (a RoomPaused reason, or empty when
-// there is simply no one waiting or no rate credit yet). It is the room's
-// one rule of admission: the rate's bucket, the active limit, and the
-// stock left against what admitted visitors may still take.
+// its admissions in force and the stock left, and, when that leaves
+// visitors waiting for another reason than the rate, why: RoomPausedActive
+// or RoomPausedStock. It is the room's one rule of admission: the rate's
+// bucket, the active limit, and the stock left against what admitted
+// visitors may still take.
 func (r Room) Admissions(now time.Time, act RoomActivity, stock RoomStock) (n int64, paused string) {
 	waiting := r.Ordered - r.Admitted
 	if r.Status != RoomQueueing || waiting <= 0 {
 		return 0, ""
 	}
-	n = min(waiting, int64(r.credit(now)))
-	if room := r.ActiveLimit - act.Active; room <= 0 {
-		return 0, RoomPausedActive
-	} else {
-		n = min(n, room)
+	byActive := max(0, r.ActiveLimit-act.Active)
+	byStock := max(0, (int64(math.Floor(float64(stock.Free)*r.StockFactor))-act.Unused*r.PerVisitor)/r.PerVisitor)
+	n = min(waiting, int64(r.credit(now)), byActive, byStock)
+	switch {
+	case n == waiting:
+		return n, ""
+	case n == byStock:
+		return n, RoomPausedStock
+	case n == byActive:
+		return n, RoomPausedActive
 	}
-	promised := act.Unused * r.PerVisitor
-	can := int64(math.Floor(float64(stock.Free)*r.StockFactor)) - promised
-	if can < r.PerVisitor {
-		return 0, RoomPausedStock
-	}
-	n = min(n, can/r.PerVisitor)
-	return max(n, 0), ""
+	return n, "" // the rate: the next round admits more
 }
 
 // credit returns the rate's bucket at now: what it held at CreditAt,

@@ -173,8 +173,9 @@ func TestRoomGatesHolds(t *testing.T) {
 		if _, err := en.eng.HoldSeats(ctx, stockade.HoldRequest{ShowID: "free", Seats: []string{"s/A/1"}}, nil); err != nil {
 			t.Fatalf("a hold of a show behind no room: %v", err)
 		}
+		v2 := en.ticket("gig-room", "v2")
 		en.clock.Advance(stockade.DefaultAdmissionTTL)
-		req.Admission = proof(en.ticket("gig-room", "v2"))
+		req.Admission = proof(v2)
 		_, err = en.eng.HoldSeats(ctx, req, nil)
 		wantCode(t, err, stockade.EAdmissionInvalid)
 		if tk := en.ticket("gig-room", "v2"); tk.Status != stockade.TicketExpired || tk.Token != "" {
