@@ -510,6 +510,8 @@ func TestStatusTable(t *testing.T) {
 		{stockade.Errorf(stockade.EInvalidState, "order is fulfilled"), 409, "invalid_state", "order is fulfilled"},
 		{stockade.Errorf(stockade.EReservationExpired, "expired"), 410, "reservation_expired", "expired"},
 		{stockade.Errorf(stockade.EIdempotencyMismatch, "other request"), 422, "idempotency_mismatch", "other request"},
+		{stockade.Errorf(stockade.EAdmissionRequired, "join room r"), 403, "admission_required", "join room r"},
+		{stockade.Errorf(stockade.EAdmissionInvalid, "token expired"), 403, "admission_invalid", "token expired"},
 		{stockade.Errorf(stockade.EUnavailable, "try again"), 503, "unavailable", "try again"},
 		{fmt.Errorf("wrapped: %w", stockade.Errorf(stockade.ENotFound, "x")), 404, "not_found", "x"},
 		{fmt.Errorf("reserve: %w", context.DeadlineExceeded), 503, "unavailable", "the request did not finish in time"},

@@ -29,6 +29,8 @@ var statusOf = map[string]int{
 	stockade.EUnauthenticated:     http.StatusUnauthorized,
 	stockade.EForbidden:           http.StatusForbidden,
 	stockade.ERateLimited:         http.StatusTooManyRequests,
+	stockade.EAdmissionRequired:   http.StatusForbidden,
+	stockade.EAdmissionInvalid:    http.StatusForbidden,
 	stockade.EInternal:            http.StatusInternalServerError,
 }
 

@@ -1508,7 +1508,7 @@ export interface components {
             title: string;
             status: number;
             /** @enum {string} */
-            code: "invalid" | "unauthenticated" | "forbidden" | "not_found" | "insufficient_stock" | "version_conflict" | "invalid_state" | "reservation_expired" | "idempotency_mismatch" | "rate_limited" | "unavailable" | "internal" | "seats_unavailable" | "sold_out" | "hold_expired" | "payment_exists" | "payment_in_flight";
+            code: "invalid" | "unauthenticated" | "forbidden" | "not_found" | "insufficient_stock" | "version_conflict" | "invalid_state" | "reservation_expired" | "idempotency_mismatch" | "rate_limited" | "unavailable" | "internal" | "seats_unavailable" | "sold_out" | "hold_expired" | "payment_exists" | "payment_in_flight" | "admission_required" | "admission_invalid";
             detail: string;
         };
         Problem400: {
@@ -1536,10 +1536,10 @@ export interface components {
             title?: "Forbidden";
             /** @constant */
             status?: 403;
-            /** @constant */
-            code?: "forbidden";
-            /** @constant */
-            type?: "urn:stockade:problem:forbidden";
+            /** @enum {unknown} */
+            code?: "forbidden" | "admission_required" | "admission_invalid";
+            /** @enum {unknown} */
+            type?: "urn:stockade:problem:forbidden" | "urn:stockade:problem:admission_required" | "urn:stockade:problem:admission_invalid";
         } & components["schemas"]["Problem"];
         Problem404: {
             /** @constant */
@@ -2229,7 +2229,7 @@ export interface components {
                 "application/problem+json": components["schemas"]["Problem401"];
             };
         };
-        /** @description forbidden: the key's role may not make this call. */
+        /** @description forbidden: the key's role may not make this call; admission_required: a hold, reservation or checkout of what a scheduled or queueing waiting room stands in front of, without an admission (detail names the room to join); admission_invalid: its admission's token is forged, expired, or for another visitor or room, as detail says. */
         Forbidden: {
             headers: {
                 "X-Request-Id": components["headers"]["XRequestId"];
