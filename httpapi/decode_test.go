@@ -17,6 +17,8 @@ var reserveBodies = []string{
 	`{"lines":[{"sku":"widget","quantity":2}]}`,
 	`{"lines":[{"sku":"widget","quantity":2,"location":"east"}],"ttl_seconds":600,"ship_to":{"lat":40.0,"lon":-75.2}}`,
 	`{"lines":[{"sku":"widget","quantity":1}],"ship_to":null}`,
+	`{"lines":[{"sku":"widget","quantity":1}],"admission":{"visitor_id":"cart-1","token":"adm1.e30.c2ln"}}`,
+	`{"lines":[{"sku":"widget","quantity":1}],"admission":{"token":"t","Visitor_id":"v"}}`,
 	`{"lines":[{"sku":"widget","quantity":"2"}]}`,
 	`{"lines":[{"sku":"widget","quantity":1}],"lines":[]}`,
 	`{"Lines":[{"sku":"widget","quantity":1}]}`,
@@ -60,7 +62,7 @@ func FuzzReserveBody(f *testing.F) {
 		if !exactKeys(body) {
 			t.Fatalf("accepted a repeated or misspelled key: %q", body)
 		}
-		wire, err := json.Marshal(reserveJSON{Lines: toLines(req.Lines), TTLSeconds: int64(req.TTL.Seconds()), ShipTo: req.ShipTo})
+		wire, err := json.Marshal(reserveBodyOf(req))
 		if err != nil {
 			t.Fatalf("encode %+v: %v", req, err)
 		}
@@ -83,11 +85,12 @@ func FuzzReserveBody(f *testing.F) {
 
 // exactKeys reports whether every object in the JSON value in data has
 // distinct keys, all of them names of the reservation body (lines,
-// ttl_seconds, ship_to, sku, quantity, location, lat, lon). It decodes
-// independently of checkKeys, into generic values.
+// ttl_seconds, ship_to, admission, sku, quantity, location, lat, lon,
+// visitor_id, token). It decodes independently of checkKeys, into generic
+// values.
 func exactKeys(data []byte) bool {
-	names := map[string]bool{"lines": true, "ttl_seconds": true, "ship_to": true,
-		"sku": true, "quantity": true, "location": true, "lat": true, "lon": true}
+	names := map[string]bool{"lines": true, "ttl_seconds": true, "ship_to": true, "admission": true,
+		"sku": true, "quantity": true, "location": true, "lat": true, "lon": true, "visitor_id": true, "token": true}
 	dec := json.NewDecoder(strings.NewReader(string(data)))
 	var walk func() bool
 	walk = func() bool {

@@ -26,6 +26,7 @@ type reserveBody struct {
 	TTLSeconds *int64            `json:"ttl_seconds"`
 	ShipTo     json.RawMessage   `json:"ship_to"`
 	Metadata   map[string]string `json:"metadata"`
+	Admission  json.RawMessage   `json:"admission"`
 }
 
 type lineBody struct {
@@ -70,7 +71,8 @@ func (b reserveBody) request() (stockade.ReserveRequest, error) {
 	if len(b.Metadata) > 0 {
 		req.Metadata = b.Metadata
 	}
-	return req, nil
+	req.Admission, err = admissionOf(b.Admission)
+	return req, err
 }
 
 // decodeLines decodes the lines of a reservation, a checkout or a
@@ -483,10 +485,12 @@ type reserveJSON struct {
 	TTLSeconds int64             `json:"ttl_seconds,omitempty"`
 	ShipTo     *stockade.Point   `json:"ship_to,omitempty"`
 	Metadata   stockade.Metadata `json:"metadata,omitempty"`
+	Admission  *admissionJSON    `json:"admission,omitempty"`
 }
 
 func reserveBodyOf(req stockade.ReserveRequest) reserveJSON {
-	return reserveJSON{Lines: toLines(req.Lines), TTLSeconds: seconds(req.TTL), ShipTo: req.ShipTo, Metadata: req.Metadata}
+	return reserveJSON{Lines: toLines(req.Lines), TTLSeconds: seconds(req.TTL), ShipTo: req.ShipTo, Metadata: req.Metadata,
+		Admission: admissionBodyOf(req.Admission)}
 }
 
 // Reserve implements stockade.StockService. The TTL goes over the wire in

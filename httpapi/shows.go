@@ -195,6 +195,7 @@ type holdBody struct {
 	Places     []json.RawMessage `json:"general_admission"`
 	TTLSeconds *int64            `json:"ttl_seconds"`
 	Metadata   map[string]string `json:"metadata"`
+	Admission  json.RawMessage   `json:"admission"`
 }
 
 type bestBody struct {
@@ -229,11 +230,14 @@ func (b holdBody) request(showID string) (stockade.HoldRequest, error) {
 		return req, err
 	}
 	if b.TTLSeconds != nil {
-		req.TTL, err = ttlOf(*b.TTLSeconds, longestHold)
+		if req.TTL, err = ttlOf(*b.TTLSeconds, longestHold); err != nil {
+			return req, err
+		}
 	}
 	if len(b.Metadata) > 0 {
 		req.Metadata = b.Metadata
 	}
+	req.Admission, err = admissionOf(b.Admission)
 	return req, err
 }
 
@@ -828,6 +832,7 @@ type holdBodyJSON struct {
 	Places     []placesJSON      `json:"general_admission,omitempty"`
 	TTLSeconds int64             `json:"ttl_seconds,omitempty"`
 	Metadata   stockade.Metadata `json:"metadata,omitempty"`
+	Admission  *admissionJSON    `json:"admission,omitempty"`
 }
 
 type bestSeatsJSON struct {
@@ -840,7 +845,7 @@ type bestSeatsJSON struct {
 
 func holdBodyOf(req stockade.HoldRequest) holdBodyJSON {
 	return holdBodyJSON{Seats: req.Seats, Best: each(req.Best, func(b stockade.BestSeats) bestSeatsJSON { return bestSeatsJSON(b) }),
-		Places: each(req.Places, toPlaces), TTLSeconds: seconds(req.TTL), Metadata: req.Metadata}
+		Places: each(req.Places, toPlaces), TTLSeconds: seconds(req.TTL), Metadata: req.Metadata, Admission: admissionBodyOf(req.Admission)}
 }
 
 // PutShow implements stockade.BookingService: PUT /v1/shows/{id}.

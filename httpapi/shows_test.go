@@ -782,6 +782,9 @@ var holdBodies = []string{
 	`{"general_admission":[{"area":"x","quantity":1,"area":"y"}]}`,
 	`{"ttl_seconds":0,"seats":["a"]}`,
 	`{"Seats":["a"]}`,
+	`{"seats":["stalls/A/1"],"admission":{"visitor_id":"v-1","token":"adm1.e30.c2ln"}}`,
+	`{"seats":["stalls/A/1"],"admission":{"visitor_id":"v-1"}}`,
+	`{"seats":["stalls/A/1"],"admission":null}`,
 	`null`,
 }
 

@@ -177,7 +177,7 @@ export interface paths {
         put?: never;
         /**
          * Hold stock
-         * @description Holds every line or none until the reservation expires, is confirmed or is released. Not enough available is 409 insufficient_stock; an unknown SKU or location is 404.
+         * @description Holds every line or none until the reservation expires, is confirmed or is released. Not enough available is 409 insufficient_stock; an unknown SKU or location is 404. While a waiting room stands in front of a line's SKU and is scheduled or queueing, the body carries the admission of a visitor it admitted: without one, 403 admission_required, naming the room to join; with a token that does not check (forged, expired, for another visitor or room), 403 admission_invalid, saying why.
          *
          *     Roles: admin, storefront. A storefront key acts on its own reservations and orders only: those of other keys answer 404.
          */
@@ -261,7 +261,7 @@ export interface paths {
         put?: never;
         /**
          * Check out directly
-         * @description Reserves and confirms in one step: every line or none. ttl_seconds is checked and ignored.
+         * @description Reserves and confirms in one step: every line or none. ttl_seconds is checked and ignored. While a waiting room stands in front of a line's SKU and is scheduled or queueing, the body carries the admission of a visitor it admitted: without one, 403 admission_required, naming the room to join; with a token that does not check (forged, expired, for another visitor or room), 403 admission_invalid, saying why.
          *
          *     Roles: admin, storefront. A storefront key acts on its own reservations and orders only: those of other keys answer 404.
          */
@@ -481,7 +481,7 @@ export interface paths {
         put?: never;
         /**
          * Hold seats and places of a show
-         * @description Holds what the body asks, all or none, until the hold expires, is confirmed or is released; lapsed holds of the show are expired first. A named seat that is not free is 409 seats_unavailable, naming it; seats or places that no free ones meet are 409 sold_out, saying which; an unknown show, seat or area is 404.
+         * @description Holds what the body asks, all or none, until the hold expires, is confirmed or is released; lapsed holds of the show are expired first. A named seat that is not free is 409 seats_unavailable, naming it; seats or places that no free ones meet are 409 sold_out, saying which; an unknown show, seat or area is 404. While a waiting room stands in front of the show and is scheduled or queueing, the body carries the admission of a visitor it admitted: without one, 403 admission_required, naming the room to join; with a token that does not check (forged, expired, for another visitor or room), 403 admission_invalid, saying why.
          *
          *     Roles: admin, storefront. A storefront key acts on its own holds and bookings only: those of other keys answer 404.
          */
@@ -1322,6 +1322,7 @@ export interface components {
             ttl_seconds?: number;
             ship_to?: components["schemas"]["Point"];
             metadata?: components["schemas"]["Metadata"];
+            admission?: components["schemas"]["Admission"];
         };
         /** @description No body, or an empty object. */
         EmptyBody: Record<string, never>;
@@ -1857,6 +1858,7 @@ export interface components {
              */
             ttl_seconds?: number;
             metadata?: components["schemas"]["Metadata"];
+            admission?: components["schemas"]["Admission"];
         } | {
             seats: components["schemas"]["Id"][];
         } | {
@@ -2194,6 +2196,12 @@ export interface components {
             metadata: {
                 [key: string]: string;
             };
+        };
+        /** @description The admission a hold, reservation or checkout carries through a waiting room: the visitor and the token of its ticket, which must be in force, signed for this room and this visitor. Left out for none. */
+        Admission: {
+            visitor_id: components["schemas"]["Id"];
+            /** @description The token of the visitor's ticket (GET /v1/rooms/{id}/visitors/{visitor}). */
+            token: string;
         };
     };
     responses: {
