@@ -60,6 +60,7 @@ func bearerOf(secret string) string { return "Authorization: Bearer " + secret }
 type fixture struct {
 	reservation, order, hold, booking, payment, key string
 	endpoint, delivery                              string // a webhook endpoint, and a delivery of it that failed
+	room, visitor                                   string // a waiting room in front of the SKU gadget, and a visitor of it
 }
 
 // example is a request to a route that its allowed roles can make with
@@ -176,6 +177,18 @@ var examples = map[string]func(f fixture) example{
 	"POST /v1/webhook-endpoints/{id}/deliveries/{delivery}/redeliver": func(f fixture) example {
 		return example{"/v1/webhook-endpoints/" + f.endpoint + "/deliveries/" + f.delivery + "/redeliver", "", 200}
 	},
+	"POST /v1/rooms": func(fixture) example {
+		return example{"/v1/rooms", `{"id":"drop","skus":["gizmo"],"active_limit":10,"admit_per_minute":60}`, 201}
+	},
+	"GET /v1/rooms":        func(fixture) example { return example{"/v1/rooms?limit=5", "", 200} },
+	"GET /v1/rooms/{id}":   func(f fixture) example { return example{"/v1/rooms/" + f.room, "", 200} },
+	"PATCH /v1/rooms/{id}": func(f fixture) example { return example{"/v1/rooms/" + f.room, `{"active_limit":20}`, 200} },
+	"POST /v1/rooms/{id}/visitors": func(f fixture) example {
+		return example{"/v1/rooms/" + f.room + "/visitors", `{"visitor_id":"v-2"}`, 200}
+	},
+	"GET /v1/rooms/{id}/visitors/{visitor}": func(f fixture) example {
+		return example{"/v1/rooms/" + f.room + "/visitors/" + f.visitor, "", 200}
+	},
 	"GET /healthz":      func(fixture) example { return example{"/healthz", "", 200} },
 	"GET /readyz":       func(fixture) example { return example{"/readyz", "", 200} },
 	"GET /metrics":      func(fixture) example { return example{"/metrics", "", 200} },
@@ -200,8 +213,10 @@ func headersOf(pattern string, e example) []string {
 // keyedAPI returns a server that takes only keys, its keys, and a
 // fixture: stock of widget, the show gala (a row of 10 seats and a
 // standing area of 50), and a reservation, an order, a hold, a booking
-// and a payment of another reservation made with the storefront key. Its
-// lock inspector is a memlock Locker's.
+// and a payment of another reservation made with the storefront key, and
+// a waiting room in front of the SKU gadget, which nothing else touches,
+// with a visitor the storefront key joined. Its lock inspector is a
+// memlock Locker's.
 func keyedAPI(t *testing.T) (*api, keys, fixture) {
 	t.Helper()
 	a := newAPI(t, &apiOptions{keyed: true, server: &Options{Locks: memlock.New(nil)}})
@@ -221,6 +236,9 @@ func keyedAPI(t *testing.T) (*api, keys, fixture) {
 	f.payment = a.must(201, "POST", "/v1/payments", `{"target":{"kind":"reservation","id":"`+paid+`"},"amount":1250,"currency":"EUR"}`,
 		bearerOf(ks.storefront)).id(t)
 	f.delivery = failedDelivery(t, a.eng, f.endpoint)
+	f.room = a.must(201, "POST", "/v1/rooms", `{"id":"launch","skus":["gadget"],"active_limit":5,"admit_per_minute":60}`, admin).id(t)
+	f.visitor = "v-1"
+	a.must(200, "POST", "/v1/rooms/"+f.room+"/visitors", `{"visitor_id":"v-1"}`, bearerOf(ks.storefront))
 	return a, ks, f
 }
 
@@ -276,6 +294,7 @@ func (a *api) everything() string {
 	add(a.eng.Show(ctx, "gala"))
 	add(a.eng.Seats(ctx, "gala", stockade.SeatQuery{Limit: stockade.MaxSeatLimit}))
 	add(a.eng.Payments(ctx, stockade.PaymentQuery{Limit: stockade.MaxListLimit}))
+	add(a.eng.Rooms(ctx, stockade.RoomQuery{Limit: stockade.MaxRoomLimit}))
 	add(a.eng.Events(ctx, stockade.DomainEventQuery{Limit: stockade.MaxEventLimit})) // holds and bookings too
 	return b.String()
 }
@@ -381,9 +400,9 @@ func TestRouteRoles(t *testing.T) {
 // TestRoutePolicy checks the route table against the roles' promises: a
 // reader changes nothing; a storefront reads no ledger, no keys and no
 // locks, and changes only reservations, orders, holds, bookings and
-// payments, and ships none, makes no show and reports no payment's
-// outcome; /v1 is never public, but for the payment webhook, which is
-// signed.
+// payments, and the visitors of waiting rooms, and ships none, makes no
+// show and no room and reports no payment's outcome; /v1 is never public,
+// but for the payment webhook, which is signed.
 func TestRoutePolicy(t *testing.T) {
 	t.Parallel()
 	shops := func(method, path string) bool { // what a storefront may change
@@ -393,6 +412,9 @@ func TestRoutePolicy(t *testing.T) {
 			}
 		}
 		if method == "POST" && (path == "/v1/payments" || path == "/v1/payments/{id}/cancel") || method == "PATCH" && path == "/v1/payments/{id}" {
+			return true
+		}
+		if method == "POST" && path == "/v1/rooms/{id}/visitors" {
 			return true
 		}
 		return method == "POST" && strings.HasPrefix(path, "/v1/shows/") && strings.HasSuffix(path, "/holds")

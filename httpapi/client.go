@@ -18,12 +18,14 @@ import (
 
 // The Client's transport: requests, answers and errors. Its calls of each
 // aggregate are in that aggregate's file: stock.go, orders.go, shows.go,
-// payments.go, keys.go and events.go.
+// payments.go, keys.go, webhooks.go, rooms.go and events.go.
 
 // Client is a stockade.StockService, a stockade.BookingService and a
 // stockade.PaymentService over the HTTP API of a stockade server, and
-// manages API keys (CreateKey, Keys, RevokeKey); it is not a whole
-// stockade.Service, since a key is authenticated by the server only.
+// manages API keys (CreateKey, Keys, RevokeKey) and waiting rooms
+// (CreateRoom, UpdateRoom, JoinRoom, RoomTicket and the rest); it is not a
+// whole stockade.Service, since a key is authenticated by the server only
+// and a room's admissions are the server's own work.
 // A refusal comes back as the *stockade.Error the server sent (its code
 // and detail); transport failures and unexpected answers are other errors.
 //

@@ -38,6 +38,7 @@
 //	payments.go  payments, their outcomes and the webhook's route: /v1/payments
 //	keys.go      API keys: /v1/keys
 //	webhooks.go  outbound webhook endpoints and their deliveries: /v1/webhook-endpoints
+//	rooms.go     waiting rooms, their visitors and tickets, and the admission holds carry: /v1/rooms
 //	events.go    the feed of domain events and its stream: /v1/events
 //	locks.go     the lock inspector's view: /v1/locks
 //

@@ -31,7 +31,7 @@ var routeTable = []route{
 
 	// Reservations: hold, then confirm (→ order) or release; they expire
 	// on their own (orders.go).
-	{"POST /v1/reservations", shoppers, (*Server).reserve},                 // {lines, ttl_seconds?, ship_to?} → reservation, 201
+	{"POST /v1/reservations", shoppers, (*Server).reserve},                 // {lines, ttl_seconds?, ship_to?, admission?} → reservation, 201
 	{"GET /v1/reservations", anyRole, (*Server).listReservations},          // ?status=&created_after=&created_before=&cursor=&limit= → {reservations, next_cursor?}
 	{"GET /v1/reservations/{id}", anyRole, (*Server).getReservation},       // → reservation
 	{"POST /v1/reservations/{id}/confirm", shoppers, (*Server).confirm},    // → order, 200
@@ -41,7 +41,7 @@ var routeTable = []route{
 	// Orders (orders.go): direct checkout, cancel (restock what has not
 	// shipped), fulfill (ship the rest); shipments of parts of an order
 	// (shipments.go).
-	{"POST /v1/orders", shoppers, (*Server).checkout},                   // {lines, ship_to?} → order, 201
+	{"POST /v1/orders", shoppers, (*Server).checkout},                   // {lines, ship_to?, admission?} → order, 201
 	{"GET /v1/orders", anyRole, (*Server).listOrders},                   // ?status=&created_after=&created_before=&cursor=&limit= → {orders, next_cursor?}
 	{"GET /v1/orders/{id}", anyRole, (*Server).getOrder},                // → order
 	{"POST /v1/orders/{id}/cancel", shoppers, (*Server).cancelOrder},    // → order, 200
@@ -59,7 +59,7 @@ var routeTable = []route{
 	{"GET /v1/shows/{id}/history", anyRole, (*Server).listSeatHistory},   // ?seat=&area=&cursor=&limit= → {changes, next_cursor?}, oldest first
 	{"GET /v1/shows/{id}/holds", anyRole, (*Server).listShowHolds},       // ?status=&created_after=&created_before=&cursor=&limit= → {holds, next_cursor?}
 	{"GET /v1/shows/{id}/bookings", anyRole, (*Server).listShowBookings}, // the same → {bookings, next_cursor?}
-	{"POST /v1/shows/{id}/holds", shoppers, (*Server).holdSeats},         // {seats?, best_available?, general_admission?, ttl_seconds?} → hold, 201
+	{"POST /v1/shows/{id}/holds", shoppers, (*Server).holdSeats},         // {seats?, best_available?, general_admission?, ttl_seconds?, admission?} → hold, 201
 	{"GET /v1/holds", anyRole, (*Server).listHolds},                      // as a show's, across shows
 	{"GET /v1/holds/{id}", anyRole, (*Server).getHold},                   // → hold
 	{"POST /v1/holds/{id}/extend", shoppers, (*Server).extendHold},       // {ttl_seconds} → hold, 200
@@ -70,6 +70,19 @@ var routeTable = []route{
 	{"GET /v1/bookings/{id}", anyRole, (*Server).getBooking},             // → booking
 	{"POST /v1/bookings/{id}/cancel", shoppers, (*Server).cancelBooking}, // → booking, 200
 	{"PATCH /v1/bookings/{id}", shoppers, (*Server).updateBooking},       // {metadata} → booking, 200
+
+	// Waiting rooms in front of a show or SKUs: visitors join and are
+	// admitted in the room's order, at its rate; while it queues, a hold,
+	// reservation or checkout of what it is in front of carries the
+	// admission ({visitor_id, token}) of the visitor's ticket. The secret
+	// that signs the tokens is in the answer to the creation only
+	// (rooms.go).
+	{"POST /v1/rooms", admins, (*Server).createRoom},                          // {id, show_id | skus, opens_at?, active_limit, admit_per_minute, admission_ttl_seconds?, order?, per_visitor?, stock_factor?, metadata?} → room with secret, 201
+	{"GET /v1/rooms", anyRole, (*Server).listRooms},                           // ?cursor=&limit= → {rooms, next_cursor?}, in id order
+	{"GET /v1/rooms/{id}", anyRole, (*Server).getRoom},                        // → room
+	{"PATCH /v1/rooms/{id}", admins, (*Server).updateRoom},                    // {opens_at?, active_limit?, …, status?, reorder?, expected_version?, metadata?} → room, 200
+	{"POST /v1/rooms/{id}/visitors", shoppers, (*Server).joinRoom},            // {visitor_id} → ticket, 200; one place per visitor
+	{"GET /v1/rooms/{id}/visitors/{visitor}", shoppers, (*Server).roomTicket}, // → ticket
 
 	// Payments of reservations, holds and orders, as payment systems
 	// report them: outcomes arrive by the signed webhook (webhook.go), or

@@ -282,6 +282,48 @@ export declare const routes: {
         readonly auth: "bearer";
         readonly stream: false;
     };
+    readonly listRooms: {
+        readonly method: "GET";
+        readonly path: "/v1/rooms";
+        readonly idempotencyKey: false;
+        readonly auth: "bearer";
+        readonly stream: false;
+    };
+    readonly createRoom: {
+        readonly method: "POST";
+        readonly path: "/v1/rooms";
+        readonly idempotencyKey: true;
+        readonly auth: "bearer";
+        readonly stream: false;
+    };
+    readonly getRoom: {
+        readonly method: "GET";
+        readonly path: "/v1/rooms/{id}";
+        readonly idempotencyKey: false;
+        readonly auth: "bearer";
+        readonly stream: false;
+    };
+    readonly updateRoom: {
+        readonly method: "PATCH";
+        readonly path: "/v1/rooms/{id}";
+        readonly idempotencyKey: true;
+        readonly auth: "bearer";
+        readonly stream: false;
+    };
+    readonly joinRoom: {
+        readonly method: "POST";
+        readonly path: "/v1/rooms/{id}/visitors";
+        readonly idempotencyKey: true;
+        readonly auth: "bearer";
+        readonly stream: false;
+    };
+    readonly getRoomTicket: {
+        readonly method: "GET";
+        readonly path: "/v1/rooms/{id}/visitors/{visitor}";
+        readonly idempotencyKey: false;
+        readonly auth: "bearer";
+        readonly stream: false;
+    };
     readonly listPayments: {
         readonly method: "GET";
         readonly path: "/v1/payments";

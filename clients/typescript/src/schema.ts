@@ -684,6 +684,108 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/rooms": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the waiting rooms
+         * @description A page of the rooms, in id order, each as GET /v1/rooms/{id} shows it. Secrets are never shown again.
+         *
+         *     Roles: admin, storefront, reader.
+         */
+        get: operations["listRooms"];
+        put?: never;
+        /**
+         * Put a waiting room in front of a show or SKUs
+         * @description Puts a room in front of one show or of SKUs. Visitors join it from then on (POST /v1/rooms/{id}/visitors); from opens_at it admits them in its order, at most admit_per_minute a minute, at most active_limit admissions in force at once, and never more than the stock left can serve (per_visitor seats or units each, times stock_factor). Until it sells out or is closed, a hold, reservation or checkout of what it stands in front of needs the admission of a visitor it admitted (403 admission_required, admission_invalid). When nothing is free and nothing held, the room is sold_out and every waiting visitor's ticket says so.
+         *
+         *     An unknown show is 404; a show or SKU that another scheduled or queueing room stands in front of, or an id in use, is 409 invalid_state, naming the room. The answer holds the secret that signs the room's admission tokens (a shop's front end checks them with it: see RoomTicket's token), the only answer that shows it; a retry under the same Idempotency-Key shows it again.
+         *
+         *     Roles: admin.
+         */
+        post: operations["createRoom"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/rooms/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get a waiting room
+         * @description The room, without its secret: its settings, its counts of visitors, its admissions in force and what its show or SKUs have left.
+         *
+         *     Roles: admin, storefront, reader.
+         */
+        get: operations["getRoom"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /**
+         * Change a waiting room
+         * @description Changes the fields given; those left out are kept. status closes the room (anyone may then buy, as without it) or opens again one that is closed or sold out. A change that would reorder the visitors already queued (a new order, or a new opens_at of a random_at_opening room that visitors joined) is 409 invalid_state unless reorder is true; the order of a room that has opened, and the opening of a room that has opened, cannot change (409 invalid_state). expected_version makes the change a compare-and-set (409 version_conflict).
+         *
+         *     Roles: admin.
+         */
+        patch: operations["updateRoom"];
+        trace?: never;
+    };
+    "/v1/rooms/{id}/visitors": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Join a visitor to a waiting room
+         * @description Gives the visitor the next place in the room's order (under random_at_opening, before the room opens, a place drawn at opening), and answers its ticket. A visitor has one place: joining again answers the same place, so the operation is idempotent by itself, and its Idempotency-Key is checked with nothing stored under it. A room that is closed is 409 invalid_state, one that sold out 409 sold_out, to a visitor who had not joined.
+         *
+         *     Roles: admin, storefront.
+         */
+        post: operations["joinRoom"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/rooms/{id}/visitors/{visitor}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get a visitor's ticket
+         * @description Where the visitor stands: waiting (with how many are ahead and the estimated wait), admitted (with the token to hold with, until expires_at), expired, or told that the sale sold out or the room closed. A visitor that has not joined is 404.
+         *
+         *     Roles: admin, storefront.
+         */
+        get: operations["getRoomTicket"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/payments": {
         parameters: {
             query?: never;
@@ -2197,6 +2299,205 @@ export interface components {
                 [key: string]: string;
             };
         };
+        /**
+         * @description The order in which a room admits its visitors: arrival, in the order they joined; random_at_opening, those who joined before the room opened in an order drawn at opening (coming a second early gains nothing), then the later ones in arrival order.
+         * @enum {string}
+         */
+        RoomOrder: "arrival" | "random_at_opening";
+        /**
+         * @description scheduled: not open yet; visitors join, no one is admitted, and holds need an admission. queueing: open; visitors join and are admitted, and holds need an admission. sold_out: nothing was free and nothing held; the room stopped queueing, its visitors were told, and anyone may buy what comes back. closed: an admin closed it; anyone may buy, as without a room.
+         * @enum {string}
+         */
+        RoomStatus: "scheduled" | "queueing" | "sold_out" | "closed";
+        /** @description What the room's show or SKUs have left: the seats, places or units free, and those held by live holds or reservations. */
+        RoomStock: {
+            /** Format: int64 */
+            free: number;
+            /** Format: int64 */
+            held: number;
+        };
+        /** @description A waiting room in front of a show or SKUs, without its secret. */
+        Room: {
+            id: components["schemas"]["Id"];
+            /** @description The show the room stands in front of; absent for a room in front of SKUs. */
+            show_id?: components["schemas"]["SeatName"];
+            /** @description The SKUs the room stands in front of; absent for a room in front of a show. */
+            skus?: components["schemas"]["Id"][];
+            /** @description When admission starts. */
+            opens_at: components["schemas"]["Time"];
+            /**
+             * Format: int64
+             * @description The most admissions in force at once.
+             */
+            active_limit: number;
+            /**
+             * Format: int64
+             * @description The most visitors admitted a minute.
+             */
+            admit_per_minute: number;
+            /**
+             * Format: int64
+             * @description How long an admission lasts, in seconds.
+             */
+            admission_ttl_seconds: number;
+            order: components["schemas"]["RoomOrder"];
+            /**
+             * Format: int64
+             * @description The most seats or units one visitor is expected to take.
+             */
+            per_visitor: number;
+            /** @description How far the room admits beyond the stock: it admits a visitor only while the visitors admitted and yet to hold, this one included, times per_visitor, are at most the stock free times stock_factor. */
+            stock_factor: number;
+            status: components["schemas"]["RoomStatus"];
+            /** @description The visitors who took a place. */
+            joined: components["schemas"]["Count"];
+            /** @description The visitors admitted so far: places 1 to admitted of the order. */
+            admitted: components["schemas"]["Count"];
+            /**
+             * @description Why the room, open, admits no one at the moment: active_limit admissions are in force, or the stock left is promised to the visitors admitted; absent otherwise.
+             * @enum {string}
+             */
+            paused?: "active_limit" | "stock";
+            /** @description When the room found the stock gone; absent unless it did. */
+            sold_out_at?: components["schemas"]["Time"];
+            metadata?: components["schemas"]["Metadata"];
+            created_at: components["schemas"]["Time"];
+            updated_at: components["schemas"]["Time"];
+            /**
+             * Format: int64
+             * @description 1 when created, one more at each change.
+             */
+            version: number;
+            /** @description The admissions in force. */
+            active: components["schemas"]["Count"];
+            /** @description The visitors waiting to be admitted. */
+            queued: components["schemas"]["Count"];
+            /**
+             * Format: int64
+             * @description The estimated wait of the last visitor in the queue, in seconds; 0 when none waits or the room does not queue.
+             */
+            longest_wait_seconds: number;
+            stock: components["schemas"]["RoomStock"];
+        };
+        /** @description A room with the secret that signs its admission tokens: in the answer to its creation only. */
+        NewRoom: {
+            /** @description The key of the HMAC-SHA256 that signs the room's admission tokens, shown only in this answer. */
+            secret: string;
+        } & components["schemas"]["Room"];
+        /** @description The body of POST /v1/rooms: a room in front of one show or of 1 to 100 SKUs, not both. Fields left out take their defaults. */
+        RoomBody: {
+            id: components["schemas"]["Id"];
+            /** @description The show to stand in front of (404 if there is none). */
+            show_id?: components["schemas"]["SeatName"];
+            /** @description The SKUs to stand in front of, each named once. */
+            skus?: components["schemas"]["Id"][];
+            /** @description When admission starts, at most 366 days ahead; left out or past, now. Visitors may join before. */
+            opens_at?: components["schemas"]["Time"];
+            /**
+             * Format: int64
+             * @description The most admissions in force at once.
+             */
+            active_limit: number;
+            /**
+             * Format: int64
+             * @description The most visitors admitted a minute; a room that admitted no one for a while admits up to ten seconds' worth at once.
+             */
+            admit_per_minute: number;
+            /**
+             * Format: int64
+             * @description How long an admission lasts, in seconds; leave it out for 600.
+             */
+            admission_ttl_seconds?: number;
+            /** @description Leave it out for arrival. */
+            order?: components["schemas"]["RoomOrder"];
+            /**
+             * Format: int64
+             * @description The most seats or units one visitor is expected to take; leave it out for 1.
+             */
+            per_visitor?: number;
+            /** @description How far the room may admit beyond the stock (1: exactly the stock; 2: twice as many visitors, for a sale where many leave without buying); leave it out for 1. */
+            stock_factor?: number;
+            metadata?: components["schemas"]["Metadata"];
+        } | {
+            show_id: components["schemas"]["SeatName"];
+        } | {
+            skus: components["schemas"]["Id"][];
+        };
+        /** @description The body of PATCH /v1/rooms/{id}: the fields to change; those left out are kept. */
+        RoomUpdate: {
+            /** @description A new opening, for a room that has not opened. */
+            opens_at?: components["schemas"]["Time"];
+            /** Format: int64 */
+            active_limit?: number;
+            /** Format: int64 */
+            admit_per_minute?: number;
+            /**
+             * Format: int64
+             * @description For admissions made from now on.
+             */
+            admission_ttl_seconds?: number;
+            /** @description A new order, for a room that has not opened; with visitors queued, only with reorder. */
+            order?: components["schemas"]["RoomOrder"];
+            /** Format: int64 */
+            per_visitor?: number;
+            stock_factor?: number;
+            /**
+             * @description closed closes the room; queueing opens again a room that is closed or sold out (scheduled again if its opening is still to come).
+             * @enum {string}
+             */
+            status?: "closed" | "queueing";
+            /** @description Allows a change that reorders the visitors already queued: a new order, or a new opens_at of a random_at_opening room that visitors joined. */
+            reorder?: boolean;
+            /**
+             * Format: int64
+             * @description Change the room only at this version; at another, 409 version_conflict.
+             */
+            expected_version?: number;
+            /** @description The room's metadata, replaced as a whole by this object ({} removes it all). */
+            metadata?: components["schemas"]["Metadata"];
+        };
+        RoomPage: {
+            rooms: components["schemas"]["Room"][];
+            next_cursor?: components["schemas"]["NextCursor"];
+        };
+        /** @description The body of POST /v1/rooms/{id}/visitors. */
+        JoinBody: {
+            /** @description The shop's id of the visitor: a session or a customer, one place each. */
+            visitor_id: components["schemas"]["Id"];
+        };
+        /**
+         * @description waiting: in the queue, or waiting for the room to open. admitted: with a token in force. expired: admitted once, the admission has run out. sold_out: the sale sold out before the visitor was served. closed: the room closed; the visitor may buy without it.
+         * @enum {string}
+         */
+        TicketStatus: "waiting" | "admitted" | "expired" | "sold_out" | "closed";
+        /** @description A visitor's place in a room. */
+        RoomTicket: {
+            room_id: components["schemas"]["Id"];
+            visitor_id: components["schemas"]["Id"];
+            status: components["schemas"]["TicketStatus"];
+            /**
+             * Format: int64
+             * @description The visitor's place in the order; absent while the draw at opening of a random_at_opening room is to come.
+             */
+            position?: number;
+            /**
+             * Format: int64
+             * @description How many visitors before this one are not admitted yet (while the draw is to come, all the others).
+             */
+            ahead: number;
+            /**
+             * Format: int64
+             * @description How long until the visitor is admitted at the room's rate, the time to its opening included, in seconds; 0 unless waiting.
+             */
+            estimated_wait_seconds: number;
+            /** @description Once admitted, until expires_at: the admission token, which the admission of a hold, reservation or checkout carries. adm1.<payload>.<signature>: the payload is the JSON object {room, visitor, position, exp (Unix seconds)}, the signature the HMAC-SHA256, keyed with the room's secret, of "adm1." and the payload, both unpadded base64url; a shop's front end can check it with the secret. */
+            token?: string;
+            /** @description When the admission ends (admitted) or ended (expired); absent otherwise. */
+            expires_at?: components["schemas"]["Time"];
+            joined_at: components["schemas"]["Time"];
+            /** @description When the room opens. */
+            opens_at: components["schemas"]["Time"];
+        };
         /** @description The admission a hold, reservation or checkout carries through a waiting room: the visitor and the token of its ticket, which must be in force, signed for this room and this visitor. Left out for none. */
         Admission: {
             visitor_id: components["schemas"]["Id"];
@@ -2268,7 +2569,7 @@ export interface components {
                 "application/problem+json": components["schemas"]["Problem405"];
             };
         };
-        /** @description insufficient_stock: not enough available (the only refusal a busy server gives, never "busy"); version_conflict: the level is not at expected_version; invalid_state: the resource's status does not allow the request, named in detail; seats_unavailable: named seats are not free, named in detail; sold_out: no free seats or places meet the hold (a category, a section, seats side by side, an area), as detail says; payment_exists: the reservation, hold or order has a payment already, named in detail; payment_in_flight: the reservation or hold cannot be released while its payment, named in detail, is processing or authorized. */
+        /** @description insufficient_stock: not enough available (the only refusal a busy server gives, never "busy"); version_conflict: the level is not at expected_version; invalid_state: the resource's status does not allow the request, named in detail; seats_unavailable: named seats are not free, named in detail; sold_out: no free seats or places meet the hold (a category, a section, seats side by side, an area), as detail says, or the waiting room a visitor joins sold out; payment_exists: the reservation, hold or order has a payment already, named in detail; payment_in_flight: the reservation or hold cannot be released while its payment, named in detail, is processing or authorized. */
         Conflict: {
             headers: {
                 "X-Request-Id": components["headers"]["XRequestId"];
@@ -2431,6 +2732,12 @@ export interface components {
         WebhookLimit: number;
         /** @description Only the deliveries in this status. */
         WebhookDeliveryStatusFilter: components["schemas"]["WebhookDeliveryStatus"];
+        /** @description The room's id. */
+        RoomId: components["schemas"]["Id"];
+        /** @description The visitor's id, as it joined. */
+        VisitorId: components["schemas"]["Id"];
+        /** @description The most rooms in the page: 1 to 1000; 100 when left out. */
+        RoomLimit: number;
     };
     requestBodies: never;
     headers: {
@@ -4129,6 +4436,241 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["IdempotencyMismatch"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    listRooms: {
+        parameters: {
+            query?: {
+                /** @description The next_cursor of the page before; leave it out for the first page. Opaque: only a cursor the service gave out (unpadded base64url), with the filters of the page that gave it, is accepted. */
+                cursor?: components["parameters"]["Cursor"];
+                /** @description The most rooms in the page: 1 to 1000; 100 when left out. */
+                limit?: components["parameters"]["RoomLimit"];
+            };
+            header?: {
+                /** @description The client's id for the request, kept if it is 1 to 128 printable ASCII characters (else the server makes one up) and sent back in the X-Request-Id of the answer. */
+                "X-Request-Id"?: components["parameters"]["XRequestId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of rooms. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RoomPage"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    createRoom: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The client's id for the request, kept if it is 1 to 128 printable ASCII characters (else the server makes one up) and sent back in the X-Request-Id of the answer. */
+                "X-Request-Id"?: components["parameters"]["XRequestId"];
+                /** @description Makes the request safe to retry: the first success under the key is stored with its effect, and a request with the same key, method, path and body gets it again (status and bytes) with Idempotent-Replayed: true; another request under the key is 422 idempotency_mismatch. Refusals are not stored. Keys are scoped to the API key and kept 24 hours. 1 to 128 printable ASCII characters, given once. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["RoomBody"];
+            };
+        };
+        responses: {
+            /** @description The room, with its secret. */
+            201: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NewRoom"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyMismatch"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    getRoom: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The client's id for the request, kept if it is 1 to 128 printable ASCII characters (else the server makes one up) and sent back in the X-Request-Id of the answer. */
+                "X-Request-Id"?: components["parameters"]["XRequestId"];
+            };
+            path: {
+                /** @description The room's id. */
+                id: components["parameters"]["RoomId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The room. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Room"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    updateRoom: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The client's id for the request, kept if it is 1 to 128 printable ASCII characters (else the server makes one up) and sent back in the X-Request-Id of the answer. */
+                "X-Request-Id"?: components["parameters"]["XRequestId"];
+                /** @description Makes the request safe to retry: the first success under the key is stored with its effect, and a request with the same key, method, path and body gets it again (status and bytes) with Idempotent-Replayed: true; another request under the key is 422 idempotency_mismatch. Refusals are not stored. Keys are scoped to the API key and kept 24 hours. 1 to 128 printable ASCII characters, given once. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /** @description The room's id. */
+                id: components["parameters"]["RoomId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["RoomUpdate"];
+            };
+        };
+        responses: {
+            /** @description The room, changed. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Room"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyMismatch"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    joinRoom: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The client's id for the request, kept if it is 1 to 128 printable ASCII characters (else the server makes one up) and sent back in the X-Request-Id of the answer. */
+                "X-Request-Id"?: components["parameters"]["XRequestId"];
+                /** @description Checked as on every mutating request (1 to 128 printable ASCII characters, given once), but nothing is stored under it: the operation is idempotent by itself. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKeyChecked"];
+            };
+            path: {
+                /** @description The room's id. */
+                id: components["parameters"]["RoomId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["JoinBody"];
+            };
+        };
+        responses: {
+            /** @description The visitor's ticket. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RoomTicket"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    getRoomTicket: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The client's id for the request, kept if it is 1 to 128 printable ASCII characters (else the server makes one up) and sent back in the X-Request-Id of the answer. */
+                "X-Request-Id"?: components["parameters"]["XRequestId"];
+            };
+            path: {
+                /** @description The room's id. */
+                id: components["parameters"]["RoomId"];
+                /** @description The visitor's id, as it joined. */
+                visitor: components["parameters"]["VisitorId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The visitor's ticket. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RoomTicket"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
             503: components["responses"]["Unavailable"];
