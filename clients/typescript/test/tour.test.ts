@@ -1,6 +1,7 @@
 // The README's tour through the package, against the real service: locations, stock, a
 // reservation confirmed into an order, a show with a seat map and a best-available hold, a payment
-// settled by a signed webhook, and every kind of refusal as a StockadeError.
+// settled by a signed webhook, a waiting room in front of a show, and every kind of refusal as a
+// StockadeError.
 
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
@@ -168,6 +169,64 @@ describe("the tour", () => {
 			admin.paymentWebhook({ body: { ...outcome, event_id: "psp_evt_3" }, webhookSecret: "not-the-secret".repeat(3) }),
 			"unauthenticated",
 			401,
+		);
+	});
+
+	test("a waiting room admits a visitor, whose hold carries the admission", async () => {
+		await admin.putShow({
+			path: { id: "premiere" },
+			body: { name: "Premiere", rows: [{ section: "s", row: "A", first: 1, last: 4 }] },
+		});
+		const room = await admin.createRoom({
+			body: { id: "premiere-sale", show_id: "premiere", active_limit: 10, admit_per_minute: 600 },
+		});
+		assert.match(room.secret, /^rsec_[0-9a-f]{64}$/, "the secret, in the answer to the creation only");
+		const read = await admin.getRoom({ path: { id: "premiere-sale" } });
+		assert.equal("secret" in read, false);
+		assert.deepEqual(read.stock, { free: 4, held: 0 });
+
+		const first = await admin.joinRoom({ path: { id: "premiere-sale" }, body: { visitor_id: "visitor-1" } });
+		assert.equal(first.position, 1);
+		const again = await admin.joinRoom({ path: { id: "premiere-sale" }, body: { visitor_id: "visitor-1" } });
+		assert.deepEqual(again.position, first.position, "a visitor has one place");
+
+		const err = await refused(
+			admin.holdSeats({ path: { id: "premiere" }, body: { seats: ["s/A/1"] } }),
+			"admission_required",
+			403,
+		);
+		assert.match(err.detail, /premiere-sale/);
+
+		// The service admits on its own, a few times a second.
+		let token = "";
+		await waitFor(
+			async () => {
+				const ticket = await admin.getRoomTicket({ path: { id: "premiere-sale", visitor: "visitor-1" } });
+				token = ticket.token ?? "";
+				return ticket.status === "admitted";
+			},
+			{ what: "the visitor to be admitted" },
+		);
+		await refused(
+			admin.holdSeats({
+				path: { id: "premiere" },
+				body: { seats: ["s/A/1"], admission: { visitor_id: "visitor-2", token } },
+			}),
+			"admission_invalid",
+			403,
+		);
+		const hold = await admin.holdSeats({
+			path: { id: "premiere" },
+			body: { seats: ["s/A/1"], admission: { visitor_id: "visitor-1", token } },
+		});
+		assert.equal(hold.status, "held");
+
+		const closed = await admin.updateRoom({ path: { id: "premiere-sale" }, body: { status: "closed" } });
+		assert.equal(closed.status, "closed");
+		const rooms = await admin.listRooms({ query: { limit: 10 } });
+		assert.deepEqual(
+			rooms.rooms.map((r) => r.id),
+			["premiere-sale"],
 		);
 	});
 });
