@@ -39,7 +39,7 @@ type Room struct {
 	// AdmitPerMinute is the most visitors admitted per minute.
 	AdmitPerMinute int64 `json:"admit_per_minute"`
 	// AdmissionTTL is how long an admission lasts.
-	AdmissionTTL time.Duration `json:"-"`
+	AdmissionTTL time.Duration `json:"admission_ttl"`
 	// Order is the order in which visitors are admitted.
 	Order RoomOrder `json:"order"`
 	// PerVisitor is the most seats or units one visitor is expected to
@@ -57,12 +57,12 @@ type Room struct {
 	// places the order has given: under RandomAtOpening, none until the
 	// room opens.
 	Joined   int64 `json:"joined"`
-	Ordered  int64 `json:"-"`
+	Ordered  int64 `json:"ordered"`
 	Admitted int64 `json:"admitted"`
 	// Credit is the admissions the rate allows at CreditAt that have not
 	// been made: the rate's bucket, which holds at most RoomBurst.
-	Credit   float64   `json:"-"`
-	CreditAt time.Time `json:"-"`
+	Credit   float64   `json:"credit"`
+	CreditAt time.Time `json:"credit_at"`
 	// Paused says why the room admits no one at the moment, if it is
 	// open and does not: RoomPausedActive, RoomPausedStock or empty.
 	Paused string `json:"paused,omitempty"`
@@ -257,7 +257,8 @@ type RoomUpdate struct {
 	// Status closes the room (RoomClosed), or opens again one that is
 	// closed or sold out (RoomQueueing).
 	Status   *RoomStatus
-	Metadata Metadata // nil: kept
+	// Metadata is merged into the room's, as UpdateRequest.Metadata is.
+	Metadata Metadata
 	// Reorder allows a change that would reorder the visitors already
 	// queued: a new Order, or a new OpensAt under RandomAtOpening once
 	// visitors have joined. Without it such a change is EInvalidState.
@@ -266,8 +267,17 @@ type RoomUpdate struct {
 	ExpectedVersion *int64
 }
 
-// Validate refuses values out of range, as NewRoomRequest.Validate does.
+// Validate refuses values out of range, as NewRoomRequest.Validate does,
+// and zeros: an update sets a value, never the default.
 func (u RoomUpdate) Validate() error {
+	switch {
+	case u.AdmissionTTL != nil && *u.AdmissionTTL == 0:
+		return invalidf("admission_ttl_seconds: must be between 1 and %d, got 0", int(MaxAdmissionTTL/time.Second))
+	case u.PerVisitor != nil && *u.PerVisitor == 0:
+		return invalidf("per_visitor: must be between 1 and %d, got 0", MaxHoldSeats)
+	case u.StockFactor != nil && *u.StockFactor == 0:
+		return invalidf("stock_factor: must be above 0 and at most %d, got 0", MaxRoomStockFactor)
+	}
 	r := Room{ActiveLimit: 1, AdmitPerMinute: 1}
 	u.apply(&r)
 	if err := validateRoomLimits(r.ActiveLimit, r.AdmitPerMinute, r.AdmissionTTL, r.PerVisitor, r.StockFactor); err != nil {
@@ -308,9 +318,6 @@ func (u RoomUpdate) apply(r *Room) {
 	if u.StockFactor != nil {
 		r.StockFactor = *u.StockFactor
 	}
-	if u.Metadata != nil {
-		r.Metadata = u.Metadata
-	}
 }
 
 // Apply returns r changed as u says, or refuses a change that the room's
@@ -323,6 +330,16 @@ func (u RoomUpdate) Apply(r Room, now time.Time) (Room, error) {
 	}
 	next := r
 	u.apply(&next)
+	if u.OpensAt != nil && u.OpensAt.Sub(now) > MaxRoomOpensIn {
+		return r, invalidf("opens_at: at most %s ahead, got %s", MaxRoomOpensIn, u.OpensAt.Format(time.RFC3339))
+	}
+	if u.Metadata != nil {
+		m, err := r.Metadata.Merge(u.Metadata)
+		if err != nil {
+			return r, err
+		}
+		next.Metadata = m
+	}
 	if next.Order != r.Order && r.Joined > 0 && !u.Reorder {
 		return r, Errorf(EInvalidState, fmt.Sprintf("room %q has %d visitors queued in %s order; changing the order reorders them: set reorder to do it", r.ID, r.Joined, r.Order))
 	}
@@ -387,8 +404,8 @@ func NewRoom(req NewRoomRequest, now time.Time) Room {
 // seats, places or units free, and those held by live holds or
 // reservations.
 type RoomStock struct {
-	Free int64
-	Held int64
+	Free int64 `json:"free"`
+	Held int64 `json:"held"`
 }
 
 // SoldOut reports whether nothing is free and nothing held: nothing can
@@ -414,8 +431,9 @@ func (r Room) Admissions(now time.Time, act RoomActivity, stock RoomStock) (n in
 	if r.Status != RoomQueueing || waiting <= 0 {
 		return 0, ""
 	}
+	per := max(1, r.PerVisitor)
 	byActive := max(0, r.ActiveLimit-act.Active)
-	byStock := max(0, (int64(math.Floor(float64(stock.Free)*r.StockFactor))-act.Unused*r.PerVisitor)/r.PerVisitor)
+	byStock := max(0, (int64(math.Floor(float64(stock.Free)*r.StockFactor))-act.Unused*per)/per)
 	n = min(waiting, int64(r.credit(now)), byActive, byStock)
 	switch {
 	case n == waiting:
@@ -464,6 +482,9 @@ type RoomVisitor struct {
 	ExpiresAt  time.Time `json:"expires_at,omitzero"`
 	// UsedAt is when an admitted visitor first held.
 	UsedAt time.Time `json:"-"`
+	// Owner is the id of the API key that joined the visitor: another
+	// storefront key finds no such visitor (Actor.Sees).
+	Owner string `json:"-"`
 }
 
 // NewRoomDraw returns a random draw for a visitor joining a room.
@@ -707,8 +728,8 @@ type RoomView struct {
 	// Queued is how many visitors wait.
 	Queued int64 `json:"queued"`
 	// LongestWait is the estimated wait of the last visitor in the queue.
-	LongestWait time.Duration `json:"-"`
-	Stock       RoomStock     `json:"-"`
+	LongestWait time.Duration `json:"longest_wait"`
+	Stock       RoomStock     `json:"stock"`
 }
 
 // RoomService runs waiting rooms: what the HTTP API exposes and the
@@ -717,7 +738,8 @@ type RoomView struct {
 type RoomService interface {
 	// CreateRoom puts a room in front of a show or SKUs and returns it
 	// with the secret that signs its tokens, which no other call returns
-	// but RotateRoomSecret. A show or SKU that a gating room is already in
+	// (a retry with the call's idempotency key returns it again: the
+	// secret is kept in the database as it is, to sign with). A show or SKU that a gating room is already in
 	// front of is EInvalidState, naming that room; an unknown show
 	// ENotFound.
 	CreateRoom(ctx context.Context, req NewRoomRequest, idem *Idempotency) (RoomView, string, error)

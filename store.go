@@ -1035,6 +1035,11 @@ type RoomTx interface {
 	// that have joined, in visitor id order.
 	RoomVisitorGetMany(ctx context.Context, roomID string, ids []string) ([]RoomVisitor, error)
 
+	// RoomVisitorUnplace takes their positions from every visitor of a
+	// room (all positions 0 again, their draws kept), and returns how many
+	// had one.
+	RoomVisitorUnplace(ctx context.Context, roomID string) (int64, error)
+
 	// RoomVisitorDraw gives the room's visitors that have no position the
 	// positions after+1, after+2, … in the order of their Draw, then of
 	// their visitor id, and returns how many it gave: after is the last

@@ -237,6 +237,9 @@ func (e *Engine) UpdateRoom(ctx context.Context, id string, u stockade.RoomUpdat
 				if err := checkTargetsFree(ctx, tx, next); err != nil {
 					return stockade.RoomView{}, err
 				}
+				if err := reorder(ctx, tx, r, &next); err != nil {
+					return stockade.RoomView{}, err
+				}
 				if next.Status == stockade.RoomScheduled && r.Status != stockade.RoomScheduled {
 					next.CreditAt = next.OpensAt
 				}
@@ -252,6 +255,27 @@ func (e *Engine) UpdateRoom(ctx context.Context, id string, u stockade.RoomUpdat
 		})
 		return v, err
 	})
+}
+
+// reorder places the visitors of a scheduled room again for a change of
+// its order (which RoomUpdate.Apply allows only with Reorder): to
+// RoomRandomAtOpening, every place is taken back and the draw at opening
+// orders them all; to RoomArrival, those waiting for the draw get their
+// places from it now, and later visitors follow in arrival order.
+func reorder(ctx context.Context, tx stockade.Tx, r stockade.Room, next *stockade.Room) error {
+	if next.Order == r.Order {
+		return nil
+	}
+	if next.Order == stockade.RoomRandomAtOpening {
+		if _, err := tx.RoomVisitorUnplace(ctx, r.ID); err != nil {
+			return err
+		}
+		next.Ordered = 0
+		return nil
+	}
+	drawn, err := tx.RoomVisitorDraw(ctx, r.ID, r.Ordered)
+	next.Ordered += drawn
+	return err
 }
 
 // writeRoom writes r, changed at now, over its stored version: a room is
@@ -333,16 +357,20 @@ func (e *Engine) decideJoins(ctx context.Context, tx stockade.Tx, roomID string,
 	var added []stockade.RoomVisitor
 	for _, j := range batch {
 		v, ok := places[j.req.VisitorID]
+		if ok && !j.c.actor.Sees(v.Owner) {
+			j.err = refuse(stockade.ENotFound, "visitor %q of room %q is another key's", j.req.VisitorID, roomID)
+			continue
+		}
 		if !ok {
 			if err := joinable(r); err != nil {
 				j.err = err
 				continue
 			}
-			v = stockade.RoomVisitor{RoomID: roomID, VisitorID: j.req.VisitorID, JoinedAt: now}
+			// Every visitor draws, so that a change of order to random
+			// at opening (RoomUpdate.Reorder) has draws to order by.
+			v = stockade.RoomVisitor{RoomID: roomID, VisitorID: j.req.VisitorID, JoinedAt: now, Draw: stockade.NewRoomDraw(), Owner: j.c.actor.KeyID}
 			r.Joined++
-			if r.Order == stockade.RoomRandomAtOpening && r.Status == stockade.RoomScheduled {
-				v.Draw = stockade.NewRoomDraw()
-			} else {
+			if r.Order != stockade.RoomRandomAtOpening || r.Status != stockade.RoomScheduled {
 				r.Ordered++
 				v.Position = r.Ordered
 			}
@@ -396,7 +424,7 @@ func (e *Engine) RoomTicket(ctx context.Context, roomID, visitorID string) (stoc
 			if err != nil {
 				return err
 			}
-			if len(vs) == 0 {
+			if len(vs) == 0 || !c.actor.Sees(vs[0].Owner) {
 				return refuse(stockade.ENotFound, "visitor %q has not joined room %q", visitorID, roomID)
 			}
 			t = r.Ticket(vs[0], e.now())
@@ -484,7 +512,8 @@ func (e *Engine) admitRoom(ctx context.Context, tx stockade.Tx, id string) (int6
 		}
 		n, r.Paused = r.Admissions(now, act, stock)
 		if n > 0 {
-			q := stockade.RoomAdmit{RoomID: r.ID, After: r.Admitted, Through: r.Admitted + n, At: now, Expires: now.Add(r.AdmissionTTL)}
+			q := stockade.RoomAdmit{RoomID: r.ID, After: r.Admitted, Through: r.Admitted + n, At: now,
+				Expires: now.Add(r.AdmissionTTL).Truncate(time.Second)} // as the token says it: in seconds
 			got, err := tx.RoomVisitorAdmit(ctx, q)
 			if err != nil {
 				return 0, err

@@ -410,6 +410,21 @@ func TestRoomUpdate(t *testing.T) {
 	if err != nil || up.Order != random || up.ActiveLimit != 7 {
 		t.Fatalf("update with reorder: %+v, %v", up, err)
 	}
+	if vs := en.visitors("upd-room", []string{"a"}); vs[0].Position != 0 {
+		t.Fatalf("after the change to random order, a is at %d, want waiting for the draw", vs[0].Position)
+	}
+	en.join("upd-room", "b")
+	arrival := stockade.RoomArrival
+	if _, err := en.eng.UpdateRoom(ctx, "upd-room", stockade.RoomUpdate{Order: &arrival, Reorder: true}, nil); err != nil {
+		t.Fatal(err)
+	}
+	placed := en.visitors("upd-room", []string{"a", "b"})
+	if got := []int64{placed[0].Position, placed[1].Position}; !slices.Equal(slices.Sorted(slices.Values(got)), []int64{1, 2}) {
+		t.Fatalf("after the change back to arrival order, a and b are at %v, want places 1 and 2 from their draws", got)
+	}
+	if c := en.join("upd-room", "c"); c.Position != 3 {
+		t.Fatalf("a visitor after the change joined at %d, want 3", c.Position)
+	}
 	_, err = en.eng.UpdateRoom(ctx, "upd-room", stockade.RoomUpdate{ActiveLimit: ptr(int64(0))}, nil)
 	wantCode(t, err, stockade.EInvalid)
 	_, err = en.eng.UpdateRoom(ctx, "upd-room", stockade.RoomUpdate{ActiveLimit: ptr(int64(9)), ExpectedVersion: ptr(v.Version)}, nil)
@@ -434,6 +449,32 @@ func TestRoomUpdate(t *testing.T) {
 	opens := en.clock.Now().Add(time.Hour)
 	_, err = en.eng.UpdateRoom(ctx, "upd-second", stockade.RoomUpdate{OpensAt: &opens}, nil)
 	wantCode(t, err, stockade.EInvalidState)
+}
+
+// TestRoomVisitorsPerKey: a storefront key finds only the visitors it
+// joined; another storefront key can neither read their tickets nor join
+// under their ids.
+func TestRoomVisitorsPerKey(t *testing.T) {
+	t.Parallel()
+	en := newEnv(t, backends[0], engine.Batch, nil)
+	admin, shop1, shop2 := en.actors()
+	if _, err := en.eng.PutShow(admin, row("keyed", 4), nil); err != nil {
+		t.Fatal(err)
+	}
+	en.room(stockade.NewRoomRequest{ID: "keyed-room", ShowID: "keyed", ActiveLimit: 5, AdmitPerMinute: 60})
+	if _, err := en.eng.JoinRoom(shop1, stockade.JoinRequest{RoomID: "keyed-room", VisitorID: "ann"}); err != nil {
+		t.Fatal(err)
+	}
+	if tk, err := en.eng.RoomTicket(shop1, "keyed-room", "ann"); err != nil || tk.Position != 1 {
+		t.Fatalf("shop-1 reads its visitor: %+v, %v", tk, err)
+	}
+	_, err := en.eng.RoomTicket(shop2, "keyed-room", "ann")
+	wantCode(t, err, stockade.ENotFound)
+	_, err = en.eng.JoinRoom(shop2, stockade.JoinRequest{RoomID: "keyed-room", VisitorID: "ann"})
+	wantCode(t, err, stockade.ENotFound)
+	if tk, err := en.eng.RoomTicket(admin, "keyed-room", "ann"); err != nil || tk.Position != 1 {
+		t.Fatalf("an admin reads any visitor: %+v, %v", tk, err)
+	}
 }
 
 // TestRoomInstances: two instances on one PostgreSQL database serve one

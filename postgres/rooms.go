@@ -38,6 +38,8 @@ var (
 	insertRoomVisitorsSQL string
 	//go:embed queries/room_visitors.sql
 	roomVisitorsSQL string
+	//go:embed queries/unplace_room_visitors.sql
+	unplaceRoomVisitorsSQL string
 	//go:embed queries/draw_room_visitors.sql
 	drawRoomVisitorsSQL string
 	//go:embed queries/admit_room_visitors.sql
@@ -194,13 +196,15 @@ func (t *tx) RoomVisitorInsert(ctx context.Context, vs []stockade.RoomVisitor) e
 		rooms, visitors         = make([]string, len(vs)), make([]string, len(vs))
 		positions, draws        = make([]int64, len(vs)), make([]int64, len(vs))
 		joined                  = make([]time.Time, len(vs))
+		owners                  = make([]string, len(vs))
 		admitted, expires, used = make([]pgtype.Timestamptz, len(vs)), make([]pgtype.Timestamptz, len(vs)), make([]pgtype.Timestamptz, len(vs))
 	)
 	for i, v := range vs {
 		rooms[i], visitors[i], positions[i], draws[i], joined[i] = v.RoomID, v.VisitorID, v.Position, v.Draw, v.JoinedAt
 		admitted[i], expires[i], used[i] = optionalTime(v.AdmittedAt), optionalTime(v.ExpiresAt), optionalTime(v.UsedAt)
+		owners[i] = v.Owner
 	}
-	_, err := t.tx.Exec(ctx, insertRoomVisitorsSQL, rooms, visitors, positions, draws, joined, admitted, expires, used)
+	_, err := t.tx.Exec(ctx, insertRoomVisitorsSQL, rooms, visitors, positions, draws, joined, admitted, expires, used, owners)
 	if err != nil {
 		return t.fail(ctx, fmt.Sprintf("insert %d room visitors", len(vs)), err)
 	}
@@ -213,7 +217,7 @@ func scanRoomVisitor(row pgx.Row) (stockade.RoomVisitor, error) {
 		v                       stockade.RoomVisitor
 		admitted, expires, used pgtype.Timestamptz
 	)
-	err := row.Scan(&v.RoomID, &v.VisitorID, &v.Position, &v.Draw, &v.JoinedAt, &admitted, &expires, &used)
+	err := row.Scan(&v.RoomID, &v.VisitorID, &v.Position, &v.Draw, &v.JoinedAt, &admitted, &expires, &used, &v.Owner)
 	v.JoinedAt = v.JoinedAt.UTC()
 	v.AdmittedAt, v.ExpiresAt, v.UsedAt = fromOptional(admitted), fromOptional(expires), fromOptional(used)
 	return v, err
@@ -228,6 +232,14 @@ func (t *tx) RoomVisitorGetMany(ctx context.Context, roomID string, ids []string
 		return nil, t.fail(ctx, fmt.Sprintf("%d visitors of room %q", len(ids), roomID), err)
 	}
 	return vs, nil
+}
+
+func (t *tx) RoomVisitorUnplace(ctx context.Context, roomID string) (int64, error) {
+	tag, err := t.tx.Exec(ctx, unplaceRoomVisitorsSQL, roomID)
+	if err != nil {
+		return 0, t.fail(ctx, fmt.Sprintf("take the places of the visitors of room %q", roomID), err)
+	}
+	return tag.RowsAffected(), nil
 }
 
 func (t *tx) RoomVisitorDraw(ctx context.Context, roomID string, after int64) (int64, error) {

@@ -20,20 +20,21 @@ import (
 var _ stockade.RoomTx = (*tx)(nil)
 
 var (
-	insertRoomSQL         = query("insert_room.sql")
-	roomSQL               = query("room.sql")
-	roomsSQL              = query("rooms.sql")
-	roomsInStatusSQL      = query("rooms_in_status.sql")
-	roomsHoldingSQL       = query("rooms_holding.sql")
-	updateRoomSQL         = query("update_room.sql")
-	holdRoomTargetsSQL    = query("hold_room_targets.sql")
-	releaseRoomTargetsSQL = query("release_room_targets.sql")
-	insertRoomVisitorsSQL = query("insert_room_visitors.sql")
-	roomVisitorsSQL       = query("room_visitors.sql")
-	drawRoomVisitorsSQL   = query("draw_room_visitors.sql")
-	admitRoomVisitorsSQL  = query("admit_room_visitors.sql")
-	roomActivitySQL       = query("room_activity.sql")
-	useRoomVisitorsSQL    = query("use_room_visitors.sql")
+	insertRoomSQL          = query("insert_room.sql")
+	roomSQL                = query("room.sql")
+	roomsSQL               = query("rooms.sql")
+	roomsInStatusSQL       = query("rooms_in_status.sql")
+	roomsHoldingSQL        = query("rooms_holding.sql")
+	updateRoomSQL          = query("update_room.sql")
+	holdRoomTargetsSQL     = query("hold_room_targets.sql")
+	releaseRoomTargetsSQL  = query("release_room_targets.sql")
+	insertRoomVisitorsSQL  = query("insert_room_visitors.sql")
+	roomVisitorsSQL        = query("room_visitors.sql")
+	drawRoomVisitorsSQL    = query("draw_room_visitors.sql")
+	unplaceRoomVisitorsSQL = query("unplace_room_visitors.sql")
+	admitRoomVisitorsSQL   = query("admit_room_visitors.sql")
+	roomActivitySQL        = query("room_activity.sql")
+	useRoomVisitorsSQL     = query("use_room_visitors.sql")
 )
 
 // invalidRoom is the error of a room that a CHECK constraint refused.
@@ -193,10 +194,10 @@ func (t *tx) RoomHolding(ctx context.Context, targets []string) ([]stockade.Room
 }
 
 func (t *tx) RoomVisitorInsert(ctx context.Context, vs []stockade.RoomVisitor) error {
-	err := t.insertRows(ctx, insertRoomVisitorsSQL, 8, len(vs), func(i int, row []any) []any {
+	err := t.insertRows(ctx, insertRoomVisitorsSQL, 9, len(vs), func(i int, row []any) []any {
 		v := vs[i]
 		return append(row, v.RoomID, v.VisitorID, v.Position, v.Draw, micros(v.JoinedAt), optionalMicros(v.AdmittedAt),
-			optionalMicros(v.ExpiresAt), optionalMicros(v.UsedAt))
+			optionalMicros(v.ExpiresAt), optionalMicros(v.UsedAt), v.Owner)
 	})
 	switch sqliteCode(err) {
 	case sqlite3.SQLITE_CONSTRAINT_PRIMARYKEY, sqlite3.SQLITE_CONSTRAINT_UNIQUE:
@@ -216,7 +217,7 @@ func scanRoomVisitor(row rowScanner) (stockade.RoomVisitor, error) {
 		joined                  int64
 		admitted, expires, used sql.NullInt64
 	)
-	err := row.Scan(&v.RoomID, &v.VisitorID, &v.Position, &v.Draw, &joined, &admitted, &expires, &used)
+	err := row.Scan(&v.RoomID, &v.VisitorID, &v.Position, &v.Draw, &joined, &admitted, &expires, &used, &v.Owner)
 	v.JoinedAt = fromMicros(joined)
 	v.AdmittedAt, v.ExpiresAt, v.UsedAt = fromOptionalMicros(admitted), fromOptionalMicros(expires), fromOptionalMicros(used)
 	return v, err
@@ -225,6 +226,18 @@ func scanRoomVisitor(row rowScanner) (stockade.RoomVisitor, error) {
 func (t *tx) RoomVisitorGetMany(ctx context.Context, roomID string, ids []string) ([]stockade.RoomVisitor, error) {
 	return queryAll(ctx, t, fmt.Sprintf("%d visitors of room %s", len(ids), roomID), scanRoomVisitor, roomVisitorsSQL,
 		roomID, textsJSON(ids))
+}
+
+func (t *tx) RoomVisitorUnplace(ctx context.Context, roomID string) (int64, error) {
+	res, err := t.tx.ExecContext(ctx, unplaceRoomVisitorsSQL, roomID)
+	if err != nil {
+		return 0, wrapf(err, "take the places of the visitors of room %s", roomID)
+	}
+	n, err := res.RowsAffected()
+	if err != nil {
+		return 0, wrapf(err, "take the places of the visitors of room %s", roomID)
+	}
+	return n, nil
 }
 
 func (t *tx) RoomVisitorDraw(ctx context.Context, roomID string, after int64) (int64, error) {

@@ -341,7 +341,7 @@ func testRoomVisitors(t *testing.T, s stockade.Store) {
 	ctx := t.Context()
 	insertRooms(t, s, newRoom("v-room", stockade.RoomQueueing, "show-1"), newRoom("v-other", stockade.RoomQueueing, "show-2"))
 	vs := []stockade.RoomVisitor{
-		{RoomID: "v-room", VisitorID: "vis-c", Position: 2, Draw: 7, JoinedAt: roomAt.Add(2 * time.Second)},
+		{RoomID: "v-room", VisitorID: "vis-c", Position: 2, Draw: 7, JoinedAt: roomAt.Add(2 * time.Second), Owner: "key-shop"},
 		{RoomID: "v-room", VisitorID: "Vis-A", Position: 1, Draw: math.MaxInt64, JoinedAt: roomAt,
 			AdmittedAt: roomAt.Add(time.Minute), ExpiresAt: roomAt.Add(11 * time.Minute), UsedAt: roomAt.Add(2 * time.Minute)},
 		{RoomID: "v-room", VisitorID: "vis-b", JoinedAt: roomAt.Add(time.Second)},
@@ -500,6 +500,43 @@ func testRoomVisitorDraw(t *testing.T, s stockade.Store) {
 	})
 	if got := getVisitors(t, s, "d-other", "w-000"); len(got) != 1 || got[0].Position != 1 {
 		t.Errorf("after its room's draw, w-000 = %+v, want at position 1", got)
+	}
+
+	// Unplace takes every place of the room back, draws kept, and the
+	// next draw gives them all places in the draws' order.
+	inRoom := len(vs) - 1 // w-000 is d-other's
+	update(t, s, func(tx stockade.Tx) error {
+		if n, err := tx.RoomVisitorUnplace(ctx, "d-room"); err != nil || n != int64(inRoom) {
+			return fmt.Errorf("RoomVisitorUnplace(d-room) = %d, %v; want %d", n, err, inRoom)
+		}
+		return nil
+	})
+	for i, v := range getVisitors(t, s, "d-room", ids...) {
+		if v.Position != 0 || v.Draw != got[i].Draw {
+			t.Fatalf("after Unplace, %s = %+v; want position 0 and its draw %d", v.VisitorID, v, got[i].Draw)
+		}
+	}
+	if again := getVisitors(t, s, "d-other", "w-000"); len(again) != 1 || again[0].Position != 1 {
+		t.Errorf("another room's visitor after Unplace: %+v, want still at position 1", again)
+	}
+	update(t, s, func(tx stockade.Tx) error {
+		if n, err := tx.RoomVisitorDraw(ctx, "d-room", 0); err != nil || n != int64(inRoom) {
+			return fmt.Errorf("RoomVisitorDraw(d-room) after Unplace = %d, %v; want %d", n, err, inRoom)
+		}
+		return nil
+	})
+	all := slices.Clone(got)
+	slices.SortFunc(all, func(a, b stockade.RoomVisitor) int {
+		return cmp.Or(cmp.Compare(a.Draw, b.Draw), cmp.Compare(a.VisitorID, b.VisitorID))
+	})
+	place := map[string]int64{}
+	for i, v := range all {
+		place[v.VisitorID] = int64(i + 1)
+	}
+	for _, v := range getVisitors(t, s, "d-room", ids...) {
+		if v.Position != place[v.VisitorID] {
+			t.Fatalf("the draw after Unplace put %s (draw %d) at %d, want %d", v.VisitorID, v.Draw, v.Position, place[v.VisitorID])
+		}
 	}
 }
 

@@ -76,6 +76,7 @@ CREATE TABLE room_visitors (
 	admitted_at timestamptz,
 	expires_at  timestamptz,
 	used_at     timestamptz,
+	owner       text NOT NULL,
 	PRIMARY KEY (room_id, visitor_id)
 );
 

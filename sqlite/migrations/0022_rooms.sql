@@ -70,6 +70,7 @@ CREATE TABLE room_visitors (
 	admitted_at INTEGER,
 	expires_at  INTEGER,
 	used_at     INTEGER,
+	owner       TEXT    NOT NULL,
 	PRIMARY KEY (room_id, visitor_id)
 ) STRICT, WITHOUT ROWID;
 
