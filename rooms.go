@@ -44,10 +44,10 @@ type Room struct {
 	Order RoomOrder `json:"order"`
 	// PerVisitor is the most seats or units one visitor is expected to
 	// take, and StockFactor how far the room may admit beyond the stock:
-	// it admits a visitor only while the visitors admitted and yet to
-	// hold, this one included, times PerVisitor, are at most the stock
-	// left times StockFactor (1: exactly the stock; 2: twice as many
-	// visitors, for a sale where many leave without buying).
+	// it admits visitors while those admitted and yet to hold, times
+	// PerVisitor, fall short of the stock left times StockFactor (1:
+	// enough visitors for the stock; 2: twice as many, for a sale where
+	// many leave without buying).
 	PerVisitor  int64   `json:"per_visitor"`
 	StockFactor float64 `json:"stock_factor"`
 	// Status is where the room is in its life: see RoomStatus.
@@ -433,7 +433,10 @@ func (r Room) Admissions(now time.Time, act RoomActivity, stock RoomStock) (n in
 	}
 	per := max(1, r.PerVisitor)
 	byActive := max(0, r.ActiveLimit-act.Active)
-	byStock := max(0, (int64(math.Floor(float64(stock.Free)*r.StockFactor))-act.Unused*per)/per)
+	// Enough visitors to take the whole of what is left, the last of them
+	// perhaps fewer than PerVisitor: rounded up, or the last seats of a
+	// sale would wait for a visitor who may take PerVisitor.
+	byStock := max(0, ceilDiv(int64(math.Floor(float64(stock.Free)*r.StockFactor))-act.Unused*per, per))
 	n = min(waiting, int64(r.credit(now)), byActive, byStock)
 	switch {
 	case n == waiting:
@@ -444,6 +447,14 @@ func (r Room) Admissions(now time.Time, act RoomActivity, stock RoomStock) (n in
 		return n, RoomPausedActive
 	}
 	return n, "" // the rate: the next round admits more
+}
+
+// ceilDiv is a/b rounded up, for b > 0.
+func ceilDiv(a, b int64) int64 {
+	if a <= 0 {
+		return 0
+	}
+	return (a + b - 1) / b
 }
 
 // credit returns the rate's bucket at now: what it held at CreditAt,

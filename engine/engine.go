@@ -262,6 +262,8 @@ type Engine struct {
 	// joins is JoinRoom's lane: a group lane under every strategy (see
 	// rooms.go).
 	joins lane[*joinCall]
+	// tickets is RoomTicket's lane: a group lane too.
+	tickets lane[*ticketCall]
 	// watches are the rooms whose tickets someone watches (WatchTicket).
 	watches watches
 	// kept are the free seats of shows as their last hold batches left
@@ -306,6 +308,7 @@ func New(store stockade.Store, opts *Options) (*Engine, error) {
 		e.stock, e.holds, e.outcomes = direct[*stockCall]{e.stockTxn}, direct[*holdCall]{e.holdTxn}, direct[*outcomeCall]{e.outcomeTxn}
 	}
 	e.joins = newGroup(e, e.joinTxn, "joins", joinQueue, "join again to learn it: a visitor has one place")
+	e.tickets = newGroup(e, e.ticketTxn, "ticket reads", ticketQueue, "read the ticket again")
 	if strat.name != o.Strategy {
 		e.log.Info("engine: strategy falls back", "requested", o.Strategy, "effective", strat.name)
 	}

@@ -18,7 +18,8 @@ import (
 // every strategy: a join writes only the room's queue, never stock or
 // seats, so the strategies have nothing to decide for it, and a crowd
 // joining a room at once costs one transaction per batch. decideJoins is
-// the one body, a lone join a batch of one.
+// the one body, a lone join a batch of one. Reads of tickets batch the
+// same way (decideTickets).
 //
 // AdmitRooms is the admissions' round, run by serve on a ticker: per room,
 // in a transaction that locks the room's row (so that instances take
@@ -407,31 +408,78 @@ func joinable(r stockade.Room) error {
 	return nil
 }
 
-// RoomTicket implements stockade.RoomService.
+// RoomTicket implements stockade.RoomService. Reads of tickets batch as
+// joins do, one queue per room: a crowd that asks where it stands costs
+// one read per batch, not one per visitor.
 func (e *Engine) RoomTicket(ctx context.Context, roomID, visitorID string) (stockade.RoomTicket, error) {
 	return run(e, ctx, "room ticket", nil, func(ctx context.Context, c *call) (stockade.RoomTicket, error) {
 		req := stockade.JoinRequest{RoomID: roomID, VisitorID: visitorID}
 		if err := req.Validate(); err != nil {
 			return stockade.RoomTicket{}, err
 		}
-		var t stockade.RoomTicket
-		err := c.view(ctx, func(tx stockade.Tx) error {
-			r, err := tx.RoomGet(ctx, stockade.ByID{ID: roomID})
-			if err != nil {
-				return err
-			}
-			vs, err := tx.RoomVisitorGetMany(ctx, roomID, []string{visitorID})
-			if err != nil {
-				return err
-			}
-			if len(vs) == 0 || !c.actor.Sees(vs[0].Owner) {
-				return refuse(stockade.ENotFound, "visitor %q has not joined room %q", visitorID, roomID)
-			}
-			t = r.Ticket(vs[0], e.now())
-			return nil
-		})
-		return t, err
+		tc := &ticketCall{slot: slot{c: c}, req: req}
+		if err := e.tickets.apply(ctx, tc); err != nil {
+			return stockade.RoomTicket{}, err
+		}
+		return tc.ticket, nil
 	})
+}
+
+// ticketCall is one RoomTicket call in its lane.
+type ticketCall struct {
+	slot
+	req    stockade.JoinRequest
+	ticket stockade.RoomTicket // the call's result, set by decideTickets
+}
+
+func ticketQueue(tc *ticketCall) string { return tc.req.RoomID }
+
+// ticketTxn reads the tickets of a batch of RoomTicket calls of one room.
+func (e *Engine) ticketTxn(ctx context.Context, c *call, batch []*ticketCall) error {
+	return c.view(ctx, func(tx stockade.Tx) error { return e.decideTickets(ctx, tx, batch[0].req.RoomID, batch) })
+}
+
+// decideTickets is the body of RoomTicket: it reads the room and the
+// places of the batch's visitors, and gives each call its visitor's
+// ticket; a visitor that has not joined, or that another storefront key
+// joined, is ENotFound.
+func (e *Engine) decideTickets(ctx context.Context, tx stockade.Tx, roomID string, batch []*ticketCall) error {
+	now := e.now()
+	for _, tc := range batch {
+		tc.reset()
+	}
+	r, err := tx.RoomGet(ctx, stockade.ByID{ID: roomID})
+	if stockade.ErrorCode(err) == stockade.ENotFound {
+		for _, tc := range batch {
+			tc.err = err
+		}
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	ids := make([]string, 0, len(batch))
+	for _, tc := range batch {
+		ids = append(ids, tc.req.VisitorID)
+	}
+	slices.Sort(ids)
+	vs, err := tx.RoomVisitorGetMany(ctx, roomID, slices.Compact(ids))
+	if err != nil {
+		return err
+	}
+	byID := make(map[string]stockade.RoomVisitor, len(vs))
+	for _, v := range vs {
+		byID[v.VisitorID] = v
+	}
+	for _, tc := range batch {
+		v, ok := byID[tc.req.VisitorID]
+		if !ok || !tc.c.actor.Sees(v.Owner) {
+			tc.err = refuse(stockade.ENotFound, "visitor %q has not joined room %q", tc.req.VisitorID, roomID)
+			continue
+		}
+		tc.ticket = r.Ticket(v, now)
+	}
+	return nil
 }
 
 // AdmitRooms makes one round of admissions in every room that gates: it
