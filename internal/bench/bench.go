@@ -500,22 +500,7 @@ func runOne(ctx context.Context, o Options, t target, prefix string) (Result, er
 	var bg sync.WaitGroup
 	var swept atomic.Int64
 	if t.eng != nil && w.sweeps() {
-		bg.Go(func() {
-			tick := time.NewTicker(250 * time.Millisecond)
-			defer tick.Stop()
-			for {
-				select {
-				case <-runCtx.Done():
-					return
-				case <-tick.C:
-				}
-				n, err := t.eng.Sweep(runCtx)
-				swept.Add(int64(n))
-				if err != nil && runCtx.Err() == nil {
-					o.Logger.Error("bench: sweep", "err", err)
-				}
-			}
-		})
+		bg.Go(func() { sweepLoop(runCtx, t.eng, o.Logger, &swept) })
 	}
 	if err := beginProbes(ctx, o.Probes); err != nil {
 		return Result{}, fmt.Errorf("bench: %s: %w", t.name, err)
@@ -635,6 +620,25 @@ func runOne(ctx context.Context, o Options, t target, prefix string) (Result, er
 	fmt.Fprintf(o.Progress, "bench: %s: done: %d requests in %.1fs, %.0f ok/s, p99 %.1fms, %s\n",
 		t.name, res.Requests, res.Seconds, res.Throughput, res.P99Ms, ok)
 	return res, nil
+}
+
+// sweepLoop runs eng's Sweep every sweepEvery until ctx ends, as serve's
+// sweeper would, and counts the holds and reservations it expired.
+func sweepLoop(ctx context.Context, eng *engine.Engine, log *slog.Logger, swept *atomic.Int64) {
+	tick := time.NewTicker(sweepEvery)
+	defer tick.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-tick.C:
+		}
+		n, err := eng.Sweep(ctx)
+		swept.Add(int64(n))
+		if err != nil && ctx.Err() == nil {
+			log.Error("bench: sweep", "err", err)
+		}
+	}
 }
 
 // limitText says how a run ends, and its load's shape, for progress and
