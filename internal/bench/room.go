@@ -34,9 +34,12 @@ const (
 	defaultRoomPer     = onsaleMaxBest
 	defaultRoomTTL     = 5 * time.Second
 	defaultRoomRamp    = 5 * time.Second
-	maxVisitors        = 1_000_000
+	maxVisitors        = MaxVisitors
 	roomVisitorsPerAct = 10 // Options.Visitors' default, times RoomActive
 )
+
+// MaxVisitors bounds Options.Visitors.
+const MaxVisitors = 1_000_000
 
 // How a pass of the waiting-room workload ended, for RoomResult.End.
 const (
