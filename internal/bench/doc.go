@@ -129,9 +129,9 @@
 // same size; everything else is the same. Options.NoBaseline skips it.
 // The Result's requests, latencies and outcomes are the crowd's holds and
 // confirms, its OnSale the crowd's event's, and its Room (RoomResult) the
-// workload's own figures: the joins per second (every JoinRoom over the
-// time from the first one's start to the last one's end) and their
-// latency; how long after its opening the room sold out (its SoldOutAt);
+// workload's own figures: the joins per second (those that succeeded
+// over the time from the first join's start to the last of them's end)
+// and the latency of every join; how long after its opening the room sold out (its SoldOutAt);
 // the holds' p50 and p99 with the crowd and in the baseline, and the
 // ratio of the p99s; for every visitor waiting when the room sold out,
 // how late its watch told it (the time the sold_out ticket arrived less
@@ -146,7 +146,9 @@
 // a visitor told sold out was never admitted, one that saw an admission
 // has it, one that held has it marked used; and admission followed the
 // promised order (both counts above 0). Any error, including a join or a
-// watch that failed, breaks the run. The room is closed after the check
+// watch that failed, breaks the run; a join that failed may have taken a
+// place all the same (its outcome is unknown), so the places are read for
+// every visitor that arrived. The room is closed after the check
 // if it still gates.
 //
 // # Load shapes and thresholds

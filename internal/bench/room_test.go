@@ -22,7 +22,7 @@ func checkRoom(t *testing.T, res bench.Result, visitors int) *bench.RoomResult {
 	if !res.InvariantsOK || len(res.Violations) > 0 || res.Errors > 0 {
 		t.Errorf("%s: invariants %v, violations %q, %d errors (%s)", res.Strategy, res.InvariantsOK, res.Violations, res.Errors, res.ErrorSample)
 	}
-	fates := rm.TurnedAway + rm.Told + rm.Bought + rm.NoSeats + rm.StillWaiting
+	fates := rm.TurnedAway + rm.Failed + rm.Told + rm.Bought + rm.NoSeats + rm.StillWaiting
 	switch {
 	case rm.Visitors != visitors || rm.Joined+rm.TurnedAway != visitors || fates != visitors:
 		t.Errorf("%s: %d visitors, %d joined, %d turned away, fates add up to %d; want %d", res.Strategy, rm.Visitors, rm.Joined, rm.TurnedAway, fates, visitors)

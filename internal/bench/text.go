@@ -235,7 +235,7 @@ func (r *Report) writeRoom(w *bytes.Buffer) {
 		}
 		fmt.Fprintf(tw, "%s\t%.0f\t%.1f\t%s\t%s\t%.1f\t%s\t%s\t%d\t%d\t%s\n",
 			res.Strategy, rm.JoinsPerSec, rm.JoinP99Ms, soldOut, notice, rm.HoldP99Ms, base, ratio,
-			int64(rm.LateAdmissions)+rm.Inversions, res.Errors, inv)
+			int64(rm.LateAdmissions)+rm.Inversions, res.Errors+rm.Failed, inv)
 	}
 	tw.Flush() // writes to a bytes.Buffer cannot fail
 
@@ -246,8 +246,8 @@ func (r *Report) writeRoom(w *bytes.Buffer) {
 			fmt.Fprintf(w, "  %s: runs as %s\n", s, strings.TrimPrefix(res.Effective, s+" "))
 		}
 		if rm := res.Room; rm != nil {
-			fmt.Fprintf(w, "  %s: %d visitors, %d joined (%d turned away: sold out) at %.0f joins/s (first join's start to last join's end); join p50 %.1fms, p99 %.1fms\n",
-				s, rm.Visitors, rm.Joined, rm.TurnedAway, rm.JoinsPerSec, rm.JoinP50Ms, rm.JoinP99Ms)
+			fmt.Fprintf(w, "  %s: %d visitors, %d joined (%d turned away: sold out; %d joins or watches failed) at %.0f joins/s (first join's start to last successful join's end); join p50 %.1fms, p99 %.1fms\n",
+				s, rm.Visitors, rm.Joined, rm.TurnedAway, rm.Failed, rm.JoinsPerSec, rm.JoinP50Ms, rm.JoinP99Ms)
 			fmt.Fprintf(w, "  %s: %s; %d admitted: %d held seats, %d held none (the seats were gone or the admission ran out)\n",
 				s, roomEndText(rm, res.Seconds), rm.Admitted, rm.Bought, rm.NoSeats)
 			if rm.SoldOut {
@@ -278,7 +278,7 @@ func (r *Report) writeRoom(w *bytes.Buffer) {
 		fmt.Fprintf(w, "  %s: requests (holds and confirms): %s\n", s, outcomesText(res.Outcomes))
 		fmt.Fprintf(w, "  %s: reconcile %s\n", s, res.Reconcile)
 		if res.Errors > 0 {
-			fmt.Fprintf(w, "  %s: %d errors, first: %s\n", s, res.Errors, res.ErrorSample)
+			fmt.Fprintf(w, "  %s: %d requests failed, first: %s\n", s, res.Errors, res.ErrorSample)
 		}
 		for _, v := range res.Violations {
 			fmt.Fprintf(w, "  %s: INVARIANT BROKEN: %s\n", s, v)
