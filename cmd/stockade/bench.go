@@ -80,6 +80,23 @@ workloads:
               bookings at once and that the seats match what the clients
               booked. Any error but sold_out, seats_unavailable and
               hold_expired fails the run
+  waiting-room
+              onsale's event behind a waiting room (active limit
+              -room-active, -room-rate admitted a minute, -room-per-visitor
+              seats counted per visitor, admissions of -room-ttl), opening
+              as a crowd of -visitors arrives over -ramp, a goroutine each:
+              each joins, watches its ticket, and once admitted holds once
+              as onsale's buyers do. The room's admissions and the sweeper
+              run every 250ms beside them. Ends when every visitor bought,
+              held nothing or was told of the sell-out, when the room can
+              admit no one ever again (stalled), or at -duration (default
+              1m). Then a baseline of -room-active visitors at the crowd's
+              pace (-room-baseline=false skips it). Reports joins/s, the
+              time to sell out, the holds' p99 with and without the crowd,
+              how late the sold-out notice reached the visitors waiting,
+              and how far admission departed from the promised order;
+              checks the seats as onsale does and the room's places and
+              admissions. In process only (not with -url or -instances)
 
 flags:
 `)
@@ -96,10 +113,10 @@ flags:
 	serveBin := fs.String("serve-bin", "", "with -instances: the stockade `binary` to start (default: this one)")
 	lockerFlag := fs.String("locker", "", "with -instances: the -locker the instances share, for the lock strategy (redis://…, etcd://… or postgres)")
 	skusFlag := fs.String("skus", "", "carts: how many `SKUs` to sell (default 200, at most 100000); a comma-separated list sweeps them")
-	duration := fs.Duration("duration", 10*time.Second, "how long each strategy runs")
+	duration := fs.Duration("duration", 10*time.Second, "how long each strategy runs; waiting-room: the longest each pass may last (default there 1m)")
 	requests := fs.Int("requests", 0, "stop each run after this many requests instead of after -duration")
-	stock := fs.Int64("stock", 0, "on-hand units set on every level before each run; onsale: the event's seats\n(default: enough to sell out partway with -requests; 1000000 for flash-sale and 10000 otherwise with -duration)")
-	ttl := fs.Duration("hold-ttl", 2*time.Second, "booking and onsale: how long a hold lasts (whole seconds)")
+	stock := fs.Int64("stock", 0, "on-hand units set on every level before each run; onsale and waiting-room: the event's seats\n(default: enough to sell out partway with -requests; 1000000 for flash-sale and 10000 otherwise with -duration)")
+	ttl := fs.Duration("hold-ttl", 2*time.Second, "booking, onsale and waiting-room: how long a hold lasts (whole seconds)")
 	asJSON := fs.Bool("json", false, "print the results as a JSON list, one object per strategy, instead of a table")
 	chart := fs.String("chart", "", "also draw the results as an SVG bar chart into this `file`")
 	timelineChart := fs.String("timeline-chart", "", "also draw each run's p99 latency and requests per second, second by second, with the\nload asked for, as an SVG line chart into this `file`")
@@ -110,6 +127,13 @@ flags:
 	stagesFlag := fs.String("stages", "", "shape each run's load as k6's stages: `DURATION:TARGET,…`, such as 10s:50,20s:100,10s:0, each\nmoving the clients (or with -arrival-rate the requests started per second) in a straight line\nto its target, from 0; the run lasts as long as the stages, and -clients is the largest target\n(with -arrival-rate, -clients is the most requests in flight). Not with -duration or -requests")
 	arrival := fs.Bool("arrival-rate", false, "the targets of -stages are requests started per second (an open model), not clients")
 	rate := fs.Float64("rate", 0, "start this many `requests` per second for -duration (an open model), on at most -clients at\nonce; a request that finds every client busy is dropped and counted. Not with -stages")
+	visitors := fs.Int("visitors", 0, fmt.Sprintf("waiting-room: how many `visitors` arrive, at most %d (default 10 × -room-active)", bench.MaxVisitors))
+	ramp := fs.Duration("ramp", 0, "waiting-room: the crowd arrives evenly over this `duration`, the first visitor as the room opens (default 5s)")
+	roomActive := fs.Int64("room-active", 0, "waiting-room: the room's active limit: the most admissions in force at once (default 500)")
+	roomRate := fs.Int64("room-rate", 0, "waiting-room: how many `visitors` the room admits a minute (default 60 × -room-active)")
+	roomPer := fs.Int64("room-per-visitor", 0, "waiting-room: the `seats` the room counts per admitted visitor against the seats left (default 6)")
+	roomTTL := fs.Duration("room-ttl", 0, "waiting-room: how long an admission lasts, whole seconds (default 5s). The room counts an admission\nagainst its active limit until it expires, bought or not: it lets in -room-active visitors per -room-ttl at most")
+	baseline := fs.Bool("room-baseline", true, "waiting-room: after the crowd, run a baseline of -room-active visitors at the crowd's pace, for the holds' p99 without the crowd")
 	var thresholds []bench.Threshold
 	fs.Func("threshold", "a bound every run must keep, or the command fails naming it, as k6's: `METRIC<VALUE`,\nsuch as p95<500ms, p99.9<=2s, max<5s, errors<1% or throughput>1000; repeat for more", func(v string) error {
 		th, err := bench.ParseThreshold(v)
@@ -123,6 +147,45 @@ flags:
 	}
 	fail := func(format string, args ...any) (benchConfig, error) {
 		return c, fmt.Errorf("bench: "+format, args...)
+	}
+	if *workload == bench.WaitingRoom {
+		for _, f := range []struct{ name, why string }{
+			{"url", "it runs in process only, on -store"},
+			{"instances", "it runs in process only, on -store"},
+			{"clients", "each visitor is a client of its own (-visitors)"},
+			{"requests", "a run ends when the room has sold out and every visitor knows it, or at -duration"},
+			{"stages", "the crowd arrives over -ramp"},
+			{"rate", "the crowd arrives over -ramp"},
+			{"arrival-rate", "the crowd arrives over -ramp"},
+		} {
+			if isSet(fs, f.name) {
+				return fail("-%s does not apply to waiting-room: %s", f.name, f.why)
+			}
+		}
+		switch {
+		case isSet(fs, "visitors") && (*visitors < 1 || *visitors > bench.MaxVisitors):
+			return fail("-visitors must be between 1 and %d, got %d", bench.MaxVisitors, *visitors)
+		case isSet(fs, "ramp") && *ramp <= 0:
+			return fail("-ramp must be positive, got %v", *ramp)
+		case isSet(fs, "ramp") && isSet(fs, "duration") && *ramp >= *duration:
+			return fail("-ramp (%v) must be shorter than -duration (%v)", *ramp, *duration)
+		case isSet(fs, "room-active") && (*roomActive < 1 || *roomActive > stockade.MaxRoomActiveLimit):
+			return fail("-room-active must be between 1 and %d, got %d", stockade.MaxRoomActiveLimit, *roomActive)
+		case isSet(fs, "room-rate") && (*roomRate < 1 || *roomRate > stockade.MaxRoomAdmitPerMinute):
+			return fail("-room-rate must be between 1 and %d a minute, got %d", stockade.MaxRoomAdmitPerMinute, *roomRate)
+		case isSet(fs, "room-per-visitor") && (*roomPer < 1 || *roomPer > stockade.MaxHoldSeats):
+			return fail("-room-per-visitor must be between 1 and %d, got %d", stockade.MaxHoldSeats, *roomPer)
+		case isSet(fs, "room-ttl") && (*roomTTL < time.Second || *roomTTL > stockade.MaxAdmissionTTL || *roomTTL%time.Second != 0):
+			return fail("-room-ttl must be whole seconds, from 1s to %v, got %v", stockade.MaxAdmissionTTL, *roomTTL)
+		}
+		c.opts.Visitors, c.opts.Ramp, c.opts.RoomActive, c.opts.RoomRate = *visitors, *ramp, *roomActive, *roomRate
+		c.opts.RoomPerVisitor, c.opts.RoomAdmissionTTL, c.opts.NoBaseline = *roomPer, *roomTTL, !*baseline
+	} else {
+		for _, f := range []string{"visitors", "ramp", "room-active", "room-rate", "room-per-visitor", "room-ttl", "room-baseline"} {
+			if isSet(fs, f) {
+				return fail("-%s is the waiting-room workload's", f)
+			}
+		}
 	}
 	if isSet(fs, "requests") && isSet(fs, "duration") {
 		return fail("give -duration or -requests, not both")
@@ -217,8 +280,8 @@ flags:
 	if *stock < 0 {
 		return fail("-stock must not be negative, got %d", *stock)
 	}
-	if *workload == bench.OnSale && *stock != 0 && (*stock < 2 || *stock > stockade.MaxSeats) {
-		return fail("-stock is onsale's seats: between 2 and %d, got %d", stockade.MaxSeats, *stock)
+	if (*workload == bench.OnSale || *workload == bench.WaitingRoom) && *stock != 0 && (*stock < 2 || *stock > stockade.MaxSeats) {
+		return fail("-stock is %s's seats: between 2 and %d, got %d", *workload, stockade.MaxSeats, *stock)
 	}
 	if *ttl < time.Second || *ttl%time.Second != 0 {
 		return fail("-hold-ttl must be whole seconds, at least 1s, got %v", *ttl)
@@ -269,6 +332,11 @@ flags:
 	}
 	c.opts.Workload, c.opts.Clients, c.opts.Stock, c.opts.HoldTTL = *workload, clientList[0], *stock, *ttl
 	switch {
+	case *workload == bench.WaitingRoom:
+		c.opts.Clients = 0 // the visitors
+		if isSet(fs, "duration") {
+			c.opts.Duration = *duration
+		}
 	case len(c.opts.Stages) > 0: // they set the length
 	case *requests > 0:
 		c.opts.Requests = *requests

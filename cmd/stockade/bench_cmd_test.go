@@ -137,6 +137,32 @@ func TestBenchOnSaleSQLite(t *testing.T) {
 	checkXML(t, svg, "onsale", "300 seats", "atomic", "lock")
 }
 
+// TestBenchWaitingRoomSQLite runs the waiting-room workload with its
+// flags: a small crowd in front of a small event, whose room counts one
+// seat per visitor so that it sells out, without the baseline.
+func TestBenchWaitingRoomSQLite(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	out, err := runBench(t, nil, "-workload", "waiting-room", "-store", "sqlite:"+filepath.Join(dir, "bench.db"), "-strategies", "batch",
+		"-stock", "60", "-visitors", "200", "-ramp", "500ms", "-room-active", "20", "-room-rate", "1200", "-room-per-visitor", "1",
+		"-room-ttl", "2s", "-room-baseline=false", "-hold-ttl", "1s", "-duration", "2m", "-json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rows []bench.Result
+	if err := json.Unmarshal([]byte(out), &rows); err != nil {
+		t.Fatalf("%v:\n%s", err, out)
+	}
+	if len(rows) != 1 || rows[0].Room == nil || rows[0].OnSale == nil {
+		t.Fatalf("rows %+v: want one with the room's and the event's figures", rows)
+	}
+	r, rm := rows[0], rows[0].Room
+	if !r.InvariantsOK || rm.Visitors != 200 || rm.Joined+rm.TurnedAway != 200 || rm.JoinsPerSec <= 0 || rm.Holds == 0 ||
+		rm.HoldP99Ms <= 0 || rm.End != bench.RoomEndSoldOut || rm.SellOutSec <= 0 || rm.Baseline != nil || r.OnSale.Seats != 60 {
+		t.Errorf("result %+v, room %+v: want 200 visitors, their joins and holds, the event of 60 seats sold out, no baseline, invariants ok", r, rm)
+	}
+}
+
 // TestBenchURLOnSale sells an event of a running service's over HTTP,
 // its own sweeper freeing the holds left to expire.
 func TestBenchURLOnSale(t *testing.T) {
@@ -270,6 +296,27 @@ func TestBenchRefusesBadInput(t *testing.T) {
 		{"ttl", []string{"-hold-ttl", "1500ms"}, nil, "-hold-ttl must be whole seconds"},
 		{"onsale seats", []string{"-workload", "onsale", "-stock", "1"}, nil, "-stock is onsale's seats"},
 		{"onsale too many seats", []string{"-workload", "onsale", "-stock", "100001"}, nil, "-stock is onsale's seats"},
+		{"waiting-room seats", []string{"-workload", "waiting-room", "-stock", "1"}, nil, "-stock is waiting-room's seats"},
+		{"visitors workload", []string{"-visitors", "10"}, nil, "-visitors is the waiting-room workload's"},
+		{"ramp workload", []string{"-workload", "onsale", "-ramp", "1s"}, nil, "-ramp is the waiting-room workload's"},
+		{"room-active workload", []string{"-workload", "carts", "-room-active", "10"}, nil, "-room-active is the waiting-room workload's"},
+		{"room-rate workload", []string{"-room-rate", "10"}, nil, "-room-rate is the waiting-room workload's"},
+		{"room-per-visitor workload", []string{"-room-per-visitor", "2"}, nil, "-room-per-visitor is the waiting-room workload's"},
+		{"room-ttl workload", []string{"-room-ttl", "2s"}, nil, "-room-ttl is the waiting-room workload's"},
+		{"room-baseline workload", []string{"-workload", "onsale", "-room-baseline=false"}, nil, "-room-baseline is the waiting-room workload's"},
+		{"waiting-room url", []string{"-workload", "waiting-room", "-url", "http://127.0.0.1:1"}, nil, "-url does not apply to waiting-room"},
+		{"waiting-room instances", []string{"-workload", "waiting-room", "-instances", "2", "-store", "postgres://x"}, nil, "-instances does not apply to waiting-room"},
+		{"waiting-room clients", []string{"-workload", "waiting-room", "-clients", "8"}, nil, "-clients does not apply to waiting-room"},
+		{"waiting-room requests", []string{"-workload", "waiting-room", "-requests", "8"}, nil, "-requests does not apply to waiting-room"},
+		{"waiting-room stages", []string{"-workload", "waiting-room", "-stages", "1s:5"}, nil, "-stages does not apply to waiting-room"},
+		{"waiting-room rate", []string{"-workload", "waiting-room", "-rate", "5"}, nil, "-rate does not apply to waiting-room"},
+		{"visitors range", []string{"-workload", "waiting-room", "-visitors", "0"}, nil, "-visitors must be between 1 and 1000000"},
+		{"ramp range", []string{"-workload", "waiting-room", "-ramp", "0s"}, nil, "-ramp must be positive"},
+		{"ramp and duration", []string{"-workload", "waiting-room", "-ramp", "10s", "-duration", "5s"}, nil, "-ramp (10s) must be shorter than -duration (5s)"},
+		{"room-active range", []string{"-workload", "waiting-room", "-room-active", "0"}, nil, "-room-active must be between 1 and"},
+		{"room-rate range", []string{"-workload", "waiting-room", "-room-rate", "1000001"}, nil, "-room-rate must be between 1 and"},
+		{"room-per-visitor range", []string{"-workload", "waiting-room", "-room-per-visitor", "101"}, nil, "-room-per-visitor must be between 1 and"},
+		{"room-ttl seconds", []string{"-workload", "waiting-room", "-room-ttl", "1500ms"}, nil, "-room-ttl must be whole seconds"},
 		{"cpuprofile", []string{"-cpuprofile", filepath.Join("no", "such", "dir", "cpu.pprof")}, nil, "bench: -cpuprofile:"},
 		{"stages syntax", []string{"-stages", "10s"}, nil, "-stages: stage \"10s\": want DURATION:TARGET"},
 		{"stages and duration", []string{"-stages", "1s:5", "-duration", "1s"}, nil, "give no -duration or -requests"},

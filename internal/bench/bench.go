@@ -25,10 +25,12 @@ const (
 	Carts     = "carts"
 	Booking   = "booking"
 	OnSale    = "onsale"
+	// WaitingRoom is onsale's event behind a waiting room, and a crowd.
+	WaitingRoom = "waiting-room"
 )
 
 // Workloads returns the workload names, in the order of the documentation.
-func Workloads() []string { return []string{FlashSale, Carts, Booking, OnSale} }
+func Workloads() []string { return []string{FlashSale, Carts, Booking, OnSale, WaitingRoom} }
 
 // Strategies returns every engine strategy, in the order they run by
 // default.
@@ -39,18 +41,20 @@ func Strategies() []string { return engine.Strategies() }
 // not match the successful requests, or the ledger does not balance; in
 // OnSale also when a seat was in two holds or bookings at once, the seat
 // counts do not match the clients' holds and bookings, or a request
-// failed other than by a refusal.
+// failed other than by a refusal; in WaitingRoom also when the room's
+// places or admissions do not match its visitors, or admission departed
+// from the promised order.
 var ErrInvariant = errors.New("bench: invariant broken")
 
 // Options configure a Run. A nil *Options is refused: Store or Service is
 // required.
 type Options struct {
-	// Workload is FlashSale, Carts, Booking or OnSale.
+	// Workload is FlashSale, Carts, Booking, OnSale or WaitingRoom.
 	// Default: FlashSale.
 	Workload string
 
 	// Store is the migrated store the engines run on, in process. Exactly
-	// one of Store and Service must be set.
+	// one of Store and Service must be set; WaitingRoom needs Store.
 	Store stockade.Store
 
 	// StoreName describes Store or Service in the report, without a
@@ -73,12 +77,14 @@ type Options struct {
 	// Default: StoreName.
 	ServiceName string
 
-	// Clients is how many goroutines send requests at once.
+	// Clients is how many goroutines send requests at once. Not with
+	// WaitingRoom, whose visitors are a goroutine each.
 	// Default: 64.
 	Clients int
 
-	// Duration is how long each run sends requests, when Requests is 0.
-	// Default: 10s.
+	// Duration is how long each run sends requests, when Requests is 0;
+	// in WaitingRoom, the longest each pass may last.
+	// Default: 10s; WaitingRoom: 1m.
 	Duration time.Duration
 
 	// Requests, if positive, ends each run after that many requests
@@ -122,16 +128,56 @@ type Options struct {
 	SKUs int
 
 	// Stock is the on-hand quantity set on every level before a run; in
-	// OnSale, the event's seats (at most stockade.MaxSeats).
+	// OnSale and WaitingRoom, the event's seats (at most
+	// stockade.MaxSeats).
 	// Default: with Requests, enough to sell out partway (flash-sale: half
 	// the requests; carts: Requests/10; booking: Requests/4; at least 5;
 	// onsale: 2 × Requests seats); with Duration, 1,000,000 for flash-sale
 	// and 10,000 otherwise.
 	Stock int64
 
-	// HoldTTL is how long booking's and onsale's holds last.
+	// HoldTTL is how long booking's, onsale's and waiting-room's holds
+	// last.
 	// Default: 2s.
 	HoldTTL time.Duration
+
+	// Visitors is the crowd of WaitingRoom: how many visitors arrive, at
+	// most 1,000,000. The options below up to NoBaseline are
+	// WaitingRoom's too, and refused with the other workloads.
+	// Default: 10 × RoomActive.
+	Visitors int
+
+	// Ramp is how long the crowd takes to arrive: visitors arrive evenly
+	// over it, the first as the room opens. Shorter than Duration.
+	// Default: 5s.
+	Ramp time.Duration
+
+	// RoomActive is the room's active limit: the most admissions in force
+	// at once.
+	// Default: 500.
+	RoomActive int64
+
+	// RoomRate is how many visitors the room admits a minute.
+	// Default: 60 × RoomActive, the active limit each second.
+	RoomRate int64
+
+	// RoomPerVisitor is the seats the room counts per admitted visitor
+	// against the seats left (stockade.Room.PerVisitor); its stock factor
+	// is 1.
+	// Default: 6, the most a buyer asks for.
+	RoomPerVisitor int64
+
+	// RoomAdmissionTTL is how long an admission lasts, in whole seconds.
+	// The room counts an admission against its active limit until it
+	// expires, whether or not its visitor has bought, so the room lets in
+	// RoomActive visitors per RoomAdmissionTTL at most.
+	// Default: 5s.
+	RoomAdmissionTTL time.Duration
+
+	// NoBaseline skips the pass without the crowd (RoomResult.Baseline)
+	// that follows the crowd's on each strategy.
+	// Default: false: the baseline runs.
+	NoBaseline bool
 
 	// Timeout bounds each call of the in-process engines (engine
 	// Options.Timeout).
@@ -162,6 +208,13 @@ func (o *Options) withDefaults() (Options, error) {
 	c := *o
 	if c.Workload == "" {
 		c.Workload = FlashSale
+	}
+	if c.Workload == WaitingRoom {
+		if err := c.roomDefaults(); err != nil {
+			return c, err
+		}
+	} else if c.hasRoomOptions() {
+		return c, fmt.Errorf("bench: visitors, ramp and the room's options are the waiting-room workload's; %s has none", c.Workload)
 	}
 	if c.Clients == 0 {
 		c.Clients = 64
@@ -261,9 +314,9 @@ func (o *Options) withDefaults() (Options, error) {
 	if c.Stock == 0 {
 		c.Stock = defaultStock(c.Workload, c.Requests)
 	}
-	if c.Workload == OnSale {
+	if c.Workload == OnSale || c.Workload == WaitingRoom {
 		if c.Stock < 2 || c.Stock > stockade.MaxSeats {
-			return c, fmt.Errorf("bench: onsale: stock is the event's seats, between 2 and %d, got %d", stockade.MaxSeats, c.Stock)
+			return c, fmt.Errorf("bench: %s: stock is the event's seats, between 2 and %d, got %d", c.Workload, stockade.MaxSeats, c.Stock)
 		}
 		if _, ok := c.Service.(stockade.BookingService); c.Service != nil && !ok {
 			return c, fmt.Errorf("bench: onsale: the service (%T) sells no seats: it is not a stockade.BookingService", c.Service)
@@ -304,10 +357,12 @@ type Report struct {
 	Stock    int64         `json:"stock"`                 // per level; onsale: the event's seats
 	SKUs     int           `json:"skus,omitempty"`        // carts' SKUs
 	// Stages, ArrivalRate and Rate are the load's shape, if any (Options).
-	Stages      []Stage  `json:"stages,omitempty"`
-	ArrivalRate bool     `json:"arrival_rate,omitempty"`
-	Rate        float64  `json:"rate,omitempty"`
-	Results     []Result `json:"results"`
+	Stages      []Stage `json:"stages,omitempty"`
+	ArrivalRate bool    `json:"arrival_rate,omitempty"`
+	Rate        float64 `json:"rate,omitempty"`
+	// Room is the waiting room and crowd of WaitingRoom.
+	Room    *RoomSetup `json:"room,omitempty"`
+	Results []Result   `json:"results"`
 }
 
 // Result is one strategy's run (or the one run on a Service).
@@ -349,6 +404,11 @@ type Result struct {
 	// OnSale is what only the onsale workload measures: holds and seats
 	// per second, the seats left, orphans. Nil for the other workloads.
 	OnSale *OnSaleResult `json:"onsale,omitempty"`
+	// Room is what only the waiting-room workload measures: joins, the
+	// sell-out and its notice, the holds with and without the crowd, the
+	// order of admission. Nil for the other workloads. Its OnSale is the
+	// crowd's event's.
+	Room *RoomResult `json:"room,omitempty"`
 
 	// Dropped is the arrivals of an arrival-rate run that found every
 	// client busy, and were not sent.
@@ -389,6 +449,9 @@ func Run(ctx context.Context, opts *Options) (*Report, error) {
 	} else {
 		rep.Duration = o.Duration
 	}
+	if o.Workload == WaitingRoom {
+		rep.Clients, rep.Room = 0, roomSetup(o)
+	}
 	// Runs share the store, so their SKUs carry a prefix of their own.
 	prefix := "bench-" + strings.ToLower(rand.Text()[:8]) + "-"
 
@@ -418,7 +481,11 @@ func Run(ctx context.Context, opts *Options) (*Report, error) {
 		if err != nil {
 			return rep, err
 		}
-		res, err := runOne(ctx, o, t, prefix+s+"-")
+		run := runOne
+		if o.Workload == WaitingRoom {
+			run = runRoom
+		}
+		res, err := run(ctx, o, t, prefix+s+"-")
 		if err != nil {
 			return rep, err
 		}
@@ -500,22 +567,7 @@ func runOne(ctx context.Context, o Options, t target, prefix string) (Result, er
 	var bg sync.WaitGroup
 	var swept atomic.Int64
 	if t.eng != nil && w.sweeps() {
-		bg.Go(func() {
-			tick := time.NewTicker(250 * time.Millisecond)
-			defer tick.Stop()
-			for {
-				select {
-				case <-runCtx.Done():
-					return
-				case <-tick.C:
-				}
-				n, err := t.eng.Sweep(runCtx)
-				swept.Add(int64(n))
-				if err != nil && runCtx.Err() == nil {
-					o.Logger.Error("bench: sweep", "err", err)
-				}
-			}
-		})
+		bg.Go(func() { sweepLoop(runCtx, t.eng, o.Logger, &swept) })
 	}
 	if err := beginProbes(ctx, o.Probes); err != nil {
 		return Result{}, fmt.Errorf("bench: %s: %w", t.name, err)
@@ -601,25 +653,12 @@ func runOne(ctx context.Context, o Options, t target, prefix string) (Result, er
 		return res, fmt.Errorf("bench: %s: check: %w", t.name, err)
 	}
 	if t.eng != nil {
-		r, err := t.eng.Reconcile(cctx)
-		switch {
-		case err != nil:
+		text, rviol, err := reconcileEngine(cctx, t.eng)
+		if err != nil {
 			return res, fmt.Errorf("bench: %s: reconcile: %w", t.name, err)
-		case r.OK && r.Shows > 0:
-			res.Reconcile = fmt.Sprintf("ok (%d shows match their seat history, %d levels match the whole ledger and the records)", r.Shows, r.Levels)
-		case r.OK:
-			res.Reconcile = fmt.Sprintf("ok (%d levels match the whole ledger and the records)", r.Levels)
-		default:
-			var ms []string
-			for _, m := range r.Mismatches {
-				ms = append(ms, m.String())
-			}
-			for _, m := range r.ShowMismatches {
-				ms = append(ms, m.String())
-			}
-			res.Reconcile = "mismatches: " + strings.Join(ms, "; ")
-			viol = append(viol, "reconcile: levels or seats do not match the ledger, the records or the seat history: "+strings.Join(ms, "; "))
 		}
+		res.Reconcile = text
+		viol = append(viol, rviol...)
 	} else {
 		res.Reconcile = "not available over HTTP: checked the totals through Stock only"
 		if w.on != nil {
@@ -635,6 +674,48 @@ func runOne(ctx context.Context, o Options, t target, prefix string) (Result, er
 	fmt.Fprintf(o.Progress, "bench: %s: done: %d requests in %.1fs, %.0f ok/s, p99 %.1fms, %s\n",
 		t.name, res.Requests, res.Seconds, res.Throughput, res.P99Ms, ok)
 	return res, nil
+}
+
+// reconcileEngine runs eng's Reconcile and says what it found, and what
+// is wrong if anything is.
+func reconcileEngine(ctx context.Context, eng *engine.Engine) (text string, viol []string, err error) {
+	r, err := eng.Reconcile(ctx)
+	switch {
+	case err != nil:
+		return "", nil, err
+	case r.OK && r.Shows > 0:
+		return fmt.Sprintf("ok (%d shows match their seat history, %d levels match the whole ledger and the records)", r.Shows, r.Levels), nil, nil
+	case r.OK:
+		return fmt.Sprintf("ok (%d levels match the whole ledger and the records)", r.Levels), nil, nil
+	}
+	var ms []string
+	for _, m := range r.Mismatches {
+		ms = append(ms, m.String())
+	}
+	for _, m := range r.ShowMismatches {
+		ms = append(ms, m.String())
+	}
+	return "mismatches: " + strings.Join(ms, "; "),
+		[]string{"reconcile: levels or seats do not match the ledger, the records or the seat history: " + strings.Join(ms, "; ")}, nil
+}
+
+// sweepLoop runs eng's Sweep every sweepEvery until ctx ends, as serve's
+// sweeper would, and counts the holds and reservations it expired.
+func sweepLoop(ctx context.Context, eng *engine.Engine, log *slog.Logger, swept *atomic.Int64) {
+	tick := time.NewTicker(sweepEvery)
+	defer tick.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-tick.C:
+		}
+		n, err := eng.Sweep(ctx)
+		swept.Add(int64(n))
+		if err != nil && ctx.Err() == nil {
+			log.Error("bench: sweep", "err", err)
+		}
+	}
 }
 
 // limitText says how a run ends, and its load's shape, for progress and

@@ -1,5 +1,5 @@
 // Package bench is "stockade bench": it drives a stockade.StockService with
-// many concurrent clients on one of four workloads, measures throughput,
+// many concurrent clients on one of five workloads, measures throughput,
 // latency and outcomes, and checks afterwards that nothing was oversold.
 //
 // In process, Run builds one engine per strategy on the same store and runs
@@ -45,6 +45,8 @@
 //     sold_out waits 50–100ms before it asks again. The run ends when
 //     every seat is booked, or at Duration or Requests. With Service, the
 //     service must be a stockade.BookingService too.
+//   - waiting-room: onsale's event behind a waiting room, and a crowd;
+//     see below. In process only.
 //
 // A request is one Service call; booking's reserves and confirms, and
 // onsale's holds and confirms, all count. Its outcome is "ok" or the
@@ -85,6 +87,69 @@
 // seats_unavailable and hold_expired breaks the run too. In process
 // engine.Reconcile must also find every event's seats agreeing with their
 // history.
+//
+// # Waiting room
+//
+// The waiting-room workload puts a room (engine.CreateRoom) in front of
+// onsale's event of Stock seats: active limit Options.RoomActive (500),
+// RoomRate admitted a minute (60 × RoomActive), RoomPerVisitor seats
+// counted per visitor (6, the most a buyer asks for) against the seats
+// left with a stock factor of 1, admissions of RoomAdmissionTTL (5s).
+// The room opens as it is created, and the crowd starts arriving then:
+// Visitors (10 × RoomActive) arrive evenly over Ramp (5s), a goroutine
+// each. A visitor joins (JoinRoom, as "v000042") and watches its ticket
+// (WatchTicket) until it is admitted or told the room sold out. Admitted,
+// it holds once as an onsale buyer does, with its admission: a named pair
+// of hot seats or the best 1–6; a refused pair picks again at once, a
+// sold_out asks again after 50–100ms while its admission is in force and
+// the room has not sold out. It confirms 80% of its holds at once and
+// leaves the rest to expire (HoldTTL). The engine's admissions run every
+// 250ms (RunAdmissions, as serve's) and its sweeper every 250ms, in
+// process beside the crowd.
+//
+// The room counts an admission against its active limit until the
+// admission expires, whether or not its visitor has bought: the engine
+// has no call for a visitor to leave. So the room lets in at most
+// RoomActive visitors per RoomAdmissionTTL, and a long admission (the
+// service's default is 10 minutes) would let in RoomActive visitors and
+// then no one until they expire; the workload's default is short, long
+// enough for a visitor to learn of its admission and hold.
+//
+// A pass ends when every visitor is done: it bought or held nothing, or
+// was told the room sold out (RoomEndSoldOut, or RoomEndServed if the
+// crowd was served before the seats ran out); or when the room stalls
+// (RoomEndStalled): it queues visitors but can admit none of them ever
+// again, because fewer seats are free than it counts per visitor, none is
+// held and no admitted visitor is buying; or at Duration (a minute).
+//
+// Each strategy's run is two passes, each on an event and a room of its
+// own: the crowd's, then a baseline of only RoomActive visitors (as many
+// as may be active at once), arriving at the crowd's pace (over Ramp ×
+// RoomActive / Visitors) so that the room admits them in rounds of the
+// same size; everything else is the same. Options.NoBaseline skips it.
+// The Result's requests, latencies and outcomes are the crowd's holds and
+// confirms, its OnSale the crowd's event's, and its Room (RoomResult) the
+// workload's own figures: the joins per second (those that succeeded
+// over the time from the first join's start to the last of them's end)
+// and the latency of every join; how long after its opening the room sold out (its SoldOutAt);
+// the holds' p50 and p99 with the crowd and in the baseline, and the
+// ratio of the p99s; for every visitor waiting when the room sold out,
+// how late its watch told it (the time the sold_out ticket arrived less
+// SoldOutAt), p50, p99 and max; and how far admission departed from the
+// promised order, read from the store after the pass: the visitors
+// admitted whose place is after that of a visitor never admitted, and the
+// pairs admitted the one at the lower place later than the other.
+//
+// After each pass the event's seats are checked as onsale's are, and the
+// room's record: the places are 1 … Joined once each and those the joins
+// gave; the room's count of admissions is the visitors with an admission;
+// a visitor told sold out was never admitted, one that saw an admission
+// has it, one that held has it marked used; and admission followed the
+// promised order (both counts above 0). Any error, including a join or a
+// watch that failed, breaks the run; a join that failed may have taken a
+// place all the same (its outcome is unknown), so the places are read for
+// every visitor that arrived. The room is closed after the check
+// if it still gates.
 //
 // # Load shapes and thresholds
 //

@@ -205,61 +205,87 @@ func (t *onsaleTally) wrong(msg string) {
 // the holds at once and leaves the rest to expire.
 func (w *onsale) client(ctx context.Context, c *client) {
 	for c.claim() {
-		req := stockade.HoldRequest{ShowID: w.id, TTL: w.ttl}
-		asked := 2
-		if len(w.pairs) > 0 && c.rng.Float64() < onsaleNamedShare {
-			p := w.pairs[c.rng.IntN(len(w.pairs))]
-			req.Seats = []string{p[0], p[1]}
-		} else {
-			asked = 1 + c.rng.IntN(onsaleMaxBest)
-			req.Best = []stockade.BestSeats{{Quantity: asked}}
-		}
-		var h stockade.Hold
-		err := c.do("hold", nil, false, func() (err error) {
-			h, err = c.bk.HoldSeats(ctx, req, nil)
-			return err
-		})
-		c.t.on.holdLat = append(c.t.on.holdLat, c.t.lat[len(c.t.lat)-1])
-		switch code := stockade.ErrorCode(err); {
+		rec, err := w.hold(ctx, c, nil)
+		switch {
 		case err == nil:
-		case code == stockade.ESoldOut:
+		case stockade.ErrorCode(err) == stockade.ESoldOut:
 			// A buyer told there is nothing left looks again a moment later.
-			sleep(ctx, onsaleSoldOutPause+time.Duration(c.rng.Int64N(int64(onsaleSoldOutPause))))
-			continue
-		case refusal(code):
+			sleep(ctx, soldOutPause(c))
 			continue
 		default:
+			continue
+		}
+		w.settleHold(ctx, c, rec)
+	}
+}
+
+// soldOutPause is how long a buyer told sold_out waits before it asks
+// again: onsaleSoldOutPause to twice that.
+func soldOutPause(c *client) time.Duration {
+	return onsaleSoldOutPause + time.Duration(c.rng.Int64N(int64(onsaleSoldOutPause)))
+}
+
+// hold asks for a hold as a buyer does, through admission if it is not
+// nil: a named pair of hot seats (onsaleNamedShare of the holds), or the
+// best 1 to onsaleMaxBest seats side by side. It records the request and,
+// if the hold succeeded, the hold, which it returns.
+func (w *onsale) hold(ctx context.Context, c *client, admission *stockade.AdmissionProof) (*onsaleHold, error) {
+	req := stockade.HoldRequest{ShowID: w.id, TTL: w.ttl, Admission: admission}
+	asked := 2
+	if len(w.pairs) > 0 && c.rng.Float64() < onsaleNamedShare {
+		p := w.pairs[c.rng.IntN(len(w.pairs))]
+		req.Seats = []string{p[0], p[1]}
+	} else {
+		asked = 1 + c.rng.IntN(onsaleMaxBest)
+		req.Best = []stockade.BestSeats{{Quantity: asked}}
+	}
+	var h stockade.Hold
+	err := c.do("hold", nil, false, func() (err error) {
+		h, err = c.bk.HoldSeats(ctx, req, nil)
+		return err
+	})
+	c.t.on.holdLat = append(c.t.on.holdLat, c.t.lat[len(c.t.lat)-1])
+	if err != nil {
+		if !c.refused(err) {
 			c.t.on.unknownSeats += asked
-			continue
 		}
-		rec := &onsaleHold{id: h.ID, seats: h.Seats, created: h.CreatedAt, expires: h.ExpiresAt, got: time.Now()}
-		c.t.on.holds = append(c.t.on.holds, rec)
-		if msg := wrongHold(req, asked, h); msg != "" {
-			c.t.on.wrong(msg)
+		return nil, err
+	}
+	rec := &onsaleHold{id: h.ID, seats: h.Seats, created: h.CreatedAt, expires: h.ExpiresAt, got: time.Now()}
+	c.t.on.holds = append(c.t.on.holds, rec)
+	if msg := wrongHold(req, asked, h); msg != "" {
+		c.t.on.wrong(msg)
+	}
+	return rec, nil
+}
+
+// settleHold confirms rec's hold at once, onsaleConfirmShare of the
+// time and while claim allows, and leaves it to expire otherwise; it
+// records what became of it. The confirm that books the event's last
+// seat ends the run (c.stop).
+func (w *onsale) settleHold(ctx context.Context, c *client, rec *onsaleHold) {
+	if c.rng.Float64() >= onsaleConfirmShare || !c.claim() {
+		c.t.abandoned++
+		return
+	}
+	var bkg stockade.Booking
+	err := c.do("confirm", nil, false, func() (err error) {
+		bkg, err = c.bk.ConfirmHold(ctx, rec.id, nil)
+		return err
+	})
+	switch code := stockade.ErrorCode(err); {
+	case err == nil:
+		rec.fate, rec.booking, rec.booked = holdBooked, bkg.ID, bkg.CreatedAt
+		if bkg.HoldID != rec.id || !slices.Equal(bkg.Seats, rec.seats) {
+			c.t.on.wrong(fmt.Sprintf("booking %s of hold %s has seats %v, the hold %v", bkg.ID, bkg.HoldID, bkg.Seats, rec.seats))
 		}
-		if c.rng.Float64() >= onsaleConfirmShare || !c.claim() {
-			c.t.abandoned++
-			continue
+		if w.booked.Add(int64(len(rec.seats))) >= int64(w.seats) {
+			c.stop() // sold out
 		}
-		var bkg stockade.Booking
-		err = c.do("confirm", nil, false, func() (err error) {
-			bkg, err = c.bk.ConfirmHold(ctx, h.ID, nil)
-			return err
-		})
-		switch code := stockade.ErrorCode(err); {
-		case err == nil:
-			rec.fate, rec.booking, rec.booked = holdBooked, bkg.ID, bkg.CreatedAt
-			if bkg.HoldID != h.ID || !slices.Equal(bkg.Seats, h.Seats) {
-				c.t.on.wrong(fmt.Sprintf("booking %s of hold %s has seats %v, the hold %v", bkg.ID, bkg.HoldID, bkg.Seats, h.Seats))
-			}
-			if w.booked.Add(int64(len(h.Seats))) >= int64(w.seats) {
-				c.stop() // sold out
-			}
-		case code == stockade.EHoldExpired:
-			rec.fate = holdLapsed
-		default:
-			rec.fate = holdUncertain
-		}
+	case code == stockade.EHoldExpired:
+		rec.fate = holdLapsed
+	default:
+		rec.fate = holdUncertain
 	}
 }
 

@@ -42,10 +42,10 @@ func (r *Report) WriteSVG(out io.Writer) error {
 	svgStart(w, chartWidth, height)
 	text(w, 20, 30, `font-size="18" font-weight="bold" fill="#222"`, "stockade bench: "+r.Workload+" — throughput by strategy")
 	stock := fmt.Sprintf("stock %d per level", r.Stock)
-	if r.Workload == OnSale {
+	if r.Workload == OnSale || r.Workload == WaitingRoom {
 		stock = fmt.Sprintf("%d seats", r.Stock)
 	}
-	text(w, 20, 52, `fill="#555"`, fmt.Sprintf("%s · %d clients · %s · %s", r.Store, r.Clients, r.Limit(), stock))
+	text(w, 20, 52, `fill="#555"`, fmt.Sprintf("%s · %s · %s · %s", r.Store, r.load(), r.Limit(), stock))
 
 	plotBottom := chartTop + chartRow*len(r.Results)
 	// Grid and tick labels.
@@ -179,8 +179,11 @@ func (r *Report) WriteTimelineSVG(out io.Writer) error {
 		p99, rate = append(p99, s99), append(rate, sr)
 	}
 	loadName := "clients"
-	if r.ArrivalRate || r.Rate > 0 {
+	switch {
+	case r.ArrivalRate || r.Rate > 0:
 		loadName = "rate asked"
+	case r.Room != nil:
+		loadName = "visitors arrived"
 	}
 	plotW := float64(width - left - right)
 	linePanel(w, left, top, plotW, panel, seconds, p99, "p99 latency, ms", nil, nil)

@@ -132,6 +132,10 @@ type client struct {
 	done  *atomic.Int64
 	rng   *rand.Rand
 	start time.Time // the run's, for the timeline
+	// lapsed, if set, reports whether err refused a request because the
+	// client's admission to a waiting room had run out meanwhile: an
+	// expected refusal for a visitor of the waiting-room workload.
+	lapsed func(err error) bool
 }
 
 func newRand(i uint64) *rand.Rand { return rand.New(rand.NewPCG(rand.Uint64(), i)) }
@@ -232,7 +236,7 @@ func (c *client) do(kind string, lines []stockade.Line, sells bool, fn func() er
 				c.t.sold[l.SKU] += l.Quantity
 			}
 		}
-	case !refusal(code):
+	case !c.refused(err):
 		c.t.errors++
 		if c.t.errSample == "" {
 			c.t.errSample = fmt.Sprintf("%s: %v", orDefault(kind, "checkout"), err)
@@ -243,6 +247,12 @@ func (c *client) do(kind string, lines []stockade.Line, sells bool, fn func() er
 	}
 	c.done.Add(1)
 	return err
+}
+
+// refused reports whether err, not nil, is an expected refusal: one of
+// refusal's codes, or an admission that ran out (c.lapsed).
+func (c *client) refused(err error) bool {
+	return refusal(stockade.ErrorCode(err)) || (c.lapsed != nil && c.lapsed(err))
 }
 
 // refusal reports whether code is an expected refusal of the workloads,
