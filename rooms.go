@@ -256,7 +256,7 @@ type RoomUpdate struct {
 	StockFactor    *float64
 	// Status closes the room (RoomClosed), or opens again one that is
 	// closed or sold out (RoomQueueing).
-	Status   *RoomStatus
+	Status *RoomStatus
 	// Metadata is merged into the room's, as UpdateRequest.Metadata is.
 	Metadata Metadata
 	// Reorder allows a change that would reorder the visitors already

@@ -228,7 +228,7 @@
 // stockade.Room.Admissions allows: no more a minute than the room's rate
 // (a bucket of RoomBurst seconds), no more admissions in force than its
 // active limit, and no more visitors than the stock left can serve: the
-// visitors admitted who have not held yet, times PerVisitor, stay within
+// visitors admitted who have not held yet, times PerVisitor, fall short of
 // the free seats, places or units times StockFactor. A room so paused
 // admits again when holds lapse and their stock comes back. When nothing
 // is free or held, the room is sold out: it stops queueing, and every
