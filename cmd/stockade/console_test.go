@@ -481,6 +481,7 @@ func TestConsole(t *testing.T) {
 			{"orders", "#/orders"},
 			{"shows", "#/shows"},
 			{"show", "#/shows/gala"},
+			{"rooms-none", "#/rooms"},
 			{"events", "#/events"},
 			{"locks", "#/locks"},
 		}
