@@ -16,6 +16,12 @@ function svgEl(tag, props = {}, ...children) {
   return fill(document.createElementNS('http://www.w3.org/2000/svg', tag), props, children);
 }
 
+// refill replaces the children of e, given as el's are.
+function refill(e, ...children) {
+  e.replaceChildren();
+  return fill(e, {}, children);
+}
+
 // fill sets the props of e and appends its children, for el and svgEl.
 function fill(e, props, children) {
   for (const [k, v] of Object.entries(props)) {
@@ -1139,6 +1145,7 @@ function admitRate(r, at = Date.now()) {
 }
 
 const roomStatusText = (s) => s.replaceAll('_', ' ');
+const roomGates = (s) => s === 'scheduled' || s === 'queueing';
 const pausedWhy = { active_limit: 'active limit reached', stock: 'stock promised or held' };
 
 // statusTitle says when room r sold out, or opens.
@@ -1183,8 +1190,10 @@ function frontOf(r, all = false) {
 
 // roomsPage lists every room (GET /v1/rooms) with its queue, admissions
 // and stock, read again every roomRefreshMs while the page is open. Rows
-// change in place, so a link that has the focus keeps it.
-async function roomsPage(root, ctx) {
+// change in place, so a link that has the focus keeps it. Under #/rooms/ID
+// it shows room ID.
+async function roomsPage(root, ctx, [id]) {
+  if (id) return roomPage(root, ctx, decodeURIComponent(id));
   const body = el('tbody', { id: 'room-rows' });
   const note = el('p', { class: 'muted' });
   root.append(el('h1', { text: 'Waiting rooms' }),
@@ -1233,6 +1242,99 @@ async function roomsPage(root, ctx) {
         : [el('tr', {}, el('td', { colspan: 3 + roomColumns.length, class: 'muted', text: 'No rooms yet.' }))]));
     }
     note.textContent = `Read at ${fmtTime(new Date(at))}${more ? '; the first 10,000 rooms' : ''}.`;
+  }, roomRefreshMs, ctx.signal);
+}
+
+// roomPage shows room id: its figures as the rooms page does, its
+// settings, and, for an admin, a button to close it or to open it again.
+async function roomPage(root, ctx, id) {
+  const path = `/v1/rooms/${encodeURIComponent(id)}`;
+  const box = el('div', { id: 'room' });
+  root.append(el('p', {}, el('a', { href: '#/rooms', text: '← Rooms' })), box);
+  const status = el('span', { id: 'room-status' });
+  const head = el('p', { class: 'room-head' });
+  const state = el('dl', { class: 'fields' });
+  const settings = el('dl', { class: 'fields', id: 'room-settings' });
+  const actions = el('div', { class: 'actions' });
+  // The figures: in cards, but for why it is paused, which is words.
+  const figures = Object.fromEntries(roomColumns.map(([, name]) => [name, el(name === 'paused' ? 'dd' : 'strong', { id: `room-${name}` })]));
+  const cards = roomColumns.filter(([, name]) => name !== 'paused');
+  let drawn = false, version = 0, actionsFor = '';
+
+  const act = (status, label, ask) => el('button', {
+    type: 'button', class: status === 'closed' ? 'danger' : null, text: label, 'data-action': status === 'closed' ? 'close' : 'open',
+    onclick: async () => {
+      if (!await confirmDialog(ask, label)) return;
+      await guard(async () => {
+        draw(await api(path, { method: 'PATCH', body: { status } }));
+        notice(status === 'closed' ? `Room ${id} is closed.` : `Room ${id} is open again.`, 'ok');
+      });
+    },
+  });
+  const drawActions = (r) => {
+    if (!session.admin) return;
+    const reopen = !roomGates(r.status);
+    const want = reopen ? 'open' : 'close';
+    if (want === actionsFor) return;
+    actionsFor = want;
+    const what = r.show_id ? `show ${r.show_id}` : `SKUs ${(r.skus || []).join(', ')}`;
+    const b = reopen
+      ? act('queueing', 'Open again', `Open room ${id} again? Holds on ${what} need an admission once more; if nothing is free or held, the room is sold out again at once.`)
+      : act('closed', 'Close room', `Close room ${id}? Its ${num(r.queued)} waiting visitors are told it closed, and anyone may buy ${what} without an admission.`);
+    const focused = actions.contains(document.activeElement);
+    actions.replaceChildren(b);
+    if (focused) b.focus();
+  };
+
+  const draw = (r) => {
+    if (r.version < version) return; // read before the one shown
+    version = r.version;
+    const rate = admitRate(r);
+    if (!drawn) {
+      drawn = true;
+      box.replaceChildren(el('h1', {}, 'Room ', el('code', { text: r.id })), head, actions,
+        section('Now', el('div', { class: 'cards figures' }, cards.map(([label, name]) => el('div', { class: 'card' }, el('span', { text: label }), figures[name]))), state),
+        section('Settings', settings));
+      head.replaceChildren(status, ' in front of ', ...frontOf(r, true));
+    }
+    Object.assign(box.dataset, { status: r.status, queued: r.queued, admitted: r.admitted, active: r.active, version: r.version,
+      rate: rate.perMinute ?? '' });
+    status.className = `status s-${r.status}`;
+    status.textContent = roomStatusText(r.status);
+    status.title = statusTitle(r);
+    for (const [name, text] of Object.entries(roomFigures(r, rate))) {
+      if (figures[name].textContent !== text) figures[name].textContent = text;
+    }
+    figures.rate.title = rateTitle(r, rate);
+    figures.paused.className = r.status === 'queueing' && r.paused ? 'paused' : '';
+    refill(state,
+      el('dt', { text: 'Paused' }), figures.paused,
+      el('dt', { text: 'Joined' }), el('dd', { id: 'room-joined', text: num(r.joined) }),
+      r.status === 'sold_out' ? [el('dt', { text: 'Sold out at' }), el('dd', { id: 'room-sold-out-at', text: `${fmtTime(r.sold_out_at)} (${fmtIn(r.sold_out_at)})` })] : null,
+      el('dt', { text: 'Read at' }), el('dd', { text: fmtTime(new Date()) }));
+    refill(settings,
+      el('dt', { text: 'Opens at' }), el('dd', { text: `${fmtTime(r.opens_at)} (${fmtIn(r.opens_at)})` }),
+      el('dt', { text: 'Order' }), el('dd', { 'data-setting': 'order', text: r.order === 'random_at_opening' ? 'random at opening, then arrival' : r.order }),
+      el('dt', { text: 'Active limit' }), el('dd', { 'data-setting': 'active_limit', text: num(r.active_limit) }),
+      el('dt', { text: 'Admits per minute' }), el('dd', { 'data-setting': 'admit_per_minute', text: num(r.admit_per_minute) }),
+      el('dt', { text: 'Per visitor' }), el('dd', { 'data-setting': 'per_visitor', text: `${num(r.per_visitor)} ${(r.show_id ? ['seat or place', 'seats or places'] : ['unit', 'units'])[r.per_visitor === 1 ? 0 : 1]}` }),
+      el('dt', { text: 'Stock factor' }), el('dd', { 'data-setting': 'stock_factor', text: `${r.stock_factor} × the stock left` }),
+      el('dt', { text: 'Admission TTL' }), el('dd', { 'data-setting': 'admission_ttl', text: fmtSpan(r.admission_ttl_seconds) }),
+      el('dt', { text: 'Version' }), el('dd', { text: r.version }),
+      el('dt', { text: 'Created' }), el('dd', { text: fmtTime(r.created_at) }),
+      el('dt', { text: 'Updated' }), el('dd', { text: fmtTime(r.updated_at) }),
+      Object.entries(r.metadata || {}).flatMap(([k, v]) => [el('dt', {}, el('code', { text: k })), el('dd', { text: v })]));
+    drawActions(r);
+  };
+
+  await poll(async () => {
+    try {
+      draw(await api(path, { signal: ctx.signal }));
+    } catch (e) {
+      if (!(e instanceof ApiError) || e.status !== 404) throw e;
+      box.replaceChildren(el('h1', {}, 'Room ', el('code', { text: id })), el('p', { class: 'muted', text: e.message }));
+      return false;
+    }
   }, roomRefreshMs, ctx.signal);
 }
 
