@@ -1,7 +1,8 @@
 // Package console is stockade's operator console: a web page, built into
 // the binary, that shows stock, reservations, orders, shows with their
-// seat maps, the live event feed and the locks, and lets an admin adjust
-// stock and release or cancel what is held.
+// seat maps, waiting rooms, the live event feed and the locks, and lets
+// an admin adjust stock, release or cancel what is held, and close or
+// open again a waiting room.
 //
 // The page is plain HTML, CSS and JavaScript in assets/, embedded in the
 // binary: building it needs no JavaScript toolchain, and there is nothing
@@ -18,7 +19,12 @@
 // the stream drops, reconnects with the id of the last event it applied
 // as Last-Event-ID, so it misses nothing and applies nothing twice.
 // Pages change with the events they show; none re-reads a list on a
-// timer. The overview reads /metrics every few seconds for latency.
+// timer, but for the waiting rooms': visitors join and are admitted
+// without an event, so the rooms page and a room's page read the rooms
+// (GET /v1/rooms, GET /v1/rooms/{id}) every second while they are open
+// and the tab is in view, and measure the admissions per minute from the
+// change of the admitted count between those reads. The overview reads
+// /metrics every few seconds for latency.
 //
 // A show's page reads only the seats it draws: every seat of a show of
 // up to 2,000, or else none until a section is chosen, and then that

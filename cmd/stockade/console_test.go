@@ -481,6 +481,7 @@ func TestConsole(t *testing.T) {
 			{"orders", "#/orders"},
 			{"shows", "#/shows"},
 			{"show", "#/shows/gala"},
+			{"rooms-none", "#/rooms"},
 			{"events", "#/events"},
 			{"locks", "#/locks"},
 		}
@@ -637,5 +638,182 @@ func TestConsoleSections(t *testing.T) {
 	untilTrue(t, tab, "the 1,000 seats of S0", `location.hash === '#/shows/stadium-ui/S0' && `+drawn("S0"))
 	if n := eval[int](t, tab, `document.querySelectorAll('#seatmap circle.seat-held').length`); n != 1 {
 		t.Errorf("S0 shows %d held seats, want 1", n)
+	}
+}
+
+// TestConsoleRooms follows a waiting room in front of a show on the rooms
+// page and the room's page: its queue while the stock is all held, the
+// admissions the service makes once it is free, up to the active limit,
+// and the room closed, refused a second opening while another room stands
+// in front of the show, and opened again into a sale that sold out.
+func TestConsoleRooms(t *testing.T) {
+	t.Parallel()
+	cs := startConsoleService(t)
+	browser := newBrowser(t)
+	const show, room = "room-ui", "onsale"
+	putArena(t, cs.api, show, 1, 2, 10) // 20 seats
+	holdAll := func() stockade.Hold {
+		t.Helper()
+		h, err := cs.api.HoldSeats(t.Context(), stockade.HoldRequest{ShowID: show, Best: []stockade.BestSeats{{Quantity: 20, AllowSplit: true}}, TTL: 10 * time.Minute}, nil)
+		if err != nil {
+			t.Fatalf("hold every seat: %v", err)
+		}
+		return h
+	}
+	// Every seat is held before the room opens, so the room queues its
+	// visitors and admits no one: it is paused for the stock.
+	first := holdAll()
+	if _, _, err := cs.api.CreateRoom(t.Context(), stockade.NewRoomRequest{ID: room, ShowID: show, ActiveLimit: 3, AdmitPerMinute: 120}, nil); err != nil {
+		t.Fatal(err)
+	}
+	for i := range 8 {
+		if _, err := cs.api.JoinRoom(t.Context(), stockade.JoinRequest{RoomID: room, VisitorID: fmt.Sprintf("visitor-%d", i)}); err != nil {
+			t.Fatal(err)
+		}
+	}
+
+	tab := newTab(t, browser)
+	signIn(t, tab, cs, cs.admin)
+	open(t, tab, "#/rooms")
+	row := fmt.Sprintf(`document.querySelector('#room-rows tr[data-room=%q]')`, room)
+	cell := func(figure string) string {
+		return fmt.Sprintf(`%s?.querySelector('td[data-figure=%q]')?.textContent`, row, figure)
+	}
+	untilTrue(t, tab, "the room queueing 8, paused for the stock", row+`?.dataset.status === 'queueing' && `+row+`.dataset.queued === '8' && `+
+		row+`.dataset.admitted === '0' && `+cell("paused")+` === 'stock promised or held' && `+cell("free")+` === '0' && `+cell("held")+` === '20'`)
+	if got := eval[string](t, tab, `[...document.querySelectorAll('main thead th[scope=col]')].map((th) => th.textContent).join('|')`); got !=
+		"Room|In front of|Status|Queued|Active / limit|Admitted|Admitted / min|Longest wait|Paused|Stock free|Stock held" {
+		t.Errorf("the rooms table's headers: %q", got)
+	}
+	if got := eval[string](t, tab, row+`.querySelector('td:nth-child(2) a').getAttribute('href')`); got != "#/shows/"+show {
+		t.Errorf("the room is in front of %q, want a link to its show", got)
+	}
+	if got := eval[string](t, tab, `document.querySelector('nav a[aria-current=page]')?.textContent`); got != "Rooms" {
+		t.Errorf("the navigation marks %q current", got)
+	}
+	shot(t, tab, "rooms-paused")
+
+	// The seats come back: the service's admissions admit visitors up to
+	// the active limit, and the page follows without a reload.
+	if _, err := cs.api.ReleaseHold(t.Context(), first.ID, nil); err != nil {
+		t.Fatal(err)
+	}
+	untilTrue(t, tab, "3 admitted, the active limit reached", row+`.dataset.admitted === '3' && `+row+`.dataset.active === '3' && `+
+		row+`.dataset.queued === '5' && `+cell("active")+` === '3 / 3' && `+cell("paused")+` === 'active limit reached' && `+cell("free")+` === '20'`)
+	// Admitted / min counts the admissions of the minute the page has
+	// read, less than a minute here: at least 3.
+	untilTrue(t, tab, "3 admitted in the minute", row+`.dataset.rate === '3' && `+cell("rate")+` === '≥3 of 120'`)
+	v, err := cs.api.Room(t.Context(), room)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v.Admitted != 3 || v.Active != 3 || v.Queued != 5 || v.Paused != stockade.RoomPausedActive {
+		t.Fatalf("the API's room: admitted %d, active %d, queued %d, paused %q; the page shows 3, 3, 5, active_limit", v.Admitted, v.Active, v.Queued, v.Paused)
+	}
+	if got, want := eval[string](t, tab, cell("wait")), fmt.Sprintf("%ds", int(v.LongestWait.Seconds())); got != want {
+		t.Errorf("the longest wait reads %q, want %q", got, want)
+	}
+	shot(t, tab, "rooms")
+
+	// The room's page, opened from its row: the same figures, the
+	// settings, and a button to close it, for an admin only.
+	listReads := `performance.getEntriesByType('resource').filter((e) => e.name.includes('/v1/rooms?')).length`
+	roomReads := fmt.Sprintf(`performance.getEntriesByType('resource').filter((e) => e.name.endsWith('/v1/rooms/%s')).length`, room)
+	do(t, tab, "open the room", chromedp.Click(chromedp.CSS(fmt.Sprintf(`#room-rows tr[data-room=%q] a[href="#/rooms/%s"]`, room, room))))
+	untilTrue(t, tab, "the room's page", fmt.Sprintf(`location.hash === '#/rooms/%s' && document.getElementById('main').dataset.ready === 'true'`, room)+
+		` && document.getElementById('room')?.dataset.admitted === '3' && document.getElementById('room-queued').textContent === '5'`)
+	// The list stops reading when it is left: while the room's page reads
+	// its room three times more, the list is not read again.
+	before, reads := eval[int](t, tab, listReads), eval[int](t, tab, roomReads)
+	untilTrue(t, tab, "three more reads of the room", fmt.Sprintf(`%s >= %d`, roomReads, reads+3))
+	if n := eval[int](t, tab, listReads); n != before {
+		t.Errorf("the rooms list was read %d times after it was left", n-before)
+	}
+	for setting, want := range map[string]string{"order": "arrival", "active_limit": "3", "admit_per_minute": "120",
+		"per_visitor": "1 seat or place", "stock_factor": "1 × the stock left", "admission_ttl": "10m"} {
+		if got := eval[string](t, tab, fmt.Sprintf(`document.querySelector('#room-settings [data-setting=%q]')?.textContent`, setting)); got != want {
+			t.Errorf("setting %s reads %q, want %q", setting, got, want)
+		}
+	}
+	for id, want := range map[string]string{"room-active": "3 / 3", "room-admitted": "3", "room-paused": "active limit reached", "room-free": "20", "room-joined": "8"} {
+		if got := eval[string](t, tab, fmt.Sprintf(`document.getElementById(%q).textContent`, id)); got != want {
+			t.Errorf("#%s reads %q, want %q", id, got, want)
+		}
+	}
+	controls := `document.querySelectorAll('main button[data-action]').length`
+	reader := newTab(t, browser)
+	signIn(t, reader, cs, cs.reader)
+	open(t, reader, "#/rooms/"+room)
+	if n := eval[int](t, reader, controls); n != 0 {
+		t.Errorf("a reader sees %d buttons on the room's page", n)
+	}
+	shot(t, reader, "room-reader")
+
+	// Closed from the page, after a confirmation.
+	status := `document.getElementById('room').dataset.status`
+	do(t, tab, "close the room",
+		chromedp.Click(chromedp.CSS(`main button[data-action=close]`)),
+		chromedp.WaitVisible(chromedp.CSS(`dialog[open] button[value=ok]`)),
+		chromedp.Click(chromedp.CSS(`dialog[open] button[value=ok]`)))
+	untilTrue(t, tab, "the room closed", status+` === 'closed' && document.getElementById('room-status').textContent === 'closed' && `+
+		`document.querySelector('main button[data-action=open]') !== null && `+controls+` === 1`)
+	if v, err := cs.api.Room(t.Context(), room); err != nil || v.Status != stockade.RoomClosed {
+		t.Fatalf("after closing it from the page: %q, %v", v.Status, err)
+	}
+	shot(t, tab, "room-closed")
+
+	// Another room now stands in front of the show: the service refuses
+	// to open this one again, and the page says why.
+	if _, _, err := cs.api.CreateRoom(t.Context(), stockade.NewRoomRequest{ID: room + "-2", ShowID: show, ActiveLimit: 3, AdmitPerMinute: 120}, nil); err != nil {
+		t.Fatal(err)
+	}
+	openAgain := func() {
+		t.Helper()
+		do(t, tab, "open the room again",
+			chromedp.Click(chromedp.CSS(`main button[data-action=open]`)),
+			chromedp.WaitVisible(chromedp.CSS(`dialog[open] button[value=ok]`)),
+			chromedp.Click(chromedp.CSS(`dialog[open] button[value=ok]`)))
+	}
+	openAgain()
+	untilTrue(t, tab, "the refusal", `document.getElementById('notice').dataset.kind === 'error' && `+
+		fmt.Sprintf(`document.getElementById('notice').textContent.includes('already stands in front of show "%s"')`, show))
+	// It stays through the page's next reads.
+	reads = eval[int](t, tab, roomReads)
+	untilTrue(t, tab, "two more reads of the room", fmt.Sprintf(`%s >= %d`, roomReads, reads+2))
+	if !eval[bool](t, tab, `!document.getElementById('notice').hidden && `+status+` === 'closed'`) {
+		t.Errorf("after the refusal and two reads: the notice is hidden, or the room is %s", eval[string](t, tab, status))
+	}
+	shot(t, tab, "room-refused")
+
+	// With both rooms closed the show sells out without an admission;
+	// opened again, the room finds nothing free or held and is sold out.
+	closed := stockade.RoomClosed
+	if _, err := cs.api.UpdateRoom(t.Context(), room+"-2", stockade.RoomUpdate{Status: &closed}, nil); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := cs.api.ConfirmHold(t.Context(), holdAll().ID, nil); err != nil {
+		t.Fatal(err)
+	}
+	openAgain()
+	untilTrue(t, tab, "the room sold out", status+` === 'sold_out' && document.getElementById('room-status').textContent === 'sold out' && `+
+		`document.getElementById('room-status').classList.contains('s-sold_out') && document.getElementById('room-sold-out-at') !== null && `+
+		`document.querySelector('main button[data-action=open]') !== null`)
+	if v, err := cs.api.Room(t.Context(), room); err != nil || v.Status != stockade.RoomSoldOut {
+		t.Fatalf("after opening it again: %q, %v; want sold_out", v.Status, err)
+	}
+	shot(t, tab, "room-sold-out")
+	open(t, tab, "#/rooms")
+	untilTrue(t, tab, "the list to mark it sold out", row+`?.classList.contains('sold-out') && `+row+`.querySelector('.status').textContent === 'sold out' && `+
+		fmt.Sprintf(`document.querySelector('#room-rows tr[data-room="%s-2"]')?.dataset.status === 'closed'`, room))
+	shot(t, tab, "rooms-sold-out")
+
+	// Neither page scrolls sideways at a phone's width.
+	do(t, tab, "resize", chromedp.EmulateViewport(390, 844))
+	for _, p := range []struct{ name, hash string }{{"rooms-phone", "#/rooms"}, {"room-phone", "#/rooms/" + room}} {
+		open(t, tab, p.hash)
+		if w := eval[int](t, tab, `document.documentElement.scrollWidth`); w > 391 {
+			t.Errorf("%s at 390 px wide scrolls sideways: %d px", p.hash, w)
+		}
+		shot(t, tab, p.name)
 	}
 }

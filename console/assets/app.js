@@ -16,6 +16,12 @@ function svgEl(tag, props = {}, ...children) {
   return fill(document.createElementNS('http://www.w3.org/2000/svg', tag), props, children);
 }
 
+// refill replaces the children of e, given as el's are.
+function refill(e, ...children) {
+  e.replaceChildren();
+  return fill(e, {}, children);
+}
+
 // fill sets the props of e and appends its children, for el and svgEl.
 function fill(e, props, children) {
   for (const [k, v] of Object.entries(props)) {
@@ -41,12 +47,18 @@ function fmtTime(s) {
   return new Date(s).toLocaleString('sv-SE');
 }
 
+// fmtSpan says how long a seconds are, as "1h 5m", "4m 10s", "10m" or
+// "45s".
+function fmtSpan(a) {
+  if (a < 60) return `${Math.floor(a)}s`;
+  const [big, small, units] = a >= 3600 ? [a / 3600, a % 3600 / 60, 'hm'] : [a / 60, a % 60, 'ms'];
+  return `${Math.floor(big)}${units[0]}${Math.floor(small) ? ` ${Math.floor(small)}${units[1]}` : ''}`;
+}
+
 // fmtIn says how long until time s, as "in 4m 10s" or "2m ago".
 function fmtIn(s) {
   const ms = new Date(s) - Date.now();
-  const a = Math.abs(ms) / 1000;
-  const t = a >= 3600 ? `${Math.floor(a / 3600)}h ${Math.floor(a % 3600 / 60)}m`
-    : a >= 60 ? `${Math.floor(a / 60)}m ${Math.floor(a % 60)}s` : `${Math.floor(a)}s`;
+  const t = fmtSpan(Math.abs(ms) / 1000);
   return ms >= 0 ? `in ${t}` : `${t} ago`;
 }
 
@@ -292,6 +304,45 @@ async function guard(fn) {
   }
 }
 
+// poll runs the page's async fn at once and then again ms after each run
+// ends, for as long as the page is open (until signal aborts) and the
+// browser shows it: a tab in the background reads nothing, and one
+// brought back reads at once. It returns the first run, for the page's
+// first draw. Unlike guard it leaves the notice alone while fn succeeds,
+// so that a refusal shown by an action stays; the error of a failed run
+// shows until a run succeeds. fn returns false to stop.
+function poll(fn, ms, signal) {
+  let timer = null, running = false, shown = '', stopped = false;
+  const run = async () => {
+    timer = null;
+    if (stopped || signal.aborted || document.hidden || running) return;
+    running = true;
+    try {
+      if (await fn() === false) stopped = true;
+      if (shown && document.getElementById('notice').textContent === shown) notice('');
+      shown = '';
+    } catch (e) {
+      if (e.name === 'AbortError') return;
+      if (e instanceof ApiError && e.status === 401 && session.key) {
+        signOut(e.message);
+        return;
+      }
+      shown = e.message;
+      notice(shown);
+    } finally {
+      running = false;
+    }
+    if (!stopped && !signal.aborted && !document.hidden) timer = setTimeout(run, ms);
+  };
+  const shows = () => { if (!document.hidden && !timer) run(); };
+  document.addEventListener('visibilitychange', shows);
+  signal.addEventListener('abort', () => {
+    clearTimeout(timer);
+    document.removeEventListener('visibilitychange', shows);
+  }, { once: true });
+  return run();
+}
+
 // whoAmI finds the key's role from what it may read: only an admin may
 // list keys, and only an admin or a reader may read the event feed.
 async function whoAmI(key) {
@@ -376,7 +427,8 @@ function section(title, ...children) {
 
 // numeric are the columns of numbers, aligned right.
 const numeric = new Set(['On hand', 'Reserved', 'Committed', 'Available', 'Version', 'Quantity', 'Capacity', 'Held', 'Booked',
-  'Waiters', 'free', 'held', 'booked', 'blocked']);
+  'Waiters', 'free', 'held', 'booked', 'blocked', 'Queued', 'Active / limit', 'Admitted', 'Admitted / min', 'Longest wait',
+  'Stock free', 'Stock held']);
 
 // table is a table with a header row over body: a tbody the caller
 // keeps to redraw, or rows for a new one. It scrolls sideways on its own
@@ -1060,6 +1112,232 @@ async function showPage(root, ctx, id, chosen) {
   return () => { off(); refresh.cancel(); };
 }
 
+// -- waiting rooms
+
+// Rooms write nothing to the event feed as visitors join and are
+// admitted, so their pages read them on a timer (poll) while they are
+// open, every roomRefreshMs.
+const roomRefreshMs = 1000;
+
+// roomMeters measure how fast each room admits: by room id, the reads of
+// its admitted count over the last minute, [time, admitted], oldest first.
+// They outlive a page, so a room's page goes on from the list's reads.
+const roomMeters = new Map();
+
+// admitRate records that room r had admitted r.admitted at time at, and
+// returns how many it admitted in the last minute: the change of the
+// count between the first and the last read of that minute (null until
+// they are a second apart), and the seconds they span. While they span
+// less than most of a minute (the page has not read for one), the count
+// is a lower bound: partial. It is a count, not the rate of a shorter
+// span scaled to a minute: a room admits in bursts (up to RoomBurst
+// seconds of its rate at once), and a burst seen over a second would read
+// as many times the room's rate.
+function admitRate(r, at = Date.now()) {
+  let m = roomMeters.get(r.id);
+  if (!m) roomMeters.set(r.id, m = []);
+  // A count below the last one is an answer that left before it: skip it.
+  if (!m.length || r.admitted >= m[m.length - 1][1]) m.push([at, r.admitted]);
+  while (m.length > 1 && m[0][0] < at - 60e3) m.shift();
+  const [t0, a0] = m[0], [t1, a1] = m[m.length - 1];
+  const span = (t1 - t0) / 1000;
+  return { perMinute: span >= 1 ? a1 - a0 : null, span, partial: span < 60 - 5 * roomRefreshMs / 1000 };
+}
+
+const roomStatusText = (s) => s.replaceAll('_', ' ');
+const roomGates = (s) => s === 'scheduled' || s === 'queueing';
+const pausedWhy = { active_limit: 'active limit reached', stock: 'stock promised or held' };
+
+// statusTitle says when room r sold out, or opens.
+const statusTitle = (r) => r.status === 'sold_out' ? `Sold out at ${fmtTime(r.sold_out_at)}`
+  : r.status === 'scheduled' ? `Opens at ${fmtTime(r.opens_at)}` : '';
+
+// roomFigures are the figures of room r that change, as the rooms page's
+// columns and a room's page show them, by name. Why it is paused counts
+// only while it queues: a room keeps the reason its last admissions gave.
+function roomFigures(r, rate) {
+  return {
+    queued: num(r.queued),
+    active: `${num(r.active)} / ${num(r.active_limit)}`,
+    admitted: num(r.admitted),
+    rate: `${rate.perMinute === null ? '–' : (rate.partial ? '≥' : '') + num(rate.perMinute)} of ${num(r.admit_per_minute)}`,
+    wait: r.longest_wait_seconds > 0 ? fmtSpan(r.longest_wait_seconds) : '–',
+    paused: r.status !== 'queueing' ? '–' : r.paused ? pausedWhy[r.paused] || r.paused : 'no',
+    free: num(r.stock.free),
+    held: num(r.stock.held),
+  };
+}
+
+// roomColumns head the figures of roomFigures, in the order shown.
+const roomColumns = [['Queued', 'queued'], ['Active / limit', 'active'], ['Admitted', 'admitted'], ['Admitted / min', 'rate'],
+  ['Longest wait', 'wait'], ['Paused', 'paused'], ['Stock free', 'free'], ['Stock held', 'held']];
+
+// rateTitle says what the measured rate of a room is measured over.
+const rateTitle = (r, rate) => `${rate.perMinute === null ? 'Not measured yet'
+  : `${num(rate.perMinute)} admitted in the last ${Math.round(rate.span)} s this page read`}; the room is set to admit ${num(r.admit_per_minute)} a minute.`;
+
+// frontOf is what room r stands in front of, as links: its show, or its
+// SKUs (the first few of them, unless all).
+function frontOf(r, all = false) {
+  if (r.show_id) return ['show ', el('a', { href: `#/shows/${encodeURIComponent(r.show_id)}` }, el('code', { text: r.show_id }))];
+  const skus = r.skus || [];
+  const shown = all ? skus : skus.slice(0, 3);
+  const out = [skus.length === 1 ? 'SKU ' : 'SKUs '];
+  shown.forEach((sku, i) => out.push(i ? ', ' : '', el('a', { href: `#/stock/${encodeURIComponent(sku)}` }, el('code', { text: sku }))));
+  if (shown.length < skus.length) out.push(` and ${skus.length - shown.length} more`);
+  return out;
+}
+
+// roomsPage lists every room (GET /v1/rooms) with its queue, admissions
+// and stock, read again every roomRefreshMs while the page is open. Rows
+// change in place, so a link that has the focus keeps it. Under #/rooms/ID
+// it shows room ID.
+async function roomsPage(root, ctx, [id]) {
+  if (id) return roomPage(root, ctx, decodeURIComponent(id));
+  const body = el('tbody', { id: 'room-rows' });
+  const note = el('p', { class: 'muted' });
+  root.append(el('h1', { text: 'Waiting rooms' }),
+    el('p', { class: 'muted', text: 'Each room, read again every second while this page is open. Admitted / min counts the visitors '
+      + 'admitted over the last minute of these reads (≥ until they span a minute), beside the rate the room is set to.' }),
+    table(['Room', 'In front of', 'Status', ...roomColumns.map(([h]) => h)], body), note);
+
+  const rows = new Map(); // room id → {tr, status, cells, version}
+  const add = (r) => {
+    const cells = Object.fromEntries(roomColumns.map(([, name]) => [name, el('td', { class: name === 'paused' ? null : 'n', 'data-figure': name })]));
+    const status = el('span', {});
+    const tr = el('tr', { 'data-room': r.id },
+      el('td', {}, el('a', { href: `#/rooms/${encodeURIComponent(r.id)}` }, el('code', { text: r.id }))),
+      el('td', {}, frontOf(r)), el('td', {}, status), Object.values(cells));
+    const row = { tr, status, cells, version: 0 };
+    rows.set(r.id, row);
+    return row;
+  };
+  const update = (row, r, rate) => {
+    if (r.version < row.version) return; // read before the one shown
+    row.version = r.version;
+    Object.assign(row.tr.dataset, { status: r.status, queued: r.queued, admitted: r.admitted, active: r.active,
+      rate: rate.perMinute ?? '' });
+    row.tr.classList.toggle('sold-out', r.status === 'sold_out');
+    row.status.className = `status s-${r.status}`;
+    row.status.textContent = roomStatusText(r.status);
+    row.status.title = statusTitle(r);
+    for (const [name, text] of Object.entries(roomFigures(r, rate))) {
+      if (row.cells[name].textContent !== text) row.cells[name].textContent = text;
+    }
+    row.cells.paused.className = r.status === 'queueing' && r.paused ? 'paused' : '';
+    row.cells.rate.title = rateTitle(r, rate);
+  };
+  let order = null; // the ids of the rows, in the order drawn
+  await poll(async () => {
+    const { items, more } = await pages('/v1/rooms?limit=1000', 'rooms', 10000, ctx.signal);
+    const at = Date.now();
+    for (const r of items) update(rows.get(r.id) || add(r), r, admitRate(r, at));
+    // Rows move only when rooms come or go: moving a row would take
+    // the focus from a link in it.
+    const ids = items.map((r) => r.id).join('\u0000');
+    if (ids !== order) {
+      order = ids;
+      for (const rid of rows.keys()) if (!items.some((r) => r.id === rid)) rows.delete(rid);
+      body.replaceChildren(...(items.length ? items.map((r) => rows.get(r.id).tr)
+        : [el('tr', {}, el('td', { colspan: 3 + roomColumns.length, class: 'muted', text: 'No rooms yet.' }))]));
+    }
+    note.textContent = `Read at ${fmtTime(new Date(at))}${more ? '; the first 10,000 rooms' : ''}.`;
+  }, roomRefreshMs, ctx.signal);
+}
+
+// roomPage shows room id: its figures as the rooms page does, its
+// settings, and, for an admin, a button to close it or to open it again.
+async function roomPage(root, ctx, id) {
+  const path = `/v1/rooms/${encodeURIComponent(id)}`;
+  const box = el('div', { id: 'room' });
+  root.append(el('p', {}, el('a', { href: '#/rooms', text: '← Rooms' })), box);
+  const status = el('span', { id: 'room-status' });
+  const head = el('p', { class: 'room-head' });
+  const state = el('dl', { class: 'fields' });
+  const settings = el('dl', { class: 'fields', id: 'room-settings' });
+  const actions = el('div', { class: 'actions' });
+  // The figures: in cards, but for why it is paused, which is words.
+  const figures = Object.fromEntries(roomColumns.map(([, name]) => [name, el(name === 'paused' ? 'dd' : 'strong', { id: `room-${name}` })]));
+  const cards = roomColumns.filter(([, name]) => name !== 'paused');
+  let drawn = false, version = 0, actionsFor = '';
+
+  const act = (status, label, ask) => el('button', {
+    type: 'button', class: status === 'closed' ? 'danger' : null, text: label, 'data-action': status === 'closed' ? 'close' : 'open',
+    onclick: async () => {
+      if (!await confirmDialog(ask, label)) return;
+      await guard(async () => {
+        draw(await api(path, { method: 'PATCH', body: { status } }));
+        notice(status === 'closed' ? `Room ${id} is closed.` : `Room ${id} is open again.`, 'ok');
+      });
+    },
+  });
+  const drawActions = (r) => {
+    if (!session.admin) return;
+    const reopen = !roomGates(r.status);
+    const want = reopen ? 'open' : 'close';
+    if (want === actionsFor) return;
+    actionsFor = want;
+    const what = r.show_id ? `show ${r.show_id}` : `SKUs ${(r.skus || []).join(', ')}`;
+    const b = reopen
+      ? act('queueing', 'Open again', `Open room ${id} again? Holds on ${what} need an admission once more; if nothing is free or held, the room is sold out again at once.`)
+      : act('closed', 'Close room', `Close room ${id}? Its ${num(r.queued)} waiting visitors are told it closed, and anyone may buy ${what} without an admission.`);
+    const focused = actions.contains(document.activeElement);
+    actions.replaceChildren(b);
+    if (focused) b.focus();
+  };
+
+  const draw = (r) => {
+    if (r.version < version) return; // read before the one shown
+    version = r.version;
+    const rate = admitRate(r);
+    if (!drawn) {
+      drawn = true;
+      box.replaceChildren(el('h1', {}, 'Room ', el('code', { text: r.id })), head, actions,
+        section('Now', el('div', { class: 'cards figures' }, cards.map(([label, name]) => el('div', { class: 'card' }, el('span', { text: label }), figures[name]))), state),
+        section('Settings', settings));
+      head.replaceChildren(status, ' in front of ', ...frontOf(r, true));
+    }
+    Object.assign(box.dataset, { status: r.status, queued: r.queued, admitted: r.admitted, active: r.active, version: r.version,
+      rate: rate.perMinute ?? '' });
+    status.className = `status s-${r.status}`;
+    status.textContent = roomStatusText(r.status);
+    status.title = statusTitle(r);
+    for (const [name, text] of Object.entries(roomFigures(r, rate))) {
+      if (figures[name].textContent !== text) figures[name].textContent = text;
+    }
+    figures.rate.title = rateTitle(r, rate);
+    figures.paused.className = r.status === 'queueing' && r.paused ? 'paused' : '';
+    refill(state,
+      el('dt', { text: 'Paused' }), figures.paused,
+      el('dt', { text: 'Joined' }), el('dd', { id: 'room-joined', text: num(r.joined) }),
+      r.status === 'sold_out' ? [el('dt', { text: 'Sold out at' }), el('dd', { id: 'room-sold-out-at', text: `${fmtTime(r.sold_out_at)} (${fmtIn(r.sold_out_at)})` })] : null,
+      el('dt', { text: 'Read at' }), el('dd', { text: fmtTime(new Date()) }));
+    refill(settings,
+      el('dt', { text: 'Opens at' }), el('dd', { text: `${fmtTime(r.opens_at)} (${fmtIn(r.opens_at)})` }),
+      el('dt', { text: 'Order' }), el('dd', { 'data-setting': 'order', text: r.order === 'random_at_opening' ? 'random at opening, then arrival' : r.order }),
+      el('dt', { text: 'Active limit' }), el('dd', { 'data-setting': 'active_limit', text: num(r.active_limit) }),
+      el('dt', { text: 'Admits per minute' }), el('dd', { 'data-setting': 'admit_per_minute', text: num(r.admit_per_minute) }),
+      el('dt', { text: 'Per visitor' }), el('dd', { 'data-setting': 'per_visitor', text: `${num(r.per_visitor)} ${(r.show_id ? ['seat or place', 'seats or places'] : ['unit', 'units'])[r.per_visitor === 1 ? 0 : 1]}` }),
+      el('dt', { text: 'Stock factor' }), el('dd', { 'data-setting': 'stock_factor', text: `${r.stock_factor} × the stock left` }),
+      el('dt', { text: 'Admission TTL' }), el('dd', { 'data-setting': 'admission_ttl', text: fmtSpan(r.admission_ttl_seconds) }),
+      el('dt', { text: 'Version' }), el('dd', { text: r.version }),
+      el('dt', { text: 'Created' }), el('dd', { text: fmtTime(r.created_at) }),
+      el('dt', { text: 'Updated' }), el('dd', { text: fmtTime(r.updated_at) }),
+      Object.entries(r.metadata || {}).flatMap(([k, v]) => [el('dt', {}, el('code', { text: k })), el('dd', { text: v })]));
+    drawActions(r);
+  };
+
+  await poll(async () => {
+    try {
+      draw(await api(path, { signal: ctx.signal }));
+    } catch (e) {
+      if (!(e instanceof ApiError) || e.status !== 404) throw e;
+      box.replaceChildren(el('h1', {}, 'Room ', el('code', { text: id })), el('p', { class: 'muted', text: e.message }));
+      return false;
+    }
+  }, roomRefreshMs, ctx.signal);
+}
+
 // -- the event feed
 
 async function eventsPage(root) {
@@ -1130,6 +1408,7 @@ const routes = {
   reservations: (root, ctx, rest) => listPage(root, ctx, 'reservations', rest),
   orders: (root, ctx, rest) => listPage(root, ctx, 'orders', rest),
   shows: showsPage,
+  rooms: roomsPage,
   events: eventsPage,
   locks: locksPage,
 };
