@@ -162,7 +162,10 @@ func (e *Engine) Rooms(ctx context.Context, q stockade.RoomQuery) (stockade.Room
 // roomView returns r with its admissions in force, its queue and the
 // stock its target has left.
 func roomView(ctx context.Context, tx stockade.Tx, r stockade.Room, now time.Time) (stockade.RoomView, error) {
-	v := stockade.RoomView{Room: r, Queued: max(0, r.Joined-r.Admitted)}
+	v := stockade.RoomView{Room: r}
+	if r.Status.Gates() {
+		v.Queued = max(0, r.Joined-r.Admitted) // the visitors of a closed or sold-out room wait for nothing
+	}
 	act, err := tx.RoomVisitorActivity(ctx, r.ID, now)
 	if err != nil {
 		return v, err
@@ -240,6 +243,9 @@ func (e *Engine) UpdateRoom(ctx context.Context, id string, u stockade.RoomUpdat
 				}
 				if err := reorder(ctx, tx, r, &next); err != nil {
 					return stockade.RoomView{}, err
+				}
+				if next.Status != stockade.RoomQueueing {
+					next.Paused = "" // only an open room pauses
 				}
 				if next.Status == stockade.RoomScheduled && r.Status != stockade.RoomScheduled {
 					next.CreditAt = next.OpensAt

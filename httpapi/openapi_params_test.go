@@ -152,7 +152,7 @@ func getOperations(t *testing.T, doc map[string]any) []operation {
 	paths, _ := doc["paths"].(map[string]any)
 	for path, item := range paths {
 		get, ok := item.(map[string]any)["get"].(map[string]any)
-		if !ok || path == streamPath {
+		if !ok || isStream(path) {
 			continue
 		}
 		op := operation{path: path}

@@ -112,7 +112,7 @@ func openAPIFor(t testing.TB) *openAPISpec {
 func checkOpenAPI(t *testing.T, s *Server) http.Handler {
 	spec := openAPIFor(t)
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.URL.Path == streamPath {
+		if isStream(r.URL.Path) {
 			// A stream does not end by itself, so it cannot be held
 			// until it does: it is served as it goes, unchecked here
 			// (TestEventStream reads it).

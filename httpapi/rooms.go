@@ -3,6 +3,8 @@ package httpapi
 import (
 	"context"
 	"encoding/json"
+	"errors"
+	"fmt"
 	"net/http"
 	"net/url"
 	"time"
@@ -443,6 +445,64 @@ func (s *Server) roomTicket(w http.ResponseWriter, r *http.Request) {
 	call(s, w, r, body, http.StatusOK, viewRoomTicket, func(ctx context.Context, _ *stockade.Idempotency) (stockade.RoomTicket, error) {
 		return s.svc.RoomTicket(ctx, id, visitor)
 	})
+}
+
+// streamRoomTicket serves a visitor's tickets as Server-Sent Events: an
+// event "ticket" with the ticket now, then one each time it changes, and
+// the stream ends after a ticket that no longer changes (sold out,
+// closed, expired). A comment line keeps the connection alive while
+// nothing changes; the stream ends too when the server shuts down.
+func (s *Server) streamRoomTicket(w http.ResponseWriter, r *http.Request) {
+	if _, ok := s.input(w, r, nil, "id", "visitor"); !ok {
+		return
+	}
+	ctx, stop := context.WithCancel(r.Context())
+	defer stop()
+	tickets, err := s.svc.WatchTicket(ctx, r.PathValue("id"), r.PathValue("visitor"))
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	rc := http.NewResponseController(w)
+	if err := rc.SetWriteDeadline(time.Time{}); err != nil && !errors.Is(err, http.ErrNotSupported) {
+		s.writeError(w, r, fmt.Errorf("stream: clear the write deadline: %w", err))
+		return
+	}
+	go func() {
+		select {
+		case <-s.streams.Done():
+			stop()
+		case <-ctx.Done():
+		}
+	}()
+	h := w.Header()
+	h.Set("Content-Type", "text/event-stream")
+	h.Set("Cache-Control", "no-store")
+	h.Set("X-Accel-Buffering", "no") // nginx: do not buffer the stream
+	w.WriteHeader(http.StatusOK)
+	keepAlive := time.NewTicker(streamPoll)
+	defer keepAlive.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return // the client went, or the server shuts down
+		case <-keepAlive.C:
+			fmt.Fprint(w, ": keep-alive\n\n")
+		case t, ok := <-tickets:
+			if !ok {
+				return // the ticket ended, or the watch did
+			}
+			data, err := json.Marshal(toRoomTicket(t))
+			if err != nil {
+				s.logFailure(r, err)
+				return
+			}
+			fmt.Fprintf(w, "event: ticket\ndata: %s\n\n", data)
+		}
+		if err := rc.Flush(); err != nil {
+			return
+		}
+	}
 }
 
 // The Client's calls.

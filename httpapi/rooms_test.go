@@ -703,3 +703,71 @@ func FuzzRoomUpdateBody(f *testing.F) {
 		}
 	})
 }
+
+// nextTicket reads a visitor's ticket stream up to its next ticket,
+// skipping comments; ok is false once the stream has ended.
+func nextTicket(t *testing.T, s *sse) (tk roomTicketJSON, ok bool) {
+	t.Helper()
+	typ, data := "", ""
+	for s.lines.Scan() {
+		line := s.lines.Text()
+		switch {
+		case line == "" && data != "":
+			if typ != "ticket" {
+				t.Fatalf("an event %q in a ticket stream", typ)
+			}
+			if err := json.Unmarshal([]byte(data), &tk); err != nil {
+				t.Fatalf("a ticket's data %s: %v", data, err)
+			}
+			return tk, true
+		case strings.HasPrefix(line, ":"), line == "":
+		case strings.HasPrefix(line, "event: "):
+			typ = strings.TrimPrefix(line, "event: ")
+		case strings.HasPrefix(line, "data: "):
+			data = strings.TrimPrefix(line, "data: ")
+		default:
+			t.Fatalf("a line that is not Server-Sent Events: %q", line)
+		}
+	}
+	if err := s.lines.Err(); err != nil {
+		t.Fatalf("the stream failed: %v", err)
+	}
+	return tk, false
+}
+
+// TestRoomTicketStream: a visitor's tickets stream as they change, and
+// the stream ends with a ticket that no longer changes; a visitor that
+// has not joined is 404 before any stream.
+func TestRoomTicketStream(t *testing.T) {
+	t.Parallel()
+	a := newAPI(t, nil)
+	a.gala()
+	a.must(201, "POST", "/v1/rooms", galaRoom)
+	for _, v := range []string{"v-1", "v-2", "v-3"} {
+		a.must(200, "POST", "/v1/rooms/gala-sale/visitors", `{"visitor_id":"`+v+`"}`)
+	}
+	if status := a.streamStatus("/v1/rooms/gala-sale/visitors/v-9/stream"); status != 404 {
+		t.Fatalf("the stream of a visitor that has not joined: %d, want 404", status)
+	}
+	s := a.stream("/v1/rooms/gala-sale/visitors/v-3/stream")
+	defer s.close()
+	if s.status != 200 {
+		t.Fatalf("the stream's status: %d", s.status)
+	}
+	if tk, ok := nextTicket(t, s); !ok || tk.Status != "waiting" || tk.Position != 3 || tk.Ahead != 2 {
+		t.Fatalf("the first ticket: %+v (ok %v), want waiting at 3 with 2 ahead", tk, ok)
+	}
+	if n := a.admit(10 * time.Second); n != 2 {
+		t.Fatalf("admitted %d, want the active limit 2", n)
+	}
+	if tk, ok := nextTicket(t, s); !ok || tk.Status != "waiting" || tk.Ahead != 0 {
+		t.Fatalf("the ticket after the round: %+v (ok %v), want waiting with no one ahead", tk, ok)
+	}
+	a.must(200, "PATCH", "/v1/rooms/gala-sale", `{"status":"closed"}`)
+	if tk, ok := nextTicket(t, s); !ok || tk.Status != "closed" {
+		t.Fatalf("the ticket once the room closed: %+v (ok %v)", tk, ok)
+	}
+	if tk, ok := nextTicket(t, s); ok {
+		t.Fatalf("the stream went on after a closed ticket: %+v", tk)
+	}
+}

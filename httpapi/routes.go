@@ -83,6 +83,7 @@ var routeTable = []route{
 	{"PATCH /v1/rooms/{id}", admins, (*Server).updateRoom},                    // {opens_at?, active_limit?, …, status?, reorder?, expected_version?, metadata?} → room, 200
 	{"POST /v1/rooms/{id}/visitors", shoppers, (*Server).joinRoom},            // {visitor_id} → ticket, 200; one place per visitor
 	{"GET /v1/rooms/{id}/visitors/{visitor}", shoppers, (*Server).roomTicket}, // → ticket
+	{"GET /v1/rooms/{id}/visitors/{visitor}/stream", shoppers, (*Server).streamRoomTicket}, // → text/event-stream of tickets
 
 	// Payments of reservations, holds and orders, as payment systems
 	// report them: outcomes arrive by the signed webhook (webhook.go), or

@@ -174,6 +174,18 @@ func (s *Server) Drain() { s.draining.Store(true) }
 // request timeout.
 const streamPath = "/v1/events/stream"
 
+// isStream reports whether path is that of a stream, which runs without
+// the request timeout: the event stream, or a visitor's tickets
+// (GET /v1/rooms/{id}/visitors/{visitor}/stream).
+func isStream(path string) bool {
+	if path == streamPath {
+		return true
+	}
+	rest, ok := strings.CutPrefix(path, "/v1/rooms/")
+	parts := strings.Split(rest, "/")
+	return ok && len(parts) == 4 && parts[1] == "visitors" && parts[3] == "stream"
+}
+
 // NewServer returns the API over svc, the whole service: its stock,
 // bookings, payments and API keys (an *engine.Engine is one). /readyz
 // answers 200 only while every one of ready answers its Ping.
@@ -212,7 +224,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	ctx, unlabel := labelRequest(context.WithValue(r.Context(), requestIDKey{}, id), id)
 	defer unlabel()
 	cancel := context.CancelFunc(func() {})
-	if r.URL.Path != streamPath { // a stream lasts as long as its client
+	if !isStream(r.URL.Path) { // a stream lasts as long as its client
 		ctx, cancel = context.WithTimeout(ctx, s.opts.RequestTimeout)
 		defer s.watchOverdue(r, id, start, s.opts.RequestTimeout)()
 	}

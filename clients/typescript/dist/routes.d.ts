@@ -324,6 +324,13 @@ export declare const routes: {
         readonly auth: "bearer";
         readonly stream: false;
     };
+    readonly streamRoomTicket: {
+        readonly method: "GET";
+        readonly path: "/v1/rooms/{id}/visitors/{visitor}/stream";
+        readonly idempotencyKey: false;
+        readonly auth: "bearer";
+        readonly stream: true;
+    };
     readonly listPayments: {
         readonly method: "GET";
         readonly path: "/v1/payments";

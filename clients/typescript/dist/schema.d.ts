@@ -783,6 +783,28 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/rooms/{id}/visitors/{visitor}/stream": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Follow a visitor's ticket (Server-Sent Events)
+         * @description The visitor's ticket now, then again each time it changes (its place, the number ahead, the estimated wait, its admission and token), as Server-Sent Events: `event: ticket`, `data:` the ticket in JSON, as GET /v1/rooms/{id}/visitors/{visitor} answers it. The service reads each watched room once per round and works out every watcher's ticket, so a crowd watching costs one read a round, not one per visitor. The stream ends after a ticket that no longer changes: `sold_out`, `closed` or `expired`. A comment line is sent every 15 s while nothing changes. The stream ends when the server shuts down. It runs without the request timeout. A visitor that has not joined is 404, before the stream begins.
+         *
+         *     Roles: admin, storefront.
+         */
+        get: operations["streamRoomTicket"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/payments": {
         parameters: {
             query?: never;
@@ -4662,6 +4684,42 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["RoomTicket"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    streamRoomTicket: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The client's id for the request, kept if it is 1 to 128 printable ASCII characters (else the server makes one up) and sent back in the X-Request-Id of the answer. */
+                "X-Request-Id"?: components["parameters"]["XRequestId"];
+            };
+            path: {
+                /** @description The room's id. */
+                id: components["parameters"]["RoomId"];
+                /** @description The visitor's id, as it joined. */
+                visitor: components["parameters"]["VisitorId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The stream of tickets. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/event-stream": string;
                 };
             };
             400: components["responses"]["BadRequest"];
