@@ -77,12 +77,12 @@ var routeTable = []route{
 	// admission ({visitor_id, token}) of the visitor's ticket. The secret
 	// that signs the tokens is in the answer to the creation only
 	// (rooms.go).
-	{"POST /v1/rooms", admins, (*Server).createRoom},                          // {id, show_id | skus, opens_at?, active_limit, admit_per_minute, admission_ttl_seconds?, order?, per_visitor?, stock_factor?, metadata?} → room with secret, 201
-	{"GET /v1/rooms", anyRole, (*Server).listRooms},                           // ?cursor=&limit= → {rooms, next_cursor?}, in id order
-	{"GET /v1/rooms/{id}", anyRole, (*Server).getRoom},                        // → room
-	{"PATCH /v1/rooms/{id}", admins, (*Server).updateRoom},                    // {opens_at?, active_limit?, …, status?, reorder?, expected_version?, metadata?} → room, 200
-	{"POST /v1/rooms/{id}/visitors", shoppers, (*Server).joinRoom},            // {visitor_id} → ticket, 200; one place per visitor
-	{"GET /v1/rooms/{id}/visitors/{visitor}", shoppers, (*Server).roomTicket}, // → ticket
+	{"POST /v1/rooms", admins, (*Server).createRoom},                                       // {id, show_id | skus, opens_at?, active_limit, admit_per_minute, admission_ttl_seconds?, order?, per_visitor?, stock_factor?, metadata?} → room with secret, 201
+	{"GET /v1/rooms", anyRole, (*Server).listRooms},                                        // ?cursor=&limit= → {rooms, next_cursor?}, in id order
+	{"GET /v1/rooms/{id}", anyRole, (*Server).getRoom},                                     // → room
+	{"PATCH /v1/rooms/{id}", admins, (*Server).updateRoom},                                 // {opens_at?, active_limit?, …, status?, reorder?, expected_version?, metadata?} → room, 200
+	{"POST /v1/rooms/{id}/visitors", shoppers, (*Server).joinRoom},                         // {visitor_id} → ticket, 200; one place per visitor
+	{"GET /v1/rooms/{id}/visitors/{visitor}", shoppers, (*Server).roomTicket},              // → ticket
 	{"GET /v1/rooms/{id}/visitors/{visitor}/stream", shoppers, (*Server).streamRoomTicket}, // → text/event-stream of tickets
 
 	// Payments of reservations, holds and orders, as payment systems
