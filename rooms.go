@@ -773,6 +773,14 @@ type RoomService interface {
 	// not joined).
 	RoomTicket(ctx context.Context, roomID, visitorID string) (RoomTicket, error)
 
+	// LeaveRoom ends a visitor's admission at once, and returns its
+	// ticket (expired): the shop calls it when the visitor has bought or
+	// left, so that the room's active limit lets the next one in without
+	// waiting for the admission to run out. Leaving again changes
+	// nothing. A visitor still waiting has no admission to end
+	// (EInvalidState).
+	LeaveRoom(ctx context.Context, roomID, visitorID string) (RoomTicket, error)
+
 	// WatchTicket returns a channel of a visitor's tickets: the ticket of
 	// the moment, then each change, closed once the ticket has an end
 	// (sold out, closed, expired) or ctx ends. A reader that falls behind

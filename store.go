@@ -1056,6 +1056,11 @@ type RoomTx interface {
 	// those with no UsedAt.
 	RoomVisitorActivity(ctx context.Context, roomID string, now time.Time) (RoomActivity, error)
 
+	// RoomVisitorEnd ends a visitor's admission at at: sets its
+	// ExpiresAt to at if the visitor is admitted and its admission is in
+	// force after at, and reports whether it was.
+	RoomVisitorEnd(ctx context.Context, roomID, visitorID string, at time.Time) (bool, error)
+
 	// RoomVisitorUse sets UsedAt to at for the named visitors of a room
 	// that have none.
 	RoomVisitorUse(ctx context.Context, roomID string, ids []string, at time.Time) error

@@ -488,6 +488,44 @@ func (e *Engine) decideTickets(ctx context.Context, tx stockade.Tx, roomID strin
 	return nil
 }
 
+// LeaveRoom implements stockade.RoomService.
+func (e *Engine) LeaveRoom(ctx context.Context, roomID, visitorID string) (stockade.RoomTicket, error) {
+	return run(e, ctx, "leave room", nil, func(ctx context.Context, c *call) (stockade.RoomTicket, error) {
+		req := stockade.JoinRequest{RoomID: roomID, VisitorID: visitorID}
+		if err := req.Validate(); err != nil {
+			return stockade.RoomTicket{}, err
+		}
+		var t stockade.RoomTicket
+		err := c.write(ctx, func(tx stockade.Tx) error {
+			now := e.now()
+			r, err := tx.RoomGet(ctx, stockade.ByID{ID: roomID})
+			if err != nil {
+				return err
+			}
+			vs, err := tx.RoomVisitorGetMany(ctx, roomID, []string{visitorID})
+			if err != nil {
+				return err
+			}
+			if len(vs) == 0 || !c.actor.Sees(vs[0].Owner) {
+				return refuse(stockade.ENotFound, "visitor %q has not joined room %q", visitorID, roomID)
+			}
+			v := vs[0]
+			if v.AdmittedAt.IsZero() {
+				return refuse(stockade.EInvalidState, "visitor %q of room %q is waiting: it has no admission to end", visitorID, roomID)
+			}
+			if now.Before(v.ExpiresAt) {
+				if _, err := tx.RoomVisitorEnd(ctx, roomID, visitorID, now); err != nil {
+					return err
+				}
+				v.ExpiresAt = now
+			}
+			t = r.Ticket(v, now)
+			return nil
+		})
+		return t, err
+	})
+}
+
 // AdmitRooms makes one round of admissions in every room that gates: it
 // opens those whose time has come, admits in each what Room.Admissions
 // allows, and marks sold out those whose stock is gone. It returns how

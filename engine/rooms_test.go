@@ -166,6 +166,22 @@ func TestRoomGatesHolds(t *testing.T) {
 		if _, err := en.eng.HoldSeats(ctx, req, nil); err != nil {
 			t.Fatalf("v1's own admission: %v", err)
 		}
+		// v1 has bought: leaving lets the next visitor in.
+		left, err := en.eng.LeaveRoom(ctx, "gig-room", "v1")
+		if err != nil || left.Status != stockade.TicketExpired {
+			t.Fatalf("v1 leaves: %+v, %v", left, err)
+		}
+		if again, err := en.eng.LeaveRoom(ctx, "gig-room", "v1"); err != nil || again.Status != stockade.TicketExpired {
+			t.Fatalf("v1 leaves again: %+v, %v", again, err)
+		}
+		_, err = en.eng.LeaveRoom(ctx, "gig-room", "v5")
+		wantCode(t, err, stockade.EInvalidState)
+		if n := en.admit(); n != 2 { // v4 here, and v1 in other-room, which it joined since the last round
+			t.Fatalf("admitted %d once v1 left, want 2", n)
+		}
+		if v4, v5 := en.ticket("gig-room", "v4"), en.ticket("gig-room", "v5"); v4.Status != stockade.TicketAdmitted || v5.Status != stockade.TicketWaiting {
+			t.Fatalf("once v1 left: v4 %+v, v5 %+v; want v4 admitted and v5 waiting", v4, v5)
+		}
 		// A show behind no room needs none.
 		if _, err := en.eng.PutShow(ctx, row("free", 2), nil); err != nil {
 			t.Fatal(err)

@@ -189,6 +189,9 @@ var examples = map[string]func(f fixture) example{
 	"GET /v1/rooms/{id}/visitors/{visitor}": func(f fixture) example {
 		return example{"/v1/rooms/" + f.room + "/visitors/" + f.visitor, "", 200}
 	},
+	"POST /v1/rooms/{id}/visitors/{visitor}/leave": func(f fixture) example {
+		return example{"/v1/rooms/" + f.room + "/visitors/" + f.visitor + "/leave", "", 409} // waiting: nothing to end
+	},
 	"GET /v1/rooms/{id}/visitors/{visitor}/stream": func(f fixture) example {
 		return example{"/v1/rooms/" + f.room + "/visitors/" + f.visitor + "/stream", "", 200}
 	},
@@ -417,7 +420,7 @@ func TestRoutePolicy(t *testing.T) {
 		if method == "POST" && (path == "/v1/payments" || path == "/v1/payments/{id}/cancel") || method == "PATCH" && path == "/v1/payments/{id}" {
 			return true
 		}
-		if method == "POST" && path == "/v1/rooms/{id}/visitors" {
+		if method == "POST" && (path == "/v1/rooms/{id}/visitors" || path == "/v1/rooms/{id}/visitors/{visitor}/leave") {
 			return true
 		}
 		return method == "POST" && strings.HasPrefix(path, "/v1/shows/") && strings.HasSuffix(path, "/holds")

@@ -418,6 +418,7 @@ var notReplayed = map[string]string{
 	"POST /v1/payments/{id}/outcomes":                                 "checks the Idempotency-Key, but the event id makes an outcome idempotent",
 	"POST /v1/payments/webhook":                                       "checks the Idempotency-Key, but the event id makes an outcome idempotent",
 	"POST /v1/rooms/{id}/visitors":                                    "checks the Idempotency-Key, but a visitor has one place, which a repeat answers again",
+	"POST /v1/rooms/{id}/visitors/{visitor}/leave":                    "checks the Idempotency-Key, but leaving again changes nothing and answers the same ticket",
 	"POST /v1/webhook-endpoints":                                      "refuses an Idempotency-Key: replaying would mean keeping the secret",
 	"POST /v1/webhook-endpoints/{id}/rotate-secret":                   "refuses an Idempotency-Key: replaying would mean keeping the secret",
 	"PATCH /v1/webhook-endpoints/{id}":                                "checks the Idempotency-Key, but a change sets a state, which a repeat sets again",

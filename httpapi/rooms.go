@@ -447,6 +447,19 @@ func (s *Server) roomTicket(w http.ResponseWriter, r *http.Request) {
 	})
 }
 
+// leaveRoom ends a visitor's admission, so that the room lets the next
+// one in.
+func (s *Server) leaveRoom(w http.ResponseWriter, r *http.Request) {
+	body, ok := s.input(w, r, nil, "id", "visitor")
+	if !ok {
+		return
+	}
+	id, visitor := r.PathValue("id"), r.PathValue("visitor")
+	call(s, w, r, body, http.StatusOK, viewRoomTicket, func(ctx context.Context, _ *stockade.Idempotency) (stockade.RoomTicket, error) {
+		return s.svc.LeaveRoom(ctx, id, visitor)
+	})
+}
+
 // streamRoomTicket serves a visitor's tickets as Server-Sent Events: an
 // event "ticket" with the ticket now, then one each time it changes, and
 // the stream ends after a ticket that no longer changes (sold out,
@@ -639,6 +652,15 @@ type joinJSON struct {
 
 // RoomTicket returns a visitor's ticket: its place, and once admitted
 // the token to hold with.
+// LeaveRoom ends a visitor's admission (POST …/leave).
+func (c *Client) LeaveRoom(ctx context.Context, roomID, visitorID string) (stockade.RoomTicket, error) {
+	var out roomTicketJSON
+	if err := c.do(ctx, http.MethodPost, "/v1/rooms/"+seg(roomID)+"/visitors/"+seg(visitorID)+"/leave", nil, &out, nil); err != nil {
+		return stockade.RoomTicket{}, err
+	}
+	return out.domain(), nil
+}
+
 func (c *Client) RoomTicket(ctx context.Context, roomID, visitorID string) (stockade.RoomTicket, error) {
 	var out roomTicketJSON
 	if err := c.do(ctx, http.MethodGet, "/v1/rooms/"+seg(roomID)+"/visitors/"+seg(visitorID), nil, &out, nil); err != nil {

@@ -771,3 +771,35 @@ func TestRoomTicketStream(t *testing.T) {
 		t.Fatalf("the stream went on after a closed ticket: %+v", tk)
 	}
 }
+
+// TestRoomLeave: a visitor that leaves ends its admission, and the room
+// lets the next one in; a waiting visitor has nothing to end.
+func TestRoomLeave(t *testing.T) {
+	t.Parallel()
+	a := newAPI(t, nil)
+	a.gala()
+	a.must(201, "POST", "/v1/rooms", galaRoom)
+	for _, v := range []string{"v-1", "v-2", "v-3"} {
+		a.must(200, "POST", "/v1/rooms/gala-sale/visitors", `{"visitor_id":"`+v+`"}`)
+	}
+	if n := a.admit(10 * time.Second); n != 2 {
+		t.Fatalf("admitted %d, want the active limit 2", n)
+	}
+	if p := a.must(409, "POST", "/v1/rooms/gala-sale/visitors/v-3/leave", nil).problem(t); p.Code != stockade.EInvalidState || !strings.Contains(p.Detail, "waiting") {
+		t.Errorf("a waiting visitor leaves: %+v", p)
+	}
+	left := decodeAs[roomTicketJSON](t, a.must(200, "POST", "/v1/rooms/gala-sale/visitors/v-1/leave", nil))
+	if left.Status != "expired" || left.Token != "" {
+		t.Errorf("v-1 after leaving: %+v", left)
+	}
+	if n := a.admit(0); n != 1 {
+		t.Fatalf("admitted %d once v-1 left, want 1", n)
+	}
+	if v3 := a.ticket("gala-sale", "v-3"); v3.Status != "admitted" {
+		t.Errorf("v-3 once v-1 left: %+v", v3)
+	}
+	again, err := a.client.LeaveRoom(t.Context(), "gala-sale", "v-1")
+	if err != nil || again.Status != stockade.TicketExpired {
+		t.Errorf("the client's LeaveRoom of v-1 again: %+v, %v", again, err)
+	}
+}

@@ -84,6 +84,7 @@ var routeTable = []route{
 	{"POST /v1/rooms/{id}/visitors", shoppers, (*Server).joinRoom},                         // {visitor_id} → ticket, 200; one place per visitor
 	{"GET /v1/rooms/{id}/visitors/{visitor}", shoppers, (*Server).roomTicket},              // → ticket
 	{"GET /v1/rooms/{id}/visitors/{visitor}/stream", shoppers, (*Server).streamRoomTicket}, // → text/event-stream of tickets
+	{"POST /v1/rooms/{id}/visitors/{visitor}/leave", shoppers, (*Server).leaveRoom},        // → ticket, 200: the admission ends
 
 	// Payments of reservations, holds and orders, as payment systems
 	// report them: outcomes arrive by the signed webhook (webhook.go), or

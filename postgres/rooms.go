@@ -38,6 +38,8 @@ var (
 	insertRoomVisitorsSQL string
 	//go:embed queries/room_visitors.sql
 	roomVisitorsSQL string
+	//go:embed queries/end_room_visitor.sql
+	endRoomVisitorSQL string
 	//go:embed queries/unplace_room_visitors.sql
 	unplaceRoomVisitorsSQL string
 	//go:embed queries/draw_room_visitors.sql
@@ -264,6 +266,14 @@ func (t *tx) RoomVisitorActivity(ctx context.Context, roomID string, now time.Ti
 		return a, t.fail(ctx, fmt.Sprintf("the admissions in force of room %q", roomID), err)
 	}
 	return a, nil
+}
+
+func (t *tx) RoomVisitorEnd(ctx context.Context, roomID, visitorID string, at time.Time) (bool, error) {
+	tag, err := t.tx.Exec(ctx, endRoomVisitorSQL, roomID, visitorID, at)
+	if err != nil {
+		return false, t.fail(ctx, fmt.Sprintf("end the admission of visitor %q of room %q", visitorID, roomID), err)
+	}
+	return tag.RowsAffected() == 1, nil
 }
 
 func (t *tx) RoomVisitorUse(ctx context.Context, roomID string, ids []string, at time.Time) error {

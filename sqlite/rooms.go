@@ -32,6 +32,7 @@ var (
 	roomVisitorsSQL        = query("room_visitors.sql")
 	drawRoomVisitorsSQL    = query("draw_room_visitors.sql")
 	unplaceRoomVisitorsSQL = query("unplace_room_visitors.sql")
+	endRoomVisitorSQL      = query("end_room_visitor.sql")
 	admitRoomVisitorsSQL   = query("admit_room_visitors.sql")
 	roomActivitySQL        = query("room_activity.sql")
 	useRoomVisitorsSQL     = query("use_room_visitors.sql")
@@ -270,6 +271,18 @@ func (t *tx) RoomVisitorActivity(ctx context.Context, roomID string, now time.Ti
 		return a, wrapf(err, "the admissions in force of room %s", roomID)
 	}
 	return a, nil
+}
+
+func (t *tx) RoomVisitorEnd(ctx context.Context, roomID, visitorID string, at time.Time) (bool, error) {
+	res, err := t.tx.ExecContext(ctx, endRoomVisitorSQL, roomID, visitorID, micros(at))
+	if err != nil {
+		return false, wrapf(err, "end the admission of visitor %s of room %s", visitorID, roomID)
+	}
+	n, err := res.RowsAffected()
+	if err != nil {
+		return false, wrapf(err, "end the admission of visitor %s of room %s", visitorID, roomID)
+	}
+	return n == 1, nil
 }
 
 func (t *tx) RoomVisitorUse(ctx context.Context, roomID string, ids []string, at time.Time) error {

@@ -653,4 +653,25 @@ func testRoomVisitorActivity(t *testing.T, s stockade.Store) {
 	}
 	activity("after u-1's use", "u-room", now, stockade.RoomActivity{Active: 3, Unused: 1})
 	activity("after u-1's use", "u-other", now, stockade.RoomActivity{Active: 2, Unused: 1})
+
+	// End: u-6 leaves at now; u-5 (waiting), u-4 (ended before) and
+	// nobody have no admission in force to end.
+	update(t, s, func(tx stockade.Tx) error {
+		for _, c := range []struct {
+			id   string
+			want bool
+		}{{"u-6", true}, {"u-6", false}, {"u-5", false}, {"u-4", false}, {"nobody", false}} {
+			if ok, err := tx.RoomVisitorEnd(ctx, "u-room", c.id, now); err != nil || ok != c.want {
+				return fmt.Errorf("RoomVisitorEnd(u-room, %s) = %v, %v; want %v", c.id, ok, err, c.want)
+			}
+		}
+		return nil
+	})
+	ended := want[4]
+	ended.ExpiresAt = now
+	if got := getVisitors(t, s, "u-room", "u-4", "u-5", "u-6"); !reflect.DeepEqual(got, []stockade.RoomVisitor{want[3], want[5], ended}) {
+		t.Errorf("after RoomVisitorEnd(u-6), u-4, u-5 and u-6 = %+v, want %+v", got, []stockade.RoomVisitor{want[3], want[5], ended})
+	}
+	activity("after u-6 left", "u-room", now, stockade.RoomActivity{Active: 2, Unused: 0})
+	activity("after u-6 left", "u-other", now, stockade.RoomActivity{Active: 2, Unused: 1})
 }

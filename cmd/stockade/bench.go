@@ -132,7 +132,7 @@ flags:
 	roomActive := fs.Int64("room-active", 0, "waiting-room: the room's active limit: the most admissions in force at once (default 500)")
 	roomRate := fs.Int64("room-rate", 0, "waiting-room: how many `visitors` the room admits a minute (default 60 × -room-active)")
 	roomPer := fs.Int64("room-per-visitor", 0, "waiting-room: the `seats` the room counts per admitted visitor against the seats left (default 6)")
-	roomTTL := fs.Duration("room-ttl", 0, "waiting-room: how long an admission lasts, whole seconds (default 5s). The room counts an admission\nagainst its active limit until it expires, bought or not: it lets in -room-active visitors per -room-ttl at most")
+	roomTTL := fs.Duration("room-ttl", 0, "waiting-room: how long an admission lasts, whole seconds (default 1m). The room counts an admission\nagainst its active limit until its visitor leaves, which each does once it has bought or given up, or it expires")
 	baseline := fs.Bool("room-baseline", true, "waiting-room: after the crowd, run a baseline of -room-active visitors at the crowd's pace, for the holds' p99 without the crowd")
 	var thresholds []bench.Threshold
 	fs.Func("threshold", "a bound every run must keep, or the command fails naming it, as k6's: `METRIC<VALUE`,\nsuch as p95<500ms, p99.9<=2s, max<5s, errors<1% or throughput>1000; repeat for more", func(v string) error {

@@ -168,10 +168,10 @@ type Options struct {
 	RoomPerVisitor int64
 
 	// RoomAdmissionTTL is how long an admission lasts, in whole seconds.
-	// The room counts an admission against its active limit until it
-	// expires, whether or not its visitor has bought, so the room lets in
-	// RoomActive visitors per RoomAdmissionTTL at most.
-	// Default: 5s.
+	// The room counts an admission against its active limit until its
+	// visitor leaves (each does, once it has bought or given up) or it
+	// expires.
+	// Default: 1m.
 	RoomAdmissionTTL time.Duration
 
 	// NoBaseline skips the pass without the crowd (RoomResult.Baseline)

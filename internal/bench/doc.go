@@ -94,7 +94,7 @@
 // onsale's event of Stock seats: active limit Options.RoomActive (500),
 // RoomRate admitted a minute (60 × RoomActive), RoomPerVisitor seats
 // counted per visitor (6, the most a buyer asks for) against the seats
-// left with a stock factor of 1, admissions of RoomAdmissionTTL (5s).
+// left with a stock factor of 1, admissions of RoomAdmissionTTL (1m).
 // The room opens as it is created, and the crowd starts arriving then:
 // Visitors (10 × RoomActive) arrive evenly over Ramp (5s), a goroutine
 // each. A visitor joins (JoinRoom, as "v000042") and watches its ticket
@@ -103,17 +103,14 @@
 // of hot seats or the best 1–6; a refused pair picks again at once, a
 // sold_out asks again after 50–100ms while its admission is in force and
 // the room has not sold out. It confirms 80% of its holds at once and
-// leaves the rest to expire (HoldTTL). The engine's admissions run every
+// leaves the rest to expire (HoldTTL); then it leaves the room
+// (LeaveRoom), which ends its admission. The engine's admissions run every
 // 250ms (RunAdmissions, as serve's) and its sweeper every 250ms, in
 // process beside the crowd.
 //
 // The room counts an admission against its active limit until the
-// admission expires, whether or not its visitor has bought: the engine
-// has no call for a visitor to leave. So the room lets in at most
-// RoomActive visitors per RoomAdmissionTTL, and a long admission (the
-// service's default is 10 minutes) would let in RoomActive visitors and
-// then no one until they expire; the workload's default is short, long
-// enough for a visitor to learn of its admission and hold.
+// visitor leaves or the admission expires: a visitor that leaves lets the
+// next one in at the next round.
 //
 // A pass ends when every visitor is done: it bought or held nothing, or
 // was told the room sold out (RoomEndSoldOut, or RoomEndServed if the

@@ -32,7 +32,7 @@ const (
 	roomDeadline       = time.Minute            // Options.Duration's default
 	defaultRoomActive  = 500
 	defaultRoomPer     = onsaleMaxBest
-	defaultRoomTTL     = 5 * time.Second
+	defaultRoomTTL     = time.Minute
 	defaultRoomRamp    = 5 * time.Second
 	maxVisitors        = MaxVisitors
 	roomVisitorsPerAct = 10 // Options.Visitors' default, times RoomActive
@@ -481,6 +481,11 @@ func (p *roomPass) shop(ctx context.Context, i int, tk stockade.RoomTicket) {
 		}}
 	proof := &stockade.AdmissionProof{VisitorID: tk.VisitorID, Token: tk.Token}
 	p.fate[i] = visitorNoSeats
+	defer func() { // done: the next visitor may come in
+		if _, err := p.tg.eng.LeaveRoom(ctx, p.roomID, tk.VisitorID); err != nil && p.runCtx.Err() == nil {
+			p.failed(i, "leave", err)
+		}
+	}()
 	for p.runCtx.Err() == nil && time.Until(until) > roomTokenMargin {
 		rec, err := p.on.hold(ctx, c, proof)
 		switch code := stockade.ErrorCode(err); {

@@ -324,6 +324,13 @@ export declare const routes: {
         readonly auth: "bearer";
         readonly stream: false;
     };
+    readonly leaveRoom: {
+        readonly method: "POST";
+        readonly path: "/v1/rooms/{id}/visitors/{visitor}/leave";
+        readonly idempotencyKey: true;
+        readonly auth: "bearer";
+        readonly stream: false;
+    };
     readonly streamRoomTicket: {
         readonly method: "GET";
         readonly path: "/v1/rooms/{id}/visitors/{visitor}/stream";

@@ -50,6 +50,7 @@ export const routes = {
     updateRoom: { method: "PATCH", path: "/v1/rooms/{id}", idempotencyKey: true, auth: "bearer", stream: false },
     joinRoom: { method: "POST", path: "/v1/rooms/{id}/visitors", idempotencyKey: true, auth: "bearer", stream: false },
     getRoomTicket: { method: "GET", path: "/v1/rooms/{id}/visitors/{visitor}", idempotencyKey: false, auth: "bearer", stream: false },
+    leaveRoom: { method: "POST", path: "/v1/rooms/{id}/visitors/{visitor}/leave", idempotencyKey: true, auth: "bearer", stream: false },
     streamRoomTicket: { method: "GET", path: "/v1/rooms/{id}/visitors/{visitor}/stream", idempotencyKey: false, auth: "bearer", stream: true },
     listPayments: { method: "GET", path: "/v1/payments", idempotencyKey: false, auth: "bearer", stream: false },
     createPayment: { method: "POST", path: "/v1/payments", idempotencyKey: true, auth: "bearer", stream: false },

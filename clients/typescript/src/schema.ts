@@ -786,6 +786,28 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/rooms/{id}/visitors/{visitor}/leave": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * End a visitor's admission
+         * @description Ends the visitor's admission at once and answers its ticket, now `expired`: call it when the visitor has bought or left, so that the room's active limit lets the next visitor in without waiting for the admission to run out. Leaving again changes nothing. A visitor still waiting has no admission to end (409 invalid_state); one that has not joined is 404.
+         *
+         *     Roles: admin, storefront.
+         */
+        post: operations["leaveRoom"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/rooms/{id}/visitors/{visitor}/stream": {
         parameters: {
             query?: never;
@@ -4693,6 +4715,45 @@ export interface operations {
             401: components["responses"]["Unauthenticated"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    leaveRoom: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The client's id for the request, kept if it is 1 to 128 printable ASCII characters (else the server makes one up) and sent back in the X-Request-Id of the answer. */
+                "X-Request-Id"?: components["parameters"]["XRequestId"];
+                /** @description Checked as on every mutating request (1 to 128 printable ASCII characters, given once), but nothing is stored under it: the operation is idempotent by itself. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKeyChecked"];
+            };
+            path: {
+                /** @description The room's id. */
+                id: components["parameters"]["RoomId"];
+                /** @description The visitor's id, as it joined. */
+                visitor: components["parameters"]["VisitorId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The visitor's ticket, expired. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RoomTicket"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
             503: components["responses"]["Unavailable"];
