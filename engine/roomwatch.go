@@ -41,6 +41,7 @@ type watcher struct {
 	visitor stockade.RoomVisitor     // as last read
 	ch      chan stockade.RoomTicket // of one: the newest ticket replaces one not yet taken
 	last    stockade.RoomTicket
+	sent    time.Time // when last was sent
 }
 
 // WatchTicket implements stockade.RoomService: a channel of visitor's
@@ -53,7 +54,7 @@ func (e *Engine) WatchTicket(ctx context.Context, roomID, visitorID string) (<-c
 	if err != nil {
 		return nil, err
 	}
-	w := &watcher{ctx: ctx, ch: make(chan stockade.RoomTicket, 1), last: t,
+	w := &watcher{ctx: ctx, ch: make(chan stockade.RoomTicket, 1), last: t, sent: time.Now(),
 		visitor: stockade.RoomVisitor{RoomID: roomID, VisitorID: visitorID, Position: t.Position, JoinedAt: t.JoinedAt}}
 	if t.Status == stockade.TicketAdmitted || t.Status == stockade.TicketExpired {
 		w.visitor.AdmittedAt, w.visitor.ExpiresAt = t.ExpiresAt, t.ExpiresAt // known: no read needed
@@ -79,6 +80,13 @@ func (e *Engine) WatchTicket(ctx context.Context, roomID, visitorID string) (<-c
 	rw.mu.Unlock()
 	return w.ch, nil
 }
+
+// ticketEvery is how often a watcher is sent a ticket that only counts
+// down (fewer ahead, a shorter wait): at every admissions' round each
+// watcher's count moves, and waking a crowd's every watcher at each round
+// would take the process from the work that admits them. A ticket whose
+// status or place changed goes out at once.
+const ticketEvery = time.Second
 
 // ended reports whether t is a ticket that no longer changes.
 func ended(t stockade.RoomTicket) bool {
@@ -172,11 +180,11 @@ func (e *Engine) refreshTickets(rw *roomWatch, subs []*watcher) error {
 			continue
 		}
 		t := room.Ticket(w.visitor, now)
-		if t.Status == w.last.Status && t.Position == w.last.Position && t.Ahead == w.last.Ahead &&
-			t.EstimatedWait == w.last.EstimatedWait {
+		if t.Status == w.last.Status && t.Position == w.last.Position &&
+			(t.Ahead == w.last.Ahead && t.EstimatedWait == w.last.EstimatedWait || time.Since(w.sent) < ticketEvery) {
 			continue
 		}
-		w.last = t
+		w.last, w.sent = t, time.Now()
 		select {
 		case <-w.ch: // not taken: replaced
 		default:

@@ -559,17 +559,17 @@ func (p *roomPass) watchRoom() {
 
 // stall says why the room v, as just read, can admit no one ever again,
 // or "" if it may: it queues visitors, but its free seats times its stock
-// factor are fewer than it counts per visitor, none is held (so none can
-// come back), and no visitor it admitted is still buying (so none will be
-// taken).
+// factor round down to none (stockade.Room.Admissions admits a visitor for
+// any whole seat left), none is held (so none can come back), and no
+// visitor it admitted is still buying (so none will be taken).
 func (p *roomPass) stall(v stockade.RoomView) string {
 	if v.Status != stockade.RoomQueueing || v.Queued == 0 || v.Stock.Held > 0 || v.Stock.Free == 0 ||
-		float64(v.Stock.Free)*v.StockFactor >= float64(v.PerVisitor) ||
+		math.Floor(float64(v.Stock.Free)*v.StockFactor) >= 1 ||
 		p.shopping.Load() > 0 || p.learned.Load() < v.Admitted {
 		return ""
 	}
-	return fmt.Sprintf("%d seats are free, fewer than the %d the room counts per visitor, none is held and no admitted visitor is buying: the room admits none of the %d waiting and never sells out",
-		v.Stock.Free, v.PerVisitor, v.Queued)
+	return fmt.Sprintf("%d seats are free, which times the stock factor %v is no whole seat, none is held and no admitted visitor is buying: the room admits none of the %d waiting and never sells out",
+		v.Stock.Free, v.StockFactor, v.Queued)
 }
 
 // merged is the tally of every visitor's requests.
