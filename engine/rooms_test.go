@@ -362,12 +362,44 @@ func TestRoomFollowsStock(t *testing.T) {
 			if _, err := en.eng.ConfirmHold(ctx, h2.ID, nil); err != nil {
 				t.Fatal(err)
 			}
+			// Those still waiting watch their tickets: each hears of the
+			// sell-out, and its watch ends there.
+			var watches []<-chan stockade.RoomTicket
+			for _, v := range []string{"v4", "v5", "v6", "v7"} {
+				ch, err := en.eng.WatchTicket(ctx, "small-room", v)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if first := <-ch; first.Status != stockade.TicketWaiting {
+					t.Fatalf("%s's first watched ticket: %+v", v, first)
+				}
+				watches = append(watches, ch)
+			}
 			for _, h := range en.holdsOf("small", stockade.HoldHeld) {
 				if _, err := en.eng.ConfirmHold(ctx, h.ID, nil); err != nil {
 					t.Fatal(err)
 				}
 			}
 			en.admit()
+			deadline := time.After(bound)
+			for i, ch := range watches {
+				var last stockade.RoomTicket
+			watch:
+				for {
+					select {
+					case tk, ok := <-ch:
+						if !ok { // closed once the ticket has ended
+							break watch
+						}
+						last = tk
+					case <-deadline:
+						t.Fatalf("watcher %d: no end within %v; last ticket %+v", i, bound, last)
+					}
+				}
+				if last.Status != stockade.TicketSoldOut {
+					t.Errorf("watcher %d's last ticket: %+v, want sold_out", i, last)
+				}
+			}
 			room, err = en.eng.Room(ctx, "small-room")
 			if err != nil {
 				t.Fatal(err)
