@@ -206,25 +206,12 @@ func (s *Server) streamEvents(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, err)
 		return
 	}
-	rc := http.NewResponseController(w)
-	if err := rc.SetWriteDeadline(time.Time{}); err != nil && !errors.Is(err, http.ErrNotSupported) {
-		s.writeError(w, r, fmt.Errorf("stream: clear the write deadline: %w", err))
-		return
-	}
 	ctx, stop := context.WithCancel(r.Context())
 	defer stop()
-	go func() {
-		select {
-		case <-s.streams.Done():
-			stop()
-		case <-ctx.Done():
-		}
-	}()
-	h := w.Header()
-	h.Set("Content-Type", "text/event-stream")
-	h.Set("Cache-Control", "no-store")
-	h.Set("X-Accel-Buffering", "no") // nginx: do not buffer the stream
-	w.WriteHeader(http.StatusOK)
+	rc, ok := s.beginStream(ctx, stop, w, r)
+	if !ok {
+		return
+	}
 	fmt.Fprint(w, ": stockade events\n\n")
 	rc.Flush()
 	q.Wait = streamPoll
@@ -260,6 +247,32 @@ func (s *Server) streamEvents(w http.ResponseWriter, r *http.Request) {
 		}
 		q.Cursor = page.Next
 	}
+}
+
+// beginStream answers 200 with the headers of a stream of Server-Sent
+// Events, without the server's write deadline, and has stop called when
+// the server closes its streams (CloseStreams); the caller's ctx is the
+// stream's, ended by stop or the request's end. It returns the controller
+// that flushes the stream, or false if it answered with an error instead.
+func (s *Server) beginStream(ctx context.Context, stop context.CancelFunc, w http.ResponseWriter, r *http.Request) (*http.ResponseController, bool) {
+	rc := http.NewResponseController(w)
+	if err := rc.SetWriteDeadline(time.Time{}); err != nil && !errors.Is(err, http.ErrNotSupported) {
+		s.writeError(w, r, fmt.Errorf("stream: clear the write deadline: %w", err))
+		return nil, false
+	}
+	go func() {
+		select {
+		case <-s.streams.Done():
+			stop()
+		case <-ctx.Done():
+		}
+	}()
+	h := w.Header()
+	h.Set("Content-Type", "text/event-stream")
+	h.Set("Cache-Control", "no-store")
+	h.Set("X-Accel-Buffering", "no") // nginx: do not buffer the stream
+	w.WriteHeader(http.StatusOK)
+	return rc, true
 }
 
 // CloseStreams ends the event streams being served, and those that start

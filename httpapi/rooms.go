@@ -3,7 +3,6 @@ package httpapi
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"net/http"
 	"net/url"
@@ -476,23 +475,10 @@ func (s *Server) streamRoomTicket(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, err)
 		return
 	}
-	rc := http.NewResponseController(w)
-	if err := rc.SetWriteDeadline(time.Time{}); err != nil && !errors.Is(err, http.ErrNotSupported) {
-		s.writeError(w, r, fmt.Errorf("stream: clear the write deadline: %w", err))
+	rc, ok := s.beginStream(ctx, stop, w, r)
+	if !ok {
 		return
 	}
-	go func() {
-		select {
-		case <-s.streams.Done():
-			stop()
-		case <-ctx.Done():
-		}
-	}()
-	h := w.Header()
-	h.Set("Content-Type", "text/event-stream")
-	h.Set("Cache-Control", "no-store")
-	h.Set("X-Accel-Buffering", "no") // nginx: do not buffer the stream
-	w.WriteHeader(http.StatusOK)
 	keepAlive := time.NewTicker(streamPoll)
 	defer keepAlive.Stop()
 	for {
