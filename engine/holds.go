@@ -137,6 +137,11 @@ func (e *Engine) decideHolds(ctx context.Context, tx stockade.Tx, showID string,
 	if err != nil {
 		return nil, err
 	}
+	// The rooms in front of the show, before the show's row is locked.
+	g, err := readGate(ctx, tx, []string{stockade.ShowTarget(showID)})
+	if err != nil {
+		return nil, err
+	}
 	ev, err := tx.ShowGetHead(ctx, stockade.ByID{ID: showID, Lock: e.strat.group})
 	if stockade.ErrorCode(err) == stockade.ENotFound {
 		for _, h := range batch {
@@ -190,10 +195,6 @@ func (e *Engine) decideHolds(ctx context.Context, tx stockade.Tx, showID string,
 	areas := map[string]stockade.Area{}
 	for _, a := range ev.Areas {
 		areas[a.Name] = a
-	}
-	g, err := readGate(ctx, tx, []string{stockade.ShowTarget(showID)})
-	if err != nil {
-		return nil, err
 	}
 	var names []string
 	for _, h := range batch {

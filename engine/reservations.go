@@ -130,11 +130,13 @@ func (e *Engine) decideStock(ctx context.Context, tx stockade.Tx, batch []*stock
 	if err != nil {
 		return err
 	}
-	pl, err := e.plan(ctx, tx, u, confirms, now)
+	// The rooms in front of the SKUs, before the plan takes its locks, so
+	// that the read does not lengthen how long they are held.
+	g, err := readGate(ctx, tx, skuTargets(u.skus))
 	if err != nil {
 		return err
 	}
-	g, err := readGate(ctx, tx, skuTargets(u.skus))
+	pl, err := e.plan(ctx, tx, u, confirms, now)
 	if err != nil {
 		return err
 	}
