@@ -221,7 +221,12 @@ func (c *Consumer) consume(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("events: consumer %s: %w", c.opts.Durable, err)
 	}
-	it, err := cons.Messages(jetstream.PullExpiry(c.opts.PullExpiry))
+	// The broker counts AckWait from delivery, so a message must not wait
+	// long in the client's buffer: nats.go buffers 500 by default, which a
+	// slow database takes longer than AckWait to work through, and each
+	// late one is delivered and handled twice. A buffer as deep as the
+	// workers hands each message to a worker within one handling's time.
+	it, err := cons.Messages(jetstream.PullExpiry(c.opts.PullExpiry), jetstream.PullMaxMessages(c.opts.Workers))
 	if err != nil {
 		return fmt.Errorf("events: consumer %s: %w", c.opts.Durable, err)
 	}
