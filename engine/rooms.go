@@ -436,6 +436,9 @@ type ticketCall struct {
 	slot
 	req    stockade.JoinRequest
 	ticket stockade.RoomTicket // the call's result, set by decideTickets
+	// room and visitor are what the ticket was worked out from.
+	room    stockade.Room
+	visitor stockade.RoomVisitor
 }
 
 func ticketQueue(tc *ticketCall) string { return tc.req.RoomID }
@@ -483,7 +486,7 @@ func (e *Engine) decideTickets(ctx context.Context, tx stockade.Tx, roomID strin
 			tc.err = refuse(stockade.ENotFound, "visitor %q has not joined room %q", tc.req.VisitorID, roomID)
 			continue
 		}
-		tc.ticket = r.Ticket(v, now)
+		tc.ticket, tc.room, tc.visitor = r.Ticket(v, now), r, v
 	}
 	return nil
 }
@@ -495,21 +498,12 @@ func (e *Engine) LeaveRoom(ctx context.Context, roomID, visitorID string) (stock
 		if err := req.Validate(); err != nil {
 			return stockade.RoomTicket{}, err
 		}
-		var t stockade.RoomTicket
+		tc := &ticketCall{slot: slot{c: c}, req: req}
 		err := c.write(ctx, func(tx stockade.Tx) error {
-			now := e.now()
-			r, err := tx.RoomGet(ctx, stockade.ByID{ID: roomID})
-			if err != nil {
-				return err
+			if err := e.decideTickets(ctx, tx, roomID, []*ticketCall{tc}); err != nil || tc.err != nil {
+				return cmp.Or(err, tc.err)
 			}
-			vs, err := tx.RoomVisitorGetMany(ctx, roomID, []string{visitorID})
-			if err != nil {
-				return err
-			}
-			if len(vs) == 0 || !c.actor.Sees(vs[0].Owner) {
-				return refuse(stockade.ENotFound, "visitor %q has not joined room %q", visitorID, roomID)
-			}
-			v := vs[0]
+			now, v := e.now(), tc.visitor
 			if v.AdmittedAt.IsZero() {
 				return refuse(stockade.EInvalidState, "visitor %q of room %q is waiting: it has no admission to end", visitorID, roomID)
 			}
@@ -519,10 +513,10 @@ func (e *Engine) LeaveRoom(ctx context.Context, roomID, visitorID string) (stock
 				}
 				v.ExpiresAt = now
 			}
-			t = r.Ticket(v, now)
+			tc.ticket = tc.room.Ticket(v, now)
 			return nil
 		})
-		return t, err
+		return tc.ticket, err
 	})
 }
 

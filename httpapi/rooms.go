@@ -18,94 +18,23 @@ import (
 
 // The request bodies and queries.
 
-// newRoomBody is the body of POST /v1/rooms.
-type newRoomBody struct {
-	ID                  *string           `json:"id"`
-	ShowID              *string           `json:"show_id"`
-	SKUs                []string          `json:"skus"`
-	OpensAt             *string           `json:"opens_at"`
-	ActiveLimit         *int64            `json:"active_limit"`
-	AdmitPerMinute      *int64            `json:"admit_per_minute"`
-	AdmissionTTLSeconds *int64            `json:"admission_ttl_seconds"`
-	Order               *string           `json:"order"`
-	PerVisitor          *int64            `json:"per_visitor"`
-	StockFactor         *float64          `json:"stock_factor"`
-	Metadata            map[string]string `json:"metadata"`
+// roomSettingsBody is what the bodies of POST and PATCH /v1/rooms share:
+// a room's settings, each given or left out.
+type roomSettingsBody struct {
+	OpensAt             *string  `json:"opens_at"`
+	ActiveLimit         *int64   `json:"active_limit"`
+	AdmitPerMinute      *int64   `json:"admit_per_minute"`
+	AdmissionTTLSeconds *int64   `json:"admission_ttl_seconds"`
+	Order               *string  `json:"order"`
+	PerVisitor          *int64   `json:"per_visitor"`
+	StockFactor         *float64 `json:"stock_factor"`
 }
 
-// request is b as the service validates it (NewRoomRequest.Validate).
-// Zero, which the domain reads as "the default", is spelled by leaving a
-// field out: given, it is refused here, as the document refuses it.
-func (b newRoomBody) request() (stockade.NewRoomRequest, error) {
-	var req stockade.NewRoomRequest
-	switch {
-	case b.ID == nil:
-		return req, required("id")
-	case b.ActiveLimit == nil:
-		return req, required("active_limit")
-	case b.AdmitPerMinute == nil:
-		return req, required("admit_per_minute")
-	}
-	req.ID, req.ActiveLimit, req.AdmitPerMinute = *b.ID, *b.ActiveLimit, *b.AdmitPerMinute
-	var err error
-	if req.ShowID, err = optionalID("show_id", b.ShowID); err != nil {
-		return req, err
-	}
-	if len(b.SKUs) > 0 {
-		req.SKUs = b.SKUs
-	}
-	if b.OpensAt != nil {
-		if err = timeParam("opens_at", *b.OpensAt, &req.OpensAt); err != nil {
-			return req, err
-		}
-	}
-	if b.AdmissionTTLSeconds != nil {
-		if req.AdmissionTTL, err = admissionTTLOf(*b.AdmissionTTLSeconds); err != nil {
-			return req, err
-		}
-	}
-	if b.Order != nil {
-		if req.Order, err = roomOrderOf(*b.Order); err != nil {
-			return req, err
-		}
-	}
-	if b.PerVisitor != nil {
-		if req.PerVisitor, err = perVisitorOf(*b.PerVisitor); err != nil {
-			return req, err
-		}
-	}
-	if b.StockFactor != nil {
-		if req.StockFactor, err = stockFactorOf(*b.StockFactor); err != nil {
-			return req, err
-		}
-	}
-	if len(b.Metadata) > 0 {
-		req.Metadata = b.Metadata
-	}
-	return req, nil
-}
-
-// roomUpdateBody is the body of PATCH /v1/rooms/{id}: every field may be
-// left out, and is then kept.
-type roomUpdateBody struct {
-	OpensAt             *string           `json:"opens_at"`
-	ActiveLimit         *int64            `json:"active_limit"`
-	AdmitPerMinute      *int64            `json:"admit_per_minute"`
-	AdmissionTTLSeconds *int64            `json:"admission_ttl_seconds"`
-	Order               *string           `json:"order"`
-	PerVisitor          *int64            `json:"per_visitor"`
-	StockFactor         *float64          `json:"stock_factor"`
-	Status              *string           `json:"status"`
-	Reorder             *bool             `json:"reorder"`
-	ExpectedVersion     *int64            `json:"expected_version"`
-	Metadata            map[string]string `json:"metadata"`
-}
-
-// update is b as the service validates it (RoomUpdate.Validate). As in
-// the body of POST /v1/rooms, a zero that would mean "the default" is
-// refused: a room's settings are never zero.
-func (b roomUpdateBody) update() (stockade.RoomUpdate, error) {
-	u := stockade.RoomUpdate{ActiveLimit: b.ActiveLimit, AdmitPerMinute: b.AdmitPerMinute, ExpectedVersion: b.ExpectedVersion}
+// settings returns the settings b gives, as an update of them. Zero, which
+// the domain reads as "the default", is spelled by leaving a field out:
+// given, it is refused here, as the document refuses it.
+func (b roomSettingsBody) settings() (stockade.RoomUpdate, error) {
+	u := stockade.RoomUpdate{ActiveLimit: b.ActiveLimit, AdmitPerMinute: b.AdmitPerMinute}
 	if b.OpensAt != nil {
 		var at time.Time
 		if err := timeParam("opens_at", *b.OpensAt, &at); err != nil {
@@ -141,6 +70,77 @@ func (b roomUpdateBody) update() (stockade.RoomUpdate, error) {
 		}
 		u.StockFactor = &f
 	}
+	return u, nil
+}
+
+// newRoomBody is the body of POST /v1/rooms.
+type newRoomBody struct {
+	ID     *string  `json:"id"`
+	ShowID *string  `json:"show_id"`
+	SKUs   []string `json:"skus"`
+	roomSettingsBody
+	Metadata map[string]string `json:"metadata"`
+}
+
+// request is b as the service validates it (NewRoomRequest.Validate),
+// with active_limit and admit_per_minute required.
+func (b newRoomBody) request() (stockade.NewRoomRequest, error) {
+	var req stockade.NewRoomRequest
+	switch {
+	case b.ID == nil:
+		return req, required("id")
+	case b.ActiveLimit == nil:
+		return req, required("active_limit")
+	case b.AdmitPerMinute == nil:
+		return req, required("admit_per_minute")
+	}
+	var err error
+	if req.ShowID, err = optionalID("show_id", b.ShowID); err != nil {
+		return req, err
+	}
+	set, err := b.settings()
+	if err != nil {
+		return req, err
+	}
+	req.ID, req.ActiveLimit, req.AdmitPerMinute = *b.ID, *set.ActiveLimit, *set.AdmitPerMinute
+	req.OpensAt, req.AdmissionTTL, req.Order = given(set.OpensAt), given(set.AdmissionTTL), given(set.Order)
+	req.PerVisitor, req.StockFactor = given(set.PerVisitor), given(set.StockFactor)
+	if len(b.SKUs) > 0 {
+		req.SKUs = b.SKUs
+	}
+	if len(b.Metadata) > 0 {
+		req.Metadata = b.Metadata
+	}
+	return req, nil
+}
+
+// given returns *p, or the zero value, which the domain reads as "the
+// default", if p is nil.
+func given[T any](p *T) T {
+	if p == nil {
+		var zero T
+		return zero
+	}
+	return *p
+}
+
+// roomUpdateBody is the body of PATCH /v1/rooms/{id}: every field may be
+// left out, and is then kept.
+type roomUpdateBody struct {
+	roomSettingsBody
+	Status          *string           `json:"status"`
+	Reorder         *bool             `json:"reorder"`
+	ExpectedVersion *int64            `json:"expected_version"`
+	Metadata        map[string]string `json:"metadata"`
+}
+
+// update is b as the service validates it (RoomUpdate.Validate).
+func (b roomUpdateBody) update() (stockade.RoomUpdate, error) {
+	u, err := b.settings()
+	if err != nil {
+		return u, err
+	}
+	u.ExpectedVersion = b.ExpectedVersion
 	if b.Status != nil {
 		st := stockade.RoomStatus(*b.Status)
 		u.Status = &st

@@ -558,14 +558,17 @@ func (p *roomPass) watchRoom() {
 }
 
 // stall says why the room v, as just read, can admit no one ever again,
-// or "" if it may: it queues visitors, but its free seats times its stock
-// factor round down to none (stockade.Room.Admissions admits a visitor for
-// any whole seat left), none is held (so none can come back), and no
-// visitor it admitted is still buying (so none will be taken).
+// or "" if it may: it queues visitors and has seats free, but none is held
+// (so none can come back) and no visitor it admitted is still buying (so
+// none will be taken), and the room's own rule, with the rate's bucket
+// full and no one active, admits none against the seats free (a stock
+// factor below 1 that leaves no whole seat).
 func (p *roomPass) stall(v stockade.RoomView) string {
 	if v.Status != stockade.RoomQueueing || v.Queued == 0 || v.Stock.Held > 0 || v.Stock.Free == 0 ||
-		math.Floor(float64(v.Stock.Free)*v.StockFactor) >= 1 ||
 		p.shopping.Load() > 0 || p.learned.Load() < v.Admitted {
+		return ""
+	}
+	if n, _ := v.Admissions(v.CreditAt.Add(time.Hour), stockade.RoomActivity{}, v.Stock); n > 0 {
 		return ""
 	}
 	return fmt.Sprintf("%d seats are free, which times the stock factor %v is no whole seat, none is held and no admitted visitor is buying: the room admits none of the %d waiting and never sells out",

@@ -126,9 +126,9 @@ func TestRunWaitingRoom(t *testing.T) {
 
 // TestRunWaitingRoomDefaults runs the room as the workload sets it up by
 // default (six seats counted per visitor) without the baseline, under a
-// strategy that writes one hold at a time. The room may sell out, or stall
-// with fewer seats free than it counts per visitor: either way the figures
-// must agree and the invariants hold.
+// strategy that writes one hold at a time. The room admits a visitor for
+// the last seats too, fewer than it counts per visitor, so it sells out
+// rather than stalls; the figures must agree and the invariants hold.
 func TestRunWaitingRoomDefaults(t *testing.T) {
 	t.Parallel()
 	const visitors = 100
@@ -155,10 +155,9 @@ func TestRunWaitingRoomDefaults(t *testing.T) {
 	if rm.Baseline != nil || rm.HoldP99Ratio != 0 {
 		t.Errorf("baseline %+v, ratio %v: want none", rm.Baseline, rm.HoldP99Ratio)
 	}
-	if rm.End == bench.RoomEndStalled && !strings.Contains(rm.Stalled, "fewer than the 6 the room counts per visitor") {
+	if rm.End == bench.RoomEndStalled {
 		t.Errorf("stalled: %q", rm.Stalled)
 	}
-	t.Logf("ended %s %s", rm.End, rm.Stalled)
 }
 
 func TestWaitingRoomOptionsRefused(t *testing.T) {
