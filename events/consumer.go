@@ -224,9 +224,10 @@ func (c *Consumer) consume(ctx context.Context) error {
 	// The broker counts AckWait from delivery, so a message must not wait
 	// long in the client's buffer: nats.go buffers 500 by default, which a
 	// slow database takes longer than AckWait to work through, and each
-	// late one is delivered and handled twice. A buffer as deep as the
-	// workers hands each message to a worker within one handling's time.
-	it, err := cons.Messages(jetstream.PullExpiry(c.opts.PullExpiry), jetstream.PullMaxMessages(c.opts.Workers))
+	// late one is delivered and handled twice. Twice the workers (at least
+	// 16) keeps them fed between pulls, and each buffered message reaches
+	// a worker within about two handlings' time.
+	it, err := cons.Messages(jetstream.PullExpiry(c.opts.PullExpiry), jetstream.PullMaxMessages(max(2*c.opts.Workers, 16)))
 	if err != nil {
 		return fmt.Errorf("events: consumer %s: %w", c.opts.Durable, err)
 	}
