@@ -64,6 +64,17 @@ const (
 	EventPaymentStuck = "payment.stuck"
 	// EventPaymentUpdated: a payment's metadata changed.
 	EventPaymentUpdated = "payment.updated"
+
+	EventRoomCreated = "room.created" // a waiting room was put in front of a show or SKUs
+	// EventRoomUpdated: an admin changed a room: its settings, its
+	// metadata, or its status (closed, or open again).
+	EventRoomUpdated = "room.updated"
+	// EventRoomOpened: a room's opening came, and it admits from its
+	// queue (under random_at_opening, in the order drawn then).
+	EventRoomOpened = "room.opened"
+	// EventRoomSoldOut: what a room stands in front of is sold out;
+	// every visitor still waiting is told so, and the room stops queueing.
+	EventRoomSoldOut = "room.sold_out"
 )
 
 // Aggregates: what an event is about.
@@ -75,7 +86,13 @@ const (
 	AggregateHold        = "hold"        // id: the hold's id
 	AggregateBooking     = "booking"     // id: the booking's id
 	AggregatePayment     = "payment"     // id: the payment's id
+	AggregateRoom        = "room"        // id: the waiting room's id
 )
+
+// Aggregates are the kinds of aggregate, in the order of the constants.
+var Aggregates = []string{
+	AggregateLevel, AggregateReservation, AggregateOrder, AggregateShow, AggregateHold, AggregateBooking, AggregatePayment, AggregateRoom,
+}
 
 // DomainEvent is one state change, as the outbox keeps it. (An Event, in
 // the bookings to come, is a show with seats.)
@@ -211,10 +228,8 @@ func (q DomainEventQuery) Validate() error {
 			return invalidf("type: unknown event type %q (want one of %s)", t, strings.Join(EventTypes, ", "))
 		}
 	}
-	switch q.Aggregate {
-	case "", AggregateLevel, AggregateReservation, AggregateOrder, AggregateShow, AggregateHold, AggregateBooking, AggregatePayment:
-	default:
-		return invalidf("aggregate: must be level, reservation, order, event, hold, booking or payment, got %q", q.Aggregate)
+	if q.Aggregate != "" && !slices.Contains(Aggregates, q.Aggregate) {
+		return invalidf("aggregate: must be one of %s, got %q", strings.Join(Aggregates, ", "), q.Aggregate)
 	}
 	if q.AggregateID != "" {
 		if q.Aggregate == "" {
@@ -242,6 +257,7 @@ var EventTypes = []string{
 	EventHoldHeld, EventHoldExtended, EventHoldConfirmed, EventHoldReleased, EventHoldExpired, EventHoldUpdated,
 	EventBookingBooked, EventBookingCancelled, EventBookingUpdated,
 	EventPaymentCreated, EventPaymentMoved, EventPaymentResolved, EventPaymentStuck, EventPaymentUpdated,
+	EventRoomCreated, EventRoomUpdated, EventRoomOpened, EventRoomSoldOut,
 }
 
 // DomainEventPage is the events after a query's cursor, in commit order.

@@ -743,6 +743,67 @@ type RoomView struct {
 	Stock       RoomStock     `json:"stock"`
 }
 
+// RoomDocument is a room as the API and the event feed show it: its
+// settings, its counts, what it has in force and the stock left; never
+// the state the service keeps to itself (its secret, its rate's credit,
+// the places its order has given).
+type RoomDocument struct {
+	ID                  string    `json:"id"`
+	ShowID              string    `json:"show_id,omitempty"`
+	SKUs                []string  `json:"skus,omitempty"`
+	OpensAt             time.Time `json:"opens_at"`
+	ActiveLimit         int64     `json:"active_limit"`
+	AdmitPerMinute      int64     `json:"admit_per_minute"`
+	AdmissionTTLSeconds int64     `json:"admission_ttl_seconds"`
+	Order               string    `json:"order"`
+	PerVisitor          int64     `json:"per_visitor"`
+	StockFactor         float64   `json:"stock_factor"`
+	Status              string    `json:"status"`
+	Joined              int64     `json:"joined"`
+	Admitted            int64     `json:"admitted"`
+	Paused              string    `json:"paused,omitempty"`
+	SoldOutAt           time.Time `json:"sold_out_at,omitzero"`
+	Metadata            Metadata  `json:"metadata,omitempty"`
+	CreatedAt           time.Time `json:"created_at"`
+	UpdatedAt           time.Time `json:"updated_at"`
+	Version             int64     `json:"version"`
+	// Active counts the admissions in force, Queued the visitors
+	// waiting; LongestWaitSeconds is the estimated wait of the last of
+	// them, 0 when none waits.
+	Active             int64     `json:"active"`
+	Queued             int64     `json:"queued"`
+	LongestWaitSeconds int64     `json:"longest_wait_seconds"`
+	Stock              RoomStock `json:"stock"`
+}
+
+// Document returns v as the API shows it: durations in whole seconds,
+// rounded up, and times in UTC to the microsecond.
+func (v RoomView) Document() RoomDocument {
+	r := v.Room
+	return RoomDocument{ID: r.ID, ShowID: r.ShowID, SKUs: r.SKUs, OpensAt: wireTime(r.OpensAt), ActiveLimit: r.ActiveLimit,
+		AdmitPerMinute: r.AdmitPerMinute, AdmissionTTLSeconds: ceilSeconds(r.AdmissionTTL), Order: string(r.Order),
+		PerVisitor: r.PerVisitor, StockFactor: r.StockFactor, Status: string(r.Status), Joined: r.Joined, Admitted: r.Admitted,
+		Paused: r.Paused, SoldOutAt: wireTime(r.SoldOutAt), Metadata: r.Metadata, CreatedAt: wireTime(r.CreatedAt),
+		UpdatedAt: wireTime(r.UpdatedAt), Version: r.Version, Active: v.Active, Queued: v.Queued,
+		LongestWaitSeconds: ceilSeconds(v.LongestWait), Stock: v.Stock}
+}
+
+// View returns the room d shows, without what a document leaves out.
+func (d RoomDocument) View() RoomView {
+	return RoomView{Room: Room{ID: d.ID, ShowID: d.ShowID, SKUs: d.SKUs, OpensAt: d.OpensAt,
+		ActiveLimit: d.ActiveLimit, AdmitPerMinute: d.AdmitPerMinute, AdmissionTTL: time.Duration(d.AdmissionTTLSeconds) * time.Second,
+		Order: RoomOrder(d.Order), PerVisitor: d.PerVisitor, StockFactor: d.StockFactor, Status: RoomStatus(d.Status),
+		Joined: d.Joined, Admitted: d.Admitted, Paused: d.Paused, SoldOutAt: d.SoldOutAt, Metadata: d.Metadata,
+		CreatedAt: d.CreatedAt, UpdatedAt: d.UpdatedAt, Version: d.Version},
+		Active: d.Active, Queued: d.Queued, LongestWait: time.Duration(d.LongestWaitSeconds) * time.Second, Stock: d.Stock}
+}
+
+// wireTime is t as documents carry it: in UTC, to the microsecond.
+func wireTime(t time.Time) time.Time { return t.UTC().Truncate(time.Microsecond) }
+
+// ceilSeconds is d in whole seconds, rounded up.
+func ceilSeconds(d time.Duration) int64 { return int64((d + time.Second - 1) / time.Second) }
+
 // RoomService runs waiting rooms: what the HTTP API exposes and the
 // engine implements, a part of Service. Admins create and change rooms;
 // storefront keys join visitors and read their tickets.

@@ -234,7 +234,11 @@
 // is free or held, the room is sold out: it stops queueing, and every
 // visitor still in it learns so from its ticket. The round of a room runs
 // in a transaction that locks the room's row, so instances take turns and
-// the places are admitted once each, in order.
+// the places are admitted once each, in order. A room's creation, an
+// admin's change, its opening and its sell-out each write an event of the
+// room (stockade.EventRoomCreated and the rest), its payload the room as
+// the API shows it; joins and admissions write none, since a crowd's
+// places are the room's queue, not a change a shop's systems follow.
 //
 // An admission is a token (stockade.AdmissionToken): HMAC-SHA256 with
 // the room's secret over the room, the visitor, its place and its

@@ -72,7 +72,10 @@ func (e *Engine) CreateRoom(ctx context.Context, req stockade.NewRoomRequest, id
 					return createdRoom{}, err
 				}
 				v, err := roomView(ctx, tx, r, now)
-				return createdRoom{Room: v, Secret: r.Secret}, err
+				if err != nil {
+					return createdRoom{}, err
+				}
+				return createdRoom{Room: v, Secret: r.Secret}, roomEvents(ctx, tx, v, now, stockade.EventRoomCreated)
 			})
 			return err
 		})
@@ -256,7 +259,11 @@ func (e *Engine) UpdateRoom(ctx context.Context, id string, u stockade.RoomUpdat
 				if err := writeRoom(ctx, tx, &next, now); err != nil {
 					return stockade.RoomView{}, err
 				}
-				return roomView(ctx, tx, next, now)
+				v, err := roomView(ctx, tx, next, now)
+				if err != nil {
+					return v, err
+				}
+				return v, roomEvents(ctx, tx, v, now, stockade.EventRoomUpdated)
 			})
 			return err
 		})
@@ -613,7 +620,36 @@ func (e *Engine) admitRoom(ctx context.Context, tx stockade.Tx, id string) (int6
 	if n == 0 && r.Status == before.Status && r.Paused == before.Paused && r.Ordered == before.Ordered {
 		return 0, nil
 	}
-	return n, writeRoom(ctx, tx, &r, now)
+	if err := writeRoom(ctx, tx, &r, now); err != nil {
+		return 0, err
+	}
+	var types []string
+	if before.Status == stockade.RoomScheduled {
+		types = append(types, stockade.EventRoomOpened)
+	}
+	if r.Status == stockade.RoomSoldOut {
+		types = append(types, stockade.EventRoomSoldOut)
+	}
+	if len(types) == 0 {
+		return n, nil
+	}
+	v, err := roomView(ctx, tx, r, now)
+	if err != nil {
+		return 0, err
+	}
+	return n, roomEvents(ctx, tx, v, now, types...)
+}
+
+// roomEvents writes events of types about the room v, as it is after
+// its change at now: in the API's shape (stockade.RoomDocument), so that
+// the feed never carries the room's secret.
+func roomEvents(ctx context.Context, tx stockade.Tx, v stockade.RoomView, now time.Time, types ...string) error {
+	var ob outbox
+	doc := v.Document()
+	for _, typ := range types {
+		ob.add(typ, stockade.AggregateRoom, v.ID, v.Version, now, doc)
+	}
+	return ob.flush(ctx, tx)
 }
 
 // gate is the rooms that hold the show or SKUs of a batch of holds or

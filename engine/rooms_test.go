@@ -1,6 +1,8 @@
 package engine_test
 
 import (
+	"bytes"
+	"encoding/json"
 	"fmt"
 	"math/rand/v2"
 	"slices"
@@ -417,8 +419,46 @@ func TestRoomFollowsStock(t *testing.T) {
 			// No longer gated: a hold is refused for the seats, not the room.
 			_, err = en.eng.HoldSeats(ctx, stockade.HoldRequest{ShowID: "small", Best: []stockade.BestSeats{{Quantity: 1}}}, nil)
 			wantCode(t, err, stockade.ESoldOut)
+			en.roomEvents("small-room", stockade.EventRoomCreated, stockade.EventRoomOpened, stockade.EventRoomSoldOut)
 			en.reconciled()
 		})
+	}
+}
+
+// roomEvents checks that the feed holds the events of types about room,
+// in that order, with versions that grow, each payload the room as the
+// API shows it, without its secret; the last as the room is now.
+func (en *env) roomEvents(room string, types ...string) {
+	en.t.Helper()
+	page, err := en.eng.Events(sys(en.t), stockade.DomainEventQuery{Aggregate: stockade.AggregateRoom, AggregateID: room, Limit: stockade.MaxEventLimit})
+	if err != nil {
+		en.t.Fatal(err)
+	}
+	var got []string
+	var last stockade.RoomDocument
+	for i, ev := range page.Events {
+		got = append(got, ev.Type)
+		if bytes.Contains(ev.Payload, []byte("rsec_")) || bytes.Contains(ev.Payload, []byte(`"secret"`)) {
+			en.t.Errorf("the %s event shows the room's secret: %s", ev.Type, ev.Payload)
+		}
+		var doc stockade.RoomDocument
+		if err := json.Unmarshal(ev.Payload, &doc); err != nil || doc.ID != room || doc.Version != ev.Version {
+			en.t.Errorf("the %s event's payload (%v): %s", ev.Type, err, ev.Payload)
+		}
+		if i > 0 && ev.Version <= page.Events[i-1].Version {
+			en.t.Errorf("the %s event at version %d, after %d", ev.Type, ev.Version, page.Events[i-1].Version)
+		}
+		last = doc
+	}
+	if !slices.Equal(got, types) {
+		en.t.Fatalf("the room's events: %q, want %q", got, types)
+	}
+	now, err := en.eng.Room(sys(en.t), room)
+	if err != nil {
+		en.t.Fatal(err)
+	}
+	if last.Status != string(now.Status) || last.Version != now.Version || last.Admitted != now.Admitted {
+		en.t.Errorf("the last event shows the room %+v; it is %+v", last, now.Document())
 	}
 }
 
@@ -497,6 +537,10 @@ func TestRoomUpdate(t *testing.T) {
 	opens := en.clock.Now().Add(time.Hour)
 	_, err = en.eng.UpdateRoom(ctx, "upd-second", stockade.RoomUpdate{OpensAt: &opens}, nil)
 	wantCode(t, err, stockade.EInvalidState)
+	// An event for each change made; none for a refused one, nor a
+	// join's, nor an admission round's that opens nothing.
+	en.roomEvents("upd-room", stockade.EventRoomCreated, stockade.EventRoomUpdated, stockade.EventRoomUpdated, stockade.EventRoomUpdated)
+	en.roomEvents("upd-second", stockade.EventRoomCreated, stockade.EventRoomOpened)
 }
 
 // TestRoomVisitorsPerKey: a storefront key finds only the visitors it

@@ -245,43 +245,11 @@ func roomQuery(r *http.Request) (stockade.RoomQuery, error) {
 
 // The JSON documents.
 
-// roomStockJSON is what a room's show or SKUs have left: seats, places
-// or units free, and those held by live holds or reservations.
-type roomStockJSON struct {
-	Free int64 `json:"free"`
-	Held int64 `json:"held"`
-}
-
-// roomJSON is a room as the API shows it: never its secret, except
-// Secret in the answer to its creation.
+// roomJSON is a room as the API shows it (stockade.RoomDocument), with
+// Secret in the answer to its creation only.
 type roomJSON struct {
-	ID                  string            `json:"id"`
-	ShowID              string            `json:"show_id,omitempty"`
-	SKUs                []string          `json:"skus,omitempty"`
-	OpensAt             time.Time         `json:"opens_at"`
-	ActiveLimit         int64             `json:"active_limit"`
-	AdmitPerMinute      int64             `json:"admit_per_minute"`
-	AdmissionTTLSeconds int64             `json:"admission_ttl_seconds"`
-	Order               string            `json:"order"`
-	PerVisitor          int64             `json:"per_visitor"`
-	StockFactor         float64           `json:"stock_factor"`
-	Status              string            `json:"status"`
-	Joined              int64             `json:"joined"`
-	Admitted            int64             `json:"admitted"`
-	Paused              string            `json:"paused,omitempty"`
-	SoldOutAt           time.Time         `json:"sold_out_at,omitzero"`
-	Metadata            stockade.Metadata `json:"metadata,omitempty"`
-	CreatedAt           time.Time         `json:"created_at"`
-	UpdatedAt           time.Time         `json:"updated_at"`
-	Version             int64             `json:"version"`
-	// Active counts the admissions in force, Queued the visitors
-	// waiting; LongestWaitSeconds is the estimated wait of the last of
-	// them, 0 when none waits.
-	Active             int64         `json:"active"`
-	Queued             int64         `json:"queued"`
-	LongestWaitSeconds int64         `json:"longest_wait_seconds"`
-	Stock              roomStockJSON `json:"stock"`
-	Secret             string        `json:"secret,omitempty"`
+	stockade.RoomDocument
+	Secret string `json:"secret,omitempty"`
 }
 
 type roomsJSON struct {
@@ -304,15 +272,7 @@ type roomTicketJSON struct {
 	OpensAt              time.Time `json:"opens_at"`
 }
 
-func toRoom(v stockade.RoomView) roomJSON {
-	r := v.Room
-	return roomJSON{ID: r.ID, ShowID: r.ShowID, SKUs: r.SKUs, OpensAt: wireTime(r.OpensAt), ActiveLimit: r.ActiveLimit,
-		AdmitPerMinute: r.AdmitPerMinute, AdmissionTTLSeconds: seconds(r.AdmissionTTL), Order: string(r.Order),
-		PerVisitor: r.PerVisitor, StockFactor: r.StockFactor, Status: string(r.Status), Joined: r.Joined, Admitted: r.Admitted,
-		Paused: r.Paused, SoldOutAt: wireTime(r.SoldOutAt), Metadata: r.Metadata, CreatedAt: wireTime(r.CreatedAt),
-		UpdatedAt: wireTime(r.UpdatedAt), Version: r.Version, Active: v.Active, Queued: v.Queued,
-		LongestWaitSeconds: seconds(v.LongestWait), Stock: roomStockJSON(v.Stock)}
-}
+func toRoom(v stockade.RoomView) roomJSON { return roomJSON{RoomDocument: v.Document()} }
 
 func toRoomTicket(t stockade.RoomTicket) roomTicketJSON {
 	return roomTicketJSON{RoomID: t.RoomID, VisitorID: t.VisitorID, Status: string(t.Status), Position: t.Position, Ahead: t.Ahead,
@@ -324,15 +284,7 @@ func toRoomTicket(t stockade.RoomTicket) roomTicketJSON {
 // state the service keeps to itself (its secret, its rate's credit, the
 // places its order has given).
 
-func (j roomJSON) domain() stockade.RoomView {
-	return stockade.RoomView{Room: stockade.Room{ID: j.ID, ShowID: j.ShowID, SKUs: j.SKUs, OpensAt: j.OpensAt,
-		ActiveLimit: j.ActiveLimit, AdmitPerMinute: j.AdmitPerMinute, AdmissionTTL: time.Duration(j.AdmissionTTLSeconds) * time.Second,
-		Order: stockade.RoomOrder(j.Order), PerVisitor: j.PerVisitor, StockFactor: j.StockFactor, Status: stockade.RoomStatus(j.Status),
-		Joined: j.Joined, Admitted: j.Admitted, Paused: j.Paused, SoldOutAt: j.SoldOutAt, Metadata: j.Metadata,
-		CreatedAt: j.CreatedAt, UpdatedAt: j.UpdatedAt, Version: j.Version},
-		Active: j.Active, Queued: j.Queued, LongestWait: time.Duration(j.LongestWaitSeconds) * time.Second,
-		Stock: stockade.RoomStock(j.Stock)}
-}
+func (j roomJSON) domain() stockade.RoomView { return j.RoomDocument.View() }
 
 func (j roomTicketJSON) domain() stockade.RoomTicket {
 	return stockade.RoomTicket{RoomID: j.RoomID, VisitorID: j.VisitorID, Status: stockade.TicketStatus(j.Status),

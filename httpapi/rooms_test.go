@@ -79,9 +79,10 @@ func TestRoomFlow(t *testing.T) {
 	if !strings.HasPrefix(room.Secret, "rsec_") || len(room.Secret) != len("rsec_")+64 {
 		t.Errorf("the created room's secret %q, want rsec_ and 64 hex digits", room.Secret)
 	}
-	want := roomJSON{ID: "gala-sale", ShowID: "gala", OpensAt: start, ActiveLimit: 2, AdmitPerMinute: 60, AdmissionTTLSeconds: 300,
-		Order: "arrival", PerVisitor: 1, StockFactor: 1, Status: "scheduled", Metadata: stockade.Metadata{"campaign": "spring"},
-		CreatedAt: start, UpdatedAt: start, Version: 1, Stock: room.Stock, Secret: room.Secret}
+	want := roomJSON{RoomDocument: stockade.RoomDocument{ID: "gala-sale", ShowID: "gala", OpensAt: start, ActiveLimit: 2, AdmitPerMinute: 60,
+		AdmissionTTLSeconds: 300, Order: "arrival", PerVisitor: 1, StockFactor: 1, Status: "scheduled",
+		Metadata: stockade.Metadata{"campaign": "spring"}, CreatedAt: start, UpdatedAt: start, Version: 1, Stock: room.Stock},
+		Secret: room.Secret}
 	if !reflect.DeepEqual(room, want) {
 		t.Errorf("POST /v1/rooms = %+v\nwant %+v", room, want)
 	}
@@ -223,7 +224,7 @@ func TestRoomInFrontOfSKUs(t *testing.T) {
 		t.Errorf("the admitted visitor's checkout: %+v", ord)
 	}
 	r := decodeAs[roomJSON](t, a.must(200, "GET", "/v1/rooms/drop", nil))
-	if !reflect.DeepEqual(r.SKUs, []string{"widget"}) || r.ShowID != "" || r.Stock != (roomStockJSON{Free: 12, Held: 2}) {
+	if !reflect.DeepEqual(r.SKUs, []string{"widget"}) || r.ShowID != "" || r.Stock != (stockade.RoomStock{Free: 12, Held: 2}) {
 		t.Errorf("the room after a reservation and a checkout: %+v", r)
 	}
 

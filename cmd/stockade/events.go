@@ -25,12 +25,6 @@ holds the event and its cursor: start again after it with -after.
 "stockade events tail -h" lists the flags.
 `
 
-// eventAggregates are the kinds of aggregate the event feed has, for
-// -aggregate: every stockade.Aggregate constant, in their order.
-var eventAggregates = []string{
-	stockade.AggregateLevel, stockade.AggregateReservation, stockade.AggregateOrder,
-	stockade.AggregateShow, stockade.AggregateHold, stockade.AggregateBooking, stockade.AggregatePayment,
-}
 
 func eventsCmd(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
 	if len(args) == 0 || args[0] != "tail" {
@@ -56,7 +50,7 @@ func eventsCmd(ctx context.Context, args []string, getenv func(string) string, s
 	after := fs.String("after", "", "print the events after this `cursor`, or latest for only those that commit from now on (default: from the oldest event kept)")
 	types := fs.String("type", "", "comma-separated event `types` to print (default: all)")
 	aggregate := fs.String("aggregate", "", "print the events of this `kind` of aggregate only: "+
-		strings.Join(eventAggregates, ", ")+" (an "+stockade.AggregateShow+" is a show)")
+		strings.Join(stockade.Aggregates, ", ")+" (an "+stockade.AggregateShow+" is a show)")
 	aggregateID := fs.String("aggregate-id", "", "with -aggregate: of this one only, such as widget@east or a reservation id")
 	if err := env.Parse(args[1:]); err != nil {
 		return fmt.Errorf("events tail: %w", err)

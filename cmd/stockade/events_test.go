@@ -62,8 +62,8 @@ func TestEventsTailAggregates(t *testing.T) {
 	if len(declared) == 0 {
 		t.Fatalf("no Aggregate constant in %s", files)
 	}
-	if !slices.Equal(eventAggregates, declared) {
-		t.Errorf("eventAggregates = %q; the root package declares %q", eventAggregates, declared)
+	if !slices.Equal(stockade.Aggregates, declared) {
+		t.Errorf("stockade.Aggregates = %q; the root package declares %q", stockade.Aggregates, declared)
 	}
 
 	help, _, err := runCmd(t, nil, "events", "tail", "-h")

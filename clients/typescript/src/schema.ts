@@ -1793,9 +1793,9 @@ export interface components {
             /** @description Unique among events (evt_…): a consumer drops a second delivery by it. */
             id: string;
             /** @enum {string} */
-            type: "stock.set" | "stock.adjusted" | "stock.out" | "stock.in" | "reservation.held" | "reservation.confirmed" | "reservation.released" | "reservation.expired" | "reservation.updated" | "order.committed" | "order.cancelled" | "order.fulfilled" | "order.shipped" | "order.updated" | "event.put" | "hold.held" | "hold.extended" | "hold.confirmed" | "hold.released" | "hold.expired" | "hold.updated" | "booking.booked" | "booking.cancelled" | "booking.updated" | "payment.created" | "payment.moved" | "payment.resolved" | "payment.stuck" | "payment.updated";
+            type: "stock.set" | "stock.adjusted" | "stock.out" | "stock.in" | "reservation.held" | "reservation.confirmed" | "reservation.released" | "reservation.expired" | "reservation.updated" | "order.committed" | "order.cancelled" | "order.fulfilled" | "order.shipped" | "order.updated" | "event.put" | "hold.held" | "hold.extended" | "hold.confirmed" | "hold.released" | "hold.expired" | "hold.updated" | "booking.booked" | "booking.cancelled" | "booking.updated" | "payment.created" | "payment.moved" | "payment.resolved" | "payment.stuck" | "payment.updated" | "room.created" | "room.updated" | "room.opened" | "room.sold_out";
             /** @enum {string} */
-            aggregate: "level" | "reservation" | "order" | "event" | "hold" | "booking" | "payment";
+            aggregate: "level" | "reservation" | "order" | "event" | "hold" | "booking" | "payment" | "room";
             /** @description SKU@LOCATION for a level; the id of the reservation, order, show (aggregate event), hold, booking or payment. */
             aggregate_id: string;
             /**
@@ -1805,8 +1805,8 @@ export interface components {
             version: number;
             /** Format: date-time */
             at: string;
-            /** @description The aggregate after the change, in the API's own shape: a level (with available), a reservation, an order, a show (aggregate event: without its rows, which GET /v1/shows/{id} has), a hold, a booking or a payment, as aggregate says. The order of an order.shipped event carries the shipment too, under shipment (a Shipment). */
-            payload: components["schemas"]["Level"] | components["schemas"]["Reservation"] | components["schemas"]["Order"] | components["schemas"]["Show"] | components["schemas"]["Hold"] | components["schemas"]["Booking"] | components["schemas"]["Payment"];
+            /** @description The aggregate after the change, in the API's own shape: a level (with available), a reservation, an order, a show (aggregate event: without its rows, which GET /v1/shows/{id} has), a hold, a booking, a payment or a room (without its secret), as aggregate says. The order of an order.shipped event carries the shipment too, under shipment (a Shipment). */
+            payload: components["schemas"]["Level"] | components["schemas"]["Reservation"] | components["schemas"]["Order"] | components["schemas"]["Show"] | components["schemas"]["Hold"] | components["schemas"]["Booking"] | components["schemas"]["Payment"] | components["schemas"]["Room"];
             /** @description The event's place in the feed: the events after it come with ?after= this, or Last-Event-ID. Opaque: unpadded base64url that the service gave out. */
             cursor: string;
         };
@@ -5408,7 +5408,7 @@ export interface operations {
                 /** @description Keep the events of these types, comma-separated. */
                 type?: string;
                 /** @description Keep the events of one kind of aggregate. */
-                aggregate?: "level" | "reservation" | "order" | "event" | "hold" | "booking" | "payment";
+                aggregate?: "level" | "reservation" | "order" | "event" | "hold" | "booking" | "payment" | "room";
                 /** @description With aggregate: keep the events of one aggregate. */
                 aggregate_id?: components["schemas"]["Id"];
                 /** @description The most events in the page: 1 to 1000, 100 if left out. */
@@ -5451,7 +5451,7 @@ export interface operations {
                 /** @description Keep the events of these types, comma-separated. */
                 type?: string;
                 /** @description Keep the events of one kind of aggregate. */
-                aggregate?: "level" | "reservation" | "order" | "event" | "hold" | "booking" | "payment";
+                aggregate?: "level" | "reservation" | "order" | "event" | "hold" | "booking" | "payment" | "room";
                 /** @description With aggregate: keep the events of one aggregate. */
                 aggregate_id?: components["schemas"]["Id"];
                 /** @description The most events in the page: 1 to 1000, 100 if left out. */
