@@ -152,12 +152,13 @@ func noSeatTwice(t *testing.T, c *httpapi.Client, show string, holds []stockade.
 func TestHTTPOnSale(t *testing.T) {
 	t.Parallel()
 	eachStoreAndStrategy(t, bookingStrategies, func(t *testing.T, kind, strategy string) {
-		testkit.Heavy(t)
+		release := testkit.Heavy(t)
 		store := newStore(t, kind)
 		p := startProcess(t, "-store", store, "-strategy", strategy, "-request-timeout", "60s")
 		c := httpapi.NewClient("http://"+p.addr, httpClient)
 		putArena(t, c, "arena", 4, 25, 20)
 		holds, short := onSale(t, []string{p.addr}, "arena", 1500, 64)
+		release()
 		noSeatTwice(t, c, "arena", holds)
 		// No seat came back, so a quantity refused then is
 		// refused now: sold_out meant no fitting seats.

@@ -28,7 +28,7 @@ func TestFailover(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds and runs the binary")
 	}
-	testkit.Heavy(t)
+	release := testkit.Heavy(t)
 	instances, standby := failover(t, true, [][]string{
 		{"-strategy", engine.Atomic},
 		{"-strategy", engine.RowLock},
@@ -36,6 +36,7 @@ func TestFailover(t *testing.T) {
 		{"-strategy", engine.Batch},
 		{"-strategy", engine.Lock, "-locker", "postgres"},
 	})
+	release() // the checks below wait on nothing the load bounds
 	for _, in := range instances {
 		t.Run(in.name, func(t *testing.T) {
 			in.load.check(t)
@@ -56,8 +57,9 @@ func TestFailoverAsync(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds and runs the binary")
 	}
-	testkit.Heavy(t)
+	release := testkit.Heavy(t)
 	instances, standby := failover(t, false, [][]string{{"-strategy", engine.Atomic}})
+	release()
 	in := instances[0]
 	in.load.check(t)
 	var lost int

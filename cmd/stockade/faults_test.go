@@ -124,7 +124,7 @@ func TestStoreFaults(t *testing.T) {
 }
 
 func storeFaultRun(t *testing.T, f storeFault, args []string) {
-	testkit.Heavy(t)
+	release := testkit.Heavy(t)
 	pg := testkit.NewPostgres(t)
 	direct, err := pg.CreateDatabase("stockade_faults")
 	if err != nil {
@@ -168,6 +168,7 @@ func storeFaultRun(t *testing.T, f storeFault, args []string) {
 		}
 	}
 	load.stop()
+	release() // the load is over: settling and reconciling bound no wait
 	load.check(t)
 	settleOrders(t, c, stock, load.acked, load.open, "the "+f.name)
 	reconcileClean(t, direct)
@@ -366,7 +367,7 @@ func TestLockerFaults(t *testing.T) {
 	for _, f := range lockerFaults {
 		t.Run(f.name, func(t *testing.T) {
 			t.Parallel()
-			testkit.Heavy(t)
+			release := testkit.Heavy(t)
 			locker, inject, heal := f.start(t)
 			store := newStore(t, "sqlite")
 			// At debug, serve logs each request with its duration.
@@ -388,6 +389,7 @@ func TestLockerFaults(t *testing.T) {
 					break
 				}
 			}
+			release()
 			reconcileClean(t, store)
 		})
 	}

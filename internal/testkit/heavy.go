@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -28,13 +29,18 @@ import (
 // servers need no slot and run beside them.
 //
 // The time spent waiting for a slot is part of the test's time.
-func Heavy(t testing.TB) {
+//
+// Heavy returns a function that lets the slot go before t ends, for a
+// test whose load is over and whose checks bound no wait (a settle, a
+// reconcile): the next load test need not wait for them. Calling it again,
+// or not at all, is fine.
+func Heavy(t testing.TB) (release func()) {
 	t.Helper()
-	heavyIn(t, filepath.Join(os.TempDir(), "stockade-testkit"), heavySlots())
+	return heavyIn(t, filepath.Join(os.TempDir(), "stockade-testkit"), heavySlots())
 }
 
 // heavyIn is Heavy with n slots in dir.
-func heavyIn(t testing.TB, dir string, n int) {
+func heavyIn(t testing.TB, dir string, n int) (release func()) {
 	t.Helper()
 	start := time.Now()
 	f, err := takeSlot(dir, n)
@@ -42,7 +48,9 @@ func heavyIn(t testing.TB, dir string, n int) {
 		t.Fatalf("testkit: a heavy slot: %v", err)
 	}
 	t.Logf("testkit: heavy slot %s after %v", filepath.Base(f.Name()), time.Since(start).Round(time.Millisecond))
-	t.Cleanup(func() { f.Close() }) // closing releases the lock
+	release = sync.OnceFunc(func() { f.Close() }) // closing releases the lock
+	t.Cleanup(release)
+	return release
 }
 
 // heavySlots is how many heavy tests may run at once on the machine.

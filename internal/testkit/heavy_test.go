@@ -60,3 +60,30 @@ func TestHeavy(t *testing.T) {
 		t.Run("load", func(t *testing.T) { heavyIn(t, dir, 1) })
 	}
 }
+
+// TestHeavyRelease: a heavy test that lets its slot go lets the next one
+// have it while it goes on; letting go twice, and then ending, is fine.
+func TestHeavyRelease(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	t.Run("released", func(t *testing.T) {
+		release := heavyIn(t, dir, 1)
+		release()
+		next := make(chan *os.File, 1)
+		go func() {
+			f, err := takeSlot(dir, 1)
+			if err != nil {
+				t.Error(err)
+			}
+			next <- f
+		}()
+		select {
+		case f := <-next:
+			f.Close()
+		case <-time.After(30 * time.Second):
+			t.Fatal("the slot let go was not free 30 s later")
+		}
+		release()
+	})
+	t.Run("after", func(t *testing.T) { heavyIn(t, dir, 1) })
+}
