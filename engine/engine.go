@@ -179,6 +179,22 @@ type CallReport struct {
 	Pruned   int           // for a sweep: how many old events it pruned
 	Stuck    int           // for a sweep: how many payments it found stuck
 	Replayed bool          // the call returned an earlier call's stored result
+	// Rooms, for a round of admissions ("admit rooms") that succeeded:
+	// each room that gated when the round began, as the round left it.
+	Rooms []RoomReport
+}
+
+// RoomReport is a waiting room as a round of admissions left it.
+type RoomReport struct {
+	ID     string
+	Status stockade.RoomStatus
+	// Queued counts the visitors still waiting, Active the admissions in
+	// force (0 before the room opens and once it has sold out), Admitted
+	// every admission the room has made.
+	Queued, Active, Admitted int64
+	// Paused says why visitors wait for another reason than the rate:
+	// stockade.RoomPausedActive or stockade.RoomPausedStock; "" if not.
+	Paused string
 }
 
 func (o *Options) withDefaults() Options {

@@ -537,10 +537,15 @@ func (e *Engine) AdmitRooms(ctx context.Context) (admitted int64, err error) {
 	ctx, cancel := context.WithTimeout(ctx, e.opts.Timeout)
 	defer cancel()
 	c := &call{e: e, op: "admit rooms", start: time.Now(), actor: stockade.System}
+	var reports []RoomReport
 	defer func() {
 		err = c.classify(ctx, err)
 		if obs := e.opts.Observer; obs != nil {
-			obs(CallReport{Op: c.op, Code: stockade.ErrorCode(err), Attempts: c.attempts, Retries: c.retries, Duration: time.Since(c.start)})
+			if err != nil {
+				reports = nil
+			}
+			obs(CallReport{Op: c.op, Code: stockade.ErrorCode(err), Attempts: c.attempts, Retries: c.retries, Duration: time.Since(c.start),
+				Rooms: reports})
 		}
 	}()
 	var rooms []stockade.Room
@@ -552,15 +557,21 @@ func (e *Engine) AdmitRooms(ctx context.Context) (admitted int64, err error) {
 		return 0, err
 	}
 	for _, r := range rooms {
-		var n int64
+		var (
+			n   int64
+			rep RoomReport
+		)
 		err := c.update(ctx, func(tx stockade.Tx) (err error) {
-			n, err = e.admitRoom(ctx, tx, r.ID)
+			n, rep, err = e.admitRoom(ctx, tx, r.ID)
 			return err
 		})
 		if err != nil {
 			return admitted, fmt.Errorf("room %s: %w", r.ID, err)
 		}
 		admitted += n
+		if rep.ID != "" {
+			reports = append(reports, rep)
+		}
 	}
 	return admitted, nil
 }
@@ -568,24 +579,34 @@ func (e *Engine) AdmitRooms(ctx context.Context) (admitted int64, err error) {
 // admitRoom makes one round of a room's admissions: it opens the room if
 // its time has come, admits the visitors Room.Admissions allows, in the
 // order of their places, and marks the room sold out when its stock is
-// gone. It writes the room only when something changed.
-func (e *Engine) admitRoom(ctx context.Context, tx stockade.Tx, id string) (int64, error) {
+// gone. It writes the room only when something changed. It returns how
+// many it admitted and the room as the round left it (none if the room
+// is gone or no longer gates).
+func (e *Engine) admitRoom(ctx context.Context, tx stockade.Tx, id string) (int64, RoomReport, error) {
 	now := e.now()
 	r, err := tx.RoomGet(ctx, stockade.ByID{ID: id, Lock: true})
 	if stockade.ErrorCode(err) == stockade.ENotFound {
-		return 0, nil
+		return 0, RoomReport{}, nil
 	}
 	if err != nil || !r.Status.Gates() {
-		return 0, err
+		return 0, RoomReport{}, err
+	}
+	var act stockade.RoomActivity
+	report := func() RoomReport {
+		rep := RoomReport{ID: r.ID, Status: r.Status, Active: act.Active, Admitted: r.Admitted, Paused: r.Paused}
+		if r.Status.Gates() {
+			rep.Queued = max(0, r.Joined-r.Admitted) // as roomView counts them
+		}
+		return rep
 	}
 	before := r
 	if r.Status == stockade.RoomScheduled {
 		if now.Before(r.OpensAt) {
-			return 0, nil
+			return 0, report(), nil
 		}
 		drawn, err := tx.RoomVisitorDraw(ctx, r.ID, r.Ordered)
 		if err != nil {
-			return 0, err
+			return 0, RoomReport{}, err
 		}
 		r.Ordered += drawn
 		r.Status = stockade.RoomQueueing
@@ -593,15 +614,14 @@ func (e *Engine) admitRoom(ctx context.Context, tx stockade.Tx, id string) (int6
 	}
 	stock, err := roomStock(ctx, tx, r)
 	if err != nil {
-		return 0, err
+		return 0, RoomReport{}, err
 	}
 	var n int64
 	if stock.SoldOut() {
 		r.Status, r.SoldOutAt, r.Paused = stockade.RoomSoldOut, now, ""
 	} else {
-		act, err := tx.RoomVisitorActivity(ctx, r.ID, now)
-		if err != nil {
-			return 0, err
+		if act, err = tx.RoomVisitorActivity(ctx, r.ID, now); err != nil {
+			return 0, RoomReport{}, err
 		}
 		n, r.Paused = r.Admissions(now, act, stock)
 		if n > 0 {
@@ -609,19 +629,20 @@ func (e *Engine) admitRoom(ctx context.Context, tx stockade.Tx, id string) (int6
 				Expires: now.Add(r.AdmissionTTL).Truncate(time.Second)} // as the token says it: in seconds
 			got, err := tx.RoomVisitorAdmit(ctx, q)
 			if err != nil {
-				return 0, err
+				return 0, RoomReport{}, err
 			}
 			if got != n {
-				return 0, fmt.Errorf("engine: room %s: admitted %d of places %d to %d", r.ID, got, q.After+1, q.Through)
+				return 0, RoomReport{}, fmt.Errorf("engine: room %s: admitted %d of places %d to %d", r.ID, got, q.After+1, q.Through)
 			}
 			r.Admit(n, now)
+			act.Active += n
 		}
 	}
 	if n == 0 && r.Status == before.Status && r.Paused == before.Paused && r.Ordered == before.Ordered {
-		return 0, nil
+		return 0, report(), nil
 	}
 	if err := writeRoom(ctx, tx, &r, now); err != nil {
-		return 0, err
+		return 0, RoomReport{}, err
 	}
 	var types []string
 	if before.Status == stockade.RoomScheduled {
@@ -631,13 +652,13 @@ func (e *Engine) admitRoom(ctx context.Context, tx stockade.Tx, id string) (int6
 		types = append(types, stockade.EventRoomSoldOut)
 	}
 	if len(types) == 0 {
-		return n, nil
+		return n, report(), nil
 	}
 	v, err := roomView(ctx, tx, r, now)
 	if err != nil {
-		return 0, err
+		return 0, RoomReport{}, err
 	}
-	return n, roomEvents(ctx, tx, v, now, types...)
+	return n, report(), roomEvents(ctx, tx, v, now, types...)
 }
 
 // roomEvents writes events of types about the room v, as it is after

@@ -336,6 +336,10 @@ func TestRoomFollowsStock(t *testing.T) {
 			if room.Paused != stockade.RoomPausedStock || room.Active != 2 || room.Queued != 6 {
 				t.Fatalf("room after the first round: %+v", room)
 			}
+			want := engine.RoomReport{ID: "small-room", Status: stockade.RoomQueueing, Queued: 6, Active: 2, Admitted: 2, Paused: stockade.RoomPausedStock}
+			if got := en.roomReports(); !slices.Equal(got, []engine.RoomReport{want}) {
+				t.Fatalf("the round reported %+v, want %+v", got, want)
+			}
 			hold := func(visitor string, ttl time.Duration) stockade.Hold {
 				t.Helper()
 				h, err := en.eng.HoldSeats(ctx, stockade.HoldRequest{ShowID: "small", TTL: ttl, Best: []stockade.BestSeats{{Quantity: 2}},
@@ -460,6 +464,28 @@ func (en *env) roomEvents(room string, types ...string) {
 	if last.Status != string(now.Status) || last.Version != now.Version || last.Admitted != now.Admitted {
 		en.t.Errorf("the last event shows the room %+v; it is %+v", last, now.Document())
 	}
+}
+
+// roomReports returns the rooms that the last round of admissions
+// reported to the observer.
+func (en *env) roomReports() []engine.RoomReport {
+	en.t.Helper()
+	var last *engine.CallReport
+	for {
+		select {
+		case ev := <-en.events:
+			if ev.Op == "admit rooms" {
+				last = &ev
+			}
+			continue
+		default:
+		}
+		break
+	}
+	if last == nil {
+		en.t.Fatal("no round of admissions reported")
+	}
+	return last.Rooms
 }
 
 // holdsOf returns the show's holds in status.

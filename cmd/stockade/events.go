@@ -25,7 +25,6 @@ holds the event and its cursor: start again after it with -after.
 "stockade events tail -h" lists the flags.
 `
 
-
 func eventsCmd(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
 	if len(args) == 0 || args[0] != "tail" {
 		if len(args) > 0 && (args[0] == "help" || args[0] == "-h" || args[0] == "-help" || args[0] == "--help") {

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"sync/atomic"
 
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/promauto"
@@ -62,6 +63,8 @@ func engineObserver(reg prometheus.Registerer) func(engine.CallReport) {
 		Name: "stockade_events_pruned_total",
 		Help: "Events the sweeper pruned from the outbox once they outlived their retention.",
 	})
+	rooms := newRoomMetrics()
+	reg.MustRegister(rooms)
 	return func(e engine.CallReport) {
 		outcome := e.Code
 		if outcome == "" {
@@ -79,6 +82,10 @@ func engineObserver(reg prometheus.Registerer) func(engine.CallReport) {
 			expired.Add(float64(e.Expired))
 			purged.Add(float64(e.Purged))
 			pruned.Add(float64(e.Pruned))
+		case "admit rooms":
+			if e.Code == "" {
+				rooms.last.Store(&e.Rooms)
+			}
 		}
 		calls.WithLabelValues(e.Op, outcome).Inc()
 		seconds.WithLabelValues(e.Op).Observe(e.Duration.Seconds())
@@ -170,5 +177,53 @@ func webhookObserver(reg prometheus.Registerer) func(webhook.Report) {
 	return func(r webhook.Report) {
 		attempts.WithLabelValues(names[r.Result]).Inc()
 		seconds.Observe(r.Duration.Seconds())
+	}
+}
+
+// roomMetrics is a collector of the waiting rooms that gate, as the last
+// round of admissions that succeeded left them: a room that sells out or
+// closes leaves the metrics with the next round.
+type roomMetrics struct {
+	last                             atomic.Pointer[[]engine.RoomReport]
+	queued, active, admitted, paused *prometheus.Desc
+}
+
+func newRoomMetrics() *roomMetrics {
+	return &roomMetrics{
+		queued: prometheus.NewDesc("stockade_room_queued_visitors",
+			"Visitors waiting in a waiting room, by room.", []string{"room"}, nil),
+		active: prometheus.NewDesc("stockade_room_active_visitors",
+			"Admissions in force in a waiting room, by room: visitors admitted whose admission has not run out.", []string{"room"}, nil),
+		admitted: prometheus.NewDesc("stockade_room_admitted_visitors_total",
+			"Visitors a waiting room has admitted, by room.", []string{"room"}, nil),
+		paused: prometheus.NewDesc("stockade_room_paused",
+			`1 while a waiting room holds visitors back for another reason than its rate, by room and reason: "active_limit" or "stock".`,
+			[]string{"room", "reason"}, nil),
+	}
+}
+
+func (m *roomMetrics) Describe(ch chan<- *prometheus.Desc) {
+	ch <- m.queued
+	ch <- m.active
+	ch <- m.admitted
+	ch <- m.paused
+}
+
+func (m *roomMetrics) Collect(ch chan<- prometheus.Metric) {
+	rooms := m.last.Load()
+	if rooms == nil {
+		return
+	}
+	for _, r := range *rooms {
+		ch <- prometheus.MustNewConstMetric(m.queued, prometheus.GaugeValue, float64(r.Queued), r.ID)
+		ch <- prometheus.MustNewConstMetric(m.active, prometheus.GaugeValue, float64(r.Active), r.ID)
+		ch <- prometheus.MustNewConstMetric(m.admitted, prometheus.CounterValue, float64(r.Admitted), r.ID)
+		for _, reason := range []string{stockade.RoomPausedActive, stockade.RoomPausedStock} {
+			v := 0.0
+			if r.Paused == reason {
+				v = 1
+			}
+			ch <- prometheus.MustNewConstMetric(m.paused, prometheus.GaugeValue, v, r.ID, reason)
+		}
 	}
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/testutil"
 
+	"github.com/stockade/stockade"
 	"github.com/stockade/stockade/engine"
 	"github.com/stockade/stockade/lock"
 	"github.com/stockade/stockade/lock/memlock"
@@ -63,6 +64,59 @@ stockade_idempotency_records_purged_total 2
 	}
 	if n := testutil.CollectAndCount(reg, "stockade_engine_call_duration_seconds"); n != 3 {
 		t.Errorf("%d duration series, want one per op but batch: sweep, reserve, checkout", n)
+	}
+}
+
+// TestRoomMetrics: the waiting rooms show as the last round of admissions
+// that succeeded left them; a room that no longer gates leaves the
+// metrics, and a failed round changes nothing.
+func TestRoomMetrics(t *testing.T) {
+	t.Parallel()
+	reg := prometheus.NewRegistry()
+	obs := engineObserver(reg)
+	names := []string{"stockade_room_queued_visitors", "stockade_room_active_visitors", "stockade_room_admitted_visitors_total", "stockade_room_paused"}
+	if n, err := testutil.GatherAndCount(reg, names...); err != nil || n != 0 {
+		t.Fatalf("%d room series before any round (%v), want none", n, err)
+	}
+	obs(engine.CallReport{Op: "admit rooms", Attempts: 3, Rooms: []engine.RoomReport{
+		{ID: "gala", Status: stockade.RoomQueueing, Queued: 900, Active: 100, Admitted: 140, Paused: stockade.RoomPausedActive},
+		{ID: "drop", Status: stockade.RoomScheduled, Queued: 12},
+	}})
+	obs(engine.CallReport{Op: "admit rooms", Code: stockade.EUnavailable, Attempts: 1})
+	if err := testutil.GatherAndCompare(reg, strings.NewReader(`
+# HELP stockade_room_active_visitors Admissions in force in a waiting room, by room: visitors admitted whose admission has not run out.
+# TYPE stockade_room_active_visitors gauge
+stockade_room_active_visitors{room="drop"} 0
+stockade_room_active_visitors{room="gala"} 100
+# HELP stockade_room_admitted_visitors_total Visitors a waiting room has admitted, by room.
+# TYPE stockade_room_admitted_visitors_total counter
+stockade_room_admitted_visitors_total{room="drop"} 0
+stockade_room_admitted_visitors_total{room="gala"} 140
+# HELP stockade_room_paused 1 while a waiting room holds visitors back for another reason than its rate, by room and reason: "active_limit" or "stock".
+# TYPE stockade_room_paused gauge
+stockade_room_paused{reason="active_limit",room="drop"} 0
+stockade_room_paused{reason="active_limit",room="gala"} 1
+stockade_room_paused{reason="stock",room="drop"} 0
+stockade_room_paused{reason="stock",room="gala"} 0
+# HELP stockade_room_queued_visitors Visitors waiting in a waiting room, by room.
+# TYPE stockade_room_queued_visitors gauge
+stockade_room_queued_visitors{room="drop"} 12
+stockade_room_queued_visitors{room="gala"} 900
+`), names...); err != nil {
+		t.Error(err)
+	}
+	// gala sold out: the next round's rooms are drop's alone.
+	obs(engine.CallReport{Op: "admit rooms", Attempts: 2, Rooms: []engine.RoomReport{{ID: "drop", Status: stockade.RoomQueueing, Queued: 2, Active: 10, Admitted: 10, Paused: stockade.RoomPausedStock}}})
+	if err := testutil.GatherAndCompare(reg, strings.NewReader(`
+# HELP stockade_room_queued_visitors Visitors waiting in a waiting room, by room.
+# TYPE stockade_room_queued_visitors gauge
+stockade_room_queued_visitors{room="drop"} 2
+# HELP stockade_room_paused 1 while a waiting room holds visitors back for another reason than its rate, by room and reason: "active_limit" or "stock".
+# TYPE stockade_room_paused gauge
+stockade_room_paused{reason="active_limit",room="drop"} 0
+stockade_room_paused{reason="stock",room="drop"} 1
+`), "stockade_room_queued_visitors", "stockade_room_paused"); err != nil {
+		t.Error(err)
 	}
 }
 
