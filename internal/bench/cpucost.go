@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/jackc/pgx/v5"
 	"github.com/prometheus/procfs"
 )
 
@@ -136,7 +135,7 @@ func (c *CPUCost) read() (cpuTimes, error) {
 // backend serving a connection of its own; the backend's parent is the
 // postmaster.
 func (c *CPUCost) findPostmaster(ctx context.Context) (int, error) {
-	conn, err := pgx.Connect(ctx, c.Postgres)
+	conn, err := connectPostgres(ctx, c.Postgres)
 	if err != nil {
 		return 0, fmt.Errorf("bench: CPU cost: %w", err)
 	}

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
 )
 
 // PGWaits is a Probe that samples PostgreSQL's pg_stat_activity while a
@@ -55,7 +56,7 @@ WHERE datname = current_database() AND pid <> pg_backend_pid()
 // starts sampling.
 func (p *PGWaits) Begin(ctx context.Context) error {
 	if p.conn == nil || p.conn.IsClosed() {
-		conn, err := pgx.Connect(ctx, p.DSN)
+		conn, err := connectPostgres(ctx, p.DSN)
 		if err != nil {
 			return fmt.Errorf("bench: database waits: %w", err)
 		}
@@ -159,4 +160,17 @@ func (p *PGWaits) summary() *DBWaits {
 		w.Events = append(w.Events[:top], rest)
 	}
 	return w
+}
+
+// connectPostgres opens one connection to the PostgreSQL of dsn, a URL
+// as the store takes it. The store's pool settings in it (pool_max_conns
+// and the rest of pgxpool's) are the pool's, not the server's: they are
+// left out, where pgx.Connect would send them to the server, which
+// refuses them.
+func connectPostgres(ctx context.Context, dsn string) (*pgx.Conn, error) {
+	cfg, err := pgxpool.ParseConfig(dsn)
+	if err != nil {
+		return nil, err
+	}
+	return pgx.ConnectConfig(ctx, cfg.ConnConfig)
 }

@@ -49,7 +49,9 @@ func TestPGWaits(t *testing.T) {
 		blocked <- err
 	}()
 
-	p := &bench.PGWaits{DSN: url, Interval: 5 * time.Millisecond}
+	// The store's URL as serve takes it, with its pool's settings: the
+	// probe leaves them out of its own connection.
+	p := &bench.PGWaits{DSN: url + "&pool_max_conns=16", Interval: 5 * time.Millisecond}
 	defer p.Close(context.Background())
 	// Wait until the waiter waits.
 	for deadline := time.Now().Add(10 * time.Second); ; {
@@ -155,7 +157,7 @@ func TestCPUCost(t *testing.T) {
 		spin.Wait()
 	}()
 
-	p := &bench.CPUCost{Serve: []int{spin.Process.Pid}, Postgres: url}
+	p := &bench.CPUCost{Serve: []int{spin.Process.Pid}, Postgres: url + "&pool_max_conns=16"}
 	if err := p.Begin(t.Context()); err != nil {
 		t.Fatal(err)
 	}
