@@ -267,6 +267,13 @@ type RoomUpdate struct {
 	ExpectedVersion *int64
 }
 
+// Changes reports whether u sets anything: an update that sets nothing
+// (an empty PATCH) leaves the room as it is, its version too.
+func (u RoomUpdate) Changes() bool {
+	return u.OpensAt != nil || u.ActiveLimit != nil || u.AdmitPerMinute != nil || u.AdmissionTTL != nil || u.Order != nil ||
+		u.PerVisitor != nil || u.StockFactor != nil || u.Status != nil || len(u.Metadata) > 0
+}
+
 // Validate refuses values out of range, as NewRoomRequest.Validate does,
 // and zeros: an update sets a value, never the default.
 func (u RoomUpdate) Validate() error {

@@ -241,6 +241,9 @@ func (e *Engine) UpdateRoom(ctx context.Context, id string, u stockade.RoomUpdat
 				if err != nil {
 					return stockade.RoomView{}, err
 				}
+				if !u.Changes() {
+					return roomView(ctx, tx, r, now) // and no event: nothing changed
+				}
 				if err := checkTargetsFree(ctx, tx, next); err != nil {
 					return stockade.RoomView{}, err
 				}

@@ -543,6 +543,16 @@ func TestRoomUpdate(t *testing.T) {
 	wantCode(t, err, stockade.EInvalid)
 	_, err = en.eng.UpdateRoom(ctx, "upd-room", stockade.RoomUpdate{ActiveLimit: ptr(int64(9)), ExpectedVersion: ptr(v.Version)}, nil)
 	wantCode(t, err, stockade.EVersionConflict)
+	before, err := en.eng.Room(ctx, "upd-room")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = en.eng.UpdateRoom(ctx, "upd-room", stockade.RoomUpdate{ExpectedVersion: ptr(v.Version)}, nil)
+	wantCode(t, err, stockade.EVersionConflict) // an empty update is a compare too
+	same, err := en.eng.UpdateRoom(ctx, "upd-room", stockade.RoomUpdate{ExpectedVersion: ptr(before.Version)}, nil)
+	if err != nil || same.Version != before.Version || !same.UpdatedAt.Equal(before.UpdatedAt) {
+		t.Fatalf("an update that sets nothing: %+v, %v; want the room at version %d as it was", same, err, before.Version)
+	}
 
 	closed := stockade.RoomClosed
 	if _, err := en.eng.UpdateRoom(ctx, "upd-room", stockade.RoomUpdate{Status: &closed}, nil); err != nil {
