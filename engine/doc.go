@@ -251,7 +251,10 @@
 // against the rooms read there, and marks the admission used, which the
 // stock rule counts. WatchTicket streams a visitor's ticket: one reader per
 // watched room reads it every Options.TicketPoll and works out every
-// watcher's ticket from its place.
+// watcher's ticket from its place. A new status or place goes out at once;
+// a ticket that only counts down, at most every twentieth of the visitor's
+// estimated wait (1 to 15 s), so that a crowd far from the front wakes
+// seldom.
 //
 // # Flows and their edge cases
 //

@@ -27,3 +27,6 @@ var ShipmentLines = shipmentLines
 
 // SeatReads returns how many times e read a show's free seats whole.
 func SeatReads(e *Engine) int64 { return e.seatReads.Load() }
+
+// CountdownEvery is countdownEvery, for its test.
+var CountdownEvery = countdownEvery

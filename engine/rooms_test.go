@@ -686,3 +686,20 @@ func TestRoomInstances(t *testing.T) {
 		}
 	}
 }
+
+// TestCountdownEvery: a watcher far back hears its count-down seldom, one
+// near the front each second, and none waits more than 15 s for one.
+func TestCountdownEvery(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct{ wait, every time.Duration }{
+		{0, time.Second},
+		{10 * time.Second, time.Second},
+		{time.Minute, 3 * time.Second},
+		{4 * time.Minute, 12 * time.Second},
+		{time.Hour, 15 * time.Second},
+	} {
+		if got := engine.CountdownEvery(stockade.RoomTicket{Status: stockade.TicketWaiting, EstimatedWait: tc.wait}); got != tc.every {
+			t.Errorf("a wait of %v: a count-down every %v, want %v", tc.wait, got, tc.every)
+		}
+	}
+}

@@ -81,12 +81,17 @@ func (e *Engine) WatchTicket(ctx context.Context, roomID, visitorID string) (<-c
 	return w.ch, nil
 }
 
-// ticketEvery is how often a watcher is sent a ticket that only counts
-// down (fewer ahead, a shorter wait): at every admissions' round each
-// watcher's count moves, and waking a crowd's every watcher at each round
-// would take the process from the work that admits them. A ticket whose
+// countdownEvery is how often a watcher is sent a ticket that only counts
+// down (fewer ahead, a shorter wait), given the last ticket it was sent:
+// a twentieth of its estimated wait, from 1 s to 15 s. At every
+// admissions' round each watcher's count moves, and waking a crowd's
+// every watcher (over HTTP, writing to each one's stream) at each round
+// would take the process from the work that admits them; a visitor far
+// back needs to hear less often than one near the front. A ticket whose
 // status or place changed goes out at once.
-const ticketEvery = time.Second
+func countdownEvery(last stockade.RoomTicket) time.Duration {
+	return min(max(last.EstimatedWait/20, time.Second), 15*time.Second)
+}
 
 // ended reports whether t is a ticket that no longer changes.
 func ended(t stockade.RoomTicket) bool {
@@ -181,7 +186,7 @@ func (e *Engine) refreshTickets(rw *roomWatch, subs []*watcher) error {
 		}
 		t := room.Ticket(w.visitor, now)
 		if t.Status == w.last.Status && t.Position == w.last.Position &&
-			(t.Ahead == w.last.Ahead && t.EstimatedWait == w.last.EstimatedWait || time.Since(w.sent) < ticketEvery) {
+			(t.Ahead == w.last.Ahead && t.EstimatedWait == w.last.EstimatedWait || time.Since(w.sent) < countdownEvery(w.last)) {
 			continue
 		}
 		w.last, w.sent = t, time.Now()
