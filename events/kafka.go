@@ -103,7 +103,10 @@ func (o *KafkaOptions) withDefaults() KafkaOptions {
 // NewKafka returns a relay of store's events to a Kafka topic through
 // client, whose producer must be idempotent and wait for all in-sync
 // replicas: franz-go's defaults (kgo.RequiredAcks(kgo.AllISRAcks()),
-// idempotent writes enabled), which the relay does not change.
+// idempotent writes enabled), which the relay does not change. Each turn
+// flushes the client once its batch is produced, so it does not wait
+// for the producer's linger; the relay is best given a client of its
+// own, as a flush waits for every record the client holds.
 //
 // Each event is a record keyed by its aggregate id, so that the events
 // of one aggregate go to one partition and keep their order there, with
@@ -192,6 +195,9 @@ func (p *kafkaPublisher) publish(ctx context.Context, evs []stockade.DomainEvent
 	for _, rec := range recs {
 		p.client.Produce(rctx, rec, func(_ *kgo.Record, err error) { done <- err })
 	}
+	// The batch is whole: send it now rather than after the client's
+	// linger. Flush's own result is that of the records, read below.
+	p.client.Flush(rctx)
 	for i := range recs {
 		select {
 		case err := <-done:
