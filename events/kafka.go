@@ -131,6 +131,8 @@ func NewKafka(store stockade.Store, client *kgo.Client, opts *KafkaOptions) *Rel
 	return &Relay{store: store, pub: &kafkaPublisher{client: client, opts: k}, opts: o}
 }
 
+var _ publisher = (*kafkaPublisher)(nil)
+
 // kafkaPublisher writes a relay's events to a Kafka topic.
 type kafkaPublisher struct {
 	client *kgo.Client

@@ -129,6 +129,8 @@ func New(store stockade.Store, js jetstream.JetStream, opts *Options) *Relay {
 	return &Relay{store: store, pub: &jetStreamPublisher{js: js, opts: o}, opts: o}
 }
 
+var _ publisher = (*jetStreamPublisher)(nil)
+
 // jetStreamPublisher publishes a relay's events to a JetStream stream.
 type jetStreamPublisher struct {
 	js   jetstream.JetStream
