@@ -186,7 +186,17 @@ func (c *KafkaConsumer) consume(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("events: kafka client: %w", err)
 	}
-	defer cl.CloseAllowingRebalance()
+	defer func() {
+		// Leave the group, so that its partitions go to the other
+		// instances at once rather than after the session's timeout,
+		// but wait no longer than a few seconds for brokers that do not
+		// answer: shutdown goes on.
+		cl.AllowRebalance()
+		leave, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
+		defer cancel()
+		cl.LeaveGroupContext(leave)
+		cl.Close()
+	}()
 	if err := ensureTopics(ctx, cl, !c.opts.NoCreate, c.opts.Partitions, c.opts.Replicas, c.opts.Topic, c.opts.DeadLetter); err != nil {
 		return err
 	}
@@ -199,6 +209,9 @@ func (c *KafkaConsumer) consume(ctx context.Context) error {
 			c.opts.Logger.Warn("events: fetch commands", "topic", topic, "partition", partition, "err", err)
 		})
 		recs := fetches.Records()
+		if len(recs) == 0 && len(fetches.Errors()) > 0 {
+			sleep(ctx, time.Second, nil) // an error that lasts is logged once a second, not in a loop
+		}
 		if !c.handleAll(ctx, cl, recs) {
 			return nil // ctx ended: the batch is delivered again
 		}

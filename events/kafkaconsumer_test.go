@@ -304,3 +304,28 @@ func TestKafkaConsumerPaymentOutcomes(t *testing.T) {
 	}
 	settled(t, eng, 30, 10)
 }
+
+// TestKafkaConsumerStopsWhileBrokersHang: a consumer whose brokers do not
+// answer its leaving the group returns from Run once its context ends.
+func TestKafkaConsumerStopsWhileBrokersHang(t *testing.T) {
+	t.Parallel()
+	k, cl := kafkaBroker(t)
+	commandTopic(t, cl, "cmds-gone", 1)
+	st := openSQLite(t)
+	eng := shop(t, st, 1)
+	res := held(t, eng, 1)
+	sendKafka(t, cl, "cmds-gone", events.CommandConfirm, "c", res[0], fmt.Sprintf(`{"reservation_id":%q}`, res[0]))
+	c := kafkaConsumer(k, eng, "cmds-gone", "gone")
+	ctx, cancel := context.WithCancel(sys(t))
+	var done atomic.Bool
+	go func() { c.Run(ctx); done.Store(true) }()
+	until(t, "the command applied", func() bool { a, _, _, _ := c.Counts(); return a == 1 })
+	// The brokers take the request to leave the group and never answer
+	// it, as brokers that hang do.
+	k.Cluster().ControlKey(int16(kmsg.LeaveGroup), func(kmsg.Request) (kmsg.Response, error, bool) {
+		k.Cluster().KeepControl()
+		return nil, nil, true
+	})
+	cancel()
+	until(t, "Run returned", done.Load)
+}
