@@ -158,6 +158,9 @@ func TestKafkaConsumerRebalance(t *testing.T) {
 	until(t, "the second consumer asks to join", func() bool { return joins.Load() > before })
 	close(g.open)
 	until(t, "the first 20 applied", func() bool { a, d, dl, _ := sum(a, b); return a+d+dl >= 20 })
+	// The rest go to both once each has a partition: until then the
+	// first may take them all.
+	until(t, "a partition each", func() bool { return groupSpread(t, cl, "rebalance") == 2 })
 	for i, id := range res[20:] {
 		sendKafka(t, cl, "cmds-rebalance", events.CommandConfirm, "c-"+strconv.Itoa(20+i), id, fmt.Sprintf(`{"reservation_id":%q}`, id))
 	}
@@ -171,6 +174,32 @@ func TestKafkaConsumerRebalance(t *testing.T) {
 		t.Error("the second consumer applied nothing: it got no partition")
 	}
 	settled(t, eng, 40, 0)
+}
+
+// groupSpread returns how many members of group have partitions
+// assigned, in a stable group; 0 while it rebalances.
+func groupSpread(t *testing.T, cl *kgo.Client, group string) int {
+	t.Helper()
+	described, err := kadm.NewClient(cl).DescribeGroups(sys(t), group)
+	if err != nil {
+		return 0
+	}
+	g, ok := described[group]
+	if !ok || g.Err != nil || g.State != "Stable" {
+		return 0
+	}
+	n := 0
+	for _, m := range g.Members {
+		if a, ok := m.Assigned.AsConsumer(); ok {
+			for _, topic := range a.Topics {
+				if len(topic.Partitions) > 0 {
+					n++
+					break
+				}
+			}
+		}
+	}
+	return n
 }
 
 // TestKafkaConsumerLostAck: a command whose effect committed but which
