@@ -58,8 +58,12 @@ type KafkaOptions struct {
 	// Default: 512.
 	Batch int
 
-	// AckWait bounds the wait for a batch's acknowledgements; past it the
-	// turn fails, and the batch is published again.
+	// AckWait is how long a batch's records wait for their
+	// acknowledgements before the client gives up those it safely can
+	// (not sent yet, or refused by the broker); the turn then fails, and
+	// the batch is published again. A record whose request the broker
+	// may have written is waited for until the broker answers, so that
+	// it is never written twice.
 	// Default: 10s.
 	AckWait time.Duration
 
@@ -119,10 +123,13 @@ func (o *KafkaOptions) withDefaults() KafkaOptions {
 //
 // The idempotent producer drops the copies that its own retries of a
 // request would write, so a broker that refuses writes for a while, or
-// loses a response, writes each record once. A batch written again by a
-// new turn (the process died between the broker's acknowledgement and
-// the checkpoint's move, or the acknowledgement came after AckWait) is
-// written again: Kafka has no duplicate window like JetStream's. A
+// loses a response, writes each record once; a turn waits for every
+// record that the client could not give up at AckWait, and a turn that
+// sends a failed batch again leaves out the records the brokers
+// acknowledged in the earlier try. Across processes there is no such
+// memory: a batch that a new process sends again (the last one died
+// between the brokers' acknowledgement and the checkpoint's move) is
+// written again, as Kafka has no duplicate window like JetStream's. A
 // consumer drops such a copy by its Stockade-Event-Id; in each
 // partition, the first copy of every event comes in outbox order.
 func NewKafka(store stockade.Store, client *kgo.Client, opts *KafkaOptions) *Relay {
@@ -137,6 +144,11 @@ var _ publisher = (*kafkaPublisher)(nil)
 type kafkaPublisher struct {
 	client *kgo.Client
 	opts   KafkaOptions
+	// acked holds the ids of the events of the last batch that the
+	// brokers acknowledged: a turn that sends them again, because the
+	// batch failed in part or the checkpoint did not move, skips them.
+	// The next batch keeps only its own, so it holds a batch at most.
+	acked map[string]bool
 }
 
 // ensure creates the topic if it is missing and the relay may.
@@ -174,44 +186,68 @@ func ensureTopics(ctx context.Context, client *kgo.Client, create bool, partitio
 
 // publish writes evs in order and waits for every acknowledgement. A
 // record that fails makes the client fail those after it in the same
-// partition too, so none lands ahead of one that was lost.
+// partition too, so none lands ahead of one that was lost, and the
+// records that did land in a partition are the first of the batch's
+// there. A batch that failed part way, or whose checkpoint did not move,
+// is sent again by the next turn without them (acked), so the
+// partitions that took their part of it do not get it twice, and each
+// partition still gets its events in order.
 func (p *kafkaPublisher) publish(ctx context.Context, evs []stockade.DomainEvent) error {
-	recs := make([]*kgo.Record, len(evs))
-	for i, ev := range evs {
+	acked := map[string]bool{} // of evs: those of p.acked that are past the checkpoint
+	var recs []*kgo.Record
+	for _, ev := range evs {
+		if p.acked[ev.ID] {
+			acked[ev.ID] = true
+			continue
+		}
 		data, err := json.Marshal(message{ev, ev.Position.Cursor()})
 		if err != nil {
 			return fmt.Errorf("events: encode %s: %w", ev.ID, err)
 		}
-		recs[i] = &kgo.Record{Topic: p.opts.Topic, Key: []byte(ev.AggregateID), Value: data, Headers: []kgo.RecordHeader{
+		recs = append(recs, &kgo.Record{Topic: p.opts.Topic, Key: []byte(ev.AggregateID), Value: data, Headers: []kgo.RecordHeader{
 			{Key: HeaderEventID, Value: []byte(ev.ID)},
 			{Key: HeaderEventType, Value: []byte(ev.Type)},
-		}}
+		}})
 	}
+	p.acked = acked
 	// The records give up at AckWait where the client may drop them
-	// safely; one already sent to the broker is not dropped (the
-	// producer could not tell whether it was written), and the turn
-	// stops waiting for it at AckWait all the same.
+	// safely: not sent yet, or refused by the broker. One whose request
+	// the broker may have written is not dropped, and the turn waits for
+	// it: the idempotent producer retries it until the broker answers,
+	// and a retry is never a copy. So the records of a turn are all
+	// written or failed before the next turn sends them again, which
+	// would otherwise queue copies behind them.
 	rctx, cancel := context.WithTimeout(ctx, p.opts.AckWait)
 	defer cancel()
-	done := make(chan error, len(recs))
+	type result struct {
+		id  string // the event's
+		err error
+	}
+	done := make(chan result, len(recs))
 	for _, rec := range recs {
-		p.client.Produce(rctx, rec, func(_ *kgo.Record, err error) { done <- err })
+		p.client.Produce(rctx, rec, func(r *kgo.Record, err error) { done <- result{header(r, HeaderEventID), err} })
 	}
 	// The batch is whole: send it now rather than after the client's
 	// linger. Flush's own result is that of the records, read below.
 	p.client.Flush(rctx)
-	for i := range recs {
+	var first error
+	for range recs {
 		select {
-		case err := <-done:
-			if err != nil {
-				return fmt.Errorf("events: publish to %s: %w", p.opts.Topic, err)
+		case res := <-done:
+			err := res.err
+			if err == nil {
+				p.acked[res.id] = true
 			}
-		case <-rctx.Done():
-			if ctx.Err() != nil {
-				return ctx.Err()
+			switch {
+			case err == nil || first != nil:
+			case errors.Is(err, context.DeadlineExceeded) && ctx.Err() == nil:
+				first = fmt.Errorf("events: publish to %s: no acknowledgement within %s: %w", p.opts.Topic, p.opts.AckWait, err)
+			default:
+				first = fmt.Errorf("events: publish to %s: %w", p.opts.Topic, err)
 			}
-			return fmt.Errorf("events: publish to %s: %d of %d records unacknowledged within %s", p.opts.Topic, len(recs)-i, len(recs), p.opts.AckWait)
+		case <-ctx.Done():
+			return ctx.Err()
 		}
 	}
-	return nil
+	return first
 }
