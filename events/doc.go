@@ -63,6 +63,8 @@
 //	checkpoint)                                          copies stay in order
 //	retried by the     dropped (Nats-Msg-Id)             dropped (idempotent producer)
 //	client
+//	a turn failed      dropped (Nats-Msg-Id)             the relay leaves out what the
+//	part way                                             brokers acknowledged
 //	commands           subject <prefix>.<command>        topic stockade.commands, header
 //	                                                     Stockade-Command
 //	command id         Nats-Msg-Id                       Stockade-Msg-Id, or the record's
