@@ -1,34 +1,18 @@
 package events
 
 import (
-	"bytes"
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 
 	"github.com/stockade/stockade"
-)
-
-// Commands that other systems send the service through JetStream, by
-// subject (after ConsumerOptions.Subject). The body of a reservation's
-// names it, {"reservation_id": "res_…"}; that of a payment outcome is a
-// stockade.PaymentOutcome, {"event_id": …, "payment_id": …, "status": …,
-// "reason": …}, sent by the payment system.
-const (
-	CommandConfirm        = "reservation.confirm" // Service.Confirm
-	CommandRelease        = "reservation.release" // Service.Release
-	CommandPaymentOutcome = "payment.outcome"     // PaymentService.ApplyOutcome
 )
 
 // ConsumerOptions configures a Consumer. A nil *ConsumerOptions means all
@@ -160,23 +144,22 @@ func (o *ConsumerOptions) withDefaults() ConsumerOptions {
 // service is also a stockade.PaymentService, as the engine is; elsewhere
 // they go to the dead letters.
 type Consumer struct {
-	svc  stockade.StockService
+	cmds *commands
 	js   jetstream.JetStream
 	opts ConsumerOptions
-
-	applied, duplicates, deadLetters, retries atomic.Int64
 }
 
 // NewConsumer returns a consumer that applies commands to svc.
 func NewConsumer(svc stockade.StockService, js jetstream.JetStream, opts *ConsumerOptions) *Consumer {
-	return &Consumer{svc: svc, js: js, opts: opts.withDefaults()}
+	o := opts.withDefaults()
+	return &Consumer{cmds: newCommands(svc, "jetstream", o.MaxDeliver, o.Logger), js: js, opts: o}
 }
 
 // Counts returns how many commands the consumer applied, found applied
 // already (duplicates), sent to the dead letters, and asked to have
 // delivered again.
 func (c *Consumer) Counts() (applied, duplicates, deadLetters, retries int64) {
-	return c.applied.Load(), c.duplicates.Load(), c.deadLetters.Load(), c.retries.Load()
+	return c.cmds.counts()
 }
 
 // Run consumes until ctx ends, and then returns nil. Until the broker
@@ -257,11 +240,6 @@ func (c *Consumer) consume(ctx context.Context) error {
 	}
 }
 
-// command is the body of a command.
-type command struct {
-	ReservationID string `json:"reservation_id"`
-}
-
 // handle applies one message, then acknowledges it, sends it to the dead
 // letters, or asks for it again.
 func (c *Consumer) handle(ctx context.Context, msg jetstream.Msg) {
@@ -270,101 +248,35 @@ func (c *Consumer) handle(ctx context.Context, msg jetstream.Msg) {
 		c.opts.Logger.Error("events: a message without metadata", "subject", msg.Subject(), "err", err)
 		return // the broker delivers it again after AckWait
 	}
-	err = c.apply(ctx, msg, meta)
-	var refusal *stockade.Error
+	id := msg.Headers().Get(jetstream.MsgIDHeader)
+	if id == "" {
+		id = fmt.Sprintf("seq-%d", meta.Sequence.Stream)
+	}
+	name, ok := strings.CutPrefix(msg.Subject(), c.opts.Subject+".")
+	if !ok {
+		name = msg.Subject()
+	}
+	v := c.cmds.handle(ctx, inbound{
+		name: name, from: msg.Subject(), data: msg.Data(),
+		key: "nats:" + id, keyField: "Nats-Msg-Id", fingerprint: msg.Subject(),
+		deliveries: int(meta.NumDelivered),
+	})
 	switch {
-	case err == nil:
+	case v.deadLetter:
+		c.deadLetter(ctx, msg, v.code, v.reason)
+	case v.retry:
+		c.cmds.retries.Add(1)
+		delay := time.Duration(meta.NumDelivered) * time.Second
+		if err := msg.NakWithDelay(delay); err != nil {
+			c.opts.Logger.Warn("events: ask for a command again", "subject", msg.Subject(), "err", err)
+		}
+	default:
 		if err := msg.DoubleAck(ctx); err != nil {
 			// Delivered again after AckWait, and answered from the
 			// idempotency record then.
 			c.opts.Logger.Warn("events: acknowledge a command", "subject", msg.Subject(), "err", err)
 		}
-	case errors.As(err, &refusal) && refusal.Code != stockade.EUnavailable && refusal.Code != stockade.EInternal:
-		c.deadLetter(ctx, msg, refusal.Code, refusal.Message) // it can never apply
-	case int(meta.NumDelivered) >= c.opts.MaxDeliver:
-		c.deadLetter(ctx, msg, stockade.ErrorCode(err), fmt.Sprintf("gave up after %d deliveries: %v", meta.NumDelivered, err))
-	default:
-		c.retries.Add(1)
-		delay := time.Duration(meta.NumDelivered) * time.Second
-		if err := msg.NakWithDelay(delay); err != nil {
-			c.opts.Logger.Warn("events: ask for a command again", "subject", msg.Subject(), "err", err)
-		}
 	}
-}
-
-// apply runs msg's command under its message's idempotency key, as the
-// service's own actor: the broker's commands come from the shop's other
-// services, which own no API key.
-func (c *Consumer) apply(ctx context.Context, msg jetstream.Msg, meta *jetstream.MsgMetadata) error {
-	ctx = stockade.WithActor(ctx, stockade.System)
-	name, ok := strings.CutPrefix(msg.Subject(), c.opts.Subject+".")
-	switch {
-	case ok && name == CommandPaymentOutcome:
-		return c.applyOutcome(ctx, msg)
-	case !ok || (name != CommandConfirm && name != CommandRelease):
-		return stockade.Errorf(stockade.EInvalid, fmt.Sprintf("unknown command %q (want %s, %s or %s)", name, CommandConfirm, CommandRelease, CommandPaymentOutcome))
-	}
-	var cmd command
-	dec := json.NewDecoder(strings.NewReader(string(msg.Data())))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&cmd); err != nil {
-		return stockade.Errorf(stockade.EInvalid, "body: want {\"reservation_id\": \"res_…\"}: "+err.Error())
-	}
-	id := msg.Headers().Get(jetstream.MsgIDHeader)
-	if id == "" {
-		id = fmt.Sprintf("seq-%d", meta.Sequence.Stream)
-	}
-	sum := sha256.Sum256(append([]byte(msg.Subject()+"\n"), msg.Data()...))
-	idem := &stockade.Idempotency{Key: "nats:" + id, Fingerprint: hex.EncodeToString(sum[:])}
-	if err := stockade.ValidateIdempotencyKey("Nats-Msg-Id", idem.Key); err != nil {
-		return err
-	}
-	switch name {
-	case CommandConfirm:
-		_, err := c.svc.Confirm(ctx, cmd.ReservationID, idem)
-		if err != nil {
-			return err
-		}
-	case CommandRelease:
-		_, err := c.svc.Release(ctx, cmd.ReservationID, idem)
-		if err != nil {
-			return err
-		}
-	}
-	if idem.Replayed {
-		c.duplicates.Add(1)
-	} else {
-		c.applied.Add(1)
-	}
-	return nil
-}
-
-// applyOutcome applies the payment outcome msg carries.
-func (c *Consumer) applyOutcome(ctx context.Context, msg jetstream.Msg) error {
-	payments, ok := c.svc.(stockade.PaymentService)
-	if !ok {
-		return stockade.Errorf(stockade.EInvalid, "this service keeps no payments")
-	}
-	var o stockade.PaymentOutcome
-	dec := json.NewDecoder(bytes.NewReader(msg.Data()))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&o); err != nil {
-		return stockade.Errorf(stockade.EInvalid, `body: want {"event_id": …, "payment_id": …, "status": …, "reason": …}: `+err.Error())
-	}
-	_, err := payments.ApplyOutcome(ctx, o, "jetstream")
-	var ignored *stockade.IgnoredOutcome
-	switch {
-	case errors.As(err, &ignored):
-		// It contradicts an earlier outcome: the payment's history
-		// records it, and it changes nothing. It is acknowledged as the
-		// webhook answers it 200: no delivery of it will ever do more.
-		c.opts.Logger.Info("events: an outcome was ignored", "subject", msg.Subject(), "payment", o.PaymentID,
-			"event_id", o.EventID, "reason", ignored.Err.Message)
-	case err != nil:
-		return err
-	}
-	c.applied.Add(1)
-	return nil
 }
 
 // deadLetter sends msg, which cannot apply (code and reason say why), to
@@ -384,7 +296,7 @@ func (c *Consumer) deadLetter(ctx context.Context, msg jetstream.Msg, code, reas
 		msg.Nak() // delivered again, and dead-lettered then
 		return
 	}
-	c.deadLetters.Add(1)
+	c.cmds.deadLetters.Add(1)
 	c.opts.Logger.Warn("events: a command went to the dead letters", "subject", msg.Subject(), "code", code, "reason", reason)
 	if err := msg.DoubleAck(ctx); err != nil {
 		c.opts.Logger.Warn("events: acknowledge a dead letter", "subject", msg.Subject(), "err", err)

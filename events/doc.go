@@ -1,4 +1,5 @@
-// Package events relays the service's outbox to NATS JetStream.
+// Package events relays the service's outbox to a broker, NATS JetStream
+// or Kafka, and applies the commands that other systems send through it.
 //
 // Every change of the service writes its events in its own transaction
 // (stockade.Tx.EventAppend); a Relay reads them in position order, the
@@ -42,4 +43,54 @@
 // the wrong state) goes to the dead letters at once, with its reason; one
 // that fails for a reason that may pass is delivered again, with a
 // growing delay, and goes to the dead letters after MaxDeliver tries.
+//
+// # Kafka
+//
+// NewKafka relays to a Kafka topic instead, through the same loop, turns
+// and checkpoint; NewKafkaConsumer reads the same commands from a
+// consumer group. Side by side:
+//
+//	                   JetStream                         Kafka
+//	events             stream STOCKADE_EVENTS,           topic stockade.events, record key
+//	                   subject <prefix>.<agg>.<type>     the aggregate id, headers
+//	                                                     Stockade-Event-Id, -Event-Type
+//	order              the outbox's, whole stream        the outbox's, per partition (so per
+//	                                                     aggregate)
+//	published when     every message acknowledged        every record acknowledged by all
+//	                                                     in-sync replicas
+//	sent again         dropped by Nats-Msg-Id within     written again: the consumer drops
+//	(died before the   the duplicate window              it by Stockade-Event-Id; the first
+//	checkpoint)                                          copies stay in order
+//	retried by the     dropped (Nats-Msg-Id)             dropped (idempotent producer)
+//	client
+//	a turn failed      dropped (Nats-Msg-Id)             the relay leaves out what the
+//	part way                                             brokers acknowledged
+//	commands           subject <prefix>.<command>        topic stockade.commands, header
+//	                                                     Stockade-Command
+//	command id         Nats-Msg-Id                       Stockade-Msg-Id, or the record's
+//	                                                     topic/partition@offset
+//	shared by          a durable consumer                a consumer group
+//	acknowledged       each message, after its commit    a poll's offsets, after every
+//	                                                     record's commit
+//	passing failure    redelivered with a delay          tried again in place, a second more
+//	                                                     each time
+//	poison             stockade.deadletter.<command>     topic stockade.deadletter
+//
+//	cl, err := kgo.NewClient(kgo.SeedBrokers("broker1:9092", "broker2:9092"))
+//	relay := events.NewKafka(store, cl, &events.KafkaOptions{Partitions: 12, Wake: eng.Written})
+//	go relay.Run(ctx)
+//	cons := events.NewKafkaConsumer(eng, []kgo.Opt{kgo.SeedBrokers("broker1:9092")}, nil)
+//	go cons.Run(ctx)
+//
+// The client's producer must be franz-go's default, idempotent and
+// waiting for all in-sync replicas, which the relay relies on: a request
+// that the client retries is written once. A Kafka topic keeps no
+// duplicate window, so a batch that a new turn sends again (the process
+// died after the brokers acknowledged it, before the checkpoint moved) is
+// written twice; its consumers drop the copies by the event id. The
+// group does not rebalance while a poll's records are applied, so an
+// instance that joins or leaves mid-batch takes over only committed
+// offsets; one that is put out of the group for taking longer than the
+// rebalance timeout loses its commit, and its records, delivered again,
+// change nothing.
 package events

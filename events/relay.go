@@ -102,7 +102,7 @@ func (o *Options) withDefaults() Options {
 // order, each once as far as consumers can tell.
 type Relay struct {
 	store stockade.Store
-	js    jetstream.JetStream
+	pub   publisher
 	opts  Options
 	// published counts the events acknowledged by the broker.
 	published atomic.Int64
@@ -111,9 +111,30 @@ type Relay struct {
 	oldest atomic.Int64
 }
 
+// publisher is what a relay needs of a broker: that its destination
+// exists, and that a batch of events is written in order and
+// acknowledged. The relay's loop, its turns and its checkpoint are the
+// same for every broker.
+type publisher interface {
+	// ensure creates the destination if it is missing.
+	ensure(ctx context.Context) error
+	// publish writes evs in order and returns once the broker has
+	// acknowledged every one, or with the error that stopped it.
+	publish(ctx context.Context, evs []stockade.DomainEvent) error
+}
+
 // New returns a relay of store's events to js.
 func New(store stockade.Store, js jetstream.JetStream, opts *Options) *Relay {
-	return &Relay{store: store, js: js, opts: opts.withDefaults()}
+	o := opts.withDefaults()
+	return &Relay{store: store, pub: &jetStreamPublisher{js: js, opts: o}, opts: o}
+}
+
+var _ publisher = (*jetStreamPublisher)(nil)
+
+// jetStreamPublisher publishes a relay's events to a JetStream stream.
+type jetStreamPublisher struct {
+	js   jetstream.JetStream
+	opts Options
 }
 
 // Published returns how many events the relay has had acknowledged since
@@ -133,9 +154,12 @@ func (r *Relay) Lag() time.Duration {
 	return time.Since(time.Unix(0, ns))
 }
 
-// Subject returns the subject that ev is published to.
-func (r *Relay) Subject(ev stockade.DomainEvent) string {
-	return r.opts.Subject + "." + ev.Aggregate + "." + ev.Type
+// Subject returns the subject that ev is published to by a relay to
+// JetStream.
+func (r *Relay) Subject(ev stockade.DomainEvent) string { return subject(r.opts, ev) }
+
+func subject(o Options, ev stockade.DomainEvent) string {
+	return o.Subject + "." + ev.Aggregate + "." + ev.Type
 }
 
 // Run relays until ctx ends, and then returns nil. A failure (the broker
@@ -153,7 +177,7 @@ func (r *Relay) Run(ctx context.Context) error {
 		}
 		n, err := 0, error(nil)
 		if !ready {
-			err = r.ensureStream(ctx)
+			err = r.pub.ensure(ctx)
 			ready = err == nil
 		}
 		if err == nil {
@@ -187,8 +211,8 @@ func sleep(ctx context.Context, d time.Duration, wake <-chan struct{}) {
 	}
 }
 
-// ensureStream creates the relay's stream if it is missing.
-func (r *Relay) ensureStream(ctx context.Context) error {
+// ensure creates the relay's stream if it is missing.
+func (r *jetStreamPublisher) ensure(ctx context.Context) error {
 	_, err := r.js.Stream(ctx, r.opts.Stream)
 	if errors.Is(err, jetstream.ErrStreamNotFound) {
 		_, err = r.js.CreateStream(ctx, jetstream.StreamConfig{
@@ -212,7 +236,7 @@ var errBusy = errors.New("events: another instance has the relay's turn")
 // moves the checkpoint past them. It returns how many it published: 0
 // when there were none, or another instance has the turn.
 //
-// Each message carries the event's id as its Nats-Msg-Id, so a batch
+// To JetStream, each message carries the event's id as its Nats-Msg-Id, so a batch
 // published again (the process died after the broker had it and before
 // the checkpoint moved, or an acknowledgement was lost) is dropped by the
 // broker as a duplicate, within the stream's duplicate window. Each but
@@ -223,7 +247,7 @@ var errBusy = errors.New("events: another instance has the relay's turn")
 // makes every later one of its batch fail, never land ahead of it, and
 // a turn's leftovers that arrive late (retried by the client, or sent
 // from its reconnect buffer) are duplicates or land in order. The stream
-// holds the outbox in position order.
+// holds the outbox in position order. To Kafka, see NewKafka.
 //
 // Where the store runs one write transaction at a time (SQLite), the turn
 // does not hold the store while it waits for the broker: it reads, then
@@ -251,7 +275,7 @@ func (r *Relay) Once(ctx context.Context) (int, error) {
 		if len(evs) == 0 {
 			return nil
 		}
-		if err := r.publish(ctx, evs); err != nil {
+		if err := r.pub.publish(ctx, evs); err != nil {
 			return err
 		}
 		n = len(evs)
@@ -285,7 +309,7 @@ func (r *Relay) onceSerial(ctx context.Context) (int, error) {
 	if len(evs) == 0 {
 		return 0, nil
 	}
-	if err := r.publish(ctx, evs); err != nil {
+	if err := r.pub.publish(ctx, evs); err != nil {
 		return 0, err
 	}
 	last := evs[len(evs)-1].Position
@@ -323,14 +347,14 @@ type message struct {
 }
 
 // publish sends evs in order and waits for every acknowledgement.
-func (r *Relay) publish(ctx context.Context, evs []stockade.DomainEvent) error {
+func (r *jetStreamPublisher) publish(ctx context.Context, evs []stockade.DomainEvent) error {
 	acks := make([]jetstream.PubAckFuture, 0, len(evs))
 	for i, ev := range evs {
 		data, err := json.Marshal(message{ev, ev.Position.Cursor()})
 		if err != nil {
 			return fmt.Errorf("events: encode %s: %w", ev.ID, err)
 		}
-		msg := &nats.Msg{Subject: r.Subject(ev), Data: data, Header: nats.Header{}}
+		msg := &nats.Msg{Subject: subject(r.opts, ev), Data: data, Header: nats.Header{}}
 		msg.Header.Set(jetstream.MsgIDHeader, ev.ID)
 		if i > 0 {
 			msg.Header.Set(jetstream.ExpectedLastMsgIDHeader, evs[i-1].ID)

@@ -17,6 +17,7 @@ import (
 
 	"github.com/stockade/stockade"
 	"github.com/stockade/stockade/httpapi"
+	"github.com/stockade/stockade/internal/testkit"
 )
 
 // The console's tests drive the page that "stockade serve" embeds in a
@@ -140,11 +141,14 @@ type consoleService struct {
 	srv                       *server
 	admin, reader, storefront string
 	api                       *httpapi.Client // the first service, with the admin key
+	args                      []string        // serve's flags beyond the console's own
 }
 
-func startConsoleService(t *testing.T) *consoleService {
+// startConsoleService starts a service with its console, and args as
+// more flags of serve.
+func startConsoleService(t *testing.T, args ...string) *consoleService {
 	t.Helper()
-	cs := &consoleService{t: t, store: "sqlite:" + filepath.Join(t.TempDir(), "console.db"), addr: freeAddr(t)}
+	cs := &consoleService{t: t, store: "sqlite:" + filepath.Join(t.TempDir(), "console.db"), addr: freeAddr(t), args: args}
 	cs.start()
 	key := func(role string) string {
 		out, stderr, err := keysRun(t, "create", "-store", cs.store, "-role", role, "-name", role)
@@ -162,7 +166,7 @@ func startConsoleService(t *testing.T) *consoleService {
 // the test that made cs.
 func (cs *consoleService) start() {
 	cs.t.Helper()
-	cs.srv = startServe(cs.t, nil, "-open=false", "-addr", cs.addr, "-store", cs.store, "-strategy", "lock", "-sweep-interval", "200ms")
+	cs.srv = startServe(cs.t, nil, append([]string{"-open=false", "-addr", cs.addr, "-store", cs.store, "-strategy", "lock", "-sweep-interval", "200ms"}, cs.args...)...)
 }
 
 // freeAddr returns a loopback address with a port nobody listens on, so
@@ -815,5 +819,37 @@ func TestConsoleRooms(t *testing.T) {
 			t.Errorf("%s at 390 px wide scrolls sideways: %d px", p.hash, w)
 		}
 		shot(t, tab, p.name)
+	}
+}
+
+// TestConsoleRelayLag: the overview shows the relay's lag when serve
+// relays events (here to Kafka, refusing writes, so that the lag grows),
+// and not without -events.
+func TestConsoleRelayLag(t *testing.T) {
+	t.Parallel()
+	k := testkit.NewKafka(t, nil)
+	k.RefuseWrites(true)
+	cs := startConsoleService(t, "-events", k.URL())
+	plain := startConsoleService(t)
+	browser := newBrowser(t)
+	stockUpWidget(t, cs.api, 10)
+
+	tab := newTab(t, browser)
+	signIn(t, tab, cs, cs.admin)
+	open(t, tab, "#/")
+	// /metrics is read every 5 s; the lag is of the stock's events, which
+	// the brokers refuse.
+	untilTrue(t, tab, "a lag of a second or more", `(() => {
+		const card = document.getElementById('relay-card');
+		return card && !card.hidden && / s$/.test(document.getElementById('relay-lag').textContent);
+	})()`)
+	shot(t, tab, "overview-relay-lag")
+
+	other := newTab(t, browser)
+	signIn(t, other, plain, plain.admin)
+	open(t, other, "#/")
+	untilTrue(t, other, "the overview's p99", `document.getElementById('p99').textContent !== '–'`)
+	if eval[bool](t, other, `document.getElementById('relay-card').hidden`) == false {
+		t.Error("the relay's lag shows on a service without -events")
 	}
 }

@@ -133,9 +133,14 @@ func observeLocker(l lock.Locker, reg prometheus.Registerer) lock.Locker {
 	return observedLocker{Locker: l, obs: obs}
 }
 
+// commandCounter is a command consumer of either broker.
+type commandCounter interface {
+	Counts() (applied, duplicates, deadLetters, retries int64)
+}
+
 // relayMetrics registers the metrics of the outbox's relay and of the
-// command consumer.
-func relayMetrics(reg prometheus.Registerer, r *events.Relay, c *events.Consumer) {
+// command consumer, to either broker.
+func relayMetrics(reg prometheus.Registerer, r *events.Relay, c commandCounter) {
 	f := promauto.With(reg)
 	for i, outcome := range []string{"applied", "duplicate", "dead_letter", "retried"} {
 		f.NewCounterFunc(prometheus.CounterOpts{

@@ -12,12 +12,14 @@ import (
 	"net/url"
 	"os"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
 
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
+	"github.com/twmb/franz-go/pkg/kgo"
 
 	"github.com/stockade/stockade"
 	"github.com/stockade/stockade/console"
@@ -55,9 +57,11 @@ type serveConfig struct {
 	rateLimit       float64
 	rateBurst       int
 	eventRetention  time.Duration
-	events          string // a NATS URL to relay the outbox to, or ""
-	eventsWorkers   int    // commands the consumer applies at once
-	eventsReplicas  int    // copies of each stream serve creates
+	events          string   // the NATS URLs to relay the outbox to, or ""
+	kafka           []string // or the Kafka brokers', HOST:PORT
+	eventsWorkers   int      // commands the consumer applies at once
+	eventsReplicas  int      // copies of each stream or topic serve creates
+	eventsParts     int      // partitions of each Kafka topic serve creates
 	paymentGrace    time.Duration
 	webhookSecrets  [][]byte // of the payment webhook; none: it is off
 	console         bool     // serve the operator console at /console/
@@ -106,11 +110,13 @@ flags:
 	admit := env.Duration("admit-interval", "STOCKADE_ADMIT_INTERVAL", time.Second/4,
 		"how often the waiting rooms admit visitors, open when their time comes, and notice a sell-out")
 	eventsURL := env.String("events", "STOCKADE_EVENTS", "",
-		"relay the outbox's events to NATS JetStream at this `URL` (nats://HOST:PORT, or several servers of a\ncluster separated by commas), stream STOCKADE_EVENTS,\nsubjects stockade.events.<aggregate>.<type>; the service serves while the broker is down")
+		"relay the outbox's events to the broker at this `URL`, and consume commands from it: NATS JetStream\n(nats://HOST:PORT, or several servers of a cluster separated by commas), stream STOCKADE_EVENTS,\nsubjects stockade.events.<aggregate>.<type>; or Kafka (kafka://HOST:PORT,HOST:PORT…, brokers of one\ncluster), topics stockade.events, stockade.commands, stockade.deadletter, consumer group stockade;\nthe service serves while the broker is down")
 	eventsWorkers := env.Int("events-workers", "STOCKADE_EVENTS_WORKERS", 128,
 		"with -events: how many commands (payment outcomes, confirms, releases) the consumer applies at once;\nunder -strategy batch the outcomes that wait together are applied in one transaction")
 	eventsReplicas := env.Int("events-replicas", "STOCKADE_EVENTS_REPLICAS", 1,
-		"with -events: how many servers of a JetStream cluster keep a copy of each stream serve creates\n(events, commands, dead letters), 1 to 5; with 3, one server may be down; a stream that exists keeps its own")
+		"with -events: how many servers of a JetStream cluster keep a copy of each stream serve creates\n(events, commands, dead letters), or the replication factor of each Kafka topic it creates, 1 to 5;\nwith 3, one server may be down; a stream or topic that exists keeps its own")
+	eventsParts := env.Int("events-partitions", "STOCKADE_EVENTS_PARTITIONS", 1,
+		"with -events kafka://…: how many partitions each topic serve creates has, 1 to 10000; an aggregate's\nevents keep their order in one partition; a topic that exists keeps its own")
 	retention := env.Duration("event-retention", "STOCKADE_EVENT_RETENTION", 7*24*time.Hour,
 		"how long events stay in the outbox (GET /v1/events); the sweeper prunes older ones")
 	ttl := env.Duration("default-ttl", "STOCKADE_DEFAULT_TTL", 15*time.Minute,
@@ -192,20 +198,11 @@ flags:
 	}
 	c.open, c.rateLimit, c.rateBurst, c.eventRetention = *open, *rateLimit, *rateBurst, *retention
 	if *eventsURL != "" {
-		// Several servers of one cluster, separated by commas, as
-		// nats.Connect takes them (HOST:PORT alone meaning nats://): the
-		// client starts from whichever answers and learns the rest of the
-		// cluster from it.
-		for s := range strings.SplitSeq(*eventsURL, ",") {
-			if s = strings.TrimSpace(s); !strings.Contains(s, "://") {
-				s = "nats://" + s
-			}
-			u, err := url.Parse(s)
-			if err != nil || (u.Scheme != "nats" && u.Scheme != "tls") || u.Host == "" || u.Port() == "" {
-				return c, fmt.Errorf("serve: -events %q: want nats://HOST:PORT, or several of them separated by commas", redactList(*eventsURL))
-			}
+		nats, kafka, err := parseEvents(*eventsURL)
+		if err != nil {
+			return c, err
 		}
-		c.events = *eventsURL
+		c.events, c.kafka = nats, kafka
 	}
 	if *eventsWorkers < 1 || *eventsWorkers > 10_000 {
 		return c, fmt.Errorf("serve: -events-workers must be between 1 and 10000, got %d", *eventsWorkers)
@@ -215,6 +212,10 @@ flags:
 		return c, fmt.Errorf("serve: -events-replicas must be between 1 and 5, got %d", *eventsReplicas)
 	}
 	c.eventsReplicas = *eventsReplicas
+	if *eventsParts < 1 || *eventsParts > 10_000 {
+		return c, fmt.Errorf("serve: -events-partitions must be between 1 and 10000, got %d", *eventsParts)
+	}
+	c.eventsParts = *eventsParts
 	if err := c.logLevel.UnmarshalText([]byte(*level)); err != nil {
 		return c, fmt.Errorf("serve: -log-level %q: want debug, info, warn or error", *level)
 	}
@@ -234,6 +235,54 @@ flags:
 		}
 	}
 	return c, nil
+}
+
+// parseEvents reads -events: the servers of one broker, separated by
+// commas. The first one's scheme chooses the broker, nats:// (or tls://)
+// for JetStream, kafka:// for Kafka, and a server without one is of the
+// same broker (HOST:PORT alone first meaning nats://, as nats.Connect
+// takes it). It returns the list for nats.Connect, or the Kafka brokers'
+// HOST:PORT, and refuses a list that mixes the two.
+func parseEvents(list string) (natsURLs string, kafka []string, err error) {
+	broker := ""
+	for s := range strings.SplitSeq(list, ",") {
+		s = strings.TrimSpace(s)
+		scheme, _, ok := strings.Cut(s, "://")
+		switch {
+		case !ok && broker == "kafka":
+			s, scheme = "kafka://"+s, "kafka"
+		case !ok:
+			s, scheme = "nats://"+s, "nats"
+		}
+		kind := "nats"
+		if scheme == "kafka" {
+			kind = "kafka"
+		}
+		if broker != "" && kind != broker {
+			return "", nil, fmt.Errorf("serve: -events %q: servers of two brokers; want nats:// servers or kafka:// brokers, not both", redactList(list))
+		}
+		broker = kind
+		u, err := url.Parse(s)
+		switch {
+		case kind == "nats" && (err != nil || (u.Scheme != "nats" && u.Scheme != "tls") || u.Host == "" || u.Port() == ""):
+			return "", nil, fmt.Errorf("serve: -events %q: want nats://HOST:PORT, or several of them separated by commas", redactList(list))
+		case kind == "kafka" && (err != nil || u.Hostname() == "" || !validPort(u.Port()) || u.User != nil ||
+			(u.Path != "" && u.Path != "/") || u.RawQuery != "" || u.Fragment != ""):
+			return "", nil, fmt.Errorf("serve: -events %q: want kafka://HOST:PORT, or several brokers separated by commas (kafka://HOST:PORT,HOST:PORT)", redactList(list))
+		case kind == "kafka":
+			kafka = append(kafka, u.Host)
+		}
+	}
+	if broker == "kafka" {
+		return "", kafka, nil
+	}
+	return list, nil, nil
+}
+
+// validPort reports whether p is a port number, 1 to 65535.
+func validPort(p string) bool {
+	n, err := strconv.Atoi(p)
+	return err == nil && n >= 1 && n <= 65535
 }
 
 // minSecretBytes is the shortest webhook secret accepted: 128 bits of a
@@ -427,6 +476,29 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 		sweeper.Go(func() { consumer.Run(sweepCtx) })
 		log.Info("relaying events and consuming commands", "broker", redactList(c.events),
 			"events", "STOCKADE_EVENTS", "commands", "STOCKADE_COMMANDS")
+	}
+	if len(c.kafka) > 0 {
+		// The client connects when it is first used, and keeps trying:
+		// brokers that are down stop nothing, as for JetStream. Its
+		// producer is idempotent and waits for all in-sync replicas,
+		// franz-go's defaults.
+		brokers := []kgo.Opt{kgo.SeedBrokers(c.kafka...), kgo.ClientID("stockade")}
+		cl, err := kgo.NewClient(brokers...)
+		if err != nil {
+			stopSweep()
+			sweeper.Wait()
+			return fmt.Errorf("serve: -events kafka://%s: %w", strings.Join(c.kafka, ","), err)
+		}
+		defer cl.Close()
+		relay := events.NewKafka(st, cl, &events.KafkaOptions{Partitions: c.eventsParts, Replicas: c.eventsReplicas,
+			Wake: eng.Written, Logger: log})
+		consumer := events.NewKafkaConsumer(eng, brokers, &events.KafkaConsumerOptions{Partitions: c.eventsParts,
+			Replicas: c.eventsReplicas, Workers: c.eventsWorkers, Logger: log})
+		relayMetrics(metrics, relay, consumer)
+		sweeper.Go(func() { relay.Run(sweepCtx) })
+		sweeper.Go(func() { consumer.Run(sweepCtx) })
+		log.Info("relaying events and consuming commands", "broker", "kafka://"+strings.Join(c.kafka, ","),
+			"events", "stockade.events", "commands", "stockade.commands", "group", "stockade")
 	}
 	defer func() {
 		stopSweep()

@@ -188,8 +188,14 @@ func TestRunRefusesBadInput(t *testing.T) {
 		{"origin with a path", []string{"stockade", "serve", "-cors-origins", "https://shop.example/app"}, `"https://shop.example/app": want an origin`},
 		{"origin not http", []string{"stockade", "serve", "-cors-origins", "ftp://shop.example"}, "want an origin"},
 		{"any origin and more", []string{"stockade", "serve", "-cors-origins", "*,https://shop.example"}, "give it alone"},
-		{"events not nats", []string{"stockade", "serve", "-events", "kafka://broker:9092"}, "want nats://HOST:PORT"},
-		{"one of the events servers not nats", []string{"stockade", "serve", "-events", "nats://n1:4222,kafka://broker:9092"}, "want nats://HOST:PORT, or several"},
+		{"events neither nats nor kafka", []string{"stockade", "serve", "-events", "http://broker:9092"}, "want nats://HOST:PORT"},
+		{"events of two brokers", []string{"stockade", "serve", "-events", "nats://n1:4222,kafka://broker:9092"}, "servers of two brokers"},
+		{"events of two brokers, kafka first", []string{"stockade", "serve", "-events", "kafka://b1:9092,nats://n1:4222"}, "servers of two brokers"},
+		{"kafka broker without a port", []string{"stockade", "serve", "-events", "kafka://b1:9092,b2"}, "want kafka://HOST:PORT"},
+		{"kafka broker with a port out of range", []string{"stockade", "serve", "-events", "kafka://b1:99999"}, "want kafka://HOST:PORT"},
+		{"kafka broker without a host", []string{"stockade", "serve", "-events", "kafka://:9092"}, "want kafka://HOST:PORT"},
+		{"kafka broker with a path", []string{"stockade", "serve", "-events", "kafka://b1:9092/topic"}, "want kafka://HOST:PORT"},
+		{"no events partitions", []string{"stockade", "serve", "-events-partitions", "0"}, "-events-partitions must be between 1 and 10000"},
 		{"events server without a port", []string{"stockade", "serve", "-events", "nats://n1:4222,nats://n2"}, "want nats://HOST:PORT"},
 		{"no events workers", []string{"stockade", "serve", "-events-workers", "0"}, "-events-workers must be between 1 and 10000"},
 		{"too many event replicas", []string{"stockade", "serve", "-events-replicas", "6"}, "-events-replicas must be between 1 and 5"},
@@ -483,5 +489,24 @@ func TestServeEventsCluster(t *testing.T) {
 	_, err = parseServe([]string{"-events", "nats://u:hunter2@n1:4222,nats://u:hunter3@n2"}, func(string) string { return "" }, io.Discard, io.Discard)
 	if err == nil || strings.Contains(err.Error(), "hunter") {
 		t.Errorf("a list with a server without a port: %v, want a refusal without the passwords", err)
+	}
+}
+
+// TestServeEventsKafka: -events takes the brokers of a Kafka cluster
+// separated by commas, the scheme once or on each; and a refusal shows
+// no password.
+func TestServeEventsKafka(t *testing.T) {
+	t.Parallel()
+	c, err := parseServe([]string{"-events", "kafka://b1:9092, b2:9093,kafka://10.0.0.3:9094", "-events-partitions", "12"},
+		func(string) string { return "" }, io.Discard, io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := []string{"b1:9092", "b2:9093", "10.0.0.3:9094"}; !slices.Equal(c.kafka, want) || c.events != "" || c.eventsParts != 12 {
+		t.Errorf("kafka %q, nats %q, partitions %d; want %q, none, 12", c.kafka, c.events, c.eventsParts, want)
+	}
+	_, err = parseServe([]string{"-events", "kafka://u:hunter2@b1:9092"}, func(string) string { return "" }, io.Discard, io.Discard)
+	if err == nil || strings.Contains(err.Error(), "hunter") || !strings.Contains(err.Error(), "want kafka://HOST:PORT") {
+		t.Errorf("a broker with a password: %v, want a refusal without the password", err)
 	}
 }

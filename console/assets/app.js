@@ -461,6 +461,11 @@ async function overviewPage(root, ctx) {
   const orders = el('strong', { id: 'orders-rate', text: '0' });
   const p99 = el('strong', { id: 'p99', text: '–' });
   const p99Label = el('span', { text: 'p99 of writes, since the service started' });
+  // The relay's lag to its broker (JetStream or Kafka), shown only when
+  // the service relays events: /metrics has it then.
+  const relayLag = el('strong', { id: 'relay-lag', text: '–' });
+  const relayCard = el('div', { class: 'card', id: 'relay-card' }, el('span', { text: 'Event relay lag' }), relayLag);
+  relayCard.hidden = true;
   const oos = el('ul', { id: 'out-of-stock' });
   const expiring = el('tbody', {});
   const stuck = el('tbody', {});
@@ -470,6 +475,7 @@ async function overviewPage(root, ctx) {
     el('div', { class: 'cards' },
       el('div', { class: 'card' }, el('span', { text: 'Orders / s (last 10 s)' }), orders),
       el('div', { class: 'card' }, p99Label, p99),
+      relayCard,
       el('div', { class: 'card' }, el('span', { text: 'SKUs' }), skuCount),
       el('div', { class: 'card' }, el('span', { text: 'Available, all SKUs' }), available)),
     section('Out of stock', oos),
@@ -547,7 +553,11 @@ async function overviewPage(root, ctx) {
   let last = null;
   const readMetrics = async () => {
     const res = await fetch('/metrics', { cache: 'no-store', signal: ctx.signal });
-    const h = writeHistogram(await res.text());
+    const text = await res.text();
+    const h = writeHistogram(text);
+    const lag = relayLagSeconds(text);
+    relayCard.hidden = lag === null;
+    if (lag !== null) relayLag.textContent = lag < 1 ? `${(lag * 1000).toFixed(0)} ms` : `${lag.toFixed(1)} s`;
     // The first read covers the service's life; the next ones, the time
     // since the read before.
     const q = quantile(h, last || new Map(), 0.99);
@@ -591,6 +601,14 @@ function writeHistogram(text) {
     buckets.set(bound, (buckets.get(bound) || 0) + Number(m[2]));
   }
   return buckets;
+}
+
+// relayLagSeconds reads the age of the oldest event the relay has still
+// to publish from the text of /metrics; null if the service relays no
+// events.
+function relayLagSeconds(text) {
+  const m = /^stockade_events_relay_lag_seconds (\S+)$/m.exec(text);
+  return m ? Number(m[1]) : null;
 }
 
 // quantile estimates the q-quantile of the requests counted between two

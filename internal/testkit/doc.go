@@ -5,7 +5,9 @@
 // process on free loopback ports with its own temporary directory. It uses
 // the binaries installed on the machine, pgx to talk to PostgreSQL,
 // go-redis to form a Redis Cluster and nats.go to ask a JetStream cluster
-// which node leads a stream.
+// which node leads a stream. For Kafka, of which no broker is packaged,
+// it starts kfake, franz-go's in-process cluster that speaks the Kafka
+// protocol, and finds Debian's kcat to check the wire with.
 //
 // It is the kit the lock backends and the stockade service test with. It
 // is a module of its own, required only by the repository's tests, so that
@@ -93,8 +95,19 @@
 //	n.Restart() // it catches up
 //	err = c.WaitJetStream()
 //
+// A Kafka cluster is three kfake brokers in the test's process, on
+// loopback ports, its topics in memory; it can refuse every write for a
+// while, as brokers without a leader do, and Cluster gives the kfake
+// cluster for hooks of the test's own (kfake.Cluster.ControlKey):
+//
+//	k := testkit.NewKafka(t, nil)
+//	cl, err := kgo.NewClient(kgo.SeedBrokers(k.Addrs()...))
+//	k.RefuseWrites(true) // produce requests fail, and are retried
+//	k.RefuseWrites(false)
+//	out, err := exec.Command(testkit.Kcat(t), "-L", "-b", k.Seeds()).Output()
+//
 // StartRedis, StartRedisCluster, StartRedisSentinel, StartPostgres,
-// StartEtcd, StartNATS and StartNATSCluster do the same without a
+// StartEtcd, StartNATS, StartNATSCluster and StartKafka do the same without a
 // testing.TB and with options; the caller closes what they return.
 //
 // A Proxy sits between a client and any server to break the network

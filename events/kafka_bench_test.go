@@ -1,0 +1,153 @@
+package events_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"slices"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/twmb/franz-go/pkg/kadm"
+	"github.com/twmb/franz-go/pkg/kgo"
+
+	"github.com/stockade/stockade"
+	"github.com/stockade/stockade/events"
+)
+
+// BenchmarkKafkaRelay is BenchmarkRelay to Kafka: b.N events in the
+// outbox, then turns until the brokers (a kfake cluster of three, in the
+// benchmark's process) have acknowledged every one, on each store, to a
+// topic of one partition. It reports events/s.
+//
+//	go test -run '^$' -bench KafkaRelay -benchtime 20000x ./events/
+func BenchmarkKafkaRelay(b *testing.B) {
+	for _, store := range []struct {
+		name string
+		open func(t testing.TB) stockade.Store
+	}{{"postgres", openPostgres}, {"sqlite", openSQLite}} {
+		b.Run(store.name, func(b *testing.B) {
+			st := store.open(b)
+			_, cl := kafkaBroker(b)
+			if _, err := kadm.NewClient(cl).CreateTopic(sys(b), 1, 1, nil, "stockade.events"); err != nil {
+				b.Fatal(err)
+			}
+			relay := events.NewKafka(st, cl, nil)
+			at := time.Now()
+			const per = 1000 // events per transaction
+			for i := 0; i < b.N; i += per {
+				evs := make([]stockade.DomainEvent, min(per, b.N-i))
+				for j := range evs {
+					evs[j] = stockade.DomainEvent{ID: fmt.Sprintf("evt_%d", i+j), Type: stockade.EventStockSet,
+						Aggregate: stockade.AggregateLevel, AggregateID: "sku@east", Version: int64(i + j + 1), At: at,
+						Payload: []byte(`{"sku":"sku","location":"east","on_hand":1,"reserved":0,"committed":0,"version":1,"available":1}`)}
+				}
+				if err := st.Update(b.Context(), func(tx stockade.Tx) error { return tx.EventAppend(b.Context(), evs...) }); err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.ResetTimer()
+			start := time.Now()
+			for relay.Published() < int64(b.N) {
+				if _, err := relay.Once(sys(b)); err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.ReportMetric(float64(b.N)/time.Since(start).Seconds(), "events/s")
+		})
+	}
+}
+
+// BenchmarkKafkaRelayLag is BenchmarkRelayLag to Kafka: the time from an
+// event's writing (its At) to its arrival at a consumer of the relay's
+// topic (four partitions), while the engine writes about 2,000 events a
+// second on PostgreSQL and the relay runs as serve runs it. It reports
+// the p50 and p99; b.N is the number of changes.
+//
+//	go test -run '^$' -bench KafkaRelayLag -benchtime 10000x ./events/
+func BenchmarkKafkaRelayLag(b *testing.B) {
+	st := openPostgres(b)
+	k, cl := kafkaBroker(b)
+	if _, err := kadm.NewClient(cl).CreateTopic(sys(b), 4, 1, nil, "stockade.events"); err != nil {
+		b.Fatal(err)
+	}
+	eng := shop(b, st, 20)
+	ctx, stop := context.WithCancel(sys(b))
+	defer stop()
+	sub := make(chan time.Duration, b.N*4)
+	warm := make(chan struct{}, 1)
+	var from atomic.Int64                                 // the events written before it, of the warm-up, are not counted
+	from.Store(time.Now().Add(24 * time.Hour).UnixNano()) // until the warm-up is over
+	rd, err := kgo.NewClient(kgo.SeedBrokers(k.Addrs()...), kgo.ConsumeTopics("stockade.events"),
+		kgo.ConsumeResetOffset(kgo.NewOffset().AtEnd()), kgo.FetchMaxWait(100*time.Millisecond))
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer rd.Close()
+	go func() {
+		for ctx.Err() == nil {
+			rd.PollFetches(ctx).EachRecord(func(r *kgo.Record) {
+				var ev stockade.DomainEvent
+				if json.Unmarshal(r.Value, &ev) == nil && ev.Type == stockade.EventStockAdjusted {
+					if ev.At.UnixNano() < from.Load() {
+						select {
+						case warm <- struct{}{}:
+						default:
+						}
+						return
+					}
+					sub <- time.Since(ev.At)
+				}
+			})
+		}
+	}()
+	relay := events.NewKafka(st, cl, &events.KafkaOptions{Wake: eng.Written})
+	go relay.Run(ctx)
+	// The consumer starts at the end of the topic: it must have found its
+	// partitions' end before the first change counted, or it skips it.
+	for {
+		if _, err := eng.AdjustStock(ctx, stockade.Key{SKU: "sku-0", Location: "east"}, 1, "warm-up", nil); err != nil {
+			b.Fatal(err)
+		}
+		select {
+		case <-warm:
+		case <-time.After(time.Second):
+			continue
+		}
+		break
+	}
+	from.Store(time.Now().UnixNano())
+
+	const rate = 2000 // changes a second, spread over the writers
+	const writers = 8
+	b.ResetTimer()
+	var wg sync.WaitGroup
+	for w := range writers {
+		wg.Go(func() {
+			tick := time.NewTicker(time.Second * writers / rate)
+			defer tick.Stop()
+			for i := w; i < b.N; i += writers {
+				<-tick.C
+				if _, err := eng.AdjustStock(ctx, stockade.Key{SKU: fmt.Sprintf("sku-%d", i%20), Location: "east"}, 1, "bench", nil); err != nil {
+					b.Error(err)
+					return
+				}
+			}
+		})
+	}
+	wg.Wait()
+	lags := make([]time.Duration, 0, b.N)
+	for len(lags) < b.N {
+		select {
+		case d := <-sub:
+			lags = append(lags, d)
+		case <-time.After(30 * time.Second):
+			b.Fatalf("%d of %d events arrived", len(lags), b.N)
+		}
+	}
+	slices.Sort(lags)
+	b.ReportMetric(float64(lags[len(lags)/2].Microseconds())/1000, "p50-ms")
+	b.ReportMetric(float64(lags[len(lags)*99/100].Microseconds())/1000, "p99-ms")
+}
