@@ -24,40 +24,13 @@ import (
 //
 //	go test -run '^$' -bench KafkaRelay -benchtime 20000x ./events/
 func BenchmarkKafkaRelay(b *testing.B) {
-	for _, store := range []struct {
-		name string
-		open func(t testing.TB) stockade.Store
-	}{{"postgres", openPostgres}, {"sqlite", openSQLite}} {
-		b.Run(store.name, func(b *testing.B) {
-			st := store.open(b)
-			_, cl := kafkaBroker(b)
-			if _, err := kadm.NewClient(cl).CreateTopic(sys(b), 1, 1, nil, "stockade.events"); err != nil {
-				b.Fatal(err)
-			}
-			relay := events.NewKafka(st, cl, nil)
-			at := time.Now()
-			const per = 1000 // events per transaction
-			for i := 0; i < b.N; i += per {
-				evs := make([]stockade.DomainEvent, min(per, b.N-i))
-				for j := range evs {
-					evs[j] = stockade.DomainEvent{ID: fmt.Sprintf("evt_%d", i+j), Type: stockade.EventStockSet,
-						Aggregate: stockade.AggregateLevel, AggregateID: "sku@east", Version: int64(i + j + 1), At: at,
-						Payload: []byte(`{"sku":"sku","location":"east","on_hand":1,"reserved":0,"committed":0,"version":1,"available":1}`)}
-				}
-				if err := st.Update(b.Context(), func(tx stockade.Tx) error { return tx.EventAppend(b.Context(), evs...) }); err != nil {
-					b.Fatal(err)
-				}
-			}
-			b.ResetTimer()
-			start := time.Now()
-			for relay.Published() < int64(b.N) {
-				if _, err := relay.Once(sys(b)); err != nil {
-					b.Fatal(err)
-				}
-			}
-			b.ReportMetric(float64(b.N)/time.Since(start).Seconds(), "events/s")
-		})
-	}
+	benchRelay(b, func(b *testing.B, st stockade.Store) *events.Relay {
+		_, cl := kafkaBroker(b)
+		if _, err := kadm.NewClient(cl).CreateTopic(sys(b), 1, 1, nil, "stockade.events"); err != nil {
+			b.Fatal(err)
+		}
+		return events.NewKafka(st, cl, nil)
+	})
 }
 
 // BenchmarkKafkaRelayLag is BenchmarkRelayLag to Kafka: the time from an
