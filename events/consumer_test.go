@@ -105,6 +105,14 @@ func TestConsumerAppliesOnce(t *testing.T) {
 	if a, d, dl, _ := c.Counts(); a != 10 || d != 20 || dl != 0 {
 		t.Errorf("applied %d, duplicates %d, dead letters %d; want 10, 20, 0", a, d, dl)
 	}
+	confirmedOrReleased(t, eng, res)
+	settled(t, eng, 5, 5)
+}
+
+// confirmedOrReleased checks that every even reservation of res was
+// confirmed, and every odd one released, as the commands sent said.
+func confirmedOrReleased(t *testing.T, eng *engine.Engine, res []string) {
+	t.Helper()
 	for i, id := range res {
 		r, err := eng.Reservation(sys(t), id)
 		want := stockade.Confirmed
@@ -115,7 +123,6 @@ func TestConsumerAppliesOnce(t *testing.T) {
 			t.Errorf("reservation %d: %s, %v; want %s", i, r.Status, err, want)
 		}
 	}
-	settled(t, eng, 5, 5)
 }
 
 // lostAck is a service whose Confirm commits and then fails as a process
