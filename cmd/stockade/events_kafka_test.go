@@ -220,14 +220,7 @@ func TestKafkaKilledBeforeCommit(t *testing.T) {
 	c := httpapi.NewClient("http://"+p.addr, httpClient)
 	stockUp(t, c, "widget", 1000)
 	const commands = 60
-	res := make([]string, commands)
-	for i := range res {
-		r, err := c.Reserve(ctx, stockade.ReserveRequest{Lines: []stockade.Line{{SKU: "widget", Quantity: 1}}}, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		res[i] = r.ID
-	}
+	res := reserveWidgets(t, c, commands)
 	confirm := func(i int) bool { return i%3 != 0 }
 	rng := rand.New(rand.NewPCG(1, 2))
 	for range 3 {

@@ -189,14 +189,7 @@ func TestKilledBeforeAck(t *testing.T) {
 	c := httpapi.NewClient("http://"+p.addr, httpClient)
 	stockUp(t, c, "widget", 1000)
 	const commands = 60
-	res := make([]string, commands)
-	for i := range res {
-		r, err := c.Reserve(ctx, stockade.ReserveRequest{Lines: []stockade.Line{{SKU: "widget", Quantity: 1}}}, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		res[i] = r.ID
-	}
+	res := reserveWidgets(t, c, commands)
 	confirm := func(i int) bool { return i%3 != 0 }
 	rng := rand.New(rand.NewPCG(1, 2))
 	for round := range 3 {
@@ -419,4 +412,19 @@ func commandStream(t *testing.T, js jetstream.JetStream) {
 		Subjects: []string{"stockade.commands.>"}, Storage: jetstream.FileStorage, Duplicates: 100 * time.Millisecond}); err != nil {
 		t.Fatal(err)
 	}
+}
+
+// reserveWidgets reserves one widget n times through c, and returns the
+// reservations' ids.
+func reserveWidgets(t *testing.T, c *httpapi.Client, n int) []string {
+	t.Helper()
+	res := make([]string, n)
+	for i := range res {
+		r, err := c.Reserve(t.Context(), stockade.ReserveRequest{Lines: []stockade.Line{{SKU: "widget", Quantity: 1}}}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		res[i] = r.ID
+	}
+	return res
 }
