@@ -4,6 +4,7 @@ import (
 	"context"
 	"slices"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/stockade/stockade"
@@ -37,7 +38,11 @@ type roomWatch struct {
 
 // watcher is one WatchTicket call.
 type watcher struct {
-	ctx     context.Context
+	// gone is set when the call's context ends: a flag that the room's
+	// goroutine reads for each watcher at each round, where ctx.Err would
+	// take a lock each time.
+	gone    atomic.Bool
+	forget  func() bool              // stops the context's setting gone
 	visitor stockade.RoomVisitor     // as last read
 	ch      chan stockade.RoomTicket // of one: the newest ticket replaces one not yet taken
 	last    stockade.RoomTicket
@@ -54,7 +59,7 @@ func (e *Engine) WatchTicket(ctx context.Context, roomID, visitorID string) (<-c
 	if err != nil {
 		return nil, err
 	}
-	w := &watcher{ctx: ctx, ch: make(chan stockade.RoomTicket, 1), last: t, sent: time.Now(),
+	w := &watcher{ch: make(chan stockade.RoomTicket, 1), last: t, sent: time.Now(),
 		visitor: stockade.RoomVisitor{RoomID: roomID, VisitorID: visitorID, Position: t.Position, JoinedAt: t.JoinedAt}}
 	if t.Status == stockade.TicketAdmitted || t.Status == stockade.TicketExpired {
 		w.visitor.AdmittedAt, w.visitor.ExpiresAt = t.ExpiresAt, t.ExpiresAt // known: no read needed
@@ -64,6 +69,7 @@ func (e *Engine) WatchTicket(ctx context.Context, roomID, visitorID string) (<-c
 		close(w.ch)
 		return w.ch, nil
 	}
+	w.forget = context.AfterFunc(ctx, func() { w.gone.Store(true) })
 	e.watches.mu.Lock()
 	defer e.watches.mu.Unlock()
 	if e.watches.rooms == nil {
@@ -111,7 +117,7 @@ func (e *Engine) watchRoom(rw *roomWatch) {
 		e.watches.mu.Lock()
 		rw.mu.Lock()
 		for w := range rw.subs {
-			if w.ctx.Err() != nil {
+			if w.gone.Load() {
 				delete(rw.subs, w)
 				close(w.ch)
 			}
@@ -146,19 +152,23 @@ func (e *Engine) refreshTickets(rw *roomWatch, subs []*watcher) error {
 		if room, err = tx.RoomGet(ctx, stockade.ByID{ID: rw.id}); err != nil {
 			return err
 		}
-		var stale []string
+		var stale []*watcher
 		for _, w := range subs {
-			v := w.visitor
+			v := &w.visitor
 			if (v.Position == 0 && room.Ordered > 0) || (v.Position > 0 && v.Position <= room.Admitted && v.AdmittedAt.IsZero()) {
-				stale = append(stale, v.VisitorID)
+				stale = append(stale, w)
 			}
 		}
 		if len(stale) == 0 {
 			return nil
 		}
-		slices.Sort(stale)
-		byID := map[string]stockade.RoomVisitor{}
-		for chunk := range slices.Chunk(stale, 1000) {
+		ids := make([]string, len(stale))
+		for i, w := range stale {
+			ids[i] = w.visitor.VisitorID
+		}
+		slices.Sort(ids)
+		byID := make(map[string]stockade.RoomVisitor, len(ids))
+		for chunk := range slices.Chunk(ids, 1000) {
 			vs, err := tx.RoomVisitorGetMany(ctx, rw.id, chunk)
 			if err != nil {
 				return err
@@ -167,7 +177,7 @@ func (e *Engine) refreshTickets(rw *roomWatch, subs []*watcher) error {
 				byID[v.VisitorID] = v
 			}
 		}
-		for _, w := range subs {
+		for _, w := range stale {
 			if v, ok := byID[w.visitor.VisitorID]; ok {
 				w.visitor = v
 			}
@@ -177,25 +187,37 @@ func (e *Engine) refreshTickets(rw *roomWatch, subs []*watcher) error {
 	if err != nil {
 		return err
 	}
-	now := e.now()
+	now, wall := e.now(), time.Now()
 	rw.mu.Lock()
 	defer rw.mu.Unlock()
 	for _, w := range subs {
 		if _, ok := rw.subs[w]; !ok {
 			continue
 		}
-		t := room.Ticket(w.visitor, now)
-		if t.Status == w.last.Status && t.Position == w.last.Position &&
-			(t.Ahead == w.last.Ahead && t.EstimatedWait == w.last.EstimatedWait || time.Since(w.sent) < countdownEvery(w.last)) {
+		// Most of a crowd's watchers have nothing to be sent: a visitor
+		// still waiting in a room that still gates, whose count-down is
+		// not due, and one admitted until later. Their tickets are not
+		// worked out again (an admitted one's holds a token to sign).
+		switch {
+		case w.last.Status == stockade.TicketWaiting && room.Status.Gates() && w.visitor.AdmittedAt.IsZero() &&
+			w.visitor.Position == w.last.Position && wall.Sub(w.sent) < countdownEvery(w.last):
+			continue
+		case w.last.Status == stockade.TicketAdmitted && now.Before(w.visitor.ExpiresAt):
 			continue
 		}
-		w.last, w.sent = t, time.Now()
+		t := room.Ticket(w.visitor, now)
+		if t.Status == w.last.Status && t.Position == w.last.Position &&
+			(t.Ahead == w.last.Ahead && t.EstimatedWait == w.last.EstimatedWait || wall.Sub(w.sent) < countdownEvery(w.last)) {
+			continue
+		}
+		w.last, w.sent = t, wall
 		select {
 		case <-w.ch: // not taken: replaced
 		default:
 		}
 		w.ch <- t
 		if ended(t) {
+			w.forget()
 			delete(rw.subs, w)
 			close(w.ch)
 		}
