@@ -156,15 +156,6 @@ func (t *tx) RoomListGating(ctx context.Context) ([]stockade.Room, error) {
 // RoomUpdate writes the room, then holds its targets if it gates and
 // holds none, or lets them go if it does not gate and holds them: an
 // update that leaves the room gating, or not gating, writes no target
-
-// planned is the mode of the statements that read or change a room's
-// visitors: planned at each run with its parameters, never from a plan
-// that the session cached earlier. A room's visitors grow from none to a
-// crowd within seconds of a sale opening, faster than autovacuum analyzes
-// the table, and a plan cached while the table was small reads it whole:
-// 30,000 joins over 3 s spent 31 ms a batch looking up their visitors by
-// id, and 3 ms once planned afresh.
-const planned = pgx.QueryExecModeExec
 // row. The targets are those stored, which the update keeps.
 func (t *tx) RoomUpdate(ctx context.Context, r stockade.Room) (bool, error) {
 	var (
@@ -198,6 +189,15 @@ func (t *tx) RoomHolding(ctx context.Context, targets []string) ([]stockade.Room
 	rows, _ := t.tx.Query(ctx, roomsHoldingSQL, nonNil(targets))
 	return t.collectRooms(ctx, fmt.Sprintf("the rooms holding %q", targets), rows)
 }
+
+// planned is the mode of the statements that read or change a room's
+// visitors: planned at each run with its parameters, never from a plan
+// that the session cached earlier. A room's visitors grow from none to a
+// crowd within seconds of a sale opening, faster than autovacuum analyzes
+// the table, and a plan cached while the table was small reads it whole:
+// 30,000 joins over 3 s spent 31 ms a batch looking up their visitors by
+// id, and 3 ms once planned afresh.
+const planned = pgx.QueryExecModeExec
 
 func (t *tx) RoomVisitorInsert(ctx context.Context, vs []stockade.RoomVisitor) error {
 	if len(vs) == 0 {
