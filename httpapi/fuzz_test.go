@@ -31,6 +31,48 @@ func refused(t *testing.T, err error) {
 	}
 }
 
+// roundTrip is the body of the fuzz tests of request bodies: body decodes
+// into a B as a handler decodes it and parses into a request, or is
+// refused with EInvalid and a message; a request accepted, encoded as the
+// client encodes it, is accepted again and parses back into the same
+// request. align, if set, first checks and makes equal in back what the
+// wire spells its own way (a time's zone, of which only the offset
+// travels).
+func roundTrip[B, R any](t *testing.T, body []byte, parse func(B) (R, error), encode func(R) any,
+	align func(t *testing.T, req R, back *R)) {
+	t.Helper()
+	in, err := decodeInto[B](body)
+	var req R
+	if err == nil {
+		req, err = parse(in)
+	}
+	if err != nil {
+		refused(t, err)
+		if stockade.ErrorMessage(err) == "" {
+			t.Fatal("refused without a message")
+		}
+		return
+	}
+	wire, err := json.Marshal(encode(req))
+	if err != nil {
+		t.Fatalf("encode %+v: %v", req, err)
+	}
+	again, err := decodeInto[B](wire)
+	if err != nil {
+		t.Fatalf("the client's body %s is refused: %v", wire, err)
+	}
+	back, err := parse(again)
+	if err != nil {
+		t.Fatalf("the client's body %s is refused: %v", wire, err)
+	}
+	if align != nil {
+		align(t, req, &back)
+	}
+	if !reflect.DeepEqual(back, req) {
+		t.Fatalf("round trip of %q: %+v, then %+v", body, req, back)
+	}
+}
+
 // decodeInto decodes data into a new T the way a handler does.
 func decodeInto[T any](data []byte) (T, error) {
 	var v T

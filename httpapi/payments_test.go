@@ -914,34 +914,10 @@ func FuzzPaymentBody(f *testing.F) {
 		f.Add([]byte(b))
 	}
 	f.Fuzz(func(t *testing.T, body []byte) {
-		in, err := decodeInto[paymentBody](body)
-		var req stockade.NewPaymentRequest
-		if err == nil {
-			req, err = in.request()
-		}
-		if err != nil {
-			refused(t, err)
-			if stockade.ErrorMessage(err) == "" {
-				t.Fatal("refused without a message")
-			}
-			return
-		}
-		wire, err := json.Marshal(newPaymentJSON{Target: paymentTargetJSON{Kind: string(req.Target.Kind), ID: req.Target.ID},
-			Amount: req.Amount, Currency: req.Currency})
-		if err != nil {
-			t.Fatalf("encode %+v: %v", req, err)
-		}
-		again, err := decodeInto[paymentBody](wire)
-		if err != nil {
-			t.Fatalf("the client's body %s is refused: %v", wire, err)
-		}
-		back, err := again.request()
-		if err != nil {
-			t.Fatalf("the client's body %s is refused: %v", wire, err)
-		}
-		if !reflect.DeepEqual(back, req) {
-			t.Fatalf("round trip of %q: %+v, then %+v", body, req, back)
-		}
+		roundTrip(t, body, paymentBody.request, func(req stockade.NewPaymentRequest) any {
+			return newPaymentJSON{Target: paymentTargetJSON{Kind: string(req.Target.Kind), ID: req.Target.ID},
+				Amount: req.Amount, Currency: req.Currency}
+		}, nil)
 	})
 }
 

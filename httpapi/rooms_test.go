@@ -631,34 +631,10 @@ func FuzzRoomBody(f *testing.F) {
 		f.Add([]byte(b))
 	}
 	f.Fuzz(func(t *testing.T, body []byte) {
-		in, err := decodeInto[newRoomBody](body)
-		var req stockade.NewRoomRequest
-		if err == nil {
-			req, err = in.request()
-		}
-		if err != nil {
-			refused(t, err)
-			if stockade.ErrorMessage(err) == "" {
-				t.Fatal("refused without a message")
-			}
-			return
-		}
-		wire, err := json.Marshal(newRoomBodyOf(req))
-		if err != nil {
-			t.Fatalf("encode %+v: %v", req, err)
-		}
-		again, err := decodeInto[newRoomBody](wire)
-		if err != nil {
-			t.Fatalf("the client's body %s is refused: %v", wire, err)
-		}
-		back, err := again.request()
-		if err != nil {
-			t.Fatalf("the client's body %s is refused: %v", wire, err)
-		}
-		sameRoomTime(t, req.OpensAt, &back.OpensAt)
-		if !reflect.DeepEqual(back, req) {
-			t.Fatalf("round trip of %q: %+v, then %+v", body, req, back)
-		}
+		roundTrip(t, body, newRoomBody.request, func(req stockade.NewRoomRequest) any { return newRoomBodyOf(req) },
+			func(t *testing.T, req stockade.NewRoomRequest, back *stockade.NewRoomRequest) {
+				sameRoomTime(t, req.OpensAt, &back.OpensAt)
+			})
 	})
 }
 
@@ -669,39 +645,15 @@ func FuzzRoomUpdateBody(f *testing.F) {
 		f.Add([]byte(b))
 	}
 	f.Fuzz(func(t *testing.T, body []byte) {
-		in, err := decodeInto[roomUpdateBody](body)
-		var u stockade.RoomUpdate
-		if err == nil {
-			u, err = in.update()
-		}
-		if err != nil {
-			refused(t, err)
-			if stockade.ErrorMessage(err) == "" {
-				t.Fatal("refused without a message")
-			}
-			return
-		}
-		wire, err := json.Marshal(roomUpdateBodyOf(u))
-		if err != nil {
-			t.Fatalf("encode %+v: %v", u, err)
-		}
-		again, err := decodeInto[roomUpdateBody](wire)
-		if err != nil {
-			t.Fatalf("the client's body %s is refused: %v", wire, err)
-		}
-		back, err := again.update()
-		if err != nil {
-			t.Fatalf("the client's body %s is refused: %v", wire, err)
-		}
-		if (u.OpensAt == nil) != (back.OpensAt == nil) {
-			t.Fatalf("round trip of %q: opens_at %v, then %v", body, u.OpensAt, back.OpensAt)
-		}
-		if u.OpensAt != nil {
-			sameRoomTime(t, *u.OpensAt, back.OpensAt)
-		}
-		if !reflect.DeepEqual(back, u) {
-			t.Fatalf("round trip of %q: %+v, then %+v", body, u, back)
-		}
+		roundTrip(t, body, roomUpdateBody.update, func(u stockade.RoomUpdate) any { return roomUpdateBodyOf(u) },
+			func(t *testing.T, u stockade.RoomUpdate, back *stockade.RoomUpdate) {
+				if (u.OpensAt == nil) != (back.OpensAt == nil) {
+					t.Fatalf("opens_at %v, then %v", u.OpensAt, back.OpensAt)
+				}
+				if u.OpensAt != nil {
+					sameRoomTime(t, *u.OpensAt, back.OpensAt)
+				}
+			})
 	})
 }
 

@@ -742,33 +742,8 @@ func FuzzShowBody(f *testing.F) {
 		f.Add([]byte(b))
 	}
 	f.Fuzz(func(t *testing.T, body []byte) {
-		in, err := decodeInto[showBody](body)
-		var ev stockade.Show
-		if err == nil {
-			ev, err = in.event("gala")
-		}
-		if err != nil {
-			refused(t, err)
-			if stockade.ErrorMessage(err) == "" {
-				t.Fatal("refused without a message")
-			}
-			return
-		}
-		wire, err := json.Marshal(showBodyOf(ev))
-		if err != nil {
-			t.Fatalf("encode %+v: %v", ev, err)
-		}
-		again, err := decodeInto[showBody](wire)
-		if err != nil {
-			t.Fatalf("the client's body %s is refused: %v", wire, err)
-		}
-		back, err := again.event("gala")
-		if err != nil {
-			t.Fatalf("the client's body %s is refused: %v", wire, err)
-		}
-		if !reflect.DeepEqual(back, ev) {
-			t.Fatalf("round trip of %q: %+v, then %+v", body, ev, back)
-		}
+		roundTrip(t, body, func(b showBody) (stockade.Show, error) { return b.event("gala") },
+			func(ev stockade.Show) any { return showBodyOf(ev) }, nil)
 	})
 }
 
@@ -795,32 +770,7 @@ func FuzzHoldBody(f *testing.F) {
 		f.Add([]byte(b))
 	}
 	f.Fuzz(func(t *testing.T, body []byte) {
-		in, err := decodeInto[holdBody](body)
-		var req stockade.HoldRequest
-		if err == nil {
-			req, err = in.request("gala")
-		}
-		if err != nil {
-			refused(t, err)
-			if stockade.ErrorMessage(err) == "" {
-				t.Fatal("refused without a message")
-			}
-			return
-		}
-		wire, err := json.Marshal(holdBodyOf(req))
-		if err != nil {
-			t.Fatalf("encode %+v: %v", req, err)
-		}
-		again, err := decodeInto[holdBody](wire)
-		if err != nil {
-			t.Fatalf("the client's body %s is refused: %v", wire, err)
-		}
-		back, err := again.request("gala")
-		if err != nil {
-			t.Fatalf("the client's body %s is refused: %v", wire, err)
-		}
-		if !reflect.DeepEqual(back, req) {
-			t.Fatalf("round trip of %q: %+v, then %+v", body, req, back)
-		}
+		roundTrip(t, body, func(b holdBody) (stockade.HoldRequest, error) { return b.request("gala") },
+			func(req stockade.HoldRequest) any { return holdBodyOf(req) }, nil)
 	})
 }
