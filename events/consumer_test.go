@@ -109,6 +109,34 @@ func TestConsumerAppliesOnce(t *testing.T) {
 	settled(t, eng, 5, 5)
 }
 
+// paidFor creates a payment of each reservation of res, and returns the
+// payments and what the payment system reports of them, each report
+// copies times: processing, then succeeded or, for every fourth payment,
+// failed.
+func paidFor(t *testing.T, eng *engine.Engine, res []string, copies int) ([]stockade.Payment, []stockade.PaymentOutcome) {
+	t.Helper()
+	pays := make([]stockade.Payment, len(res))
+	var outcomes []stockade.PaymentOutcome
+	for i, id := range res {
+		p, err := eng.CreatePayment(sys(t), stockade.NewPaymentRequest{
+			Target: stockade.PaymentTarget{Kind: stockade.PayReservation, ID: id}, Amount: 990, Currency: "EUR"}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		pays[i] = p
+		end := stockade.PaymentSucceeded
+		if i%4 == 0 {
+			end = stockade.PaymentFailed
+		}
+		for j, status := range []stockade.PaymentStatus{stockade.PaymentProcessing, end} {
+			for range copies {
+				outcomes = append(outcomes, stockade.PaymentOutcome{EventID: fmt.Sprintf("psp-%d-%d", i, j), PaymentID: p.ID, Status: status})
+			}
+		}
+	}
+	return pays, outcomes
+}
+
 // confirmedOrReleased checks that every even reservation of res was
 // confirmed, and every odd one released, as the commands sent said.
 func confirmedOrReleased(t *testing.T, eng *engine.Engine, res []string) {
@@ -250,23 +278,11 @@ func TestConsumerPaymentOutcomes(t *testing.T) {
 	st := openPostgres(t)
 	eng := shop(t, st, 1)
 	res := held(t, eng, 200)
-	pays := make([]stockade.Payment, len(res))
-	var sends []string // bodies
-	for i, id := range res {
-		p, err := eng.CreatePayment(sys(t), stockade.NewPaymentRequest{
-			Target: stockade.PaymentTarget{Kind: stockade.PayReservation, ID: id}, Amount: 990, Currency: "EUR"}, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		pays[i] = p
-		end := stockade.PaymentSucceeded
-		if i%4 == 0 {
-			end = stockade.PaymentFailed
-		}
-		for j, status := range []stockade.PaymentStatus{stockade.PaymentProcessing, end} {
-			body, _ := json.Marshal(stockade.PaymentOutcome{EventID: fmt.Sprintf("psp-%d-%d", i, j), PaymentID: p.ID, Status: status})
-			sends = append(sends, string(body), string(body), string(body))
-		}
+	pays, outcomes := paidFor(t, eng, res, 3)
+	sends := make([]string, len(outcomes)) // bodies
+	for i, o := range outcomes {
+		body, _ := json.Marshal(o)
+		sends[i] = string(body)
 	}
 	for n, i := range rand.Perm(len(sends)) {
 		send(t, js, events.CommandPaymentOutcome, fmt.Sprintf("msg-%d", n), sends[i])

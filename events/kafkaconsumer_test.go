@@ -274,29 +274,10 @@ func TestKafkaConsumerPaymentOutcomes(t *testing.T) {
 	st := openPostgres(t)
 	eng := shop(t, st, 1)
 	res := held(t, eng, 40)
-	type send struct{ key, body string }
-	var sends []send
-	pays := make([]stockade.Payment, len(res))
-	for i, id := range res {
-		p, err := eng.CreatePayment(sys(t), stockade.NewPaymentRequest{
-			Target: stockade.PaymentTarget{Kind: stockade.PayReservation, ID: id}, Amount: 990, Currency: "EUR"}, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		pays[i] = p
-		end := stockade.PaymentSucceeded
-		if i%4 == 0 {
-			end = stockade.PaymentFailed
-		}
-		for j, status := range []stockade.PaymentStatus{stockade.PaymentProcessing, end} {
-			body, _ := json.Marshal(stockade.PaymentOutcome{EventID: fmt.Sprintf("psp-%d-%d", i, j), PaymentID: p.ID, Status: status})
-			for range 3 {
-				sends = append(sends, send{p.ID, string(body)})
-			}
-		}
-	}
+	pays, sends := paidFor(t, eng, res, 3)
 	for n, i := range rand.Perm(len(sends)) {
-		sendKafka(t, cl, "cmds-pay", events.CommandPaymentOutcome, fmt.Sprintf("msg-%d", n), sends[i].key, sends[i].body)
+		body, _ := json.Marshal(sends[i])
+		sendKafka(t, cl, "cmds-pay", events.CommandPaymentOutcome, fmt.Sprintf("msg-%d", n), sends[i].PaymentID, string(body))
 	}
 	c := kafkaConsumer(k, eng, "cmds-pay", "pay")
 	stop := runningKafka(t, c)
