@@ -137,6 +137,30 @@ func paidFor(t *testing.T, eng *engine.Engine, res []string, copies int) ([]stoc
 	return pays, outcomes
 }
 
+// paymentsSettled checks that each payment of pays ended as paidFor's
+// reports say, resolved, and its reservation res[i] with it: succeeded
+// and confirmed, or, for every fourth, failed and released.
+func paymentsSettled(t *testing.T, eng *engine.Engine, pays []stockade.Payment, res []string) {
+	t.Helper()
+	for i, p := range pays {
+		got, err := eng.Payment(sys(t), p.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		r, err := eng.Reservation(sys(t), res[i])
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, wantRes := stockade.PaymentSucceeded, stockade.Confirmed
+		if i%4 == 0 {
+			want, wantRes = stockade.PaymentFailed, stockade.Released
+		}
+		if got.Status != want || r.Status != wantRes || got.Resolution == stockade.Unresolved {
+			t.Errorf("payment %d: %s/%s, reservation %s; want %s, %s", i, got.Status, got.Resolution, r.Status, want, wantRes)
+		}
+	}
+}
+
 // confirmedOrReleased checks that every even reservation of res was
 // confirmed, and every odd one released, as the commands sent said.
 func confirmedOrReleased(t *testing.T, eng *engine.Engine, res []string) {
@@ -302,22 +326,8 @@ func TestConsumerPaymentOutcomes(t *testing.T) {
 	if a, _, dl, r := c.Counts(); a != int64(len(sends))+1 || dl != 1 || r != 0 {
 		t.Errorf("applied %d, dead letters %d, retries %d; want %d, 1, 0", a, dl, r, len(sends)+1)
 	}
+	paymentsSettled(t, eng, pays, res)
 	for i, p := range pays {
-		got, err := eng.Payment(sys(t), p.ID)
-		if err != nil {
-			t.Fatal(err)
-		}
-		r, err := eng.Reservation(sys(t), res[i])
-		if err != nil {
-			t.Fatal(err)
-		}
-		want, wantRes := stockade.PaymentSucceeded, stockade.Confirmed
-		if i%4 == 0 {
-			want, wantRes = stockade.PaymentFailed, stockade.Released
-		}
-		if got.Status != want || r.Status != wantRes || got.Resolution == stockade.Unresolved {
-			t.Errorf("payment %d: %s/%s, reservation %s; want %s, %s", i, got.Status, got.Resolution, r.Status, want, wantRes)
-		}
 		hist, err := eng.PaymentHistory(sys(t), p.ID)
 		var moves, ignored int
 		for _, c := range hist {

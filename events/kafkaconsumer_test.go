@@ -286,23 +286,7 @@ func TestKafkaConsumerPaymentOutcomes(t *testing.T) {
 	if a, _, dl, r := c.Counts(); a != int64(len(sends)) || dl != 0 || r != 0 {
 		t.Errorf("applied %d, dead letters %d, retries %d; want %d, 0, 0", a, dl, r, len(sends))
 	}
-	for i, p := range pays {
-		got, err := eng.Payment(sys(t), p.ID)
-		if err != nil {
-			t.Fatal(err)
-		}
-		r, err := eng.Reservation(sys(t), res[i])
-		if err != nil {
-			t.Fatal(err)
-		}
-		want, wantRes := stockade.PaymentSucceeded, stockade.Confirmed
-		if i%4 == 0 {
-			want, wantRes = stockade.PaymentFailed, stockade.Released
-		}
-		if got.Status != want || r.Status != wantRes {
-			t.Errorf("payment %d: %s, reservation %s; want %s, %s", i, got.Status, r.Status, want, wantRes)
-		}
-	}
+	paymentsSettled(t, eng, pays, res)
 	settled(t, eng, 30, 10)
 }
 
