@@ -98,6 +98,13 @@ func BenchmarkRelayLag(b *testing.B) {
 	relay := events.New(st, js, &events.Options{Wake: eng.Written})
 	go relay.Run(ctx)
 
+	measureLag(b, ctx, eng, sub)
+}
+
+// measureLag adjusts stock b.N times through eng, about 2,000 times a
+// second from 8 writers, and reports the p50 and p99 of the lags that sub
+// receives, one per adjustment's event.
+func measureLag(b *testing.B, ctx context.Context, eng *engine.Engine, sub <-chan time.Duration) {
 	const rate = 2000 // changes a second, spread over the writers
 	const writers = 8
 	b.ResetTimer()

@@ -3,9 +3,6 @@ package events_test
 import (
 	"context"
 	"encoding/json"
-	"fmt"
-	"slices"
-	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -93,34 +90,5 @@ func BenchmarkKafkaRelayLag(b *testing.B) {
 	}
 	from.Store(time.Now().UnixNano())
 
-	const rate = 2000 // changes a second, spread over the writers
-	const writers = 8
-	b.ResetTimer()
-	var wg sync.WaitGroup
-	for w := range writers {
-		wg.Go(func() {
-			tick := time.NewTicker(time.Second * writers / rate)
-			defer tick.Stop()
-			for i := w; i < b.N; i += writers {
-				<-tick.C
-				if _, err := eng.AdjustStock(ctx, stockade.Key{SKU: fmt.Sprintf("sku-%d", i%20), Location: "east"}, 1, "bench", nil); err != nil {
-					b.Error(err)
-					return
-				}
-			}
-		})
-	}
-	wg.Wait()
-	lags := make([]time.Duration, 0, b.N)
-	for len(lags) < b.N {
-		select {
-		case d := <-sub:
-			lags = append(lags, d)
-		case <-time.After(30 * time.Second):
-			b.Fatalf("%d of %d events arrived", len(lags), b.N)
-		}
-	}
-	slices.Sort(lags)
-	b.ReportMetric(float64(lags[len(lags)/2].Microseconds())/1000, "p50-ms")
-	b.ReportMetric(float64(lags[len(lags)*99/100].Microseconds())/1000, "p99-ms")
+	measureLag(b, ctx, eng, sub)
 }
