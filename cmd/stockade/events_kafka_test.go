@@ -288,20 +288,7 @@ func TestKafkaKilledBeforeCommit(t *testing.T) {
 			t.Errorf("reservation %d: %s, %v; want %s", i, r.Status, err, want)
 		}
 	}
-	settled := map[string]int{}
-	for m, err := range c.AllMovements(ctx, stockade.MovementQuery{SKU: "widget"}) {
-		if err != nil {
-			t.Fatal(err)
-		}
-		if m.Kind == stockade.MoveConfirm || m.Kind == stockade.MoveRelease {
-			settled[m.Ref]++
-		}
-	}
-	for i, ref := range refs {
-		if settled[ref] != 1 {
-			t.Errorf("reservation %d: %d confirm or release rows in the ledger, want 1", i, settled[ref])
-		}
-	}
+	settledInLedger(t, c, refs)
 	if dl := topicEvents(t, k, "stockade.deadletter"); len(dl) != 0 {
 		t.Errorf("%d dead letters, want none", len(dl))
 	}

@@ -375,26 +375,12 @@ func killWhileAcknowledging(t *testing.T, n *testkit.NATS, js jetstream.JetStrea
 }
 
 // settledOnce checks that the ledger of widget holds one confirm or
-// release row of each of refs (a reservation's release, or the order of
-// its confirm), that no command went to the dead letters, and that
-// store reconciles.
+// release row of each of refs (settledInLedger), that no command went to
+// the dead letters, and that store reconciles.
 func settledOnce(t *testing.T, c *httpapi.Client, js jetstream.JetStream, store string, refs []string) {
 	t.Helper()
 	ctx := t.Context()
-	settled := map[string]int{}
-	for m, err := range c.AllMovements(ctx, stockade.MovementQuery{SKU: "widget"}) {
-		if err != nil {
-			t.Fatal(err)
-		}
-		if m.Kind == stockade.MoveConfirm || m.Kind == stockade.MoveRelease {
-			settled[m.Ref]++
-		}
-	}
-	for i, ref := range refs {
-		if settled[ref] != 1 {
-			t.Errorf("reservation %d: %d confirm or release rows in the ledger, want 1", i, settled[ref])
-		}
-	}
+	settledInLedger(t, c, refs)
 	if dl, err := js.Stream(ctx, "STOCKADE_COMMANDS_DEADLETTER"); err == nil {
 		if info, err := dl.Info(ctx); err != nil || info.State.Msgs != 0 {
 			t.Errorf("dead letters: %+v, %v; want none", info.State, err)
@@ -427,4 +413,26 @@ func reserveWidgets(t *testing.T, c *httpapi.Client, n int) []string {
 		res[i] = r.ID
 	}
 	return res
+}
+
+// settledInLedger checks that the ledger of widget holds one confirm or
+// release row of each of refs: a reservation's release, or the order of
+// its confirm.
+func settledInLedger(t *testing.T, c *httpapi.Client, refs []string) {
+	t.Helper()
+	ctx := t.Context()
+	settled := map[string]int{}
+	for m, err := range c.AllMovements(ctx, stockade.MovementQuery{SKU: "widget"}) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		if m.Kind == stockade.MoveConfirm || m.Kind == stockade.MoveRelease {
+			settled[m.Ref]++
+		}
+	}
+	for i, ref := range refs {
+		if settled[ref] != 1 {
+			t.Errorf("reservation %d: %d confirm or release rows in the ledger, want 1", i, settled[ref])
+		}
+	}
 }
