@@ -717,14 +717,10 @@ type BookingTx interface {
 	// status, in that order; only counts above zero.
 	SeatCounts(ctx context.Context, showID string) ([]SeatCount, error)
 
-	// SeatEpochGet returns the seat epoch of a show: a number that grows
-	// in every transaction that frees seats of the show (SeatMoveMany to
-	// SeatFree, from any status) and at every SeatEpochBump. It is 0
-	// until the first. A copy of the show's free seats read in a
-	// transaction that saw epoch E, at the same show Version, still holds
-	// in a later transaction that sees E, but for seats that writers who
-	// do not bump it took meanwhile.
-	SeatEpochGet(ctx context.Context, showID string) (int64, error)
+	// SeatEpochGet reads a show's seat epoch (see SeatEpoch), its
+	// version and the earliest expiry of its held holds, in one snapshot
+	// and without a lock; ENotFound if the show does not exist.
+	SeatEpochGet(ctx context.Context, showID string) (SeatEpoch, error)
 
 	// SeatEpochBump adds one to the seat epoch of a show, records taken
 	// as the seats its transaction took under the new epoch (see
@@ -880,6 +876,24 @@ func EpochChange(moves []SeatMove, moved []string) (freed, taken []string) {
 		}
 	}
 	return freed, taken
+}
+
+// SeatEpoch is what BookingTx.SeatEpochGet reads of a show: whether a
+// copy of its free seats read earlier still holds, and whether any of its
+// holds may have lapsed since.
+type SeatEpoch struct {
+	// Epoch grows in every transaction that frees seats of the show
+	// (SeatMoveMany to SeatFree, from any status) and at every
+	// SeatEpochBump; it is 0 until the first. A copy of the show's free
+	// seats read in a transaction that saw epoch E, at the same Version,
+	// still holds in a later transaction that sees E, but for seats that
+	// writers who do not bump it took meanwhile.
+	Epoch int64
+	// Version is the show's Version.
+	Version int64
+	// HeldUntil is the earliest expiry of the show's held holds, zero if
+	// it has none: none of them has lapsed before it.
+	HeldUntil time.Time
 }
 
 // SeatEpochKept is how many of a show's latest seat epoch changes a store

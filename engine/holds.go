@@ -107,10 +107,13 @@ func (e *Engine) holdTxn(ctx context.Context, c *call, batch []*holdCall) error 
 
 // decideHolds is the body of HoldSeats: one attempt of the transaction
 // that decides a batch of holds of one show, or one alone. It reads the
-// records of the calls' idempotency keys, holding them; reads the show's
-// row, locked under the Batch strategy, which orders the batches of one
-// show across instances; expires the show's lapsed holds; reads its free
-// seats (or takes those kept from its last batch) when a call asks for
+// records of the calls' idempotency keys, holding them, and the rooms in
+// front of the show. Under the Batch strategy a batch that the seats kept
+// from the show's last batch refuse whole ends there (refuseOnKept).
+// Otherwise it reads the show's row, locked under the Batch strategy,
+// which orders the batches of one show across instances; expires the
+// show's lapsed holds, if its seat epoch's read says any may have lapsed;
+// reads its free seats (or brings those kept up to date) when a call asks for
 // best-available seats or the batch has several calls, and the seats the
 // calls name, locked under RowLock. It then decides each call in arrival
 // order on what is left, all or nothing, and writes in bulk: one
@@ -142,6 +145,17 @@ func (e *Engine) decideHolds(ctx context.Context, tx stockade.Tx, showID string,
 	if err != nil {
 		return nil, err
 	}
+	var kept *seatState
+	if e.kept != nil {
+		if kept = e.kept.take(showID); kept != nil {
+			if done, err := e.refuseOnKept(ctx, tx, kept, batch, rs, g, now); err != nil || done {
+				return kept, err
+			}
+			for _, h := range batch {
+				h.reset()
+			}
+		}
+	}
 	ev, err := tx.ShowGetHead(ctx, stockade.ByID{ID: showID, Lock: e.strat.group})
 	if stockade.ErrorCode(err) == stockade.ENotFound {
 		for _, h := range batch {
@@ -154,43 +168,45 @@ func (e *Engine) decideHolds(ctx context.Context, tx stockade.Tx, showID string,
 	if err != nil {
 		return nil, err
 	}
-	lapsed, err := lapsedHolds(ctx, tx, now, showID, e.opts.SweepBatch)
+	se, err := tx.SeatEpochGet(ctx, showID)
 	if err != nil {
 		return nil, err
 	}
-	if len(lapsed) > 0 {
-		if err := e.expireHolds(ctx, tx, lapsed, now); err != nil {
+	if mayLapse(se, now) {
+		lapsed, err := lapsedHolds(ctx, tx, now, showID, e.opts.SweepBatch)
+		if err != nil {
 			return nil, err
 		}
-		if ev, err = tx.ShowGetHead(ctx, stockade.ByID{ID: showID}); err != nil { // with the places they freed
-			return nil, err
+		if len(lapsed) > 0 {
+			if err := e.expireHolds(ctx, tx, lapsed, now); err != nil {
+				return nil, err
+			}
+			if ev, err = tx.ShowGetHead(ctx, stockade.ByID{ID: showID}); err != nil { // with the places they freed
+				return nil, err
+			}
+			// The epoch of their expiry, which records the seats it freed.
+			if se, err = tx.SeatEpochGet(ctx, showID); err != nil {
+				return nil, err
+			}
 		}
 	}
 	var st *seatState
 	if needFree {
-		var epoch int64
-		if e.kept != nil {
-			// After the lapsed holds' expiry, whose epoch records the
-			// seats it freed.
-			if epoch, err = tx.SeatEpochGet(ctx, showID); err != nil {
+		if kept != nil && kept.version == ev.Version {
+			ok, err := kept.catchUp(ctx, tx, se.Epoch)
+			if err != nil {
 				return nil, err
 			}
-			if st = e.kept.take(showID, ev.Version); st != nil {
-				ok, err := st.catchUp(ctx, tx, epoch)
-				if err != nil {
-					return nil, err
-				}
-				if !ok {
-					st = nil // read them again
-				}
-			}
+			if ok {
+				st = kept
+			} // else read them again
 		}
 		if st == nil {
 			if st, err = e.freeSeats(ctx, tx, ev); err != nil {
 				return nil, err
 			}
 		}
-		st.epoch = epoch
+		st.epoch = se.Epoch
 	}
 	areas := map[string]stockade.Area{}
 	for _, a := range ev.Areas {
@@ -330,6 +346,67 @@ func (e *Engine) decideHolds(ctx context.Context, tx stockade.Tx, showID string,
 	return st, nil
 }
 
+// refuseOnKept decides, under the Batch strategy, a batch of holds that
+// the seats kept of its show refuse whole (a sold-out show's crowd asking
+// again) without locking the show or writing anything, and reports
+// whether it did. It decides each call as decideHolds would, in order:
+// its key's record, the rooms in front of the show, then the seats, on
+// kept and on the seats the calls name, read unlocked as the Batch
+// strategy reads them. Its answers stand if every call is a replay or a
+// refusal and kept still holds: the show is of kept's version, its seat
+// epoch is kept's (no seat was freed since; one taken since only leaves
+// fewer free) and none of its held holds may have lapsed, which
+// decideHolds would expire first, freeing their seats. A call for places
+// needs the show's areas, which kept lacks: its batch is decided in full.
+// kept is as it was whatever the answer.
+func (e *Engine) refuseOnKept(ctx context.Context, tx stockade.Tx, kept *seatState, batch []*holdCall, rs *records, g *gate, now time.Time) (bool, error) {
+	var names []string
+	for _, h := range batch {
+		if len(h.req.Places) > 0 {
+			return false, nil
+		}
+		names = append(names, h.req.Seats...)
+	}
+	named := map[string]stockade.Seat{}
+	if len(names) > 0 {
+		slices.Sort(names)
+		var err error
+		if named, err = namedSeats(ctx, tx, kept.event, slices.Compact(names), false); err != nil {
+			return false, err
+		}
+	}
+	targets := []string{stockade.ShowTarget(kept.event)}
+	for _, h := range batch {
+		if h.replayed, h.err = replay(rs, h.c, &h.hold); h.err != nil || h.replayed {
+			continue
+		}
+		if _, h.err = g.check(targets, h.req.Admission, now); h.err != nil {
+			continue
+		}
+		ids, _, _, err := kept.choose(h.req, named)
+		switch {
+		case err == nil:
+			kept.release(ids)
+			return false, nil
+		case !isRefusal(err):
+			return false, err
+		}
+		h.err = err
+	}
+	se, err := tx.SeatEpochGet(ctx, kept.event)
+	if err != nil {
+		return false, err
+	}
+	return se.Version == kept.version && se.Epoch == kept.epoch && !mayLapse(se, now), nil
+}
+
+// mayLapse reports whether a held hold of the show that se was read of
+// may have lapsed at now: the earliest expiry among them has passed.
+// lapsedHolds, which reads each one's payment, says which have.
+func mayLapse(se stockade.SeatEpoch, now time.Time) bool {
+	return !se.HeldUntil.IsZero() && lapse{expiresAt: se.HeldUntil}.lapses(now)
+}
+
 // decideConfirms is the body of ConfirmHold: one attempt of the
 // transaction that decides a batch of confirms, or one alone. It reads
 // the records of the calls' idempotency keys and the calls' holds,
@@ -446,7 +523,7 @@ func takePlaces(showID string, ps []stockade.Places, areas map[string]stockade.A
 
 // keptSeats keeps, under the Batch strategy, the seats of each show as
 // its last hold batch left them, with the show's version and seat epoch
-// (stockade.BookingTx.SeatEpoch). The next batch, holding the show's row,
+// (stockade.SeatEpoch). The next batch, holding the show's row,
 // uses them instead of reading them again if the show is of the same
 // version: it brings them to the epoch it reads by the epoch's recorded
 // changes (seatState.catchUp), the seats that transactions freed since and
@@ -454,23 +531,21 @@ func takePlaces(showID string, ps []stockade.Places, areas map[string]stockade.A
 // bumps the epoch and records them). A seat taken meanwhile by a writer
 // that does not bump the epoch (a hold under another strategy) makes the
 // batch's SeatMoveMany fall short: a conflict, and the batch is decided
-// again on a fresh read.
+// again on a fresh read. A batch that they refuse whole, at the epoch and
+// version they are of, needs no lock at all (refuseOnKept).
 type keptSeats struct {
 	mu    sync.Mutex
 	shows map[string]*seatState // by show id
 }
 
-// take returns the seats kept of a show if they are of its version, and
-// forgets them either way: the caller may change them, and keeps them
-// again only once its batch has committed.
-func (k *keptSeats) take(showID string, version int64) *seatState {
+// take returns the seats kept of a show, nil if none, and forgets them:
+// the caller may change them, checks that they are of the show's version,
+// and keeps them again only once its batch has committed.
+func (k *keptSeats) take(showID string) *seatState {
 	k.mu.Lock()
 	defer k.mu.Unlock()
 	st := k.shows[showID]
 	delete(k.shows, showID)
-	if st == nil || st.version != version {
-		return nil
-	}
 	return st
 }
 

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -537,6 +538,104 @@ func TestHoldBatchCatchesUp(t *testing.T) {
 			}
 			if reads := engine.SeatReads(a.eng); reads != 1 {
 				t.Errorf("a read the seats %d times, want once: it kept them up to date", reads)
+			}
+			a.reconciled()
+		})
+	}
+}
+
+// showLocks counts the reads of a show's row that lock it.
+type showLocks struct {
+	stockade.Tx
+	n *atomic.Int64
+}
+
+func (s showLocks) ShowGetHead(ctx context.Context, by stockade.ByID) (stockade.Show, error) {
+	if by.Lock {
+		s.n.Add(1)
+	}
+	return s.Tx.ShowGetHead(ctx, by)
+}
+
+// TestHoldBatchRefusesOnKept: under Batch, holds that the seats kept of a
+// sold-out show refuse are refused without locking the show, and the
+// kept seats are not trusted once they may be stale: seats another
+// instance freed and a hold that lapsed are offered, and a key's stored
+// hold is replayed, as a batch that locks the show would.
+func TestHoldBatchRefusesOnKept(t *testing.T) {
+	t.Parallel()
+	for _, be := range backends {
+		t.Run(be.name, func(t *testing.T) {
+			t.Parallel()
+			s := be.open(t)
+			var locks atomic.Int64
+			a := newEnvOn(t, &hooked{Store: s, wrap: func(tx stockade.Tx) stockade.Tx { return showLocks{tx, &locks} }}, engine.Batch, nil)
+			b := newEnvOn(t, s, engine.Batch, nil) // another instance
+			ctx := sys(t)
+			if _, err := a.eng.PutShow(ctx, hall("gig"), nil); err != nil {
+				t.Fatal(err)
+			}
+			hold := func(en *env, req stockade.HoldRequest, idem *stockade.Idempotency) (stockade.Hold, error) {
+				t.Helper()
+				req.ShowID = "gig"
+				return en.eng.HoldSeats(ctx, req, idem)
+			}
+			bestA := func(n int, ttl time.Duration) stockade.HoldRequest {
+				return stockade.HoldRequest{TTL: ttl, Best: []stockade.BestSeats{{Quantity: n, Category: "A"}}}
+			}
+			must := func(h stockade.Hold, err error) stockade.Hold {
+				t.Helper()
+				if err != nil {
+					t.Fatal(err)
+				}
+				return h
+			}
+			key := &stockade.Idempotency{Key: "k-1", Fingerprint: "f"}
+			keyed := must(hold(a, bestA(2, time.Minute), key))
+			lapsing := must(hold(a, bestA(1, time.Second), nil))
+			var rest []string
+			for _, id := range a.seatsOf("gig", stockade.SeatFree) {
+				if strings.HasPrefix(id, "stalls/A/") {
+					rest = append(rest, id)
+				}
+			}
+			others := must(hold(b, stockade.HoldRequest{Seats: rest, TTL: time.Minute}, nil))
+			if _, err := hold(a, bestA(1, 0), nil); stockade.ErrorCode(err) != stockade.ESoldOut {
+				t.Fatalf("best A seat once another instance took the rest: %v, want sold_out", err)
+			}
+
+			before := locks.Load()
+			if _, err := hold(a, bestA(1, 0), nil); stockade.ErrorCode(err) != stockade.ESoldOut {
+				t.Errorf("best A seat again: %v, want sold_out", err)
+			}
+			if _, err := hold(a, stockade.HoldRequest{Seats: others.Seats[:1]}, nil); stockade.ErrorCode(err) != stockade.ESeatsUnavailable {
+				t.Errorf("a seat the other instance holds: %v, want seats_unavailable", err)
+			}
+			if h, err := hold(a, bestA(2, time.Minute), key); err != nil || h.ID != keyed.ID {
+				t.Errorf("the key's hold again: %+v, %v; want its hold %s replayed", h, err, keyed.ID)
+			}
+			if n := locks.Load() - before; n != 0 {
+				t.Errorf("the refusals and the replay locked the show %d times, want none", n)
+			}
+
+			if _, err := b.eng.ReleaseHold(ctx, others.ID, nil); err != nil {
+				t.Fatal(err)
+			}
+			freed := stockade.HoldRequest{Best: []stockade.BestSeats{{Quantity: len(others.Seats), Category: "A", AllowSplit: true}}}
+			if h, err := hold(a, freed, nil); err != nil || !slices.Equal(h.Seats, others.Seats) {
+				t.Errorf("after the other instance released %v: %+v, %v; want them held", others.Seats, h, err)
+			}
+			before = locks.Load()
+			if _, err := hold(a, bestA(1, 0), nil); stockade.ErrorCode(err) != stockade.ESoldOut {
+				t.Errorf("best A seat once sold out again: %v, want sold_out", err)
+			}
+			if n := locks.Load() - before; n != 0 {
+				t.Errorf("the refusal locked the show %d times, want none", n)
+			}
+
+			a.clock.Advance(2 * time.Second) // lapsing lapses: the next batch expires it
+			if h, err := hold(a, bestA(1, time.Minute), nil); err != nil || !slices.Equal(h.Seats, lapsing.Seats) {
+				t.Errorf("after a hold lapsed: %+v, %v; want its seats %v", h, err, lapsing.Seats)
 			}
 			a.reconciled()
 		})

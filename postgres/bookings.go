@@ -338,12 +338,22 @@ func (t *tx) SeatMoveMany(ctx context.Context, showID string, moves []stockade.S
 	return moved, nil
 }
 
-func (t *tx) SeatEpochGet(ctx context.Context, showID string) (int64, error) {
-	var epoch int64
-	if err := t.tx.QueryRow(ctx, seatEpochSQL, showID).Scan(&epoch); err != nil {
-		return 0, t.fail(ctx, "seat epoch of show "+strconv.Quote(showID), err)
+func (t *tx) SeatEpochGet(ctx context.Context, showID string) (stockade.SeatEpoch, error) {
+	var (
+		e    stockade.SeatEpoch
+		held pgtype.Timestamptz
+	)
+	err := t.tx.QueryRow(ctx, seatEpochSQL, showID).Scan(&e.Epoch, &e.Version, &held)
+	switch {
+	case errors.Is(err, pgx.ErrNoRows):
+		return stockade.SeatEpoch{}, showNotFound(showID)
+	case err != nil:
+		return stockade.SeatEpoch{}, t.fail(ctx, "seat epoch of show "+strconv.Quote(showID), err)
 	}
-	return epoch, nil
+	if held.Valid {
+		e.HeldUntil = held.Time.UTC()
+	}
+	return e, nil
 }
 
 func (t *tx) SeatEpochBump(ctx context.Context, showID string, taken []string) (int64, error) {

@@ -92,7 +92,8 @@
 //     from_status, to_status, hold_id, booking_id and actor; indexed on
 //     (show_id, seat, id).
 //   - seat_epochs (0007_seat_epochs.sql): show_id and epoch, the number
-//     SeatEpochGet reads, SeatEpochBump bumps, and SeatMoveMany bumps when
+//     SeatEpochGet reads (with the show's version and its held holds'
+//     earliest expiry), SeatEpochBump bumps, and SeatMoveMany bumps when
 //     it frees seats;
 //     a row apart from the event's, without a foreign key, so that a
 //     transaction that frees seats never waits for a hold batch's lock on

@@ -326,12 +326,22 @@ func (t *tx) SeatMoveMany(ctx context.Context, showID string, moves []stockade.S
 	return ids, nil
 }
 
-func (t *tx) SeatEpochGet(ctx context.Context, showID string) (int64, error) {
-	var epoch int64
-	if err := t.tx.QueryRowContext(ctx, seatEpochSQL, showID).Scan(&epoch); err != nil {
-		return 0, wrapf(err, "seat epoch of show %s", showID)
+func (t *tx) SeatEpochGet(ctx context.Context, showID string) (stockade.SeatEpoch, error) {
+	var (
+		e    stockade.SeatEpoch
+		held sql.NullInt64
+	)
+	err := t.tx.QueryRowContext(ctx, seatEpochSQL, showID).Scan(&e.Epoch, &e.Version, &held)
+	switch {
+	case errors.Is(err, sql.ErrNoRows):
+		return stockade.SeatEpoch{}, stockade.Errorf(stockade.ENotFound, fmt.Sprintf("show %q not found", showID))
+	case err != nil:
+		return stockade.SeatEpoch{}, wrapf(err, "seat epoch of show %s", showID)
 	}
-	return epoch, nil
+	if held.Valid {
+		e.HeldUntil = fromMicros(held.Int64)
+	}
+	return e, nil
 }
 
 func (t *tx) SeatEpochBump(ctx context.Context, showID string, taken []string) (int64, error) {

@@ -58,6 +58,7 @@ func RunBookings(t *testing.T, newStore func(t *testing.T) stockade.Store) {
 		{"SeatDelete", testDeleteSeats},
 		{"SeatMoveMany", testMoveSeats},
 		{"SeatEpoch", testSeatEpoch},
+		{"SeatEpochHeld", testSeatEpochHeld},
 		{"SeatCounts", testSeatCounts},
 		{"AreaPut", testPutAreas},
 		{"AreaMovePlaces", testMovePlaces},
@@ -667,12 +668,12 @@ func testSeatEpoch(t *testing.T, s stockade.Store) {
 	seedShow(t, s, show("show-2"))
 	epoch := func(event string) int64 {
 		t.Helper()
-		var e int64
+		var e stockade.SeatEpoch
 		view(t, s, func(tx stockade.Tx) (err error) {
 			e, err = tx.SeatEpochGet(ctx, event)
 			return err
 		})
-		return e
+		return e.Epoch
 	}
 	move := func(ms ...stockade.SeatMove) {
 		t.Helper()
@@ -685,9 +686,12 @@ func testSeatEpoch(t *testing.T, s stockade.Store) {
 	if e := epoch("show"); e != 0 {
 		t.Fatalf("a new event's epoch = %d, want 0", e)
 	}
-	if e := epoch("no-such-show"); e != 0 {
-		t.Errorf("an unknown event's epoch = %d, want 0", e)
-	}
+	view(t, s, func(tx stockade.Tx) error {
+		if e, err := tx.SeatEpochGet(ctx, "no-such-show"); stockade.ErrorCode(err) != stockade.ENotFound {
+			t.Errorf("an unknown show's epoch = %+v, %v; want %s", e, err, stockade.ENotFound)
+		}
+		return nil
+	})
 	steps := []struct {
 		after string
 		moves []stockade.SeatMove
@@ -715,8 +719,8 @@ func testSeatEpoch(t *testing.T, s stockade.Store) {
 				return fmt.Errorf("SeatEpoch(bump) = %d, %v; want %d", e, err, b.want)
 			}
 		}
-		if e, err := tx.SeatEpochGet(ctx, "show"); err != nil || e != 3 {
-			return fmt.Errorf("SeatEpoch after two bumps = %d, %v; want 3", e, err)
+		if e, err := tx.SeatEpochGet(ctx, "show"); err != nil || e.Epoch != 3 {
+			return fmt.Errorf("SeatEpoch after two bumps = %d, %v; want 3", e.Epoch, err)
 		}
 		return nil
 	})
@@ -1118,6 +1122,56 @@ func hold(id, showID string, expires time.Time, seats ...string) stockade.Hold {
 		CreatedAt: expires.Add(-15 * time.Minute), ExpiresAt: expires, Version: 1}
 }
 
+// testSeatEpochHeld checks what SeatEpochGet reads beside the epoch: the
+// show's version, and the earliest expiry of the show's held holds alone,
+// which follows the holds as they are inserted and leave held.
+func testSeatEpochHeld(t *testing.T, s stockade.Store) {
+	ctx := t.Context()
+	e := show("show")
+	e.Version = 7
+	seedShow(t, s, e)
+	seedShow(t, s, show("show-2"))
+	check := func(when string, want time.Time) {
+		t.Helper()
+		view(t, s, func(tx stockade.Tx) error {
+			got, err := tx.SeatEpochGet(ctx, "show")
+			if err != nil {
+				return err
+			}
+			if got.Version != 7 {
+				t.Errorf("%s: Version = %d, want 7", when, got.Version)
+			}
+			if want.IsZero() || got.HeldUntil.IsZero() {
+				if !got.HeldUntil.Equal(want) {
+					t.Errorf("%s: HeldUntil = %v, want %v", when, got.HeldUntil, want)
+				}
+			} else {
+				checkMicros(t, when+": HeldUntil", got.HeldUntil, want)
+			}
+			return nil
+		})
+	}
+	check("with no hold", time.Time{})
+	soon, later := base.Add(time.Minute), base.Add(time.Hour)
+	confirmed := hold("h-confirmed", "show", base)
+	confirmed.Status = stockade.HoldConfirmed
+	update(t, s, func(tx stockade.Tx) error {
+		return tx.HoldInsert(ctx, confirmed, hold("h-later", "show", later, "stalls/A/1"),
+			hold("h-soon", "show", soon, "stalls/A/2"), hold("h-other", "show-2", base, "stalls/A/1"))
+	})
+	check("with two held holds, a confirmed one and another show's", soon)
+	update(t, s, func(tx stockade.Tx) error {
+		_, err := tx.HoldSetStatus(ctx, stockade.HoldHeld, stockade.HoldExpired, stockade.HoldMove{Hold: "h-soon"})
+		return err
+	})
+	check("once the earlier left held", later)
+	update(t, s, func(tx stockade.Tx) error {
+		_, err := tx.HoldSetStatus(ctx, stockade.HoldHeld, stockade.HoldReleased, stockade.HoldMove{Hold: "h-later"})
+		return err
+	})
+	check("once none is held", time.Time{})
+}
+
 // checkHold fails the test unless got is want as a store returns it.
 func checkHold(t *testing.T, got, want stockade.Hold) {
 	t.Helper()
@@ -1478,9 +1532,11 @@ func takeBookings(t *testing.T, s stockade.Store) bookingState {
 				return err
 			}
 			st.Changes = append(st.Changes, cs...)
-			if st.Epochs[e.ID], err = tx.SeatEpochGet(ctx, e.ID); err != nil {
+			epoch, err := tx.SeatEpochGet(ctx, e.ID)
+			if err != nil {
 				return err
 			}
+			st.Epochs[e.ID] = epoch.Epoch
 		}
 		for _, id := range []string{"h-old", "h-new"} {
 			h, err := tx.HoldGet(ctx, stockade.ByID{ID: id})

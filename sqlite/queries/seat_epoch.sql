@@ -1,2 +1,7 @@
--- The seat epoch of event ?1, 0 if it has none.
-SELECT coalesce((SELECT epoch FROM seat_epochs WHERE show_id = ?1), 0);
+-- The seat epoch of show ?1 (0 if it has none), its version, and the
+-- earliest expiry of its held holds (NULL if it has none), in one
+-- statement. No row if the show does not exist.
+SELECT coalesce((SELECT epoch FROM seat_epochs WHERE show_id = s.id), 0), s.version,
+       (SELECT min(expires_at) FROM holds WHERE show_id = s.id AND status = 'held')
+FROM shows s
+WHERE s.id = ?1;
