@@ -718,8 +718,9 @@ type BookingTx interface {
 	SeatCounts(ctx context.Context, showID string) ([]SeatCount, error)
 
 	// SeatEpochGet reads a show's seat epoch (see SeatEpoch), its
-	// version and the earliest expiry of its held holds, in one snapshot
-	// and without a lock; ENotFound if the show does not exist.
+	// version, the earliest expiry of its held holds and whether a room
+	// holds it, in one snapshot and without a lock; ENotFound if the show
+	// does not exist.
 	SeatEpochGet(ctx context.Context, showID string) (SeatEpoch, error)
 
 	// SeatEpochBump adds one to the seat epoch of a show, records taken
@@ -894,6 +895,9 @@ type SeatEpoch struct {
 	// HeldUntil is the earliest expiry of the show's held holds, zero if
 	// it has none: none of them has lapsed before it.
 	HeldUntil time.Time
+	// Gated: a room holds the show (RoomHolding of its ShowTarget finds
+	// it).
+	Gated bool
 }
 
 // SeatEpochKept is how many of a show's latest seat epoch changes a store

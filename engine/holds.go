@@ -140,21 +140,21 @@ func (e *Engine) decideHolds(ctx context.Context, tx stockade.Tx, showID string,
 	if err != nil {
 		return nil, err
 	}
-	// The rooms in front of the show, before the show's row is locked.
-	g, err := readGate(ctx, tx, []string{stockade.ShowTarget(showID)})
-	if err != nil {
-		return nil, err
-	}
 	var kept *seatState
 	if e.kept != nil {
 		if kept = e.kept.take(showID); kept != nil {
-			if done, err := e.refuseOnKept(ctx, tx, kept, batch, rs, g, now); err != nil || done {
+			if done, err := e.refuseOnKept(ctx, tx, kept, batch, rs, now); err != nil || done {
 				return kept, err
 			}
 			for _, h := range batch {
 				h.reset()
 			}
 		}
+	}
+	// The rooms in front of the show, before the show's row is locked.
+	g, err := readGate(ctx, tx, []string{stockade.ShowTarget(showID)})
+	if err != nil {
+		return nil, err
 	}
 	ev, err := tx.ShowGetHead(ctx, stockade.ByID{ID: showID, Lock: e.strat.group})
 	if stockade.ErrorCode(err) == stockade.ENotFound {
@@ -349,17 +349,18 @@ func (e *Engine) decideHolds(ctx context.Context, tx stockade.Tx, showID string,
 // refuseOnKept decides, under the Batch strategy, a batch of holds that
 // the seats kept of its show refuse whole (a sold-out show's crowd asking
 // again) without locking the show or writing anything, and reports
-// whether it did. It decides each call as decideHolds would, in order:
-// its key's record, the rooms in front of the show, then the seats, on
-// kept and on the seats the calls name, read unlocked as the Batch
-// strategy reads them. Its answers stand if every call is a replay or a
-// refusal and kept still holds: the show is of kept's version, its seat
-// epoch is kept's (no seat was freed since; one taken since only leaves
-// fewer free) and none of its held holds may have lapsed, which
-// decideHolds would expire first, freeing their seats. A call for places
-// needs the show's areas, which kept lacks: its batch is decided in full.
-// kept is as it was whatever the answer.
-func (e *Engine) refuseOnKept(ctx context.Context, tx stockade.Tx, kept *seatState, batch []*holdCall, rs *records, g *gate, now time.Time) (bool, error) {
+// whether it did. Each call gets the answer decideHolds would give it:
+// its key's stored result, else a refusal of the rooms in front of the
+// show, else the refusal of its seats, on kept and on the seats the calls
+// name, read unlocked as the Batch strategy reads them. The answers stand
+// if no call can be held on kept and kept still holds: the show is of
+// kept's version, its seat epoch is kept's (no seat was freed since; one
+// taken since only leaves fewer free) and none of its held holds may have
+// lapsed, which decideHolds would expire first, freeing their seats. The
+// rooms are read only if one holds the show. A call for places needs the
+// show's areas, which kept lacks: its batch is decided in full. kept is
+// as it was whatever the answer.
+func (e *Engine) refuseOnKept(ctx context.Context, tx stockade.Tx, kept *seatState, batch []*holdCall, rs *records, now time.Time) (bool, error) {
 	var names []string
 	for _, h := range batch {
 		if len(h.req.Places) > 0 {
@@ -375,12 +376,9 @@ func (e *Engine) refuseOnKept(ctx context.Context, tx stockade.Tx, kept *seatSta
 			return false, err
 		}
 	}
-	targets := []string{stockade.ShowTarget(kept.event)}
-	for _, h := range batch {
+	refusals := make([]error, len(batch))
+	for i, h := range batch {
 		if h.replayed, h.err = replay(rs, h.c, &h.hold); h.err != nil || h.replayed {
-			continue
-		}
-		if _, h.err = g.check(targets, h.req.Admission, now); h.err != nil {
 			continue
 		}
 		ids, _, _, err := kept.choose(h.req, named)
@@ -391,13 +389,28 @@ func (e *Engine) refuseOnKept(ctx context.Context, tx stockade.Tx, kept *seatSta
 		case !isRefusal(err):
 			return false, err
 		}
-		h.err = err
+		refusals[i] = err
 	}
 	se, err := tx.SeatEpochGet(ctx, kept.event)
-	if err != nil {
+	if err != nil || se.Version != kept.version || se.Epoch != kept.epoch || mayLapse(se, now) {
 		return false, err
 	}
-	return se.Version == kept.version && se.Epoch == kept.epoch && !mayLapse(se, now), nil
+	var g *gate
+	targets := []string{stockade.ShowTarget(kept.event)}
+	if se.Gated {
+		if g, err = readGate(ctx, tx, targets); err != nil {
+			return false, err
+		}
+	}
+	for i, h := range batch {
+		if h.err != nil || h.replayed {
+			continue
+		}
+		if _, h.err = g.check(targets, h.req.Admission, now); h.err == nil {
+			h.err = refusals[i]
+		}
+	}
+	return true, nil
 }
 
 // mayLapse reports whether a held hold of the show that se was read of

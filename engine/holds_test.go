@@ -560,8 +560,9 @@ func (s showLocks) ShowGetHead(ctx context.Context, by stockade.ByID) (stockade.
 // TestHoldBatchRefusesOnKept: under Batch, holds that the seats kept of a
 // sold-out show refuse are refused without locking the show, and the
 // kept seats are not trusted once they may be stale: seats another
-// instance freed and a hold that lapsed are offered, and a key's stored
-// hold is replayed, as a batch that locks the show would.
+// instance freed and a hold that lapsed are offered, a key's stored hold
+// is replayed and a room in front of the show refuses first, as a batch
+// that locks the show would.
 func TestHoldBatchRefusesOnKept(t *testing.T) {
 	t.Parallel()
 	for _, be := range backends {
@@ -636,6 +637,15 @@ func TestHoldBatchRefusesOnKept(t *testing.T) {
 			a.clock.Advance(2 * time.Second) // lapsing lapses: the next batch expires it
 			if h, err := hold(a, bestA(1, time.Minute), nil); err != nil || !slices.Equal(h.Seats, lapsing.Seats) {
 				t.Errorf("after a hold lapsed: %+v, %v; want its seats %v", h, err, lapsing.Seats)
+			}
+
+			a.room(stockade.NewRoomRequest{ID: "gig-room", ShowID: "gig", ActiveLimit: 5, AdmitPerMinute: 60})
+			before = locks.Load()
+			if _, err := hold(a, bestA(1, 0), nil); stockade.ErrorCode(err) != stockade.EAdmissionRequired {
+				t.Errorf("best A seat once a room is in front of the show: %v, want %s", err, stockade.EAdmissionRequired)
+			}
+			if n := locks.Load() - before; n != 0 {
+				t.Errorf("the room's refusal locked the show %d times, want none", n)
 			}
 			a.reconciled()
 		})

@@ -343,7 +343,7 @@ func (t *tx) SeatEpochGet(ctx context.Context, showID string) (stockade.SeatEpoc
 		e    stockade.SeatEpoch
 		held pgtype.Timestamptz
 	)
-	err := t.tx.QueryRow(ctx, seatEpochSQL, showID).Scan(&e.Epoch, &e.Version, &held)
+	err := t.tx.QueryRow(ctx, seatEpochSQL, showID, stockade.ShowTarget(showID)).Scan(&e.Epoch, &e.Version, &held, &e.Gated)
 	switch {
 	case errors.Is(err, pgx.ErrNoRows):
 		return stockade.SeatEpoch{}, showNotFound(showID)

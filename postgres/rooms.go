@@ -28,6 +28,8 @@ var (
 	roomsInStatusSQL string
 	//go:embed queries/rooms_holding.sql
 	roomsHoldingSQL string
+	//go:embed queries/room_holding.sql
+	roomHoldingSQL string
 	//go:embed queries/update_room.sql
 	updateRoomSQL string
 	//go:embed queries/hold_room_targets.sql
@@ -186,7 +188,12 @@ func (t *tx) RoomUpdate(ctx context.Context, r stockade.Room) (bool, error) {
 }
 
 func (t *tx) RoomHolding(ctx context.Context, targets []string) ([]stockade.Room, error) {
-	rows, _ := t.tx.Query(ctx, roomsHoldingSQL, nonNil(targets))
+	var rows pgx.Rows
+	if len(targets) == 1 {
+		rows, _ = t.tx.Query(ctx, roomHoldingSQL, targets[0])
+	} else {
+		rows, _ = t.tx.Query(ctx, roomsHoldingSQL, nonNil(targets))
+	}
 	return t.collectRooms(ctx, fmt.Sprintf("the rooms holding %q", targets), rows)
 }
 

@@ -331,7 +331,7 @@ func (t *tx) SeatEpochGet(ctx context.Context, showID string) (stockade.SeatEpoc
 		e    stockade.SeatEpoch
 		held sql.NullInt64
 	)
-	err := t.tx.QueryRowContext(ctx, seatEpochSQL, showID).Scan(&e.Epoch, &e.Version, &held)
+	err := t.tx.QueryRowContext(ctx, seatEpochSQL, showID, stockade.ShowTarget(showID)).Scan(&e.Epoch, &e.Version, &held, &e.Gated)
 	switch {
 	case errors.Is(err, sql.ErrNoRows):
 		return stockade.SeatEpoch{}, stockade.Errorf(stockade.ENotFound, fmt.Sprintf("show %q not found", showID))

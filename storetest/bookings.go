@@ -1123,8 +1123,9 @@ func hold(id, showID string, expires time.Time, seats ...string) stockade.Hold {
 }
 
 // testSeatEpochHeld checks what SeatEpochGet reads beside the epoch: the
-// show's version, and the earliest expiry of the show's held holds alone,
-// which follows the holds as they are inserted and leave held.
+// show's version; the earliest expiry of the show's held holds alone,
+// which follows the holds as they are inserted and leave held; and
+// whether a room holds the show, not another.
 func testSeatEpochHeld(t *testing.T, s stockade.Store) {
 	ctx := t.Context()
 	e := show("show")
@@ -1170,6 +1171,24 @@ func testSeatEpochHeld(t *testing.T, s stockade.Store) {
 		return err
 	})
 	check("once none is held", time.Time{})
+
+	gated := func(id string) bool {
+		t.Helper()
+		var e stockade.SeatEpoch
+		view(t, s, func(tx stockade.Tx) (err error) {
+			e, err = tx.SeatEpochGet(ctx, id)
+			return err
+		})
+		return e.Gated
+	}
+	if gated("show") {
+		t.Error("Gated before any room, want false")
+	}
+	insertRooms(t, s, newRoom("room-1", stockade.RoomQueueing, "show-2"), newRoom("room-2", stockade.RoomClosed, "show"))
+	if gated("show") || !gated("show-2") {
+		t.Errorf("with a queueing room in front of show-2 and a closed one in front of show: Gated %v and %v, want false and true",
+			gated("show"), gated("show-2"))
+	}
 }
 
 // checkHold fails the test unless got is want as a store returns it.
