@@ -40,6 +40,13 @@ type Store interface {
 	// consistent snapshot (reconcile compares levels with ledger sums).
 	View(ctx context.Context, fn func(tx Tx) error) error
 
+	// Peek runs fn's reads each on its own: each sees what had committed
+	// when it began, none takes a lock, and a write fails. Where a
+	// transaction costs the database round trips (PostgreSQL), Peek saves
+	// them to a read of one statement, which needs no snapshot in common
+	// with another; reads that must agree use View.
+	Peek(ctx context.Context, fn func(tx Tx) error) error
+
 	// Features says which locking primitives the store offers.
 	Features() Features
 

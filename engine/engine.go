@@ -535,6 +535,12 @@ func (c *call) view(ctx context.Context, fn func(tx stockade.Tx) error) error {
 	return c.e.store.View(ctx, fn)
 }
 
+// peek runs fn's reads each on its own (stockade.Store.Peek).
+func (c *call) peek(ctx context.Context, fn func(tx stockade.Tx) error) error {
+	c.attempts++
+	return c.e.store.Peek(ctx, fn)
+}
+
 // conflictf returns an error wrapping stockade.ErrConflict: the call is
 // retried.
 func conflictf(format string, args ...any) error {

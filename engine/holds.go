@@ -88,6 +88,11 @@ func (e *Engine) holdTxn(ctx context.Context, c *call, batch []*holdCall) error 
 		return c.update(ctx, func(tx stockade.Tx) error { return e.decideConfirms(ctx, tx, batch) })
 	}
 	show := batch[0].req.ShowID
+	if e.kept != nil && !keyed(batch) {
+		if done, err := e.peekRefusals(ctx, c, show, batch); err != nil || done {
+			return err
+		}
+	}
 	var keep *seatState
 	decide := func(tx stockade.Tx) (err error) {
 		keep, err = e.decideHolds(ctx, tx, show, batch)
@@ -142,7 +147,9 @@ func (e *Engine) decideHolds(ctx context.Context, tx stockade.Tx, showID string,
 	}
 	var kept *seatState
 	if e.kept != nil {
-		if kept = e.kept.take(showID); kept != nil {
+		// A batch without keys tried its refusals before its transaction
+		// (peekRefusals); one with keys holds them first.
+		if kept = e.kept.take(showID); kept != nil && keyed(batch) {
 			if done, err := e.refuseOnKept(ctx, tx, kept, batch, rs, now); err != nil || done {
 				return kept, err
 			}
@@ -411,6 +418,37 @@ func (e *Engine) refuseOnKept(ctx context.Context, tx stockade.Tx, kept *seatSta
 		}
 	}
 	return true, nil
+}
+
+// peekRefusals is refuseOnKept for a batch without idempotency keys,
+// outside any transaction: its reads are peeks (stockade.Store.Peek),
+// which on PostgreSQL spare the transaction's BEGIN and COMMIT, a round
+// trip each. A batch with keys needs them held while its calls are
+// decided, and so a transaction.
+func (e *Engine) peekRefusals(ctx context.Context, c *call, showID string, batch []*holdCall) (bool, error) {
+	kept := e.kept.take(showID)
+	if kept == nil {
+		return false, nil
+	}
+	done := false
+	err := c.peek(ctx, func(tx stockade.Tx) (err error) {
+		done, err = e.refuseOnKept(ctx, tx, kept, batch, &records{e: e}, e.now())
+		return err
+	})
+	if err == nil {
+		e.kept.keep(kept) // as it was
+	}
+	if !done {
+		for _, h := range batch {
+			h.reset()
+		}
+	}
+	return done, err
+}
+
+// keyed reports whether a call of batch has an idempotency key.
+func keyed(batch []*holdCall) bool {
+	return slices.ContainsFunc(batch, func(h *holdCall) bool { return h.c.idem != nil })
 }
 
 // mayLapse reports whether a held hold of the show that se was read of

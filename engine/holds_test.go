@@ -615,6 +615,9 @@ func TestHoldBatchRefusesOnKept(t *testing.T) {
 			if h, err := hold(a, bestA(2, time.Minute), key); err != nil || h.ID != keyed.ID {
 				t.Errorf("the key's hold again: %+v, %v; want its hold %s replayed", h, err, keyed.ID)
 			}
+			if _, err := hold(a, bestA(1, 0), &stockade.Idempotency{Key: "k-2", Fingerprint: "f"}); stockade.ErrorCode(err) != stockade.ESoldOut {
+				t.Errorf("best A seat with a new key: %v, want sold_out", err)
+			}
 			if n := locks.Load() - before; n != 0 {
 				t.Errorf("the refusals and the replay locked the show %d times, want none", n)
 			}

@@ -179,6 +179,10 @@
 // row), row locks and advisory locks serialize the rest, and no
 // serialization failure is ever raised. View runs in a REPEATABLE READ
 // read-only transaction: all its reads see one snapshot, without locks.
+// Peek runs each statement in a read-only transaction of its own, sent
+// with its BEGIN and COMMIT as one pipeline: one round trip where a View
+// of one statement takes three (the engine peeks at a sold-out show's
+// seat epoch to refuse its crowd).
 //
 // LevelList with Lock runs SELECT … ORDER BY sku, location FOR
 // UPDATE, which locks rows in that order: key order, the one global order

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgtype"
 
 	"github.com/stockade/stockade"
@@ -124,7 +125,7 @@ const forUpdate = "\nFOR UPDATE"
 
 // tx is a stockade.Tx on a pgx transaction.
 type tx struct {
-	tx       pgx.Tx
+	tx       executor
 	readOnly bool
 	// failed is the first error from a statement. PostgreSQL aborts the
 	// transaction at a failed statement, so Update returns it even if fn
@@ -141,6 +142,14 @@ type tx struct {
 }
 
 var _ stockade.Tx = (*tx)(nil)
+
+// executor runs a tx's statements: a pgx.Tx, or a Peek's connection.
+type executor interface {
+	Exec(ctx context.Context, sql string, args ...any) (pgconn.CommandTag, error)
+	Query(ctx context.Context, sql string, args ...any) (pgx.Rows, error)
+	QueryRow(ctx context.Context, sql string, args ...any) pgx.Row
+	SendBatch(ctx context.Context, b *pgx.Batch) pgx.BatchResults
+}
 
 // fail maps err, an error from a statement, and records it as the
 // transaction's failure.

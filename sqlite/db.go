@@ -199,6 +199,12 @@ func (s *Store) View(ctx context.Context, fn func(tx stockade.Tx) error) error {
 	return run(ctx, s.r, &sql.TxOptions{ReadOnly: true}, "view", fn)
 }
 
+// Peek runs each of fn's statements on its own on the read-only
+// connections: each sees the state committed when it began.
+func (s *Store) Peek(ctx context.Context, fn func(tx stockade.Tx) error) error {
+	return fn(&tx{tx: s.r})
+}
+
 func run(ctx context.Context, db *sql.DB, opts *sql.TxOptions, op string, fn func(tx stockade.Tx) error) error {
 	sqlTx, err := db.BeginTx(ctx, opts)
 	if err != nil {

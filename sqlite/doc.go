@@ -22,7 +22,8 @@
 // fails half-way to upgrade a read lock. View runs on a separate pool of
 // read-only connections (PRAGMA query_only, so any write in a View fails);
 // in WAL mode readers see the last committed state and neither wait for
-// the writer nor hold it up. Ping uses a reader too.
+// the writer nor hold it up. Ping uses a reader too, and so does Peek,
+// each of whose statements runs on its own, outside a transaction.
 //
 // Because each Update holds the whole database, the Lock of every read
 // (ByID, ByIDs, ByTarget, LevelQuery, SeatFilter) is ignored, and the lapse

@@ -20,7 +20,16 @@ import (
 // the database's one write lock from BEGIN IMMEDIATE to COMMIT, so no
 // other writer can change a row it has read, and a View needs no locks.
 type tx struct {
-	tx *sql.Tx
+	tx querier
+}
+
+// querier runs a tx's statements: a *sql.Tx, or for a Peek the read-only
+// connections' *sql.DB, on which each statement is a transaction of its
+// own.
+type querier interface {
+	ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error)
+	QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error)
+	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
 }
 
 var _ stockade.Tx = (*tx)(nil)

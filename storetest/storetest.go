@@ -46,6 +46,7 @@ func Run(t *testing.T, newStore func(t *testing.T) stockade.Store) {
 		{"InvalidStatus", testInvalidStatus},
 		{"UpdateRollsBack", testUpdateRollsBack},
 		{"ViewIsReadOnly", testViewIsReadOnly},
+		{"Peek", testPeek},
 		{"ViewDoesNotWait", testViewDoesNotWait},
 		{"LocksExclude", testLocksExclude},
 		{"AdvisoryLock", testAdvisoryLock},

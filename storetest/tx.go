@@ -165,6 +165,62 @@ func testViewIsReadOnly(t *testing.T, s stockade.Store) {
 	}
 }
 
+// testPeek checks Peek: each write fails and changes nothing, each read
+// sees what had committed when it began (a commit between two reads of
+// one Peek shows in the second), a read that finds nothing does not
+// spoil the reads after it, and fn's error is Peek's.
+func testPeek(t *testing.T, s stockade.Store) {
+	ctx := t.Context()
+	before := seedWrites(t, s)
+	for _, w := range writes {
+		if err := s.Peek(ctx, func(tx stockade.Tx) error { return w.fn(ctx, tx) }); err == nil {
+			t.Errorf("%s in Peek succeeded, want an error", w.name)
+		}
+	}
+	if after := takeWrites(t, s); !reflect.DeepEqual(after, before) {
+		t.Errorf("writes in Peek left changes:\nbefore %+v\nafter  %+v", before, after)
+	}
+
+	bump := func() {
+		t.Helper()
+		update(t, s, func(tx stockade.Tx) error {
+			_, _, err := tx.LevelUpdate(ctx, keyA1, stockade.Delta{OnHand: 1}, stockade.Guard{})
+			return err
+		})
+	}
+	onHand := func(tx stockade.Tx) (int64, error) {
+		ls, err := tx.LevelList(ctx, stockade.LevelQuery{Keys: []stockade.Key{keyA1}})
+		if err != nil || len(ls) != 1 {
+			return 0, fmt.Errorf("level %v: %+v, %w", keyA1, ls, err)
+		}
+		return ls[0].OnHand, nil
+	}
+	err := s.Peek(ctx, func(tx stockade.Tx) error {
+		first, err := onHand(tx)
+		if err != nil {
+			return err
+		}
+		if _, err := tx.ShowGetHead(ctx, stockade.ByID{ID: "no-such-show"}); stockade.ErrorCode(err) != stockade.ENotFound {
+			return fmt.Errorf("an unknown show: %w, want %s", err, stockade.ENotFound)
+		}
+		bump()
+		second, err := onHand(tx)
+		if err != nil {
+			return err
+		}
+		if second != first+1 {
+			t.Errorf("a read after another transaction committed saw on hand %d, want %d", second, first+1)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Peek(ctx, func(stockade.Tx) error { return errBoom }); !errors.Is(err, errBoom) {
+		t.Errorf("Peek returned %v, want fn's error", err)
+	}
+}
+
 // updateHeldOpen runs write in an Update that stays open, once write has
 // returned, until release is called or ctx ends; done receives the
 // Update's outcome. It fails the test if write fails.
