@@ -2,12 +2,10 @@ package postgres
 
 import (
 	"context"
-	"errors"
 	"fmt"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
-	"github.com/jackc/pgx/v5/pgtype"
 
 	"github.com/stockade/stockade"
 )
@@ -59,12 +57,34 @@ func (p *peekConn) send(ctx context.Context, queue func(b *pgx.Batch)) (*peekRes
 	b.Queue("commit")
 	br := p.conn.SendBatch(ctx, b)
 	if _, err := br.Exec(); err != nil {
-		return nil, errors.Join(err, br.Close())
+		return nil, closeBatch(br, err)
 	}
 	return &peekResults{br: br}, nil
 }
 
+// alone begins the transaction of a statement that cannot go in a
+// pipeline (its args give a query mode): it costs three round trips.
+func (p *peekConn) alone(ctx context.Context) (pgx.Tx, func(err error) error, error) {
+	tx, err := p.conn.BeginTx(ctx, pgx.TxOptions{IsoLevel: pgx.ReadCommitted, AccessMode: pgx.ReadOnly})
+	end := func(err error) error {
+		if err != nil {
+			_ = tx.Rollback(ctx)
+			return err
+		}
+		return tx.Commit(ctx)
+	}
+	return tx, end, err
+}
+
 func (p *peekConn) Exec(ctx context.Context, sql string, args ...any) (pgconn.CommandTag, error) {
+	if hasMode(args) {
+		tx, end, err := p.alone(ctx)
+		if err != nil {
+			return pgconn.CommandTag{}, err
+		}
+		tag, err := tx.Exec(ctx, sql, args...)
+		return tag, end(err)
+	}
 	r, err := p.send(ctx, func(b *pgx.Batch) { b.Queue(sql, args...) })
 	if err != nil {
 		return pgconn.CommandTag{}, err
@@ -74,24 +94,38 @@ func (p *peekConn) Exec(ctx context.Context, sql string, args ...any) (pgconn.Co
 }
 
 func (p *peekConn) Query(ctx context.Context, sql string, args ...any) (pgx.Rows, error) {
+	if hasMode(args) {
+		tx, end, err := p.alone(ctx)
+		if err != nil {
+			return errRows{err}, err
+		}
+		rows, err := tx.Query(ctx, sql, args...)
+		if err != nil {
+			err = end(err)
+			return errRows{err}, err
+		}
+		return &batchRows{Rows: rows, end: end}, nil
+	}
 	r, err := p.send(ctx, func(b *pgx.Batch) { b.Queue(sql, args...) })
 	if err != nil {
 		return errRows{err}, err
 	}
-	rows, err := r.br.Query()
-	if err != nil {
-		err = r.end(err)
-		return errRows{err}, err
-	}
-	return &peekRows{Rows: rows, r: r}, nil
+	return queryBatch(r.br, r.end)
 }
 
 func (p *peekConn) QueryRow(ctx context.Context, sql string, args ...any) pgx.Row {
+	if hasMode(args) {
+		tx, end, err := p.alone(ctx)
+		if err != nil {
+			return errRows{err}
+		}
+		return batchRow{row: tx.QueryRow(ctx, sql, args...), end: end}
+	}
 	r, err := p.send(ctx, func(b *pgx.Batch) { b.Queue(sql, args...) })
 	if err != nil {
 		return errRows{err}
 	}
-	return peekRow{row: r.br.QueryRow(), r: r}
+	return batchRow{row: r.br.QueryRow(), end: r.end}
 }
 
 func (p *peekConn) SendBatch(ctx context.Context, b *pgx.Batch) pgx.BatchResults {
@@ -116,15 +150,10 @@ type peekResults struct {
 // end reads the COMMIT's result and closes the results, unless err, the
 // statement's, says the server skipped it. It returns the first error.
 func (r *peekResults) end(err error) error {
-	if err != nil {
-		_ = r.br.Close() // the same error, or the server's skip of the rest
-		return err
+	if err == nil {
+		_, err = r.br.Exec()
 	}
-	if _, err = r.br.Exec(); err != nil {
-		_ = r.br.Close()
-		return err
-	}
-	return r.br.Close()
+	return closeBatch(r.br, err)
 }
 
 func (r *peekResults) Exec() (pgconn.CommandTag, error) {
@@ -157,68 +186,3 @@ func (r *peekResults) Close() error {
 	r.err = r.end(err)
 	return r.err
 }
-
-// peekRows are a peek statement's rows: closing them ends its
-// transaction.
-type peekRows struct {
-	pgx.Rows
-	r      *peekResults
-	closed bool
-	err    error // the COMMIT's
-}
-
-func (p *peekRows) Next() bool {
-	if p.Rows.Next() {
-		return true
-	}
-	p.Close()
-	return false
-}
-
-func (p *peekRows) Close() {
-	if p.closed {
-		return
-	}
-	p.closed = true
-	p.Rows.Close()
-	p.err = p.r.end(p.Rows.Err())
-}
-
-func (p *peekRows) Err() error {
-	if err := p.Rows.Err(); err != nil {
-		return err
-	}
-	return p.err
-}
-
-// peekRow is a peek statement's row: scanning it ends its transaction.
-type peekRow struct {
-	row pgx.Row
-	r   *peekResults
-}
-
-func (p peekRow) Scan(dest ...any) error {
-	err := p.row.Scan(dest...)
-	if errors.Is(err, pgx.ErrNoRows) {
-		// The statement ran: its transaction commits.
-		if end := p.r.end(nil); end != nil {
-			return end
-		}
-		return err
-	}
-	return p.r.end(err)
-}
-
-// errRows are the rows, and the row, of a statement that could not run.
-type errRows struct{ err error }
-
-func (e errRows) Close()                                       {}
-func (e errRows) Err() error                                   { return e.err }
-func (e errRows) CommandTag() pgconn.CommandTag                { return pgconn.CommandTag{} }
-func (e errRows) FieldDescriptions() []pgconn.FieldDescription { return nil }
-func (e errRows) Next() bool                                   { return false }
-func (e errRows) Scan(...any) error                            { return e.err }
-func (e errRows) Values() ([]any, error)                       { return nil, e.err }
-func (e errRows) RawValues() [][]byte                          { return nil }
-func (e errRows) Conn() *pgx.Conn                              { return nil }
-func (e errRows) TypeMap() *pgtype.Map                         { return nil }

@@ -181,35 +181,36 @@ func (s *Store) run(ctx context.Context, opts pgx.TxOptions, fn func(tx stockade
 		return mapError(ctx, "begin", "", err)
 	}
 	defer conn.Release() // a connection left in a transaction or closed is destroyed
-	ptx, err := conn.BeginTx(ctx, opts)
-	if err != nil {
-		if opts.AccessMode == pgx.ReadWrite && inRecovery(ctx, conn, err) {
-			// A standby: none of this session's transactions can write,
-			// and with the DSN's hosts in failover the next connection
-			// may reach the new primary.
-			s.drop(conn)
-			return standbyError("begin", err)
-		}
-		return mapError(ctx, "begin", "", err)
-	}
-	t := &tx{tx: ptx, readOnly: opts.AccessMode == pgx.ReadOnly}
+	lt := &lazyTx{conn: conn.Conn(), opts: opts}
+	t := &tx{tx: lt, readOnly: opts.AccessMode == pgx.ReadOnly}
 	finished := false
 	defer func() {
-		if !finished { // fn panicked
-			s.rollback(ctx, ptx)
+		if !finished && lt.tx != nil { // fn panicked
+			s.rollback(ctx, lt.tx)
 		}
 	}()
 	err = fn(t)
 	finished = true
 	switch {
+	case lt.beginErr != nil:
+		if opts.AccessMode == pgx.ReadWrite && inRecovery(ctx, conn, lt.beginErr) {
+			// A standby: none of this session's transactions can write,
+			// and with the DSN's hosts in failover the next connection
+			// may reach the new primary.
+			s.drop(conn)
+			return standbyError("begin", lt.beginErr)
+		}
+		return mapError(ctx, "begin", "", lt.beginErr)
+	case lt.tx == nil: // fn ran no statement: nothing began
+		return err
 	case err != nil:
-		s.rollback(ctx, ptx)
+		s.rollback(ctx, lt.tx)
 		return err
 	case t.failed != nil:
-		s.rollback(ctx, ptx)
+		s.rollback(ctx, lt.tx)
 		return fmt.Errorf("postgres: transaction aborted by an earlier error: %w", t.failed)
 	}
-	if err := s.commit(ctx, ptx); err != nil {
+	if err := s.commit(ctx, lt.tx); err != nil {
 		return err
 	}
 	if t.appended {
