@@ -6,6 +6,8 @@ import (
 	"time"
 
 	"github.com/stockade/stockade"
+	"github.com/stockade/stockade/internal/teststore"
+	"github.com/stockade/stockade/postgres"
 )
 
 // TestFirstStatement: a transaction's BEGIN goes out with its first
@@ -93,5 +95,55 @@ func TestFirstStatement(t *testing.T) {
 		if err := run(func(stockade.Tx) error { return errFn }); !errors.Is(err, errFn) {
 			t.Errorf("%s without a statement, failing: %v, want fn's error", name, err)
 		}
+	}
+}
+
+// BenchmarkSmallTransactions measures transactions of one and of two
+// statements: a View that reads a level, an Update that reads and moves
+// it, and a Peek of the read. Each begins with its first statement, so a
+// View of one statement is two round trips and a Peek one.
+func BenchmarkSmallTransactions(b *testing.B) {
+	ctx := b.Context()
+	s, err := postgres.Open(ctx, teststore.PostgresURL(b), nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { s.Close() })
+	if err := s.Update(ctx, func(tx stockade.Tx) error {
+		if err := tx.LocationPut(ctx, stockade.Location{ID: "w1", Name: "w1"}); err != nil {
+			return err
+		}
+		_, _, err := tx.LevelSetOnHand(ctx, stockade.Key{SKU: "tee", Location: "w1"}, 1e9, nil)
+		return err
+	}); err != nil {
+		b.Fatal(err)
+	}
+	read := func(tx stockade.Tx) error {
+		_, err := tx.LevelList(ctx, stockade.LevelQuery{SKUs: []string{"tee"}})
+		return err
+	}
+	for _, bc := range []struct {
+		name string
+		run  func() error
+	}{
+		{"View", func() error { return s.View(ctx, read) }},
+		{"Peek", func() error { return s.Peek(ctx, read) }},
+		{"Update", func() error {
+			return s.Update(ctx, func(tx stockade.Tx) error {
+				if err := read(tx); err != nil {
+					return err
+				}
+				_, _, err := tx.LevelUpdate(ctx, stockade.Key{SKU: "tee", Location: "w1"}, stockade.Delta{OnHand: -1}, stockade.Guard{})
+				return err
+			})
+		}},
+	} {
+		b.Run(bc.name, func(b *testing.B) {
+			for b.Loop() {
+				if err := bc.run(); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
 	}
 }
