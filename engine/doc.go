@@ -197,9 +197,14 @@
 // the next, in arrival order and each all or nothing, on one read of the
 // event's free seats, and written in bulk; the confirms that arrive
 // while a confirm batch runs are decided together in the next, whatever
-// their events, and written in bulk too. The other strategies write the
-// conditional moves directly and retry when one did not apply. Releases
-// and extensions run as under Atomic, as confirms do but under Batch.
+// their events, and written in bulk too. A batch of holds that the seats
+// kept from the event's last batch refuse whole (a sold-out event's
+// crowd) is answered without the event's lock, after one read that says
+// the kept seats still hold (stockade.BookingTx.SeatEpochGet), outside
+// any transaction when no call has an idempotency key
+// (stockade.Store.Peek). The other strategies write the conditional
+// moves directly and retry when one did not apply. Releases and
+// extensions run as under Atomic, as confirms do but under Batch.
 //
 // The engine is also a stockade.PaymentService: a client records the
 // payment of a held reservation or hold, or a committed order

@@ -112,11 +112,12 @@ func (e *Engine) holdTxn(ctx context.Context, c *call, batch []*holdCall) error 
 
 // decideHolds is the body of HoldSeats: one attempt of the transaction
 // that decides a batch of holds of one show, or one alone. It reads the
-// records of the calls' idempotency keys, holding them, and the rooms in
-// front of the show. Under the Batch strategy a batch that the seats kept
-// from the show's last batch refuse whole ends there (refuseOnKept).
-// Otherwise it reads the show's row, locked under the Batch strategy,
-// which orders the batches of one show across instances; expires the
+// records of the calls' idempotency keys, holding them. Under the Batch
+// strategy a batch with keys that the seats kept from the show's last
+// batch refuse whole ends there (refuseOnKept; a batch without keys tried
+// that before its transaction, in peekRefusals). Otherwise it reads the
+// rooms in front of the show and the show's row, locked under the Batch
+// strategy, which orders the batches of one show across instances; expires the
 // show's lapsed holds, if its seat epoch's read says any may have lapsed;
 // reads its free seats (or brings those kept up to date) when a call asks for
 // best-available seats or the batch has several calls, and the seats the
