@@ -668,12 +668,7 @@ func testSeatEpoch(t *testing.T, s stockade.Store) {
 	seedShow(t, s, show("show-2"))
 	epoch := func(event string) int64 {
 		t.Helper()
-		var e stockade.SeatEpoch
-		view(t, s, func(tx stockade.Tx) (err error) {
-			e, err = tx.SeatEpochGet(ctx, event)
-			return err
-		})
-		return e.Epoch
+		return seatEpoch(t, s, event).Epoch
 	}
 	move := func(ms ...stockade.SeatMove) {
 		t.Helper()
@@ -1122,6 +1117,18 @@ func hold(id, showID string, expires time.Time, seats ...string) stockade.Hold {
 		CreatedAt: expires.Add(-15 * time.Minute), ExpiresAt: expires, Version: 1}
 }
 
+// seatEpoch reads a show's SeatEpochGet in a View, failing the test on an
+// error.
+func seatEpoch(t *testing.T, s stockade.Store, showID string) stockade.SeatEpoch {
+	t.Helper()
+	var e stockade.SeatEpoch
+	view(t, s, func(tx stockade.Tx) (err error) {
+		e, err = tx.SeatEpochGet(t.Context(), showID)
+		return err
+	})
+	return e
+}
+
 // testSeatEpochHeld checks what SeatEpochGet reads beside the epoch: the
 // show's version; the earliest expiry of the show's held holds alone,
 // which follows the holds as they are inserted and leave held; and
@@ -1134,23 +1141,17 @@ func testSeatEpochHeld(t *testing.T, s stockade.Store) {
 	seedShow(t, s, show("show-2"))
 	check := func(when string, want time.Time) {
 		t.Helper()
-		view(t, s, func(tx stockade.Tx) error {
-			got, err := tx.SeatEpochGet(ctx, "show")
-			if err != nil {
-				return err
+		got := seatEpoch(t, s, "show")
+		if got.Version != 7 {
+			t.Errorf("%s: Version = %d, want 7", when, got.Version)
+		}
+		if want.IsZero() || got.HeldUntil.IsZero() {
+			if !got.HeldUntil.Equal(want) {
+				t.Errorf("%s: HeldUntil = %v, want %v", when, got.HeldUntil, want)
 			}
-			if got.Version != 7 {
-				t.Errorf("%s: Version = %d, want 7", when, got.Version)
-			}
-			if want.IsZero() || got.HeldUntil.IsZero() {
-				if !got.HeldUntil.Equal(want) {
-					t.Errorf("%s: HeldUntil = %v, want %v", when, got.HeldUntil, want)
-				}
-			} else {
-				checkMicros(t, when+": HeldUntil", got.HeldUntil, want)
-			}
-			return nil
-		})
+		} else {
+			checkMicros(t, when+": HeldUntil", got.HeldUntil, want)
+		}
 	}
 	check("with no hold", time.Time{})
 	soon, later := base.Add(time.Minute), base.Add(time.Hour)
@@ -1174,12 +1175,7 @@ func testSeatEpochHeld(t *testing.T, s stockade.Store) {
 
 	gated := func(id string) bool {
 		t.Helper()
-		var e stockade.SeatEpoch
-		view(t, s, func(tx stockade.Tx) (err error) {
-			e, err = tx.SeatEpochGet(ctx, id)
-			return err
-		})
-		return e.Gated
+		return seatEpoch(t, s, id).Gated
 	}
 	if gated("show") {
 		t.Error("Gated before any room, want false")
