@@ -887,8 +887,8 @@ func EpochChange(moves []SeatMove, moved []string) (freed, taken []string) {
 }
 
 // SeatEpoch is what BookingTx.SeatEpochGet reads of a show: whether a
-// copy of its free seats read earlier still holds, and whether any of its
-// holds may have lapsed since.
+// copy of its free seats read earlier still holds, whether any of its
+// holds may have lapsed since, and whether a room is in front of it.
 type SeatEpoch struct {
 	// Epoch grows in every transaction that frees seats of the show
 	// (SeatMoveMany to SeatFree, from any status) and at every
