@@ -276,19 +276,7 @@ func TestKafkaKilledBeforeCommit(t *testing.T) {
 		!strings.Contains(body, `stockade_commands_total{outcome="applied"} 0`) {
 		t.Errorf("the second process's commands: /metrics %d, want 180 duplicates and none applied:\n%s", code, body)
 	}
-	refs := make([]string, commands)
-	for i, id := range res {
-		r, err := c.Reservation(ctx, id)
-		want := stockade.Released
-		refs[i] = id
-		if confirm(i) {
-			want, refs[i] = stockade.Confirmed, r.OrderID
-		}
-		if err != nil || r.Status != want {
-			t.Errorf("reservation %d: %s, %v; want %s", i, r.Status, err, want)
-		}
-	}
-	settledInLedger(t, c, refs)
+	settledInLedger(t, c, settledReservations(t, c, res, confirm))
 	if dl := topicEvents(t, k, "stockade.deadletter"); len(dl) != 0 {
 		t.Errorf("%d dead letters, want none", len(dl))
 	}

@@ -210,18 +210,7 @@ func TestKilledBeforeAck(t *testing.T) {
 	}
 	c = killWhileAcknowledging(t, n, js, p, store, commands)
 
-	refs := make([]string, commands) // of each reservation's confirm or release row
-	for i, id := range res {
-		r, err := c.Reservation(ctx, id)
-		want := stockade.Released
-		refs[i] = id
-		if confirm(i) {
-			want, refs[i] = stockade.Confirmed, r.OrderID
-		}
-		if err != nil || r.Status != want {
-			t.Errorf("reservation %d: %s, %v; want %s", i, r.Status, err, want)
-		}
-	}
+	refs := settledReservations(t, c, res, confirm)
 	settledOnce(t, c, js, store, refs)
 }
 
@@ -288,17 +277,8 @@ func TestKilledBeforeOutcomeAck(t *testing.T) {
 		}
 	}
 	c = killWhileAcknowledging(t, n, js, p, store, count)
-	refs := make([]string, count)
-	for i, id := range res {
-		r, err := c.Reservation(ctx, id)
-		want := stockade.Released
-		refs[i] = id
-		if paid(i) {
-			want, refs[i] = stockade.Confirmed, r.OrderID
-		}
-		if err != nil || r.Status != want {
-			t.Errorf("reservation %d: %s, %v; want %s", i, r.Status, err, want)
-		}
+	refs := settledReservations(t, c, res, paid)
+	for i := range res {
 		hist, err := c.PaymentHistory(ctx, pays[i])
 		if err != nil {
 			t.Fatal(err)
@@ -413,6 +393,26 @@ func reserveWidgets(t *testing.T, c *httpapi.Client, n int) []string {
 		res[i] = r.ID
 	}
 	return res
+}
+
+// settledReservations checks that each reservation of res is confirmed
+// if confirmed(i), else released, and returns the references of their
+// ledger rows: a released reservation's id, a confirmed one's order id.
+func settledReservations(t *testing.T, c *httpapi.Client, res []string, confirmed func(i int) bool) []string {
+	t.Helper()
+	refs := make([]string, len(res))
+	for i, id := range res {
+		r, err := c.Reservation(t.Context(), id)
+		want := stockade.Released
+		refs[i] = id
+		if confirmed(i) {
+			want, refs[i] = stockade.Confirmed, r.OrderID
+		}
+		if err != nil || r.Status != want {
+			t.Errorf("reservation %d: %s, %v; want %s", i, r.Status, err, want)
+		}
+	}
+	return refs
 }
 
 // settledInLedger checks that the ledger of widget holds one confirm or
