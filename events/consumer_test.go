@@ -229,6 +229,21 @@ func TestConsumerLostAck(t *testing.T) {
 	}
 }
 
+// badCommand is a command that can never apply, and the code of its
+// dead letter.
+type badCommand struct{ name, body, code string }
+
+// badCommands are the commands that either consumer sends to its dead
+// letters, given released, a reservation already released.
+func badCommands(released string) []badCommand {
+	return []badCommand{
+		{events.CommandConfirm, `{"reservation_id":"res_none"}`, stockade.ENotFound},
+		{events.CommandConfirm, fmt.Sprintf(`{"reservation_id":%q}`, released), stockade.EInvalidState},
+		{events.CommandRelease, `{"reservation":"x"}`, stockade.EInvalid},
+		{"order.cancel", `{"reservation_id":"x"}`, stockade.EInvalid},
+	}
+}
+
 // TestConsumerDeadLetters: commands that can never apply go to the dead
 // letters with the reason, once, and change nothing.
 func TestConsumerDeadLetters(t *testing.T) {
@@ -241,12 +256,7 @@ func TestConsumerDeadLetters(t *testing.T) {
 	if _, err := eng.Release(sys(t), res[0], nil); err != nil {
 		t.Fatal(err)
 	}
-	cases := []struct{ name, body, code string }{
-		{events.CommandConfirm, `{"reservation_id":"res_none"}`, stockade.ENotFound},
-		{events.CommandConfirm, fmt.Sprintf(`{"reservation_id":%q}`, res[0]), stockade.EInvalidState},
-		{events.CommandRelease, `{"reservation":"x"}`, stockade.EInvalid},
-		{"order.cancel", `{"reservation_id":"x"}`, stockade.EInvalid},
-	}
+	cases := badCommands(res[0])
 	for i, tc := range cases {
 		send(t, js, tc.name, fmt.Sprintf("bad-%d", i), tc.body)
 	}

@@ -230,14 +230,10 @@ func TestKafkaConsumerDeadLetters(t *testing.T) {
 	if _, err := eng.Release(sys(t), res[0], nil); err != nil {
 		t.Fatal(err)
 	}
-	cases := []struct{ name, body, code string }{
-		{events.CommandConfirm, `{"reservation_id":"res_none"}`, stockade.ENotFound},
-		{events.CommandConfirm, fmt.Sprintf(`{"reservation_id":%q}`, res[0]), stockade.EInvalidState},
-		{events.CommandRelease, `{"reservation":"x"}`, stockade.EInvalid},
-		{"order.cancel", `{"reservation_id":"x"}`, stockade.EInvalid},
-		{"", `{"reservation_id":"x"}`, stockade.EInvalid}, // no Stockade-Command
-		{events.CommandPaymentOutcome, `{"payment":"nobody"}`, stockade.EInvalid},
-	}
+	cases := append(badCommands(res[0]),
+		badCommand{"", `{"reservation_id":"x"}`, stockade.EInvalid}, // no Stockade-Command
+		badCommand{events.CommandPaymentOutcome, `{"payment":"nobody"}`, stockade.EInvalid},
+	)
 	for i, tc := range cases {
 		sendKafka(t, cl, "cmds-dead", tc.name, fmt.Sprintf("bad-%d", i), "k", tc.body)
 	}
