@@ -153,10 +153,7 @@ func (e *Engine) decideHolds(ctx context.Context, tx stockade.Tx, showID string,
 		if kept = e.kept.take(showID); kept != nil && keyed(batch) {
 			if done, err := e.refuseOnKept(ctx, tx, kept, batch, rs, now); err != nil || done {
 				return kept, err
-			}
-			for _, h := range batch {
-				h.reset()
-			}
+			} // else each call is decided afresh below
 		}
 	}
 	// The rooms in front of the show, before the show's row is locked.
@@ -439,12 +436,7 @@ func (e *Engine) peekRefusals(ctx context.Context, c *call, showID string, batch
 	if err == nil {
 		e.kept.keep(kept) // as it was
 	}
-	if !done {
-		for _, h := range batch {
-			h.reset()
-		}
-	}
-	return done, err
+	return done, err // if not done, decideHolds decides every call afresh
 }
 
 // keyed reports whether a call of batch has an idempotency key.
